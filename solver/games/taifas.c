@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: MIT */
+/* Taifas on bitboards. A position is
+ *
+ *     w[0]  cells holding x (black) stones      cell index = y * W + x, top row first
+ *     w[1]  cells holding o (white) stones
+ *     w[2]  `last`: 0 '-', 1 x, 2 o
+ *
+ * and the player to move owns x when an even number of stones is on the board.
+ *
+ * Zones (7.2) are components of the cells not holding the player's stones that touch
+ * one of them. They are found by bitboard flood fill: grow a set by its four shifted
+ * copies (columns masked so nothing wraps) until it stops growing.
+ *
+ * Whether a stone of colour c "completes a zone" (tie=last-zone) is decided locally:
+ * only the component C of non-c cells that contained the new stone changes. Every
+ * piece of C minus the stone touches the stone, so each piece is a zone, and the
+ * count rises exactly when the pieces outnumber what C contributed before (1 if it
+ * already touched a c stone, else 0). */
+#include "solver/games/taifas.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon/count.h"
+#include "canon/rank.h"
+#include "canon/symmetry.h"
+#include "solver/postext.h"
+
+enum tie_rule { TIE_LAST_ZONE, TIE_LAST_STONE, TIE_DRAW };
+enum score_rule { SCORE_ZONES, SCORE_FRACTION };
+
+struct taifas {
+	int n, w;
+	uint64_t full, not_left, not_right; /* not_left: cells with x > 0 */
+	enum tie_rule tie;
+	enum score_rule score;
+	bp_perm64 *perm; /* every board symmetry */
+};
+
+static const char *const tie_choices[] = { "last-zone", "last-stone", "draw", NULL };
+static const char *const score_choices[] = { "zones", "fraction", NULL };
+static const struct bp_option taifas_options[] = {
+	{ .key = "tie",
+	  .def = "last-zone",
+	  .choices = tie_choices,
+	  .help = "tie-break on equal scores: last-zone (the last zone's completer loses), "
+		  "last-stone (the final stone's owner wins), draw" },
+	{ .key = "score",
+	  .def = "zones",
+	  .choices = score_choices,
+	  .help = "zones (count them) or fraction (a zone of n squares scores 1/n)" },
+	{ 0 },
+};
+
+#define X_STONES(p) ((p)->w[0])
+#define O_STONES(p) ((p)->w[1])
+#define LAST(p) ((p)->w[2])
+
+static const struct taifas *T(const struct bp_game *g)
+{
+	return g->impl;
+}
+
+static uint64_t grow(const struct taifas *t, uint64_t m)
+{
+	return (m | (m << 1 & t->not_left) | (m >> 1 & t->not_right) | m << t->w | m >> t->w) &
+	       t->full;
+}
+
+/* The component of region containing the cells of seed. */
+static uint64_t flood(const struct taifas *t, uint64_t region, uint64_t seed)
+{
+	uint64_t m = seed & region, prev;
+	do {
+		prev = m;
+		m = grow(t, m) & region;
+	} while (m != prev);
+	return m;
+}
+
+static int zones_of(const struct taifas *t, uint64_t own, int sizes[64])
+{
+	uint64_t region = t->full & ~own;
+	int count = 0;
+	while (region) {
+		uint64_t comp = flood(t, region, region & -region);
+		region &= ~comp;
+		if (grow(t, comp) & own) {
+			if (sizes)
+				sizes[count] = __builtin_popcountll(comp);
+			count++;
+		}
+	}
+	return count;
+}
+
+int bp_taifas_zones(const struct bp_game *g, uint64_t x, uint64_t o, int colour)
+{
+	return zones_of(T(g), colour ? o : x, NULL);
+}
+
+/* Does placing a stone of a colour whose stones are `own` on cell bit v raise that
+ * colour's zone count? */
+static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
+{
+	uint64_t region = t->full & ~own;
+	uint64_t comp = flood(t, region, v);
+	int before = (grow(t, comp) & own) != 0;
+	uint64_t rest = comp & ~v;
+	uint64_t touching = grow(t, v) & rest;
+	int pieces = 0;
+	while (touching) {
+		uint64_t piece = flood(t, rest, touching & -touching);
+		touching &= ~piece;
+		pieces++;
+	}
+	return pieces > before;
+}
+
+static int mover_colour(const struct bp_pos *p)
+{
+	return __builtin_popcountll(X_STONES(p) | O_STONES(p)) & 1;
+}
+
+__extension__ typedef unsigned __int128 u128;
+
+static u128 gcd128(u128 a, u128 b)
+{
+	while (b) {
+		u128 r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* Exact sum of 1/size over zones, as num / den, reduced. lcm(1..64) < 2^93, and at
+ * most 64 zones, so everything fits in 128 bits. */
+static void fraction_points(const int *sizes, int count, u128 *num, u128 *den)
+{
+	u128 l = 1;
+	for (int i = 0; i < count; i++)
+		l = l / gcd128(l, (u128)sizes[i]) * (u128)sizes[i];
+	u128 s = 0;
+	for (int i = 0; i < count; i++)
+		s += l / (u128)sizes[i];
+	u128 g = gcd128(s, l);
+	*num = g ? s / g : 0;
+	*den = g ? l / g : 1;
+}
+
+/* Score comparison for the owner of x: > 0 when x's player leads. */
+static int compare_scores(const struct taifas *t, uint64_t x, uint64_t o)
+{
+	int sx[64], so[64];
+	int zx = zones_of(t, x, sx), zo = zones_of(t, o, so);
+	if (t->score == SCORE_ZONES)
+		return (zx > zo) - (zx < zo);
+	u128 nx, dx, no, dn;
+	fraction_points(sx, zx, &nx, &dx);
+	fraction_points(so, zo, &no, &dn);
+	/* nx/dx vs no/dn with denominators dividing lcm(1..64): cross products < 2^186
+	 * could overflow, so compare via the common multiple instead */
+	u128 l = dx / gcd128(dx, dn) * dn;
+	u128 a = nx * (l / dx), b = no * (l / dn);
+	return (a > b) - (a < b);
+}
+
+static enum bp_value taifas_outcome(const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct taifas *t = T(g);
+	if ((X_STONES(p) | O_STONES(p)) != t->full)
+		return BP_VALUE_NONE;
+	int mover = mover_colour(p);
+	int lead = compare_scores(t, X_STONES(p), O_STONES(p));
+	if (mover)
+		lead = -lead;
+	if (lead)
+		return lead > 0 ? BP_VALUE_WIN : BP_VALUE_LOSS;
+	int last = (int)LAST(p) - 1; /* colour, or -1 */
+	switch (t->tie) {
+	case TIE_LAST_ZONE: /* the owner of the last zone-completing colour loses */
+		return last < 0 ? BP_VALUE_DRAW : last == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+	case TIE_LAST_STONE: /* the owner of the final stone's colour wins */
+		return last < 0 ? BP_VALUE_DRAW : last == mover ? BP_VALUE_WIN : BP_VALUE_LOSS;
+	case TIE_DRAW: return BP_VALUE_DRAW;
+	}
+	return BP_VALUE_DRAW;
+}
+
+static void taifas_start(const struct bp_game *g, struct bp_pos *out)
+{
+	(void)g;
+	memset(out, 0, sizeof *out);
+}
+
+/* Move code: cell * 2 + colour (0 x, 1 o). */
+static int taifas_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
+{
+	const struct taifas *t = T(g);
+	uint64_t empty = t->full & ~(X_STONES(p) | O_STONES(p));
+	if (!empty)
+		return 0;
+	int n = 0;
+	while (empty) {
+		uint32_t c = (uint32_t)__builtin_ctzll(empty);
+		empty &= empty - 1;
+		out[n++].v = c * 2;
+		out[n++].v = c * 2 + 1;
+	}
+	return n;
+}
+
+static void taifas_apply(const struct bp_game *g, struct bp_pos *p, struct bp_move m)
+{
+	const struct taifas *t = T(g);
+	int colour = (int)(m.v & 1);
+	uint64_t v = 1ull << (m.v >> 1);
+	switch (t->tie) {
+	case TIE_LAST_ZONE:
+		if (completes_zone(t, p->w[colour], v))
+			LAST(p) = (uint64_t)colour + 1;
+		break;
+	case TIE_LAST_STONE: LAST(p) = (uint64_t)colour + 1; break;
+	case TIE_DRAW: break;
+	}
+	p->w[colour] |= v;
+}
+
+static char taifas_cell_char(const struct bp_game *g, const struct bp_pos *p, int cell)
+{
+	(void)g;
+	return X_STONES(p) >> cell & 1 ? 'x' : O_STONES(p) >> cell & 1 ? 'o' : '.';
+}
+
+static void taifas_pos_format(const struct bp_game *g, const struct bp_pos *p, struct bp_text *out)
+{
+	char cells[64];
+	for (int c = 0; c < g->board->ncells; c++)
+		cells[c] = taifas_cell_char(g, p, c);
+	bp_postext_format_rows(g->board, cells, out);
+	bp_text_printf(out, " %c", mover_colour(p) ? 'o' : 'x');
+	if (T(g)->tie != TIE_DRAW)
+		bp_text_printf(out, " last=%c", "-xo"[LAST(p)]);
+}
+
+static int taifas_pos_parse(const struct bp_game *g, const char *text, struct bp_pos *out,
+			    struct bp_err *err)
+{
+	const struct taifas *t = T(g);
+	struct bp_postext pt;
+	int rc = bp_postext_parse(g->board, text, "xo", &pt, err);
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof *out);
+	for (int c = 0; c < t->n; c++) {
+		if (pt.cells[c] == 'x')
+			X_STONES(out) |= 1ull << c;
+		else if (pt.cells[c] == 'o')
+			O_STONES(out) |= 1ull << c;
+	}
+	int stones = __builtin_popcountll(X_STONES(out) | O_STONES(out));
+	char want = stones & 1 ? 'o' : 'x';
+	if (strcmp(pt.to_move, "x") != 0 && strcmp(pt.to_move, "o") != 0)
+		return bp_err_set(err, BP_EPARSE, "side to move '%s' must be x or o", pt.to_move);
+	if (pt.to_move[0] != want)
+		return bp_err_set(err, BP_EPARSE,
+				  "side to move is %s, but with %d stones on the board %c moves "
+				  "(black, x, moves first and turns alternate)",
+				  pt.to_move, stones, want);
+	const char *last = bp_postext_key(&pt, "last");
+	if (t->tie == TIE_DRAW) {
+		if (last && strcmp(last, "-") != 0)
+			return bp_err_set(err, BP_EPARSE,
+					  "last=%s: under tie=draw the key must be - or omitted",
+					  last);
+	} else {
+		if (!last)
+			return bp_err_set(err, BP_EPARSE, "missing key 'last' (-, x or o)");
+		if (strcmp(last, "-") == 0)
+			LAST(out) = 0;
+		else if (strcmp(last, "x") == 0)
+			LAST(out) = 1;
+		else if (strcmp(last, "o") == 0)
+			LAST(out) = 2;
+		else
+			return bp_err_set(err, BP_EPARSE, "last=%s: expected -, x or o", last);
+		/* the first stone always completes a zone and is the last stone so far, so
+		 * '-' means an empty board, and the named colour must be on the board */
+		if (stones == 0 && LAST(out))
+			return bp_err_set(err, BP_EPARSE, "last=%s on an empty board (must be -)",
+					  last);
+		if (stones > 0 && !LAST(out))
+			return bp_err_set(err, BP_EPARSE,
+					  "last=- with stones on the board (must be x or o)");
+		if (LAST(out) && !out->w[LAST(out) - 1])
+			return bp_err_set(err, BP_EPARSE,
+					  "last=%s, but there is no %s stone on the board", last,
+					  last);
+	}
+	return bp_postext_check_keys(&pt, err);
+}
+
+static int taifas_move_parse(const struct bp_game *g, const struct bp_pos *p, const char *text,
+			     struct bp_move *out, struct bp_err *err)
+{
+	int cell, used;
+	if (text[0] != 'x' && text[0] != 'o')
+		return bp_err_set(err, BP_EPARSE,
+				  "move '%.20s' must start with the colour placed, x or o (as xc3)",
+				  text);
+	int rc = bp_board_cell_parse(g->board, text + 1, &cell, &used, err);
+	if (rc)
+		return rc;
+	if (text[1 + used] != '\0')
+		return bp_err_set(err, BP_EPARSE, "unexpected '%.12s' after move %.*s",
+				  text + 1 + used, used + 1, text);
+	if ((X_STONES(p) | O_STONES(p)) == T(g)->full)
+		return bp_err_set(err, BP_EILLEGAL, "move %s: the board is full, the game is over",
+				  text);
+	if ((X_STONES(p) | O_STONES(p)) >> cell & 1)
+		return bp_err_set(err, BP_EILLEGAL, "move %s: cell %s is occupied", text, text + 1);
+	out->v = (uint32_t)cell * 2 + (text[0] == 'o');
+	return BP_OK;
+}
+
+static void taifas_move_format(const struct bp_game *g, const struct bp_pos *p, struct bp_move m,
+			       struct bp_text *out)
+{
+	char name[16];
+	(void)p;
+	bp_board_cell_name(g->board, (int)(m.v >> 1), name, sizeof name);
+	bp_text_printf(out, "%c%s", m.v & 1 ? 'o' : 'x', name);
+}
+
+static void taifas_transform(const struct bp_game *g, const struct bp_pos *p, int s,
+			     struct bp_pos *out)
+{
+	const struct taifas *t = T(g);
+	*out = *p;
+	X_STONES(out) = bp_perm64_apply(t->perm, s, X_STONES(p));
+	O_STONES(out) = bp_perm64_apply(t->perm, s, O_STONES(p));
+}
+
+static void taifas_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+{
+	*out = *p;
+	bp_perm64_canonical(T(g)->perm, p->w, 2, out->w);
+}
+
+/* Tiers are stone counts. The index within tier k is
+ *     ((colex rank of the occupied cells) * 2^k + (o stones among them)) * L + last - 1
+ * with L = 2 under the last-* tie rules for k > 0 (last = x or o), else L = 1. The two
+ * one-coloured fillings with `last` naming the absent colour are holes. */
+static uint64_t last_choices(const struct taifas *t, uint32_t tier)
+{
+	return t->tie == TIE_DRAW || tier == 0 ? 1 : 2;
+}
+
+static uint32_t taifas_tier(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return (uint32_t)__builtin_popcountll(X_STONES(p) | O_STONES(p));
+}
+
+static int taifas_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	const struct taifas *t = T(g);
+	uint64_t s;
+	if (tier > (uint32_t)t->n || tier >= 63)
+		return BP_ERANGE;
+	if (__builtin_mul_overflow(bp_binom(t->n, (int)tier), 1ull << tier, &s) ||
+	    __builtin_mul_overflow(s, last_choices(t, tier), &s))
+		return BP_ERANGE;
+	*out = s;
+	return BP_OK;
+}
+
+static int taifas_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	const struct taifas *t = T(g);
+	uint64_t occ = X_STONES(p) | O_STONES(p);
+	uint32_t k = (uint32_t)__builtin_popcountll(occ);
+	uint64_t size;
+	int rc = taifas_tier_size(g, k, &size);
+	if (rc)
+		return rc;
+	uint64_t idx = (bp_rank_subset(occ) << k | bp_bits_extract(O_STONES(p), occ));
+	if (last_choices(t, k) == 2)
+		idx = idx * 2 + LAST(p) - 1;
+	*out = idx;
+	return BP_OK;
+}
+
+static int taifas_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
+{
+	const struct taifas *t = T(g);
+	uint64_t size;
+	int rc = taifas_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (index >= size)
+		return BP_ERANGE;
+	memset(out, 0, sizeof *out);
+	if (last_choices(t, tier) == 2) {
+		LAST(out) = (index & 1) + 1;
+		index >>= 1;
+	}
+	uint64_t occ = bp_unrank_subset((int)tier, index >> tier);
+	O_STONES(out) = bp_bits_deposit(index & ((1ull << tier) - 1), occ);
+	X_STONES(out) = occ & ~O_STONES(out);
+	if (LAST(out) && !out->w[LAST(out) - 1])
+		return BP_ENOTFOUND;
+	return BP_OK;
+}
+
+/* Every filling is reachable (either player may place either colour, and only a full
+ * board ends the game), and so is every `last` colour present on the board: place
+ * the other colour's stones first, then this colour's, whose first stone completes a
+ * zone and is also the latest stone. So the reachable positions of tier k > 0 are the
+ * fillings with k stones times the colours present, and a symmetry fixes
+ * 2 * (fixed fillings - fixed one-colour fillings) of them; Burnside does the rest. */
+static int taifas_count_tier(const struct bp_game *g, uint32_t tier, mpz_t raw, mpz_t classes)
+{
+	const struct taifas *t = T(g);
+	const struct bp_board *b = g->board;
+	if (tier > (uint32_t)t->n)
+		return BP_ERANGE;
+	int rc = BP_OK;
+	mpz_t *two = malloc(sizeof(mpz_t) * (size_t)(t->n + 1));
+	mpz_t *one = malloc(sizeof(mpz_t) * (size_t)(t->n + 1));
+	mpz_t *fixed = malloc(sizeof(mpz_t) * (size_t)b->nsym);
+	if (!two || !one || !fixed) {
+		free(two);
+		free(one);
+		free(fixed);
+		return BP_ENOMEM;
+	}
+	for (int k = 0; k <= t->n; k++) {
+		mpz_init(two[k]);
+		mpz_init(one[k]);
+	}
+	for (int s = 0; s < b->nsym; s++) {
+		mpz_init(fixed[s]);
+		if ((rc = bp_count_fixed_fillings(b, s, 2, two)) ||
+		    (rc = bp_count_fixed_fillings(b, s, 1, one)))
+			break;
+		if (last_choices(t, tier) == 2) {
+			mpz_sub(fixed[s], two[tier], one[tier]);
+			mpz_mul_ui(fixed[s], fixed[s], 2);
+		} else {
+			mpz_set(fixed[s], two[tier]);
+		}
+		if (s == 0)
+			mpz_set(raw, fixed[0]);
+	}
+	if (!rc)
+		bp_count_burnside(classes, (const mpz_t *)fixed, b->nsym);
+	for (int k = 0; k <= t->n; k++) {
+		mpz_clear(two[k]);
+		mpz_clear(one[k]);
+	}
+	for (int s = 0; s < b->nsym; s++)
+		mpz_clear(fixed[s]);
+	free(two);
+	free(one);
+	free(fixed);
+	return rc;
+}
+
+static void print_u128(struct bp_text *out, u128 v)
+{
+	char buf[48];
+	int n = 0;
+	do {
+		buf[n++] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	while (n)
+		bp_text_printf(out, "%c", buf[--n]);
+}
+
+static void taifas_describe(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
+			    struct bp_text *text)
+{
+	const struct taifas *t = T(g);
+	int sx[64], so[64];
+	int zx = zones_of(t, X_STONES(p), sx), zo = zones_of(t, O_STONES(p), so);
+	bp_text_printf(json, "\"zones\": {\"x\": %d, \"o\": %d}", zx, zo);
+	bp_text_printf(text, "zones: x %d, o %d\n", zx, zo);
+	if (t->score == SCORE_FRACTION) {
+		u128 n[2], d[2];
+		fraction_points(sx, zx, &n[0], &d[0]);
+		fraction_points(so, zo, &n[1], &d[1]);
+		bp_text_printf(json, ", \"points\": {");
+		bp_text_printf(text, "points:");
+		for (int c = 0; c < 2; c++) {
+			bp_text_printf(json, "%s\"%c\": \"", c ? ", " : "", "xo"[c]);
+			print_u128(json, n[c]);
+			bp_text_printf(json, "/");
+			print_u128(json, d[c]);
+			bp_text_printf(json, "\"");
+			bp_text_printf(text, "%s %c ", c ? "," : "", "xo"[c]);
+			print_u128(text, n[c]);
+			bp_text_printf(text, "/");
+			print_u128(text, d[c]);
+		}
+		bp_text_printf(json, "}");
+		bp_text_printf(text, "\n");
+	}
+}
+
+static void taifas_destroy(struct bp_game *g)
+{
+	struct taifas *t = g->impl;
+	bp_perm64_destroy(t->perm);
+	free(t);
+	g->impl = NULL;
+}
+
+static int taifas_create(struct bp_game *g, struct bp_err *err)
+{
+	const struct bp_board *b = g->board;
+	if (b->ncells > 64)
+		return bp_err_set(err, BP_ESPEC,
+				  "taifas: board %s has %d cells; at most 64 are supported",
+				  b->name, b->ncells);
+	struct taifas *t = calloc(1, sizeof *t);
+	if (!t)
+		return BP_ENOMEM;
+	t->n = b->ncells;
+	t->w = b->a;
+	t->full = t->n == 64 ? ~0ull : (1ull << t->n) - 1;
+	for (int c = 0; c < t->n; c++) {
+		if (b->cells[c].q != 0)
+			t->not_left |= 1ull << c;
+		if (b->cells[c].q != t->w - 1)
+			t->not_right |= 1ull << c;
+	}
+	const char *tie = g->value[0], *score = g->value[1];
+	t->tie = strcmp(tie, "last-zone") == 0	  ? TIE_LAST_ZONE
+		 : strcmp(tie, "last-stone") == 0 ? TIE_LAST_STONE
+						  : TIE_DRAW;
+	t->score = strcmp(score, "fraction") == 0 ? SCORE_FRACTION : SCORE_ZONES;
+	int syms[8];
+	for (int s = 0; s < b->nsym; s++)
+		syms[s] = s;
+	int rc = bp_perm64_create(b, syms, b->nsym, &t->perm);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	g->impl = t;
+	g->max_moves = 2 * t->n;
+	g->nsym = b->nsym;
+	g->ntiers = (uint32_t)t->n + 1;
+	return BP_OK;
+}
+
+const struct bp_game_ops bp_taifas_ops = {
+	.name = "taifas",
+	.title = "Taifas: place either colour; most zones on the full board wins",
+	.shapes = BP_SHAPE_SQUARE,
+	.options = taifas_options,
+	.create = taifas_create,
+	.destroy = taifas_destroy,
+	.start = taifas_start,
+	.moves = taifas_moves,
+	.apply = taifas_apply,
+	.outcome = taifas_outcome,
+	.pos_parse = taifas_pos_parse,
+	.pos_format = taifas_pos_format,
+	.cell_char = taifas_cell_char,
+	.move_parse = taifas_move_parse,
+	.move_format = taifas_move_format,
+	.transform = taifas_transform,
+	.canonical = taifas_canonical,
+	.tier = taifas_tier,
+	.tier_size = taifas_tier_size,
+	.rank = taifas_rank,
+	.unrank = taifas_unrank,
+	.count_tier = taifas_count_tier,
+	.describe = taifas_describe,
+};

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+#include "tools/cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+void bp_cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "boardproof: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int bp_cli_exit_code(int rc)
+{
+	switch (rc) {
+	case BP_OK: return BP_EXIT_OK;
+	case BP_ESPEC:
+	case BP_EPARSE:
+	case BP_EILLEGAL:
+	case BP_EINVAL:
+	case BP_ERANGE: return BP_EXIT_USAGE;
+	case BP_ECORRUPT:
+	case BP_EFORMAT:
+	case BP_ENOTFOUND: return BP_EXIT_DB;
+	case BP_EUNSUPPORTED: return BP_EXIT_PROBLEM;
+	default: return BP_EXIT_IO;
+	}
+}
+
+static const char *const cli_flags[] = { "json", "help", "progress", "stats", NULL };
+
+int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
+		 struct bp_cli_args *out)
+{
+	memset(out, 0, sizeof *out);
+	int only_positional = 0;
+	for (int i = 1; i < argc; i++) {
+		char *arg = argv[i];
+		if (only_positional || arg[0] != '-' || arg[1] != '-') {
+			if (!only_positional && arg[0] == '-' && arg[1] &&
+			    !(arg[1] >= '0' && arg[1] <= '9')) {
+				if (strcmp(arg, "-h") == 0) {
+					out->help = 1;
+					continue;
+				}
+				bp_cli_error(cmd, "unknown option '%s' (see boardproof %s --help)",
+					     arg, cmd);
+				return BP_EXIT_USAGE;
+			}
+			if (out->npos == (int)(sizeof out->pos / sizeof out->pos[0])) {
+				bp_cli_error(cmd, "too many arguments at '%s'", arg);
+				return BP_EXIT_USAGE;
+			}
+			out->pos[out->npos++] = arg;
+			continue;
+		}
+		if (arg[2] == '\0') {
+			only_positional = 1;
+			continue;
+		}
+		const char *name = arg + 2;
+		char *eq = strchr(arg, '=');
+		size_t namelen = eq ? (size_t)(eq - name) : strlen(name);
+		int matched = 0;
+		for (int f = 0; cli_flags[f]; f++)
+			if (strlen(cli_flags[f]) == namelen &&
+			    strncmp(cli_flags[f], name, namelen) == 0) {
+				if (eq) {
+					bp_cli_error(cmd, "option --%s takes no value",
+						     cli_flags[f]);
+					return BP_EXIT_USAGE;
+				}
+				int *slot[] = { &out->json, &out->help, &out->progress,
+						&out->stats };
+				*slot[f] = 1;
+				matched = 1;
+			}
+		for (int v = 0; valued && valued[v] && !matched; v++)
+			if (strlen(valued[v]) == namelen &&
+			    strncmp(valued[v], name, namelen) == 0) {
+				if (eq) {
+					out->opt[v] = eq + 1;
+				} else if (i + 1 < argc) {
+					out->opt[v] = argv[++i];
+				} else {
+					bp_cli_error(cmd, "option --%s needs a value", valued[v]);
+					return BP_EXIT_USAGE;
+				}
+				matched = 1;
+			}
+		if (!matched) {
+			bp_cli_error(cmd, "unknown option '--%.*s' (see boardproof %s --help)",
+				     (int)namelen, name, cmd);
+			return BP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a)
+{
+	if (!a->help)
+		return 0;
+	for (int i = 0; bp_commands[i].name; i++)
+		if (strcmp(bp_commands[i].name, cmd) == 0)
+			fputs(bp_commands[i].help, stdout);
+	return 1;
+}
+
+int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g)
+{
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_create(spec, g, &err);
+	if (rc) {
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(rc));
+		return bp_cli_exit_code(rc);
+	}
+	return 0;
+}
+
+int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
+			 struct bp_pos *p)
+{
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_parse_position(g, text, p, &err);
+	if (rc) {
+		bp_cli_error(cmd, "bad position '%s': %s", text,
+			     err.msg[0] ? err.msg : bp_strerror(rc));
+		return bp_cli_exit_code(rc);
+	}
+	return 0;
+}
+
+void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t)
+{
+	bp_text_clear(t);
+	g->ops->pos_format(g, p, t);
+}
+
+double bp_cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* What every subcommand of `boardproof` shares: the exit codes, error messages in the
+ * form "boardproof: <command>: <what>", option parsing, and opening a game spec and a
+ * position with errors that name the bad input. Only tools/ prints. */
+#ifndef BP_TOOLS_CLI_H
+#define BP_TOOLS_CLI_H
+
+#include <stdio.h>
+
+#include "solver/game.h"
+
+/* Exit codes, documented in `boardproof --help`. */
+enum {
+	BP_EXIT_OK = 0,
+	BP_EXIT_PROBLEM = 1, /* a check found a problem, or the command is not available */
+	BP_EXIT_USAGE = 2,   /* usage or bad input: game spec, position, move */
+	BP_EXIT_DB = 3,	     /* database missing, corrupt or of another format */
+	BP_EXIT_IO = 4	     /* I/O or resource failure */
+};
+
+struct bp_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+	const char *help;		   /* the full --help text */
+};
+
+extern const struct bp_command bp_commands[];
+
+/* Prints "boardproof: <cmd>: <what>\n" to stderr. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void bp_cli_error(const char *cmd, const char *fmt, ...);
+
+/* The exit code for a library error code. */
+int bp_cli_exit_code(int rc);
+
+/* A parsed command line: flags and options known to the command, positionals. */
+struct bp_cli_args {
+	int json, help, progress, stats;
+	const char *opt[8]; /* values of the command's valued options, in spec order */
+	int npos;
+	char *pos[8];
+};
+
+/* Parses argv for a command. valued lists the long options that take a value
+ * ("position", "samples"), NULL-terminated; flags --json, --help, --progress and
+ * --stats are always understood. Prints an error and returns BP_EXIT_USAGE on a
+ * bad or unknown option or too many positionals, else 0. */
+int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
+		 struct bp_cli_args *out);
+
+/* Prints the command's help when --help was given; returns 1 if it did. */
+int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a);
+
+/* Creates a game from a spec, printing the error on failure.
+ * @return 0 or an exit code. */
+int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g);
+
+/* Parses a position (NULL or "start": the start position), printing the error.
+ * @return 0 or an exit code. */
+int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
+			 struct bp_pos *p);
+
+/* Writes the position's text into t (cleared first). */
+void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t);
+
+/* Seconds on a monotonic clock. */
+double bp_cli_now(void);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof moves GAME [POSITION]: every legal move of a position. */
+#include <stdlib.h>
+
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+int bp_cmd_moves(int argc, char **argv)
+{
+	const char *cmd = "moves";
+	static const char *const valued[] = { NULL };
+	struct bp_cli_args a;
+	struct bp_game *g = NULL;
+	struct bp_pos p;
+	struct bp_text out = { 0 };
+	struct bp_move *mv = NULL;
+	char *ptext = NULL;
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos < 1) {
+		bp_cli_error(cmd, "missing GAME (see boardproof moves --help)");
+		return BP_EXIT_USAGE;
+	}
+	ptext = bp_cmd_join(&a, 1);
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
+	    (rc = bp_cli_open_position(cmd, g, ptext, &p)))
+		goto out;
+	mv = bp_game_move_buffer(g);
+	if (!mv) {
+		bp_cli_error(cmd, "out of memory");
+		rc = BP_EXIT_IO;
+		goto out;
+	}
+	int n = g->ops->moves(g, &p, mv);
+	if (a.json)
+		bp_text_printf(&out, "{\"moves\": [");
+	for (int i = 0; i < n; i++) {
+		if (a.json) {
+			struct bp_text m = { 0 };
+			g->ops->move_format(g, &p, mv[i], &m);
+			bp_text_printf(&out, "%s", i ? ", " : "");
+			bp_text_json_string(&out, bp_text_str(&m));
+			bp_text_free(&m);
+		} else {
+			g->ops->move_format(g, &p, mv[i], &out);
+			bp_text_printf(&out, "\n");
+		}
+	}
+	if (a.json)
+		bp_text_printf(&out, "], \"count\": %d}\n", n);
+	fputs(bp_text_str(&out), stdout);
+out:
+	free(ptext);
+	free(mv);
+	bp_text_free(&out);
+	bp_game_destroy(g);
+	return rc;
+}
