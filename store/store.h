@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* The position database: one LMDB environment (a directory) holding one table per
+ * solved instance, named by the instance's canonical spec. A table stores, per tier,
+ * one 16-bit record per dense index (see bp_record_*), cut into fixed-size blocks;
+ * each block is compressed with zstd and carries a checksum of its key and decoded
+ * content, so that a flipped bit, a truncated frame or a block swapped with another
+ * is caught as BP_ECORRUPT. Metadata says exactly what the table is: spec, rules
+ * version, format version, tool version, tier sizes, which tiers are complete, counts
+ * per value and per tier, the solve's time and peak memory.
+ *
+ * A tier is written whole in one transaction together with the metadata that marks
+ * it done, so a process killed at any moment leaves every finished tier intact and
+ * no half-written one visible. Readers never block the writer (LMDB MVCC), so queries
+ * can run while a solve writes. Nothing here changes another table.
+ *
+ * On-disk format: see BP_STORE_FORMAT in store.c, next to its magic number. */
+#ifndef BP_STORE_STORE_H
+#define BP_STORE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "canon/error.h"
+
+/* Format version of the database layout; bumped on any incompatible change. Opening
+ * a database or table of another version fails with BP_EFORMAT. */
+#define BP_STORE_FORMAT 1
+
+/* A record: value (enum bp_value numbering: 0 none/unknown, 1 win, 2 loss, 3 draw) in
+ * bits 0-1, remoteness in bits 2-15. BP_RECORD_NO_REMOTENESS marks a draw by
+ * repetition (no remoteness). Record 0 is "no position here" (hole, unreachable or
+ * not canonical). */
+#define BP_RECORD_NO_REMOTENESS 0x3fff
+static inline uint16_t bp_record_make(unsigned value, unsigned remoteness)
+{
+	return (uint16_t)((value & 3u) | (remoteness & 0x3fffu) << 2);
+}
+static inline unsigned bp_record_value(uint16_t r)
+{
+	return r & 3u;
+}
+static inline unsigned bp_record_remoteness(uint16_t r)
+{
+	return r >> 2;
+}
+
+typedef struct bp_store bp_store;
+typedef struct bp_table bp_table;
+
+enum {
+	BP_STORE_READONLY = 1, /* open for reading; fails with BP_ENOTFOUND if absent */
+	BP_STORE_CREATE = 2    /* create the directory and database when absent */
+};
+
+/* Opens (or with BP_STORE_CREATE creates) the database in directory dir.
+ * @return BP_OK; BP_ENOTFOUND (absent, read-only); BP_EFORMAT (another format
+ * version, or not a boardproof database); BP_EIO; BP_ENOMEM. err names the problem.
+ * The caller owns *out (bp_store_close). */
+int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err);
+
+void bp_store_close(bp_store *s);
+
+/* What a table is: fixed when it is created and checked on every open. */
+struct bp_table_info {
+	char spec[256];          /* canonical instance spec */
+	uint32_t rules_version;  /* RULES.md version the values were solved under */
+	uint32_t ntiers;
+	const uint64_t *tier_size; /* ntiers entries: records in each tier */
+	uint32_t block_records;  /* records per block (0: the store's default, 65536) */
+	int compression_level;   /* zstd level (0: the store's default) */
+};
+
+/* Opens the table of spec, creating it (empty, no tier done) with BP_STORE_CREATE when
+ * absent. An existing table must match info exactly (spec, rules version, tiers and
+ * their sizes): otherwise BP_EFORMAT, and nothing is changed. With info NULL the table
+ * is opened as it is (for reading).
+ * @return BP_OK; BP_ENOTFOUND; BP_EFORMAT; BP_ECORRUPT (unreadable metadata); BP_EIO.
+ * The caller owns *out (bp_table_close), which must be closed before the store. */
+int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *info, int flags,
+		  bp_table **out, struct bp_err *err);
+
+void bp_table_close(bp_table *t);
+
+/* Metadata read from the table. Strings are owned by the table. */
+struct bp_table_meta {
+	const char *spec;
+	uint32_t format_version, rules_version;
+	const char *tool_version;
+	uint32_t ntiers, block_records;
+	const uint64_t *tier_size;    /* ntiers */
+	const uint8_t *tier_done;     /* ntiers: 1 when the tier is stored completely */
+	const uint64_t *tier_count;   /* ntiers * 4: records per value (none, win, loss, draw) */
+	uint64_t stored_bytes;        /* compressed bytes of all blocks */
+	double seconds;               /* solving time so far */
+	uint64_t peak_memory;         /* bytes */
+	const char *extra;            /* free-form key=value lines the solver added */
+};
+
+/* @return BP_OK; the pointers stay valid until the table is closed or written. */
+int bp_table_meta_get(bp_table *t, struct bp_table_meta *out);
+
+/* Writes a whole tier (tier_size[tier] records) and marks it done, with the solve's
+ * figures so far, in one transaction. extra (may be NULL) replaces the free-form
+ * metadata lines. Rewriting a done tier replaces it.
+ * @return BP_OK; BP_EINVAL (bad tier); BP_EIO (disk full: nothing is changed). */
+int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
+		      uint64_t peak_memory, const char *extra);
+
+/* Reads a whole done tier into records (tier_size[tier] entries), verifying every
+ * block's checksum. @return BP_OK; BP_ENOTFOUND (tier not done); BP_ECORRUPT. */
+int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records);
+
+/* Reads one record, decoding (and caching) its block.
+ * @return BP_OK; BP_ENOTFOUND (tier not done or index out of range); BP_ECORRUPT. */
+int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record);
+
+/* Names of the tables in the database, for `list`: calls fn for each spec. */
+int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx);
+
+/* Checks every block of the table: decodes it and verifies its checksum. Calls bad()
+ * for each corrupt or missing block of a done tier (may be NULL) and returns the
+ * number of such blocks (>= 0), or a negative error. */
+int bp_table_check_blocks(bp_table *t,
+			  void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			  void *ctx);
+
+#endif
