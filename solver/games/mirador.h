@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Mirador (RULES.md section 9): players place P x P watchtowers on a W x H grid of
+ * micro squares; pieces link by corner contact, by touching a side, and by line of
+ * sight along empty rows and columns; a turn after which the mover's north-south or
+ * east-west chains cannot be broken by any set of opponent placements wins. Grids of
+ * at most 64 columns, 64 rows and 768 micro squares (the seed's 27x27 fits). */
+#ifndef BP_SOLVER_GAMES_MIRADOR_H
+#define BP_SOLVER_GAMES_MIRADOR_H
+
+#include <stdint.h>
+
+#include "solver/game.h"
+
+extern const struct bp_game_ops bp_mirador_ops;
+
+/* Colours: red moves first. */
+enum { BP_MIRADOR_RED = 0, BP_MIRADOR_BLUE = 1 };
+
+/* Chain directions, as bits of a mask. */
+enum { BP_MIRADOR_NS = 1, BP_MIRADOR_EW = 2 };
+
+/* The move code of a pass; a placement's code is the cell of its top-left square. */
+#define BP_MIRADOR_PASS 0xffffu
+
+/* What the unbreakable test found for one colour. */
+struct bp_mirador_verdict {
+	int chains;	 /* BP_MIRADOR_* mask: directions with a chain on the board now */
+	int unbreakable; /* 1: some chain survives every set of opponent placements */
+	/* When chains != 0 and !unbreakable: a set of opponent placements (top-left
+	 * cells), each legal on the board now and compatible with the others, after
+	 * which colour has no chain. */
+	int nwitness;
+	int witness[384];
+	uint64_t nodes; /* search nodes visited (for benchmarks) */
+};
+
+/* Runs the exact unbreakable test (RULES.md 9.3) for `colour`'s pieces on p's board,
+ * whoever is to move. Aborts the process only when memory runs out. */
+void bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
+		     struct bp_mirador_verdict *out);
+
+/* Whether colour may place a piece with its top-left square at (x, y) on p's board
+ * (RULES.md 9.1), whoever is to move. */
+int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y);
+
+/* The mask of directions in which colour has a chain on p's board now. */
+int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colour);
+
+#endif
