@@ -784,6 +784,27 @@ int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colou
 	return mask;
 }
 
+int bp_mirador_links(const struct bp_game *g, const struct bp_pos *p, int colour,
+		     struct bp_mirador_link *out, int cap)
+{
+	const struct mirador *m = M(g);
+	struct mb b;
+	struct net *t = xmalloc(sizeof *t);
+	unpack(m, p, &b);
+	build_net(m, &b, colour, t);
+	int n = t->nlinks;
+	for (int i = 0; i < n && i < cap; i++) {
+		const struct link *l = &t->links[i];
+		out[i].from = t->py[l->a] * m->w + t->px[l->a];
+		out[i].to = l->b >= t->n ? -1 - (l->b - t->n) : t->py[l->b] * m->w + t->px[l->b];
+		out[i].kind = (char)l->kind;
+		out[i].lanes = l->nl;
+	}
+	net_free(t);
+	free(t);
+	return n;
+}
+
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y)
 {
 	const struct mirador *m = M(g);

@@ -43,6 +43,19 @@ void bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour
  * (RULES.md 9.1), whoever is to move. */
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y);
 
+/* One link of a colour (RULES.md 9.2). */
+struct bp_mirador_link {
+	int from, to; /* top-left cells of the pieces; to < 0 is a side: -1 N, -2 S, -3 W, -4 E */
+	char kind;    /* 'c' corner contact, 't' touching the side, 's' line of sight */
+	int lanes;    /* line of sight: how many rows or columns are clear between the two */
+};
+
+/* Writes colour's links on p's board (at most cap of them); a pair of pieces linked
+ * along a row is listed once, from the left (top) piece.
+ * @return the number of links, which may exceed cap. */
+int bp_mirador_links(const struct bp_game *g, const struct bp_pos *p, int colour,
+		     struct bp_mirador_link *out, int cap);
+
 /* The mask of directions in which colour has a chain on p's board now. */
 int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colour);
 

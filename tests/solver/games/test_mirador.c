@@ -1,0 +1,786 @@
+/* SPDX-License-Identifier: MIT */
+/* Mirador (RULES.md section 9): hand-made positions for every placement rule and
+ * each kind of link, position and move text (malformed positions are rejected with
+ * a message naming where), symmetry, and a deliberately naive second implementation
+ * (a char grid, pairwise piece scans, and a literal one-after-another enumeration of
+ * every set of opponent placements) that must agree with the fast one on links,
+ * chains, the unbreakable test and perft. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/game.h"
+#include "solver/games/mirador.h"
+#include "solver/perft.h"
+
+static struct bp_game *open_game(const char *spec)
+{
+	struct bp_game *g = NULL;
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_create(spec, &g, &err);
+	cr_assert_eq(rc, BP_OK, "%s: %s", spec, err.msg);
+	return g;
+}
+
+static struct bp_pos parse(const struct bp_game *g, const char *text)
+{
+	struct bp_pos p;
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_parse_position(g, text, &p, &err);
+	cr_assert_eq(rc, BP_OK, "'%s': %s", text, err.msg);
+	return p;
+}
+
+static const char *fmt(const struct bp_game *g, const struct bp_pos *p)
+{
+	static char buf[2048];
+	struct bp_text t = { 0 };
+	g->ops->pos_format(g, p, &t);
+	snprintf(buf, sizeof buf, "%s", bp_text_str(&t));
+	bp_text_free(&t);
+	return buf;
+}
+
+/* ---- the naive reference ---------------------------------------------------- */
+
+#define NMAX 64
+
+struct naive {
+	int w, h, p;
+	char cell[NMAX * NMAX]; /* 'r', 'b', '.'; row-major, top row first */
+};
+
+static char at(const struct naive *n, int x, int y)
+{
+	return n->cell[y * n->w + x];
+}
+
+static struct naive naive_of(const struct bp_game *g, const struct bp_pos *p, int piece)
+{
+	struct naive n;
+	n.w = g->board->a;
+	n.h = g->board->b;
+	n.p = piece;
+	for (int c = 0; c < n.w * n.h; c++)
+		n.cell[c] = g->ops->cell_char(g, p, c);
+	return n;
+}
+
+/* Rule 1, square by square. */
+static int naive_can_place(const struct naive *n, char colour, int x, int y)
+{
+	if (x < 0 || y < 0 || x + n->p > n->w || y + n->p > n->h)
+		return 0;
+	for (int dy = 0; dy < n->p; dy++)
+		for (int dx = 0; dx < n->p; dx++) {
+			int sx = x + dx, sy = y + dy;
+			if (at(n, sx, sy) != '.')
+				return 0;
+			for (int ny = sy - 1; ny <= sy + 1; ny++)
+				for (int nx = sx - 1; nx <= sx + 1; nx++) {
+					if (nx < 0 || ny < 0 || nx >= n->w || ny >= n->h)
+						continue;
+					if (nx >= x && nx < x + n->p && ny >= y && ny < y + n->p)
+						continue;
+					char o = at(n, nx, ny);
+					if (o == '.')
+						continue;
+					if (nx == sx || ny == sy)
+						return 0; /* side contact */
+					if (o != colour)
+						return 0; /* corner contact with the opponent */
+				}
+		}
+	return 1;
+}
+
+static void naive_put(struct naive *n, char colour, int x, int y)
+{
+	for (int dy = 0; dy < n->p; dy++)
+		for (int dx = 0; dx < n->p; dx++)
+			n->cell[(y + dy) * n->w + x + dx] = colour;
+}
+
+static int naive_pieces(const struct naive *n, char colour, int *px, int *py)
+{
+	int k = 0;
+	for (int y = 0; y < n->h; y++)
+		for (int x = 0; x < n->w; x++)
+			if (at(n, x, y) == colour && (x == 0 || at(n, x - 1, y) != colour) &&
+			    (y == 0 || at(n, x, y - 1) != colour)) {
+				px[k] = x;
+				py[k] = y;
+				k++;
+			}
+	return k;
+}
+
+static int empty_run(const struct naive *n, int vert, int line, int from, int to)
+{
+	for (int i = from; i <= to; i++)
+		if ((vert ? at(n, line, i) : at(n, i, line)) != '.')
+			return 0;
+	return 1;
+}
+
+/* Lanes of line of sight between pieces i and j (0: none); *corner set when they
+ * touch at a corner. */
+static int naive_pair(const struct naive *n, int xi, int yi, int xj, int yj, int *corner)
+{
+	int P = n->p, lanes = 0;
+	*corner = abs(xi - xj) == P && abs(yi - yj) == P;
+	for (int r = 0; r < n->h; r++) {
+		if (r < yi || r >= yi + P || r < yj || r >= yj + P)
+			continue;
+		int l = xi < xj ? xi : xj, rgt = xi < xj ? xj : xi;
+		if (rgt > l + P - 1)
+			lanes += empty_run(n, 0, r, l + P, rgt - 1);
+	}
+	for (int c = 0; c < n->w; c++) {
+		if (c < xi || c >= xi + P || c < xj || c >= xj + P)
+			continue;
+		int t = yi < yj ? yi : yj, bot = yi < yj ? yj : yi;
+		if (bot > t + P - 1)
+			lanes += empty_run(n, 1, c, t + P, bot - 1);
+	}
+	return lanes;
+}
+
+/* Side s (0 N, 1 S, 2 W, 3 E): -1 touching, else lanes of line of sight. */
+static int naive_side(const struct naive *n, int x, int y, int s)
+{
+	int P = n->p, lanes = 0;
+	if ((s == 0 && y == 0) || (s == 1 && y + P == n->h) || (s == 2 && x == 0) ||
+	    (s == 3 && x + P == n->w))
+		return -1;
+	for (int k = 0; k < P; k++) {
+		if (s == 0)
+			lanes += empty_run(n, 1, x + k, 0, y - 1);
+		else if (s == 1)
+			lanes += empty_run(n, 1, x + k, y + P, n->h - 1);
+		else if (s == 2)
+			lanes += empty_run(n, 0, y + k, 0, x - 1);
+		else
+			lanes += empty_run(n, 0, y + k, x + P, n->w - 1);
+	}
+	return lanes;
+}
+
+/* Directions (BP_MIRADOR_* mask) in which colour has a chain: a path of pieces,
+ * first linked to one side, last to the opposite side. */
+static int naive_chains(const struct naive *n, char colour)
+{
+	int px[NMAX * NMAX / 4 + 4], py[NMAX * NMAX / 4 + 4];
+	int k = naive_pieces(n, colour, px, py), mask = 0;
+	for (int d = 0; d < 2; d++) {
+		int from = d ? 2 : 0, to = d ? 3 : 1;
+		char seen[NMAX * NMAX / 4 + 4] = { 0 };
+		int queue[NMAX * NMAX / 4 + 4], head = 0, tail = 0;
+		for (int i = 0; i < k; i++)
+			if (naive_side(n, px[i], py[i], from) != 0) {
+				seen[i] = 1;
+				queue[tail++] = i;
+			}
+		while (head < tail) {
+			int i = queue[head++];
+			if (naive_side(n, px[i], py[i], to) != 0) {
+				mask |= d ? BP_MIRADOR_EW : BP_MIRADOR_NS;
+				break;
+			}
+			for (int j = 0; j < k; j++) {
+				int corner;
+				if (seen[j] || j == i)
+					continue;
+				if (naive_pair(n, px[i], py[i], px[j], py[j], &corner) || corner) {
+					seen[j] = 1;
+					queue[tail++] = j;
+				}
+			}
+		}
+	}
+	return mask;
+}
+
+struct brute {
+	int nplace, px[NMAX * NMAX], py[NMAX * NMAX];
+	char colour, opp;
+	long sets;
+};
+
+/* Places opponent pieces one after another (each legal when placed), trying every
+ * set once (increasing index order); 1 when some set leaves colour without a chain. */
+static int brute_rec(struct brute *b, struct naive *n, int start)
+{
+	b->sets++;
+	if (!naive_chains(n, b->colour))
+		return 1;
+	for (int i = start; i < b->nplace; i++) {
+		if (!naive_can_place(n, b->opp, b->px[i], b->py[i]))
+			continue;
+		struct naive save = *n;
+		naive_put(n, b->opp, b->px[i], b->py[i]);
+		int found = brute_rec(b, n, i + 1);
+		*n = save;
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when colour has a chain that no set of opponent placements breaks. */
+static int naive_unbreakable(const struct naive *n0, char colour, long *sets)
+{
+	if (!naive_chains(n0, colour))
+		return 0;
+	struct brute *b = calloc(1, sizeof *b);
+	cr_assert(b);
+	struct naive n = *n0;
+	b->colour = colour;
+	b->opp = colour == 'r' ? 'b' : 'r';
+	for (int y = 0; y < n.h; y++)
+		for (int x = 0; x < n.w; x++)
+			if (naive_can_place(&n, b->opp, x, y)) {
+				b->px[b->nplace] = x;
+				b->py[b->nplace++] = y;
+			}
+	int r = !brute_rec(b, &n, 0);
+	if (sets)
+		*sets = b->sets;
+	free(b);
+	return r;
+}
+
+/* Checks a witness by hand: each placement legal when made, no chain after. */
+static void check_witness(const struct bp_game *g, const struct bp_pos *p, int piece, int colour,
+			  const struct bp_mirador_verdict *v)
+{
+	struct naive n = naive_of(g, p, piece);
+	char opp = colour ? 'r' : 'b';
+	for (int i = 0; i < v->nwitness; i++) {
+		int x = v->witness[i] % n.w, y = v->witness[i] / n.w;
+		cr_assert(naive_can_place(&n, opp, x, y),
+			  "%s: witness placement %d at (%d,%d) illegal", fmt(g, p), i, x, y);
+		naive_put(&n, opp, x, y);
+	}
+	cr_assert_eq(naive_chains(&n, colour ? 'b' : 'r'), 0, "%s: witness leaves a chain",
+		     fmt(g, p));
+}
+
+/* ---- the naive game, for perft -------------------------------------------------- */
+
+struct nstate {
+	struct naive n;
+	char to_move;
+	int passes; /* consecutive passes just made */
+};
+
+/* Moves as (x, y), or (-1, -1) for a pass; 0 when the game is over. */
+static int naive_moves(const struct nstate *s, int *mx, int *my)
+{
+	char prev = s->to_move == 'r' ? 'b' : 'r';
+	if (naive_unbreakable(&s->n, prev, NULL) || s->passes >= 2)
+		return 0;
+	int k = 0;
+	for (int y = 0; y < s->n.h; y++)
+		for (int x = 0; x < s->n.w; x++)
+			if (naive_can_place(&s->n, s->to_move, x, y)) {
+				mx[k] = x;
+				my[k++] = y;
+			}
+	if (!k) {
+		mx[0] = my[0] = -1;
+		k = 1;
+	}
+	return k;
+}
+
+static void naive_perft(const struct nstate *s, int depth, int d, uint64_t *counts)
+{
+	int mx[NMAX * NMAX], my[NMAX * NMAX];
+	int k = naive_moves(s, mx, my);
+	if (d == depth)
+		return;
+	counts[d + 1] += (uint64_t)k;
+	for (int i = 0; i < k; i++) {
+		struct nstate c = *s;
+		if (mx[i] < 0) {
+			c.passes++;
+		} else {
+			naive_put(&c.n, s->to_move, mx[i], my[i]);
+			c.passes = 0;
+		}
+		c.to_move = s->to_move == 'r' ? 'b' : 'r';
+		naive_perft(&c, depth, d + 1, counts);
+	}
+}
+
+/* ---- placement --------------------------------------------------------------------- */
+
+struct place_case {
+	char spec[32], pos[96];
+	char colour; /* 'r' or 'b' */
+	int x, y, legal;
+	char why[48];
+};
+
+ParameterizedTestParameters(mirador, placement)
+{
+	/* red's piece at b2 covers columns 1-2 of rows 1-2 */
+	static struct place_case cases[] = {
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 3, 3, 0, "corner, opponent" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'r', 3, 3, 1, "corner, own colour" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'r', 0, 3, 0, "side contact, own, offset" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 3, 0, 0, "side contact" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 1, 3, 0, "side contact below" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'r', 2, 3, 0, "side contact, own" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 1, 4, 1, "one row between" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 4, 1, 1, "one column between" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 2, 2, 0, "overlap" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 5, 0, 0, "leaves the grid (east)" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 0, 5, 0, "leaves the grid (south)" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 4, 4, 1, "bottom-right corner" },
+		{ "mirador:6x6", "6/1rr3/1rr3/6/6/6 b", 'b', 0, 4, 1, "bottom-left" },
+		{ "mirador:6x6,piece=1", "6/1r4/6/6/6/6 b", 'b', 2, 2, 0, "1x1 corner, opponent" },
+		{ "mirador:6x6,piece=1", "6/1r4/6/6/6/6 b", 'r', 2, 2, 1, "1x1 corner, own" },
+		{ "mirador:6x6,piece=1", "6/1r4/6/6/6/6 b", 'b', 1, 2, 0, "1x1 side" },
+		{ "mirador:6x6,piece=1", "6/1r4/6/6/6/6 b", 'b', 1, 3, 1, "1x1 gap" },
+		{ "mirador:7x7,piece=3", "7/1rrr3/1rrr3/1rrr3/7/7/7 b", 'r', 4, 4, 1,
+		  "3x3 corner" },
+		{ "mirador:7x7,piece=3", "7/1rrr3/1rrr3/1rrr3/7/7/7 b", 'b', 4, 4, 0,
+		  "3x3 corner, opponent" },
+		{ "mirador:7x7,piece=3", "7/1rrr3/1rrr3/1rrr3/7/7/7 b", 'b', 4, 3, 0, "3x3 side" },
+	};
+	return cr_make_param_array(struct place_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct place_case *pc, mirador, placement)
+{
+	struct bp_game *g = open_game(pc->spec);
+	struct bp_pos p = parse(g, pc->pos);
+	int colour = pc->colour == 'b';
+	int piece = atoi(bp_game_option(g, "piece"));
+	cr_expect_eq(bp_mirador_can_place(g, &p, colour, pc->x, pc->y), pc->legal,
+		     "%s %s: %c at (%d,%d) (%s)", pc->spec, pc->pos, pc->colour, pc->x, pc->y,
+		     pc->why);
+	struct naive n = naive_of(g, &p, piece);
+	cr_expect_eq(naive_can_place(&n, pc->colour, pc->x, pc->y), pc->legal, "naive: %s (%s)",
+		     pc->pos, pc->why);
+	/* for the player to move, the move list agrees and move_parse says why not */
+	if (colour == (int)p.w[24]) {
+		struct bp_move *mv = bp_game_move_buffer(g);
+		int k = g->ops->moves(g, &p, mv), found = 0;
+		for (int i = 0; i < k; i++)
+			found |= (int)mv[i].v == pc->y * g->board->a + pc->x;
+		cr_expect_eq(found, pc->legal, "%s: move list", pc->why);
+		free(mv);
+		if (pc->x < g->board->a && pc->y < g->board->b) {
+			char name[16];
+			struct bp_move m;
+			struct bp_err err = { { 0 } };
+			bp_board_cell_name(g->board, pc->y * g->board->a + pc->x, name,
+					   sizeof name);
+			int rc = g->ops->move_parse(g, &p, name, &m, &err);
+			cr_expect_eq(rc, pc->legal ? BP_OK : BP_EILLEGAL, "%s: %s", name, err.msg);
+		}
+	}
+	bp_game_destroy(g);
+}
+
+Test(mirador, move_text)
+{
+	struct bp_game *g = open_game("mirador:6x6");
+	struct bp_pos p = parse(g, "6/1rr3/1rr3/6/6/6 b");
+	struct bp_move m;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(g->ops->move_parse(g, &p, "e2", &m, &err), BP_OK, "%s", err.msg);
+	struct bp_text t = { 0 };
+	g->ops->move_format(g, &p, m, &t);
+	cr_expect_str_eq(bp_text_str(&t), "e2");
+	bp_text_free(&t);
+	cr_expect_eq(g->ops->move_parse(g, &p, "d4", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "corner"), "%s", err.msg);
+	cr_expect_eq(g->ops->move_parse(g, &p, "a4", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "side"), "%s", err.msg);
+	cr_expect_eq(g->ops->move_parse(g, &p, "c3", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "occupied"), "%s", err.msg);
+	cr_expect_eq(g->ops->move_parse(g, &p, "f1", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "grid"), "%s", err.msg);
+	cr_expect_eq(g->ops->move_parse(g, &p, "pass", &m, &err), BP_EILLEGAL);
+	cr_expect_eq(g->ops->move_parse(g, &p, "z9", &m, &err), BP_EPARSE);
+	cr_expect_eq(g->ops->move_parse(g, &p, "e2x", &m, &err), BP_EPARSE);
+	bp_game_destroy(g);
+}
+
+/* ---- links -------------------------------------------------------------------------- */
+
+static int find_link(const struct bp_mirador_link *l, int n, int from, int to, char kind)
+{
+	for (int i = 0; i < n; i++)
+		if (((l[i].from == from && l[i].to == to) ||
+		     (l[i].from == to && l[i].to == from)) &&
+		    l[i].kind == kind)
+			return l[i].kind == 's' ? l[i].lanes : 1;
+	return 0;
+}
+
+Test(mirador, links)
+{
+	/* 10x8: red A a1 (touches N and W), B c3 (corner contact with A), C c8 (row
+	 * sight to B along rows c-d; sees N and E; sees S along column 9 only, blue g7
+	 * covering column 8) */
+	struct bp_game *g = open_game("mirador:10x8");
+	struct bp_pos p = parse(g, "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b");
+	struct bp_mirador_link l[64];
+	int n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
+	cr_assert(n <= 64);
+	int A = 0, B = 2 * 10 + 2, C = 2 * 10 + 7;
+	cr_expect_eq(find_link(l, n, A, -1, 't'), 1, "A touches N");
+	cr_expect_eq(find_link(l, n, A, -3, 't'), 1, "A touches W");
+	cr_expect_eq(find_link(l, n, A, B, 'c'), 1, "A-B corner");
+	cr_expect_eq(find_link(l, n, B, C, 's'), 2, "B-C row sight, 2 rows");
+	cr_expect_eq(find_link(l, n, C, -4, 's'), 2, "C sees E along rows c, d");
+	cr_expect_eq(find_link(l, n, C, -1, 's'), 2, "C sees N");
+	cr_expect_eq(find_link(l, n, C, -2, 's'), 1, "C sees S along column 9 only");
+	cr_expect_eq(find_link(l, n, A, -2, 's'), 0, "blue g1 blocks A's view south");
+	cr_expect_eq(find_link(l, n, A, C, 's'), 0, "B stands between A and C");
+	/* and nothing else: a1 N W E c3, c3 N S W c8, c8 N S E */
+	cr_expect_eq(n, 11, "%d links", n);
+	bp_game_destroy(g);
+}
+
+/* A link is blocked by a piece of either colour in its lane. */
+Test(mirador, blocked_links)
+{
+	struct bp_game *g = open_game("mirador:11x6");
+	struct bp_mirador_link l[64];
+	/* red a1 and a10 see each other along rows a-b */
+	struct bp_pos p = parse(g, "rr7rr/rr7rr/11/11/4bb5/4bb5 b");
+	int n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
+	cr_expect_eq(find_link(l, n, 0, 9, 's'), 2);
+	/* a blue piece between cuts both rows */
+	p = parse(g, "rr2bb3rr/rr2bb3rr/11/11/11/11 b");
+	n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
+	cr_expect_eq(find_link(l, n, 0, 9, 's'), 0, "blocked by blue");
+	/* a red piece between: the link is replaced by two, through it */
+	p = parse(g, "rr2rr3rr/rr2rr3rr/11/11/bb3bb4/bb3bb4 b");
+	n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
+	cr_expect_eq(find_link(l, n, 0, 9, 's'), 0, "blocked by red");
+	cr_expect_eq(find_link(l, n, 0, 4, 's'), 2);
+	cr_expect_eq(find_link(l, n, 4, 9, 's'), 2);
+	/* half blocked: row a is still clear */
+	p = parse(g, "rr7rr/rr2bb3rr/4bb5/11/11/11 b");
+	n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
+	cr_expect_eq(find_link(l, n, 0, 9, 's'), 1, "half blocked");
+	bp_game_destroy(g);
+}
+
+/* ---- the unbreakable test ---------------------------------------------------- */
+
+struct verdict_case {
+	char spec[32], pos[160];
+	int colour;
+	int chains, unbreakable;
+	int min_blockers; /* fewest opponent pieces that break the chains (0: unbreakable) */
+	char why[64];
+};
+
+ParameterizedTestParameters(mirador, verdicts)
+{
+	static struct verdict_case cases[] = {
+		/* red a1 - i1 along columns 1-2 (rows c..h) is its only chain; blue e1
+		 * cuts both columns at once */
+		{ "mirador:9x10", "rr2bb3/rr2bb3/9/9/9/9/9/9/rr2bb3/rr2bb3 r", 0, BP_MIRADOR_NS, 0,
+		  1, "one blocker" },
+		/* two disjoint north-south paths (columns 1-2 and 8-9): two blockers
+		 * (the seed's figure 4 idea) */
+		{ "mirador:9x10", "rr1bb2rr/rr1bb2rr/9/9/3bb4/3bb4/9/9/rr1bb2rr/rr1bb2rr b", 0,
+		  BP_MIRADOR_NS, 0, 2, "two blockers" },
+		/* every gap is a single row, too narrow for a blocker: secure */
+		{ "mirador:7x6", "1rr2bb/1rr2bb/7/1rr4/1rr4/7 b", 0, BP_MIRADOR_NS | BP_MIRADOR_EW,
+		  1, 0, "secure" },
+		/* rows a-b east of a1: every blocker would touch c3 or c8 along a side or
+		 * at a corner, so W-a1-E is secure */
+		{ "mirador:10x8", "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b", 0,
+		  BP_MIRADOR_NS | BP_MIRADOR_EW, 1, 0, "secure by contact" },
+		/* a lone piece in the open: both directions, one blocker each */
+		{ "mirador:8x8", "8/8/8/3rr3/3rr3/8/8/8 b", 0, BP_MIRADOR_NS | BP_MIRADOR_EW, 0, 2,
+		  "lone piece" },
+		/* no chain at all: nothing to break */
+		{ "mirador:8x8", "8/8/8/3rr3/3rr3/8/8/8 b", 1, 0, 0, 0, "no pieces, no chain" },
+	};
+	return cr_make_param_array(struct verdict_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Fewest opponent placements (made one after another) that leave no chain, by
+ * iterative deepening over the naive model; 0 when none up to max. */
+static int naive_min_blockers(struct naive *n, char colour, int depth, int start)
+{
+	if (!naive_chains(n, colour))
+		return 1;
+	if (depth == 0)
+		return 0;
+	char opp = colour == 'r' ? 'b' : 'r';
+	for (int i = start; i < n->w * n->h; i++) {
+		int x = i % n->w, y = i / n->w;
+		if (!naive_can_place(n, opp, x, y))
+			continue;
+		struct naive save = *n;
+		naive_put(n, opp, x, y);
+		int ok = naive_min_blockers(n, colour, depth - 1, i + 1);
+		*n = save;
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+ParameterizedTest(struct verdict_case *vc, mirador, verdicts)
+{
+	struct bp_game *g = open_game(vc->spec);
+	struct bp_pos p = parse(g, vc->pos);
+	struct bp_mirador_verdict v;
+	bp_mirador_test(g, &p, vc->colour, &v);
+	cr_expect_eq(v.chains, vc->chains, "%s: chains %d", vc->why, v.chains);
+	cr_expect_eq(v.unbreakable, vc->unbreakable, "%s", vc->why);
+	struct naive n = naive_of(g, &p, 2);
+	char c = vc->colour ? 'b' : 'r';
+	cr_expect_eq(naive_chains(&n, c), vc->chains, "naive chains: %s", vc->why);
+	cr_expect_eq(naive_unbreakable(&n, c, NULL), vc->unbreakable, "naive: %s", vc->why);
+	if (vc->chains && !vc->unbreakable) {
+		check_witness(g, &p, 2, vc->colour, &v);
+		cr_expect(!naive_min_blockers(&n, c, vc->min_blockers - 1, 0),
+			  "%s: fewer than %d blockers suffice", vc->why, vc->min_blockers);
+		cr_expect(naive_min_blockers(&n, c, vc->min_blockers, 0), "%s: %d blockers do not",
+			  vc->why, vc->min_blockers);
+	}
+	/* the player who just moved owning unbreakable chains ends the game */
+	if (vc->colour != (int)p.w[24]) {
+		enum bp_value o = g->ops->outcome(g, &p);
+		cr_expect_eq(o, vc->unbreakable ? BP_VALUE_LOSS : BP_VALUE_NONE, "%s: outcome",
+			     vc->why);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		cr_expect_eq(g->ops->moves(g, &p, mv) == 0, vc->unbreakable, "%s: moves", vc->why);
+		free(mv);
+	}
+	bp_game_destroy(g);
+}
+
+/* ---- random positions against the naive reference -------------------------------- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* splitmix64 */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A board with up to `pieces` pieces of random colours, each placed where rule 1
+ * allows, ignoring the turn order and the end of the game (for testing the
+ * unbreakable test on crowded boards that play would rarely reach). */
+static struct bp_pos random_board(const struct bp_game *g, uint64_t *seed, int pieces)
+{
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	int w = g->board->a, h = g->board->b;
+	for (int i = 0; i < pieces; i++) {
+		int c = (int)(rng_next(seed) & 1);
+		for (int tries = 0; tries < 20; tries++) {
+			int x = (int)(rng_next(seed) % (uint64_t)w),
+			    y = (int)(rng_next(seed) % (uint64_t)h);
+			if (bp_mirador_can_place(g, &p, c, x, y)) {
+				p.w[24] = (uint64_t)c;
+				g->ops->apply(g, &p, (struct bp_move){ (uint32_t)(y * w + x) });
+				break;
+			}
+		}
+	}
+	p.w[24] = 0;
+	p.w[25] = 0;
+	return p;
+}
+
+/* A position after up to `plies` random legal turns from the start. */
+static struct bp_pos random_position(const struct bp_game *g, uint64_t *seed, int plies)
+{
+	struct bp_pos p;
+	struct bp_move *mv = bp_game_move_buffer(g);
+	g->ops->start(g, &p);
+	for (int i = 0; i < plies; i++) {
+		int k = g->ops->moves(g, &p, mv);
+		if (!k)
+			break;
+		g->ops->apply(g, &p, mv[rng_next(seed) % (uint64_t)k]);
+	}
+	free(mv);
+	return p;
+}
+
+static void compare_links(const struct bp_game *g, const struct bp_pos *p, int piece, int colour)
+{
+	struct naive n = naive_of(g, p, piece);
+	struct bp_mirador_link l[512];
+	int nl = bp_mirador_links(g, p, colour, l, 512);
+	cr_assert(nl <= 512);
+	int px[1024], py[1024];
+	int k = naive_pieces(&n, colour ? 'b' : 'r', px, py), expect = 0;
+	for (int i = 0; i < k; i++) {
+		int ci = py[i] * n.w + px[i];
+		for (int s = 0; s < 4; s++) {
+			int v = naive_side(&n, px[i], py[i], s);
+			if (v == 0)
+				continue;
+			expect++;
+			cr_expect_eq(find_link(l, nl, ci, -1 - s, v < 0 ? 't' : 's'), v < 0 ? 1 : v,
+				     "%s: piece %d side %d", fmt(g, p), ci, s);
+		}
+		for (int j = i + 1; j < k; j++) {
+			int corner, lanes = naive_pair(&n, px[i], py[i], px[j], py[j], &corner);
+			int cj = py[j] * n.w + px[j];
+			if (corner) {
+				expect++;
+				cr_expect(find_link(l, nl, ci, cj, 'c'), "%s: corner %d %d",
+					  fmt(g, p), ci, cj);
+			} else if (lanes) {
+				/* naive_pair counts rows even through a third piece; the
+				 * link exists only when the squares between are empty, which
+				 * empty_run already requires */
+				expect++;
+				cr_expect_eq(find_link(l, nl, ci, cj, 's'), lanes,
+					     "%s: sight %d %d", fmt(g, p), ci, cj);
+			}
+		}
+	}
+	cr_expect_eq(nl, expect, "%s: %d links, naive %d", fmt(g, p), nl, expect);
+}
+
+struct random_case {
+	char spec[40];
+	int positions, max_plies;
+	int mixed; /* both answers must occur (on 4x4 every chain is unbreakable) */
+};
+
+ParameterizedTestParameters(mirador, random_vs_naive)
+{
+	static struct random_case cases[] = {
+		{ "mirador:4x4", 60, 6, 0 },	      { "mirador:5x5", 80, 8, 1 },
+		{ "mirador:6x6", 120, 12, 1 },	      { "mirador:7x7", 300, 14, 1 },
+		{ "mirador:7x5", 80, 10, 1 },	      { "mirador:4x4,piece=1", 60, 8, 1 },
+		{ "mirador:5x5,piece=1", 80, 14, 1 }, { "mirador:6x6,piece=1", 60, 18, 1 },
+		{ "mirador:7x7,piece=3", 40, 6, 1 },  { "mirador:6x7", 80, 12, 1 },
+		{ "mirador:7x6", 80, 12, 1 },
+	};
+	return cr_make_param_array(struct random_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
+{
+	struct bp_game *g = open_game(rc->spec);
+	int piece = atoi(bp_game_option(g, "piece"));
+	uint64_t seed = 0x4d495241444f52ull ^ (uint64_t)rc->positions;
+	printf("mirador random_vs_naive %s: seed %llu\n", rc->spec, (unsigned long long)seed);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	int stats[3] = { 0, 0, 0 };
+	for (int i = 0; i < rc->positions; i++) {
+		int plies = (int)(rng_next(&seed) % (uint64_t)(rc->max_plies + 1));
+		int dense = i & 1;
+		struct bp_pos p =
+			dense ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
+		struct naive n = naive_of(g, &p, piece);
+		/* text round trip (dense boards need not fit the turn order) */
+		if (!dense) {
+			struct bp_pos q = parse(g, fmt(g, &p));
+			cr_expect(bp_pos_equal(&p, &q), "round trip %s", fmt(g, &p));
+		}
+		for (int c = 0; c < 2; c++) {
+			struct bp_mirador_verdict v;
+			bp_mirador_test(g, &p, c, &v);
+			char ch = c ? 'b' : 'r';
+			cr_expect_eq(v.chains, naive_chains(&n, ch), "%s: chains of %c", fmt(g, &p),
+				     ch);
+			long sets = 0;
+			int nu = naive_unbreakable(&n, ch, &sets);
+			cr_expect_eq(v.unbreakable, nu, "%s: unbreakable %c (naive %d, %ld sets)",
+				     fmt(g, &p), ch, nu, sets);
+			stats[!v.chains ? 0 : v.unbreakable ? 2 : 1]++;
+			if (v.chains && !v.unbreakable)
+				check_witness(g, &p, piece, c, &v);
+			compare_links(g, &p, piece, c);
+			/* legal placements */
+			for (int y = 0; y < n.h; y++)
+				for (int x = 0; x < n.w; x++)
+					cr_expect_eq(bp_mirador_can_place(g, &p, c, x, y),
+						     naive_can_place(&n, ch, x, y),
+						     "%s: %c at %d,%d", fmt(g, &p), ch, x, y);
+		}
+		/* symmetry: chains and verdicts are invariant */
+		struct bp_mirador_verdict v0[2];
+		for (int c = 0; c < 2; c++)
+			bp_mirador_test(g, &p, c, &v0[c]);
+		for (int s = 1; s < g->nsym; s++) {
+			struct bp_pos img;
+			g->ops->transform(g, &p, s, &img);
+			if (!dense) {
+				struct bp_pos back = parse(g, fmt(g, &img));
+				cr_expect(bp_pos_equal(&img, &back), "image %d parses", s);
+			}
+			for (int c = 0; c < 2; c++) {
+				struct bp_mirador_verdict v;
+				bp_mirador_test(g, &img, c, &v);
+				int ch = v0[c].chains, ci = v.chains;
+				/* a quarter turn swaps north-south and east-west */
+				if (g->board->a == g->board->b && (ci & 3) != (ch & 3))
+					ci = ((ci & 1) << 1) | ((ci & 2) >> 1);
+				cr_expect_eq(ci, ch, "%s sym %d chains", fmt(g, &p), s);
+				cr_expect_eq(v.unbreakable, v0[c].unbreakable, "%s sym %d",
+					     fmt(g, &p), s);
+			}
+			cr_expect_eq(g->ops->moves(g, &img, mv), g->ops->moves(g, &p, mv));
+		}
+	}
+	printf("mirador random_vs_naive %s: %d without chains, %d breakable, %d unbreakable\n",
+	       rc->spec, stats[0], stats[1], stats[2]);
+	/* the cases must exercise both answers */
+	cr_expect(stats[2] > 0 && (stats[1] > 0 || !rc->mixed), "%s: too few interesting positions",
+		  rc->spec);
+	free(mv);
+	bp_game_destroy(g);
+}
+
+/* ---- perft against the naive game ---------------------------------------------------- */
+
+struct perft_case {
+	char spec[40], pos[96];
+	int depth;
+};
+
+ParameterizedTestParameters(mirador, perft_vs_naive)
+{
+	static struct perft_case cases[] = {
+		{ "mirador:6x6", "start", 7 },	       { "mirador:4x4,piece=1", "start", 7 },
+		{ "mirador:5x4", "start", 7 },	       { "mirador:3x3,piece=3", "start", 3 },
+		{ "mirador:6x6,piece=3", "start", 2 }, { "mirador:5x5,piece=1", "start", 3 },
+	};
+	return cr_make_param_array(struct perft_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct perft_case *pc, mirador, perft_vs_naive)
+{
+	struct bp_game *g = open_game(pc->spec);
+	int piece = atoi(bp_game_option(g, "piece"));
+	struct bp_pos p = parse(g, pc->pos);
+	uint64_t fast[16], slow[16] = { 0 };
+	cr_assert_eq(bp_perft(g, &p, pc->depth, fast), BP_OK);
+	struct nstate s = { .n = naive_of(g, &p, piece),
+			    .to_move = p.w[24] ? 'b' : 'r',
+			    .passes = (int)p.w[25] };
+	slow[0] = 1;
+	naive_perft(&s, pc->depth, 0, slow);
+	for (int d = 0; d <= pc->depth; d++)
+		cr_expect_eq(fast[d], slow[d], "%s perft %d: %llu, naive %llu", pc->spec, d,
+			     (unsigned long long)fast[d], (unsigned long long)slow[d]);
+	bp_game_destroy(g);
+}
