@@ -383,6 +383,7 @@ struct search {
 	int *stack; /* branching lists of all open nodes */
 	int nstack, capstack;
 	uint64_t nodes;
+	int dirs; /* BP_MIRADOR_* directions whose chains must be broken */
 	struct bp_mirador_verdict *out;
 };
 
@@ -591,9 +592,9 @@ static int csr(int n, const int *key, const int *val, int npairs, int **start, i
 }
 
 static void run_test(const struct mirador *m, const struct mb *b, struct net *t, int colour,
-		     struct bp_mirador_verdict *out)
+		     int dirs, struct bp_mirador_verdict *out)
 {
-	struct search s = { .m = m, .net = t, .out = out };
+	struct search s = { .m = m, .net = t, .out = out, .dirs = dirs };
 	int n = t->n, W = m->w, P = m->p;
 	s.nnodes = n + 4;
 	/* graph adjacency */
@@ -626,7 +627,7 @@ static void run_test(const struct mirador *m, const struct mb *b, struct net *t,
 	out->unbreakable = 0;
 	out->nwitness = 0;
 	out->nodes = 0;
-	if (!out->chains)
+	if (!(out->chains & dirs))
 		goto done;
 
 	/* candidates: the opponent's legal placements covering a lane square */
@@ -734,13 +735,19 @@ done:
 void bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
 		     struct bp_mirador_verdict *out)
 {
+	bp_mirador_test_dirs(g, p, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, out);
+}
+
+void bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
+			  struct bp_mirador_verdict *out)
+{
 	const struct mirador *m = M(g);
 	struct mb b;
 	struct net *t = xmalloc(sizeof *t);
 	unpack(m, p, &b);
 	build_net(m, &b, colour, t);
 	memset(out, 0, sizeof *out);
-	run_test(m, &b, t, colour, out);
+	run_test(m, &b, t, colour, dirs, out);
 	net_free(t);
 	free(t);
 }
@@ -1198,7 +1205,7 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 	bp_text_printf(text, "\n");
 	/* one chain per direction, the one with fewest pieces */
 	struct bp_mirador_verdict v;
-	run_test(m, &b, t, colour, &v);
+	run_test(m, &b, t, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, &v);
 	for (int d = 0; d < 2; d++) {
 		struct bp_mirador_verdict dummy;
 		struct search s = { .m = m, .net = t, .out = &dummy };

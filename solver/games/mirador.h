@@ -39,6 +39,12 @@ struct bp_mirador_verdict {
 void bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
 		     struct bp_mirador_verdict *out);
 
+/* The same test for the chains of the directions in dirs (a BP_MIRADOR_* mask)
+ * only: unbreakable when some chain in one of them survives every set; the witness
+ * then breaks every chain in those directions. */
+void bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
+			  struct bp_mirador_verdict *out);
+
 /* Whether colour may place a piece with its top-left square at (x, y) on p's board
  * (RULES.md 9.1), whoever is to move. */
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y);

@@ -206,6 +206,7 @@ static int naive_chains(const struct naive *n, char colour)
 struct brute {
 	int nplace, px[NMAX * NMAX], py[NMAX * NMAX];
 	char colour, opp;
+	int dirs; /* the directions whose chains must all be broken */
 	long sets;
 };
 
@@ -214,7 +215,7 @@ struct brute {
 static int brute_rec(struct brute *b, struct naive *n, int start)
 {
 	b->sets++;
-	if (!naive_chains(n, b->colour))
+	if (!(naive_chains(n, b->colour) & b->dirs))
 		return 1;
 	for (int i = start; i < b->nplace; i++) {
 		if (!naive_can_place(n, b->opp, b->px[i], b->py[i]))
@@ -229,15 +230,17 @@ static int brute_rec(struct brute *b, struct naive *n, int start)
 	return 0;
 }
 
-/* 1 when colour has a chain that no set of opponent placements breaks. */
-static int naive_unbreakable(const struct naive *n0, char colour, long *sets)
+/* 1 when colour has a chain in one of the directions `dirs` that no set of
+ * opponent placements breaks. */
+static int naive_unbreakable_dirs(const struct naive *n0, char colour, int dirs, long *sets)
 {
-	if (!naive_chains(n0, colour))
+	if (!(naive_chains(n0, colour) & dirs))
 		return 0;
 	struct brute *b = calloc(1, sizeof *b);
 	cr_assert(b);
 	struct naive n = *n0;
 	b->colour = colour;
+	b->dirs = dirs;
 	b->opp = colour == 'r' ? 'b' : 'r';
 	for (int y = 0; y < n.h; y++)
 		for (int x = 0; x < n.w; x++)
@@ -250,6 +253,11 @@ static int naive_unbreakable(const struct naive *n0, char colour, long *sets)
 		*sets = b->sets;
 	free(b);
 	return r;
+}
+
+static int naive_unbreakable(const struct naive *n, char colour, long *sets)
+{
+	return naive_unbreakable_dirs(n, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, sets);
 }
 
 /* Checks a witness by hand: each placement legal when made, no chain after. */
@@ -782,5 +790,234 @@ ParameterizedTest(struct perft_case *pc, mirador, perft_vs_naive)
 	for (int d = 0; d <= pc->depth; d++)
 		cr_expect_eq(fast[d], slow[d], "%s perft %d: %llu, naive %llu", pc->spec, d,
 			     (unsigned long long)fast[d], (unsigned long long)slow[d]);
+	bp_game_destroy(g);
+}
+
+/* ---- position text --------------------------------------------------------------- */
+
+struct bad_case {
+	char spec[32], pos[96];
+	char where[48]; /* the message must name this */
+};
+
+ParameterizedTestParameters(mirador, malformed)
+{
+	static struct bad_case cases[] = {
+		{ "mirador:6x6", "r5/6/6/6/6/6 b", "a1" },		 /* 1x1 */
+		{ "mirador:6x6", "rrr3/rrr3/6/6/6/6 b", "a3" },		 /* 2x3 */
+		{ "mirador:6x6", "rr4/r5/6/6/6/6 b", "a1" },		 /* L shape */
+		{ "mirador:6x6", "5r/5r/6/6/6/6 b", "a6" },		 /* cut by the edge */
+		{ "mirador:6x6", "6/6/6/6/6/rr4 b", "f1" },		 /* cut by the edge */
+		{ "mirador:6x6", "rrrr2/rrrr2/6/6/6/6 r", "a1 and a3" }, /* 2x4: two pieces */
+		{ "mirador:6x6", "rr4/rr4/rr4/rr4/6/6 r", "a1 and c1" }, /* 4x2 */
+		{ "mirador:6x6", "rrbb2/rrbb2/6/6/6/6 r", "side" },
+		{ "mirador:6x6", "rr4/rr4/2bb2/2bb2/6/6 r", "corner" },
+		{ "mirador:6x6", "rb4/6/6/6/6/6 r", "a1" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 r", "1 red and 0 blue" },
+		{ "mirador:6x6", "rr2bb/rr2bb/6/6/6/6 b", "1 red and 1 blue" },
+		{ "mirador:6x6", "6/6/6/6/6/6 b", "blue is ahead" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 r passed=1", "passed=1" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 b passed=1", "passed=1" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 b passed=2", "passed=2" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 x", "'x'" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 b foo=1", "foo" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6/6 b passed=0 passed=0", "passed" },
+		{ "mirador:6x6", "rr4/rr4/6/6/6 b", "row" },
+		{ "mirador:6x6", "rx4/rr4/6/6/6/6 b", "x" },
+		{ "mirador:6x6", "rr4/rr4/7/6/6/6 b", "row c" },
+		{ "mirador:6x6,piece=1", "rr4/6/6/6/6/6 r", "a1 and a2" },
+		{ "mirador:7x7,piece=3", "rrr4/rrr4/7/7/7/7/7 b", "a1" },
+		/* after red's pass (blue to move, passed=1, e = -1) red must have no move */
+		{ "mirador:6x6", "6/6/6/6/6/6 b passed=1", "red" },
+	};
+	return cr_make_param_array(struct bad_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct bad_case *bc, mirador, malformed)
+{
+	struct bp_game *g = open_game(bc->spec);
+	struct bp_pos p;
+	struct bp_err err = { { 0 } };
+	int rc = g->ops->pos_parse(g, bc->pos, &p, &err);
+	cr_expect_eq(rc, BP_EPARSE, "'%s' accepted", bc->pos);
+	cr_expect(strstr(err.msg, bc->where) != NULL, "'%s': message '%s' does not name '%s'",
+		  bc->pos, err.msg, bc->where);
+	bp_game_destroy(g);
+}
+
+Test(mirador, text_round_trip)
+{
+	struct bp_game *g = open_game("mirador:27x27");
+	struct bp_pos p = parse(g, "start");
+	cr_expect_str_eq(fmt(g, &p), "27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/"
+				     "27/27/27/27/27/27/27/27 r passed=0");
+	const char *moves[] = { "z26", "a1", "m13", "b5" };
+	for (int i = 0; i < 4; i++) {
+		struct bp_move m;
+		struct bp_err err = { { 0 } };
+		cr_assert_eq(g->ops->move_parse(g, &p, moves[i], &m, &err), BP_OK, "%s: %s",
+			     moves[i], err.msg);
+		g->ops->apply(g, &p, m);
+		struct bp_pos q = parse(g, fmt(g, &p));
+		cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+	}
+	/* bottom-right corner piece, top-left corner piece, the centre, and b5 */
+	cr_expect_eq(g->ops->cell_char(g, &p, 26 * 27 + 26), 'r');
+	cr_expect_eq(g->ops->cell_char(g, &p, 0), 'b');
+	cr_expect_eq(g->ops->cell_char(g, &p, 13 * 27 + 13), 'r');
+	cr_expect_eq(g->ops->cell_char(g, &p, 2 * 27 + 5), 'b');
+	cr_expect_eq(g->ops->cell_char(g, &p, 1 * 27 + 3), '.');
+	/* unused words stay zero */
+	for (int w = 26; w < BP_POS_WORDS; w++)
+		cr_expect_eq(p.w[w], 0);
+	/* piece=2 is the default and part of the canonical spelling */
+	cr_expect_str_eq(g->spec, "mirador:27x27,piece=2");
+	bp_game_destroy(g);
+}
+
+Test(mirador, bad_specs)
+{
+	const char *bad[] = { "mirador:hex3",	     "mirador:6x6,piece=0", "mirador:6x6,piece=x",
+			      "mirador:6x6,piece=",  "mirador:28x28",	    "mirador:65x2",
+			      "mirador:6x6,colour=r" };
+	for (int i = 0; i < 7; i++) {
+		struct bp_game *g = NULL;
+		struct bp_err err = { { 0 } };
+		cr_expect_eq(bp_game_create(bad[i], &g, &err), BP_ESPEC, "%s accepted", bad[i]);
+		cr_expect(err.msg[0], "%s: no message", bad[i]);
+	}
+}
+
+/* ---- passes (RULES.md 9.4) ------------------------------------------------------------ */
+
+Test(mirador, passes)
+{
+	struct bp_game *g = open_game("mirador:6x6");
+	struct bp_move mv[64], m;
+	struct bp_err err = { { 0 } };
+	/* red has no legal placement and no one's chains are unbreakable */
+	struct bp_pos p = parse(g, "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 r");
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
+	cr_assert_eq(g->ops->moves(g, &p, mv), 1);
+	cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
+	cr_expect_eq(g->ops->move_parse(g, &p, "a6", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "must pass"), "%s", err.msg);
+	cr_assert_eq(g->ops->move_parse(g, &p, "pass", &m, &err), BP_OK, "%s", err.msg);
+	g->ops->apply(g, &p, m);
+	cr_expect_str_eq(fmt(g, &p), "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 b passed=1");
+	struct bp_pos q = parse(g, fmt(g, &p));
+	cr_expect(bp_pos_equal(&p, &q));
+	/* blue has none either: its pass is the second in a row, a draw */
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
+	cr_assert_eq(g->ops->moves(g, &p, mv), 1);
+	cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
+	g->ops->apply(g, &p, mv[0]);
+	cr_expect_str_eq(fmt(g, &p), "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 r passed=1");
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_DRAW);
+	cr_expect_eq(g->ops->moves(g, &p, mv), 0);
+	q = parse(g, fmt(g, &p));
+	cr_expect(bp_pos_equal(&p, &q));
+	cr_expect_eq(g->ops->outcome(g, &q), BP_VALUE_DRAW, "the text keeps the game over");
+	cr_expect_eq(g->ops->move_parse(g, &p, "pass", &m, &err), BP_EILLEGAL);
+	bp_game_destroy(g);
+
+	/* 7x7: red is out and passes, blue places, red passes again */
+	g = open_game("mirador:7x7");
+	p = parse(g, "2rr1bb/2rr1bb/7/2bb1rr/2bb1rr/7/7 r");
+	cr_assert_eq(g->ops->moves(g, &p, mv), 1);
+	cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
+	g->ops->apply(g, &p, mv[0]);
+	int k = g->ops->moves(g, &p, mv);
+	cr_assert(k >= 1 && mv[0].v != BP_MIRADOR_PASS, "blue can place");
+	g->ops->apply(g, &p, mv[0]);
+	cr_expect_eq(p.w[25], 0, "a placement clears passed");
+	q = parse(g, fmt(g, &p)); /* 2 red, 3 blue, red to move: red is out */
+	cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+	if (g->ops->outcome(g, &p) == BP_VALUE_NONE) {
+		cr_assert_eq(g->ops->moves(g, &p, mv), 1);
+		cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
+	}
+	bp_game_destroy(g);
+}
+
+/* Random games that reach passes: every forced pass is right by the naive rules, and
+ * every finished game ends by an unbreakable chain or two passes in a row. */
+Test(mirador, random_games_with_passes)
+{
+	const char *specs[] = { "mirador:6x6", "mirador:7x7", "mirador:5x5,piece=1",
+				"mirador:8x5" };
+	uint64_t seed = 20261121;
+	printf("mirador random_games_with_passes: seed %llu\n", (unsigned long long)seed);
+	int passes = 0, draws = 0, wins = 0;
+	for (int sp = 0; sp < 4; sp++) {
+		struct bp_game *g = open_game(specs[sp]);
+		int piece = atoi(bp_game_option(g, "piece"));
+		struct bp_move *mv = bp_game_move_buffer(g);
+		for (int i = 0; i < 300; i++) {
+			struct bp_pos p = parse(g, "start");
+			int row = 0; /* passes in a row */
+			for (;;) {
+				int k = g->ops->moves(g, &p, mv);
+				struct naive n = naive_of(g, &p, piece);
+				char mover = p.w[24] ? 'b' : 'r', prev = p.w[24] ? 'r' : 'b';
+				if (!k) {
+					enum bp_value o = g->ops->outcome(g, &p);
+					if (naive_unbreakable(&n, prev, NULL)) {
+						cr_expect_eq(o, BP_VALUE_LOSS);
+						wins++;
+					} else {
+						cr_expect_eq(row, 2, "%s over without a reason",
+							     fmt(g, &p));
+						cr_expect_eq(o, BP_VALUE_DRAW);
+						draws++;
+					}
+					break;
+				}
+				int any = 0;
+				for (int c = 0; c < n.w * n.h; c++)
+					any |= naive_can_place(&n, mover, c % n.w, c / n.w);
+				cr_expect_eq(k == 1 && mv[0].v == BP_MIRADOR_PASS, !any, "%s",
+					     fmt(g, &p));
+				struct bp_move m = mv[rng_next(&seed) % (uint64_t)k];
+				row = m.v == BP_MIRADOR_PASS ? row + 1 : 0;
+				passes += m.v == BP_MIRADOR_PASS;
+				g->ops->apply(g, &p, m);
+				struct bp_pos q = parse(g, fmt(g, &p));
+				cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+			}
+		}
+		free(mv);
+		bp_game_destroy(g);
+	}
+	printf("mirador random_games_with_passes: %d passes, %d wins, %d draws\n", passes, wins,
+	       draws);
+	cr_expect(passes > 0 && draws > 0 && wins > 0);
+}
+
+/* ---- describe ------------------------------------------------------------------------ */
+
+Test(mirador, describe)
+{
+	struct bp_game *g = open_game("mirador:8x8");
+	struct bp_pos p = parse(g, "8/8/8/3rr3/3rr3/8/8/8 b");
+	struct bp_text json = { 0 }, text = { 0 };
+	g->ops->describe(g, &p, &json, &text);
+	const char *j = bp_text_str(&json), *t = bp_text_str(&text);
+	cr_expect(strstr(j, "\"red\": {\"pieces\": [\"d4\"]"), "%s", j);
+	cr_expect(strstr(j, "\"chain_ns\": [\"N\", \"d4\", \"S\"]"), "%s", j);
+	cr_expect(strstr(j, "\"unbreakable\": false, \"breaking_set\": [\""), "%s", j);
+	cr_expect(strstr(t, "red chains can be broken by blue placing:"), "%s", t);
+	cr_expect(strstr(t, "blue has no chain"), "%s", t);
+	bp_text_free(&json);
+	bp_text_free(&text);
+	bp_game_destroy(g);
+	g = open_game("mirador:10x8");
+	p = parse(g, "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b");
+	g->ops->describe(g, &p, &json, &text);
+	t = bp_text_str(&text);
+	cr_expect(strstr(t, "red chains cannot be broken"), "%s", t);
+	cr_expect(strstr(t, "a1-c3(corner)"), "%s", t);
+	bp_text_free(&json);
+	bp_text_free(&text);
 	bp_game_destroy(g);
 }
