@@ -66,11 +66,13 @@
  * small: only candidates on the lanes of the lightest chain are ever branched on. */
 #include "solver/games/mirador.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/postext.h"
 
@@ -83,10 +85,23 @@
 enum { SIDE_N, SIDE_S, SIDE_W, SIDE_E };
 static const char side_names[] = "NSWE";
 
+/* One block of a tier's index space: the positions with r red and b blue pieces
+ * (and hence a known number of passes, and `passed`). */
+struct tier_block {
+	int r, b, passed;
+	uint64_t offset, size; /* size: C(N, r) * C(N, b); 0 when that overflows */
+};
+
 struct mirador {
 	int w, h, p, ncells;
 	int nx, ny;	/* top-left positions: x < nx, y < ny (0 when the piece never fits) */
 	uint64_t xmask; /* bits 0 .. nx-1 */
+	/* tiers: turns played. Dense ranks need the N = nx * ny top-left positions to
+	 * fit a 64-bit set. */
+	int nplace, maxpieces;
+	struct tier_block *blocks;
+	int *tier_first; /* ntiers + 1 entries: blocks of tier t */
+	int ranked;	 /* nplace <= 64 */
 };
 
 static const struct bp_option mirador_options[] = {
@@ -929,11 +944,12 @@ static void cell_name(const struct bp_game *g, int x, int y, char *buf)
 
 static const char *const colour_names[] = { "red", "blue" };
 
+static int validate_cells(const struct bp_game *g, const char *cells, struct bp_pos *out,
+			  struct bp_err *err);
+
 static int mirador_pos_parse(const struct bp_game *g, const char *text, struct bp_pos *out,
 			     struct bp_err *err)
 {
-	const struct mirador *m = M(g);
-	int W = m->w, H = m->h, P = m->p;
 	struct bp_postext pt;
 	int rc = bp_postext_parse(g->board, text, "rb", &pt, err);
 	if (rc)
@@ -952,6 +968,18 @@ static int mirador_pos_parse(const struct bp_game *g, const char *text, struct b
 	rc = bp_postext_check_keys(&pt, err);
 	if (rc)
 		return rc;
+	return validate_cells(g, pt.cells, out, err);
+}
+
+/* Builds out's planes from one character a cell ('r', 'b', '.'), out's to-move and
+ * passed already set, and checks everything RULES.md 9 and section 2 ask of a
+ * position: whole pieces, contacts that placements allow, and the turn order.
+ * @return BP_OK or BP_EPARSE saying what and where. */
+static int validate_cells(const struct bp_game *g, const char *cells, struct bp_pos *out,
+			  struct bp_err *err)
+{
+	const struct mirador *m = M(g);
+	int W = m->w, H = m->h, P = m->p;
 
 	/* decompose each colour into P x P blocks: scanning in drawing order, the first
 	 * square of a piece not yet accounted for is its top-left */
@@ -962,7 +990,7 @@ static int mirador_pos_parse(const struct bp_game *g, const char *text, struct b
 		owner[c] = -1;
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
-			char ch = pt.cells[y * W + x];
+			char ch = cells[y * W + x];
 			if (ch == '.' || owner[y * W + x] >= 0)
 				continue;
 			int col = ch == 'b';
@@ -970,7 +998,7 @@ static int mirador_pos_parse(const struct bp_game *g, const char *text, struct b
 			for (int dy = 0; dy < P; dy++)
 				for (int dx = 0; dx < P; dx++) {
 					int cx = x + dx, cy = y + dy;
-					if (cx >= W || cy >= H || pt.cells[cy * W + cx] != ch ||
+					if (cx >= W || cy >= H || cells[cy * W + cx] != ch ||
 					    owner[cy * W + cx] >= 0)
 						return bp_err_set(err, BP_EPARSE,
 								  "broken %s piece at %s: the %c "
@@ -1003,7 +1031,7 @@ static int mirador_pos_parse(const struct bp_game *g, const char *text, struct b
 				int o = owner[y2 * W + x2];
 				if (o < 0 || o == a)
 					continue;
-				char ca = pt.cells[y * W + x], cb = pt.cells[y2 * W + x2];
+				char ca = cells[y * W + x], cb = cells[y2 * W + x2];
 				bp_board_cell_name(g->board, a, name, sizeof name);
 				bp_board_cell_name(g->board, o, name2, sizeof name2);
 				if ((dx == 0 || dy == 0) && ca == cb)
@@ -1161,6 +1189,224 @@ static void mirador_transform(const struct bp_game *g, const struct bp_pos *p, i
 	PASSED(out) = PASSED(p);
 }
 
+/* ---- tiers and ranks ---------------------------------------------------------------- */
+
+/* Tier = turns played = pieces + passes. The passes follow from the counts, the
+ * colour to move and `passed` (see the header): with e = r - b - (blue to move),
+ *
+ *     passed=0: e == 0: none; e < 0 (red out): -e red passes; e > 0: e blue passes
+ *     passed=1: red to move:  e >= 1: e blue passes;  e <= 0: 2 - e (both passed)
+ *               blue to move: e <= -1: -e red passes; e >= 0: e + 2 (both passed)
+ *
+ * so within a tier the pair (r, b) fixes everything but where the pieces stand, and
+ * the dense index of a position is
+ *
+ *     offset(r, b) + colex(red top-lefts) * C(N, b) + colex(blue top-lefts)
+ *
+ * over the N top-left positions. Indices whose pieces overlap, touch illegally or
+ * break the turn order are holes (unrank says BP_ENOTFOUND). */
+static int passes_of(const struct bp_pos *p, int P)
+{
+	int e = pass_balance(p, P);
+	if (!PASSED(p))
+		return e < 0 ? -e : e;
+	if (!TO_MOVE(p))
+		return e >= 1 ? e : 2 - e;
+	return e <= -1 ? -e : e + 2;
+}
+
+static uint32_t mirador_tier(const struct bp_game *g, const struct bp_pos *p)
+{
+	int P = M(g)->p;
+	int pieces = (count_bits(cplane(p, 0)) + count_bits(cplane(p, 1))) / (P * P);
+	return (uint32_t)(pieces + passes_of(p, P));
+}
+
+static int mirador_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	const struct mirador *m = M(g);
+	if (!m->ranked || tier >= g->ntiers)
+		return BP_ERANGE;
+	uint64_t total = 0;
+	for (int i = m->tier_first[tier]; i < m->tier_first[tier + 1]; i++) {
+		if (!m->blocks[i].size && m->blocks[i].r + m->blocks[i].b > 0)
+			return BP_ERANGE;
+		if (__builtin_add_overflow(total, m->blocks[i].size, &total))
+			return BP_ERANGE;
+	}
+	*out = total;
+	return BP_OK;
+}
+
+/* The set of top-left positions (y * nx + x) of colour c's pieces. */
+static uint64_t placement_set(const struct mirador *m, const struct bp_pos *p, int c)
+{
+	const uint64_t *pl = cplane(p, c);
+	uint64_t set = 0;
+	for (int y = 0; y < m->ny; y++)
+		for (int x = 0; x < m->nx; x++) {
+			int cell = y * m->w + x;
+			if (test_bit(pl, cell) && (x == 0 || !test_bit(pl, cell - 1)) &&
+			    (y == 0 || !test_bit(pl, cell - m->w)))
+				set |= 1ull << (y * m->nx + x);
+		}
+	return set;
+}
+
+static int mirador_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	const struct mirador *m = M(g);
+	uint32_t t = mirador_tier(g, p);
+	uint64_t size;
+	int rc = mirador_tier_size(g, t, &size);
+	if (rc)
+		return rc;
+	uint64_t rs = placement_set(m, p, 0), bs = placement_set(m, p, 1);
+	int r = __builtin_popcountll(rs), b = __builtin_popcountll(bs);
+	for (int i = m->tier_first[t]; i < m->tier_first[t + 1]; i++) {
+		const struct tier_block *k = &m->blocks[i];
+		if (k->r != r || k->b != b)
+			continue;
+		*out = k->offset + bp_rank_subset(rs) * bp_binom(m->nplace, b) + bp_rank_subset(bs);
+		return BP_OK;
+	}
+	return BP_ERANGE;
+}
+
+static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
+			  struct bp_pos *out)
+{
+	const struct mirador *m = M(g);
+	uint64_t size;
+	int rc = mirador_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (index >= size)
+		return BP_ERANGE;
+	const struct tier_block *k = NULL;
+	for (int i = m->tier_first[tier]; i < m->tier_first[tier + 1]; i++)
+		if (index >= m->blocks[i].offset && index - m->blocks[i].offset < m->blocks[i].size)
+			k = &m->blocks[i];
+	if (!k)
+		return BP_ENOTFOUND;
+	uint64_t q = index - k->offset, nb = bp_binom(m->nplace, k->b);
+	uint64_t sets[2] = { bp_unrank_subset(k->r, q / nb), bp_unrank_subset(k->b, q % nb) };
+	char cells[MAX_CELLS];
+	memset(cells, '.', (size_t)m->ncells);
+	for (int c = 0; c < 2; c++)
+		for (uint64_t v = sets[c]; v; v &= v - 1) {
+			int i = __builtin_ctzll(v), x = i % m->nx, y = i / m->nx;
+			if (x >= m->nx || y >= m->ny)
+				return BP_ENOTFOUND;
+			for (int dy = 0; dy < m->p; dy++)
+				for (int dx = 0; dx < m->p; dx++) {
+					char *cell = &cells[(y + dy) * m->w + x + dx];
+					if (*cell != '.')
+						return BP_ENOTFOUND;
+					*cell = "rb"[c];
+				}
+		}
+	memset(out, 0, sizeof *out);
+	TO_MOVE(out) = tier & 1;
+	PASSED(out) = (uint64_t)k->passed;
+	if (validate_cells(g, cells, out, NULL))
+		return BP_ENOTFOUND;
+	assert(mirador_tier(g, out) == tier);
+	return BP_OK;
+}
+
+/* Most pieces that fit together: a maximum independent set of the top-left
+ * positions under "overlap or side contact" (corner contact allowed), by branching
+ * on a vertex of highest degree after taking every vertex of degree 0 or 1. */
+static int max_pieces(const uint64_t *nb, uint64_t mask)
+{
+	if (!mask)
+		return 0;
+	int best = -1, bestdeg = -1;
+	for (uint64_t t = mask; t; t &= t - 1) {
+		int v = __builtin_ctzll(t), d = __builtin_popcountll(nb[v] & mask);
+		if (d <= 1)
+			return 1 + max_pieces(nb, mask & ~nb[v] & ~(1ull << v));
+		if (d > bestdeg) {
+			bestdeg = d;
+			best = v;
+		}
+	}
+	int without = max_pieces(nb, mask & ~(1ull << best));
+	int with = 1 + max_pieces(nb, mask & ~nb[best] & ~(1ull << best));
+	return with > without ? with : without;
+}
+
+/* Lists every (r, b) pair of each tier; see passes_of for the pass kinds. */
+static int build_tiers(struct bp_game *g, struct mirador *m)
+{
+	int N = m->nplace;
+	if (N <= 64) {
+		uint64_t nb[64] = { 0 };
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < N; j++)
+				if (i != j && incompatible(m->p, i % m->nx - j % m->nx,
+							   i / m->nx - j / m->nx))
+					nb[i] |= 1ull << j;
+		m->maxpieces = max_pieces(nb, N == 64 ? ~0ull : (1ull << N) - 1);
+		m->ranked = 1;
+	} else {
+		m->maxpieces = m->ncells / (m->p * m->p);
+	}
+	int maxt = 3 * m->maxpieces + 4, nblocks = 0;
+	m->blocks = calloc((size_t)(maxt + 1) * 3 * (size_t)(maxt + 1), sizeof *m->blocks);
+	m->tier_first = calloc((size_t)maxt + 2, sizeof *m->tier_first);
+	if (!m->blocks || !m->tier_first)
+		return BP_ENOMEM;
+	int ntiers = 0;
+	for (int t = 0; t <= maxt; t++) {
+		int blue = t & 1;
+		m->tier_first[t] = nblocks;
+		uint64_t offset = 0;
+		for (int p = 0; p <= t; p++) {
+			int e[3], passed[3], kinds = 0;
+			if (p == 0) {
+				e[kinds] = 0;
+				passed[kinds++] = 0;
+			} else {
+				e[kinds] = p; /* blue passed p times */
+				passed[kinds++] = !blue;
+				e[kinds] = -p; /* red passed p times */
+				passed[kinds++] = blue;
+				if (p >= 2) { /* both passed, the game is over */
+					e[kinds] = blue ? p - 2 : 2 - p;
+					passed[kinds++] = 1;
+				}
+			}
+			for (int k = 0; k < kinds; k++) {
+				int sum = t - p, diff = e[k] + blue;
+				if ((sum + diff) % 2 || sum + diff < 0 || sum - diff < 0)
+					continue;
+				int r = (sum + diff) / 2, b = (sum - diff) / 2;
+				if (r + b > m->maxpieces)
+					continue;
+				struct tier_block *bl = &m->blocks[nblocks++];
+				bl->r = r;
+				bl->b = b;
+				bl->passed = passed[k];
+				bl->offset = offset;
+				if (m->ranked &&
+				    !__builtin_mul_overflow(bp_binom(N, r), bp_binom(N, b),
+							    &bl->size) &&
+				    !__builtin_add_overflow(offset, bl->size, &offset))
+					continue;
+				bl->size = 0;
+				offset = UINT64_MAX;
+			}
+		}
+		if (nblocks > m->tier_first[t])
+			ntiers = t + 1;
+	}
+	m->tier_first[maxt + 1] = nblocks;
+	g->ntiers = (uint32_t)ntiers;
+	return BP_OK;
+}
+
 /* ---- describe ---------------------------------------------------------------------- */
 
 static void node_name(const struct bp_game *g, const struct net *t, int v, char *buf)
@@ -1298,6 +1544,9 @@ static void mirador_describe(const struct bp_game *g, const struct bp_pos *p, st
 
 static void mirador_destroy(struct bp_game *g)
 {
+	struct mirador *m = g->impl;
+	free(m->blocks);
+	free(m->tier_first);
 	free(g->impl);
 	g->impl = NULL;
 }
@@ -1327,10 +1576,15 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 	m->nx = m->w >= m->p ? m->w - m->p + 1 : 0;
 	m->ny = m->h >= m->p ? m->h - m->p + 1 : 0;
 	m->xmask = m->nx >= 64 ? ~0ull : (1ull << m->nx) - 1;
+	m->nplace = m->nx * m->ny;
 	g->impl = m;
-	g->max_moves = m->nx * m->ny + 1;
+	g->max_moves = m->nplace + 1;
 	g->nsym = b->nsym;
-	g->ntiers = 0;
+	int rc = build_tiers(g, m);
+	if (rc) {
+		mirador_destroy(g);
+		return rc;
+	}
 	return BP_OK;
 }
 
@@ -1351,5 +1605,9 @@ const struct bp_game_ops bp_mirador_ops = {
 	.move_parse = mirador_move_parse,
 	.move_format = mirador_move_format,
 	.transform = mirador_transform,
+	.tier = mirador_tier,
+	.tier_size = mirador_tier_size,
+	.rank = mirador_rank,
+	.unrank = mirador_unrank,
 	.describe = mirador_describe,
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/enumerate.h"
 #include "solver/game.h"
 #include "solver/games/mirador.h"
 #include "solver/perft.h"
@@ -1019,5 +1020,126 @@ Test(mirador, describe)
 	cr_expect(strstr(t, "a1-c3(corner)"), "%s", t);
 	bp_text_free(&json);
 	bp_text_free(&text);
+	bp_game_destroy(g);
+}
+
+/* ---- tiers, ranks and counts ---------------------------------------------------------- */
+
+struct pos_set {
+	struct bp_pos *slot;
+	uint8_t *used;
+	size_t cap, n;
+};
+
+static int pos_set_add(struct pos_set *s, const struct bp_pos *p)
+{
+	size_t i = bp_pos_hash(p) & (s->cap - 1);
+	while (s->used[i]) {
+		if (bp_pos_equal(&s->slot[i], p))
+			return 0;
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->used[i] = 1;
+	s->slot[i] = *p;
+	s->n++;
+	cr_assert(s->n < s->cap / 2, "position set full");
+	return 1;
+}
+
+static void reach(const struct bp_game *g, const struct bp_pos *p, struct pos_set *s)
+{
+	if (!pos_set_add(s, p))
+		return;
+	struct bp_move mv[128];
+	cr_assert(g->max_moves <= 128);
+	int k = g->ops->moves(g, p, mv);
+	for (int i = 0; i < k; i++) {
+		struct bp_pos c = *p;
+		g->ops->apply(g, &c, mv[i]);
+		cr_assert_eq(g->ops->tier(g, &c), g->ops->tier(g, p) + 1, "a turn raises the tier");
+		reach(g, &c, s);
+	}
+}
+
+ParameterizedTestParameters(mirador, count_vs_search)
+{
+	static char specs[][32] = { "mirador:5x5", "mirador:6x6", "mirador:7x5",
+				    "mirador:4x4,piece=1", "mirador:7x7,piece=3" };
+	return cr_make_param_array(char[32], specs, sizeof specs / sizeof specs[0]);
+}
+
+/* Enumeration by tiers (which rests on rank and unrank) finds exactly the positions a
+ * plain search from the start reaches, tier by tier, raw and up to symmetry. */
+ParameterizedTest(char (*spec)[32], mirador, count_vs_search)
+{
+	struct bp_game *g = open_game(*spec);
+	struct pos_set s = { .cap = 1 << 16 };
+	s.slot = calloc(s.cap, sizeof *s.slot);
+	s.used = calloc(s.cap, 1);
+	cr_assert(s.slot && s.used);
+	struct bp_pos start = parse(g, "start");
+	reach(g, &start, &s);
+	uint64_t raw[64] = { 0 }, classes[64] = { 0 };
+	for (size_t i = 0; i < s.cap; i++) {
+		if (!s.used[i])
+			continue;
+		const struct bp_pos *p = &s.slot[i];
+		uint32_t t = g->ops->tier(g, p);
+		cr_assert(t < g->ntiers && t < 64);
+		raw[t]++;
+		struct bp_pos c, u;
+		bp_game_canonical(g, p, &c);
+		classes[t] += bp_pos_equal(&c, p);
+		uint64_t idx, size;
+		cr_assert_eq(g->ops->rank(g, p, &idx), BP_OK);
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		cr_expect(idx < size);
+		cr_assert_eq(g->ops->unrank(g, t, idx, &u), BP_OK, "%s", fmt(g, p));
+		cr_expect(bp_pos_equal(&u, p), "%s: unrank(rank) gives %s", fmt(g, p), fmt(g, &u));
+	}
+	struct bp_enum_counts ec;
+	cr_assert_eq(bp_enumerate(g, 1 << 28, NULL, NULL, &ec), BP_OK);
+	for (uint32_t t = 0; t < ec.ntiers && t < 64; t++) {
+		cr_expect_eq(ec.raw[t], raw[t], "%s tier %u: %llu, search %llu", *spec, t,
+			     (unsigned long long)ec.raw[t], (unsigned long long)raw[t]);
+		cr_expect_eq(ec.classes[t], classes[t], "%s tier %u classes", *spec, t);
+	}
+	bp_enum_counts_free(&ec);
+	free(s.slot);
+	free(s.used);
+	bp_game_destroy(g);
+}
+
+/* Every index of small tiers either names a valid position that ranks back to it or
+ * is a hole; valid positions print and parse back unchanged. */
+Test(mirador, unrank_all)
+{
+	struct bp_game *g = open_game("mirador:5x5");
+	int valid = 0, holes = 0;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t size;
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		cr_assert(size < 4000000, "tier %u: %llu", t, (unsigned long long)size);
+		for (uint64_t i = 0; i < size; i++) {
+			struct bp_pos p;
+			int rc = g->ops->unrank(g, t, i, &p);
+			if (rc == BP_ENOTFOUND) {
+				holes++;
+				continue;
+			}
+			cr_assert_eq(rc, BP_OK);
+			valid++;
+			uint64_t back;
+			cr_assert_eq(g->ops->rank(g, &p, &back), BP_OK);
+			cr_expect_eq(back, i);
+			cr_expect_eq(g->ops->tier(g, &p), t);
+			struct bp_pos q = parse(g, fmt(g, &p));
+			cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+		}
+	}
+	printf("mirador unrank_all 5x5: %d valid, %d holes, %u tiers\n", valid, holes, g->ntiers);
+	cr_expect(valid > 0 && holes > 0);
+	uint64_t size;
+	cr_expect_eq(g->ops->tier_size(g, g->ntiers, &size), BP_ERANGE);
 	bp_game_destroy(g);
 }
