@@ -1449,9 +1449,14 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 	}
 	bp_text_printf(json, "]");
 	bp_text_printf(text, "\n");
-	/* one chain per direction, the one with fewest pieces */
+	/* one chain per direction, the one with fewest pieces, drawn on a copy of the
+	 * board: its pieces in capitals, its lines of sight as | and -, and the
+	 * breaking set (if any) as x */
 	struct bp_mirador_verdict v;
 	run_test(m, &b, t, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, &v);
+	char draw[MAX_CELLS];
+	for (int c = 0; c < m->ncells; c++)
+		draw[c] = mirador_cell_char(g, p, c);
 	for (int d = 0; d < 2; d++) {
 		struct bp_mirador_verdict dummy;
 		struct search s = { .m = m, .net = t, .out = &dummy };
@@ -1492,6 +1497,27 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 				node_name(g, t, path[i], a);
 				bp_text_printf(json, "%s\"%s\"", i < np - 1 ? ", " : "", a);
 				bp_text_printf(text, " %s", a);
+				if (path[i] < t->n)
+					for (int dy = 0; dy < m->p; dy++)
+						for (int dx = 0; dx < m->p; dx++)
+							draw[(t->py[path[i]] + dy) * m->w +
+							     t->px[path[i]] + dx] = "RB"[colour];
+				if (i == 0)
+					continue;
+				/* the link to the next node: mark its lanes */
+				int li = s.via[path[i - 1]];
+				const struct link *l = &t->links[li];
+				for (int k = l->l0; k < l->l0 + l->nl; k++) {
+					const struct lane *ln = &t->lanes[k];
+					for (int u = ln->lo; u <= ln->hi; u++) {
+						int cell = ln->vert ? u * m->w + ln->at
+								    : ln->at * m->w + u;
+						char mark = ln->vert ? '|' : '-';
+						draw[cell] = draw[cell] == '.' || draw[cell] == mark
+								     ? mark
+								     : '+';
+					}
+				}
 			}
 		}
 		bp_text_printf(json, "]");
@@ -1522,6 +1548,22 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 		}
 		bp_text_printf(json, "]");
 		bp_text_printf(text, "\n");
+		for (int i = 0; i < v.nwitness; i++)
+			for (int dy = 0; dy < m->p; dy++)
+				for (int dx = 0; dx < m->p; dx++)
+					draw[v.witness[i] + dy * m->w + dx] = 'x';
+	}
+	if (v.chains) {
+		bp_text_printf(text,
+			       "%s chains drawn (%c: their pieces, | -: their lines of sight%s):\n",
+			       cn, "RB"[colour], v.unbreakable ? "" : ", x: the breaking set");
+		for (int y = 0; y < m->h; y++) {
+			bp_board_row_name(y, a, sizeof a);
+			bp_text_printf(text, "%3s ", a);
+			for (int x = 0; x < m->w; x++)
+				bp_text_printf(text, "%c%s", draw[y * m->w + x],
+					       x + 1 < m->w ? " " : "\n");
+		}
 	}
 	bp_text_printf(json, "}");
 	net_free(t);
