@@ -512,6 +512,8 @@ static int breakable(struct search *s)
 	link_weights(s);
 	int dir = -1, best = INT_MAX;
 	for (int d = 0; d < 2; d++) {
+		if (!(s->dirs & (1 << d)))
+			continue;
 		int w = d == 0 ? lightest_chain(s, SIDE_N, SIDE_S)
 			       : lightest_chain(s, SIDE_W, SIDE_E);
 		if (w == 0)

@@ -522,6 +522,29 @@ ParameterizedTestParameters(mirador, verdicts)
 	return cr_make_param_array(struct verdict_case, cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Both directions threatened at once (the seed's figure 6 idea): a lone piece in
+ * the open has a north-south and an east-west chain; one blocker stops either, and
+ * the challenger needs one for each. */
+Test(mirador, both_directions)
+{
+	struct bp_game *g = open_game("mirador:8x8");
+	struct bp_pos p = parse(g, "8/8/8/3rr3/3rr3/8/8/8 b");
+	struct bp_mirador_verdict ns, ew, both;
+	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_NS, &ns);
+	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_EW, &ew);
+	bp_mirador_test(g, &p, BP_MIRADOR_RED, &both);
+	cr_expect(!ns.unbreakable && !ew.unbreakable && !both.unbreakable);
+	cr_expect_eq(ns.nwitness, 1, "north-south: one blocker");
+	cr_expect_eq(ew.nwitness, 1, "east-west: one blocker");
+	cr_expect_eq(both.nwitness, 2, "both: two blockers");
+	check_witness(g, &p, 2, BP_MIRADOR_RED, &both);
+	/* after the north-south blocker alone, the east-west chain is still there */
+	struct naive n = naive_of(g, &p, 2);
+	naive_put(&n, 'b', ns.witness[0] % 8, ns.witness[0] / 8);
+	cr_expect_eq(naive_chains(&n, 'r'), BP_MIRADOR_EW);
+	bp_game_destroy(g);
+}
+
 /* Fewest opponent placements (made one after another) that leave no chain, by
  * iterative deepening over the naive model; 0 when none up to max. */
 static int naive_min_blockers(struct naive *n, char colour, int depth, int start)
@@ -717,6 +740,14 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 			stats[!v.chains ? 0 : v.unbreakable ? 2 : 1]++;
 			if (v.chains && !v.unbreakable)
 				check_witness(g, &p, piece, c, &v);
+			/* each direction on its own */
+			for (int d = 1; d <= 2; d++) {
+				struct bp_mirador_verdict vd;
+				bp_mirador_test_dirs(g, &p, c, d, &vd);
+				cr_expect_eq(vd.unbreakable,
+					     naive_unbreakable_dirs(&n, ch, d, NULL),
+					     "%s: %c direction %d", fmt(g, &p), ch, d);
+			}
 			compare_links(g, &p, piece, c);
 			/* legal placements */
 			for (int y = 0; y < n.h; y++)
