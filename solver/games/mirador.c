@@ -63,7 +63,12 @@
  *     the tree never revisits a set.
  *
  * The test is exact (every pruning step is a proof) and the cut structure keeps it
- * small: only candidates on the lanes of the lightest chain are ever branched on. */
+ * small: only candidates on the lanes of the lightest chain are ever branched on.
+ * The tests compare it with a brute force over every set of placements on grids up
+ * to 7x7; on positions of random 27x27 games it takes well under a millisecond.
+ *
+ * Tiers are turns played (pieces + passes, see "tiers and ranks" below); grids
+ * with at most 64 top-left positions (9x9 for 2x2 pieces) also have dense ranks. */
 #include "solver/games/mirador.h"
 
 #include <assert.h>
