@@ -7,7 +7,8 @@
  *     bench_mirador [--seed N] [--games N] [--perft-depth D] [--spec S] [POSITION]
  *
  * With POSITION (on --spec, default mirador:27x27) it times moves() and perft 1 on
- * that position only. */
+ * that position only; with --board ROWS it times the unbreakable test on any
+ * arrangement of pieces, whether or not play can reach it (stress cases). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "solver/game.h"
 #include "solver/games/mirador.h"
 #include "solver/perft.h"
+#include "solver/postext.h"
 
 static double now(void)
 {
@@ -127,11 +129,40 @@ static void stress(const char *spec, int boards, int pieces, uint64_t seed)
 	bp_game_destroy(g);
 }
 
+/* Pieces from ROWS ('r', 'b', '.'), top-left squares first, ignoring turn order. */
+static int board_from_rows(const struct bp_game *g, const char *rows, struct bp_pos *p)
+{
+	struct bp_postext pt;
+	struct bp_err err;
+	char text[4096];
+	snprintf(text, sizeof text, "%s r", rows);
+	if (bp_postext_parse(g->board, text, "rb", &pt, &err)) {
+		fprintf(stderr, "bench_mirador: %s\n", err.msg);
+		return -1;
+	}
+	int w = g->board->a;
+	g->ops->start(g, p);
+	for (int c = 0; c < g->board->ncells; c++) {
+		char ch = pt.cells[c];
+		if (ch == '.' || (c % w > 0 && pt.cells[c - 1] == ch) ||
+		    (c >= w && pt.cells[c - w] == ch))
+			continue;
+		if (!bp_mirador_can_place(g, p, ch == 'b', c % w, c / w)) {
+			fprintf(stderr, "bench_mirador: no %c piece fits at cell %d\n", ch, c);
+			return -1;
+		}
+		p->w[24] = ch == 'b';
+		g->ops->apply(g, p, (struct bp_move){ (uint32_t)c });
+	}
+	p->w[24] = p->w[25] = 0;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = 1;
 	int games = 200, depth = 4, crowded = 0;
-	const char *spec = "mirador:27x27", *position = NULL;
+	const char *spec = "mirador:27x27", *position = NULL, *rows = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 10);
@@ -139,12 +170,32 @@ int main(int argc, char **argv)
 			games = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--perft-depth") && i + 1 < argc)
 			depth = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--board") && i + 1 < argc)
+			rows = argv[++i];
 		else if (!strcmp(argv[i], "--crowded") && i + 1 < argc)
 			crowded = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--spec") && i + 1 < argc)
 			spec = argv[++i];
 		else
 			position = argv[i];
+	}
+	if (rows) {
+		struct bp_game *g = open_game(spec);
+		struct bp_pos p;
+		if (board_from_rows(g, rows, &p))
+			return 2;
+		for (int c = 0; c < 2; c++) {
+			struct bp_mirador_verdict v;
+			double t0 = now();
+			bp_mirador_test(g, &p, c, &v);
+			printf("%s: chains %d, unbreakable %d, breaking set of %d, %llu search "
+			       "nodes, "
+			       "%.3f ms\n",
+			       c ? "blue" : "red", v.chains, v.unbreakable, v.nwitness,
+			       (unsigned long long)v.nodes, (now() - t0) * 1e3);
+		}
+		bp_game_destroy(g);
+		return 0;
 	}
 	if (position) {
 		struct bp_game *g = open_game(spec);

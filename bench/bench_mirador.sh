@@ -22,3 +22,5 @@ echo "== 27x27 mid-game: time boardproof moves and perft 1 =="
 /usr/bin/time -f "boardproof moves: %e s" "$bp" moves mirador:27x27 "$pos" | wc -l
 /usr/bin/time -f "boardproof perft 1: %e s" "$bp" perft mirador:27x27 1 --position "$pos"
 "$bin" --spec mirador:27x27 "$pos"
+echo "== stress: a lattice of 25 red pieces on 27x27 (breaking set of 10) =="
+"$bin" --spec mirador:27x27 --board 'rr4rr4rr4rr4rr1/rr4rr4rr4rr4rr1/27/27/27/27/rr4rr4rr4rr4rr1/rr4rr4rr4rr4rr1/27/27/27/27/rr4rr4rr4rr4rr1/rr4rr4rr4rr4rr1/27/27/27/27/rr4rr4rr4rr4rr1/rr4rr4rr4rr4rr1/27/27/27/27/rr4rr4rr4rr4rr1/rr4rr4rr4rr4rr1/27'
