@@ -256,6 +256,67 @@ static int naive_unbreakable_dirs(const struct naive *n0, char colour, int dirs,
 	return r;
 }
 
+/* Squares on colour's lines of sight: from each piece, along each of its rows and
+ * columns, the empty squares up to a friendly piece or a side. */
+static void naive_lane_squares(const struct naive *n, char colour, char *mark)
+{
+	int px[NMAX * NMAX / 4 + 4], py[NMAX * NMAX / 4 + 4];
+	int k = naive_pieces(n, colour, px, py);
+	memset(mark, 0, (size_t)(n->w * n->h));
+	static const int dir[4][2] = { { 1, 0 }, { -1, 0 }, { 0, 1 }, { 0, -1 } };
+	for (int i = 0; i < k; i++)
+		for (int d = 0; d < 4; d++)
+			for (int j = 0; j < n->p; j++) {
+				int dx = dir[d][0], dy = dir[d][1];
+				/* start just outside the piece, on its j-th row or column */
+				int x = dx > 0 ? px[i] + n->p : dx < 0 ? px[i] - 1 : px[i] + j;
+				int y = dy > 0 ? py[i] + n->p : dy < 0 ? py[i] - 1 : py[i] + j;
+				int x0 = x, y0 = y;
+				while (x >= 0 && y >= 0 && x < n->w && y < n->h &&
+				       at(n, x, y) == '.') {
+					x += dx;
+					y += dy;
+				}
+				int open = x < 0 || y < 0 || x >= n->w || y >= n->h ||
+					   at(n, x, y) == colour;
+				for (int u = x0, v = y0; open && (u != x || v != y);
+				     u += dx, v += dy)
+					mark[v * n->w + u] = 1;
+			}
+}
+
+/* The brute force over the opponent placements that cover a square of mark only
+ * (the others remove no link): for boards too big for naive_unbreakable. */
+static int naive_unbreakable_marked(const struct naive *n0, char colour, long *sets)
+{
+	if (!naive_chains(n0, colour))
+		return 0;
+	char mark[NMAX * NMAX];
+	naive_lane_squares(n0, colour, mark);
+	struct brute *b = calloc(1, sizeof *b);
+	cr_assert(b);
+	struct naive n = *n0;
+	b->colour = colour;
+	b->dirs = BP_MIRADOR_NS | BP_MIRADOR_EW;
+	b->opp = colour == 'r' ? 'b' : 'r';
+	for (int y = 0; y < n.h; y++)
+		for (int x = 0; x < n.w; x++) {
+			int covers = 0;
+			for (int dy = 0; dy < n.p && y + dy < n.h; dy++)
+				for (int dx = 0; dx < n.p && x + dx < n.w; dx++)
+					covers |= mark[(y + dy) * n.w + x + dx];
+			if (covers && naive_can_place(&n, b->opp, x, y)) {
+				b->px[b->nplace] = x;
+				b->py[b->nplace++] = y;
+			}
+		}
+	int r = !brute_rec(b, &n, 0);
+	if (sets)
+		*sets = b->sets;
+	free(b);
+	return r;
+}
+
 static int naive_unbreakable(const struct naive *n, char colour, long *sets)
 {
 	return naive_unbreakable_dirs(n, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, sets);
@@ -545,6 +606,75 @@ Test(mirador, both_directions)
 	bp_game_destroy(g);
 }
 
+/* Pieces from ROWS, placed one by one where rule 1 allows, ignoring turn order. */
+static struct bp_pos board_of(const struct bp_game *g, const char *rows)
+{
+	struct naive n;
+	n.w = g->board->a;
+	n.h = g->board->b;
+	n.p = atoi(bp_game_option(g, "piece"));
+	int k = 0;
+	for (const char *c = rows; *c && k < n.w * n.h; c++) {
+		if (*c == '/')
+			continue;
+		if (*c >= '1' && *c <= '9') {
+			int run = (int)strtol(c, (char **)&c, 10);
+			c--;
+			while (run--)
+				n.cell[k++] = '.';
+			continue;
+		}
+		n.cell[k++] = *c;
+	}
+	cr_assert_eq(k, n.w * n.h, "%s", rows);
+	struct bp_pos p = parse(g, "start");
+	for (int c = 0; c < k; c++) {
+		char ch = n.cell[c];
+		int x = c % n.w, y = c / n.w;
+		if (ch == '.' || (x > 0 && at(&n, x - 1, y) == ch) ||
+		    (y > 0 && at(&n, x, y - 1) == ch))
+			continue;
+		cr_assert(bp_mirador_can_place(g, &p, ch == 'b', x, y), "%s: %c at %d", rows, ch,
+			  c);
+		p.w[24] = ch == 'b';
+		g->ops->apply(g, &p, (struct bp_move){ (uint32_t)c });
+	}
+	p.w[24] = p.w[25] = 0;
+	return p;
+}
+
+/* The seed's figure 6: north-south alone can be broken, east-west alone can be
+ * broken, both cannot. Found by a random search over 12x12 boards; the naive brute
+ * force (over the placements that touch a line of sight) confirms it. */
+Test(mirador, fig6)
+{
+	struct bp_game *g = open_game("mirador:12x12");
+	struct bp_pos p =
+		board_of(g, "12/1rr5rr2/1rr5rr2/12/3bb7/3bb2rr3/7rr3/12/4bb6/4bb6/rr10/rr10");
+	struct bp_mirador_verdict ns, ew, both;
+	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_NS, &ns);
+	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_EW, &ew);
+	bp_mirador_test(g, &p, BP_MIRADOR_RED, &both);
+	cr_expect_eq(both.chains, BP_MIRADOR_NS | BP_MIRADOR_EW);
+	cr_expect(!ns.unbreakable && !ew.unbreakable && both.unbreakable);
+	struct naive n = naive_of(g, &p, 2);
+	for (int d = 0; d < 2; d++) {
+		const struct bp_mirador_verdict *v = d ? &ew : &ns;
+		struct naive m = n;
+		for (int i = 0; i < v->nwitness; i++) {
+			int x = v->witness[i] % 12, y = v->witness[i] / 12;
+			cr_assert(naive_can_place(&m, 'b', x, y));
+			naive_put(&m, 'b', x, y);
+		}
+		cr_expect_eq(naive_chains(&m, 'r') & (d ? BP_MIRADOR_EW : BP_MIRADOR_NS), 0,
+			     "direction %d witness", d);
+	}
+	long sets = 0;
+	cr_expect(naive_unbreakable_marked(&n, 'r', &sets), "naive: breakable");
+	printf("mirador fig6: the brute force tried %ld sets\n", sets);
+	bp_game_destroy(g);
+}
+
 /* Fewest opponent placements (made one after another) that leave no chain, by
  * iterative deepening over the naive model; 0 when none up to max. */
 static int naive_min_blockers(struct naive *n, char colour, int depth, int start)
@@ -742,6 +872,8 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 				cr_expect_eq(v.unbreakable, nu,
 					     "%s: unbreakable %c (naive %d, %ld sets)", fmt(g, &p),
 					     ch, nu, sets);
+				cr_expect_eq(naive_unbreakable_marked(&n, ch, NULL), nu,
+					     "%s: marked brute force", fmt(g, &p));
 			}
 			if (v.chains && !v.unbreakable)
 				check_witness(g, &p, piece, c, &v);
