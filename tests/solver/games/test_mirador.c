@@ -823,19 +823,23 @@ struct random_case {
 	char spec[40];
 	int positions, max_plies;
 	int mixed; /* both answers must occur (on 4x4 every chain is unbreakable) */
-	int big;   /* too big for the brute force: check chains, links and witnesses */
+	/* 1: too big for the brute force: check chains, links and witnesses only;
+	 * 2: the brute force over placements on lines of sight only */
+	int big;
 };
 
 ParameterizedTestParameters(mirador, random_vs_naive)
 {
 	static struct random_case cases[] = {
-		{ "mirador:4x4", 60, 6, 0, 0 },		 { "mirador:5x5", 80, 8, 1, 0 },
-		{ "mirador:6x6", 120, 12, 1, 0 },	 { "mirador:7x7", 300, 14, 1, 0 },
-		{ "mirador:7x5", 80, 10, 1, 0 },	 { "mirador:4x4,piece=1", 60, 8, 1, 0 },
-		{ "mirador:5x5,piece=1", 80, 14, 1, 0 }, { "mirador:6x6,piece=1", 60, 18, 1, 0 },
-		{ "mirador:7x7,piece=3", 40, 6, 1, 0 },	 { "mirador:6x7", 80, 12, 1, 0 },
-		{ "mirador:7x6", 80, 12, 1, 0 },	 { "mirador:12x12", 60, 30, 1, 1 },
-		{ "mirador:27x27", 30, 80, 0, 1 },	 { "mirador:20x9,piece=3", 30, 20, 0, 1 },
+		{ "mirador:4x4", 60, 6, 0, 0 },		  { "mirador:5x5", 80, 8, 1, 0 },
+		{ "mirador:6x6", 120, 12, 1, 0 },	  { "mirador:7x7", 300, 14, 1, 0 },
+		{ "mirador:7x5", 80, 10, 1, 0 },	  { "mirador:4x4,piece=1", 60, 8, 1, 0 },
+		{ "mirador:5x5,piece=1", 80, 14, 1, 0 },  { "mirador:6x6,piece=1", 60, 18, 1, 0 },
+		{ "mirador:7x7,piece=3", 40, 6, 1, 0 },	  { "mirador:6x7", 80, 12, 1, 0 },
+		{ "mirador:7x6", 80, 12, 1, 0 },	  { "mirador:12x12", 60, 30, 1, 2 },
+		{ "mirador:8x8", 120, 20, 1, 2 },	  { "mirador:9x9", 120, 24, 1, 2 },
+		{ "mirador:10x10", 80, 26, 1, 2 },	  { "mirador:27x27", 30, 80, 0, 1 },
+		{ "mirador:20x9,piece=3", 30, 20, 0, 1 },
 	};
 	return cr_make_param_array(struct random_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -866,6 +870,13 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 			cr_expect_eq(v.chains, naive_chains(&n, ch), "%s: chains of %c", fmt(g, &p),
 				     ch);
 			stats[!v.chains ? 0 : v.unbreakable ? 2 : 1]++;
+			if (rc->big == 2) {
+				long sets = 0;
+				int nu = naive_unbreakable_marked(&n, ch, &sets);
+				cr_expect_eq(v.unbreakable, nu,
+					     "%s: unbreakable %c (naive %d, %ld sets)", fmt(g, &p),
+					     ch, nu, sets);
+			}
 			if (!rc->big) {
 				long sets = 0;
 				int nu = naive_unbreakable(&n, ch, &sets);
