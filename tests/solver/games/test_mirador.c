@@ -287,9 +287,9 @@ static void naive_lane_squares(const struct naive *n, char colour, char *mark)
 
 /* The brute force over the opponent placements that cover a square of mark only
  * (the others remove no link): for boards too big for naive_unbreakable. */
-static int naive_unbreakable_marked(const struct naive *n0, char colour, long *sets)
+static int naive_unbreakable_marked_dirs(const struct naive *n0, char colour, int dirs, long *sets)
 {
-	if (!naive_chains(n0, colour))
+	if (!(naive_chains(n0, colour) & dirs))
 		return 0;
 	char mark[NMAX * NMAX];
 	naive_lane_squares(n0, colour, mark);
@@ -297,7 +297,7 @@ static int naive_unbreakable_marked(const struct naive *n0, char colour, long *s
 	cr_assert(b);
 	struct naive n = *n0;
 	b->colour = colour;
-	b->dirs = BP_MIRADOR_NS | BP_MIRADOR_EW;
+	b->dirs = dirs;
 	b->opp = colour == 'r' ? 'b' : 'r';
 	for (int y = 0; y < n.h; y++)
 		for (int x = 0; x < n.w; x++) {
@@ -315,6 +315,11 @@ static int naive_unbreakable_marked(const struct naive *n0, char colour, long *s
 		*sets = b->sets;
 	free(b);
 	return r;
+}
+
+static int naive_unbreakable_marked(const struct naive *n, char colour, long *sets)
+{
+	return naive_unbreakable_marked_dirs(n, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, sets);
 }
 
 static int naive_unbreakable(const struct naive *n, char colour, long *sets)
@@ -644,13 +649,38 @@ static struct bp_pos board_of(const struct bp_game *g, const char *rows)
 }
 
 /* The seed's figure 6: north-south alone can be broken, east-west alone can be
- * broken, both cannot. Found by a random search over 12x12 boards; the naive brute
- * force (over the placements that touch a line of sight) confirms it. */
-Test(mirador, fig6)
+ * broken, both cannot. Found by a random search over boards; the naive brute force
+ * (over the placements that touch a line of sight) confirms each claim. Red has just
+ * moved on 10x10 and wins (blue's chains are unbreakable too, which does not matter:
+ * only the player who just moved can have won); the 12x12 board is a second case. */
+struct fig6_case {
+	char spec[32], rows[96];
+	int game; /* rows + " b" is a valid position with red to have just moved */
+};
+
+ParameterizedTestParameters(mirador, fig6)
 {
-	struct bp_game *g = open_game("mirador:12x12");
-	struct bp_pos p =
-		board_of(g, "12/1rr5rr2/1rr5rr2/12/3bb7/3bb2rr3/7rr3/12/4bb6/4bb6/rr10/rr10");
+	static struct fig6_case cases[] = {
+		{ "mirador:10x10", "2rr6/2rr6/rr8/rr1bb5/3bb2rr1/7rr1/4bb4/4bb1rr1/bb5rr1/bb8", 1 },
+		{ "mirador:12x12", "12/1rr5rr2/1rr5rr2/12/3bb7/3bb2rr3/7rr3/12/4bb6/4bb6/rr10/rr10",
+		  0 },
+	};
+	return cr_make_param_array(struct fig6_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct fig6_case *fc, mirador, fig6)
+{
+	struct bp_game *g = open_game(fc->spec);
+	int w = g->board->a;
+	struct bp_pos p = board_of(g, fc->rows);
+	if (fc->game) {
+		char text[128];
+		snprintf(text, sizeof text, "%s b", fc->rows);
+		p = parse(g, text);
+		struct bp_move mv[128];
+		cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS, "red has won");
+		cr_expect_eq(g->ops->moves(g, &p, mv), 0);
+	}
 	struct bp_mirador_verdict ns, ew, both;
 	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_NS, &ns);
 	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_EW, &ew);
@@ -662,16 +692,19 @@ Test(mirador, fig6)
 		const struct bp_mirador_verdict *v = d ? &ew : &ns;
 		struct naive m = n;
 		for (int i = 0; i < v->nwitness; i++) {
-			int x = v->witness[i] % 12, y = v->witness[i] / 12;
+			int x = v->witness[i] % w, y = v->witness[i] / w;
 			cr_assert(naive_can_place(&m, 'b', x, y));
 			naive_put(&m, 'b', x, y);
 		}
 		cr_expect_eq(naive_chains(&m, 'r') & (d ? BP_MIRADOR_EW : BP_MIRADOR_NS), 0,
 			     "direction %d witness", d);
+		cr_expect(!naive_unbreakable_marked_dirs(&n, 'r', d ? BP_MIRADOR_EW : BP_MIRADOR_NS,
+							 NULL),
+			  "naive: direction %d alone unbreakable", d);
 	}
 	long sets = 0;
 	cr_expect(naive_unbreakable_marked(&n, 'r', &sets), "naive: breakable");
-	printf("mirador fig6: the brute force tried %ld sets\n", sets);
+	printf("mirador fig6 %s: the brute force tried %ld sets\n", fc->spec, sets);
 	bp_game_destroy(g);
 }
 
