@@ -22,7 +22,7 @@
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: steady on a busy machine */
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Mirador benchmark: perft turns per second and unbreakable tests per second on
 # mirador:10x10, moves() timing along seeded random 27x27 games, and the same on
-# crowded random boards (10x10, 12x12, 27x27). Usage (from the source root):
+# crowded random boards (10x10, 12x12, 27x27); times are CPU time of the
+# benchmark thread (bench_mirador), wall time for the boardproof runs. Usage:
 #     bench/bench_mirador.sh [BUILD_DIR] [SEED]
 set -eu
 build=${1:-build}
