@@ -613,30 +613,57 @@ static int csr(int n, const int *key, const int *val, int npairs, int **start, i
 	return 0;
 }
 
+/* The link graph of t (pieces, then the four sides) and the per-link and per-node
+ * arrays that lightest_chain needs; every link weighs `weight` until link_weights
+ * runs. */
+static void graph_open(struct search *s, struct net *t, int weight)
+{
+	s->net = t;
+	s->nnodes = t->n + 4;
+	int *key = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
+	int *val = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
+	for (int i = 0; i < t->nlinks; i++) {
+		key[2 * i] = t->links[i].a;
+		key[2 * i + 1] = t->links[i].b;
+		val[2 * i] = val[2 * i + 1] = i;
+	}
+	csr(s->nnodes, key, val, 2 * t->nlinks, &s->adj0, &s->adj);
+	free(key);
+	free(val);
+	s->lw = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
+	s->lbest = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
+	for (int i = 0; i < t->nlinks; i++)
+		s->lw[i] = weight;
+	s->dist = xmalloc(sizeof(int) * (size_t)s->nnodes);
+	s->via = xmalloc(sizeof(int) * (size_t)s->nnodes);
+	s->done = xmalloc((size_t)s->nnodes);
+}
+
+static void graph_close(struct search *s)
+{
+	free(s->adj0);
+	free(s->adj);
+	free(s->lw);
+	free(s->lbest);
+	free(s->dist);
+	free(s->via);
+	free(s->done);
+}
+
+/* The directions (BP_MIRADOR_* mask) in which some chain exists: with every
+ * weight 0 or more, any path at all. */
+static int chain_mask(struct search *s)
+{
+	return (lightest_chain(s, SIDE_N, SIDE_S) >= 0 ? BP_MIRADOR_NS : 0) |
+	       (lightest_chain(s, SIDE_W, SIDE_E) >= 0 ? BP_MIRADOR_EW : 0);
+}
+
 static void run_test(const struct mirador *m, const struct mb *b, struct net *t, int colour,
 		     int dirs, struct bp_mirador_verdict *out)
 {
-	struct search s = { .m = m, .net = t, .out = out, .dirs = dirs };
-	int n = t->n, W = m->w, P = m->p;
-	s.nnodes = n + 4;
-	/* graph adjacency */
-	{
-		int *key = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-		int *val = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-		for (int i = 0; i < t->nlinks; i++) {
-			key[2 * i] = t->links[i].a;
-			key[2 * i + 1] = t->links[i].b;
-			val[2 * i] = val[2 * i + 1] = i;
-		}
-		csr(s.nnodes, key, val, 2 * t->nlinks, &s.adj0, &s.adj);
-		free(key);
-		free(val);
-	}
-	s.lw = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s.lbest = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s.dist = xmalloc(sizeof(int) * (size_t)s.nnodes);
-	s.via = xmalloc(sizeof(int) * (size_t)s.nnodes);
-	s.done = xmalloc((size_t)s.nnodes);
+	struct search s = { .m = m, .out = out, .dirs = dirs };
+	int W = m->w, P = m->p;
+	graph_open(&s, t, 0);
 	s.ncover = calloc((size_t)t->nlanes + 1, sizeof(int));
 	s.navail = calloc((size_t)t->nlanes + 1, sizeof(int));
 	if (!s.ncover || !s.navail)
@@ -644,8 +671,7 @@ static void run_test(const struct mirador *m, const struct mb *b, struct net *t,
 
 	/* does any chain exist at all? */
 	link_weights(&s);
-	out->chains = (lightest_chain(&s, SIDE_N, SIDE_S) >= 0 ? BP_MIRADOR_NS : 0) |
-		      (lightest_chain(&s, SIDE_W, SIDE_E) >= 0 ? BP_MIRADOR_EW : 0);
+	out->chains = chain_mask(&s);
 	out->unbreakable = 0;
 	out->nwitness = 0;
 	out->nodes = 0;
@@ -743,13 +769,7 @@ static void run_test(const struct mirador *m, const struct mb *b, struct net *t,
 	free(s.t);
 	free(s.stack);
 done:
-	free(s.adj0);
-	free(s.adj);
-	free(s.lw);
-	free(s.lbest);
-	free(s.dist);
-	free(s.via);
-	free(s.done);
+	graph_close(&s);
 	free(s.ncover);
 	free(s.navail);
 }
@@ -776,38 +796,15 @@ void bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int c
 
 int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
-	struct bp_mirador_verdict v;
 	const struct mirador *m = M(g);
 	struct mb b;
 	struct net *t = xmalloc(sizeof *t);
 	unpack(m, p, &b);
 	build_net(m, &b, colour, t);
-	struct search s = { .m = m, .net = t, .out = &v };
-	s.nnodes = t->n + 4;
-	int *key = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-	int *val = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-	for (int i = 0; i < t->nlinks; i++) {
-		key[2 * i] = t->links[i].a;
-		key[2 * i + 1] = t->links[i].b;
-		val[2 * i] = val[2 * i + 1] = i;
-	}
-	csr(s.nnodes, key, val, 2 * t->nlinks, &s.adj0, &s.adj);
-	free(key);
-	free(val);
-	s.lw = calloc((size_t)t->nlinks + 1, sizeof(int));
-	s.dist = xmalloc(sizeof(int) * (size_t)s.nnodes);
-	s.via = xmalloc(sizeof(int) * (size_t)s.nnodes);
-	s.done = xmalloc((size_t)s.nnodes);
-	if (!s.lw)
-		abort();
-	int mask = (lightest_chain(&s, SIDE_N, SIDE_S) >= 0 ? BP_MIRADOR_NS : 0) |
-		   (lightest_chain(&s, SIDE_W, SIDE_E) >= 0 ? BP_MIRADOR_EW : 0);
-	free(s.adj0);
-	free(s.adj);
-	free(s.lw);
-	free(s.dist);
-	free(s.via);
-	free(s.done);
+	struct search s = { .m = m };
+	graph_open(&s, t, 0);
+	int mask = chain_mask(&s);
+	graph_close(&s);
 	net_free(t);
 	free(t);
 	return mask;
@@ -1465,25 +1462,8 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 	for (int c = 0; c < m->ncells; c++)
 		draw[c] = mirador_cell_char(g, p, c);
 	for (int d = 0; d < 2; d++) {
-		struct bp_mirador_verdict dummy;
-		struct search s = { .m = m, .net = t, .out = &dummy };
-		s.nnodes = t->n + 4;
-		int *key = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-		int *val = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-		for (int i = 0; i < t->nlinks; i++) {
-			key[2 * i] = t->links[i].a;
-			key[2 * i + 1] = t->links[i].b;
-			val[2 * i] = val[2 * i + 1] = i;
-		}
-		csr(s.nnodes, key, val, 2 * t->nlinks, &s.adj0, &s.adj);
-		free(key);
-		free(val);
-		s.lw = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
-		for (int i = 0; i < t->nlinks; i++)
-			s.lw[i] = 1;
-		s.dist = xmalloc(sizeof(int) * (size_t)s.nnodes);
-		s.via = xmalloc(sizeof(int) * (size_t)s.nnodes);
-		s.done = xmalloc((size_t)s.nnodes);
+		struct search s = { .m = m };
+		graph_open(&s, t, 1); /* weight 1 a link: the chain with fewest pieces */
 		int from = d == 0 ? SIDE_N : SIDE_W, to = d == 0 ? SIDE_S : SIDE_E;
 		int len = lightest_chain(&s, from, to);
 		const char *dn = d == 0 ? "ns" : "ew";
@@ -1529,12 +1509,7 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 		}
 		bp_text_printf(json, "]");
 		bp_text_printf(text, "\n");
-		free(s.adj0);
-		free(s.adj);
-		free(s.lw);
-		free(s.dist);
-		free(s.via);
-		free(s.done);
+		graph_close(&s);
 	}
 	bp_text_printf(json, ", \"unbreakable\": %s, \"breaking_set\": ",
 		       v.unbreakable ? "true" : "false");
