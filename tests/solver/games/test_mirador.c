@@ -609,6 +609,25 @@ Test(mirador, both_directions)
 	naive_put(&n, 'b', ns.witness[0] % 8, ns.witness[0] / 8);
 	cr_expect_eq(naive_chains(&n, 'r'), BP_MIRADOR_EW);
 	bp_game_destroy(g);
+
+	/* the seed: red's first mirador on 27x27 "has a tenuous line-of-sight connection
+	 * with all four sides" */
+	g = open_game("mirador:27x27");
+	p = parse(g, "start");
+	struct bp_move m;
+	cr_assert_eq(g->ops->move_parse(g, &p, "m13", &m, NULL), BP_OK);
+	g->ops->apply(g, &p, m);
+	struct bp_mirador_link l[16];
+	int nl = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 16);
+	cr_expect_eq(nl, 4);
+	for (int s = 0; s < 4; s++)
+		cr_expect_eq(find_link(l, nl, 12 * 27 + 12, -1 - s, 's'), 2, "side %d", s);
+	bp_mirador_test(g, &p, BP_MIRADOR_RED, &both);
+	cr_expect_eq(both.chains, BP_MIRADOR_NS | BP_MIRADOR_EW);
+	cr_expect(!both.unbreakable);
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
+	check_witness(g, &p, 2, BP_MIRADOR_RED, &both);
+	bp_game_destroy(g);
 }
 
 /* Pieces from ROWS, placed one by one where rule 1 allows, ignoring turn order. */
