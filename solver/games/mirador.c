@@ -1355,7 +1355,13 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 		m->maxpieces = max_pieces(nb, N == 64 ? ~0ull : (1ull << N) - 1);
 		m->ranked = 1;
 	} else {
+		/* no ranks: only a bound on the tiers. With r + b <= M pieces, the first
+		 * player to pass passes at most once per later placement of the other and
+		 * once more at the end, and the other passes once: a game lasts at most
+		 * 2M + 2 turns */
 		m->maxpieces = m->ncells / (m->p * m->p);
+		g->ntiers = (uint32_t)(2 * m->maxpieces + 3);
+		return BP_OK;
 	}
 	int maxt = 3 * m->maxpieces + 4, nblocks = 0;
 	m->blocks = calloc((size_t)(maxt + 1) * 3 * (size_t)(maxt + 1), sizeof *m->blocks);
