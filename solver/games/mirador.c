@@ -1356,9 +1356,8 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 		m->ranked = 1;
 	} else {
 		/* no ranks: only a bound on the tiers. With r + b <= M pieces, the first
-		 * player to pass passes at most once per later placement of the other and
-		 * once more at the end, and the other passes once: a game lasts at most
-		 * 2M + 2 turns */
+		 * player to pass passes when it runs out and after each later placement of
+		 * the other, who passes once at the end: a game lasts at most 2M + 2 turns */
 		m->maxpieces = m->ncells / (m->p * m->p);
 		g->ntiers = (uint32_t)(2 * m->maxpieces + 3);
 		return BP_OK;
