@@ -10,11 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "canon/error.h"
+
 /* Size of a block key: tier (4 bytes) then block index (8 bytes), both big-endian, so
  * that LMDB's byte order is (tier, index) order. */
 #define BP_CODEC_KEY_SIZE 12
 /* Size of the header in front of each block's zstd frame. */
-#define BP_CODEC_HEADER_SIZE 24
+#define BP_CODEC_HEADER_SIZE 32
 /* The largest block the codec accepts, in records. */
 #define BP_CODEC_MAX_RECORDS (1u << 24)
 
@@ -47,7 +49,8 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 /* Decodes the value val (vallen bytes) stored under key into records, which has room
  * for exactly n records; the block must hold exactly n records and its checksum must
  * match key, seed and the decoded content. If why is not NULL, a failure sets *why to
- * a static phrase naming what failed ("bad block header", "checksum mismatch", ...).
+ * a static phrase naming what failed ("bad block header", "content fails its
+ * checksum", ...).
  * @return BP_OK; BP_ECORRUPT (bad header, record count, frame or checksum); BP_ENOMEM.
  * On failure the content of records is unspecified. */
 int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
