@@ -60,6 +60,12 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 
 void bp_store_close(bp_store *s);
 
+/* Sets the largest size the database file may reach (default 256 GiB; LMDB's map
+ * size), e.g. to bound a solve's disk use. A size below what is in use is raised to
+ * it. Call only while no other call on the store or its tables is running.
+ * @return BP_OK; BP_EINVAL; BP_EIO. */
+int bp_store_set_map_size(bp_store *s, uint64_t bytes);
+
 /* What a table is: fixed when it is created and checked on every open. */
 struct bp_table_info {
 	char spec[256];          /* canonical instance spec */
