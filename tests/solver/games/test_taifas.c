@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/* Taifas (RULES.md section 7): the seed's example, each tie-break reading, fraction
+ * scoring, position and move text, symmetry, ranking and counting, and a deliberately
+ * naive second implementation (a char grid, breadth-first zones, no bit tricks) that
+ * must agree with the bitboard one on moves, `last`, outcomes and perft. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/enumerate.h"
+#include "solver/game.h"
+#include "solver/games/taifas.h"
+#include "solver/perft.h"
+
+static struct bp_game *open_game(const char *spec)
+{
+	struct bp_game *g = NULL;
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_create(spec, &g, &err);
+	cr_assert_eq(rc, BP_OK, "%s: %s", spec, err.msg);
+	return g;
+}
+
+static struct bp_pos parse(const struct bp_game *g, const char *text)
+{
+	struct bp_pos p;
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_parse_position(g, text, &p, &err);
+	cr_assert_eq(rc, BP_OK, "'%s': %s", text, err.msg);
+	return p;
+}
+
+static const char *fmt(const struct bp_game *g, const struct bp_pos *p)
+{
+	static char buf[512];
+	struct bp_text t = { 0 };
+	g->ops->pos_format(g, p, &t);
+	snprintf(buf, sizeof buf, "%s", bp_text_str(&t));
+	bp_text_free(&t);
+	return buf;
+}
+
+/* ---- the naive reference ---------------------------------------------------- */
+
+struct naive {
+	int w, h;
+	char cell[64]; /* 'x', 'o', '.' ; row-major, top row first */
+	char last;     /* '-', 'x', 'o' */
+};
+
+/* Zones of the player owning colour c: breadth-first over squares not holding c. */
+static int naive_zones(const struct naive *n, char c, int *sizes)
+{
+	int seen[64] = { 0 }, count = 0, queue[64];
+	for (int s = 0; s < n->w * n->h; s++) {
+		if (seen[s] || n->cell[s] == c)
+			continue;
+		int head = 0, tail = 0, touches = 0;
+		queue[tail++] = s;
+		seen[s] = 1;
+		while (head < tail) {
+			int v = queue[head++], x = v % n->w, y = v / n->w;
+			int nx[4] = { x - 1, x + 1, x, x }, ny[4] = { y, y, y - 1, y + 1 };
+			for (int d = 0; d < 4; d++) {
+				if (nx[d] < 0 || ny[d] < 0 || nx[d] >= n->w || ny[d] >= n->h)
+					continue;
+				int u = ny[d] * n->w + nx[d];
+				if (n->cell[u] == c)
+					touches = 1;
+				else if (!seen[u]) {
+					seen[u] = 1;
+					queue[tail++] = u;
+				}
+			}
+		}
+		if (touches) {
+			if (sizes)
+				sizes[count] = tail;
+			count++;
+		}
+	}
+	return count;
+}
+
+static void naive_play(struct naive *n, char colour, int cell, const char *tie)
+{
+	int before = naive_zones(n, colour, NULL);
+	n->cell[cell] = colour;
+	if (strcmp(tie, "last-stone") == 0)
+		n->last = colour;
+	else if (strcmp(tie, "last-zone") == 0 && naive_zones(n, colour, NULL) > before)
+		n->last = colour;
+}
+
+/* Outcome for the player to move on a full board, as words of RULES.md 7.3-7.4. */
+static enum bp_value naive_outcome(const struct naive *n, const char *tie, const char *score)
+{
+	int stones = 0;
+	for (int i = 0; i < n->w * n->h; i++)
+		stones += n->cell[i] != '.';
+	if (stones < n->w * n->h)
+		return BP_VALUE_NONE;
+	char mover = stones % 2 ? 'o' : 'x';
+	double px, po; /* fractions compared in long double would be inexact: use counts */
+	int sx[64], so[64];
+	int zx = naive_zones(n, 'x', sx), zo = naive_zones(n, 'o', so);
+	int cmp;
+	if (strcmp(score, "zones") == 0) {
+		cmp = (zx > zo) - (zx < zo);
+	} else {
+		/* exact: compare sum 1/a against sum 1/b with a common denominator 720720
+		 * * ... is not enough for big zones, so use the board's cells: zones of a
+		 * 3x3 or 3x4 board have at most 12 squares, and lcm(1..12) = 27720 */
+		long lx = 0, lo = 0;
+		for (int i = 0; i < zx; i++)
+			lx += 27720 / sx[i];
+		for (int i = 0; i < zo; i++)
+			lo += 27720 / so[i];
+		cmp = (lx > lo) - (lx < lo);
+	}
+	(void)px;
+	(void)po;
+	if (cmp)
+		return (cmp > 0) == (mover == 'x') ? BP_VALUE_WIN : BP_VALUE_LOSS;
+	if (strcmp(tie, "draw") == 0)
+		return BP_VALUE_DRAW;
+	if (strcmp(tie, "last-zone") == 0)
+		return n->last == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+	return n->last == mover ? BP_VALUE_WIN : BP_VALUE_LOSS;
+}
+
+/* Moves as text: every empty square, x then o, in reading order. */
+static int naive_moves(const struct naive *n, char moves[][8])
+{
+	int count = 0;
+	for (int i = 0; i < n->w * n->h; i++) {
+		if (n->cell[i] != '.')
+			continue;
+		for (int c = 0; c < 2; c++)
+			snprintf(moves[count++], 8, "%c%c%d", "xo"[c], 'a' + i / n->w,
+				 i % n->w + 1);
+	}
+	return count;
+}
+
+static uint64_t naive_perft(struct naive *n, int depth, const char *tie, const char *score)
+{
+	if (depth == 0)
+		return 1;
+	if (naive_outcome(n, tie, score) != BP_VALUE_NONE)
+		return 0;
+	uint64_t total = 0;
+	for (int i = 0; i < n->w * n->h; i++) {
+		if (n->cell[i] != '.')
+			continue;
+		for (int c = 0; c < 2; c++) {
+			struct naive child = *n;
+			naive_play(&child, "xo"[c], i, tie);
+			total += naive_perft(&child, depth - 1, tie, score);
+		}
+	}
+	return total;
+}
+
+/* ---- rules ------------------------------------------------------------------ */
+
+Test(taifas, seed_example_five_zones_each)
+{
+	/* the seed's 5x5 example: "both X's and O's have five zones" */
+	struct bp_game *g = open_game("taifas:5x5");
+	struct bp_pos p = parse(g, "xox1o/ooxo1/1xo2/x1xoo/1xox1 o last=x");
+	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 0), 5);
+	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 1), 5);
+	struct naive n = { 5, 5, { 0 }, 'x' };
+	memcpy(n.cell, "xox.oooxo..xo..x.xoo.xox.", 25);
+	cr_expect_eq(naive_zones(&n, 'x', NULL), 5);
+	cr_expect_eq(naive_zones(&n, 'o', NULL), 5);
+	struct bp_text json = { 0 }, text = { 0 };
+	g->ops->describe(g, &p, &json, &text);
+	cr_expect_str_eq(bp_text_str(&json), "\"zones\": {\"x\": 5, \"o\": 5}");
+	bp_text_free(&json);
+	bp_text_free(&text);
+	bp_game_destroy(g);
+}
+
+/* A full 2x2 board "xo/ox" gives each player 2 zones: a tie decided by the rule. With 4
+ * stones x is to move. */
+Test(taifas, tie_last_zone)
+{
+	struct bp_game *g = open_game("taifas:2x2,tie=last-zone");
+	struct bp_pos p = parse(g, "xo/ox x last=x");
+	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 0), 2);
+	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 1), 2);
+	/* x's owner completed the last zone: x's owner (to move) loses */
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS);
+	p = parse(g, "xo/ox x last=o");
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN);
+	bp_game_destroy(g);
+}
+
+Test(taifas, tie_last_stone)
+{
+	struct bp_game *g = open_game("taifas:2x2,tie=last-stone");
+	struct bp_pos p = parse(g, "xo/ox x last=x");
+	/* the final stone was x: x's owner wins the tie */
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN);
+	p = parse(g, "xo/ox x last=o");
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS);
+	bp_game_destroy(g);
+}
+
+Test(taifas, tie_draw)
+{
+	struct bp_game *g = open_game("taifas:2x2,tie=draw");
+	struct bp_pos p = parse(g, "xo/ox x");
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_DRAW);
+	cr_expect_str_eq(fmt(g, &p), "xo/ox x");
+	p = parse(g, "xo/ox x last=-");
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_DRAW);
+	bp_game_destroy(g);
+}
+
+Test(taifas, more_zones_wins)
+{
+	/* 3x3, x to move? 9 stones: o is to move. x stones split o's... count by hand:
+	 *   x o x      zones of x: non-x components touching x: {a2,b1,b2,b3? ...}
+	 *   o o o      o's stones: a2, b1, b2, b3, c2 (one cross-shaped group)
+	 *   x o x      non-o squares: four corners, each alone: 4 zones for o's owner;
+	 *              non-x squares: the cross, one zone for x's owner. */
+	struct bp_game *g = open_game("taifas:3x3");
+	struct bp_pos p = parse(g, "xox/ooo/xox o last=x");
+	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 0), 1);
+	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 1), 4);
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN); /* o to move, o has more */
+	bp_game_destroy(g);
+}
+
+Test(taifas, fraction_score)
+{
+	/* 2x3 full board (6 stones, x to move):
+	 *   x x o      x's zones: {c... } non-x: a3, b2, b3 -> one zone of 3: 1/3
+	 *   x o o      o's zones: non-o: a1, a2, b1 -> one zone of 3: 1/3        tie.
+	 * Instead "xox/oxo": non-x {a2}, {b1}, {b3}: 3 zones of 1 = 3;
+	 *                    non-o {a1}, {a3}, {b2}: 3 zones of 1 = 3: tie too.
+	 * Use 3x3 "xxx/xoo/xoo": non-x = the 2x2 block of o: 1 zone of 4 = 1/4;
+	 * non-o = the x L-shape, 5 squares, 1 zone: 1/5. Zones tie 1-1, points
+	 * 1/4 > 1/5 so x's owner leads. 9 stones: o to move. */
+	struct bp_game *gz = open_game("taifas:3x3,score=zones,tie=draw");
+	struct bp_game *gf = open_game("taifas:3x3,score=fraction,tie=draw");
+	struct bp_pos p = parse(gf, "xxx/xoo/xoo o");
+	cr_expect_eq(gz->ops->outcome(gz, &p), BP_VALUE_DRAW);
+	cr_expect_eq(gf->ops->outcome(gf, &p), BP_VALUE_LOSS);
+	struct bp_text json = { 0 }, text = { 0 };
+	gf->ops->describe(gf, &p, &json, &text);
+	cr_expect(strstr(bp_text_str(&json), "\"points\": {\"x\": \"1/4\", \"o\": \"1/5\"}"), "%s",
+		  bp_text_str(&json));
+	bp_text_free(&json);
+	bp_text_free(&text);
+	bp_game_destroy(gz);
+	bp_game_destroy(gf);
+}
+
+Test(taifas, completes_zone_sets_last)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	struct bp_pos p;
+	struct bp_move m;
+	g->ops->start(g, &p);
+	/* the first stone always completes a zone */
+	cr_assert_eq(g->ops->move_parse(g, &p, "ob2", &m, NULL), BP_OK);
+	g->ops->apply(g, &p, m);
+	cr_expect_str_eq(fmt(g, &p), "3/1o1/3 o last=o");
+	/* an x stone in a corner: x's zones go 0 -> 1 */
+	cr_assert_eq(g->ops->move_parse(g, &p, "xa1", &m, NULL), BP_OK);
+	g->ops->apply(g, &p, m);
+	cr_expect_str_eq(fmt(g, &p), "x2/1o1/3 x last=x");
+	/* o at a3 splits nothing: o's non-o region stays one piece */
+	cr_assert_eq(g->ops->move_parse(g, &p, "oa3", &m, NULL), BP_OK);
+	g->ops->apply(g, &p, m);
+	cr_expect_str_eq(fmt(g, &p), "x1o/1o1/3 o last=x");
+	/* o at a2 neither: a1 still reaches the rest through b1 */
+	struct bp_pos q = p;
+	cr_assert_eq(g->ops->move_parse(g, &q, "oa2", &m, NULL), BP_OK);
+	g->ops->apply(g, &q, m);
+	cr_expect_str_eq(fmt(g, &q), "xoo/1o1/3 x last=x");
+	/* o at b1 cuts {a1, a2} off from {c1, c2, c3, b3}: o's zones 1 -> 2 */
+	cr_assert_eq(g->ops->move_parse(g, &p, "ob1", &m, NULL), BP_OK);
+	g->ops->apply(g, &p, m);
+	cr_expect_str_eq(fmt(g, &p), "x1o/oo1/3 x last=o");
+	bp_game_destroy(g);
+}
+
+/* ---- against the naive reference -------------------------------------------- */
+
+struct variant {
+	char spec[48];
+	char tie[16];
+	char score[16];
+	int w, h;
+};
+
+ParameterizedTestParameters(taifas, random_play_matches_naive)
+{
+	static struct variant v[] = {
+		{ "taifas:3x3", "last-zone", "zones", 3, 3 },
+		{ "taifas:4x3,tie=last-stone", "last-stone", "zones", 4, 3 },
+		{ "taifas:3x4,tie=draw,score=fraction", "draw", "fraction", 3, 4 },
+		{ "taifas:4x3,score=fraction", "last-zone", "fraction", 4, 3 },
+	};
+	return cr_make_param_array(struct variant, v, sizeof v / sizeof v[0]);
+}
+
+ParameterizedTest(struct variant *v, taifas, random_play_matches_naive)
+{
+	unsigned seed = 20261121;
+	printf("random_play_matches_naive %s: seed %u\n", v->spec, seed);
+	srand(seed);
+	struct bp_game *g = open_game(v->spec);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	char nm[128][8];
+	for (int game = 0; game < 300; game++) {
+		struct bp_pos p;
+		struct naive n = { v->w, v->h, { 0 }, '-' };
+		memset(n.cell, '.', sizeof n.cell);
+		g->ops->start(g, &p);
+		for (;;) {
+			int cnt = g->ops->moves(g, &p, mv), ncnt = naive_moves(&n, nm);
+			cr_assert_eq(cnt, ncnt, "%s: move counts differ at %s", v->spec,
+				     fmt(g, &p));
+			for (int i = 0; i < cnt; i++) {
+				struct bp_text t = { 0 };
+				g->ops->move_format(g, &p, mv[i], &t);
+				cr_assert_str_eq(bp_text_str(&t), nm[i]);
+				bp_text_free(&t);
+			}
+			enum bp_value want = naive_outcome(&n, v->tie, v->score);
+			cr_assert_eq(g->ops->outcome(g, &p), want, "%s: outcome of %s", v->spec,
+				     fmt(g, &p));
+			if (cnt == 0)
+				break;
+			int pick = rand() % cnt;
+			g->ops->apply(g, &p, mv[pick]);
+			int cell = (int)(mv[pick].v >> 1);
+			naive_play(&n, "xo"[mv[pick].v & 1], cell, v -> tie);
+			if (strcmp(v->tie, "draw") != 0)
+				cr_assert_eq("-xo"[p.w[2]], n.last, "%s: last differs at %s",
+					     v->spec, fmt(g, &p));
+		}
+	}
+	free(mv);
+	bp_game_destroy(g);
+}
+
+Test(taifas, perft_matches_naive_3x3)
+{
+	const char *ties[] = { "last-zone", "last-stone", "draw" };
+	for (int t = 0; t < 3; t++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "taifas:3x3,tie=%s", ties[t]);
+		struct bp_game *g = open_game(spec);
+		struct bp_pos p;
+		g->ops->start(g, &p);
+		uint64_t counts[7];
+		cr_assert_eq(bp_perft(g, &p, 6, counts), BP_OK);
+		for (int d = 1; d <= 6; d++) {
+			struct naive n = { 3, 3, { 0 }, '-' };
+			memset(n.cell, '.', sizeof n.cell);
+			if (d <= 5 || t == 0)
+				cr_expect_eq(counts[d], naive_perft(&n, d, ties[t], "zones"),
+					     "%s depth %d", spec, d);
+		}
+		/* no game ends before the board is full: 18 * 16 * 14 * ... */
+		cr_expect_eq(counts[3], 18ull * 16 * 14);
+		bp_game_destroy(g);
+	}
+}
+
+Test(taifas, perft_whole_game_2x3)
+{
+	/* every sequence fills the board: 12 * 10 * 8 * 6 * 4 * 2 sequences of length 6 */
+	struct bp_game *g = open_game("taifas:3x2");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	uint64_t counts[8];
+	cr_assert_eq(bp_perft(g, &p, 7, counts), BP_OK);
+	cr_expect_eq(counts[6], 46080);
+	cr_expect_eq(counts[7], 0);
+	struct naive n = { 3, 2, { 0 }, '-' };
+	memset(n.cell, '.', sizeof n.cell);
+	cr_expect_eq(counts[6], naive_perft(&n, 6, "last-zone", "zones"));
+	bp_game_destroy(g);
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+Test(taifas, position_round_trip)
+{
+	const char *specs[] = { "taifas:4x4", "taifas:4x4,tie=draw", "taifas:5x3,tie=last-stone" };
+	srand(7);
+	printf("position_round_trip: seed 7\n");
+	for (int s = 0; s < 3; s++) {
+		struct bp_game *g = open_game(specs[s]);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		for (int game = 0; game < 50; game++) {
+			struct bp_pos p, q;
+			g->ops->start(g, &p);
+			for (int n; (n = g->ops->moves(g, &p, mv)) > 0;) {
+				char text[512];
+				snprintf(text, sizeof text, "%s", fmt(g, &p));
+				q = parse(g, text);
+				cr_assert(bp_pos_equal(&p, &q), "%s: '%s' does not round-trip",
+					  specs[s], text);
+				g->ops->apply(g, &p, mv[rand() % n]);
+			}
+		}
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
+struct bad_text {
+	char text[64];
+	char why[48]; /* a fragment the message must contain */
+};
+
+ParameterizedTestParameters(taifas, malformed_positions)
+{
+	static struct bad_text bad[] = {
+		{ "", "empty position" },
+		{ "3/3/3", "missing side to move" },
+		{ "3/3 x last=-", "2 rows given" },
+		{ "3/3/3/3 x last=-", "more than 3 rows" },
+		{ "4/3/3 x last=-", "row a has more than 3" },
+		{ "2/3/3 x last=-", "row a has 2 cells" },
+		{ "xx/3/3 x last=x", "row a has 2 cells" },
+		{ "3/3/3/ x last=-", "more than 3 rows" },
+		{ "3/3/0 x last=-", "cannot be 0" },
+		{ "3/3/3 o last=-", "0 stones" },
+		{ "x2/3/3 x last=x", "o moves" },
+		{ "3/3/3 z last=-", "must be x or o" },
+		{ "3/3/3 x", "missing key 'last'" },
+		{ "3/3/3 x last=x", "empty board" },
+		{ "x2/3/3 o last=-", "with stones" },
+		{ "x2/3/3 o last=o", "no o stone" },
+		{ "x2/3/3 o last=q", "expected -, x or o" },
+		{ "x2/3/3 o last=x last=x", "given twice" },
+		{ "x2/3/3 o last=x ko=1", "unknown key 'ko'" },
+		{ "x2/3/3 o last=x junk", "malformed key" },
+		{ "q2/3/3 o last=x", "unknown cell character 'q'" },
+		{ "X2/3/3 o last=x", "unknown cell character 'X'" },
+	};
+	return cr_make_param_array(struct bad_text, bad, sizeof bad / sizeof bad[0]);
+}
+
+ParameterizedTest(struct bad_text *b, taifas, malformed_positions)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	struct bp_pos p;
+	struct bp_err err = { { 0 } };
+	cr_expect_eq(g->ops->pos_parse(g, b->text, &p, &err), BP_EPARSE, "'%s' accepted", b->text);
+	cr_expect(strstr(err.msg, b->why), "'%s': message '%s' lacks '%s'", b->text, err.msg,
+		  b->why);
+	bp_game_destroy(g);
+}
+
+Test(taifas, malformed_moves)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	struct bp_pos p = parse(g, "x2/3/3 o last=x");
+	struct bp_move m;
+	struct {
+		const char *text;
+		int rc;
+		const char *why;
+	} cases[] = {
+		{ "a1", BP_EPARSE, "must start with the colour" },
+		{ "xa1", BP_EILLEGAL, "occupied" },
+		{ "xd1", BP_EPARSE, "no cell 'd1'" },
+		{ "xa4", BP_EPARSE, "no cell 'a4'" },
+		{ "xa2z", BP_EPARSE, "unexpected 'z'" },
+		{ "x", BP_EPARSE, "expected a cell" },
+		{ "", BP_EPARSE, "must start" },
+		{ "xa0", BP_EPARSE, "row number" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bp_err err = { { 0 } };
+		cr_expect_eq(g->ops->move_parse(g, &p, cases[i].text, &m, &err), cases[i].rc,
+			     "'%s'", cases[i].text);
+		cr_expect(strstr(err.msg, cases[i].why), "'%s': '%s'", cases[i].text, err.msg);
+	}
+	struct bp_pos full = parse(g, "xox/oxo/xox o last=x");
+	struct bp_err err = { { 0 } };
+	cr_expect_eq(g->ops->move_parse(g, &full, "xa1", &m, &err), BP_EILLEGAL);
+	cr_expect_eq(g->ops->moves(g, &full, &m), 0);
+	bp_game_destroy(g);
+}
+
+Test(taifas, bad_specs)
+{
+	const char *bad[] = { "taifas",
+			      "taifas:",
+			      "taifas:hex3",
+			      "taifas:9x9",
+			      "taifas:4x4,tie=foo",
+			      "taifas:4x4,foo=1",
+			      "taifas:4x4,tie",
+			      "taifas:4x4,tie=draw,tie=draw",
+			      "taifas:4x4,",
+			      "taifas:4x4,tie=",
+			      "taifa:4x4" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct bp_game *g = NULL;
+		struct bp_err err = { { 0 } };
+		cr_expect_eq(bp_game_create(bad[i], &g, &err), BP_ESPEC, "'%s' accepted", bad[i]);
+		cr_expect(strlen(err.msg) > 0);
+	}
+	struct bp_game *g = open_game("taifas:4x4,score=fraction,tie=draw");
+	cr_expect_str_eq(g->spec, "taifas:4x4,score=fraction,tie=draw");
+	bp_game_destroy(g);
+	g = open_game("taifas:4x4");
+	cr_expect_str_eq(g->spec, "taifas:4x4,score=zones,tie=last-zone");
+	bp_game_destroy(g);
+}
+
+/* ---- symmetry, ranking, counting -------------------------------------------- */
+
+Test(taifas, canonical_invariant_under_symmetry)
+{
+	const char *specs[] = { "taifas:4x4", "taifas:5x3", "taifas:8x8" };
+	unsigned seed = 99;
+	printf("canonical_invariant_under_symmetry: seed %u\n", seed);
+	srand(seed);
+	for (int s = 0; s < 3; s++) {
+		struct bp_game *g = open_game(specs[s]);
+		cr_expect_eq(g->nsym, g->board->a == g->board->b ? 8 : 4);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		for (int trial = 0; trial < 200; trial++) {
+			struct bp_pos p, c, img, ci;
+			g->ops->start(g, &p);
+			int len = rand() % (g->board->ncells + 1);
+			for (int i = 0; i < len; i++)
+				g->ops->apply(g, &p, mv[rand() % g->ops->moves(g, &p, mv)]);
+			bp_game_canonical(g, &p, &c);
+			for (int k = 0; k < g->nsym; k++) {
+				g->ops->transform(g, &p, k, &img);
+				bp_game_canonical(g, &img, &ci);
+				cr_assert(bp_pos_equal(&c, &ci),
+					  "%s: symmetry %d changes the canonical form of %s",
+					  specs[s], k, fmt(g, &p));
+				cr_assert_eq(g->ops->outcome(g, &img), g->ops->outcome(g, &p));
+			}
+		}
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
+Test(taifas, rank_round_trip_whole_tiers)
+{
+	const char *specs[] = { "taifas:3x3", "taifas:3x3,tie=draw", "taifas:2x4" };
+	for (int s = 0; s < 3; s++) {
+		struct bp_game *g = open_game(specs[s]);
+		uint64_t total = 0;
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			uint64_t size, r;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			for (uint64_t i = 0; i < size; i++) {
+				struct bp_pos p;
+				int rc = g->ops->unrank(g, t, i, &p);
+				if (rc == BP_ENOTFOUND)
+					continue; /* a hole: last names an absent colour */
+				cr_assert_eq(rc, BP_OK);
+				cr_assert_eq(g->ops->tier(g, &p), t);
+				cr_assert_eq(g->ops->rank(g, &p, &r), BP_OK);
+				cr_assert_eq(r, i, "%s tier %u: unrank(%llu) ranks as %llu",
+					     specs[s], t, (unsigned long long)i,
+					     (unsigned long long)r);
+				total++;
+			}
+		}
+		/* the valid indices are exactly the reachable positions (3^9 fillings...) */
+		struct bp_enum_counts ec;
+		cr_assert_eq(bp_enumerate(g, 1 << 20, NULL, NULL, &ec), BP_OK);
+		uint64_t reach = 0;
+		for (uint32_t t = 0; t < ec.ntiers; t++)
+			reach += ec.raw[t];
+		cr_expect_eq(total, reach, "%s: %llu valid indices, %llu reachable", specs[s],
+			     (unsigned long long)total, (unsigned long long)reach);
+		bp_enum_counts_free(&ec);
+		bp_game_destroy(g);
+	}
+}
+
+Test(taifas, count_formula_matches_enumeration)
+{
+	const char *specs[] = { "taifas:3x3", "taifas:3x4", "taifas:3x4,tie=draw",
+				"taifas:2x5,tie=last-stone" };
+	for (int s = 0; s < 4; s++) {
+		struct bp_game *g = open_game(specs[s]);
+		struct bp_enum_counts ec;
+		cr_assert_eq(bp_enumerate(g, 1 << 24, NULL, NULL, &ec), BP_OK);
+		mpz_t raw, classes;
+		mpz_inits(raw, classes, NULL);
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			cr_assert_eq(g->ops->count_tier(g, t, raw, classes), BP_OK);
+			cr_expect_eq(mpz_get_ui(raw), ec.raw[t], "%s tier %u raw", specs[s], t);
+			cr_expect_eq(mpz_get_ui(classes), ec.classes[t], "%s tier %u classes",
+				     specs[s], t);
+		}
+		mpz_clears(raw, classes, NULL);
+		bp_enum_counts_free(&ec);
+		bp_game_destroy(g);
+	}
+}
+
+Test(taifas, count_beyond_64_bits)
+{
+	/* 8x8: sum over k of C(64,k)(2^(k+1)-2) + 1 = 2 * 3^64 - 2^65 + 1 > 2^64 */
+	struct bp_game *g = open_game("taifas:8x8");
+	mpz_t raw, classes, total, want;
+	mpz_inits(raw, classes, total, want, NULL);
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		cr_assert_eq(g->ops->count_tier(g, t, raw, classes), BP_OK);
+		mpz_add(total, total, raw);
+	}
+	mpz_ui_pow_ui(want, 3, 64);
+	mpz_mul_ui(want, want, 2);
+	mpz_t two65;
+	mpz_init(two65);
+	mpz_ui_pow_ui(two65, 2, 65);
+	mpz_sub(want, want, two65);
+	mpz_add_ui(want, want, 1);
+	cr_expect_eq(mpz_cmp(total, want), 0);
+	mpz_clears(raw, classes, total, want, two65, NULL);
+	bp_game_destroy(g);
+}

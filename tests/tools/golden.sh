@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Golden tests of the command line: each tests/tools/golden/NAME.args holds one
+# command line (shell words, after `boardproof`); NAME.out holds what it must print:
+# stdout, then "--- stderr" and stderr, then "--- exit N". Run with a pinned
+# environment. `golden.sh BINARY DIR --update` rewrites the .out files.
+set -u
+bin=$1 dir=$2 update=${3:-}
+export LC_ALL=C NO_COLOR=1 TZ=UTC
+unset BOARDPROOF_DB
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for args in "$dir"/*.args; do
+	name=$(basename "$args" .args)
+	line=$(cat "$args")
+	(cd "$tmp" && eval "\"$bin\" $line" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null)
+	rc=$?
+	{ cat "$tmp/stdout"; echo "--- stderr"; cat "$tmp/stderr"; echo "--- exit $rc"; } >"$tmp/got"
+	if [ "$update" = --update ]; then
+		cp "$tmp/got" "$dir/$name.out"
+		continue
+	fi
+	if cmp -s "$tmp/got" "$dir/$name.out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: boardproof $line"
+		diff -u "$dir/$name.out" "$tmp/got" | head -40
+	fi
+done
+echo "golden: $pass passed, $fail failed"
+[ "$fail" = 0 ]
