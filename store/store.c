@@ -59,7 +59,10 @@
 #define BP_STORE_MAX_DBS 4096
 #define BP_STORE_MAX_READERS 1022
 #define BP_DEFAULT_BLOCK_RECORDS 65536u
-#define BP_CACHE_SLOTS 4
+/* Decoded blocks kept per table for bp_table_get: enough for a position and all its
+ * children to stay warm (a query), allocated as they are first used (128 KiB each at
+ * the default block size). */
+#define BP_CACHE_SLOTS 32
 
 static const char bp_meta_key[4] = { 'm', 'e', 't', 'a' };
 
@@ -641,7 +644,7 @@ static int read_begin(bp_table *t)
 
 /* Reads and decodes one block of a done tier in the open read transaction. A missing
  * block of a done tier is damage, not absence. */
-static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *records,
+static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *records, int flags,
 		      const char **why)
 {
 	uint8_t key[BP_CODEC_KEY_SIZE];
@@ -657,7 +660,7 @@ static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *reco
 		return mdb_to_bp(rc);
 	}
 	return bp_codec_decode(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size, records,
-			       block_len(t, tier, block), why);
+			       block_len(t, tier, block), flags, why);
 }
 
 int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
@@ -672,7 +675,7 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 		return ret;
 	uint64_t n = nblocks(t, tier);
 	for (uint64_t b = 0; b < n && ret == BP_OK; b++)
-		ret = read_block(t, tier, b, records + b * t->meta.block_records, &why);
+		ret = read_block(t, tier, b, records + b * t->meta.block_records, 0, &why);
 	mdb_txn_reset(t->rtxn);
 	return ret;
 }
@@ -705,7 +708,8 @@ int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record)
 	int ret = read_begin(t);
 	if (ret != BP_OK)
 		return ret;
-	ret = read_block(t, tier, block, victim->records, &why);
+	/* the value checksum covers key, table and every stored byte: enough for a probe */
+	ret = read_block(t, tier, block, victim->records, BP_CODEC_FAST, &why);
 	mdb_txn_reset(t->rtxn);
 	if (ret != BP_OK)
 		return ret;
@@ -736,7 +740,7 @@ int bp_table_check_blocks(bp_table *t,
 		uint64_t n = nblocks(t, tier);
 		for (uint64_t b = 0; b < n; b++) {
 			const char *why = NULL;
-			ret = read_block(t, tier, b, t->scratch, &why);
+			ret = read_block(t, tier, b, t->scratch, 0, &why);
 			if (ret == BP_ECORRUPT) {
 				if (nbad < INT_MAX)
 					nbad++;
