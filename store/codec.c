@@ -28,8 +28,15 @@
  * Byte planes: the records' low bytes first, then their high bytes. Remoteness is
  * small for almost every position, so the high plane is nearly constant and zstd
  * squeezes it to almost nothing, while the low plane keeps the value bits next to
- * each other (the "shuffle" filter of Blosc and HDF5, for the same reason). Decoding
- * also accepts interleaved records (flag clear), which nothing writes today. */
+ * each other (the "shuffle" filter of Blosc and HDF5, for the same reason). On the
+ * solved taifas:3x4 table, 65536-record blocks at level 9 take 0.49 bits per record
+ * as planes against 0.63 interleaved (0.36 against 0.41 at level 19); bit-packing the
+ * values apart from the remoteness did worse (0.68). Decoding also accepts interleaved
+ * records (flag clear), which nothing writes today.
+ *
+ * The default level, 9, is where the ratio levels off on that table (level 3: 0.65,
+ * 7: 0.55, 9: 0.50 bits per record) while writing still runs at about 50 million
+ * records per second per core; level 19 squeezes to 0.36 but writes 20 times slower. */
 #include "store/codec.h"
 
 #include <assert.h>
