@@ -915,3 +915,29 @@ Test(store, map_full)
 	free(noise);
 	free(got);
 }
+
+/* Probes see a rewrite made through the same handle, never a stale cached block. */
+Test(store, cache_follows_rewrites)
+{
+	const uint64_t size[] = { 3000 };
+	struct bp_table_info info = {
+		.spec = "c:1", .ntiers = 1, .tier_size = size, .block_records = 256
+	};
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t *buf = malloc(3000 * sizeof *buf);
+	for (unsigned v = 0; v < 3; v++) {
+		for (uint64_t i = 0; i < 3000; i++)
+			buf[i] = versioned(v, i);
+		cr_assert_eq(bp_table_put_tier(t, 0, buf, 0, 0, NULL), BP_OK);
+		for (uint64_t i = 0; i < 3000; i += 7) {
+			uint16_t r;
+			cr_assert_eq(bp_table_get(t, 0, i, &r), BP_OK);
+			cr_assert_eq(r, versioned(v, i), "version %u index %llu", v,
+				     (unsigned long long)i);
+		}
+	}
+	bp_table_close(t);
+	bp_store_close(s);
+	free(buf);
+}
