@@ -36,8 +36,16 @@
  * may open it at the same time.
  *
  * Caching and freshness: a bp_table sees the metadata as of its opening plus its own
- * writes; bp_table_get keeps the last few decoded blocks. Reopen the table to see
- * tiers that another handle or process has written since. */
+ * writes; bp_table_get keeps the last BP_CACHE_SLOTS decoded blocks. Reopen the table
+ * to see tiers that another handle or process has written since.
+ *
+ * Probes: bp_table_get decodes a whole block on a miss and checks the value checksum
+ * (key, table and every stored byte: any damage); bp_table_get_tier and
+ * bp_table_check_blocks also hash the decoded content. On the solved taifas:4x4 table
+ * (86 million records, 10.8 million positions) a cold probe costs about 25 us with
+ * 65536-record blocks (1.74 bits per position) and 8 us with 16384 (2.07 bits per
+ * position): block_records trades probe speed for space. A dictionary trained on the
+ * table's blocks saved 2% at 16384 records and nothing at 65536, so there is none. */
 #include "store/store.h"
 
 #include <assert.h>
@@ -565,6 +573,9 @@ static uint32_t block_len(const bp_table *t, uint32_t tier, uint64_t block)
 	return (uint32_t)(size - start < b ? size - start : b);
 }
 
+/* Figures: seconds replaces the stored time (the solver passes its running total);
+ * peak memory keeps the largest ever reported, so a resumed solve does not hide the
+ * peak of an earlier run; extra NULL keeps the stored lines. */
 int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
 		      uint64_t peak_memory, const char *extra)
 {
