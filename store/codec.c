@@ -265,9 +265,8 @@ static int fail(const char **why, const char *what, int code)
 	return code;
 }
 
-int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
-		    const void *val, size_t vallen, uint16_t *records, uint32_t n,
-		    const char **why)
+int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
+		    size_t vallen, uint16_t *records, uint32_t n, const char **why)
 {
 	const uint8_t *h = val;
 	if (n > BP_CODEC_MAX_RECORDS)

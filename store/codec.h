@@ -53,8 +53,7 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
  * checksum", ...).
  * @return BP_OK; BP_ECORRUPT (bad header, record count, frame or checksum); BP_ENOMEM.
  * On failure the content of records is unspecified. */
-int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
-		    const void *val, size_t vallen, uint16_t *records, uint32_t n,
-		    const char **why);
+int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
+		    size_t vallen, uint16_t *records, uint32_t n, const char **why);
 
 #endif

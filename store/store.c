@@ -79,10 +79,10 @@ struct cache_slot {
 struct bp_table {
 	bp_store *s;
 	MDB_dbi dbi;
-	uint64_t seed;	/* bp_hash64(spec): mixed into every block checksum */
-	int level;	/* zstd level for writes, 0 = codec default */
+	uint64_t seed; /* bp_hash64(spec): mixed into every block checksum */
+	int level;     /* zstd level for writes, 0 = codec default */
 	struct bp_meta meta;
-	MDB_txn *rtxn;	/* reset read transaction, renewed for each read */
+	MDB_txn *rtxn; /* reset read transaction, renewed for each read */
 	bp_codec *codec;
 	struct cache_slot cache[BP_CACHE_SLOTS];
 	uint64_t clock;
@@ -148,12 +148,13 @@ static int header_check(MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_er
 	if (v.mv_size < 12 || memcmp(p, BP_STORE_MAGIC, 8) != 0)
 		return bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (bad magic)",
 				  dir);
-	uint32_t format = p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
-			  (uint32_t)p[11] << 24;
+	uint32_t format =
+		p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
 	if (format != BP_STORE_FORMAT)
-		return bp_err_set(err, BP_EFORMAT,
-				  "%s: database format version %u, this boardproof reads version %d",
-				  dir, format, BP_STORE_FORMAT);
+		return bp_err_set(
+			err, BP_EFORMAT,
+			"%s: database format version %u, this boardproof reads version %d", dir,
+			format, BP_STORE_FORMAT);
 	return BP_OK;
 }
 
@@ -337,8 +338,7 @@ out:
 /* ---- tables ---- */
 
 /* Compares stored metadata with what the caller expects; names the first difference. */
-static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
-		      struct bp_err *err)
+static int meta_match(const struct bp_meta *m, const struct bp_table_info *info, struct bp_err *err)
 {
 	if (strcmp(m->spec, info->spec) != 0)
 		return bp_err_set(err, BP_EFORMAT, "table %s holds %s", info->spec, m->spec);
@@ -351,10 +351,11 @@ static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
 				  info->spec, m->ntiers, info->ntiers);
 	for (uint32_t i = 0; i < m->ntiers; i++)
 		if (m->tier_size[i] != info->tier_size[i])
-			return bp_err_set(err, BP_EFORMAT,
-					  "table %s: tier %u has %llu records stored, %llu expected",
-					  info->spec, i, (unsigned long long)m->tier_size[i],
-					  (unsigned long long)info->tier_size[i]);
+			return bp_err_set(
+				err, BP_EFORMAT,
+				"table %s: tier %u has %llu records stored, %llu expected",
+				info->spec, i, (unsigned long long)m->tier_size[i],
+				(unsigned long long)info->tier_size[i]);
 	if (info->block_records && m->block_records != info->block_records)
 		return bp_err_set(err, BP_EFORMAT,
 				  "table %s: %u records per block stored, %u asked for", info->spec,
@@ -374,8 +375,9 @@ static int meta_read(MDB_txn *txn, MDB_dbi dbi, const char *spec, struct bp_meta
 		return mdb_err(err, rc, "reading table", spec);
 	int ret = bp_meta_decode(v.mv_data, v.mv_size, m);
 	if (ret == BP_EFORMAT)
-		return bp_err_set(err, ret, "table %s: metadata of another format version (this "
-					    "boardproof reads version %d)",
+		return bp_err_set(err, ret,
+				  "table %s: metadata of another format version (this "
+				  "boardproof reads version %d)",
 				  spec, BP_STORE_FORMAT);
 	if (ret != BP_OK)
 		return bp_err_set(err, ret, "table %s: unreadable metadata", spec);
@@ -496,10 +498,10 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 		goto out;
 	}
 	if (rc) {
-		ret = rc == MDB_NOTFOUND     ? bp_err_set(err, BP_ENOTFOUND, "no table %s", spec)
-		      : rc == MDB_INCOMPATIBLE ? bp_err_set(err, BP_EFORMAT,
-							    "%s: not a boardproof table", spec)
-					       : mdb_err(err, rc, "opening table", spec);
+		ret = rc == MDB_NOTFOUND ? bp_err_set(err, BP_ENOTFOUND, "no table %s", spec)
+		      : rc == MDB_INCOMPATIBLE
+			      ? bp_err_set(err, BP_EFORMAT, "%s: not a boardproof table", spec)
+			      : mdb_err(err, rc, "opening table", spec);
 		goto out;
 	}
 	ret = meta_read(txn, t->dbi, spec, &t->meta, err);
@@ -569,7 +571,8 @@ int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, doubl
 	if (!t || t->s->readonly || tier >= t->meta.ntiers ||
 	    (!records && t->meta.tier_size[tier] > 0))
 		return BP_EINVAL;
-	if ((ret = bp_meta_copy(&m, &t->meta)) != BP_OK || (extra && (ret = bp_meta_set_extra(&m, extra)) != BP_OK))
+	if ((ret = bp_meta_copy(&m, &t->meta)) != BP_OK ||
+	    (extra && (ret = bp_meta_set_extra(&m, extra)) != BP_OK))
 		goto out;
 	if ((rc = mdb_txn_begin(t->s->env, NULL, 0, &txn))) {
 		ret = mdb_to_bp(rc) == BP_ENOMEM ? BP_ENOMEM : BP_EIO;

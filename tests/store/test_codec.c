@@ -96,8 +96,8 @@ Test(codec, round_trip)
 		void *copy = malloc(len);
 		memcpy(copy, val, len);
 		memset(back, 0xff, 65536 * 2);
-		cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, copy, len, back, n, NULL), BP_OK,
-			     "%u records", n);
+		cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, copy, len, back, n, NULL),
+			     BP_OK, "%u records", n);
 		cr_expect_arr_eq(back, in, (size_t)n * 2, "%u records", n);
 		if (n == 65536)
 			printf("codec.round_trip: %u records -> %zu bytes (%.3f bits/record)\n", n,
