@@ -312,9 +312,17 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	if ((rc = g->ops->rank(g, &start, &sidx)))
 		goto out;
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
-	for (uint32_t t = st; t < s.nt; t++)
+	for (uint32_t t = st; t < s.nt; t++) {
 		if ((rc = run_tier(&s, t, forward_chunk)))
 			goto out;
+		if (opts->progress) {
+			struct bp_solve_progress pr = {.phase = 0, .tier = t, .ntiers = s.nt,
+						       .seconds = now() - t0};
+			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
+				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+			opts->progress(opts->ctx, &pr);
+		}
+	}
 	for (uint32_t t = s.nt; t-- > 0;)
 		for (uint32_t c = 0; c < s.nt; c++)
 			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)

@@ -14,10 +14,11 @@
 #include "solver/game.h"
 #include "store/store.h"
 
-/* What a progress callback sees, after each tier. */
+/* What a progress callback sees, after each tier of each phase. */
 struct bp_solve_progress {
+	int phase; /* 0: marking reachable positions (tiers upwards); 1: solving (downwards) */
 	uint32_t tier, ntiers;
-	uint64_t positions; /* canonical positions solved in this tier */
+	uint64_t positions; /* canonical positions reached (phase 0) or solved (1) in the tier */
 	double seconds;	    /* since the solve started */
 	int resumed;	    /* 1 when the tier was already stored */
 };
