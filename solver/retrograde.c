@@ -316,8 +316,9 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 		if ((rc = run_tier(&s, t, forward_chunk)))
 			goto out;
 		if (opts->progress) {
-			struct bp_solve_progress pr = {.phase = 0, .tier = t, .ntiers = s.nt,
-						       .seconds = now() - t0};
+			struct bp_solve_progress pr = {
+				.phase = 0, .tier = t, .ntiers = s.nt, .seconds = now() - t0
+			};
 			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
 				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
 			opts->progress(opts->ctx, &pr);
@@ -331,7 +332,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	/* 2. tiers from the last to the first */
 	for (uint32_t t = s.nt; t-- > st;) {
 		struct tier *tt = &s.tiers[t];
-		struct bp_solve_progress pr = { .tier = t, .ntiers = s.nt };
+		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };
 		if (tt->done) {
 			out->resumed_tiers++;
 			for (int v = 1; v < 4; v++) {

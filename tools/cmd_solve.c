@@ -14,12 +14,12 @@ static void progress(void *ctx, const struct bp_solve_progress *p)
 {
 	(void)ctx;
 	if (p->phase == 0)
-		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions (%.1f s)\n", p->tier,
-			p->ntiers, (unsigned long long)p->positions, p->seconds);
+		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions (%.1f s)\n",
+			p->tier, p->ntiers, (unsigned long long)p->positions, p->seconds);
 	else
-		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier, p->ntiers,
-			p->resumed ? "already stored" : "solved", (unsigned long long)p->positions,
-			p->seconds);
+		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier,
+			p->ntiers, p->resumed ? "already stored" : "solved",
+			(unsigned long long)p->positions, p->seconds);
 }
 
 int bp_cmd_solve(int argc, char **argv)
