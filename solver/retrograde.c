@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "solver/cyclic.h"
 #include "solver/parallel.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
@@ -251,6 +252,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	struct solve s = { .g = g, .nt = g->ntiers };
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
+	if (g->ops->flags & BP_GAME_CYCLIC)
+		return bp_solve_cyclic(g, db, opts, out, err);
 	rc = bp_solve_estimate(g, &out->memory_estimate);
 	if (rc == BP_EUNSUPPORTED)
 		return bp_err_set(err, rc, "%s cannot be solved by tiers (no dense ranking)",
