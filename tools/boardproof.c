@@ -5,10 +5,9 @@
 
 #include "bp_config.h"
 #include "solver/game.h"
+#include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-
-#define BP_RULES_VERSION 1
 
 #define COMMON_OPTIONS                                       \
 	"  --json       machine-readable output on stdout\n" \
@@ -64,14 +63,65 @@ const struct bp_command bp_commands[] = {
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"method\", \"tiers\": [{\"tier\", \"positions\", \"classes\"}],\n"
 	  "\"positions\", \"classes\"}; numbers may exceed 2^64.\n" },
-	{ "solve", "strongly solve an instance into the database (not yet available)", bp_cmd_solve,
-	  "usage: boardproof solve GAME [--json]\n"
+	{ "solve", "strongly solve an instance into the database", bp_cmd_solve,
+	  "usage: boardproof solve GAME [--db DIR] [--threads N] [--memory BYTES]\n"
+	  "                        [--block-records N] [--level L] [--solver S]\n"
+	  "                        [--progress] [--json]\n"
 	  "\n"
-	  "Strongly solves GAME: every reachable position's value and remoteness, stored in\n"
-	  "the position database. Not available in this build yet: the command fails with\n"
-	  "exit code 1 and solves nothing.\n"
+	  "Strongly solves GAME by retrograde analysis: every position reachable from the\n"
+	  "start, up to symmetry, gets its value (win, loss or draw for the player to move)\n"
+	  "and remoteness, stored in the database one tier at a time. An interrupted solve\n"
+	  "resumes at its first unfinished tier. Prints the start position's value and\n"
+	  "remoteness, the positions, time, peak memory and database bits per position.\n"
 	  "\n"
-	  "Options:\n" COMMON_OPTIONS },
+	  "Options:\n"
+	  "  --db DIR          the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --threads N       worker threads (default: one per core)\n"
+	  "  --memory B        refuse up front when the solve needs more (default 80% of RAM)\n"
+	  "  --block-records N records per compressed block (default 65536)\n"
+	  "  --level L         zstd compression level\n"
+	  "  --solver S        auto (default), tiers (retrograde tier by tier, resumable), or\n"
+	  "                    cycles (level passes over all positions in memory; any game\n"
+	  "                    with dense ranking, the only one for games that repeat)\n"
+	  "  --progress        a line per tier on stderr (default when stderr is a "
+	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"
+	  "\"positions_per_second\", \"peak_memory_bytes\", \"bits_per_position\", ...}.\n" },
+	{ "query", "value and every move's value of a position: perfect play", bp_cmd_query,
+	  "usage: boardproof query GAME [POSITION] [--db DIR] [--json]\n"
+	  "\n"
+	  "Looks POSITION (default: the start) up in the solved table of GAME and prints its\n"
+	  "value and remoteness, then every legal move with the value and remoteness it\n"
+	  "leads to, for the player making it, best first. A position outside the solved set\n"
+	  "is an error (exit 2); an unsolved GAME exits 3.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"position\", \"value\", \"remoteness\", \"moves\": [{\"move\", \"value\",\n"
+	  "\"remoteness\"}, ...]}.\n" },
+	{ "verify", "re-derive every stored value from its children", bp_cmd_verify,
+	  "usage: boardproof verify [GAME] [--db DIR] [--progress] [--json]\n"
+	  "\n"
+	  "Checks the table of GAME (default: every table): decodes and checksums every\n"
+	  "block, and recomputes every stored position's value and remoteness from the\n"
+	  "terminal rules and its children's stored values, independently of the solver.\n"
+	  "Exit 1 when an inconsistency or a missing tier is found, 3 for a corrupt block.\n"
+	  "The content hash identifies the decoded content whatever the compression.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --progress   a line per tier on stderr (default when stderr is a "
+	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"ok\", \"positions_checked\", \"inconsistencies\", \"corrupt_blocks\",\n"
+	  "\"content_hash\", \"tables\": [...]}.\n" },
+	{ "list", "the solved instances in the database", bp_cmd_list,
+	  "usage: boardproof list [--db DIR] [--json]\n"
+	  "\n"
+	  "Lists every table in the database: instance, start value and remoteness,\n"
+	  "positions, stored bytes, bits per position, tiers stored.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS },
 	{ NULL, NULL, NULL, NULL },
 };
 

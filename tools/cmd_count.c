@@ -56,15 +56,7 @@ int bp_cmd_count(int argc, char **argv)
 	}
 	uint64_t max_bytes = 4ull << 30;
 	if (a.opt[1]) {
-		char *end;
-		max_bytes = strtoull(a.opt[1], &end, 10);
-		if (*end == 'K' || *end == 'k')
-			max_bytes <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			max_bytes <<= 20, end++;
-		else if (*end == 'G' || *end == 'g')
-			max_bytes <<= 30, end++;
-		if (*end || end == a.opt[1]) {
+		if (bp_cli_parse_bytes(a.opt[1], &max_bytes)) {
 			bp_cli_error(cmd, "bad --memory '%s' (bytes, or a number with K, M or G)",
 				     a.opt[1]);
 			return BP_EXIT_USAGE;
