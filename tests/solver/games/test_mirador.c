@@ -10,11 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "solver/enumerate.h"
 #include "solver/game.h"
 #include "solver/games/mirador.h"
 #include "solver/perft.h"
+#include "solver/probe.h"
+#include "solver/retrograde.h"
+#include "solver/verify.h"
 
 static struct bp_game *open_game(const char *spec)
 {
@@ -1372,5 +1376,188 @@ Test(mirador, unrank_all)
 	cr_expect(valid > 0 && holes > 0);
 	uint64_t size;
 	cr_expect_eq(g->ops->tier_size(g, g->ntiers, &size), BP_ERANGE);
+	bp_game_destroy(g);
+}
+
+/* ---- solving, against minimax over the naive rules -------------------------------- */
+
+struct nmemo_entry {
+	struct nstate s;
+	int used;
+	enum bp_value value;
+	unsigned rem;
+};
+
+struct nmemo {
+	struct nmemo_entry *e;
+	size_t cap, n;
+};
+
+static uint64_t nstate_hash(const struct nstate *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < s->n.w * s->n.h; i++)
+		h = (h ^ (uint64_t)s->n.cell[i]) * 1099511628211ull;
+	h = (h ^ (uint64_t)s->to_move) * 1099511628211ull;
+	return (h ^ (uint64_t)s->passes) * 1099511628211ull;
+}
+
+static int nstate_equal(const struct nstate *a, const struct nstate *b)
+{
+	return a->to_move == b->to_move && a->passes == b->passes &&
+	       memcmp(a->n.cell, b->n.cell, (size_t)(a->n.w * a->n.h)) == 0;
+}
+
+static struct nmemo_entry *nmemo_slot(struct nmemo *m, const struct nstate *s)
+{
+	size_t i = nstate_hash(s) & (m->cap - 1);
+	while (m->e[i].used && !nstate_equal(&m->e[i].s, s))
+		i = (i + 1) & (m->cap - 1);
+	return &m->e[i];
+}
+
+/* RULES.md sections 9 and 10 over the naive model: an unbreakable chain of the player
+ * who just moved is a loss for the player to move; two passes in a row a draw; else
+ * the best move (fastest win, else fastest draw, else slowest loss). */
+static void naive_minimax(struct nmemo *m, const struct nstate *s, enum bp_value *v, unsigned *rem)
+{
+	struct nmemo_entry *slot = nmemo_slot(m, s);
+	if (slot->used) {
+		*v = slot->value;
+		*rem = slot->rem;
+		return;
+	}
+	char prev = s->to_move == 'r' ? 'b' : 'r';
+	enum bp_value out = BP_VALUE_NONE;
+	unsigned r = 0;
+	if (naive_unbreakable(&s->n, prev, NULL)) {
+		out = BP_VALUE_LOSS;
+	} else if (s->passes >= 2) {
+		out = BP_VALUE_DRAW;
+	} else {
+		int mx[NMAX * NMAX], my[NMAX * NMAX];
+		int k = naive_moves(s, mx, my);
+		cr_assert_gt(k, 0);
+		for (int i = 0; i < k; i++) {
+			struct nstate c = *s;
+			if (mx[i] < 0) {
+				c.passes++;
+			} else {
+				naive_put(&c.n, s->to_move, mx[i], my[i]);
+				c.passes = 0;
+			}
+			c.to_move = prev;
+			enum bp_value cv;
+			unsigned cr;
+			naive_minimax(m, &c, &cv, &cr);
+			enum bp_value mine = bp_value_flip(cv);
+			int take = out == BP_VALUE_NONE;
+			if (!take && mine != out)
+				take = mine == BP_VALUE_WIN ||
+				       (mine == BP_VALUE_DRAW && out == BP_VALUE_LOSS);
+			else if (!take)
+				take = mine == BP_VALUE_LOSS ? cr + 1 > r : cr + 1 < r;
+			if (take) {
+				out = mine;
+				r = cr + 1;
+			}
+		}
+	}
+	slot = nmemo_slot(m, s);
+	slot->used = 1;
+	slot->s = *s;
+	slot->value = out;
+	slot->rem = r;
+	m->n++;
+	cr_assert_lt(m->n, m->cap / 2, "memo table too small");
+	*v = out;
+	*rem = r;
+}
+
+/* The game's position for a naive state: place the pieces (forcing the colour), then
+ * the turn and `passed` the naive state implies. */
+static struct bp_pos pos_of_nstate(const struct bp_game *g, const struct nstate *s)
+{
+	struct bp_pos p = parse(g, "start");
+	int w = s->n.w;
+	for (int c = 0; c < s->n.w * s->n.h; c++) {
+		char ch = s->n.cell[c];
+		int x = c % w, y = c / w;
+		if (ch == '.' || (x > 0 && at(&s->n, x - 1, y) == ch) ||
+		    (y > 0 && at(&s->n, x, y - 1) == ch))
+			continue;
+		p.w[24] = ch == 'b';
+		g->ops->apply(g, &p, (struct bp_move){ (uint32_t)c });
+	}
+	p.w[24] = s->to_move == 'b';
+	p.w[25] = s->passes > 0;
+	return p;
+}
+
+ParameterizedTestParameters(mirador, solve_vs_minimax)
+{
+	static char specs[][32] = { "mirador:4x4",	   "mirador:5x5",
+				    "mirador:6x6",	   "mirador:7x5",
+				    "mirador:6x5",	   "mirador:4x4,piece=1",
+				    "mirador:7x7,piece=3", "mirador:3x3,piece=1",
+				    "mirador:7x7" };
+	return cr_make_param_array(char[32], specs, sizeof specs / sizeof specs[0]);
+}
+
+/* Solve into a temporary database; every position reachable under the naive rules
+ * has the value and remoteness of minimax over the naive rules; verify is clean. */
+ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
+{
+	struct bp_game *g = open_game(*spec);
+	int piece = atoi(bp_game_option(g, "piece"));
+	char dir[] = "/tmp/bp_mirador_XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	struct bp_solve_opts o = { .threads = 2 };
+	struct bp_solve_result res;
+	cr_assert_eq(bp_solve(g, db, &o, &res, &err), BP_OK, "%s", err.msg);
+	bp_store_close(db);
+
+	struct nmemo m = { .cap = 1 << 16 };
+	m.e = calloc(m.cap, sizeof *m.e);
+	cr_assert_not_null(m.e);
+	struct bp_pos start = parse(g, "start");
+	struct nstate s0 = { .n = naive_of(g, &start, piece), .to_move = 'r', .passes = 0 };
+	enum bp_value v;
+	unsigned rem;
+	naive_minimax(&m, &s0, &v, &rem);
+	cr_expect_eq(res.value, v, "%s: start value %d, minimax %d", *spec, res.value, v);
+	cr_expect_eq(res.remoteness, rem, "%s: start remoteness %u, minimax %u", *spec,
+		     res.remoteness, rem);
+	bp_table *t;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	size_t checked = 0;
+	for (size_t i = 0; i < m.cap; i++) {
+		if (!m.e[i].used)
+			continue;
+		struct bp_pos p = pos_of_nstate(g, &m.e[i].s);
+		struct bp_probe pr;
+		cr_assert_eq(bp_probe_position(g, t, &p, &pr), BP_OK, "%s: %s not stored", *spec,
+			     fmt(g, &p));
+		cr_expect_eq(pr.value, m.e[i].value, "%s: %s value", *spec, fmt(g, &p));
+		cr_expect_eq(pr.remoteness, m.e[i].rem, "%s: %s remoteness", *spec, fmt(g, &p));
+		checked++;
+	}
+	struct bp_verify_report vr;
+	cr_assert_eq(bp_verify(g, t, NULL, NULL, NULL, &vr), BP_OK);
+	cr_expect_eq(vr.inconsistencies, 0);
+	cr_expect_eq(vr.corrupt_blocks, 0);
+	printf("mirador solve_vs_minimax %s: %s in %u; %zu positions agree with naive "
+	       "minimax\n",
+	       *spec, bp_value_name(res.value), res.remoteness, checked);
+	bp_table_close(t);
+	bp_store_close(db);
+	free(m.e);
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
 	bp_game_destroy(g);
 }
