@@ -8,8 +8,8 @@
 set -eu
 build=${1:-build}
 seed=${2:-1}
-ninja -C "$build" tests/solver/games/bench_mirador tools/boardproof >/dev/null
-bin="$build/tests/solver/games/bench_mirador"
+ninja -C "$build" bench/bench_mirador tools/boardproof >/dev/null
+bin="$build/bench/bench_mirador"
 bp="$build/tools/boardproof"
 echo "== perft (boardproof) =="
 "$bp" perft mirador:10x10 4 --stats
