@@ -68,7 +68,8 @@
  * to 7x7; on positions of random 27x27 games it takes well under a millisecond.
  *
  * Tiers are turns played (pieces + passes, see "tiers and ranks" below); grids
- * with at most 64 top-left positions (9x9 for 2x2 pieces) also have dense ranks. */
+ * with at most 64 top-left positions (9x9 for 2x2 pieces) also have ranks, dense
+ * enough to solve up to 9x9. */
 #include "solver/games/mirador.h"
 
 #include <assert.h>
@@ -94,8 +95,12 @@ static const char side_names[] = "NSWE";
  * (and hence a known number of passes, and `passed`). */
 struct tier_block {
 	int r, b, passed;
-	uint64_t offset, size; /* size: C(N, r) * C(N, b); 0 when that overflows */
+	uint64_t offset, size; /* 0 when the size overflows */
 };
+
+/* Sets of top-left positions that can hold pieces together (no overlap, no side
+ * contact), by size, each sorted: the dense part of the rank when they are few. */
+#define MAX_SET_TABLE (1u << 21)
 
 struct mirador {
 	int w, h, p, ncells;
@@ -107,6 +112,10 @@ struct mirador {
 	struct tier_block *blocks;
 	int *tier_first; /* ntiers + 1 entries: blocks of tier t */
 	int ranked;	 /* nplace <= 64 */
+	/* ranked and at most MAX_SET_TABLE compatible sets: sets[k] lists those of size k
+	 * (nsets[k] of them); else (sets == NULL) sizes are C(N, r) * C(N, b) */
+	uint64_t **sets;
+	uint64_t *nsets;
 };
 
 static const struct bp_option mirador_options[] = {
@@ -1202,13 +1211,20 @@ static void mirador_transform(const struct bp_game *g, const struct bp_pos *p, i
  *     passed=1: red to move:  e >= 1: e blue passes;  e <= 0: 2 - e (both passed)
  *               blue to move: e <= -1: -e red passes; e >= 0: e + 2 (both passed)
  *
- * so within a tier the pair (r, b) fixes everything but where the pieces stand, and
- * the dense index of a position is
+ * so within a tier the pair (r, b) fixes everything but where the pieces stand. When
+ * the sets of top-left positions that can hold pieces together (no overlap, no side
+ * contact) number at most MAX_SET_TABLE (every grid up to 9x9 for 2x2 pieces; 5x5
+ * for 1x1), they are listed by size at create time and the dense index is
  *
- *     offset(r, b) + colex(red top-lefts) * C(N, b) + colex(blue top-lefts)
+ *     offset(r, b) + (place of the union in the sorted list of (r + b)-sets)
+ *                      * C(r + b, r) + colex(which of its pieces are red)
  *
- * over the N top-left positions. Indices whose pieces overlap, touch illegally or
- * break the turn order are holes (unrank says BP_ENOTFOUND). */
+ * (9x9: 1.4 million sets); else, for at most 64 top-left positions,
+ *
+ *     offset(r, b) + colex(red top-lefts) * C(N, b) + colex(blue top-lefts).
+ *
+ * Indices whose pieces overlap, touch illegally or break the turn order are holes
+ * (unrank says BP_ENOTFOUND). */
 static int passes_of(const struct bp_pos *p, int P)
 {
 	int e = pass_balance(p, P);
@@ -1271,7 +1287,24 @@ static int mirador_rank(const struct bp_game *g, const struct bp_pos *p, uint64_
 		const struct tier_block *k = &m->blocks[i];
 		if (k->r != r || k->b != b)
 			continue;
-		*out = k->offset + bp_rank_subset(rs) * bp_binom(m->nplace, b) + bp_rank_subset(bs);
+		if (!m->sets) {
+			*out = k->offset + bp_rank_subset(rs) * bp_binom(m->nplace, b) +
+			       bp_rank_subset(bs);
+			return BP_OK;
+		}
+		/* the union's place in the sorted list, then which of its pieces are red */
+		uint64_t u = rs | bs, lo = 0, hi = m->nsets[r + b];
+		const uint64_t *list = m->sets[r + b];
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (list[mid] < u)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == m->nsets[r + b] || list[lo] != u)
+			return BP_ERANGE; /* not a legal arrangement */
+		*out = k->offset + lo * bp_binom(r + b, r) + bp_rank_subset(bp_bits_extract(rs, u));
 		return BP_OK;
 	}
 	return BP_ERANGE;
@@ -1293,8 +1326,17 @@ static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 			k = &m->blocks[i];
 	if (!k)
 		return BP_ENOTFOUND;
-	uint64_t q = index - k->offset, nb = bp_binom(m->nplace, k->b);
-	uint64_t sets[2] = { bp_unrank_subset(k->r, q / nb), bp_unrank_subset(k->b, q % nb) };
+	uint64_t q = index - k->offset, sets[2];
+	if (!m->sets) {
+		uint64_t nb = bp_binom(m->nplace, k->b);
+		sets[0] = bp_unrank_subset(k->r, q / nb);
+		sets[1] = bp_unrank_subset(k->b, q % nb);
+	} else {
+		uint64_t nc = bp_binom(k->r + k->b, k->r);
+		uint64_t u = m->sets[k->r + k->b][q / nc];
+		sets[0] = bp_bits_deposit(bp_unrank_subset(k->r, q % nc), u);
+		sets[1] = u & ~sets[0];
+	}
 	char cells[MAX_CELLS];
 	memset(cells, '.', (size_t)m->ncells);
 	for (int c = 0; c < 2; c++)
@@ -1341,6 +1383,66 @@ static int max_pieces(const uint64_t *nb, uint64_t mask)
 	return with > without ? with : without;
 }
 
+struct set_lists {
+	uint64_t *v[65];
+	uint64_t n[65], cap[65], total;
+	int full;
+};
+
+/* Every compatible set, each once (elements chosen in increasing order), until
+ * MAX_SET_TABLE of them. */
+static void list_sets(struct set_lists *l, const uint64_t *nb, uint64_t chosen, uint64_t allowed,
+		      int k)
+{
+	if (l->full)
+		return;
+	if (l->total == MAX_SET_TABLE) {
+		l->full = 1;
+		return;
+	}
+	if (l->n[k] == l->cap[k]) {
+		l->cap[k] = l->cap[k] ? 2 * l->cap[k] : 16;
+		l->v[k] = xrealloc(l->v[k], sizeof(uint64_t) * l->cap[k]);
+	}
+	l->v[k][l->n[k]++] = chosen;
+	l->total++;
+	while (allowed) {
+		int v = __builtin_ctzll(allowed);
+		allowed &= allowed - 1; /* later elements only */
+		list_sets(l, nb, chosen | 1ull << v, allowed & ~nb[v], k + 1);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int build_set_table(struct mirador *m, const uint64_t *nb)
+{
+	struct set_lists l;
+	memset(&l, 0, sizeof l);
+	int N = m->nplace;
+	list_sets(&l, nb, 0, N == 64 ? ~0ull : (1ull << N) - 1, 0);
+	if (l.full) {
+		for (int k = 0; k <= 64; k++)
+			free(l.v[k]);
+		return BP_OK;
+	}
+	m->sets = calloc(65, sizeof *m->sets);
+	m->nsets = calloc(65, sizeof *m->nsets);
+	if (!m->sets || !m->nsets)
+		return BP_ENOMEM;
+	for (int k = 0; k <= 64; k++) {
+		m->sets[k] = l.v[k];
+		m->nsets[k] = l.n[k];
+		if (l.n[k])
+			qsort(l.v[k], l.n[k], sizeof(uint64_t), cmp_u64);
+	}
+	return BP_OK;
+}
+
 /* Lists every (r, b) pair of each tier; see passes_of for the pass kinds. */
 static int build_tiers(struct bp_game *g, struct mirador *m)
 {
@@ -1354,6 +1456,9 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 					nb[i] |= 1ull << j;
 		m->maxpieces = max_pieces(nb, N == 64 ? ~0ull : (1ull << N) - 1);
 		m->ranked = 1;
+		int rc = build_set_table(m, nb);
+		if (rc)
+			return rc;
 	} else {
 		/* no ranks: only a bound on the tiers. With r + b <= M pieces, the first
 		 * player to pass passes when it runs out and after each later placement of
@@ -1399,9 +1504,9 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 				bl->b = b;
 				bl->passed = passed[k];
 				bl->offset = offset;
-				if (m->ranked &&
-				    !__builtin_mul_overflow(bp_binom(N, r), bp_binom(N, b),
-							    &bl->size) &&
+				uint64_t a = m->sets ? m->nsets[r + b] : bp_binom(N, r);
+				uint64_t c = m->sets ? bp_binom(r + b, r) : bp_binom(N, b);
+				if (m->ranked && !__builtin_mul_overflow(a, c, &bl->size) &&
 				    !__builtin_add_overflow(offset, bl->size, &offset))
 					continue;
 				bl->size = 0;
@@ -1574,6 +1679,11 @@ static void mirador_describe(const struct bp_game *g, const struct bp_pos *p, st
 static void mirador_destroy(struct bp_game *g)
 {
 	struct mirador *m = g->impl;
+	if (m->sets)
+		for (int k = 0; k <= 64; k++)
+			free(m->sets[k]);
+	free(m->sets);
+	free(m->nsets);
 	free(m->blocks);
 	free(m->tier_first);
 	free(g->impl);
