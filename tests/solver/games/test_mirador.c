@@ -1418,7 +1418,9 @@ static struct nmemo_entry *nmemo_slot(struct nmemo *m, const struct nstate *s)
 
 /* RULES.md sections 9 and 10 over the naive model: an unbreakable chain of the player
  * who just moved is a loss for the player to move; two passes in a row a draw; else
- * the best move (fastest win, else fastest draw, else slowest loss). */
+ * the best move (fastest win, else fastest draw, else slowest loss). Above 7x7 the
+ * brute force tries only placements on lines of sight (checked against the full
+ * one by random_vs_naive). */
 static void naive_minimax(struct nmemo *m, const struct nstate *s, enum bp_value *v, unsigned *rem)
 {
 	struct nmemo_entry *slot = nmemo_slot(m, s);
@@ -1430,7 +1432,8 @@ static void naive_minimax(struct nmemo *m, const struct nstate *s, enum bp_value
 	char prev = s->to_move == 'r' ? 'b' : 'r';
 	enum bp_value out = BP_VALUE_NONE;
 	unsigned r = 0;
-	if (naive_unbreakable(&s->n, prev, NULL)) {
+	if (s->n.w * s->n.h > 49 ? naive_unbreakable_marked(&s->n, prev, NULL)
+				 : naive_unbreakable(&s->n, prev, NULL)) {
 		out = BP_VALUE_LOSS;
 	} else if (s->passes >= 2) {
 		out = BP_VALUE_DRAW;
@@ -1500,7 +1503,7 @@ ParameterizedTestParameters(mirador, solve_vs_minimax)
 				    "mirador:6x6",	   "mirador:7x5",
 				    "mirador:6x5",	   "mirador:4x4,piece=1",
 				    "mirador:7x7,piece=3", "mirador:3x3,piece=1",
-				    "mirador:7x7" };
+				    "mirador:7x7",	   "mirador:8x8" };
 	return cr_make_param_array(char[32], specs, sizeof specs / sizeof specs[0]);
 }
 
@@ -1520,7 +1523,7 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 	cr_assert_eq(bp_solve(g, db, &o, &res, &err), BP_OK, "%s", err.msg);
 	bp_store_close(db);
 
-	struct nmemo m = { .cap = 1 << 16 };
+	struct nmemo m = { .cap = 1 << 18 };
 	m.e = calloc(m.cap, sizeof *m.e);
 	cr_assert_not_null(m.e);
 	struct bp_pos start = parse(g, "start");
