@@ -24,6 +24,7 @@
  * its whole class so children need only a rank) did about nsym times more work. */
 #include "solver/retrograde.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ struct tier {
 struct solve {
 	const struct bp_game *g;
 	bp_table *tab;
+	pthread_mutex_t load_lock; /* tiers read from the table on demand */
 	struct tier *tiers;
 	uint32_t nt;
 	uint64_t *succ; /* nt * words: bit s of row t set when tier t moves into tier s */
@@ -122,6 +124,47 @@ static int forward_chunk(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
+/* Dense games (BP_GAME_DENSE_REACHABLE): every valid canonical index is reachable. */
+static int mark_chunk(void *ctx, int worker, uint64_t item)
+{
+	struct solve *s = ctx;
+	const struct bp_game *g = s->g;
+	struct tier *tt = &s->tiers[s->t];
+	(void)worker;
+	uint64_t i0 = item * CHUNK_WORDS * 64, i1 = i0 + CHUNK_WORDS * 64;
+	if (i1 > tt->size)
+		i1 = tt->size;
+	struct bp_pos p, canon;
+	for (uint64_t idx = i0; idx < i1; idx++) {
+		int rc = g->ops->unrank(g, s->t, idx, &p);
+		if (rc == BP_ENOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		bp_game_canonical(g, &p, &canon);
+		if (bp_pos_equal(&p, &canon))
+			tt->reach[idx / 64] |= 1ull << (idx % 64); /* words are the chunk's own */
+	}
+	return BP_OK;
+}
+
+static int load_tier(struct solve *s, uint32_t t);
+
+/* The records of tier t, reading them from the table the first time. */
+static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
+{
+	uint16_t *rec = __atomic_load_n(&s->tiers[t].rec, __ATOMIC_ACQUIRE);
+	*rc = BP_OK;
+	if (rec)
+		return rec;
+	pthread_mutex_lock(&s->load_lock);
+	if (!s->tiers[t].rec && s->tiers[t].done)
+		*rc = load_tier(s, t);
+	rec = s->tiers[t].rec;
+	pthread_mutex_unlock(&s->load_lock);
+	return rec;
+}
+
 /* ---- 2. solving a tier ------------------------------------------------------ */
 
 static int solve_chunk(void *ctx, int worker, uint64_t item)
@@ -152,7 +195,10 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 					uint32_t ct = g->ops->tier(g, &canon);
 					if ((rc = g->ops->rank(g, &canon, &cidx)))
 						return rc;
-					uint16_t r = s->tiers[ct].rec ? s->tiers[ct].rec[cidx] : 0;
+					const uint16_t *crec = child_tier(s, ct, &rc);
+					if (rc)
+						return rc;
+					uint16_t r = crec ? crec[cidx] : 0;
 					unsigned cv = bp_record_value(r),
 						 cr = bp_record_remoteness(r);
 					if (cv == BP_VALUE_NONE) {
@@ -206,10 +252,14 @@ static int load_tier(struct solve *s, uint32_t t)
 	struct tier *tt = &s->tiers[t];
 	if (tt->rec)
 		return BP_OK;
-	tt->rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
-	if (!tt->rec)
+	uint16_t *rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
+	if (!rec)
 		return BP_ENOMEM;
-	int rc = bp_table_get_tier(s->tab, t, tt->rec);
+	int rc = bp_table_get_tier(s->tab, t, rec);
+	if (rc)
+		free(rec);
+	else
+		__atomic_store_n(&tt->rec, rec, __ATOMIC_RELEASE);
 	if (rc)
 		snprintf(s->errmsg, sizeof s->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -249,7 +299,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 {
 	int rc;
 	double t0 = now();
-	struct solve s = { .g = g, .nt = g->ntiers };
+	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
 	if (g->ops->flags & BP_GAME_CYCLIC)
@@ -310,12 +360,19 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	/* 1. reachability */
 	struct bp_pos start, canon;
 	uint64_t sidx;
+	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
 	g->ops->start(g, &start);
-	uint32_t st = g->ops->tier(g, &start);
-	if ((rc = g->ops->rank(g, &start, &sidx)))
+	bp_game_canonical(g, &start, &canon);
+	uint32_t st = g->ops->tier(g, &canon);
+	if ((rc = g->ops->rank(g, &canon, &sidx)))
 		goto out;
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
-	for (uint32_t t = st; t < s.nt; t++) {
+	/* a dense game skips this pass: each tier is marked just before it is solved, and
+	 * tier t is assumed to be needed by tier t - 1 only (any other tier it is needed
+	 * by reads it back from the table) */
+	for (uint32_t t = 0; dense && t < s.nt; t++)
+		s.tiers[t].lastuse = t ? t - 1 : UINT32_MAX;
+	for (uint32_t t = st; !dense && t < s.nt; t++) {
 		if ((rc = run_tier(&s, t, forward_chunk)))
 			goto out;
 		if (opts->progress) {
@@ -327,7 +384,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			opts->progress(opts->ctx, &pr);
 		}
 	}
-	for (uint32_t t = s.nt; t-- > 0;)
+	for (uint32_t t = s.nt; !dense && t-- > 0;)
 		for (uint32_t c = 0; c < s.nt; c++)
 			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
 				s.tiers[c].lastuse = t;
@@ -350,6 +407,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1 &&
 				    (rc = load_tier(&s, c)))
 					goto out;
+			if (dense && (rc = run_tier(&s, t, mark_chunk)))
+				goto out;
 			tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t));
 			if (!tt->rec) {
 				rc = BP_ENOMEM;
