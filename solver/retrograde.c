@@ -28,11 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "solver/cyclic.h"
 #include "solver/parallel.h"
+#include "solver/solve_common.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
 
@@ -58,20 +57,6 @@ struct solve {
 	uint64_t (*counts)[4]; /* per worker: canonical positions per value */
 	char errmsg[200];
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t peak_rss(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)ru.ru_maxrss * 1024;
-}
 
 static uint64_t chunks_of(uint64_t size)
 {
@@ -298,7 +283,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	     struct bp_solve_result *out, struct bp_err *err)
 {
 	int rc;
-	double t0 = now();
+	double t0 = bp_solve_clock();
 	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
@@ -310,27 +295,19 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				  g->spec);
 	if (rc)
 		return bp_err_set(err, rc, "%s: tiers too large to index", g->spec);
-	if (opts->memory_limit && out->memory_estimate > opts->memory_limit)
-		return bp_err_set(err, BP_ERANGE,
-				  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
-				  g->spec, (unsigned long long)(out->memory_estimate >> 20),
-				  (unsigned long long)(opts->memory_limit >> 20));
+	if ((rc = bp_solve_check_memory(g, out->memory_estimate, opts, err)))
+		return rc;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	sizes = calloc(s.nt, sizeof *sizes);
 	s.succ_words = (s.nt + 63) / 64;
 	s.succ = calloc((size_t)s.nt * s.succ_words, sizeof(uint64_t));
-	s.mv = calloc((size_t)s.threads, sizeof *s.mv);
+	s.mv = bp_solve_move_buffers(g, s.threads);
 	s.counts = calloc((size_t)s.threads, sizeof *s.counts);
 	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < s.threads; i++)
-		if (!(s.mv[i] = bp_game_move_buffer(g))) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
 	for (uint32_t t = 0; t < s.nt; t++) {
 		g->ops->tier_size(g, t, &s.tiers[t].size);
 		sizes[t] = s.tiers[t].size;
@@ -341,13 +318,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			goto out;
 		}
 	}
-	struct bp_table_info info = { .rules_version = BP_RULES_VERSION,
-				      .ntiers = s.nt,
-				      .tier_size = sizes,
-				      .block_records = opts->block_records,
-				      .compression_level = opts->compression_level };
-	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
-	rc = bp_table_open(db, g->spec, &info, BP_STORE_CREATE, &s.tab, err);
+	rc = bp_solve_open_table(g, db, sizes, opts, &s.tab, err);
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
@@ -376,9 +347,10 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 		if ((rc = run_tier(&s, t, forward_chunk)))
 			goto out;
 		if (opts->progress) {
-			struct bp_solve_progress pr = {
-				.phase = 0, .tier = t, .ntiers = s.nt, .seconds = now() - t0
-			};
+			struct bp_solve_progress pr = { .phase = 0,
+							.tier = t,
+							.ntiers = s.nt,
+							.seconds = bp_solve_clock() - t0 };
 			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
 				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
 			opts->progress(opts->ctx, &pr);
@@ -424,8 +396,9 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			char extra[128];
 			snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n",
 				 s.threads, (unsigned long long)out->memory_estimate);
-			rc = bp_table_put_tier(s.tab, t, tt->rec, prior_seconds + (now() - t0),
-					       peak_rss(), extra);
+			rc = bp_table_put_tier(s.tab, t, tt->rec,
+					       prior_seconds + (bp_solve_clock() - t0),
+					       bp_solve_peak_memory(), extra);
 			if (rc) {
 				snprintf(s.errmsg, sizeof s.errmsg, "writing tier %u: %s", t,
 					 bp_strerror(rc));
@@ -441,7 +414,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			if (s.tiers[c].rec &&
 			    (s.tiers[c].lastuse == UINT32_MAX || s.tiers[c].lastuse >= t))
 				free_tier(&s.tiers[c]);
-		pr.seconds = now() - t0;
+		pr.seconds = bp_solve_clock() - t0;
 		if (opts->progress)
 			opts->progress(opts->ctx, &pr);
 	}
@@ -462,18 +435,15 @@ out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));
 out_quiet:
-	out->seconds = now() - t0;
-	out->peak_memory = peak_rss();
+	out->seconds = bp_solve_clock() - t0;
+	out->peak_memory = bp_solve_peak_memory();
 	bp_table_close(s.tab);
 	if (s.tiers)
 		for (uint32_t t = 0; t < s.nt; t++) {
 			free(s.tiers[t].reach);
 			free(s.tiers[t].rec);
 		}
-	if (s.mv)
-		for (int i = 0; i < s.threads; i++)
-			free(s.mv[i]);
-	free(s.mv);
+	bp_solve_free_move_buffers(s.mv, s.threads);
 	free(s.counts);
 	free(s.succ);
 	free(s.tiers);
