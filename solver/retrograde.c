@@ -66,47 +66,62 @@ static uint64_t chunks_of(uint64_t size)
 
 /* ---- 1. reachability ------------------------------------------------------- */
 
-static int forward_chunk(void *ctx, int worker, uint64_t item)
+/* Calls fn for every marked position of the current tier in work item `item`. */
+typedef int marked_fn(struct solve *s, int worker, uint64_t idx, const struct bp_pos *p);
+
+static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn)
 {
-	struct solve *s = ctx;
-	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
 	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
 	if (w1 > tt->size / 64 + 1)
 		w1 = tt->size / 64 + 1;
-	struct bp_pos p, c, canon;
+	struct bp_pos p;
 	for (uint64_t wi = w0; wi < w1; wi++)
 		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w), cidx;
-			int rc = g->ops->unrank(g, s->t, idx, &p);
-			if (rc)
+			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w);
+			int rc = s->g->ops->unrank(s->g, s->t, idx, &p);
+			if (rc || (rc = fn(s, worker, idx, &p)))
 				return rc;
-			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
-				continue;
-			int n = g->ops->moves(g, &p, s->mv[worker]);
-			for (int i = 0; i < n; i++) {
-				c = p;
-				g->ops->apply(g, &c, s->mv[worker][i]);
-				bp_game_canonical(g, &c, &canon);
-				uint32_t ct = g->ops->tier(g, &canon);
-				if (ct <= s->t || ct >= s->nt) {
-					snprintf(s->errmsg, sizeof s->errmsg,
-						 "a move from tier %u leads to tier %u: the game's "
-						 "tiers are not monotone",
-						 s->t, ct);
-					return BP_EINVAL;
-				}
-				if ((rc = g->ops->rank(g, &canon, &cidx)))
-					return rc;
-				__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64],
-						  1ull << (cidx % 64), __ATOMIC_RELAXED);
-				uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
-				if (!(row[ct / 64] >> (ct % 64) & 1))
-					__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64),
-							  __ATOMIC_RELAXED);
-			}
 		}
 	return BP_OK;
+}
+
+static int forward_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	int rc;
+	(void)idx;
+	if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+		return BP_OK;
+	int n = g->ops->moves(g, &p, s->mv[worker]);
+	for (int i = 0; i < n; i++) {
+		c = p;
+		g->ops->apply(g, &c, s->mv[worker][i]);
+		bp_game_canonical(g, &c, &canon);
+		uint32_t ct = g->ops->tier(g, &canon);
+		if (ct <= s->t || ct >= s->nt) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "a move from tier %u leads to tier %u: the game's "
+				 "tiers are not monotone",
+				 s->t, ct);
+			return BP_EINVAL;
+		}
+		if ((rc = g->ops->rank(g, &canon, &cidx)))
+			return rc;
+		__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64], 1ull << (cidx % 64),
+				  __ATOMIC_RELAXED);
+		uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
+		if (!(row[ct / 64] >> (ct % 64) & 1))
+			__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64), __ATOMIC_RELAXED);
+	}
+	return BP_OK;
+}
+
+static int forward_chunk(void *ctx, int worker, uint64_t item)
+{
+	return each_marked(ctx, worker, item, forward_one);
 }
 
 /* Dense games (BP_GAME_DENSE_REACHABLE): every valid canonical index is reachable. */
@@ -152,77 +167,71 @@ static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
 
 /* ---- 2. solving a tier ------------------------------------------------------ */
 
-static int solve_chunk(void *ctx, int worker, uint64_t item)
+static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
 {
-	struct solve *s = ctx;
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
-	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
-	if (w1 > tt->size / 64 + 1)
-		w1 = tt->size / 64 + 1;
-	struct bp_pos p, c, canon;
-	for (uint64_t wi = w0; wi < w1; wi++)
-		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w), cidx;
-			int rc = g->ops->unrank(g, s->t, idx, &p);
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	int rc;
+	enum bp_value v = g->ops->outcome(g, &p);
+	unsigned rem = 0;
+	if (v == BP_VALUE_NONE) {
+		int n = g->ops->moves(g, &p, s->mv[worker]);
+		int lost = 0, drew = 0;
+		unsigned min_loss = ~0u, min_draw = ~0u, max_win = 0;
+		for (int i = 0; i < n; i++) {
+			c = p;
+			g->ops->apply(g, &c, s->mv[worker][i]);
+			bp_game_canonical(g, &c, &canon);
+			uint32_t ct = g->ops->tier(g, &canon);
+			if ((rc = g->ops->rank(g, &canon, &cidx)))
+				return rc;
+			const uint16_t *crec = child_tier(s, ct, &rc);
 			if (rc)
 				return rc;
-			enum bp_value v = g->ops->outcome(g, &p);
-			unsigned rem = 0;
-			if (v == BP_VALUE_NONE) {
-				int n = g->ops->moves(g, &p, s->mv[worker]);
-				int lost = 0, drew = 0;
-				unsigned min_loss = ~0u, min_draw = ~0u, max_win = 0;
-				for (int i = 0; i < n; i++) {
-					c = p;
-					g->ops->apply(g, &c, s->mv[worker][i]);
-					bp_game_canonical(g, &c, &canon);
-					uint32_t ct = g->ops->tier(g, &canon);
-					if ((rc = g->ops->rank(g, &canon, &cidx)))
-						return rc;
-					const uint16_t *crec = child_tier(s, ct, &rc);
-					if (rc)
-						return rc;
-					uint16_t r = crec ? crec[cidx] : 0;
-					unsigned cv = bp_record_value(r),
-						 cr = bp_record_remoteness(r);
-					if (cv == BP_VALUE_NONE) {
-						snprintf(s->errmsg, sizeof s->errmsg,
-							 "tier %u index %llu: a child in tier %u "
-							 "is not solved",
-							 s->t, (unsigned long long)idx, ct);
-						return BP_EINVAL;
-					}
-					if (cv == BP_VALUE_LOSS) {
-						lost = 1;
-						min_loss = cr < min_loss ? cr : min_loss;
-					} else if (cv == BP_VALUE_DRAW) {
-						drew = 1;
-						min_draw = cr < min_draw ? cr : min_draw;
-					} else {
-						max_win = cr > max_win ? cr : max_win;
-					}
-				}
-				if (lost) {
-					v = BP_VALUE_WIN;
-					rem = 1 + min_loss;
-				} else if (drew) {
-					v = BP_VALUE_DRAW;
-					rem = 1 + min_draw;
-				} else {
-					v = BP_VALUE_LOSS;
-					rem = 1 + max_win;
-				}
-			}
-			if (rem >= BP_RECORD_NO_REMOTENESS) {
+			uint16_t r = crec ? crec[cidx] : 0;
+			unsigned cv = bp_record_value(r), cr = bp_record_remoteness(r);
+			if (cv == BP_VALUE_NONE) {
 				snprintf(s->errmsg, sizeof s->errmsg,
-					 "remoteness %u is too large to store", rem);
-				return BP_ERANGE;
+					 "tier %u index %llu: a child in tier %u "
+					 "is not solved",
+					 s->t, (unsigned long long)idx, ct);
+				return BP_EINVAL;
 			}
-			tt->rec[idx] = bp_record_make(v, rem);
-			s->counts[worker][v]++;
+			if (cv == BP_VALUE_LOSS) {
+				lost = 1;
+				min_loss = cr < min_loss ? cr : min_loss;
+			} else if (cv == BP_VALUE_DRAW) {
+				drew = 1;
+				min_draw = cr < min_draw ? cr : min_draw;
+			} else {
+				max_win = cr > max_win ? cr : max_win;
+			}
 		}
+		if (lost) {
+			v = BP_VALUE_WIN;
+			rem = 1 + min_loss;
+		} else if (drew) {
+			v = BP_VALUE_DRAW;
+			rem = 1 + min_draw;
+		} else {
+			v = BP_VALUE_LOSS;
+			rem = 1 + max_win;
+		}
+	}
+	if (rem >= BP_RECORD_NO_REMOTENESS) {
+		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
+		return BP_ERANGE;
+	}
+	tt->rec[idx] = bp_record_make(v, rem);
+	s->counts[worker][v]++;
 	return BP_OK;
+}
+
+static int solve_chunk(void *ctx, int worker, uint64_t item)
+{
+	return each_marked(ctx, worker, item, solve_one);
 }
 
 static int run_tier(struct solve *s, uint32_t t, int (*fn)(void *, int, uint64_t))
