@@ -630,15 +630,15 @@ static void blooms_describe(const struct bp_game *g, const struct bp_pos *p, str
 		bp_text_printf(text, "\n");
 	}
 	bp_text_printf(json, ", \"neutral\": ");
-	bp_text_printf(text, "neutral:");
+	bp_text_printf(text, "neutral:    ");
 	append_cells(g, e.neutral, json, text);
 	bp_text_printf(json, ", \"fenced\": ");
-	bp_text_printf(text, "\nfenced:  ");
+	bp_text_printf(text, "\nfenced:     ");
 	append_cells(g, e.fenced, json, text);
 	bp_text_printf(text, "\n");
 	if (OVER(p)) {
 		bp_text_printf(json, ", \"over\": true");
-		bp_text_printf(text, "over:     two passes in a row ended the game\n");
+		bp_text_printf(text, "over:        two passes in a row ended the game\n");
 	}
 }
 
