@@ -15,17 +15,19 @@
  * exactly those.
  *
  * Move generation. A two-stone turn on hex5 has up to 60 * 59 choices, so calling
- * place() for each would dominate. Instead each empty cell v is classified per
- * mover colour c as *quiet* when
+ * place() for each would dominate. Instead the position is scanned once (every
+ * bloom with its liberties), and each empty cell v is classified per mover colour c
+ * as *quiet* when
  *   - v is not a liberty of any bloom (either player's) with at most two liberties,
  *   - and the bloom that a c stone on v would form has at least two liberties.
  * A quiet single stone is legal (nothing is captured, nothing is fenced), and a pair
  * of quiet stones is legal too: a bloom fenced by the pair would have all its
  * liberties (at most two) among the pair, so one stone would be a liberty of a bloom
  * with at most two liberties; and each new bloom keeps a liberty, having had two of
- * which the other stone takes at most one. Every turn involving a stone that is not
- * quiet goes through place(). The tests compare the result with a naive
- * implementation. */
+ * which the other stone takes at most one. Every other turn is decided by
+ * scan_legal() from the scanned blooms next to its stones. apply() and move_parse()
+ * use place() instead, a separate path; the tests check the two against each other
+ * and against a naive implementation. */
 #include "solver/games/blooms.h"
 
 #include <assert.h>
@@ -144,56 +146,102 @@ static int is_first_turn(const struct bp_pos *p)
 	return occupied(p) == 0 && !OVER(p);
 }
 
-/* The quiet cells (see the top of the file) for each of player pl's colours. */
-static void quiet_cells(const struct blooms *b, const struct bp_pos *p, int pl, uint64_t quiet[2])
+/* What move generation needs about a position, computed once: every bloom with its
+ * cells, liberties and neighbouring cells, the bloom of each stone, and the quiet
+ * cells. With it, the legality of a turn is a handful of mask operations on the
+ * blooms next to the placed stones, without any flood fill. */
+struct scan {
+	uint64_t s[4], empty;
+	int pl;
+	uint8_t id[64];
+	uint64_t mask[64], libs[64], nb[64];
+	uint64_t quiet[2]; /* per mover colour (2 pl, 2 pl + 1) */
+};
+
+static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, struct scan *sc)
 {
-	uint64_t empty = b->full & ~occupied(p);
+	int nblooms = 0;
 	uint64_t weak = 0;
-	uint64_t lib_at[2][64];
-	uint64_t touched[2] = { 0, 0 };
+	sc->pl = pl;
+	sc->empty = b->full & ~occupied(p);
 	for (int c = 0; c < 4; c++) {
-		uint64_t left = STONES(p, c);
-		int own = c / 2 == pl;
-		while (left) {
-			uint64_t bloom = flood(b, STONES(p, c), left & -left);
+		sc->s[c] = STONES(p, c);
+		for (uint64_t left = sc->s[c]; left;) {
+			uint64_t bloom = flood(b, sc->s[c], left & -left);
 			left &= ~bloom;
-			uint64_t libs = neighbours(b, bloom) & empty;
-			if (__builtin_popcountll(libs) <= 2)
-				weak |= libs;
-			if (!own)
-				continue;
-			int i = c & 1;
-			/* record, for every liberty v, the liberties this bloom brings to a
-			 * stone of its colour placed on v */
-			for (uint64_t l = libs; l; l &= l - 1) {
-				int v = __builtin_ctzll(l);
-				if (!(touched[i] >> v & 1)) {
-					touched[i] |= 1ull << v;
-					lib_at[i][v] = 0;
-				}
-				lib_at[i][v] |= libs;
-			}
+			uint64_t nb = neighbours(b, bloom);
+			sc->mask[nblooms] = bloom;
+			sc->nb[nblooms] = nb;
+			sc->libs[nblooms] = nb & sc->empty;
+			if (__builtin_popcountll(sc->libs[nblooms]) <= 2)
+				weak |= sc->libs[nblooms];
+			for (uint64_t m = bloom; m; m &= m - 1)
+				sc->id[__builtin_ctzll(m)] = (uint8_t)nblooms;
+			nblooms++;
 		}
 	}
 	for (int i = 0; i < 2; i++) {
-		quiet[i] = 0;
-		for (uint64_t e = empty & ~weak; e; e &= e - 1) {
+		uint64_t own = sc->s[2 * pl + i];
+		sc->quiet[i] = 0;
+		for (uint64_t e = sc->empty & ~weak; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
-			uint64_t libs = b->nbr[v] & empty;
-			if (touched[i] >> v & 1)
-				libs |= lib_at[i][v];
+			uint64_t libs = b->nbr[v] & sc->empty;
+			for (uint64_t o = own & b->nbr[v]; o;) {
+				int k = sc->id[__builtin_ctzll(o)];
+				o &= ~sc->mask[k];
+				libs |= sc->libs[k];
+			}
 			libs &= ~(1ull << v);
 			if (__builtin_popcountll(libs) >= 2)
-				quiet[i] |= 1ull << v;
+				sc->quiet[i] |= 1ull << v;
 		}
 	}
 }
 
-static int legal_with(const struct blooms *b, const struct bp_pos *p, int pl, uint64_t add0,
-		      uint64_t add1)
+/* Is placing a stone of colour 2 pl on v0 and one of colour 2 pl + 1 on v1 (either
+ * may be -1: absent) legal? The same rule as place(), on the scanned blooms: an
+ * opponent bloom next to a stone is captured when all its liberties are stones; a
+ * new bloom (the stone and the blooms of its colour that it joins) needs a liberty
+ * that is no stone, or a captured neighbour; so does every other mover bloom next to
+ * a stone. */
+static int scan_legal(const struct blooms *b, const struct scan *sc, int v0, int v1)
 {
-	uint64_t s[4] = { p->w[0], p->w[1], p->w[2], p->w[3] };
-	return place(b, s, pl, add0, add1, NULL);
+	int pl = sc->pl, op = 1 - pl;
+	int v[2] = { v0, v1 };
+	uint64_t P = 0, adj = 0, captured = 0, merged[2] = { 0, 0 };
+	for (int i = 0; i < 2; i++)
+		if (v[i] >= 0) {
+			P |= 1ull << v[i];
+			adj |= b->nbr[v[i]];
+		}
+	for (uint64_t o = (sc->s[2 * op] | sc->s[2 * op + 1]) & adj; o;) {
+		int k = sc->id[__builtin_ctzll(o)];
+		o &= ~sc->mask[k];
+		if (!(sc->libs[k] & ~P))
+			captured |= sc->mask[k];
+	}
+	for (int i = 0; i < 2; i++) {
+		if (v[i] < 0)
+			continue;
+		uint64_t libs = b->nbr[v[i]] & sc->empty, around = b->nbr[v[i]];
+		for (uint64_t o = sc->s[2 * pl + i] & b->nbr[v[i]]; o;) {
+			int k = sc->id[__builtin_ctzll(o)];
+			o &= ~sc->mask[k];
+			libs |= sc->libs[k];
+			around |= sc->nb[k];
+			merged[i] |= sc->mask[k];
+		}
+		if (!(libs & ~P) && !(around & captured))
+			return 0;
+	}
+	uint64_t rest = ((sc->s[2 * pl] & ~merged[0]) | (sc->s[2 * pl + 1] & ~merged[1])) & adj;
+	while (rest) {
+		int k = sc->id[__builtin_ctzll(rest)];
+		rest &= ~sc->mask[k];
+		if (!(sc->libs[k] & ~P) && !(sc->nb[k] & captured))
+			return 0;
+	}
+	return 1;
 }
 
 static int blooms_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
@@ -211,28 +259,31 @@ static int blooms_moves(const struct bp_game *g, const struct bp_pos *p, struct 
 				out[n++].v = MOVE_ONE | stone_code(2 * pl + i, __builtin_ctzll(e));
 		return n;
 	}
-	uint64_t quiet[2];
-	quiet_cells(b, p, pl, quiet);
-	uint64_t legal1[2] = { 0, 0 };
+	struct scan sc;
+	scan_build(b, p, pl, &sc);
 	for (int i = 0; i < 2; i++)
 		for (uint64_t e = empty; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
-			uint64_t bit = 1ull << v;
-			if ((quiet[i] & bit) || legal_with(b, p, pl, i ? 0 : bit, i ? bit : 0)) {
-				legal1[i] |= bit;
+			if ((sc.quiet[i] >> v & 1) || scan_legal(b, &sc, i ? -1 : v, i ? v : -1))
 				out[n++].v = MOVE_ONE | stone_code(2 * pl + i, v);
-			}
 		}
 	for (uint64_t e1 = empty; e1; e1 &= e1 - 1) {
 		int v1 = __builtin_ctzll(e1);
-		uint64_t bit1 = 1ull << v1;
 		uint32_t first = MOVE_TWO | MOVE_ONE | stone_code(2 * pl, v1);
-		int q1 = (quiet[0] & bit1) != 0;
-		for (uint64_t e2 = empty & ~bit1; e2; e2 &= e2 - 1) {
-			int v2 = __builtin_ctzll(e2);
-			uint64_t bit2 = 1ull << v2;
-			if ((q1 && (quiet[1] & bit2)) || legal_with(b, p, pl, bit1, bit2))
-				out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
+		uint64_t rest = empty & ~(1ull << v1);
+		if (sc.quiet[0] >> v1 & 1) {
+			/* quiet partners need no check */
+			for (uint64_t e2 = rest; e2; e2 &= e2 - 1) {
+				int v2 = __builtin_ctzll(e2);
+				if ((sc.quiet[1] >> v2 & 1) || scan_legal(b, &sc, v1, v2))
+					out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
+			}
+		} else {
+			for (uint64_t e2 = rest; e2; e2 &= e2 - 1) {
+				int v2 = __builtin_ctzll(e2);
+				if (scan_legal(b, &sc, v1, v2))
+					out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
+			}
 		}
 	}
 	out[n++].v = MOVE_PASS;

@@ -503,6 +503,90 @@ Test(blooms, random_games_naive)
 	}
 }
 
+/* On boards too big for the naive side: the generator (scanned blooms, quiet cells)
+ * against move_parse (place(): flood fills after placing), for every single stone and
+ * every pair, in crowded positions from seeded random games. */
+Test(blooms, generator_matches_parser)
+{
+	static const char *const specs[] = { "blooms:hex5", "blooms:rh8x8", "blooms:tri10" };
+	const uint64_t seed = 77;
+	printf("blooms generator_matches_parser: seed %llu\n", (unsigned long long)seed);
+	uint64_t rs = seed;
+	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+		struct bp_game *g = open_game(specs[si]);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		char *in_list = malloc(70000);
+		int checked = 0;
+		for (int game = 0; game < 3; game++) {
+			struct bp_pos p;
+			g->ops->start(g, &p);
+			for (int turn = 0; turn < 60; turn++) {
+				int n = g->ops->moves(g, &p, mv);
+				if (n == 0)
+					break;
+				if (turn % 4 == 3) {
+					memset(in_list, 0, 70000);
+					for (int i = 0; i < n; i++) {
+						uint32_t v = mv[i].v;
+						if (v & 0x1000000u)
+							in_list[256 + (v & 0xff) * 256 +
+								(v >> 16 & 0xff)] = 1;
+						else if (v)
+							in_list[v & 0xff] = 1;
+					}
+					int pl = (int)p.w[4], nc = g->board->ncells;
+					const char *cols = pl ? "gk" : "ry";
+					for (int c1 = 0; c1 < nc; c1++)
+						for (int c2 = -1; c2 < nc; c2++)
+							for (int k = 0; k < (c2 < 0 ? 2 : 1); k++) {
+								char text[32], a[12], b[12];
+								int idx;
+								bp_board_cell_name(g->board, c1, a,
+										   sizeof a);
+								if (c2 < 0) {
+									snprintf(text, sizeof text,
+										 "%c%s", cols[k],
+										 a);
+									idx = (2 * pl + k) * 64 +
+									      c1;
+								} else {
+									bp_board_cell_name(
+										g->board, c2, b,
+										sizeof b);
+									snprintf(text, sizeof text,
+										 "%c%s+%c%s",
+										 cols[0], a,
+										 cols[1], b);
+									idx = 256 +
+									      (2 * pl * 64 + c1) *
+										      256 +
+									      (2 * pl + 1) * 64 +
+									      c2;
+								}
+								struct bp_move m;
+								int ok = g->ops->move_parse(
+										 g, &p, text, &m,
+										 NULL) == BP_OK;
+								cr_assert_eq(ok, in_list[idx],
+									     "%s: %s parses %d, "
+									     "listed %d",
+									     fmt(g, &p), text, ok,
+									     in_list[idx]);
+								checked += ok;
+							}
+				}
+				/* two-stone turns fill the board fast and make captures */
+				int k = (int)(rng_next(&rs) % (uint64_t)n);
+				g->ops->apply(g, &p, mv[k]);
+			}
+		}
+		cr_expect_gt(checked, 1000);
+		free(in_list);
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
 /* ---- rules, by hand ---------------------------------------------------------- */
 
 Test(blooms, first_turn_is_one_stone)
