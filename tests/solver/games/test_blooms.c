@@ -1098,3 +1098,187 @@ Test(blooms, reach_counts)
 		bp_game_destroy(g);
 	}
 }
+
+/* ---- solving small boards ---------------------------------------------------- */
+
+/* The naive game graph: breadth-first over naive states, keyed by their text. */
+struct ngraph {
+	int n, cap;
+	struct nstate *st;
+	char (*key)[96];
+	int *hash; /* open addressing, index + 1 */
+	int hcap;
+	int *off, *child, nchild, childcap;
+};
+
+static unsigned long nhash(const char *k)
+{
+	unsigned long h = 1469598103934665603ul;
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ul;
+	return h;
+}
+
+static int ngraph_index(struct ngraph *gr, const struct nstate *st, const struct ngeo *geo)
+{
+	char key[96];
+	ntext(geo, st, key, sizeof key);
+	unsigned long h = nhash(key) % (unsigned long)gr->hcap;
+	for (; gr->hash[h]; h = (h + 1) % (unsigned long)gr->hcap)
+		if (strcmp(gr->key[gr->hash[h] - 1], key) == 0)
+			return gr->hash[h] - 1;
+	cr_assert_lt(gr->n, gr->cap);
+	gr->st[gr->n] = *st;
+	memcpy(gr->key[gr->n], key, sizeof key);
+	gr->hash[h] = ++gr->n;
+	return gr->n - 1;
+}
+
+static void ngraph_build(struct ngraph *gr, const char *board, int cap)
+{
+	struct ngeo geo;
+	ngeo_build(&geo, board);
+	memset(gr, 0, sizeof *gr);
+	gr->cap = cap;
+	gr->hcap = 2 * cap + 1;
+	gr->st = malloc(sizeof *gr->st * (size_t)cap);
+	gr->key = malloc(sizeof *gr->key * (size_t)cap);
+	gr->hash = calloc((size_t)gr->hcap, sizeof *gr->hash);
+	gr->off = malloc(sizeof *gr->off * (size_t)(cap + 1));
+	gr->childcap = 1 << 20;
+	gr->child = malloc(sizeof *gr->child * (size_t)gr->childcap);
+	struct nmove *nm = malloc(sizeof *nm * (64 * 64 + 200));
+	struct nstate s0 = nstart();
+	ngraph_index(gr, &s0, &geo);
+	for (int i = 0; i < gr->n; i++) {
+		gr->off[i] = gr->nchild;
+		int n = nmoves(&geo, &gr->st[i], nm);
+		for (int k = 0; k < n; k++) {
+			struct nstate t = gr->st[i];
+			nplay(&geo, &t, &nm[k]);
+			if (gr->nchild == gr->childcap) {
+				gr->childcap *= 2;
+				gr->child = realloc(gr->child,
+						    sizeof *gr->child * (size_t)gr->childcap);
+			}
+			gr->child[gr->nchild++] = ngraph_index(gr, &t, &geo);
+		}
+	}
+	gr->off[gr->n] = gr->nchild;
+	free(nm);
+}
+
+static void ngraph_free(struct ngraph *gr)
+{
+	free(gr->st);
+	free(gr->key);
+	free(gr->hash);
+	free(gr->off);
+	free(gr->child);
+}
+
+/* Values by rounds, straight from RULES.md section 10: in round k a position not yet
+ * decided is won in k if a move reaches a position lost in k - 1, and lost in k if
+ * every move reaches a position won in at most k - 1. Whatever no round decides is a
+ * draw (Blooms has no drawn end, so every draw repeats forever). */
+static void nsolve(const struct ngraph *gr, const struct ngeo *geo, enum bp_value *val, int *rem)
+{
+	for (int i = 0; i < gr->n; i++) {
+		val[i] = noutcome(geo, &gr->st[i]);
+		rem[i] = val[i] ? 0 : -1;
+	}
+	for (int k = 1;; k++) {
+		int changed = 0;
+		enum bp_value *nv = malloc(sizeof *nv * (size_t)gr->n);
+		memcpy(nv, val, sizeof *nv * (size_t)gr->n);
+		for (int i = 0; i < gr->n; i++) {
+			if (val[i])
+				continue;
+			int win = 0, all_won = 1;
+			for (int e = gr->off[i]; e < gr->off[i + 1]; e++) {
+				int j = gr->child[e];
+				win |= val[j] == BP_VALUE_LOSS && rem[j] <= k - 1;
+				all_won &= val[j] == BP_VALUE_WIN && rem[j] <= k - 1;
+			}
+			if (win || all_won) {
+				nv[i] = win ? BP_VALUE_WIN : BP_VALUE_LOSS;
+				changed = 1;
+			}
+		}
+		for (int i = 0; i < gr->n; i++)
+			if (nv[i] != val[i]) {
+				val[i] = nv[i];
+				rem[i] = k;
+			}
+		free(nv);
+		if (!changed)
+			break;
+	}
+	for (int i = 0; i < gr->n; i++)
+		if (!val[i])
+			val[i] = BP_VALUE_DRAW;
+}
+
+ParameterizedTestParameters(blooms, solve_small)
+{
+	static char boards[][8] = { "tri2", "rh2x2", "tri3", "rh2x3" };
+	return cr_make_param_array(char[8], boards, sizeof boards / sizeof boards[0]);
+}
+
+/* The in-memory retrograde solver against the naive rounds, on every position. */
+ParameterizedTest(char (*board)[8], blooms, solve_small)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "blooms:%s", *board);
+	struct bp_game *g = open_game(spec);
+	struct ngeo geo;
+	ngeo_build(&geo, *board);
+	struct ngraph gr;
+	ngraph_build(&gr, *board, 200000);
+	enum bp_value *val = malloc(sizeof *val * (size_t)gr.n);
+	int *rem = malloc(sizeof *rem * (size_t)gr.n);
+	nsolve(&gr, &geo, val, rem);
+	bp_reach_table *t;
+	cr_assert_eq(bp_reach_solve(g, 1 << 28, &t), BP_OK);
+	struct bp_reach_summary sum;
+	bp_reach_table_summary(t, &sum);
+	cr_expect_eq(sum.positions, (uint64_t)gr.n);
+	cr_expect_eq(sum.edges, (uint64_t)gr.off[gr.n]);
+	uint64_t counts[4] = { 0, 0, 0, 0 };
+	int checked = 0;
+	for (int i = 0; i < gr.n; i++) {
+		counts[val[i]]++;
+		if (gr.st[i].over)
+			continue; /* no text for a finished game; counted above */
+		struct bp_pos p = parse(g, gr.key[i]);
+		enum bp_value v;
+		unsigned r;
+		cr_assert_eq(bp_reach_table_lookup(t, &p, &v, &r), BP_OK, "%s", gr.key[i]);
+		cr_assert_eq(v, val[i], "%s: %s, naive %s", gr.key[i], bp_value_name(v),
+			     bp_value_name(val[i]));
+		if (val[i] == BP_VALUE_DRAW)
+			cr_assert_eq(r, BP_REACH_NO_REMOTENESS, "%s", gr.key[i]);
+		else
+			cr_assert_eq(r, (unsigned)rem[i], "%s: remoteness %u, naive %d", gr.key[i],
+				     r, rem[i]);
+		checked++;
+	}
+	for (int v = 1; v < 4; v++)
+		cr_expect_eq(sum.counts[v], counts[v], "%s: %s", spec,
+			     bp_value_name((enum bp_value)v));
+	cr_expect_eq(sum.repetition_draws, counts[BP_VALUE_DRAW]);
+	printf("%s: %llu positions, start %s", spec, (unsigned long long)sum.positions,
+	       bp_value_name(sum.start_value));
+	if (sum.start_remoteness != BP_REACH_NO_REMOTENESS)
+		printf(" in %u", sum.start_remoteness);
+	printf("; win %llu, loss %llu, draw %llu (all by repetition)\n",
+	       (unsigned long long)sum.counts[BP_VALUE_WIN],
+	       (unsigned long long)sum.counts[BP_VALUE_LOSS],
+	       (unsigned long long)sum.counts[BP_VALUE_DRAW]);
+	cr_expect_gt(checked, 0);
+	bp_reach_table_destroy(t);
+	free(val);
+	free(rem);
+	ngraph_free(&gr);
+	bp_game_destroy(g);
+}
