@@ -18,13 +18,15 @@
  * place() for each would dominate. Instead the position is scanned once (every
  * bloom with its liberties), and each empty cell v is classified per mover colour c
  * as *quiet* when
- *   - v is not a liberty of any bloom (either player's) with at most two liberties,
+ *   - v is not a liberty of any of the mover's blooms with at most two liberties,
  *   - and the bloom that a c stone on v would form has at least two liberties.
- * A quiet single stone is legal (nothing is captured, nothing is fenced), and a pair
- * of quiet stones is legal too: a bloom fenced by the pair would have all its
- * liberties (at most two) among the pair, so one stone would be a liberty of a bloom
- * with at most two liberties; and each new bloom keeps a liberty, having had two of
- * which the other stone takes at most one. Every other turn is decided by
+ * Captures only add empty cells, so they never make a turn illegal; what can is a
+ * mover bloom left without a liberty among the cells the stones took. A quiet single
+ * stone is legal, and so is a pair of quiet stones: an older mover bloom that the
+ * pair fenced would have had all its liberties (at most two) among the pair, so one
+ * stone would be a liberty of a mover bloom with at most two liberties; and each new
+ * bloom keeps a liberty, having had two of which the other stone takes at most one.
+ * Every other turn is decided by
  * scan_legal() from the scanned blooms next to its stones. apply() and move_parse()
  * use place() instead, a separate path; the tests check the two against each other
  * and against a naive implementation. */
@@ -155,8 +157,24 @@ struct scan {
 	int pl;
 	uint8_t id[64];
 	uint64_t mask[64], libs[64], nb[64];
-	uint64_t quiet[2]; /* per mover colour (2 pl, 2 pl + 1) */
+	/* per mover colour i (colour 2 pl + i) and empty cell v, for a stone of that
+	 * colour on v: the bloom it forms (v and the blooms it joins), that bloom's
+	 * liberties other than v, and the cells next to it */
+	uint64_t joined[2][64], newlibs[2][64], around[2][64];
+	uint64_t quiet[2];
 };
+
+/* at least two bits / at most two bits, without a popcount instruction */
+static int two_or_more(uint64_t x)
+{
+	return (x & (x - 1)) != 0;
+}
+
+static int at_most_two(uint64_t x)
+{
+	x &= x - 1;
+	return (x & (x - 1)) == 0;
+}
 
 static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, struct scan *sc)
 {
@@ -173,7 +191,7 @@ static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, s
 			sc->mask[nblooms] = bloom;
 			sc->nb[nblooms] = nb;
 			sc->libs[nblooms] = nb & sc->empty;
-			if (__builtin_popcountll(sc->libs[nblooms]) <= 2)
+			if (c / 2 == pl && at_most_two(sc->libs[nblooms]))
 				weak |= sc->libs[nblooms];
 			for (uint64_t m = bloom; m; m &= m - 1)
 				sc->id[__builtin_ctzll(m)] = (uint8_t)nblooms;
@@ -183,62 +201,81 @@ static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, s
 	for (int i = 0; i < 2; i++) {
 		uint64_t own = sc->s[2 * pl + i];
 		sc->quiet[i] = 0;
-		for (uint64_t e = sc->empty & ~weak; e; e &= e - 1) {
+		for (uint64_t e = sc->empty; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
-			uint64_t libs = b->nbr[v] & sc->empty;
+			uint64_t bit = 1ull << v;
+			uint64_t libs = b->nbr[v] & sc->empty, around = b->nbr[v], joined = bit;
 			for (uint64_t o = own & b->nbr[v]; o;) {
 				int k = sc->id[__builtin_ctzll(o)];
 				o &= ~sc->mask[k];
 				libs |= sc->libs[k];
+				around |= sc->nb[k];
+				joined |= sc->mask[k];
 			}
-			libs &= ~(1ull << v);
-			if (__builtin_popcountll(libs) >= 2)
-				sc->quiet[i] |= 1ull << v;
+			libs &= ~bit;
+			sc->joined[i][v] = joined;
+			sc->newlibs[i][v] = libs;
+			sc->around[i][v] = around;
+			if (!(weak & bit) && two_or_more(libs))
+				sc->quiet[i] |= bit;
 		}
 	}
 }
 
-/* Is placing a stone of colour 2 pl on v0 and one of colour 2 pl + 1 on v1 (either
- * may be -1: absent) legal? The same rule as place(), on the scanned blooms: an
- * opponent bloom next to a stone is captured when all its liberties are stones; a
- * new bloom (the stone and the blooms of its colour that it joins) needs a liberty
- * that is no stone, or a captured neighbour; so does every other mover bloom next to
- * a stone. */
-static int scan_legal(const struct blooms *b, const struct scan *sc, int v0, int v1)
+/* The opponent blooms next to the stones P (adj: their neighbours) that have no
+ * liberty outside P. */
+static uint64_t scan_captures(const struct scan *sc, uint64_t P, uint64_t adj)
 {
-	int pl = sc->pl, op = 1 - pl;
-	int v[2] = { v0, v1 };
-	uint64_t P = 0, adj = 0, captured = 0, merged[2] = { 0, 0 };
-	for (int i = 0; i < 2; i++)
-		if (v[i] >= 0) {
-			P |= 1ull << v[i];
-			adj |= b->nbr[v[i]];
-		}
+	int op = 1 - sc->pl;
+	uint64_t captured = 0;
 	for (uint64_t o = (sc->s[2 * op] | sc->s[2 * op + 1]) & adj; o;) {
 		int k = sc->id[__builtin_ctzll(o)];
 		o &= ~sc->mask[k];
 		if (!(sc->libs[k] & ~P))
 			captured |= sc->mask[k];
 	}
-	for (int i = 0; i < 2; i++) {
-		if (v[i] < 0)
-			continue;
-		uint64_t libs = b->nbr[v[i]] & sc->empty, around = b->nbr[v[i]];
-		for (uint64_t o = sc->s[2 * pl + i] & b->nbr[v[i]]; o;) {
-			int k = sc->id[__builtin_ctzll(o)];
-			o &= ~sc->mask[k];
-			libs |= sc->libs[k];
-			around |= sc->nb[k];
-			merged[i] |= sc->mask[k];
+	return captured;
+}
+
+/* Is placing a stone of colour 2 pl on v0 and one of colour 2 pl + 1 on v1 (either
+ * may be -1: absent) legal? The same rule as place(), on the scanned blooms: a new
+ * bloom (the stone and the blooms of its colour that it joins) needs a liberty that
+ * is no stone, or a captured neighbour; so does every other mover bloom next to a
+ * stone. An opponent bloom next to a stone is captured when all its liberties are
+ * stones; captures are only worked out when some mover bloom needs one. */
+static int scan_legal(const struct blooms *b, const struct scan *sc, int v0, int v1)
+{
+	int pl = sc->pl;
+	int v[2] = { v0, v1 };
+	uint64_t P = 0, adj = 0, captured = 0, joined = 0;
+	int have_captures = 0;
+	for (int i = 0; i < 2; i++)
+		if (v[i] >= 0) {
+			P |= 1ull << v[i];
+			adj |= b->nbr[v[i]];
+			joined |= sc->joined[i][v[i]];
 		}
-		if (!(libs & ~P) && !(around & captured))
+	for (int i = 0; i < 2; i++) {
+		if (v[i] < 0 || (sc->newlibs[i][v[i]] & ~P))
+			continue;
+		if (!have_captures) {
+			captured = scan_captures(sc, P, adj);
+			have_captures = 1;
+		}
+		if (!(sc->around[i][v[i]] & captured))
 			return 0;
 	}
-	uint64_t rest = ((sc->s[2 * pl] & ~merged[0]) | (sc->s[2 * pl + 1] & ~merged[1])) & adj;
+	uint64_t rest = (sc->s[2 * pl] | sc->s[2 * pl + 1]) & adj & ~joined;
 	while (rest) {
 		int k = sc->id[__builtin_ctzll(rest)];
 		rest &= ~sc->mask[k];
-		if (!(sc->libs[k] & ~P) && !(sc->nb[k] & captured))
+		if (sc->libs[k] & ~P)
+			continue;
+		if (!have_captures) {
+			captured = scan_captures(sc, P, adj);
+			have_captures = 1;
+		}
+		if (!(sc->nb[k] & captured))
 			return 0;
 	}
 	return 1;
