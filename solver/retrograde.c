@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /* Retrograde analysis over tiers.
  *
- * 1. Forward: mark every position reachable from the start in one bitmap per tier
- *    (bit = dense index), tier by tier in increasing order, and note which tiers each
- *    tier's moves lead to (succ). Moves only raise the tier, so a tier's bitmap is
- *    complete when the tiers below it are expanded.
- * 2. Backward, from the last tier down. For tier t, every reachable position that is
- *    its own canonical form is solved from its children (or the terminal rule):
+ * 1. Forward: mark the canonical form of every position reachable from the start in
+ *    one bitmap per tier (bit = dense index), tier by tier in increasing order, and
+ *    note which tiers each tier's moves lead to (succ). Moves only raise the tier, so
+ *    a tier's bitmap is complete when the tiers below it are expanded. Only canonical
+ *    positions are expanded: the rules are symmetric, so the children of a position's
+ *    images are the images of its children.
+ * 2. Backward, from the last tier down. For tier t, every marked position is solved
+ *    from its children's canonical records (or the terminal rule):
  *        some child lost   -> win,  1 + the smallest remoteness of a losing child
  *        else some draw    -> draw, 1 + the smallest remoteness of a drawing child
  *        else (all won)    -> loss, 1 + the largest remoteness of the children
- *    Records of non-canonical positions are left 0: that array is exactly what the
- *    table stores, and it is committed before anything else happens. Then a fill
- *    pass copies each canonical record to the other members of its class, so that
- *    lookups from lower tiers need only rank(child), not a canonical form per child.
- *    A tier is kept in memory only until the lowest tier that moves into it is done.
+ *    Records of non-canonical and unreachable indices stay 0: the array is exactly
+ *    what the table stores, and it is committed as soon as the tier is solved. A tier
+ *    is kept in memory only until the lowest tier that moves into it is done.
  *
- * A tier found already stored (an interrupted solve being resumed) is loaded from the
- * table when a lower tier needs it, and filled the same way. */
+ * A tier found already stored (an interrupted solve being resumed) is read back from
+ * the table when a lower tier needs it.
+ *
+ * Canonicalizing every child costs a few table lookups per symmetry; the alternative
+ * tried first (expanding every raw position, then copying each canonical record to
+ * its whole class so children need only a rank) did about nsym times more work. */
 #include "solver/retrograde.h"
 
 #include <stdio.h>
@@ -26,6 +30,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "solver/cyclic.h"
 #include "solver/parallel.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
@@ -82,7 +87,7 @@ static int forward_chunk(void *ctx, int worker, uint64_t item)
 	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
 	if (w1 > tt->size / 64 + 1)
 		w1 = tt->size / 64 + 1;
-	struct bp_pos p, c;
+	struct bp_pos p, c, canon;
 	for (uint64_t wi = w0; wi < w1; wi++)
 		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
 			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w), cidx;
@@ -95,7 +100,8 @@ static int forward_chunk(void *ctx, int worker, uint64_t item)
 			for (int i = 0; i < n; i++) {
 				c = p;
 				g->ops->apply(g, &c, s->mv[worker][i]);
-				uint32_t ct = g->ops->tier(g, &c);
+				bp_game_canonical(g, &c, &canon);
+				uint32_t ct = g->ops->tier(g, &canon);
 				if (ct <= s->t || ct >= s->nt) {
 					snprintf(s->errmsg, sizeof s->errmsg,
 						 "a move from tier %u leads to tier %u: the game's "
@@ -103,7 +109,7 @@ static int forward_chunk(void *ctx, int worker, uint64_t item)
 						 s->t, ct);
 					return BP_EINVAL;
 				}
-				if ((rc = g->ops->rank(g, &c, &cidx)))
+				if ((rc = g->ops->rank(g, &canon, &cidx)))
 					return rc;
 				__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64],
 						  1ull << (cidx % 64), __ATOMIC_RELAXED);
@@ -133,9 +139,6 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 			int rc = g->ops->unrank(g, s->t, idx, &p);
 			if (rc)
 				return rc;
-			bp_game_canonical(g, &p, &canon);
-			if (!bp_pos_equal(&p, &canon))
-				continue;
 			enum bp_value v = g->ops->outcome(g, &p);
 			unsigned rem = 0;
 			if (v == BP_VALUE_NONE) {
@@ -145,8 +148,9 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 				for (int i = 0; i < n; i++) {
 					c = p;
 					g->ops->apply(g, &c, s->mv[worker][i]);
-					uint32_t ct = g->ops->tier(g, &c);
-					if ((rc = g->ops->rank(g, &c, &cidx)))
+					bp_game_canonical(g, &c, &canon);
+					uint32_t ct = g->ops->tier(g, &canon);
+					if ((rc = g->ops->rank(g, &canon, &cidx)))
 						return rc;
 					uint16_t r = s->tiers[ct].rec ? s->tiers[ct].rec[cidx] : 0;
 					unsigned cv = bp_record_value(r),
@@ -190,47 +194,13 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
-/* Copies each canonical record to the other members of its class in tier s->t. */
-static int fill_chunk(void *ctx, int worker, uint64_t item)
-{
-	struct solve *s = ctx;
-	const struct bp_game *g = s->g;
-	struct tier *tt = &s->tiers[s->t];
-	(void)worker;
-	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
-	if (w1 > tt->size / 64 + 1)
-		w1 = tt->size / 64 + 1;
-	struct bp_pos p, canon;
-	for (uint64_t wi = w0; wi < w1; wi++)
-		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w), cidx;
-			if (tt->rec[idx])
-				continue; /* canonical: already solved */
-			int rc = g->ops->unrank(g, s->t, idx, &p);
-			if (rc)
-				return rc;
-			bp_game_canonical(g, &p, &canon);
-			if ((rc = g->ops->rank(g, &canon, &cidx)))
-				return rc;
-			tt->rec[idx] = tt->rec[cidx];
-			if (!tt->rec[idx]) {
-				snprintf(s->errmsg, sizeof s->errmsg,
-					 "tier %u index %llu: its canonical form (index %llu) has "
-					 "no record",
-					 s->t, (unsigned long long)idx, (unsigned long long)cidx);
-				return BP_ECORRUPT;
-			}
-		}
-	return BP_OK;
-}
-
 static int run_tier(struct solve *s, uint32_t t, int (*fn)(void *, int, uint64_t))
 {
 	s->t = t;
 	return bp_parallel_for(s->threads, chunks_of(s->tiers[t].size), fn, s);
 }
 
-/* Makes tier t's full records (copies included) available in memory. */
+/* Makes tier t's records available in memory. */
 static int load_tier(struct solve *s, uint32_t t)
 {
 	struct tier *tt = &s->tiers[t];
@@ -240,12 +210,10 @@ static int load_tier(struct solve *s, uint32_t t)
 	if (!tt->rec)
 		return BP_ENOMEM;
 	int rc = bp_table_get_tier(s->tab, t, tt->rec);
-	if (rc) {
+	if (rc)
 		snprintf(s->errmsg, sizeof s->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
-		return rc;
-	}
-	return run_tier(s, t, fill_chunk);
+	return rc;
 }
 
 static void free_tier(struct tier *tt)
@@ -284,6 +252,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	struct solve s = { .g = g, .nt = g->ntiers };
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
+	if (g->ops->flags & BP_GAME_CYCLIC)
+		return bp_solve_cyclic(g, db, opts, out, err);
 	rc = bp_solve_estimate(g, &out->memory_estimate);
 	if (rc == BP_EUNSUPPORTED)
 		return bp_err_set(err, rc, "%s cannot be solved by tiers (no dense ranking)",
@@ -345,9 +315,18 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	if ((rc = g->ops->rank(g, &start, &sidx)))
 		goto out;
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
-	for (uint32_t t = st; t < s.nt; t++)
+	for (uint32_t t = st; t < s.nt; t++) {
 		if ((rc = run_tier(&s, t, forward_chunk)))
 			goto out;
+		if (opts->progress) {
+			struct bp_solve_progress pr = {
+				.phase = 0, .tier = t, .ntiers = s.nt, .seconds = now() - t0
+			};
+			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
+				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+			opts->progress(opts->ctx, &pr);
+		}
+	}
 	for (uint32_t t = s.nt; t-- > 0;)
 		for (uint32_t c = 0; c < s.nt; c++)
 			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
@@ -356,7 +335,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	/* 2. tiers from the last to the first */
 	for (uint32_t t = s.nt; t-- > st;) {
 		struct tier *tt = &s.tiers[t];
-		struct bp_solve_progress pr = { .tier = t, .ntiers = s.nt };
+		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };
 		if (tt->done) {
 			out->resumed_tiers++;
 			for (int v = 1; v < 4; v++) {
@@ -397,9 +376,6 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				out->counts[v] += tc[v];
 				pr.positions += tc[v];
 			}
-			if (tt->lastuse != UINT32_MAX && tt->lastuse < t &&
-			    (rc = run_tier(&s, t, fill_chunk)))
-				goto out;
 		}
 		/* children no lower tier needs any more */
 		for (uint32_t c = t; c < s.nt; c++)

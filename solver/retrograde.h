@@ -14,10 +14,11 @@
 #include "solver/game.h"
 #include "store/store.h"
 
-/* What a progress callback sees, after each tier. */
+/* What a progress callback sees, after each tier of each phase. */
 struct bp_solve_progress {
+	int phase; /* 0: marking reachable positions (tiers upwards); 1: solving (downwards) */
 	uint32_t tier, ntiers;
-	uint64_t positions; /* canonical positions solved in this tier */
+	uint64_t positions; /* canonical positions reached (phase 0) or solved (1) in the tier */
 	double seconds;	    /* since the solve started */
 	int resumed;	    /* 1 when the tier was already stored */
 };
@@ -48,7 +49,7 @@ struct bp_solve_result {
 int bp_solve_estimate(const struct bp_game *g, uint64_t *bytes);
 
 /* Solves g into db (the table named g->spec, created if absent; completed tiers are
- * reused). @return BP_OK; BP_EUNSUPPORTED (game without tiers and ranking); BP_ERANGE
+ * reused). Games flagged BP_GAME_CYCLIC go to bp_solve_cyclic (solver/cyclic.h). @return BP_OK; BP_EUNSUPPORTED (game without tiers and ranking); BP_ERANGE
  * (over opts->memory_limit, before any work; or a remoteness too large to store);
  * BP_EFORMAT (a table of another spec or version); BP_ECORRUPT; BP_EIO; BP_ENOMEM.
  * err says what. */

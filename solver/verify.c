@@ -183,7 +183,8 @@ int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem_f
 						lmin = crem < lmin ? crem : lmin;
 					} else if (cv == BP_VALUE_DRAW) {
 						any_draw = 1;
-						dmin = crem < dmin ? crem : dmin;
+						if (crem != BP_RECORD_NO_REMOTENESS && crem < dmin)
+							dmin = crem;
 					} else {
 						wmax = crem > wmax ? crem : wmax;
 					}
@@ -192,6 +193,9 @@ int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem_f
 				       : any_draw ? BP_VALUE_DRAW
 						  : BP_VALUE_LOSS;
 				wrem = 1 + (any_loss ? lmin : any_draw ? dmin : wmax);
+				/* a draw that reaches no terminal draw: a draw by repetition */
+				if (!any_loss && any_draw && dmin == ~0u)
+					wrem = BP_RECORD_NO_REMOTENESS;
 			}
 			if (missing) {
 				out->inconsistencies++;

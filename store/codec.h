@@ -46,15 +46,18 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 		    const uint16_t *records, uint32_t n, int level, const void **out,
 		    size_t *outlen);
 
+/* Flag for bp_codec_decode: trust the value checksum (which covers every stored byte,
+ * the key and the seed) and skip hashing the decoded content. */
+#define BP_CODEC_FAST 1
+
 /* Decodes the value val (vallen bytes) stored under key into records, which has room
- * for exactly n records; the block must hold exactly n records and its checksum must
- * match key, seed and the decoded content. If why is not NULL, a failure sets *why to
- * a static phrase naming what failed ("bad block header", "content fails its
- * checksum", ...).
+ * for exactly n records; the block must hold exactly n records and its checksums must
+ * match key, seed, the stored bytes and (unless flags has BP_CODEC_FAST) the decoded
+ * content. If why is not NULL, a failure sets *why to a static phrase naming what
+ * failed ("bad block header", "content fails its checksum", ...).
  * @return BP_OK; BP_ECORRUPT (bad header, record count, frame or checksum); BP_ENOMEM.
  * On failure the content of records is unspecified. */
-int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
-		    const void *val, size_t vallen, uint16_t *records, uint32_t n,
-		    const char **why);
+int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
+		    size_t vallen, uint16_t *records, uint32_t n, int flags, const char **why);
 
 #endif

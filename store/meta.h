@@ -11,19 +11,19 @@
 
 struct bp_meta {
 	char spec[256];
-	char tool_version[64];	/* BP_VERSION of the last writer */
+	char tool_version[64]; /* BP_VERSION of the last writer */
 	uint32_t format_version;
 	uint32_t rules_version;
 	uint32_t ntiers;
 	uint32_t block_records;
-	uint64_t *tier_size;	/* ntiers */
-	uint8_t *tier_done;	/* ntiers */
-	uint64_t *tier_count;	/* ntiers * 4, per enum bp_value */
-	uint64_t *tier_bytes;	/* ntiers: stored bytes of the tier's blocks */
-	uint64_t stored_bytes;	/* sum of tier_bytes */
+	uint64_t *tier_size;   /* ntiers */
+	uint8_t *tier_done;    /* ntiers */
+	uint64_t *tier_count;  /* ntiers * 4, per enum bp_value */
+	uint64_t *tier_bytes;  /* ntiers: stored bytes of the tier's blocks */
+	uint64_t stored_bytes; /* sum of tier_bytes */
 	double seconds;
 	uint64_t peak_memory;
-	char *extra;		/* never NULL once initialised */
+	char *extra; /* never NULL once initialised */
 };
 
 /* Allocates the arrays of an empty table of ntiers tiers (sizes zero, nothing done),

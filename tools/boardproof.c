@@ -91,7 +91,8 @@ const struct bp_command bp_commands[] = {
 	  "count\nis the lower middle value.\n" },
 	{ "solve", "strongly solve an instance into the database", bp_cmd_solve,
 	  "usage: boardproof solve GAME [--db DIR] [--threads N] [--memory BYTES]\n"
-	  "                        [--block-records N] [--level L] [--progress] [--json]\n"
+	  "                        [--block-records N] [--level L] [--solver S]\n"
+	  "                        [--progress] [--json]\n"
 	  "\n"
 	  "Strongly solves GAME by retrograde analysis: every position reachable from the\n"
 	  "start, up to symmetry, gets its value (win, loss or draw for the player to move)\n"
@@ -105,6 +106,9 @@ const struct bp_command bp_commands[] = {
 	  "  --memory B        refuse up front when the solve needs more (default 80% of RAM)\n"
 	  "  --block-records N records per compressed block (default 65536)\n"
 	  "  --level L         zstd compression level\n"
+	  "  --solver S        auto (default), tiers (retrograde tier by tier, resumable), or\n"
+	  "                    cycles (level passes over all positions in memory; any game\n"
+	  "                    with dense ranking, the only one for games that repeat)\n"
 	  "  --progress        a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"
@@ -155,7 +159,7 @@ static void usage(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (int i = 0; bp_commands[i].name; i++)
-		fprintf(f, "  %-8s %s\n", bp_commands[i].name, bp_commands[i].summary);
+		fprintf(f, "  %-9s %s\n", bp_commands[i].name, bp_commands[i].summary);
 	fprintf(f, "\nGames (GAME is NAME:BOARD[,key=value]..., e.g. taifas:4x4,tie=draw):\n");
 	for (int i = 0; bp_games[i]; i++) {
 		const struct bp_game_ops *o = bp_games[i];

@@ -6,6 +6,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "solver/cyclic.h"
 #include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -13,16 +14,20 @@
 static void progress(void *ctx, const struct bp_solve_progress *p)
 {
 	(void)ctx;
-	fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier, p->ntiers,
-		p->resumed ? "already stored" : "solved", (unsigned long long)p->positions,
-		p->seconds);
+	if (p->phase == 0)
+		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions (%.1f s)\n",
+			p->tier, p->ntiers, (unsigned long long)p->positions, p->seconds);
+	else
+		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier,
+			p->ntiers, p->resumed ? "already stored" : "solved",
+			(unsigned long long)p->positions, p->seconds);
 }
 
 int bp_cmd_solve(int argc, char **argv)
 {
 	const char *cmd = "solve";
 	static const char *const valued[] = { "db",    "threads", "memory", "block-records",
-					      "level", NULL };
+					      "level", "solver",  NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	bp_store *db = NULL;
@@ -70,6 +75,11 @@ int bp_cmd_solve(int argc, char **argv)
 		}
 		opts.compression_level = (int)v;
 	}
+	const char *solver = a.opt[5] ? a.opt[5] : "auto";
+	if (strcmp(solver, "auto") && strcmp(solver, "tiers") && strcmp(solver, "cycles")) {
+		bp_cli_error(cmd, "bad --solver '%s' (auto, tiers or cycles)", solver);
+		return BP_EXIT_USAGE;
+	}
 	if (a.progress || isatty(2))
 		opts.progress = progress;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
@@ -79,7 +89,11 @@ int bp_cmd_solve(int argc, char **argv)
 		goto out;
 	struct bp_solve_result r;
 	struct bp_err err = { { 0 } };
-	int src = bp_solve(g, db, &opts, &r, &err);
+	int src = strcmp(solver, "cycles") == 0 ? bp_solve_cyclic(g, db, &opts, &r, &err)
+		  : strcmp(solver, "tiers") == 0 && (g->ops->flags & BP_GAME_CYCLIC)
+			  ? bp_err_set(&err, BP_EUNSUPPORTED,
+				       "%s can repeat positions: use --solver cycles", g->spec)
+			  : bp_solve(g, db, &opts, &r, &err);
 	if (src) {
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
 		rc = src == BP_EUNSUPPORTED ? BP_EXIT_PROBLEM
