@@ -57,7 +57,7 @@ const struct bp_command bp_commands[] = {
 	  "in total, raw and up to the game's symmetries, exactly (GMP). With a counting\n"
 	  "formula (auto prefers it) any board size works; enumeration visits every position\n"
 	  "and is refused when its bitmaps would pass --memory (default 4G).\n"
-	  "Games without tiers (Blooms, where positions repeat) are enumerated breadth-first\n"
+	  "Games whose positions repeat (Blooms) are enumerated breadth-first\n"
 	  "with a hash set instead, per depth (the fewest turns that reach a position), with\n"
 	  "the terminal positions counted too; the count gives up when the set passes\n"
 	  "--memory.\n"
@@ -68,7 +68,7 @@ const struct bp_command bp_commands[] = {
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"method\", \"tiers\": [{\"tier\", \"positions\", \"classes\"}],\n"
-	  "\"positions\", \"classes\"}; numbers may exceed 2^64. Games without tiers:\n"
+	  "\"positions\", \"classes\"}; numbers may exceed 2^64. Games that repeat:\n"
 	  "{\"instance\", \"method\": \"reach\", \"depths\": [{\"depth\", \"positions\", "
 	  "\"classes\",\n\"terminal\"}], \"positions\", \"classes\", \"terminal\"}.\n" },
 	{ "branching", "number of legal turns along seeded random games", bp_cmd_branching,

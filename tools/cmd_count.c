@@ -45,8 +45,9 @@ static void report_depth(void *ctx, uint32_t depth, uint64_t raw, uint64_t class
 			bp_cli_now() - cp->t0);
 }
 
-/* Games without tiers (cyclic ones): breadth-first over a hash set, per depth (the
- * fewest turns that reach a position), with the terminal positions counted apart. */
+/* Games without tiers, or whose moves do not raise the tier (cyclic ones): breadth-first
+ * over a hash set, per depth (the fewest turns that reach a position), with the
+ * terminal positions counted apart. */
 static int count_reach(const char *cmd, const struct bp_game *g, const struct bp_cli_args *a,
 		       uint64_t max_bytes)
 {
@@ -124,7 +125,8 @@ int bp_cmd_count(int argc, char **argv)
 	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		goto out;
-	if (!g->ops->tier && strcmp(method, "formula") != 0) {
+	if ((!g->ops->tier || (g->ops->flags & BP_GAME_CYCLIC)) && !g->ops->count_tier &&
+	    strcmp(method, "formula") != 0) {
 		rc = count_reach(cmd, g, &a, max_bytes);
 		goto out;
 	}

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/postext.h"
 
@@ -683,6 +684,84 @@ static void blooms_canonical(const struct bp_game *g, const struct bp_pos *p, st
 	memcpy(out->w, best, sizeof best);
 }
 
+/* Tiers and ranking, for the solvers that hold a dense index space in memory
+ * (solver/cyclic.h). Moves do not raise the tier here: a tier is only the number of
+ * stones on the board, which captures lower. Within tier t the index is
+ *
+ *     ((colex rank of the occupied cells) * 4^t + colours) * 24 + state
+ *
+ * where colours packs two bits a stone (bit 0 of a stone's colour from the y and k
+ * stones, bit 1 from the g and k stones, in cell order) and state = mover
+ * + 2 * firstpass + 6 * passed + 12 * over. Indices whose keys no game produces
+ * (passed without firstpass, over without passed, keys set on the empty board) are
+ * holes; fenced blooms are not detected here, since only reachable indices are ever
+ * unranked. */
+#define NSTATES 24
+
+static uint32_t blooms_tier(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return (uint32_t)__builtin_popcountll(occupied(p));
+}
+
+static int blooms_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	const struct blooms *b = B(g);
+	uint64_t s;
+	if (tier > (uint32_t)b->n || 2 * tier >= 64)
+		return BP_ERANGE;
+	if (__builtin_mul_overflow(bp_binom(b->n, (int)tier), 1ull << (2 * tier), &s) ||
+	    __builtin_mul_overflow(s, (uint64_t)NSTATES, &s))
+		return BP_ERANGE;
+	*out = s;
+	return BP_OK;
+}
+
+static int blooms_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	uint64_t occ = occupied(p), size;
+	uint32_t t = (uint32_t)__builtin_popcountll(occ);
+	int rc = blooms_tier_size(g, t, &size);
+	if (rc)
+		return rc;
+	uint64_t lo = bp_bits_extract(p->w[1] | p->w[3], occ);
+	uint64_t hi = bp_bits_extract(p->w[2] | p->w[3], occ);
+	uint64_t colours = lo | hi << t;
+	uint64_t state = MOVER(p) + 2 * FIRSTPASS(p) + 6 * PASSED(p) + 12 * OVER(p);
+	*out = ((bp_rank_subset(occ) << (2 * t)) + colours) * NSTATES + state;
+	return BP_OK;
+}
+
+static int blooms_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
+{
+	uint64_t size;
+	int rc = blooms_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (index >= size)
+		return BP_ERANGE;
+	memset(out, 0, sizeof *out);
+	uint64_t state = index % NSTATES;
+	index /= NSTATES;
+	MOVER(out) = state & 1;
+	FIRSTPASS(out) = state / 2 % 3;
+	PASSED(out) = state / 6 % 2;
+	OVER(out) = state / 12;
+	if ((PASSED(out) && !FIRSTPASS(out)) || (OVER(out) && !PASSED(out)) ||
+	    (tier == 0 && state != 0))
+		return BP_ENOTFOUND;
+	uint64_t mask = tier ? (1ull << tier) - 1 : 0;
+	uint64_t colours = index & ((1ull << (2 * tier)) - 1);
+	uint64_t occ = bp_unrank_subset((int)tier, index >> (2 * tier));
+	uint64_t lo = bp_bits_deposit(colours & mask, occ);
+	uint64_t hi = bp_bits_deposit(colours >> tier & mask, occ);
+	out->w[0] = occ & ~lo & ~hi;
+	out->w[1] = lo & ~hi;
+	out->w[2] = hi & ~lo;
+	out->w[3] = lo & hi;
+	return BP_OK;
+}
+
 static void append_cells(const struct bp_game *g, uint64_t set, struct bp_text *json,
 			 struct bp_text *text)
 {
@@ -765,7 +844,7 @@ static int blooms_create(struct bp_game *g, struct bp_err *err)
 	g->impl = b;
 	g->max_moves = 1 + 2 * b->n + b->n * (b->n - 1);
 	g->nsym = 4 * bd->nsym;
-	g->ntiers = 0;
+	g->ntiers = (uint32_t)b->n + 1;
 	return BP_OK;
 }
 
@@ -787,5 +866,9 @@ const struct bp_game_ops bp_blooms_ops = {
 	.move_format = blooms_move_format,
 	.transform = blooms_transform,
 	.canonical = blooms_canonical,
+	.tier = blooms_tier,
+	.tier_size = blooms_tier_size,
+	.rank = blooms_rank,
+	.unrank = blooms_unrank,
 	.describe = blooms_describe,
 };

@@ -3,7 +3,8 @@
  * player owns two colours (player 1 red and yellow, player 2 grey and black). Fenced
  * enemy blooms are captured, passes are turns, and two passes in a row end the game;
  * stones plus territory decide it. Boards of at most 64 cells. Positions can repeat
- * (BP_GAME_CYCLIC), so the game has no tiers.
+ * (BP_GAME_CYCLIC); its tiers (stones on the board) give a dense index for the
+ * cycle-aware solver, but moves do not raise them.
  *
  * Position layout (struct bp_pos words; every other word is zero):
  *

@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/cyclic.h"
 #include "solver/game.h"
 #include "solver/games/blooms.h"
 #include "solver/perft.h"
+#include "solver/probe.h"
 #include "solver/reach.h"
+#include "solver/verify.h"
 
 static struct bp_game *open_game(const char *spec)
 {
@@ -1225,7 +1228,9 @@ ParameterizedTestParameters(blooms, solve_small)
 	return cr_make_param_array(char[8], boards, sizeof boards / sizeof boards[0]);
 }
 
-/* The in-memory retrograde solver against the naive rounds, on every position. */
+/* Both solvers for cyclic games, against the naive rounds on every position: the
+ * in-memory one (solver/reach.h) and the stored one (solver/cyclic.h, through
+ * Blooms' dense ranking), which verify must also accept. */
 ParameterizedTest(char (*board)[8], blooms, solve_small)
 {
 	char spec[32];
@@ -1276,9 +1281,110 @@ ParameterizedTest(char (*board)[8], blooms, solve_small)
 	       (unsigned long long)sum.counts[BP_VALUE_LOSS],
 	       (unsigned long long)sum.counts[BP_VALUE_DRAW]);
 	cr_expect_gt(checked, 0);
+
+	char dir[] = "/tmp/bp_blooms_XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	bp_store *db;
+	bp_table *tab;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_result res;
+	struct bp_solve_opts opts = { .threads = 2 };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_solve_cyclic(g, db, &opts, &res, &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(res.value, sum.start_value);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, &err), BP_OK, "%s",
+		     err.msg);
+	for (int i = 0; i < gr.n; i++) {
+		if (gr.st[i].over)
+			continue;
+		struct bp_pos p = parse(g, gr.key[i]);
+		struct bp_probe pr;
+		cr_assert_eq(bp_probe_position(g, tab, &p, &pr), BP_OK, "%s", gr.key[i]);
+		cr_assert_eq(pr.value, val[i], "%s: stored %s, naive %s", gr.key[i],
+			     bp_value_name(pr.value), bp_value_name(val[i]));
+		if (val[i] != BP_VALUE_DRAW)
+			cr_assert_eq(pr.remoteness, (unsigned)rem[i], "%s", gr.key[i]);
+	}
+	struct bp_verify_report vr;
+	cr_assert_eq(bp_verify(g, tab, NULL, NULL, NULL, &vr), BP_OK);
+	cr_expect_eq(vr.inconsistencies, 0);
+	bp_table_close(tab);
+	bp_store_close(db);
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
 	bp_reach_table_destroy(t);
 	free(val);
 	free(rem);
 	ngraph_free(&gr);
+	bp_game_destroy(g);
+}
+
+/* The dense index of the cycle-aware solver: every index of small boards unranks to a
+ * position that ranks back to it (or is a hole), and positions from random games on
+ * bigger boards round-trip. */
+Test(blooms, ranking)
+{
+	static const char *const small[] = { "blooms:tri2", "blooms:rh2x2" };
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+		struct bp_game *g = open_game(small[i]);
+		uint64_t total = 0, holes = 0;
+		cr_expect_eq(g->ntiers, (uint32_t)g->board->ncells + 1);
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			uint64_t size, back;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			for (uint64_t idx = 0; idx < size; idx++) {
+				struct bp_pos p;
+				int rc = g->ops->unrank(g, t, idx, &p);
+				if (rc == BP_ENOTFOUND) {
+					holes++;
+					continue;
+				}
+				cr_assert_eq(rc, BP_OK);
+				cr_assert_eq(g->ops->tier(g, &p), t);
+				cr_assert_eq(g->ops->rank(g, &p, &back), BP_OK);
+				cr_assert_eq(back, idx, "%s tier %u index %llu", small[i], t,
+					     (unsigned long long)idx);
+				total++;
+			}
+			struct bp_pos p;
+			cr_expect_eq(g->ops->unrank(g, t, size, &p), BP_ERANGE);
+		}
+		/* per stone layout: 24 states, of which 2 * 3 (no pass) + 2 * 2 (passed)
+		 * + 2 * 2 (over) = 14 exist; only the start on the empty board */
+		uint64_t layouts = 1;
+		for (int c = 0; c < g->board->ncells; c++)
+			layouts *= 5;
+		cr_expect_eq(total, (layouts - 1) * 14 + 1, "%s", small[i]);
+		cr_expect_eq(total + holes, layouts * 24);
+		bp_game_destroy(g);
+	}
+	struct bp_game *g = open_game("blooms:hex3");
+	struct bp_move *mv = bp_game_move_buffer(g);
+	uint64_t rs = 99;
+	printf("blooms ranking: seed 99\n");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	for (int turn = 0; turn < 200; turn++) {
+		uint64_t idx, size;
+		struct bp_pos back;
+		uint32_t t = g->ops->tier(g, &p);
+		cr_assert_eq(g->ops->rank(g, &p, &idx), BP_OK);
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		cr_assert_lt(idx, size);
+		cr_assert_eq(g->ops->unrank(g, t, idx, &back), BP_OK);
+		cr_assert(bp_pos_equal(&back, &p), "%s", fmt(g, &p));
+		int n = g->ops->moves(g, &p, mv);
+		if (n == 0)
+			g->ops->start(g, &p);
+		else
+			g->ops->apply(g, &p, mv[rng_next(&rs) % (uint64_t)n]);
+	}
+	free(mv);
+	bp_game_destroy(g);
+	g = open_game("blooms:hex5");
+	uint64_t size;
+	cr_expect_eq(g->ops->tier_size(g, 31, &size), BP_ERANGE, "4^t * C(61, t) * 24 overflows");
+	cr_expect_eq(g->ops->tier_size(g, 10, &size), BP_OK);
 	bp_game_destroy(g);
 }
