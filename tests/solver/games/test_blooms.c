@@ -1298,6 +1298,15 @@ ParameterizedTest(char (*board)[8], blooms, solve_small)
 	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
 	cr_assert_eq(bp_solve_cyclic(g, db, &opts, &res, &err), BP_OK, "%s", err.msg);
 	cr_expect_eq(res.value, sum.start_value);
+	/* the stored solver keeps one record a class: as many as reach counts */
+	struct bp_reach_counts rcount;
+	cr_assert_eq(bp_reach(g, 1 << 28, NULL, NULL, &rcount), BP_OK);
+	uint64_t classes = 0;
+	for (uint32_t d = 0; d < rcount.ndepths; d++)
+		classes += rcount.classes[d];
+	cr_expect_eq(res.positions, classes, "%s: solver %llu, reach %llu classes", spec,
+		     (unsigned long long)res.positions, (unsigned long long)classes);
+	bp_reach_counts_free(&rcount);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, &err), BP_OK, "%s",
 		     err.msg);
 	for (int i = 0; i < gr.n; i++) {
