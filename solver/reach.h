@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Breadth-first enumeration of the positions reachable from the start with a hash set,
- * for games without tiers (cyclic games such as Blooms, where positions repeat and no
- * dense index is known). Positions are grouped by depth: the fewest turns that reach
+ * for games whose moves do not raise a tier (cyclic games such as Blooms, where
+ * positions repeat) or that have no dense index at all. Memory follows the reachable
+ * set, not an index space. Positions are grouped by depth: the fewest turns that reach
  * them. Counts are exact; the work is refused, without a partial answer, as soon as
- * the set would pass a memory limit. */
+ * the set would pass a memory limit. A small in-memory retrograde solver on the same
+ * set cross-checks the stored cycle-aware solver (solver/cyclic.h). */
 #ifndef BP_SOLVER_REACH_H
 #define BP_SOLVER_REACH_H
 
