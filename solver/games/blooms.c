@@ -16,17 +16,19 @@
  *
  * Move generation. A two-stone turn on hex5 has up to 60 * 59 choices, so calling
  * place() for each would dominate. Instead the position is scanned once (every
- * bloom with its liberties), and each empty cell v is classified per mover colour c
- * as *quiet* when
- *   - v is not a liberty of any of the mover's blooms with at most two liberties,
- *   - and the bloom that a c stone on v would form has at least two liberties.
- * Captures only add empty cells, so they never make a turn illegal; what can is a
- * mover bloom left without a liberty among the cells the stones took. A quiet single
- * stone is legal, and so is a pair of quiet stones: an older mover bloom that the
- * pair fenced would have had all its liberties (at most two) among the pair, so one
- * stone would be a liberty of a mover bloom with at most two liberties; and each new
- * bloom keeps a liberty, having had two of which the other stone takes at most one.
- * Every other turn is decided by
+ * bloom with its liberties, and for each empty cell and mover colour the bloom a
+ * stone there would form, with its liberties). Captures only add empty cells, so
+ * they never make a turn illegal; what can is a mover bloom left without a liberty
+ * among the cells the stones took. Call a cell *weak* when it is a liberty of one of
+ * the mover's blooms with at most two liberties. Then, with no capture worked out:
+ *   - a single stone on a cell that is not weak, whose bloom has a liberty, is legal;
+ *   - a pair (v1, v2), neither weak, is legal when v1's bloom has a liberty other
+ *     than v2 and v2's a liberty other than v1: an older mover bloom that the pair
+ *     fenced would have had all its liberties (at most two) among the pair, so v1
+ *     or v2 would be weak.
+ * For each v1 the partners that pass are a few mask operations (which cells' blooms
+ * have two or more liberties, exactly one, exactly the one v1); every other turn is
+ * decided by
  * scan_legal() from the scanned blooms next to its stones. apply() and move_parse()
  * use place() instead, a separate path; the tests check the two against each other
  * and against a naive implementation. */
@@ -162,7 +164,11 @@ struct scan {
 	 * colour on v: the bloom it forms (v and the blooms it joins), that bloom's
 	 * liberties other than v, and the cells next to it */
 	uint64_t joined[2][64], newlibs[2][64], around[2][64];
-	uint64_t quiet[2];
+	/* liberties of the mover's blooms that have at most two */
+	uint64_t weak;
+	/* per mover colour: the cells where that bloom has at least two liberties,
+	 * exactly one, and (single_at[i][x]) exactly the one x */
+	uint64_t many[2], single[2], single_at[2][64];
 };
 
 /* at least two bits / at most two bits, without a popcount instruction */
@@ -199,9 +205,11 @@ static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, s
 			nblooms++;
 		}
 	}
+	sc->weak = weak;
 	for (int i = 0; i < 2; i++) {
 		uint64_t own = sc->s[2 * pl + i];
-		sc->quiet[i] = 0;
+		sc->many[i] = sc->single[i] = 0;
+		memset(sc->single_at[i], 0, sizeof sc->single_at[i]);
 		for (uint64_t e = sc->empty; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
 			uint64_t bit = 1ull << v;
@@ -217,8 +225,12 @@ static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, s
 			sc->joined[i][v] = joined;
 			sc->newlibs[i][v] = libs;
 			sc->around[i][v] = around;
-			if (!(weak & bit) && two_or_more(libs))
-				sc->quiet[i] |= bit;
+			if (two_or_more(libs)) {
+				sc->many[i] |= bit;
+			} else if (libs) {
+				sc->single[i] |= bit;
+				sc->single_at[i][__builtin_ctzll(libs)] |= bit;
+			}
 		}
 	}
 }
@@ -299,29 +311,31 @@ static int blooms_moves(const struct bp_game *g, const struct bp_pos *p, struct 
 	}
 	struct scan sc;
 	scan_build(b, p, pl, &sc);
-	for (int i = 0; i < 2; i++)
+	/* a single stone off the weak cells whose bloom has a liberty is legal */
+	for (int i = 0; i < 2; i++) {
+		uint64_t sure = (sc.many[i] | sc.single[i]) & ~sc.weak;
 		for (uint64_t e = empty; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
-			if ((sc.quiet[i] >> v & 1) || scan_legal(b, &sc, i ? -1 : v, i ? v : -1))
+			if ((sure >> v & 1) || scan_legal(b, &sc, i ? -1 : v, i ? v : -1))
 				out[n++].v = MOVE_ONE | stone_code(2 * pl + i, v);
 		}
+	}
 	for (uint64_t e1 = empty; e1; e1 &= e1 - 1) {
 		int v1 = __builtin_ctzll(e1);
+		uint64_t bit1 = 1ull << v1;
 		uint32_t first = MOVE_TWO | MOVE_ONE | stone_code(2 * pl, v1);
-		uint64_t rest = empty & ~(1ull << v1);
-		if (sc.quiet[0] >> v1 & 1) {
-			/* quiet partners need no check */
-			for (uint64_t e2 = rest; e2; e2 &= e2 - 1) {
-				int v2 = __builtin_ctzll(e2);
-				if ((sc.quiet[1] >> v2 & 1) || scan_legal(b, &sc, v1, v2))
-					out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
-			}
-		} else {
-			for (uint64_t e2 = rest; e2; e2 &= e2 - 1) {
-				int v2 = __builtin_ctzll(e2);
-				if (scan_legal(b, &sc, v1, v2))
-					out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
-			}
+		/* partners v2 that are surely legal: v1's bloom keeps a liberty that is
+		 * not v2, v2's keeps one that is not v1, and neither is a weak cell */
+		uint64_t sure = 0, libs0 = sc.newlibs[0][v1];
+		if (libs0 && !(sc.weak & bit1)) {
+			uint64_t keeps1 = sc.many[1] | (sc.single[1] & ~sc.single_at[1][v1]);
+			uint64_t takes0 = two_or_more(libs0) ? 0 : libs0;
+			sure = keeps1 & ~sc.weak & ~takes0;
+		}
+		for (uint64_t e2 = empty & ~bit1; e2; e2 &= e2 - 1) {
+			int v2 = __builtin_ctzll(e2);
+			if ((sure >> v2 & 1) || scan_legal(b, &sc, v1, v2))
+				out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
 		}
 	}
 	out[n++].v = MOVE_PASS;
