@@ -28,10 +28,9 @@
  *     or v2 would be weak.
  * For each v1 the partners that pass are a few mask operations (which cells' blooms
  * have two or more liberties, exactly one, exactly the one v1); every other turn is
- * decided by
- * scan_legal() from the scanned blooms next to its stones. apply() and move_parse()
- * use place() instead, a separate path; the tests check the two against each other
- * and against a naive implementation. */
+ * decided by scan_legal() from the scanned blooms next to its stones. apply() and
+ * move_parse() use place() instead, a separate path; the tests check the two against
+ * each other and against a naive implementation. */
 #include "solver/games/blooms.h"
 
 #include <assert.h>
