@@ -22,10 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "solver/parallel.h"
+#include "solver/solve_common.h"
 
 #define CHUNK_WORDS 1024
 
@@ -48,13 +47,6 @@ struct csolve {
 };
 
 enum { EXPAND, TERMINAL, WINLOSS, DRAWS, REPETITION };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint16_t load(const uint16_t *r)
 {
@@ -208,7 +200,7 @@ int bp_solve_cyclic_estimate(const struct bp_game *g, uint64_t *bytes)
 int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		    struct bp_solve_result *out, struct bp_err *err)
 {
-	double t0 = now();
+	double t0 = bp_solve_clock();
 	int rc, threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	struct csolve s = { .g = g, .nt = g->ntiers };
 	bp_table *tab = NULL;
@@ -220,25 +212,17 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 				  g->spec);
 	if (rc)
 		return bp_err_set(err, rc, "%s: its index space is too large", g->spec);
-	if (opts->memory_limit && out->memory_estimate > opts->memory_limit)
-		return bp_err_set(err, BP_ERANGE,
-				  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
-				  g->spec, (unsigned long long)(out->memory_estimate >> 20),
-				  (unsigned long long)(opts->memory_limit >> 20));
+	if ((rc = bp_solve_check_memory(g, out->memory_estimate, opts, err)))
+		return rc;
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	s.chunk_start = calloc(s.nt + 1, sizeof *s.chunk_start);
 	sizes = calloc(s.nt, sizeof *sizes);
-	s.mv = calloc((size_t)threads, sizeof *s.mv);
+	s.mv = bp_solve_move_buffers(g, threads);
 	s.changed = calloc((size_t)threads, sizeof *s.changed);
 	if (!s.tiers || !s.chunk_start || !sizes || !s.mv || !s.changed) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < threads; i++)
-		if (!(s.mv[i] = bp_game_move_buffer(g))) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
 	for (uint32_t t = 0; t < s.nt; t++) {
 		struct ctier *tt = &s.tiers[t];
 		g->ops->tier_size(g, t, &tt->size);
@@ -253,13 +237,7 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 			goto out;
 		}
 	}
-	struct bp_table_info info = { .rules_version = BP_RULES_VERSION,
-				      .ntiers = s.nt,
-				      .tier_size = sizes,
-				      .block_records = opts->block_records,
-				      .compression_level = opts->compression_level };
-	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
-	if ((rc = bp_table_open(db, g->spec, &info, BP_STORE_CREATE, &tab, err)))
+	if ((rc = bp_solve_open_table(g, db, sizes, opts, &tab, err)))
 		goto out_quiet;
 
 	struct bp_pos start, canon;
@@ -286,7 +264,7 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 			break;
 		if (opts->progress) {
 			struct bp_solve_progress pr = {
-				.phase = 1, .tier = k, .ntiers = 0, .seconds = now() - t0
+				.phase = 1, .tier = k, .ntiers = 0, .seconds = bp_solve_clock() - t0
 			};
 			opts->progress(opts->ctx, &pr);
 		}
@@ -304,10 +282,8 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 		struct ctier *tt = &s.tiers[t];
 		for (uint64_t i = 0; i < tt->size; i++)
 			out->counts[bp_record_value(tt->rec[i])]++;
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		if ((rc = bp_table_put_tier(tab, t, tt->rec, now() - t0,
-					    (uint64_t)ru.ru_maxrss * 1024, "solver=cyclic\n"))) {
+		if ((rc = bp_table_put_tier(tab, t, tt->rec, bp_solve_clock() - t0,
+					    bp_solve_peak_memory(), "solver=cyclic\n"))) {
 			snprintf(s.errmsg, sizeof s.errmsg, "writing tier %u: %s", t,
 				 bp_strerror(rc));
 			goto out;
@@ -326,12 +302,8 @@ out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));
 out_quiet:
-	out->seconds = now() - t0;
-	{
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		out->peak_memory = (uint64_t)ru.ru_maxrss * 1024;
-	}
+	out->seconds = bp_solve_clock() - t0;
+	out->peak_memory = bp_solve_peak_memory();
 	bp_table_close(tab);
 	if (s.tiers)
 		for (uint32_t t = 0; t < s.nt; t++) {
@@ -339,10 +311,7 @@ out_quiet:
 			free(s.tiers[t].expanded);
 			free(s.tiers[t].rec);
 		}
-	if (s.mv)
-		for (int i = 0; i < threads; i++)
-			free(s.mv[i]);
-	free(s.mv);
+	bp_solve_free_move_buffers(s.mv, threads);
 	free(s.changed);
 	free(s.chunk_start);
 	free(s.tiers);

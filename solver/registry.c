@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Every game family the tools know, in the order listings show them. */
 #include "solver/game.h"
+#include "solver/games/blooms.h"
 #include "solver/games/mirador.h"
 #include "solver/games/taifas.h"
 
 const struct bp_game_ops *const bp_games[] = {
 	&bp_taifas_ops,
+	&bp_blooms_ops,
 	&bp_mirador_ops,
 	NULL,
 };

@@ -24,14 +24,14 @@
  * its whole class so children need only a rank) did about nsym times more work. */
 #include "solver/retrograde.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "solver/cyclic.h"
 #include "solver/parallel.h"
+#include "solver/solve_common.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
 
@@ -46,6 +46,7 @@ struct tier {
 struct solve {
 	const struct bp_game *g;
 	bp_table *tab;
+	pthread_mutex_t load_lock; /* tiers read from the table on demand */
 	struct tier *tiers;
 	uint32_t nt;
 	uint64_t *succ; /* nt * words: bit s of row t set when tier t moves into tier s */
@@ -57,20 +58,6 @@ struct solve {
 	char errmsg[200];
 };
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t peak_rss(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)ru.ru_maxrss * 1024;
-}
-
 static uint64_t chunks_of(uint64_t size)
 {
 	uint64_t words = size / 64 + 1;
@@ -79,119 +66,172 @@ static uint64_t chunks_of(uint64_t size)
 
 /* ---- 1. reachability ------------------------------------------------------- */
 
-static int forward_chunk(void *ctx, int worker, uint64_t item)
+/* Calls fn for every marked position of the current tier in work item `item`. */
+typedef int marked_fn(struct solve *s, int worker, uint64_t idx, const struct bp_pos *p);
+
+static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn)
 {
-	struct solve *s = ctx;
-	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
 	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
 	if (w1 > tt->size / 64 + 1)
 		w1 = tt->size / 64 + 1;
-	struct bp_pos p, c, canon;
+	struct bp_pos p;
 	for (uint64_t wi = w0; wi < w1; wi++)
 		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w), cidx;
-			int rc = g->ops->unrank(g, s->t, idx, &p);
-			if (rc)
+			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w);
+			int rc = s->g->ops->unrank(s->g, s->t, idx, &p);
+			if (rc || (rc = fn(s, worker, idx, &p)))
 				return rc;
-			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
-				continue;
-			int n = g->ops->moves(g, &p, s->mv[worker]);
-			for (int i = 0; i < n; i++) {
-				c = p;
-				g->ops->apply(g, &c, s->mv[worker][i]);
-				bp_game_canonical(g, &c, &canon);
-				uint32_t ct = g->ops->tier(g, &canon);
-				if (ct <= s->t || ct >= s->nt) {
-					snprintf(s->errmsg, sizeof s->errmsg,
-						 "a move from tier %u leads to tier %u: the game's "
-						 "tiers are not monotone",
-						 s->t, ct);
-					return BP_EINVAL;
-				}
-				if ((rc = g->ops->rank(g, &canon, &cidx)))
-					return rc;
-				__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64],
-						  1ull << (cidx % 64), __ATOMIC_RELAXED);
-				uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
-				if (!(row[ct / 64] >> (ct % 64) & 1))
-					__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64),
-							  __ATOMIC_RELAXED);
-			}
 		}
 	return BP_OK;
 }
 
-/* ---- 2. solving a tier ------------------------------------------------------ */
+static int forward_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	int rc;
+	(void)idx;
+	if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+		return BP_OK;
+	int n = g->ops->moves(g, &p, s->mv[worker]);
+	for (int i = 0; i < n; i++) {
+		c = p;
+		g->ops->apply(g, &c, s->mv[worker][i]);
+		bp_game_canonical(g, &c, &canon);
+		uint32_t ct = g->ops->tier(g, &canon);
+		if (ct <= s->t || ct >= s->nt) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "a move from tier %u leads to tier %u: the game's "
+				 "tiers are not monotone",
+				 s->t, ct);
+			return BP_EINVAL;
+		}
+		if ((rc = g->ops->rank(g, &canon, &cidx)))
+			return rc;
+		__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64], 1ull << (cidx % 64),
+				  __ATOMIC_RELAXED);
+		uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
+		if (!(row[ct / 64] >> (ct % 64) & 1))
+			__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64), __ATOMIC_RELAXED);
+	}
+	return BP_OK;
+}
 
-static int solve_chunk(void *ctx, int worker, uint64_t item)
+static int forward_chunk(void *ctx, int worker, uint64_t item)
+{
+	return each_marked(ctx, worker, item, forward_one);
+}
+
+/* Dense games (BP_GAME_DENSE_REACHABLE): every valid canonical index is reachable. */
+static int mark_chunk(void *ctx, int worker, uint64_t item)
 {
 	struct solve *s = ctx;
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
-	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
-	if (w1 > tt->size / 64 + 1)
-		w1 = tt->size / 64 + 1;
-	struct bp_pos p, c, canon;
-	for (uint64_t wi = w0; wi < w1; wi++)
-		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w), cidx;
-			int rc = g->ops->unrank(g, s->t, idx, &p);
+	(void)worker;
+	uint64_t i0 = item * CHUNK_WORDS * 64, i1 = i0 + CHUNK_WORDS * 64;
+	if (i1 > tt->size)
+		i1 = tt->size;
+	struct bp_pos p, canon;
+	for (uint64_t idx = i0; idx < i1; idx++) {
+		int rc = g->ops->unrank(g, s->t, idx, &p);
+		if (rc == BP_ENOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		bp_game_canonical(g, &p, &canon);
+		if (bp_pos_equal(&p, &canon))
+			tt->reach[idx / 64] |= 1ull << (idx % 64); /* words are the chunk's own */
+	}
+	return BP_OK;
+}
+
+static int load_tier(struct solve *s, uint32_t t);
+
+/* The records of tier t, reading them from the table the first time. */
+static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
+{
+	uint16_t *rec = __atomic_load_n(&s->tiers[t].rec, __ATOMIC_ACQUIRE);
+	*rc = BP_OK;
+	if (rec)
+		return rec;
+	pthread_mutex_lock(&s->load_lock);
+	if (!s->tiers[t].rec && s->tiers[t].done)
+		*rc = load_tier(s, t);
+	rec = s->tiers[t].rec;
+	pthread_mutex_unlock(&s->load_lock);
+	return rec;
+}
+
+/* ---- 2. solving a tier ------------------------------------------------------ */
+
+static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct tier *tt = &s->tiers[s->t];
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	int rc;
+	enum bp_value v = g->ops->outcome(g, &p);
+	unsigned rem = 0;
+	if (v == BP_VALUE_NONE) {
+		int n = g->ops->moves(g, &p, s->mv[worker]);
+		int lost = 0, drew = 0;
+		unsigned min_loss = ~0u, min_draw = ~0u, max_win = 0;
+		for (int i = 0; i < n; i++) {
+			c = p;
+			g->ops->apply(g, &c, s->mv[worker][i]);
+			bp_game_canonical(g, &c, &canon);
+			uint32_t ct = g->ops->tier(g, &canon);
+			if ((rc = g->ops->rank(g, &canon, &cidx)))
+				return rc;
+			const uint16_t *crec = child_tier(s, ct, &rc);
 			if (rc)
 				return rc;
-			enum bp_value v = g->ops->outcome(g, &p);
-			unsigned rem = 0;
-			if (v == BP_VALUE_NONE) {
-				int n = g->ops->moves(g, &p, s->mv[worker]);
-				int lost = 0, drew = 0;
-				unsigned min_loss = ~0u, min_draw = ~0u, max_win = 0;
-				for (int i = 0; i < n; i++) {
-					c = p;
-					g->ops->apply(g, &c, s->mv[worker][i]);
-					bp_game_canonical(g, &c, &canon);
-					uint32_t ct = g->ops->tier(g, &canon);
-					if ((rc = g->ops->rank(g, &canon, &cidx)))
-						return rc;
-					uint16_t r = s->tiers[ct].rec ? s->tiers[ct].rec[cidx] : 0;
-					unsigned cv = bp_record_value(r),
-						 cr = bp_record_remoteness(r);
-					if (cv == BP_VALUE_NONE) {
-						snprintf(s->errmsg, sizeof s->errmsg,
-							 "tier %u index %llu: a child in tier %u "
-							 "is not solved",
-							 s->t, (unsigned long long)idx, ct);
-						return BP_EINVAL;
-					}
-					if (cv == BP_VALUE_LOSS) {
-						lost = 1;
-						min_loss = cr < min_loss ? cr : min_loss;
-					} else if (cv == BP_VALUE_DRAW) {
-						drew = 1;
-						min_draw = cr < min_draw ? cr : min_draw;
-					} else {
-						max_win = cr > max_win ? cr : max_win;
-					}
-				}
-				if (lost) {
-					v = BP_VALUE_WIN;
-					rem = 1 + min_loss;
-				} else if (drew) {
-					v = BP_VALUE_DRAW;
-					rem = 1 + min_draw;
-				} else {
-					v = BP_VALUE_LOSS;
-					rem = 1 + max_win;
-				}
-			}
-			if (rem >= BP_RECORD_NO_REMOTENESS) {
+			uint16_t r = crec ? crec[cidx] : 0;
+			unsigned cv = bp_record_value(r), cr = bp_record_remoteness(r);
+			if (cv == BP_VALUE_NONE) {
 				snprintf(s->errmsg, sizeof s->errmsg,
-					 "remoteness %u is too large to store", rem);
-				return BP_ERANGE;
+					 "tier %u index %llu: a child in tier %u "
+					 "is not solved",
+					 s->t, (unsigned long long)idx, ct);
+				return BP_EINVAL;
 			}
-			tt->rec[idx] = bp_record_make(v, rem);
-			s->counts[worker][v]++;
+			if (cv == BP_VALUE_LOSS) {
+				lost = 1;
+				min_loss = cr < min_loss ? cr : min_loss;
+			} else if (cv == BP_VALUE_DRAW) {
+				drew = 1;
+				min_draw = cr < min_draw ? cr : min_draw;
+			} else {
+				max_win = cr > max_win ? cr : max_win;
+			}
 		}
+		if (lost) {
+			v = BP_VALUE_WIN;
+			rem = 1 + min_loss;
+		} else if (drew) {
+			v = BP_VALUE_DRAW;
+			rem = 1 + min_draw;
+		} else {
+			v = BP_VALUE_LOSS;
+			rem = 1 + max_win;
+		}
+	}
+	if (rem >= BP_RECORD_NO_REMOTENESS) {
+		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
+		return BP_ERANGE;
+	}
+	tt->rec[idx] = bp_record_make(v, rem);
+	s->counts[worker][v]++;
 	return BP_OK;
+}
+
+static int solve_chunk(void *ctx, int worker, uint64_t item)
+{
+	return each_marked(ctx, worker, item, solve_one);
 }
 
 static int run_tier(struct solve *s, uint32_t t, int (*fn)(void *, int, uint64_t))
@@ -206,10 +246,14 @@ static int load_tier(struct solve *s, uint32_t t)
 	struct tier *tt = &s->tiers[t];
 	if (tt->rec)
 		return BP_OK;
-	tt->rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
-	if (!tt->rec)
+	uint16_t *rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
+	if (!rec)
 		return BP_ENOMEM;
-	int rc = bp_table_get_tier(s->tab, t, tt->rec);
+	int rc = bp_table_get_tier(s->tab, t, rec);
+	if (rc)
+		free(rec);
+	else
+		__atomic_store_n(&tt->rec, rec, __ATOMIC_RELEASE);
 	if (rc)
 		snprintf(s->errmsg, sizeof s->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -248,8 +292,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	     struct bp_solve_result *out, struct bp_err *err)
 {
 	int rc;
-	double t0 = now();
-	struct solve s = { .g = g, .nt = g->ntiers };
+	double t0 = bp_solve_clock();
+	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
 	if (g->ops->flags & BP_GAME_CYCLIC)
@@ -260,27 +304,19 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				  g->spec);
 	if (rc)
 		return bp_err_set(err, rc, "%s: tiers too large to index", g->spec);
-	if (opts->memory_limit && out->memory_estimate > opts->memory_limit)
-		return bp_err_set(err, BP_ERANGE,
-				  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
-				  g->spec, (unsigned long long)(out->memory_estimate >> 20),
-				  (unsigned long long)(opts->memory_limit >> 20));
+	if ((rc = bp_solve_check_memory(g, out->memory_estimate, opts, err)))
+		return rc;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	sizes = calloc(s.nt, sizeof *sizes);
 	s.succ_words = (s.nt + 63) / 64;
 	s.succ = calloc((size_t)s.nt * s.succ_words, sizeof(uint64_t));
-	s.mv = calloc((size_t)s.threads, sizeof *s.mv);
+	s.mv = bp_solve_move_buffers(g, s.threads);
 	s.counts = calloc((size_t)s.threads, sizeof *s.counts);
 	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < s.threads; i++)
-		if (!(s.mv[i] = bp_game_move_buffer(g))) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
 	for (uint32_t t = 0; t < s.nt; t++) {
 		g->ops->tier_size(g, t, &s.tiers[t].size);
 		sizes[t] = s.tiers[t].size;
@@ -291,13 +327,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			goto out;
 		}
 	}
-	struct bp_table_info info = { .rules_version = BP_RULES_VERSION,
-				      .ntiers = s.nt,
-				      .tier_size = sizes,
-				      .block_records = opts->block_records,
-				      .compression_level = opts->compression_level };
-	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
-	rc = bp_table_open(db, g->spec, &info, BP_STORE_CREATE, &s.tab, err);
+	rc = bp_solve_open_table(g, db, sizes, opts, &s.tab, err);
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
@@ -310,24 +340,32 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	/* 1. reachability */
 	struct bp_pos start, canon;
 	uint64_t sidx;
+	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
 	g->ops->start(g, &start);
-	uint32_t st = g->ops->tier(g, &start);
-	if ((rc = g->ops->rank(g, &start, &sidx)))
+	bp_game_canonical(g, &start, &canon);
+	uint32_t st = g->ops->tier(g, &canon);
+	if ((rc = g->ops->rank(g, &canon, &sidx)))
 		goto out;
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
-	for (uint32_t t = st; t < s.nt; t++) {
+	/* a dense game skips this pass: each tier is marked just before it is solved, and
+	 * tier t is assumed to be needed by tier t - 1 only (any other tier it is needed
+	 * by reads it back from the table) */
+	for (uint32_t t = 0; dense && t < s.nt; t++)
+		s.tiers[t].lastuse = t ? t - 1 : UINT32_MAX;
+	for (uint32_t t = st; !dense && t < s.nt; t++) {
 		if ((rc = run_tier(&s, t, forward_chunk)))
 			goto out;
 		if (opts->progress) {
-			struct bp_solve_progress pr = {
-				.phase = 0, .tier = t, .ntiers = s.nt, .seconds = now() - t0
-			};
+			struct bp_solve_progress pr = { .phase = 0,
+							.tier = t,
+							.ntiers = s.nt,
+							.seconds = bp_solve_clock() - t0 };
 			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
 				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
 			opts->progress(opts->ctx, &pr);
 		}
 	}
-	for (uint32_t t = s.nt; t-- > 0;)
+	for (uint32_t t = s.nt; !dense && t-- > 0;)
 		for (uint32_t c = 0; c < s.nt; c++)
 			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
 				s.tiers[c].lastuse = t;
@@ -350,6 +388,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1 &&
 				    (rc = load_tier(&s, c)))
 					goto out;
+			if (dense && (rc = run_tier(&s, t, mark_chunk)))
+				goto out;
 			tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t));
 			if (!tt->rec) {
 				rc = BP_ENOMEM;
@@ -365,8 +405,9 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			char extra[128];
 			snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n",
 				 s.threads, (unsigned long long)out->memory_estimate);
-			rc = bp_table_put_tier(s.tab, t, tt->rec, prior_seconds + (now() - t0),
-					       peak_rss(), extra);
+			rc = bp_table_put_tier(s.tab, t, tt->rec,
+					       prior_seconds + (bp_solve_clock() - t0),
+					       bp_solve_peak_memory(), extra);
 			if (rc) {
 				snprintf(s.errmsg, sizeof s.errmsg, "writing tier %u: %s", t,
 					 bp_strerror(rc));
@@ -382,7 +423,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			if (s.tiers[c].rec &&
 			    (s.tiers[c].lastuse == UINT32_MAX || s.tiers[c].lastuse >= t))
 				free_tier(&s.tiers[c]);
-		pr.seconds = now() - t0;
+		pr.seconds = bp_solve_clock() - t0;
 		if (opts->progress)
 			opts->progress(opts->ctx, &pr);
 	}
@@ -403,18 +444,15 @@ out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));
 out_quiet:
-	out->seconds = now() - t0;
-	out->peak_memory = peak_rss();
+	out->seconds = bp_solve_clock() - t0;
+	out->peak_memory = bp_solve_peak_memory();
 	bp_table_close(s.tab);
 	if (s.tiers)
 		for (uint32_t t = 0; t < s.nt; t++) {
 			free(s.tiers[t].reach);
 			free(s.tiers[t].rec);
 		}
-	if (s.mv)
-		for (int i = 0; i < s.threads; i++)
-			free(s.mv[i]);
-	free(s.mv);
+	bp_solve_free_move_buffers(s.mv, s.threads);
 	free(s.counts);
 	free(s.succ);
 	free(s.tiers);

@@ -3,7 +3,11 @@
  * whole; children's tiers are read on demand into a small cache (the four most
  * recently used tiers), since moves from tier t usually reach t + 1 or t + 2.
  * Corrupt blocks are counted by the store's own scan first; a tier that fails to
- * decode is then skipped, and its positions are not counted as checked. */
+ * decode is then skipped, and its positions are not counted as checked.
+ *
+ * The rule that turns children's values into a value (RULES.md section 10) is written
+ * out here again on purpose rather than shared with the solvers: a check that reused
+ * the solver's code would repeat its mistakes. */
 #include "solver/verify.h"
 
 #include <stdarg.h>

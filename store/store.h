@@ -72,7 +72,7 @@ struct bp_table_info {
 	uint32_t rules_version; /* RULES.md version the values were solved under */
 	uint32_t ntiers;
 	const uint64_t *tier_size; /* ntiers entries: records in each tier */
-	uint32_t block_records;	   /* records per block (0: the store's default, 65536) */
+	uint32_t block_records;	   /* records per block (0: the store's default, 16384) */
 	int compression_level;	   /* zstd level (0: the store's default) */
 };
 

@@ -146,6 +146,14 @@ void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struc
 	g->ops->pos_format(g, p, t);
 }
 
+const char *bp_cli_remoteness(unsigned rem, int json, char buf[24])
+{
+	if (rem == BP_RECORD_NO_REMOTENESS)
+		return json ? "null" : "by repetition";
+	snprintf(buf, 24, json ? "%u" : "in %u", rem);
+	return buf;
+}
+
 double bp_cli_now(void)
 {
 	struct timespec ts;

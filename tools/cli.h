@@ -85,6 +85,10 @@ struct bp_table;
 int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,
 		      struct bp_table **out);
 
+/* A remoteness for output: the number, or for a draw by repetition (no remoteness)
+ * "null" when json is set and "by repetition" otherwise (text then reads "in N"). */
+const char *bp_cli_remoteness(unsigned rem, int json, char buf[24]);
+
 /* Seconds on a monotonic clock. */
 double bp_cli_now(void);
 

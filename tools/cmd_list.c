@@ -44,19 +44,23 @@ static void one(void *ctx, const char *spec)
 		}
 	}
 	double bpp = positions ? (double)m.stored_bytes * 8 / (double)positions : 0;
+	char rbuf[24];
 	if (l->json)
 		bp_text_printf(
 			l->out,
-			"%s{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %u, "
+			"%s{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %s, "
 			"\"positions\": %llu, \"tiers\": %u, \"tiers_done\": %u, \"stored_bytes\": "
 			"%llu, "
 			"\"bits_per_position\": %.4f, \"seconds\": %.3f, \"rules_version\": %u}",
-			l->n ? ", " : "", spec, value, rem, (unsigned long long)positions, m.ntiers,
-			done, (unsigned long long)m.stored_bytes, bpp, m.seconds, m.rules_version);
+			l->n ? ", " : "", spec, value, bp_cli_remoteness(rem, 1, rbuf),
+			(unsigned long long)positions, m.ntiers, done,
+			(unsigned long long)m.stored_bytes, bpp, m.seconds, m.rules_version);
 	else
-		bp_text_printf(l->out, "%-44s %-10s %5u %14llu %12llu %8.3f %3u/%-3u\n", spec,
-			       value, rem, (unsigned long long)positions,
-			       (unsigned long long)m.stored_bytes, bpp, done, m.ntiers);
+		bp_text_printf(
+			l->out, "%-44s %-10s %5s %14llu %12llu %8.3f %3u/%-3u\n", spec, value,
+			rem == BP_RECORD_NO_REMOTENESS ? "rep" : bp_cli_remoteness(rem, 1, rbuf),
+			(unsigned long long)positions, (unsigned long long)m.stored_bytes, bpp,
+			done, m.ntiers);
 	l->n++;
 	bp_game_destroy(g);
 	bp_table_close(tab);

@@ -104,7 +104,8 @@ int bp_cmd_solve(int argc, char **argv)
 	double pps = r.seconds > 0 ? (double)r.positions / r.seconds : 0;
 	double bpp = r.positions ? (double)r.stored_bytes * 8 / (double)r.positions : 0;
 	if (a.json) {
-		printf("{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %u, "
+		char rbuf[24];
+		printf("{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %s, "
 		       "\"positions\": %llu, "
 		       "\"counts\": {\"win\": %llu, \"loss\": %llu, \"draw\": %llu}, \"seconds\": "
 		       "%.3f, "
@@ -112,7 +113,7 @@ int bp_cmd_solve(int argc, char **argv)
 		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
 		       "%u, "
 		       "\"threads\": %d, \"db\": ",
-		       g->spec, bp_value_name(r.value), r.remoteness,
+		       g->spec, bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 1, rbuf),
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
 		       (unsigned long long)r.counts[BP_VALUE_DRAW], r.seconds, pps,
@@ -124,8 +125,9 @@ int bp_cmd_solve(int argc, char **argv)
 		printf("%s}\n", bp_text_str(&t));
 		bp_text_free(&t);
 	} else {
-		printf("%s: %s in %u (start position, player to move)\n", g->spec,
-		       bp_value_name(r.value), r.remoteness);
+		char rbuf[24];
+		printf("%s: %s %s (start position, player to move)\n", g->spec,
+		       bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 0, rbuf));
 		printf("positions:  %llu up to symmetry (win %llu, loss %llu, draw %llu)\n",
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],

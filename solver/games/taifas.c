@@ -566,6 +566,7 @@ const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
 	.title = "Taifas: place either colour; most zones on the full board wins",
 	.shapes = BP_SHAPE_SQUARE,
+	.flags = BP_GAME_DENSE_REACHABLE, /* see taifas_count_tier */
 	.options = taifas_options,
 	.create = taifas_create,
 	.destroy = taifas_destroy,

@@ -257,7 +257,7 @@ Test(store, default_blocks)
 	cr_expect_arr_eq(got, want, size[0] * sizeof *got);
 	struct bp_table_meta m;
 	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
-	cr_expect_eq(m.block_records, 65536);
+	cr_expect_eq(m.block_records, 16384);
 	printf("store.default_blocks: %llu records (seed %u) -> %llu bytes, %.3f bits/record\n",
 	       (unsigned long long)size[0], SEED, (unsigned long long)m.stored_bytes,
 	       8.0 * (double)m.stored_bytes / (double)size[0]);
