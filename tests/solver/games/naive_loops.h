@@ -120,27 +120,6 @@ static int naive_has_loop(const struct naive_geo *ng, const char *cells, char pc
 	return 0;
 }
 
-/* Is cell `to` in the group of cell `from` (letters pc or 'n')? */
-static int naive_same_group(const struct bp_board *b, const char *cells, char pc, int from, int to)
-{
-	int seen[64] = { 0 }, queue[64], head = 0, tail = 0;
-	seen[from] = 1;
-	queue[tail++] = from;
-	while (head < tail) {
-		int v = queue[head++];
-		if (v == to)
-			return 1;
-		for (int i = 0; i < b->cells[v].degree; i++) {
-			int u = b->cells[v].nb[i];
-			if (!seen[u] && (cells[u] == pc || cells[u] == 'n')) {
-				seen[u] = 1;
-				queue[tail++] = u;
-			}
-		}
-	}
-	return 0;
-}
-
 /* "ROWS" of RULES.md section 2 from one letter a cell. */
 static void naive_rows(const struct bp_board *b, const char *cells, char *out)
 {
