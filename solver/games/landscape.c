@@ -634,3 +634,259 @@ const struct bp_game_ops bp_landscape_ops = {
 	.unrank = landscape_unrank,
 	.describe = landscape_describe,
 };
+
+/* ---- counting layouts on any board --------------------------------------------- */
+
+/* Layouts fixed by a symmetry s are unions of whole cycles of s, so they are the
+ * independent sets of the quotient graph (one node a cycle, weighing its length;
+ * a cycle with two adjacent cells can never be taken). Counting independent sets of
+ * total weight k in that graph is a frontier dynamic program: the nodes are taken in
+ * the order of their first cell (drawing order, so the frontier is about one row),
+ * and the state is which frontier nodes are taken, each state carrying the counts per
+ * weight as a polynomial truncated at z^k. Nodes leave the frontier after their last
+ * neighbour; states that then agree are merged. The identity gives the raw count and
+ * Burnside's lemma the classes. */
+
+struct fstate {
+	uint64_t *mask; /* frontier slots taken */
+	mpz_t *poly;	/* (k + 1) counts a state */
+	int n, cap;
+	int *hash; /* open addressing over 2 * cap entries, -1 empty */
+};
+
+static int fstate_reserve(struct fstate *f, int cap, int k)
+{
+	if (cap <= f->cap)
+		return BP_OK;
+	uint64_t *m = realloc(f->mask, sizeof *m * (size_t)cap);
+	if (!m)
+		return BP_ENOMEM;
+	f->mask = m;
+	mpz_t *p = realloc(f->poly, sizeof *p * (size_t)cap * (size_t)(k + 1));
+	if (!p)
+		return BP_ENOMEM;
+	f->poly = p;
+	for (int i = f->cap * (k + 1); i < cap * (k + 1); i++)
+		mpz_init(f->poly[i]);
+	int *h = realloc(f->hash, sizeof *h * (size_t)cap * 2);
+	if (!h)
+		return BP_ENOMEM;
+	f->hash = h;
+	f->cap = cap;
+	return BP_OK;
+}
+
+static void fstate_free(struct fstate *f, int k)
+{
+	for (int i = 0; i < f->cap * (k + 1); i++)
+		mpz_clear(f->poly[i]);
+	free(f->mask);
+	free(f->poly);
+	free(f->hash);
+	memset(f, 0, sizeof *f);
+}
+
+static void fstate_clear(struct fstate *f)
+{
+	f->n = 0;
+	for (int i = 0; i < 2 * f->cap; i++)
+		f->hash[i] = -1;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Adds poly shifted by `shift` into the state `mask`, creating it when new. */
+static int fstate_add(struct fstate *f, uint64_t mask, mpz_t *poly, int shift, int k)
+{
+	if (f->n * 2 + 2 > f->cap) {
+		int rc = fstate_reserve(f, f->cap ? f->cap * 2 : 64, k);
+		if (rc)
+			return rc;
+		/* rehash */
+		for (int i = 0; i < 2 * f->cap; i++)
+			f->hash[i] = -1;
+		for (int i = 0; i < f->n; i++) {
+			size_t h = mix(f->mask[i]) % (size_t)(2 * f->cap);
+			while (f->hash[h] >= 0)
+				h = (h + 1) % (size_t)(2 * f->cap);
+			f->hash[h] = i;
+		}
+	}
+	size_t h = mix(mask) % (size_t)(2 * f->cap);
+	while (f->hash[h] >= 0 && f->mask[f->hash[h]] != mask)
+		h = (h + 1) % (size_t)(2 * f->cap);
+	int i = f->hash[h];
+	if (i < 0) {
+		i = f->n++;
+		f->hash[h] = i;
+		f->mask[i] = mask;
+		for (int d = 0; d <= k; d++)
+			mpz_set_ui(f->poly[(size_t)i * (size_t)(k + 1) + (size_t)d], 0);
+	}
+	mpz_t *dst = f->poly + (size_t)i * (size_t)(k + 1);
+	for (int d = 0; d + shift <= k; d++)
+		mpz_add(dst[d + shift], dst[d + shift], poly[d]);
+	return BP_OK;
+}
+
+static int cmp_int_by(const void *a, const void *b, const int *key)
+{
+	int x = key[*(const int *)a], y = key[*(const int *)b];
+	return (x > y) - (x < y);
+}
+
+static const int *sort_key;
+
+static int cmp_orbit(const void *a, const void *b)
+{
+	return cmp_int_by(a, b, sort_key);
+}
+
+/* Independent sets of weight k in the quotient of b by symmetry s, into out. */
+static int count_fixed(const struct bp_board *b, int s, int k, mpz_t out)
+{
+	int n = b->ncells, rc = BP_OK;
+	int *orbit = malloc(sizeof(int) * (size_t)n); /* cell -> orbit */
+	int *first = malloc(sizeof(int) * (size_t)n); /* orbit -> first cell */
+	int *weight = calloc((size_t)n, sizeof(int)); /* orbit -> cycle length */
+	int *bad = calloc((size_t)n, sizeof(int));    /* orbit has adjacent cells */
+	int *order = malloc(sizeof(int) * (size_t)n); /* processing order */
+	int *pos = malloc(sizeof(int) * (size_t)n);   /* orbit -> place in order */
+	int *last = malloc(sizeof(int) * (size_t)n);  /* last place of a neighbour */
+	int *slot = malloc(sizeof(int) * (size_t)n);  /* frontier slot or -1 */
+	struct fstate cur = { 0 }, next = { 0 };
+	mpz_t *one = malloc(sizeof(mpz_t) * (size_t)(k + 1)); /* the polynomial 1 */
+	for (int d = 0; one && d <= k; d++)
+		mpz_init_set_ui(one[d], d == 0);
+	if (!orbit || !first || !weight || !bad || !order || !pos || !last || !slot || !one) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	int m = 0;
+	for (int c = 0; c < n; c++)
+		orbit[c] = -1;
+	for (int c = 0; c < n; c++) {
+		if (orbit[c] >= 0)
+			continue;
+		first[m] = c;
+		for (int x = c; orbit[x] < 0; x = bp_board_sym(b, s, x)) {
+			orbit[x] = m;
+			weight[m]++;
+		}
+		m++;
+	}
+	for (int c = 0; c < n; c++)
+		for (int i = 0; i < b->cells[c].degree; i++)
+			if (orbit[b->cells[c].nb[i]] == orbit[c])
+				bad[orbit[c]] = 1;
+	for (int o = 0; o < m; o++)
+		order[o] = o;
+	sort_key = first;
+	qsort(order, (size_t)m, sizeof *order, cmp_orbit);
+	for (int i = 0; i < m; i++) {
+		pos[order[i]] = i;
+		last[order[i]] = i;
+		slot[order[i]] = -1;
+	}
+	for (int c = 0; c < n; c++)
+		for (int i = 0; i < b->cells[c].degree; i++) {
+			int o = orbit[c], u = orbit[b->cells[c].nb[i]];
+			if (pos[u] > last[o])
+				last[o] = pos[u];
+		}
+	if ((rc = fstate_reserve(&cur, 64, k)) || (rc = fstate_reserve(&next, 64, k)))
+		goto out;
+	fstate_clear(&cur);
+	if ((rc = fstate_add(&cur, 0, one, 0, k)))
+		goto out;
+	uint64_t used = 0; /* slots in use */
+	for (int i = 0; i < m; i++) {
+		int o = order[i];
+		/* slots of the earlier neighbours of o */
+		uint64_t nbmask = 0;
+		for (int c = 0; c < n; c++)
+			if (orbit[c] == o)
+				for (int j = 0; j < b->cells[c].degree; j++) {
+					int u = orbit[b->cells[c].nb[j]];
+					if (u != o && pos[u] < i && slot[u] >= 0)
+						nbmask |= 1ull << slot[u];
+				}
+		uint64_t mine = 0;
+		if (last[o] > i) {
+			if (used == ~0ull) {
+				rc = BP_ERANGE;
+				goto out;
+			}
+			slot[o] = __builtin_ctzll(~used);
+			used |= 1ull << slot[o];
+			mine = 1ull << slot[o];
+		}
+		/* the orbits whose last neighbour is o leave the frontier now */
+		uint64_t leaving = 0;
+		for (int j = 0; j <= i; j++)
+			if (slot[order[j]] >= 0 && last[order[j]] == i) {
+				leaving |= 1ull << slot[order[j]];
+				slot[order[j]] = -1;
+			}
+		used &= ~leaving;
+		fstate_clear(&next);
+		for (int t = 0; t < cur.n; t++) {
+			mpz_t *poly = cur.poly + (size_t)t * (size_t)(k + 1);
+			uint64_t mask = cur.mask[t];
+			if ((rc = fstate_add(&next, mask & ~leaving, poly, 0, k)))
+				goto out;
+			if (!bad[o] && !(mask & nbmask) && weight[o] <= k &&
+			    (rc = fstate_add(&next, (mask | mine) & ~leaving, poly, weight[o], k)))
+				goto out;
+		}
+		struct fstate tmp = cur;
+		cur = next;
+		next = tmp;
+	}
+	mpz_set_ui(out, 0);
+	for (int t = 0; t < cur.n; t++)
+		mpz_add(out, out, cur.poly[(size_t)t * (size_t)(k + 1) + (size_t)k]);
+out:
+	for (int d = 0; one && d <= k; d++)
+		mpz_clear(one[d]);
+	free(one);
+	fstate_free(&cur, k);
+	fstate_free(&next, k);
+	free(orbit);
+	free(first);
+	free(weight);
+	free(bad);
+	free(order);
+	free(pos);
+	free(last);
+	free(slot);
+	return rc;
+}
+
+int bp_landscape_count_layouts(const struct bp_board *b, int k, mpz_t raw, mpz_t classes)
+{
+	int rc = BP_OK;
+	if (k < 0)
+		return BP_EINVAL;
+	mpz_t *fixed = malloc(sizeof(mpz_t) * (size_t)b->nsym);
+	if (!fixed)
+		return BP_ENOMEM;
+	for (int s = 0; s < b->nsym; s++)
+		mpz_init(fixed[s]);
+	for (int s = 0; s < b->nsym && !rc; s++)
+		rc = count_fixed(b, s, k, fixed[s]);
+	if (!rc) {
+		mpz_set(raw, fixed[0]);
+		bp_count_burnside(classes, (const mpz_t *)fixed, b->nsym);
+	}
+	for (int s = 0; s < b->nsym; s++)
+		mpz_clear(fixed[s]);
+	free(fixed);
+	return rc;
+}

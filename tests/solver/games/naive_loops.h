@@ -25,7 +25,7 @@ struct naive_geo {
 	char rowner[NAIVE_MAX_RING]; /* the ring space's colour letter */
 };
 
-static int naive_dist(int q, int r)
+static inline int naive_dist(int q, int r)
 {
 	int s = -q - r;
 	int a = q < 0 ? -q : q, b = r < 0 ? -r : r, c = s < 0 ? -s : s;
@@ -35,7 +35,7 @@ static int naive_dist(int q, int r)
 /* ring: NULL or 6N letters. "Walk the ring clockwise from the corner above-left of
  * a1": that corner is (0, -N); walking clockwise on the drawn board goes east along
  * the top, then south-east, south-west, west, north-west, north-east, N steps each. */
-static void naive_geo_init(struct naive_geo *ng, const struct bp_board *b, const char *ring)
+static inline void naive_geo_init(struct naive_geo *ng, const struct bp_board *b, const char *ring)
 {
 	static const int walk[6][2] = { { 1, 0 },  { 0, 1 },  { -1, 1 },
 					{ -1, 0 }, { 0, -1 }, { 1, -1 } };
@@ -56,7 +56,7 @@ static void naive_geo_init(struct naive_geo *ng, const struct bp_board *b, const
 	cr_assert(q == 0 && r == -n, "ring walk does not close");
 }
 
-static int naive_ring_at(const struct naive_geo *ng, int q, int r)
+static inline int naive_ring_at(const struct naive_geo *ng, int q, int r)
 {
 	for (int i = 0; i < ng->nring; i++)
 		if (ng->rq[i] == q && ng->rr[i] == r)
@@ -68,7 +68,7 @@ static int naive_ring_at(const struct naive_geo *ng, int q, int r)
  * neutral)? Nodes: board cells, then ring spaces; the outside touches every edge
  * cell (no ring) or every ring space. Search from the outside through nodes outside
  * the player's groups; a loop exists when some board cell outside them is missed. */
-static int naive_has_loop(const struct naive_geo *ng, const char *cells, char pc)
+static inline int naive_has_loop(const struct naive_geo *ng, const char *cells, char pc)
 {
 	static const int d6[6][2] = {
 		{ 1, 0 }, { -1, 0 }, { 0, 1 }, { 0, -1 }, { 1, -1 }, { -1, 1 }
@@ -121,7 +121,7 @@ static int naive_has_loop(const struct naive_geo *ng, const char *cells, char pc
 }
 
 /* "ROWS" of RULES.md section 2 from one letter a cell. */
-static void naive_rows(const struct bp_board *b, const char *cells, char *out)
+static inline void naive_rows(const struct bp_board *b, const char *cells, char *out)
 {
 	int k = 0;
 	for (int row = 0; row < b->nrows; row++) {
@@ -144,7 +144,7 @@ static void naive_rows(const struct bp_board *b, const char *cells, char *out)
 	out[k] = '\0';
 }
 
-static char *naive_cell_name(const struct bp_board *b, int c, char *buf)
+static inline char *naive_cell_name(const struct bp_board *b, int c, char *buf)
 {
 	bp_board_cell_name(b, c, buf, 16);
 	return buf;
@@ -152,7 +152,7 @@ static char *naive_cell_name(const struct bp_board *b, int c, char *buf)
 
 /* ---- helpers on the fast side -------------------------------------------------- */
 
-static struct bp_game *open_game(const char *spec)
+static inline struct bp_game *open_game(const char *spec)
 {
 	struct bp_game *g = NULL;
 	struct bp_err err = { { 0 } };
@@ -161,7 +161,7 @@ static struct bp_game *open_game(const char *spec)
 	return g;
 }
 
-static struct bp_pos parse_pos(const struct bp_game *g, const char *text)
+static inline struct bp_pos parse_pos(const struct bp_game *g, const char *text)
 {
 	struct bp_pos p;
 	struct bp_err err = { { 0 } };
@@ -170,7 +170,7 @@ static struct bp_pos parse_pos(const struct bp_game *g, const char *text)
 	return p;
 }
 
-static const char *fmt_pos(const struct bp_game *g, const struct bp_pos *p)
+static inline const char *fmt_pos(const struct bp_game *g, const struct bp_pos *p)
 {
 	static char buf[512];
 	struct bp_text t = { 0 };
@@ -180,14 +180,14 @@ static const char *fmt_pos(const struct bp_game *g, const struct bp_pos *p)
 	return buf;
 }
 
-static int cmp_str(const void *a, const void *b)
+static inline int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The fast moves of p as sorted strings in one buffer; returns the count. */
-static int fast_move_strings(const struct bp_game *g, const struct bp_pos *p, char (*names)[40],
-			     char **sorted)
+static inline int fast_move_strings(const struct bp_game *g, const struct bp_pos *p,
+				    char (*names)[40], char **sorted)
 {
 	struct bp_move *mv = bp_game_move_buffer(g);
 	int n = g->ops->moves(g, p, mv);
@@ -205,7 +205,7 @@ static int fast_move_strings(const struct bp_game *g, const struct bp_pos *p, ch
 
 /* Checks that hold for every valid position: text round trip, canonical form under
  * every symmetry, rank/unrank. */
-static void check_position_invariants(const struct bp_game *g, const struct bp_pos *p)
+static inline void check_position_invariants(const struct bp_game *g, const struct bp_pos *p)
 {
 	struct bp_pos q, c0, c1, img;
 	char text[512];
