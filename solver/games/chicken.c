@@ -184,16 +184,18 @@ static void chicken_apply(const struct bp_game *g, struct bp_pos *p, struct bp_m
 	int mover = to_move(p);
 	int f = (int)(m.v & 255);
 	uint64_t gm = p->w[mover] | NEUTRAL(p), go = p->w[!mover] | NEUTRAL(p);
-	int loop_m = bp_loops_closes(&c->L, mover, gm, f), loop_o = 0;
+	/* the turn is judged after both stones are down */
+	int may = bp_loops_may_close(&c->L, mover, gm, f), loop_o = 0;
 	if (m.v & MV_NEUTRAL) {
 		int x = (int)(m.v >> 8 & 255);
-		loop_m = loop_m || bp_loops_closes(&c->L, mover, gm | 1ull << f, x);
+		may = may || bp_loops_may_close(&c->L, mover, gm | 1ull << f, x);
 		loop_o = bp_loops_closes(&c->L, !mover, go, x);
 		NEUTRAL(p) |= 1ull << x;
 	} else if (neutrals_allowed(p) && (c->forced_decline || !(m.v & MV_FORCED))) {
 		DECLINED(p) = (uint64_t)mover + 1;
 	}
 	p->w[mover] |= 1ull << f;
+	int loop_m = may && bp_loops_enclosed(&c->L, mover, p->w[mover] | NEUTRAL(p)) != 0;
 	OVER(p) = judge(c, p, mover ? loop_o : loop_m, mover ? loop_m : loop_o);
 }
 

@@ -175,14 +175,17 @@ static void glorieta_apply(const struct bp_game *g, struct bp_pos *p, struct bp_
 		NEUTRAL(p) |= 1ull << c1;
 		hand |= HAND_PLUS;
 	} else {
-		loop_m = bp_loops_closes(&gl->L, mover, gm, c1);
+		/* the turn is judged after both stones: the second may fill the only cell
+		 * the first enclosed */
+		int may = bp_loops_may_close(&gl->L, mover, gm, c1);
 		p->w[mover] |= 1ull << c1;
 		hand--;
 		if (kind == MV_TWO) {
-			loop_m = loop_m || bp_loops_closes(&gl->L, mover, gm | 1ull << c1, c2);
+			may = may || bp_loops_may_close(&gl->L, mover, gm | 1ull << c1, c2);
 			p->w[mover] |= 1ull << c2;
 			hand--;
 		}
+		loop_m = may && bp_loops_enclosed(&gl->L, mover, p->w[mover] | NEUTRAL(p)) != 0;
 	}
 	if ((hand & 0x7f) == 0 && hand & HAND_PLUS)
 		hand = (uint64_t)gl->hand; /* the refill at the end of the turn */

@@ -6,10 +6,13 @@
  *
  * and black is to move exactly when the colours are level. With `layout=` the
  * neutral cells are fixed and positions are canonicalized by the symmetries that map
- * the layout onto itself. Without it the instance stands for every layout at once:
- * positions of any valid layout are accepted, the full board group applies, and the
- * start position is the layout that comes first in colex order (the smallest cell
- * set read as a binary number).
+ * the layout onto itself. Without it, positions of any valid layout are accepted and
+ * ranked (the layout is part of the index), and the start position is the layout
+ * that comes first in colex order (the smallest cell set read as a binary number);
+ * the symmetries are still only those keeping that start layout, so that the
+ * positions reachable from the start are closed under them and `count` stays exact.
+ * Solving "every layout" means one instance per class that `boardproof layouts`
+ * lists.
  *
  * Move code: the cell.
  *
@@ -587,7 +590,8 @@ static int landscape_create(struct bp_game *g, struct bp_err *err)
 		len = (int)strlen(g->spec);
 		snprintf(g->spec + len, sizeof g->spec - (size_t)len, ",neutrals=%d", ls->k);
 	}
-	/* symmetries: those keeping the layout, or all */
+	/* symmetries: those keeping the layout (without layout=, the start layout's, so
+	 * that the positions reachable from the start are closed under them) */
 	bp_perm64 *all;
 	int every[12];
 	for (int s = 0; s < b->nsym; s++)
@@ -595,7 +599,7 @@ static int landscape_create(struct bp_game *g, struct bp_err *err)
 	if ((rc = bp_perm64_create(b, every, b->nsym, &all)))
 		goto fail;
 	for (int s = 0; s < b->nsym; s++)
-		if (!ls->fixed || bp_perm64_apply(all, s, ls->layout) == ls->layout)
+		if (bp_perm64_apply(all, s, ls->layout) == ls->layout)
 			syms[nsyms++] = s;
 	bp_perm64_destroy(all);
 	if ((rc = bp_perm64_create(b, syms, nsyms, &ls->perm)))
