@@ -10,6 +10,7 @@ int bp_cmd_moves(int argc, char **argv);
 int bp_cmd_perft(int argc, char **argv);
 int bp_cmd_count(int argc, char **argv);
 int bp_cmd_solve(int argc, char **argv);
+int bp_cmd_layouts(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several
  * words); NULL when there are none. The caller frees the result. */
