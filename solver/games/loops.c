@@ -96,6 +96,14 @@ int bp_loops_init(struct bp_loops *L, const struct bp_board *b, const uint8_t *r
 				return BP_EINVAL; /* cannot happen on hexN */
 		}
 	}
+	for (int c = 0; c < b->ncells; c++)
+		for (int d = 0; d < 6; d++) {
+			int to = L->around[c][d];
+			if (to >= BP_LOOPS_RING && to != BP_LOOPS_OUT)
+				L->fixed_in[L->ring[to - BP_LOOPS_RING]][c] |= (uint8_t)(1u << d);
+		}
+	for (unsigned m = 0; m < 64; m++)
+		L->multi_arc[m] = zero_arcs(m) > 1;
 	for (int byte = 0; byte < 8; byte++)
 		for (int v = 0; v < 256; v++) {
 			uint64_t m = 0;
@@ -130,15 +138,12 @@ uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g)
 
 int bp_loops_may_close(const struct bp_loops *L, int player, uint64_t g, int c)
 {
-	unsigned in = 0;
-	for (int d = 0; d < 6; d++) {
-		int to = L->around[c][d];
-		int member = to < BP_LOOPS_RING	  ? (int)(g >> to & 1)
-			     : to == BP_LOOPS_OUT ? 0
-						  : L->ring[to - BP_LOOPS_RING] == player;
-		in |= (unsigned)member << d;
-	}
-	return zero_arcs(in) > 1;
+	unsigned in = L->fixed_in[player][c];
+	const uint8_t *to = L->around[c];
+	for (int d = 0; d < 6; d++)
+		if (to[d] < BP_LOOPS_RING)
+			in |= (unsigned)(g >> to[d] & 1) << d;
+	return L->multi_arc[in];
 }
 
 int bp_loops_loop_groups(const struct bp_loops *L, int player, uint64_t g, uint64_t *loop_cells)

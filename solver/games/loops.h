@@ -36,6 +36,11 @@ struct bp_loops {
 	/* The six neighbours of each cell in cyclic order around it. */
 	uint8_t around[64][6];
 	uint64_t grow_tab[8][256]; /* union of the neighbour masks of a byte's cells */
+	/* For the local test: per player and cell, the directions whose neighbour is a
+	 * ring space of that player (fixed members); per 6-bit membership mask, whether
+	 * the non-members around a cell form two or more arcs. */
+	uint8_t fixed_in[2][64];
+	uint8_t multi_arc[64];
 };
 
 /* Fills L for board b (at most 64 hex cells). ring: NULL for no ring, else 6N owners
