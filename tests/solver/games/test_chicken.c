@@ -7,6 +7,7 @@
 #include <criterion/parameterized.h>
 
 #include "naive_loops.h"
+#include "solver/enumerate.h"
 #include "solver/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
@@ -547,5 +548,124 @@ Test(chicken, rank_unrank_every_index)
 		}
 		cr_expect_gt(valid, 0, "tier %u has no valid position", t);
 	}
+	bp_game_destroy(g);
+}
+
+/* ---- every reachable position of small instances -------------------------------- */
+
+#define SET_CAP (1u << 18)
+
+struct pos_set {
+	struct bp_pos *tab;
+	char *used;
+	long n;
+};
+
+static int set_insert(struct pos_set *s, const struct bp_pos *p)
+{
+	uint64_t h = bp_pos_hash(p) & (SET_CAP - 1);
+	while (s->used[h]) {
+		if (bp_pos_equal(&s->tab[h], p))
+			return 0;
+		h = (h + 1) & (SET_CAP - 1);
+	}
+	cr_assert_lt(s->n, (long)SET_CAP / 2, "position set full");
+	s->used[h] = 1;
+	s->tab[h] = *p;
+	s->n++;
+	return 1;
+}
+
+/* Every reachable position once: naive outcome, naive moves as text, and each
+ * naive child equal to the fast child (text and outcome); then the enumeration of
+ * `count` finds the same number of positions and of canonical forms. */
+static void visit_all(const struct bp_game *g, const struct nrules *R, struct pos_set *seen,
+		      const struct bp_pos *p, const struct nchicken *s)
+{
+	if (!set_insert(seen, p))
+		return;
+	check_position_invariants(g, p);
+	static int depth;
+	static int fs[16][64 * 64], xs[16][64 * 64];
+	static char names[16][64 * 64][40];
+	static char *sorted[16][64 * 64], *nsorted[16][64 * 64];
+	static char nnames[16][64 * 64][40];
+	int d = depth;
+	cr_assert_lt(d, 16);
+	char text[512];
+	n_text(R, s, text);
+	cr_assert_str_eq(fmt_pos(g, p), text);
+	cr_assert_eq(g->ops->outcome(g, p), n_outcome(R, s), "%s: outcome of '%s'", g->spec, text);
+	int n = n_moves(R, s, fs[d], xs[d]);
+	int m = fast_move_strings(g, p, names[d], sorted[d]);
+	cr_assert_eq(n, m, "%s: move count of '%s'", g->spec, text);
+	char a[16], c[16];
+	for (int i = 0; i < n; i++) {
+		if (xs[d][i] >= 0)
+			snprintf(nnames[d][i], 40, "%s+%s", naive_cell_name(g->board, fs[d][i], a),
+				 naive_cell_name(g->board, xs[d][i], c));
+		else
+			snprintf(nnames[d][i], 40, "%s", naive_cell_name(g->board, fs[d][i], a));
+		nsorted[d][i] = nnames[d][i];
+	}
+	qsort(nsorted[d], (size_t)n, sizeof(char *), cmp_str);
+	for (int i = 0; i < n; i++)
+		cr_assert_str_eq(sorted[d][i], nsorted[d][i], "%s: moves of '%s'", g->spec, text);
+	for (int i = 0; i < n; i++) {
+		struct nchicken t = *s;
+		n_play(R, &t, fs[d][i], xs[d][i]);
+		struct bp_move mv;
+		cr_assert_eq(g->ops->move_parse(g, p, nnames[d][i], &mv, NULL), BP_OK);
+		struct bp_pos q = *p;
+		g->ops->apply(g, &q, mv);
+		depth++;
+		visit_all(g, R, seen, &q, &t);
+		depth--;
+	}
+}
+
+ParameterizedTestParameters(chicken, every_reachable_position)
+{
+	static char specs[][64] = { "chicken:hex2", "chicken:hex2,forced=free,both=opponent",
+				    "chicken:tri3", "chicken:rh2x4,forced=free", "chicken:rh3x3" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], chicken, every_reachable_position)
+{
+	struct bp_game *g = open_game(*spec);
+	struct nrules R;
+	nrules_init(&R, g);
+	struct pos_set seen = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
+	struct pos_set canon = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
+	cr_assert(seen.tab && seen.used && canon.tab && canon.used);
+	struct nchicken s;
+	memset(&s, 0, sizeof s);
+	memset(s.cell, '.', sizeof s.cell);
+	s.declined = '-';
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	visit_all(g, &R, &seen, &p, &s);
+	for (uint32_t i = 0; i < SET_CAP; i++)
+		if (seen.used[i]) {
+			struct bp_pos c;
+			bp_game_canonical(g, &seen.tab[i], &c);
+			set_insert(&canon, &c);
+		}
+	struct bp_enum_counts ec;
+	cr_assert_eq(bp_enumerate(g, 1ull << 30, NULL, NULL, &ec), BP_OK);
+	uint64_t raw = 0, classes = 0;
+	for (uint32_t t = 0; t < ec.ntiers; t++) {
+		raw += ec.raw[t];
+		classes += ec.classes[t];
+	}
+	bp_enum_counts_free(&ec);
+	printf("%s: %ld reachable positions, %ld classes\n", *spec, seen.n, canon.n);
+	cr_expect_eq(raw, (uint64_t)seen.n);
+	cr_expect_eq(classes, (uint64_t)canon.n);
+	free(seen.tab);
+	free(seen.used);
+	free(canon.tab);
+	free(canon.used);
 	bp_game_destroy(g);
 }
