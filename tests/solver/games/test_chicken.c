@@ -233,11 +233,12 @@ ParameterizedTest(struct perft_case *pc, chicken, perft_matches_naive)
 /* Random games to the end on hex3, both implementations in lockstep. */
 Test(chicken, random_games_match_naive)
 {
-	static const char *specs[] = { "chicken:hex3", "chicken:hex3,forced=free,both=opponent" };
+	static const char *specs[] = { "chicken:hex3", "chicken:hex3,forced=free,both=opponent",
+				       "chicken:rh8x8", "chicken:hex5" };
 	unsigned seed = 20261121;
 	printf("chicken random_games_match_naive: seed %u\n", seed);
 	srand(seed);
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < 4; v++) {
 		struct bp_game *g = open_game(specs[v]);
 		struct nrules R;
 		nrules_init(&R, g);

@@ -236,9 +236,13 @@ ParameterizedTest(struct perft_case *pc, glorieta, perft_matches_naive)
  * lockstep, with the position invariants (text, symmetry, rank) at every step. */
 ParameterizedTestParameters(glorieta, random_games_match_naive)
 {
-	static char specs[][64] = { "glorieta:hex3", "glorieta:hex3,ring=alt,hand=3",
-				    "glorieta:hex2,hand=2,ring=none", "glorieta:hex2,hand=6",
-				    "glorieta:rh3x3,ring=none,hand=2,both=opponent" };
+	static char specs[][64] = { "glorieta:hex3",
+				    "glorieta:hex3,ring=alt,hand=3",
+				    "glorieta:hex2,hand=2,ring=none",
+				    "glorieta:hex2,hand=6",
+				    "glorieta:rh3x3,ring=none,hand=2,both=opponent",
+				    "glorieta:rh8x8,ring=none,hand=3",
+				    "glorieta:hex5,ring=alt" };
 	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
 }
 

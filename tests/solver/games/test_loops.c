@@ -22,6 +22,8 @@ ParameterizedTestParameters(loops, random_sets_match_naive)
 		{ "hex5", "" },
 		{ "tri6", "" },
 		{ "rh5x6", "" },
+		{ "rh8x8", "" },
+		{ "tri10", "" },
 		{ "hex2", "bbyybbyybbyy" },
 		{ "hex3", "bbbyyybbbyyybbbyyy" },
 		{ "hex3", "bybybybybybybybyby" },
