@@ -58,14 +58,14 @@ uint64_t bp_unrank_subset(int k, uint64_t index)
 		int lo = i - 1, top = hi - 1;
 		while (lo < top) {
 			int mid = (lo + top + 1) / 2;
-			if (bp_binom(mid, i) <= index)
+			if (binom_table[mid][i] <= index)
 				lo = mid;
 			else
 				top = mid - 1;
 		}
 		assert(lo >= i - 1);
 		mask |= 1ull << lo;
-		index -= bp_binom(lo, i);
+		index -= lo >= i ? binom_table[lo][i] : 0;
 		hi = lo;
 	}
 	return mask;

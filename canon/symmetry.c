@@ -6,8 +6,19 @@
 
 struct bp_perm64 {
 	int nsym;
+	int nbytes;		 /* bytes a plane of this board uses: ceil(ncells / 8) */
 	uint64_t (*tab)[8][256]; /* tab[i][byte][value]: image of value << (8 * byte) */
 };
+
+/* Only the bytes that hold cells are looked up: 2 for a 16-cell board, not 8. */
+static inline uint64_t apply(const bp_perm64 *t, int i, uint64_t m)
+{
+	uint64_t(*tb)[256] = t->tab[i];
+	uint64_t out = tb[0][m & 255];
+	for (int b = 1; b < t->nbytes; b++)
+		out |= tb[b][m >> (8 * b) & 255];
+	return out;
+}
 
 int bp_perm64_create(const struct bp_board *b, const int *syms, int nsyms, bp_perm64 **out)
 {
@@ -20,6 +31,7 @@ int bp_perm64_create(const struct bp_board *b, const int *syms, int nsyms, bp_pe
 	if (!t)
 		return BP_ENOMEM;
 	t->nsym = nsyms;
+	t->nbytes = (b->ncells + 7) / 8;
 	t->tab = calloc((size_t)nsyms, sizeof *t->tab);
 	if (!t->tab) {
 		free(t);
@@ -60,9 +72,7 @@ int bp_perm64_count(const bp_perm64 *t)
 
 uint64_t bp_perm64_apply(const bp_perm64 *t, int i, uint64_t m)
 {
-	uint64_t(*tb)[256] = t->tab[i];
-	return tb[0][m & 255] | tb[1][m >> 8 & 255] | tb[2][m >> 16 & 255] | tb[3][m >> 24 & 255] |
-	       tb[4][m >> 32 & 255] | tb[5][m >> 40 & 255] | tb[6][m >> 48 & 255] | tb[7][m >> 56];
+	return apply(t, i, m);
 }
 
 int bp_perm64_canonical(const bp_perm64 *t, const uint64_t *planes, int nplanes, uint64_t *out)
@@ -75,7 +85,7 @@ int bp_perm64_canonical(const bp_perm64 *t, const uint64_t *planes, int nplanes,
 	for (int i = 1; i < t->nsym; i++) {
 		int cmp = 0;
 		for (int p = 0; p < nplanes; p++) {
-			cur[p] = bp_perm64_apply(t, i, planes[p]);
+			cur[p] = apply(t, i, planes[p]);
 			if (cmp == 0 && cur[p] != best[p])
 				cmp = cur[p] < best[p] ? -1 : 1;
 			if (cmp > 0)

@@ -64,7 +64,11 @@ struct bp_option {
 
 /* Flags of a game family. */
 enum {
-	BP_GAME_CYCLIC = 1 /* positions can repeat: solvers must handle cycles */
+	BP_GAME_CYCLIC = 1, /* positions can repeat: solvers must handle cycles */
+	/* Every index that unrank() accepts is a position reachable from the start (the
+	 * game's comments prove it and its tests check it by enumeration), so a solver may
+	 * skip the reachability pass. */
+	BP_GAME_DENSE_REACHABLE = 2
 };
 
 #define BP_GAME_MAX_OPTIONS 8

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Every game family the tools know, in the order listings show them. */
 #include "solver/game.h"
+#include "solver/games/blooms.h"
 #include "solver/games/chicken.h"
 #include "solver/games/glorieta.h"
 #include "solver/games/landscape.h"
 #include "solver/games/taifas.h"
 
 const struct bp_game_ops *const bp_games[] = {
-	&bp_taifas_ops, &bp_chicken_ops, &bp_landscape_ops, &bp_glorieta_ops, NULL,
+	&bp_taifas_ops, &bp_blooms_ops, &bp_chicken_ops, &bp_landscape_ops, &bp_glorieta_ops, NULL,
 };

@@ -60,14 +60,20 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 
 void bp_store_close(bp_store *s);
 
+/* Sets the largest size the database file may reach (default 256 GiB; LMDB's map
+ * size), e.g. to bound a solve's disk use. A size below what is in use is raised to
+ * it. Call only while no other call on the store or its tables is running.
+ * @return BP_OK; BP_EINVAL; BP_EIO. */
+int bp_store_set_map_size(bp_store *s, uint64_t bytes);
+
 /* What a table is: fixed when it is created and checked on every open. */
 struct bp_table_info {
-	char spec[256];          /* canonical instance spec */
-	uint32_t rules_version;  /* RULES.md version the values were solved under */
+	char spec[256];		/* canonical instance spec */
+	uint32_t rules_version; /* RULES.md version the values were solved under */
 	uint32_t ntiers;
 	const uint64_t *tier_size; /* ntiers entries: records in each tier */
-	uint32_t block_records;  /* records per block (0: the store's default, 65536) */
-	int compression_level;   /* zstd level (0: the store's default) */
+	uint32_t block_records;	   /* records per block (0: the store's default, 16384) */
+	int compression_level;	   /* zstd level (0: the store's default) */
 };
 
 /* Opens the table of spec, creating it (empty, no tier done) with BP_STORE_CREATE when
@@ -87,13 +93,13 @@ struct bp_table_meta {
 	uint32_t format_version, rules_version;
 	const char *tool_version;
 	uint32_t ntiers, block_records;
-	const uint64_t *tier_size;    /* ntiers */
-	const uint8_t *tier_done;     /* ntiers: 1 when the tier is stored completely */
-	const uint64_t *tier_count;   /* ntiers * 4: records per value (none, win, loss, draw) */
-	uint64_t stored_bytes;        /* compressed bytes of all blocks */
-	double seconds;               /* solving time so far */
-	uint64_t peak_memory;         /* bytes */
-	const char *extra;            /* free-form key=value lines the solver added */
+	const uint64_t *tier_size;  /* ntiers */
+	const uint8_t *tier_done;   /* ntiers: 1 when the tier is stored completely */
+	const uint64_t *tier_count; /* ntiers * 4: records per value (none, win, loss, draw) */
+	uint64_t stored_bytes;	    /* compressed bytes of all blocks */
+	double seconds;		    /* solving time so far */
+	uint64_t peak_memory;	    /* bytes */
+	const char *extra;	    /* free-form key=value lines the solver added */
 };
 
 /* @return BP_OK; the pointers stay valid until the table is closed or written. */

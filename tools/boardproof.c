@@ -5,10 +5,9 @@
 
 #include "bp_config.h"
 #include "solver/game.h"
+#include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-
-#define BP_RULES_VERSION 1
 
 #define COMMON_OPTIONS                                       \
 	"  --json       machine-readable output on stdout\n" \
@@ -33,12 +32,14 @@ const struct bp_command bp_commands[] = {
 	  "or\n"
 	  "null), \"moves\", and the game's figures}.\n" },
 	{ "moves", "list the legal moves of a position", bp_cmd_moves,
-	  "usage: boardproof moves GAME [POSITION] [--json]\n"
+	  "usage: boardproof moves GAME [POSITION] [--count] [--json]\n"
 	  "\n"
 	  "Lists every legal move of POSITION (default: the start position), one a line.\n"
+	  "A turn that places two stones is one move (Blooms: rc3+yd2).\n"
 	  "\n"
-	  "Options:\n" COMMON_OPTIONS "\n"
-	  "JSON: {\"moves\": [...], \"count\": N}.\n" },
+	  "Options:\n"
+	  "  --count      print only the number of legal moves\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"moves\": [...], \"count\": N}; with --count only {\"count\": N}.\n" },
 	{ "perft", "count move sequences to a depth", bp_cmd_perft,
 	  "usage: boardproof perft GAME DEPTH [--position P] [--stats] [--json]\n"
 	  "\n"
@@ -56,6 +57,10 @@ const struct bp_command bp_commands[] = {
 	  "in total, raw and up to the game's symmetries, exactly (GMP). With a counting\n"
 	  "formula (auto prefers it) any board size works; enumeration visits every position\n"
 	  "and is refused when its bitmaps would pass --memory (default 4G).\n"
+	  "Games whose positions repeat (Blooms) are enumerated breadth-first\n"
+	  "with a hash set instead, per depth (the fewest turns that reach a position), with\n"
+	  "the terminal positions counted too; the count gives up when the set passes\n"
+	  "--memory.\n"
 	  "\n"
 	  "Options:\n"
 	  "  --method M   auto (default), formula, or enumerate\n"
@@ -63,15 +68,87 @@ const struct bp_command bp_commands[] = {
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"method\", \"tiers\": [{\"tier\", \"positions\", \"classes\"}],\n"
-	  "\"positions\", \"classes\"}; numbers may exceed 2^64.\n" },
-	{ "solve", "strongly solve an instance into the database (not yet available)", bp_cmd_solve,
-	  "usage: boardproof solve GAME [--json]\n"
+	  "\"positions\", \"classes\"}; numbers may exceed 2^64. Games that repeat:\n"
+	  "{\"instance\", \"method\": \"reach\", \"depths\": [{\"depth\", \"positions\", "
+	  "\"classes\",\n\"terminal\"}], \"positions\", \"classes\", \"terminal\"}.\n" },
+	{ "branching", "number of legal turns along seeded random games", bp_cmd_branching,
+	  "usage: boardproof branching GAME [--samples N] [--seed S] [--turns T] [--json]\n"
 	  "\n"
-	  "Strongly solves GAME: every reachable position's value and remoteness, stored in\n"
-	  "the position database. Not available in this build yet: the command fails with\n"
-	  "exit code 1 and solves nothing.\n"
+	  "Plays N random games (default 100) from the start of GAME, each turn chosen\n"
+	  "uniformly among the legal turns with a generator seeded by S (default 1), for at\n"
+	  "most T turns each (default 100), and prints, for every turn number, how many\n"
+	  "positions were seen there and the minimum, median and maximum number of legal\n"
+	  "turns in them, then the same over all positions. A two-stone turn is one turn.\n"
+	  "The same N, S and T give the same output.\n"
 	  "\n"
-	  "Options:\n" COMMON_OPTIONS },
+	  "Options:\n"
+	  "  --samples N  games to play (1 to 1000000)\n"
+	  "  --seed S     seed of the random generator (a whole number)\n"
+	  "  --turns T    turns per game at most (1 to 10000)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"game\", \"samples\", \"seed\", \"turns\": [{\"turn\", \"positions\", \"min\",\n"
+	  "\"median\", \"max\"}], \"all\": {\"positions\", \"min\", \"median\", \"max\", "
+	  "\"mean\"},\n\"finished\"}. Turn 0 is the start position; the median of an even "
+	  "count\nis the lower middle value.\n" },
+	{ "solve", "strongly solve an instance into the database", bp_cmd_solve,
+	  "usage: boardproof solve GAME [--db DIR] [--threads N] [--memory BYTES]\n"
+	  "                        [--block-records N] [--level L] [--solver S]\n"
+	  "                        [--progress] [--json]\n"
+	  "\n"
+	  "Strongly solves GAME by retrograde analysis: every position reachable from the\n"
+	  "start, up to symmetry, gets its value (win, loss or draw for the player to move)\n"
+	  "and remoteness, stored in the database one tier at a time. An interrupted solve\n"
+	  "resumes at its first unfinished tier. Prints the start position's value and\n"
+	  "remoteness, the positions, time, peak memory and database bits per position.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR          the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --threads N       worker threads (default: one per core)\n"
+	  "  --memory B        refuse up front when the solve needs more (default 80% of RAM)\n"
+	  "  --block-records N records per compressed block (default 16384; larger blocks\n"
+	  "                    store less and probe slower)\n"
+	  "  --level L         zstd compression level\n"
+	  "  --solver S        auto (default), tiers (retrograde tier by tier, resumable), or\n"
+	  "                    cycles (level passes over all positions in memory; any game\n"
+	  "                    with dense ranking, the only one for games that repeat)\n"
+	  "  --progress        a line per tier on stderr (default when stderr is a "
+	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"
+	  "\"positions_per_second\", \"peak_memory_bytes\", \"bits_per_position\", ...}.\n" },
+	{ "query", "value and every move's value of a position: perfect play", bp_cmd_query,
+	  "usage: boardproof query GAME [POSITION] [--db DIR] [--json]\n"
+	  "\n"
+	  "Looks POSITION (default: the start) up in the solved table of GAME and prints its\n"
+	  "value and remoteness, then every legal move with the value and remoteness it\n"
+	  "leads to, for the player making it, best first. A position outside the solved set\n"
+	  "is an error (exit 2); an unsolved GAME exits 3.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"position\", \"value\", \"remoteness\", \"moves\": [{\"move\", \"value\",\n"
+	  "\"remoteness\"}, ...]}.\n" },
+	{ "verify", "re-derive every stored value from its children", bp_cmd_verify,
+	  "usage: boardproof verify [GAME] [--db DIR] [--progress] [--json]\n"
+	  "\n"
+	  "Checks the table of GAME (default: every table): decodes and checksums every\n"
+	  "block, and recomputes every stored position's value and remoteness from the\n"
+	  "terminal rules and its children's stored values, independently of the solver.\n"
+	  "Exit 1 when an inconsistency or a missing tier is found, 3 for a corrupt block.\n"
+	  "The content hash identifies the decoded content whatever the compression.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --progress   a line per tier on stderr (default when stderr is a "
+	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"ok\", \"positions_checked\", \"inconsistencies\", \"corrupt_blocks\",\n"
+	  "\"content_hash\", \"tables\": [...]}.\n" },
+	{ "list", "the solved instances in the database", bp_cmd_list,
+	  "usage: boardproof list [--db DIR] [--json]\n"
+	  "\n"
+	  "Lists every table in the database: instance, start value and remoteness,\n"
+	  "positions, stored bytes, bits per position, tiers stored.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS },
 	{ "layouts", "count and list Landscape layouts up to symmetry", bp_cmd_layouts,
 	  "usage: boardproof layouts GAME [--limit N] [--json]\n"
 	  "\n"
@@ -97,7 +174,7 @@ static void usage(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (int i = 0; bp_commands[i].name; i++)
-		fprintf(f, "  %-8s %s\n", bp_commands[i].name, bp_commands[i].summary);
+		fprintf(f, "  %-9s %s\n", bp_commands[i].name, bp_commands[i].summary);
 	fprintf(f, "\nGames (GAME is NAME:BOARD[,key=value]..., e.g. taifas:4x4,tie=draw):\n");
 	for (int i = 0; bp_games[i]; i++) {
 		const struct bp_game_ops *o = bp_games[i];

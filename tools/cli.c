@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "tools/cli.h"
 
+#include <stdlib.h>
+
+#include "store/store.h"
+
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -142,9 +146,94 @@ void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struc
 	g->ops->pos_format(g, p, t);
 }
 
+const char *bp_cli_remoteness(unsigned rem, int json, char buf[24])
+{
+	if (rem == BP_RECORD_NO_REMOTENESS)
+		return json ? "null" : "by repetition";
+	snprintf(buf, 24, json ? "%u" : "in %u", rem);
+	return buf;
+}
+
 double bp_cli_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int bp_cli_parse_bytes(const char *text, uint64_t *out)
+{
+	char *end;
+	if (!text || text[0] < '0' || text[0] > '9')
+		return -1;
+	unsigned long long v = strtoull(text, &end, 10);
+	int shift = 0;
+	switch (*end) {
+	case 'K':
+	case 'k':
+		shift = 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		end++;
+		break;
+	case 'T':
+	case 't':
+		shift = 40;
+		end++;
+		break;
+	default: break;
+	}
+	if (*end || v > (~0ull >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+const char *bp_cli_db_path(const char *opt)
+{
+	if (opt)
+		return opt;
+	const char *env = getenv("BOARDPROOF_DB");
+	return env && *env ? env : "data/db";
+}
+
+int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_store **out)
+{
+	struct bp_err err = { { 0 } };
+	int rc = bp_store_open(path, flags, out, &err);
+	if (rc == BP_ENOTFOUND) {
+		bp_cli_error(cmd, "no database at %s (solve something first, or give --db DIR)",
+			     path);
+		return BP_EXIT_DB;
+	}
+	if (rc) {
+		bp_cli_error(cmd, "database %s: %s", path, err.msg[0] ? err.msg : bp_strerror(rc));
+		return rc == BP_EFORMAT || rc == BP_ECORRUPT ? BP_EXIT_DB : bp_cli_exit_code(rc);
+	}
+	return 0;
+}
+
+int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,
+		      struct bp_table **out)
+{
+	struct bp_err err = { { 0 } };
+	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, &err);
+	if (rc == BP_ENOTFOUND) {
+		bp_cli_error(cmd, "%s is not solved in this database (run boardproof solve %s)",
+			     g->spec, g->spec);
+		return BP_EXIT_DB;
+	}
+	if (rc) {
+		bp_cli_error(cmd, "table %s: %s", g->spec, err.msg[0] ? err.msg : bp_strerror(rc));
+		return BP_EXIT_DB;
+	}
+	return 0;
 }

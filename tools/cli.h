@@ -5,6 +5,7 @@
 #ifndef BP_TOOLS_CLI_H
 #define BP_TOOLS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "solver/game.h"
@@ -65,6 +66,28 @@ int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *t
 
 /* Writes the position's text into t (cleared first). */
 void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t);
+
+/* Parses a byte count: digits with an optional K, M, G or T suffix.
+ * @return 0, or -1 when malformed. */
+int bp_cli_parse_bytes(const char *text, uint64_t *out);
+
+/* The database directory: --db, else $BOARDPROOF_DB, else "data/db". */
+const char *bp_cli_db_path(const char *opt);
+
+/* Opens the database, printing the error. flags as bp_store_open.
+ * @return 0 or an exit code. */
+struct bp_store;
+int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_store **out);
+
+/* Opens the table of g for reading, printing the error (exit 3 when absent).
+ * @return 0 or an exit code. */
+struct bp_table;
+int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,
+		      struct bp_table **out);
+
+/* A remoteness for output: the number, or for a draw by repetition (no remoteness)
+ * "null" when json is set and "by repetition" otherwise (text then reads "in N"). */
+const char *bp_cli_remoteness(unsigned rem, int json, char buf[24]);
 
 /* Seconds on a monotonic clock. */
 double bp_cli_now(void);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "solver/enumerate.h"
+#include "solver/reach.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -35,6 +36,66 @@ static void print_row(int json, int first, uint32_t tier, const mpz_t raw, const
 	free(c);
 }
 
+static void report_depth(void *ctx, uint32_t depth, uint64_t raw, uint64_t classes)
+{
+	struct count_progress *cp = ctx;
+	if (cp->on)
+		fprintf(stderr, "count: depth %u done: %llu positions, %llu classes (%.1f s)\n",
+			depth, (unsigned long long)raw, (unsigned long long)classes,
+			bp_cli_now() - cp->t0);
+}
+
+/* Games without tiers, or whose moves do not raise the tier (cyclic ones): breadth-first
+ * over a hash set, per depth (the fewest turns that reach a position), with the
+ * terminal positions counted apart. */
+static int count_reach(const char *cmd, const struct bp_game *g, const struct bp_cli_args *a,
+		       uint64_t max_bytes)
+{
+	struct bp_reach_counts rc = { 0 };
+	struct count_progress cp = { a->progress || isatty(2), bp_cli_now() };
+	int err = bp_reach(g, max_bytes, report_depth, &cp, &rc);
+	if (err) {
+		if (err == BP_ERANGE)
+			bp_cli_error(cmd,
+				     "%s: gave up: the reachable set passed --memory %llu bytes "
+				     "(or 2^32 positions) before it was complete",
+				     g->spec, (unsigned long long)max_bytes);
+		else
+			bp_cli_error(cmd, "%s", bp_strerror(err));
+		return err == BP_ERANGE ? BP_EXIT_PROBLEM : bp_cli_exit_code(err);
+	}
+	uint64_t tr = 0, tc = 0, tt = 0;
+	if (a->json)
+		printf("{\"instance\": \"%s\", \"method\": \"reach\", \"depths\": [", g->spec);
+	else
+		printf("%s: reachable positions (breadth-first, by fewest turns)\n%-6s %24s %24s "
+		       "%16s\n",
+		       g->spec, "depth", "positions", "up to symmetry", "terminal");
+	for (uint32_t d = 0; d < rc.ndepths; d++) {
+		if (a->json)
+			printf("%s{\"depth\": %u, \"positions\": %llu, \"classes\": %llu, "
+			       "\"terminal\": %llu}",
+			       d ? ", " : "", d, (unsigned long long)rc.raw[d],
+			       (unsigned long long)rc.classes[d],
+			       (unsigned long long)rc.terminal[d]);
+		else
+			printf("%-6u %24llu %24llu %16llu\n", d, (unsigned long long)rc.raw[d],
+			       (unsigned long long)rc.classes[d],
+			       (unsigned long long)rc.terminal[d]);
+		tr += rc.raw[d];
+		tc += rc.classes[d];
+		tt += rc.terminal[d];
+	}
+	if (a->json)
+		printf("], \"positions\": %llu, \"classes\": %llu, \"terminal\": %llu}\n",
+		       (unsigned long long)tr, (unsigned long long)tc, (unsigned long long)tt);
+	else
+		printf("%-6s %24llu %24llu %16llu\n", "total", (unsigned long long)tr,
+		       (unsigned long long)tc, (unsigned long long)tt);
+	bp_reach_counts_free(&rc);
+	return 0;
+}
+
 int bp_cmd_count(int argc, char **argv)
 {
 	const char *cmd = "count";
@@ -56,15 +117,7 @@ int bp_cmd_count(int argc, char **argv)
 	}
 	uint64_t max_bytes = 4ull << 30;
 	if (a.opt[1]) {
-		char *end;
-		max_bytes = strtoull(a.opt[1], &end, 10);
-		if (*end == 'K' || *end == 'k')
-			max_bytes <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			max_bytes <<= 20, end++;
-		else if (*end == 'G' || *end == 'g')
-			max_bytes <<= 30, end++;
-		if (*end || end == a.opt[1]) {
+		if (bp_cli_parse_bytes(a.opt[1], &max_bytes)) {
 			bp_cli_error(cmd, "bad --memory '%s' (bytes, or a number with K, M or G)",
 				     a.opt[1]);
 			return BP_EXIT_USAGE;
@@ -72,6 +125,11 @@ int bp_cmd_count(int argc, char **argv)
 	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		goto out;
+	if ((!g->ops->tier || (g->ops->flags & BP_GAME_CYCLIC)) && !g->ops->count_tier &&
+	    strcmp(method, "formula") != 0) {
+		rc = count_reach(cmd, g, &a, max_bytes);
+		goto out;
+	}
 	int use_formula = g->ops->count_tier && strcmp(method, "enumerate") != 0;
 	if (!g->ops->count_tier && strcmp(method, "formula") == 0) {
 		bp_cli_error(cmd, "%s has no counting formula; use --method enumerate",

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* boardproof moves GAME [POSITION]: every legal move of a position. */
+/* boardproof moves GAME [POSITION] [--count]: every legal move of a position, or only
+ * how many there are. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -15,11 +17,27 @@ int bp_cmd_moves(int argc, char **argv)
 	struct bp_text out = { 0 };
 	struct bp_move *mv = NULL;
 	char *ptext = NULL;
-	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
-	if (rc || bp_cli_maybe_help(cmd, &a))
+	/* --count is this command's own flag: take it out before the shared parser */
+	int only_count = 0, kept = 0, options = 1;
+	char **args = malloc(sizeof *args * (size_t)(argc + 1));
+	if (!args)
+		return BP_EXIT_IO;
+	for (int i = 0; i < argc; i++) {
+		options &= strcmp(argv[i], "--") != 0;
+		if (i > 0 && options && strcmp(argv[i], "--count") == 0)
+			only_count = 1;
+		else
+			args[kept++] = argv[i];
+	}
+	args[kept] = NULL;
+	int rc = bp_cli_parse(cmd, kept, args, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a)) {
+		free(args);
 		return rc;
+	}
 	if (a.npos < 1) {
 		bp_cli_error(cmd, "missing GAME (see boardproof moves --help)");
+		free(args);
 		return BP_EXIT_USAGE;
 	}
 	ptext = bp_cmd_join(&a, 1);
@@ -33,6 +51,13 @@ int bp_cmd_moves(int argc, char **argv)
 		goto out;
 	}
 	int n = g->ops->moves(g, &p, mv);
+	if (only_count) {
+		if (a.json)
+			printf("{\"count\": %d}\n", n);
+		else
+			printf("%d\n", n);
+		goto out;
+	}
 	if (a.json)
 		bp_text_printf(&out, "{\"moves\": [");
 	for (int i = 0; i < n; i++) {
@@ -51,6 +76,7 @@ int bp_cmd_moves(int argc, char **argv)
 		bp_text_printf(&out, "], \"count\": %d}\n", n);
 	fputs(bp_text_str(&out), stdout);
 out:
+	free(args);
 	free(ptext);
 	free(mv);
 	bp_text_free(&out);

@@ -1,28 +1,146 @@
 /* SPDX-License-Identifier: MIT */
-/* boardproof solve GAME: strong solving lands with the retrograde solver and the
- * position database; until then the command says so and fails, never printing a
- * result it has not computed. */
+/* boardproof solve GAME: strongly solves an instance into the database, resuming an
+ * interrupted solve at its first unfinished tier. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "solver/cyclic.h"
+#include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+
+static void progress(void *ctx, const struct bp_solve_progress *p)
+{
+	(void)ctx;
+	if (p->phase == 0)
+		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions (%.1f s)\n",
+			p->tier, p->ntiers, (unsigned long long)p->positions, p->seconds);
+	else
+		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier,
+			p->ntiers, p->resumed ? "already stored" : "solved",
+			(unsigned long long)p->positions, p->seconds);
+}
 
 int bp_cmd_solve(int argc, char **argv)
 {
 	const char *cmd = "solve";
+	static const char *const valued[] = { "db",    "threads", "memory", "block-records",
+					      "level", "solver",  NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
-	int rc = bp_cli_parse(cmd, argc, argv, NULL, &a);
+	bp_store *db = NULL;
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
 	if (a.npos != 1) {
 		bp_cli_error(cmd, "expected GAME (see boardproof solve --help)");
 		return BP_EXIT_USAGE;
 	}
+	struct bp_solve_opts opts = { 0 };
+	if (a.opt[1]) {
+		char *end;
+		long v = strtol(a.opt[1], &end, 10);
+		if (*end || v < 1 || v > 1024) {
+			bp_cli_error(cmd, "bad --threads '%s' (a whole number from 1 to 1024)",
+				     a.opt[1]);
+			return BP_EXIT_USAGE;
+		}
+		opts.threads = (int)v;
+	}
+	struct sysinfo si;
+	if (sysinfo(&si) == 0)
+		opts.memory_limit = (uint64_t)si.totalram * si.mem_unit / 10 * 8;
+	if (a.opt[2] && bp_cli_parse_bytes(a.opt[2], &opts.memory_limit)) {
+		bp_cli_error(cmd, "bad --memory '%s' (bytes, or a number with K, M, G or T)",
+			     a.opt[2]);
+		return BP_EXIT_USAGE;
+	}
+	if (a.opt[3]) {
+		char *end;
+		long v = strtol(a.opt[3], &end, 10);
+		if (*end || v < 64 || v > (1 << 24)) {
+			bp_cli_error(cmd, "bad --block-records '%s' (64 to 16777216)", a.opt[3]);
+			return BP_EXIT_USAGE;
+		}
+		opts.block_records = (uint32_t)v;
+	}
+	if (a.opt[4]) {
+		char *end;
+		long v = strtol(a.opt[4], &end, 10);
+		if (*end || v < 1 || v > 22) {
+			bp_cli_error(cmd, "bad --level '%s' (zstd level 1 to 22)", a.opt[4]);
+			return BP_EXIT_USAGE;
+		}
+		opts.compression_level = (int)v;
+	}
+	const char *solver = a.opt[5] ? a.opt[5] : "auto";
+	if (strcmp(solver, "auto") && strcmp(solver, "tiers") && strcmp(solver, "cycles")) {
+		bp_cli_error(cmd, "bad --solver '%s' (auto, tiers or cycles)", solver);
+		return BP_EXIT_USAGE;
+	}
+	if (a.progress || isatty(2))
+		opts.progress = progress;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		return rc;
-	bp_cli_error(cmd,
-		     "strong solving is not available in this build yet (the retrograde solver "
-		     "and position database are still to come); nothing was solved for %s",
-		     g->spec);
+	const char *path = bp_cli_db_path(a.opt[0]);
+	if ((rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db)))
+		goto out;
+	struct bp_solve_result r;
+	struct bp_err err = { { 0 } };
+	int src = strcmp(solver, "cycles") == 0 ? bp_solve_cyclic(g, db, &opts, &r, &err)
+		  : strcmp(solver, "tiers") == 0 && (g->ops->flags & BP_GAME_CYCLIC)
+			  ? bp_err_set(&err, BP_EUNSUPPORTED,
+				       "%s can repeat positions: use --solver cycles", g->spec)
+			  : bp_solve(g, db, &opts, &r, &err);
+	if (src) {
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
+		rc = src == BP_EUNSUPPORTED ? BP_EXIT_PROBLEM
+		     : src == BP_ERANGE	    ? BP_EXIT_IO
+					    : bp_cli_exit_code(src);
+		goto out;
+	}
+	double pps = r.seconds > 0 ? (double)r.positions / r.seconds : 0;
+	double bpp = r.positions ? (double)r.stored_bytes * 8 / (double)r.positions : 0;
+	if (a.json) {
+		char rbuf[24];
+		printf("{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %s, "
+		       "\"positions\": %llu, "
+		       "\"counts\": {\"win\": %llu, \"loss\": %llu, \"draw\": %llu}, \"seconds\": "
+		       "%.3f, "
+		       "\"positions_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
+		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
+		       "%u, "
+		       "\"threads\": %d, \"db\": ",
+		       g->spec, bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 1, rbuf),
+		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
+		       (unsigned long long)r.counts[BP_VALUE_LOSS],
+		       (unsigned long long)r.counts[BP_VALUE_DRAW], r.seconds, pps,
+		       (unsigned long long)r.peak_memory, (unsigned long long)r.stored_bytes, bpp,
+		       r.resumed_tiers,
+		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN));
+		struct bp_text t = { 0 };
+		bp_text_json_string(&t, path);
+		printf("%s}\n", bp_text_str(&t));
+		bp_text_free(&t);
+	} else {
+		char rbuf[24];
+		printf("%s: %s %s (start position, player to move)\n", g->spec,
+		       bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 0, rbuf));
+		printf("positions:  %llu up to symmetry (win %llu, loss %llu, draw %llu)\n",
+		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
+		       (unsigned long long)r.counts[BP_VALUE_LOSS],
+		       (unsigned long long)r.counts[BP_VALUE_DRAW]);
+		printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
+		       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
+		printf("memory:     peak %.1f MiB\n", (double)r.peak_memory / (1 << 20));
+		printf("database:   %s, %llu bytes, %.3f bits per position\n", path,
+		       (unsigned long long)r.stored_bytes, bpp);
+	}
+out:
+	if (db)
+		bp_store_close(db);
 	bp_game_destroy(g);
-	return BP_EXIT_PROBLEM;
+	return rc;
 }

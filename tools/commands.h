@@ -9,7 +9,11 @@ int bp_cmd_show(int argc, char **argv);
 int bp_cmd_moves(int argc, char **argv);
 int bp_cmd_perft(int argc, char **argv);
 int bp_cmd_count(int argc, char **argv);
+int bp_cmd_branching(int argc, char **argv);
 int bp_cmd_solve(int argc, char **argv);
+int bp_cmd_query(int argc, char **argv);
+int bp_cmd_verify(int argc, char **argv);
+int bp_cmd_list(int argc, char **argv);
 int bp_cmd_layouts(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several

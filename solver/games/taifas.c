@@ -105,17 +105,23 @@ int bp_taifas_zones(const struct bp_game *g, uint64_t x, uint64_t o, int colour)
 static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
 {
 	uint64_t region = t->full & ~own;
+	uint64_t near = grow(t, v) & ~v;
+	uint64_t touching = near & region;
+	/* No piece left, or one piece of a component that already touched a stone of
+	 * this colour at v itself: the count cannot rise. Most placements end here. */
+	if (!touching || (!(touching & (touching - 1)) && (near & own)))
+		return 0;
 	uint64_t comp = flood(t, region, v);
 	int before = (grow(t, comp) & own) != 0;
 	uint64_t rest = comp & ~v;
-	uint64_t touching = grow(t, v) & rest;
 	int pieces = 0;
 	while (touching) {
 		uint64_t piece = flood(t, rest, touching & -touching);
 		touching &= ~piece;
-		pieces++;
+		if (++pieces > before)
+			return 1;
 	}
-	return pieces > before;
+	return 0;
 }
 
 static int mover_colour(const struct bp_pos *p)
@@ -382,10 +388,8 @@ static int taifas_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t
 	const struct taifas *t = T(g);
 	uint64_t occ = X_STONES(p) | O_STONES(p);
 	uint32_t k = (uint32_t)__builtin_popcountll(occ);
-	uint64_t size;
-	int rc = taifas_tier_size(g, k, &size);
-	if (rc)
-		return rc;
+	if (k >= 63)
+		return BP_ERANGE; /* the index would not fit; tier_size says so too */
 	uint64_t idx = (bp_rank_subset(occ) << k | bp_bits_extract(O_STONES(p), occ));
 	if (last_choices(t, k) == 2)
 		idx = idx * 2 + LAST(p) - 1;
@@ -562,6 +566,7 @@ const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
 	.title = "Taifas: place either colour; most zones on the full board wins",
 	.shapes = BP_SHAPE_SQUARE,
+	.flags = BP_GAME_DENSE_REACHABLE, /* see taifas_count_tier */
 	.options = taifas_options,
 	.create = taifas_create,
 	.destroy = taifas_destroy,

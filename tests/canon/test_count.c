@@ -17,7 +17,7 @@ static unsigned long ipow(unsigned long b, int e)
 
 ParameterizedTestParameters(count, fixed_and_classes)
 {
-	static char names[][8] = {"hex2", "tri3", "tri4", "rh3x3", "rh2x4", "3x3", "2x4", "3x4"};
+	static char names[][8] = { "hex2", "tri3", "tri4", "rh3x3", "rh2x4", "3x3", "2x4", "3x4" };
 	return cr_make_param_array(char[8], names, sizeof names / sizeof names[0]);
 }
 
@@ -35,11 +35,11 @@ ParameterizedTest(char (*name)[8], count, fixed_and_classes)
 	for (int s = 0; s < b->nsym; s++)
 		mpz_init(fixed[s]);
 	mpz_init(classes);
-	unsigned long canon_by_k[16] = {0};
+	unsigned long canon_by_k[16] = { 0 };
 	int digit[16], img[16];
 	for (int s = 0; s < b->nsym; s++) {
 		cr_assert_eq(bp_count_fixed_fillings(b, s, 2, coef), BP_OK);
-		unsigned long brute[16] = {0};
+		unsigned long brute[16] = { 0 };
 		for (unsigned long f = 0; f < total; f++) {
 			unsigned long v = f;
 			int k = 0;
@@ -68,7 +68,8 @@ ParameterizedTest(char (*name)[8], count, fixed_and_classes)
 			}
 		}
 		for (int k = 0; k <= n; k++)
-			cr_expect_eq(mpz_get_ui(coef[k]), brute[k], "%s symmetry %d, %d stones", *name, s, k);
+			cr_expect_eq(mpz_get_ui(coef[k]), brute[k], "%s symmetry %d, %d stones",
+				     *name, s, k);
 	}
 	for (int k = 0; k <= n; k++) {
 		for (int s = 0; s < b->nsym; s++) {
@@ -76,7 +77,8 @@ ParameterizedTest(char (*name)[8], count, fixed_and_classes)
 			mpz_set(fixed[s], coef[k]);
 		}
 		bp_count_burnside(classes, (const mpz_t *)fixed, b->nsym);
-		cr_expect_eq(mpz_get_ui(classes), canon_by_k[k], "%s classes with %d stones", *name, k);
+		cr_expect_eq(mpz_get_ui(classes), canon_by_k[k], "%s classes with %d stones", *name,
+			     k);
 	}
 	for (int k = 0; k <= n; k++)
 		mpz_clear(coef[k]);

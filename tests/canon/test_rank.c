@@ -23,10 +23,11 @@ Test(rank, binomials)
  * popcount k must get ranks 0, 1, 2, ... (colex order of sets = numeric order). */
 Test(rank, whole_levels_in_order)
 {
-	int next[13] = {0};
+	int next[13] = { 0 };
 	for (uint64_t m = 0; m < (1u << 12); m++) {
 		int k = __builtin_popcountll(m);
-		cr_assert_eq(bp_rank_subset(m), (uint64_t)next[k], "mask %llx", (unsigned long long)m);
+		cr_assert_eq(bp_rank_subset(m), (uint64_t)next[k], "mask %llx",
+			     (unsigned long long)m);
 		cr_assert_eq(bp_unrank_subset(k, (uint64_t)next[k]), m);
 		next[k]++;
 	}
@@ -60,7 +61,9 @@ Test(rank, extract_deposit)
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		uint64_t mask = seed, v = seed * 31 + 7;
 		uint64_t e = bp_bits_extract(v, mask);
-		cr_assert_lt(e, __builtin_popcountll(mask) == 64 ? ~0ull : (1ull << __builtin_popcountll(mask)));
+		cr_assert_lt(e, __builtin_popcountll(mask) == 64
+					? ~0ull
+					: (1ull << __builtin_popcountll(mask)));
 		cr_assert_eq(bp_bits_deposit(e, mask), v & mask);
 	}
 }

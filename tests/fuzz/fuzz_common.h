@@ -18,10 +18,10 @@ int bp_fuzz_games(struct bp_game ***out);
 char *bp_fuzz_string(const uint8_t *data, size_t size);
 
 /* Aborts with a message when cond is false (assert() may be compiled out). */
-#define BP_FUZZ_CHECK(cond, what)                                                                  \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			bp_fuzz_fail(what, __FILE__, __LINE__);                                    \
+#define BP_FUZZ_CHECK(cond, what)                               \
+	do {                                                    \
+		if (!(cond))                                    \
+			bp_fuzz_fail(what, __FILE__, __LINE__); \
 	} while (0)
 
 _Noreturn void bp_fuzz_fail(const char *what, const char *file, int line);

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	char *text = bp_fuzz_string(data + 2, size - 2);
 	struct bp_move m;
-	struct bp_err err = {{0}};
+	struct bp_err err = { { 0 } };
 	int rc = g->ops->move_parse(g, &p, text, &m, &err);
 	if (rc == BP_OK) {
 		int k = g->ops->moves(g, &p, mv), found = 0;

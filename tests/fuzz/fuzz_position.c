@@ -15,12 +15,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct bp_game *g = games[data[0] % n];
 	char *text = bp_fuzz_string(data + 1, size - 1);
 	struct bp_pos p;
-	struct bp_err err = {{0}};
+	struct bp_err err = { { 0 } };
 	int rc = g->ops->pos_parse(g, text, &p, &err);
 	if (rc == BP_OK)
 		bp_fuzz_check_position(g, &p);
 	else
-		BP_FUZZ_CHECK(rc == BP_EPARSE && err.msg[0], "position errors are BP_EPARSE with a message");
+		BP_FUZZ_CHECK(rc == BP_EPARSE && err.msg[0],
+			      "position errors are BP_EPARSE with a message");
 	free(text);
 	return 0;
 }

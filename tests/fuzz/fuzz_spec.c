@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	char *spec = bp_fuzz_string(data, size);
 	struct bp_game *g = NULL, *h = NULL;
-	struct bp_err err = {{0}};
+	struct bp_err err = { { 0 } };
 	int rc = bp_game_create(spec, &g, &err);
 	if (rc == BP_OK) {
 		/* boards that are huge to build are legal but slow; keep runs fast */

@@ -132,14 +132,14 @@ static enum bp_value naive_outcome(const struct naive *n, const char *tie, const
 }
 
 /* Moves as text: every empty square, x then o, in reading order. */
-static int naive_moves(const struct naive *n, char moves[][8])
+static int naive_moves(const struct naive *n, char moves[][16])
 {
 	int count = 0;
 	for (int i = 0; i < n->w * n->h; i++) {
 		if (n->cell[i] != '.')
 			continue;
 		for (int c = 0; c < 2; c++)
-			snprintf(moves[count++], 8, "%c%c%d", "xo"[c], 'a' + i / n->w,
+			snprintf(moves[count++], 16, "%c%c%d", "xo"[c], 'a' + i / n->w,
 				 i % n->w + 1);
 	}
 	return count;
@@ -319,7 +319,7 @@ ParameterizedTest(struct variant *v, taifas, random_play_matches_naive)
 	srand(seed);
 	struct bp_game *g = open_game(v->spec);
 	struct bp_move *mv = bp_game_move_buffer(g);
-	char nm[128][8];
+	char nm[128][16];
 	for (int game = 0; game < 300; game++) {
 		struct bp_pos p;
 		struct naive n = { v->w, v->h, { 0 }, '-' };

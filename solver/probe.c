@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+#include "solver/probe.h"
+
+#include <stdlib.h>
+
+int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
+		      struct bp_probe *out)
+{
+	if (!g->ops->tier || !g->ops->rank)
+		return BP_EUNSUPPORTED;
+	struct bp_pos canon;
+	uint64_t idx;
+	uint16_t r;
+	bp_game_canonical(g, p, &canon);
+	int rc = g->ops->rank(g, &canon, &idx);
+	if (rc)
+		return rc == BP_ERANGE ? BP_ENOTFOUND : rc;
+	rc = bp_table_get(t, g->ops->tier(g, &canon), idx, &r);
+	if (rc)
+		return rc;
+	if (bp_record_value(r) == BP_VALUE_NONE)
+		return BP_ENOTFOUND;
+	out->value = bp_record_value(r);
+	out->remoteness = bp_record_remoteness(r);
+	return BP_OK;
+}
+
+/* Orders moves best first for the mover. */
+static int better(const struct bp_probe_move *a, const struct bp_probe_move *b)
+{
+	static const int rank[4] = { 3, 0, 2, 1 }; /* win, draw, loss; none last */
+	if (a->value != b->value)
+		return rank[a->value] < rank[b->value];
+	if (a->value == BP_VALUE_LOSS)
+		return a->remoteness > b->remoteness;
+	return a->remoteness < b->remoteness;
+}
+
+int bp_probe_moves(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
+		   struct bp_probe_move *out)
+{
+	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!mv)
+		return BP_ENOMEM;
+	int n = g->ops->moves(g, p, mv), rc = BP_OK;
+	for (int i = 0; i < n; i++) {
+		struct bp_pos c = *p;
+		struct bp_probe pr;
+		g->ops->apply(g, &c, mv[i]);
+		if ((rc = bp_probe_position(g, t, &c, &pr)))
+			break;
+		out[i].move = mv[i];
+		out[i].value = bp_value_flip(pr.value);
+		out[i].remoteness = pr.remoteness == BP_RECORD_NO_REMOTENESS ? pr.remoteness
+									     : pr.remoteness + 1;
+	}
+	free(mv);
+	if (rc)
+		return rc;
+	/* insertion sort, stable: equal moves keep generation order */
+	for (int i = 1; i < n; i++) {
+		struct bp_probe_move m = out[i];
+		int j = i;
+		while (j > 0 && better(&m, &out[j - 1])) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = m;
+	}
+	return n;
+}

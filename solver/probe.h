@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Looking up solved positions in a table: the value and remoteness of any position
+ * (via its canonical form), and of every move from it, best first, as a tablebase
+ * explorer shows them. */
+#ifndef BP_SOLVER_PROBE_H
+#define BP_SOLVER_PROBE_H
+
+#include "solver/game.h"
+#include "store/store.h"
+
+struct bp_probe {
+	enum bp_value value;
+	unsigned remoteness; /* BP_RECORD_NO_REMOTENESS: none (draw by repetition) */
+};
+
+/* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set
+ * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED. */
+int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
+		      struct bp_probe *out);
+
+struct bp_probe_move {
+	struct bp_move move;
+	enum bp_value value; /* for the player making the move */
+	unsigned remoteness; /* turns to the end after making it, this move included */
+};
+
+/* Every legal move of p with its value for the mover, best first: wins by increasing
+ * remoteness, then draws, then losses by decreasing remoteness. out needs room for
+ * g->max_moves entries. @return the number of moves (>= 0), or an error as
+ * bp_probe_position for a child. */
+int bp_probe_moves(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
+		   struct bp_probe_move *out);
+
+#endif

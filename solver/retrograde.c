@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+/* Retrograde analysis over tiers.
+ *
+ * 1. Forward: mark the canonical form of every position reachable from the start in
+ *    one bitmap per tier (bit = dense index), tier by tier in increasing order, and
+ *    note which tiers each tier's moves lead to (succ). Moves only raise the tier, so
+ *    a tier's bitmap is complete when the tiers below it are expanded. Only canonical
+ *    positions are expanded: the rules are symmetric, so the children of a position's
+ *    images are the images of its children.
+ * 2. Backward, from the last tier down. For tier t, every marked position is solved
+ *    from its children's canonical records (or the terminal rule):
+ *        some child lost   -> win,  1 + the smallest remoteness of a losing child
+ *        else some draw    -> draw, 1 + the smallest remoteness of a drawing child
+ *        else (all won)    -> loss, 1 + the largest remoteness of the children
+ *    Records of non-canonical and unreachable indices stay 0: the array is exactly
+ *    what the table stores, and it is committed as soon as the tier is solved. A tier
+ *    is kept in memory only until the lowest tier that moves into it is done.
+ *
+ * A tier found already stored (an interrupted solve being resumed) is read back from
+ * the table when a lower tier needs it.
+ *
+ * Canonicalizing every child costs a few table lookups per symmetry; the alternative
+ * tried first (expanding every raw position, then copying each canonical record to
+ * its whole class so children need only a rank) did about nsym times more work. */
+#include "solver/retrograde.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/cyclic.h"
+#include "solver/parallel.h"
+#include "solver/solve_common.h"
+
+#define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
+
+struct tier {
+	uint64_t size;
+	uint64_t *reach;  /* size bits */
+	uint16_t *rec;	  /* size records, or NULL when not in memory */
+	int done;	  /* stored in the table */
+	uint32_t lastuse; /* lowest tier whose moves reach this one; UINT32_MAX: none */
+};
+
+struct solve {
+	const struct bp_game *g;
+	bp_table *tab;
+	pthread_mutex_t load_lock; /* tiers read from the table on demand */
+	struct tier *tiers;
+	uint32_t nt;
+	uint64_t *succ; /* nt * words: bit s of row t set when tier t moves into tier s */
+	size_t succ_words;
+	int threads;
+	struct bp_move **mv;   /* one move buffer per worker */
+	uint32_t t;	       /* the tier being worked on */
+	uint64_t (*counts)[4]; /* per worker: canonical positions per value */
+	char errmsg[200];
+};
+
+static uint64_t chunks_of(uint64_t size)
+{
+	uint64_t words = size / 64 + 1;
+	return (words + CHUNK_WORDS - 1) / CHUNK_WORDS;
+}
+
+/* ---- 1. reachability ------------------------------------------------------- */
+
+/* Calls fn for every marked position of the current tier in work item `item`. */
+typedef int marked_fn(struct solve *s, int worker, uint64_t idx, const struct bp_pos *p);
+
+static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn)
+{
+	struct tier *tt = &s->tiers[s->t];
+	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
+	if (w1 > tt->size / 64 + 1)
+		w1 = tt->size / 64 + 1;
+	struct bp_pos p;
+	for (uint64_t wi = w0; wi < w1; wi++)
+		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
+			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w);
+			int rc = s->g->ops->unrank(s->g, s->t, idx, &p);
+			if (rc || (rc = fn(s, worker, idx, &p)))
+				return rc;
+		}
+	return BP_OK;
+}
+
+static int forward_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	int rc;
+	(void)idx;
+	if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+		return BP_OK;
+	int n = g->ops->moves(g, &p, s->mv[worker]);
+	for (int i = 0; i < n; i++) {
+		c = p;
+		g->ops->apply(g, &c, s->mv[worker][i]);
+		bp_game_canonical(g, &c, &canon);
+		uint32_t ct = g->ops->tier(g, &canon);
+		if (ct <= s->t || ct >= s->nt) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "a move from tier %u leads to tier %u: the game's "
+				 "tiers are not monotone",
+				 s->t, ct);
+			return BP_EINVAL;
+		}
+		if ((rc = g->ops->rank(g, &canon, &cidx)))
+			return rc;
+		__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64], 1ull << (cidx % 64),
+				  __ATOMIC_RELAXED);
+		uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
+		if (!(row[ct / 64] >> (ct % 64) & 1))
+			__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64), __ATOMIC_RELAXED);
+	}
+	return BP_OK;
+}
+
+static int forward_chunk(void *ctx, int worker, uint64_t item)
+{
+	return each_marked(ctx, worker, item, forward_one);
+}
+
+/* Dense games (BP_GAME_DENSE_REACHABLE): every valid canonical index is reachable. */
+static int mark_chunk(void *ctx, int worker, uint64_t item)
+{
+	struct solve *s = ctx;
+	const struct bp_game *g = s->g;
+	struct tier *tt = &s->tiers[s->t];
+	(void)worker;
+	uint64_t i0 = item * CHUNK_WORDS * 64, i1 = i0 + CHUNK_WORDS * 64;
+	if (i1 > tt->size)
+		i1 = tt->size;
+	struct bp_pos p, canon;
+	for (uint64_t idx = i0; idx < i1; idx++) {
+		int rc = g->ops->unrank(g, s->t, idx, &p);
+		if (rc == BP_ENOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		bp_game_canonical(g, &p, &canon);
+		if (bp_pos_equal(&p, &canon))
+			tt->reach[idx / 64] |= 1ull << (idx % 64); /* words are the chunk's own */
+	}
+	return BP_OK;
+}
+
+static int load_tier(struct solve *s, uint32_t t);
+
+/* The records of tier t, reading them from the table the first time. */
+static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
+{
+	uint16_t *rec = __atomic_load_n(&s->tiers[t].rec, __ATOMIC_ACQUIRE);
+	*rc = BP_OK;
+	if (rec)
+		return rec;
+	pthread_mutex_lock(&s->load_lock);
+	if (!s->tiers[t].rec && s->tiers[t].done)
+		*rc = load_tier(s, t);
+	rec = s->tiers[t].rec;
+	pthread_mutex_unlock(&s->load_lock);
+	return rec;
+}
+
+/* ---- 2. solving a tier ------------------------------------------------------ */
+
+static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct tier *tt = &s->tiers[s->t];
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	int rc;
+	enum bp_value v = g->ops->outcome(g, &p);
+	unsigned rem = 0;
+	if (v == BP_VALUE_NONE) {
+		int n = g->ops->moves(g, &p, s->mv[worker]);
+		int lost = 0, drew = 0;
+		unsigned min_loss = ~0u, min_draw = ~0u, max_win = 0;
+		for (int i = 0; i < n; i++) {
+			c = p;
+			g->ops->apply(g, &c, s->mv[worker][i]);
+			bp_game_canonical(g, &c, &canon);
+			uint32_t ct = g->ops->tier(g, &canon);
+			if ((rc = g->ops->rank(g, &canon, &cidx)))
+				return rc;
+			const uint16_t *crec = child_tier(s, ct, &rc);
+			if (rc)
+				return rc;
+			uint16_t r = crec ? crec[cidx] : 0;
+			unsigned cv = bp_record_value(r), cr = bp_record_remoteness(r);
+			if (cv == BP_VALUE_NONE) {
+				snprintf(s->errmsg, sizeof s->errmsg,
+					 "tier %u index %llu: a child in tier %u "
+					 "is not solved",
+					 s->t, (unsigned long long)idx, ct);
+				return BP_EINVAL;
+			}
+			if (cv == BP_VALUE_LOSS) {
+				lost = 1;
+				min_loss = cr < min_loss ? cr : min_loss;
+			} else if (cv == BP_VALUE_DRAW) {
+				drew = 1;
+				min_draw = cr < min_draw ? cr : min_draw;
+			} else {
+				max_win = cr > max_win ? cr : max_win;
+			}
+		}
+		if (lost) {
+			v = BP_VALUE_WIN;
+			rem = 1 + min_loss;
+		} else if (drew) {
+			v = BP_VALUE_DRAW;
+			rem = 1 + min_draw;
+		} else {
+			v = BP_VALUE_LOSS;
+			rem = 1 + max_win;
+		}
+	}
+	if (rem >= BP_RECORD_NO_REMOTENESS) {
+		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
+		return BP_ERANGE;
+	}
+	tt->rec[idx] = bp_record_make(v, rem);
+	s->counts[worker][v]++;
+	return BP_OK;
+}
+
+static int solve_chunk(void *ctx, int worker, uint64_t item)
+{
+	return each_marked(ctx, worker, item, solve_one);
+}
+
+static int run_tier(struct solve *s, uint32_t t, int (*fn)(void *, int, uint64_t))
+{
+	s->t = t;
+	return bp_parallel_for(s->threads, chunks_of(s->tiers[t].size), fn, s);
+}
+
+/* Makes tier t's records available in memory. */
+static int load_tier(struct solve *s, uint32_t t)
+{
+	struct tier *tt = &s->tiers[t];
+	if (tt->rec)
+		return BP_OK;
+	uint16_t *rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
+	if (!rec)
+		return BP_ENOMEM;
+	int rc = bp_table_get_tier(s->tab, t, rec);
+	if (rc)
+		free(rec);
+	else
+		__atomic_store_n(&tt->rec, rec, __ATOMIC_RELEASE);
+	if (rc)
+		snprintf(s->errmsg, sizeof s->errmsg, "reading stored tier %u: %s", t,
+			 bp_strerror(rc));
+	return rc;
+}
+
+static void free_tier(struct tier *tt)
+{
+	free(tt->rec);
+	tt->rec = NULL;
+}
+
+/* ---- driver ----------------------------------------------------------------- */
+
+int bp_solve_estimate(const struct bp_game *g, uint64_t *bytes)
+{
+	const struct bp_game_ops *ops = g->ops;
+	if (!ops->tier || !ops->tier_size || !ops->rank || !ops->unrank || g->ntiers == 0)
+		return BP_EUNSUPPORTED;
+	uint64_t bits = 0, window = 0, size[3] = { 0, 0, 0 };
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t sz;
+		int rc = ops->tier_size(g, t, &sz);
+		if (rc)
+			return rc;
+		bits += sz / 8 + 8;
+		size[t % 3] = sz;
+		uint64_t w = 2 * (size[0] + size[1] + size[2]);
+		window = w > window ? w : window;
+	}
+	*bytes = bits + window + (64ull << 20);
+	return BP_OK;
+}
+
+int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+	     struct bp_solve_result *out, struct bp_err *err)
+{
+	int rc;
+	double t0 = bp_solve_clock();
+	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
+	uint64_t *sizes = NULL;
+	memset(out, 0, sizeof *out);
+	if (g->ops->flags & BP_GAME_CYCLIC)
+		return bp_solve_cyclic(g, db, opts, out, err);
+	rc = bp_solve_estimate(g, &out->memory_estimate);
+	if (rc == BP_EUNSUPPORTED)
+		return bp_err_set(err, rc, "%s cannot be solved by tiers (no dense ranking)",
+				  g->spec);
+	if (rc)
+		return bp_err_set(err, rc, "%s: tiers too large to index", g->spec);
+	if ((rc = bp_solve_check_memory(g, out->memory_estimate, opts, err)))
+		return rc;
+	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	s.tiers = calloc(s.nt, sizeof *s.tiers);
+	sizes = calloc(s.nt, sizeof *sizes);
+	s.succ_words = (s.nt + 63) / 64;
+	s.succ = calloc((size_t)s.nt * s.succ_words, sizeof(uint64_t));
+	s.mv = bp_solve_move_buffers(g, s.threads);
+	s.counts = calloc((size_t)s.threads, sizeof *s.counts);
+	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	for (uint32_t t = 0; t < s.nt; t++) {
+		g->ops->tier_size(g, t, &s.tiers[t].size);
+		sizes[t] = s.tiers[t].size;
+		s.tiers[t].lastuse = UINT32_MAX;
+		s.tiers[t].reach = calloc(s.tiers[t].size / 64 + 1, sizeof(uint64_t));
+		if (!s.tiers[t].reach) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
+	}
+	rc = bp_solve_open_table(g, db, sizes, opts, &s.tab, err);
+	if (rc)
+		goto out_quiet;
+	struct bp_table_meta meta;
+	if ((rc = bp_table_meta_get(s.tab, &meta)))
+		goto out;
+	double prior_seconds = meta.seconds;
+	for (uint32_t t = 0; t < s.nt; t++)
+		s.tiers[t].done = meta.tier_done[t];
+
+	/* 1. reachability */
+	struct bp_pos start, canon;
+	uint64_t sidx;
+	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
+	g->ops->start(g, &start);
+	bp_game_canonical(g, &start, &canon);
+	uint32_t st = g->ops->tier(g, &canon);
+	if ((rc = g->ops->rank(g, &canon, &sidx)))
+		goto out;
+	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
+	/* a dense game skips this pass: each tier is marked just before it is solved, and
+	 * tier t is assumed to be needed by tier t - 1 only (any other tier it is needed
+	 * by reads it back from the table) */
+	for (uint32_t t = 0; dense && t < s.nt; t++)
+		s.tiers[t].lastuse = t ? t - 1 : UINT32_MAX;
+	for (uint32_t t = st; !dense && t < s.nt; t++) {
+		if ((rc = run_tier(&s, t, forward_chunk)))
+			goto out;
+		if (opts->progress) {
+			struct bp_solve_progress pr = { .phase = 0,
+							.tier = t,
+							.ntiers = s.nt,
+							.seconds = bp_solve_clock() - t0 };
+			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
+				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+			opts->progress(opts->ctx, &pr);
+		}
+	}
+	for (uint32_t t = s.nt; !dense && t-- > 0;)
+		for (uint32_t c = 0; c < s.nt; c++)
+			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
+				s.tiers[c].lastuse = t;
+
+	/* 2. tiers from the last to the first */
+	for (uint32_t t = s.nt; t-- > st;) {
+		struct tier *tt = &s.tiers[t];
+		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };
+		if (tt->done) {
+			out->resumed_tiers++;
+			for (int v = 1; v < 4; v++) {
+				out->counts[v] += meta.tier_count[(size_t)t * 4 + v];
+				pr.positions += meta.tier_count[(size_t)t * 4 + v];
+			}
+			if (tt->lastuse != UINT32_MAX && tt->lastuse < t && (rc = load_tier(&s, t)))
+				goto out;
+			pr.resumed = 1;
+		} else {
+			for (uint32_t c = t + 1; c < s.nt; c++)
+				if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1 &&
+				    (rc = load_tier(&s, c)))
+					goto out;
+			if (dense && (rc = run_tier(&s, t, mark_chunk)))
+				goto out;
+			tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t));
+			if (!tt->rec) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+			memset(s.counts, 0, sizeof *s.counts * (size_t)s.threads);
+			if ((rc = run_tier(&s, t, solve_chunk)))
+				goto out;
+			uint64_t tc[4] = { 0 };
+			for (int i = 0; i < s.threads; i++)
+				for (int v = 0; v < 4; v++)
+					tc[v] += s.counts[i][v];
+			char extra[128];
+			snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n",
+				 s.threads, (unsigned long long)out->memory_estimate);
+			rc = bp_table_put_tier(s.tab, t, tt->rec,
+					       prior_seconds + (bp_solve_clock() - t0),
+					       bp_solve_peak_memory(), extra);
+			if (rc) {
+				snprintf(s.errmsg, sizeof s.errmsg, "writing tier %u: %s", t,
+					 bp_strerror(rc));
+				goto out;
+			}
+			for (int v = 1; v < 4; v++) {
+				out->counts[v] += tc[v];
+				pr.positions += tc[v];
+			}
+		}
+		/* children no lower tier needs any more */
+		for (uint32_t c = t; c < s.nt; c++)
+			if (s.tiers[c].rec &&
+			    (s.tiers[c].lastuse == UINT32_MAX || s.tiers[c].lastuse >= t))
+				free_tier(&s.tiers[c]);
+		pr.seconds = bp_solve_clock() - t0;
+		if (opts->progress)
+			opts->progress(opts->ctx, &pr);
+	}
+
+	/* the start position's value */
+	uint16_t r = 0;
+	bp_game_canonical(g, &start, &canon);
+	uint64_t cidx;
+	if ((rc = g->ops->rank(g, &canon, &cidx)) || (rc = bp_table_get(s.tab, st, cidx, &r)))
+		goto out;
+	out->value = bp_record_value(r);
+	out->remoteness = bp_record_remoteness(r);
+	out->positions = out->counts[1] + out->counts[2] + out->counts[3];
+	if ((rc = bp_table_meta_get(s.tab, &meta)))
+		goto out;
+	out->stored_bytes = meta.stored_bytes;
+out:
+	if (rc && err)
+		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));
+out_quiet:
+	out->seconds = bp_solve_clock() - t0;
+	out->peak_memory = bp_solve_peak_memory();
+	bp_table_close(s.tab);
+	if (s.tiers)
+		for (uint32_t t = 0; t < s.nt; t++) {
+			free(s.tiers[t].reach);
+			free(s.tiers[t].rec);
+		}
+	bp_solve_free_move_buffers(s.mv, s.threads);
+	free(s.counts);
+	free(s.succ);
+	free(s.tiers);
+	free(sizes);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#include "solver/solve_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+double bp_solve_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t bp_solve_peak_memory(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)ru.ru_maxrss * 1024;
+}
+
+int bp_solve_check_memory(const struct bp_game *g, uint64_t need, const struct bp_solve_opts *o,
+			  struct bp_err *err)
+{
+	if (!o->memory_limit || need <= o->memory_limit)
+		return BP_OK;
+	return bp_err_set(err, BP_ERANGE,
+			  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
+			  g->spec, (unsigned long long)(need >> 20),
+			  (unsigned long long)(o->memory_limit >> 20));
+}
+
+struct bp_move **bp_solve_move_buffers(const struct bp_game *g, int threads)
+{
+	struct bp_move **mv = calloc((size_t)threads, sizeof *mv);
+	for (int i = 0; mv && i < threads; i++)
+		if (!(mv[i] = bp_game_move_buffer(g))) {
+			bp_solve_free_move_buffers(mv, threads);
+			return NULL;
+		}
+	return mv;
+}
+
+void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
+{
+	if (mv)
+		for (int i = 0; i < threads; i++)
+			free(mv[i]);
+	free(mv);
+}
+
+int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
+			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err)
+{
+	struct bp_table_info info = { .rules_version = BP_RULES_VERSION,
+				      .ntiers = g->ntiers,
+				      .tier_size = sizes,
+				      .block_records = o->block_records,
+				      .compression_level = o->compression_level };
+	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
+	return bp_table_open(db, g->spec, &info, BP_STORE_CREATE, out, err);
+}

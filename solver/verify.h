@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Verification of a stored table, independent of the solver's bookkeeping: every
+ * block is decoded and checksummed, and every stored position's value and remoteness
+ * is recomputed from the terminal rule or from its children's stored records (each
+ * child canonicalized and looked up afresh). A content hash of the decoded stream
+ * identifies the table's content whatever its compression or block size. */
+#ifndef BP_SOLVER_VERIFY_H
+#define BP_SOLVER_VERIFY_H
+
+#include <stdint.h>
+
+#include "solver/game.h"
+#include "store/store.h"
+
+struct bp_verify_report {
+	uint64_t positions_checked;
+	uint64_t inconsistencies; /* wrong value or remoteness, missing child, misplaced record */
+	uint64_t corrupt_blocks;
+	uint64_t missing_tiers; /* tiers not stored (an unfinished solve) */
+	uint64_t content_hash;	/* of (tier, index, record) for every stored record */
+};
+
+/* Called for each problem found (may be NULL in opts). */
+typedef void bp_verify_problem(void *ctx, const char *what);
+/* Called after each tier (may be NULL). */
+typedef void bp_verify_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked);
+
+/* Verifies table t of game g. Problems are counted in out and described to problem().
+ * @return BP_OK when the check ran (look at out for its findings); BP_EUNSUPPORTED;
+ * BP_EFORMAT (the table is not of g); BP_ENOMEM; BP_EIO. */
+int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem,
+	      bp_verify_progress *progress, void *ctx, struct bp_verify_report *out);
+
+#endif

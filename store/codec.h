@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* The block codec: turns a run of 16-bit records into the value stored under one
+ * block key (a small header and a zstd frame) and back, with a 64-bit checksum of the
+ * key and the decoded content, so that a flipped bit, a truncated frame or a block
+ * moved under another key is caught. Also the 64-bit hash the checksum uses. Knows
+ * nothing about LMDB; the block layout is documented in codec.c. */
+#ifndef BP_STORE_CODEC_H
+#define BP_STORE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "canon/error.h"
+
+/* Size of a block key: tier (4 bytes) then block index (8 bytes), both big-endian, so
+ * that LMDB's byte order is (tier, index) order. */
+#define BP_CODEC_KEY_SIZE 12
+/* Size of the header in front of each block's zstd frame. */
+#define BP_CODEC_HEADER_SIZE 32
+/* The largest block the codec accepts, in records. */
+#define BP_CODEC_MAX_RECORDS (1u << 24)
+
+typedef struct bp_codec bp_codec;
+
+/* A 64-bit hash of n bytes with a seed: XXH64 (Yann Collet's xxHash, 64-bit variant),
+ * written out here so that the on-disk checksum does not depend on a library's
+ * private symbols. Equal to the reference XXH64 for every input and seed. */
+uint64_t bp_hash64(const void *p, size_t n, uint64_t seed);
+
+/* Fills key with the block key of (tier, block). */
+void bp_codec_key(uint8_t key[BP_CODEC_KEY_SIZE], uint32_t tier, uint64_t block);
+
+/* Creates a codec: reusable zstd contexts and scratch buffers for blocks of up to
+ * BP_CODEC_MAX_RECORDS records.
+ * @return BP_OK; BP_ENOMEM. The caller owns *out (bp_codec_destroy). */
+int bp_codec_create(bp_codec **out);
+
+void bp_codec_destroy(bp_codec *c);
+
+/* Encodes n records (n <= BP_CODEC_MAX_RECORDS, may be 0) stored under key, with seed
+ * mixed into the checksum (the store passes a hash of the table's spec), at zstd level
+ * `level` (0: the codec's default). On success *out points into the codec's own
+ * buffer, valid until the next call on c, and *outlen is its length.
+ * @return BP_OK; BP_EINVAL (n too large); BP_ENOMEM; BP_EIO (zstd failed). */
+int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+		    const uint16_t *records, uint32_t n, int level, const void **out,
+		    size_t *outlen);
+
+/* Flag for bp_codec_decode: trust the value checksum (which covers every stored byte,
+ * the key and the seed) and skip hashing the decoded content. */
+#define BP_CODEC_FAST 1
+
+/* Decodes the value val (vallen bytes) stored under key into records, which has room
+ * for exactly n records; the block must hold exactly n records and its checksums must
+ * match key, seed, the stored bytes and (unless flags has BP_CODEC_FAST) the decoded
+ * content. If why is not NULL, a failure sets *why to a static phrase naming what
+ * failed ("bad block header", "content fails its checksum", ...).
+ * @return BP_OK; BP_ECORRUPT (bad header, record count, frame or checksum); BP_ENOMEM.
+ * On failure the content of records is unspecified. */
+int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
+		    size_t vallen, uint16_t *records, uint32_t n, int flags, const char **why);
+
+#endif

@@ -1,0 +1,943 @@
+/* SPDX-License-Identifier: MIT */
+/* The position database: tier and metadata round trips, refusing mismatching tables
+ * and other format versions, catching damaged blocks (written through LMDB directly),
+ * tables that leave each other alone, readers during writes, kill -9 during writes,
+ * and a full disk. Each test works in its own directory under /tmp. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <ftw.h>
+#include <lmdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bp_config.h"
+#include "store/store.h"
+
+#define SEED 20261121u
+
+/* ---- helpers ---- */
+
+static char dir[64];
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* splitmix64 */
+	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/bp-store-XXXXXX");
+	cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	rng_state = SEED;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void teardown(void)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+/* A tier's records as a solver would leave them: runs of values, small remoteness,
+ * some holes. */
+static uint16_t *tier_records(uint64_t n)
+{
+	uint16_t *r = malloc((n ? n : 1) * sizeof *r);
+	cr_assert(r);
+	unsigned v = 1, rem = 5;
+	for (uint64_t i = 0; i < n; i++) {
+		if (rng() % 16 == 0) {
+			v = (unsigned)(rng() % 4);
+			rem = (unsigned)(rng() % 60);
+		}
+		r[i] = v ? bp_record_make(v, v == 3 && rem > 50 ? BP_RECORD_NO_REMOTENESS : rem)
+			 : 0;
+	}
+	return r;
+}
+
+/* The record of version `version` at index i: every record differs between versions,
+ * so one record tells which version a whole tier was written as. */
+static uint16_t versioned(unsigned version, uint64_t i)
+{
+	return bp_record_make(1 + (unsigned)((version + i) % 3),
+			      (unsigned)((version * 7 + i) % 1000));
+}
+
+static bp_store *open_store(int flags)
+{
+	bp_store *s;
+	struct bp_err err = { "" };
+	int rc = bp_store_open(dir, flags, &s, &err);
+	cr_assert_eq(rc, BP_OK, "open %s: %s (%s)", dir, bp_strerror(rc), err.msg);
+	return s;
+}
+
+static bp_table *open_table(bp_store *s, const struct bp_table_info *info, int flags)
+{
+	bp_table *t;
+	struct bp_err err = { "" };
+	int rc = bp_table_open(s, info->spec, info, flags, &t, &err);
+	cr_assert_eq(rc, BP_OK, "open table %s: %s (%s)", info->spec, bp_strerror(rc), err.msg);
+	return t;
+}
+
+/* A file's bytes, to show that a failed open changed nothing. */
+static char *slurp(const char *name, size_t *len)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc(*len ? *len : 1);
+	cr_assert(fread(buf, 1, *len, f) == *len);
+	fclose(f);
+	return buf;
+}
+
+static void expect_unchanged(const char *before, size_t len)
+{
+	size_t len2;
+	char *after = slurp("data.mdb", &len2);
+	cr_expect(len2 == len && memcmp(before, after, len) == 0, "data.mdb changed");
+	free(after);
+}
+
+/* ---- raw LMDB access, as an attacker or a cosmic ray would have it ---- */
+
+static MDB_env *raw_open(void)
+{
+	MDB_env *env;
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_set_maxdbs(env, 16), 0);
+	int rc = mdb_env_open(env, dir, 0, 0664);
+	cr_assert_eq(rc, 0, "raw open: %s", mdb_strerror(rc));
+	return env;
+}
+
+static void block_key(uint8_t key[12], uint32_t tier, uint64_t block)
+{
+	for (int i = 0; i < 4; i++)
+		key[i] = (uint8_t)(tier >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		key[4 + i] = (uint8_t)(block >> (56 - 8 * i));
+}
+
+/* Reads a value (a malloc'd copy). */
+static void *raw_get(const char *db, const void *key, size_t klen, size_t *len)
+{
+	MDB_env *env = raw_open();
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k = { klen, (void *)key }, v;
+	cr_assert_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, db, 0, &dbi), 0);
+	cr_assert_eq(mdb_get(txn, dbi, &k, &v), 0);
+	void *copy = malloc(v.mv_size);
+	memcpy(copy, v.mv_data, v.mv_size);
+	*len = v.mv_size;
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+	return copy;
+}
+
+/* Writes a value, or deletes the key when val is NULL. */
+static void raw_put(const char *db, const void *key, size_t klen, const void *val, size_t len)
+{
+	MDB_env *env = raw_open();
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val k = { klen, (void *)key }, v = { len, (void *)val };
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, db, MDB_CREATE, &dbi), 0);
+	if (val)
+		cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
+	else
+		cr_assert_eq(mdb_del(txn, dbi, &k, NULL), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+}
+
+/* ---- round trips ---- */
+
+static const uint64_t sizes[] = { 0, 1, 1000, 4096, 4097, 3 * 4096 + 5, 70000 };
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+Test(store, tier_round_trip)
+{
+	struct bp_table_info info = { .spec = "test:round",
+				      .rules_version = 1,
+				      .ntiers = NSIZES,
+				      .tier_size = sizes,
+				      .block_records = 4096 };
+	uint16_t *want[NSIZES];
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	for (uint32_t i = 0; i < NSIZES; i++) {
+		want[i] = tier_records(sizes[i]);
+		cr_assert_eq(bp_table_put_tier(t, i, want[i], 1.0, 100, NULL), BP_OK, "tier %u", i);
+	}
+	/* read back through this handle, then through a fresh store */
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 0; i < NSIZES; i++) {
+			uint16_t *got = malloc((sizes[i] + 1) * sizeof *got);
+			got[sizes[i]] = 0xbeef; /* guard */
+			cr_assert_eq(bp_table_get_tier(t, i, got), BP_OK, "tier %u", i);
+			cr_expect_arr_eq(got, want[i], sizes[i] * sizeof *got, "tier %u", i);
+			cr_expect_eq(got[sizes[i]], 0xbeef, "tier %u wrote past its end", i);
+			for (uint64_t j = 0; j < sizes[i]; j++) {
+				uint16_t r = 0;
+				cr_assert_eq(bp_table_get(t, i, j, &r), BP_OK);
+				if (r != want[i][j])
+					cr_assert_fail("tier %u index %llu: %#x, want %#x", i,
+						       (unsigned long long)j, r, want[i][j]);
+			}
+			uint16_t r;
+			cr_expect_eq(bp_table_get(t, i, sizes[i], &r), BP_ENOTFOUND);
+			free(got);
+		}
+		cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+		bp_table_close(t);
+		bp_store_close(s);
+		s = open_store(BP_STORE_READONLY);
+		t = open_table(s, &info, 0);
+	}
+	/* random probes against the cache */
+	for (int k = 0; k < 20000; k++) {
+		uint32_t i = (uint32_t)(rng() % NSIZES);
+		if (!sizes[i])
+			continue;
+		uint64_t j = rng() % sizes[i];
+		uint16_t r;
+		cr_assert_eq(bp_table_get(t, i, j, &r), BP_OK);
+		cr_assert_eq(r, want[i][j]);
+	}
+	bp_table_close(t);
+	bp_store_close(s);
+	for (uint32_t i = 0; i < NSIZES; i++)
+		free(want[i]);
+}
+
+/* The default block size, a tier of several blocks, and the space it takes. */
+Test(store, default_blocks)
+{
+	const uint64_t size[] = { 300000 };
+	struct bp_table_info info = {
+		.spec = "test:big", .rules_version = 2, .ntiers = 1, .tier_size = size
+	};
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t *want = tier_records(size[0]), *got = malloc(size[0] * sizeof *got);
+	cr_assert_eq(bp_table_put_tier(t, 0, want, 0, 0, NULL), BP_OK);
+	cr_assert_eq(bp_table_get_tier(t, 0, got), BP_OK);
+	cr_expect_arr_eq(got, want, size[0] * sizeof *got);
+	struct bp_table_meta m;
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	cr_expect_eq(m.block_records, 16384);
+	printf("store.default_blocks: %llu records (seed %u) -> %llu bytes, %.3f bits/record\n",
+	       (unsigned long long)size[0], SEED, (unsigned long long)m.stored_bytes,
+	       8.0 * (double)m.stored_bytes / (double)size[0]);
+	/* sequential probes hit the block cache: time them, for the record */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (uint64_t j = 0; j < size[0]; j++) {
+		uint16_t r;
+		cr_assert_eq(bp_table_get(t, 0, j, &r), BP_OK);
+		cr_assert_eq(r, want[j]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	printf("store.default_blocks: %.1f M sequential probes/s\n", (double)size[0] / secs / 1e6);
+	bp_table_close(t);
+	bp_store_close(s);
+	free(want);
+	free(got);
+}
+
+Test(store, metadata_round_trip)
+{
+	const uint64_t size[] = { 10, 0, 5000 };
+	struct bp_table_info info = { .spec = "taifas:3x3",
+				      .rules_version = 7,
+				      .ntiers = 3,
+				      .tier_size = size,
+				      .block_records = 1024,
+				      .compression_level = 3 };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	struct bp_table_meta m;
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	for (uint32_t i = 0; i < 3; i++)
+		cr_expect_eq(m.tier_done[i], 0);
+	cr_expect_eq(m.stored_bytes, 0);
+	cr_expect_str_eq(m.extra, "");
+
+	uint16_t t0[10] = { 0, 1, 2, 3, 5, 6, 7, 0, 0, bp_record_make(3, BP_RECORD_NO_REMOTENESS) };
+	uint16_t *t2 = tier_records(5000);
+	uint64_t want2[4] = { 0 };
+	for (int i = 0; i < 5000; i++)
+		want2[t2[i] & 3]++;
+	cr_assert_eq(bp_table_put_tier(t, 0, t0, 1.5, 1000, "threads=2\n"), BP_OK);
+	cr_assert_eq(bp_table_put_tier(t, 2, t2, 2.5, 500, NULL), BP_OK);
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	uint64_t after_two = m.stored_bytes;
+	bp_table_close(t);
+	bp_store_close(s);
+
+	s = open_store(0);
+	t = open_table(s, &info, 0);
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	cr_expect_str_eq(m.spec, "taifas:3x3");
+	cr_expect_eq(m.format_version, BP_STORE_FORMAT);
+	cr_expect_eq(m.rules_version, 7);
+	cr_expect_str_eq(m.tool_version, BP_VERSION);
+	cr_expect_eq(m.ntiers, 3);
+	cr_expect_eq(m.block_records, 1024);
+	for (uint32_t i = 0; i < 3; i++)
+		cr_expect_eq(m.tier_size[i], size[i]);
+	cr_expect_eq(m.tier_done[0], 1);
+	cr_expect_eq(m.tier_done[1], 0);
+	cr_expect_eq(m.tier_done[2], 1);
+	const uint64_t want0[4] = { 3, 2, 2, 3 }; /* 0,0,0 | 1,5 | 2,6 | 3,7,draw */
+	cr_expect_arr_eq(m.tier_count, want0, sizeof want0);
+	cr_expect_arr_eq(m.tier_count + 4, ((uint64_t[4]){ 0 }), sizeof want0);
+	cr_expect_arr_eq(m.tier_count + 8, want2, sizeof want2);
+	cr_expect_eq(m.stored_bytes, after_two);
+	cr_expect_gt(m.stored_bytes, 0);
+	cr_expect(m.seconds == 2.5);
+	cr_expect_eq(m.peak_memory, 1000, "the peak is the largest reported");
+	cr_expect_str_eq(m.extra, "threads=2\n", "NULL extra keeps the lines");
+
+	/* an empty tier, new extra lines; rewriting tier 0 replaces its counts and bytes */
+	cr_assert_eq(bp_table_put_tier(t, 1, NULL, 3.0, 2000, "threads=1\nnote=x\n"), BP_OK);
+	uint16_t zeros[10] = { 0 };
+	cr_assert_eq(bp_table_put_tier(t, 0, zeros, 3.5, 10, ""), BP_OK);
+	bp_table_close(t);
+	t = open_table(s, &info, 0);
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	cr_expect_eq(m.tier_done[1], 1);
+	const uint64_t zero_counts[4] = { 10, 0, 0, 0 };
+	cr_expect_arr_eq(m.tier_count, zero_counts, sizeof zero_counts);
+	cr_expect(m.seconds == 3.5);
+	cr_expect_eq(m.peak_memory, 2000);
+	cr_expect_str_eq(m.extra, "");
+	uint16_t back[10];
+	cr_assert_eq(bp_table_get_tier(t, 0, back), BP_OK);
+	cr_expect_arr_eq(back, zeros, sizeof zeros);
+	cr_assert_eq(bp_table_get_tier(t, 1, back), BP_OK);
+	bp_table_close(t);
+
+	/* opened as it is, without an info */
+	bp_table *u;
+	cr_assert_eq(bp_table_open(s, "taifas:3x3", NULL, 0, &u, NULL), BP_OK);
+	cr_assert_eq(bp_table_meta_get(u, &m), BP_OK);
+	cr_expect_eq(m.rules_version, 7);
+	bp_table_close(u);
+	bp_store_close(s);
+	free(t2);
+}
+
+/* ---- refusals ---- */
+
+Test(store, missing_things)
+{
+	bp_store *s;
+	bp_table *t;
+	struct bp_err err;
+	char sub[128];
+	snprintf(sub, sizeof sub, "%s/a/b", dir);
+	cr_expect_eq(bp_store_open(sub, BP_STORE_READONLY, &s, &err), BP_ENOTFOUND);
+	cr_expect_eq(bp_store_open(sub, 0, &s, &err), BP_ENOTFOUND);
+	cr_expect_eq(bp_store_open(dir, 0, &s, &err), BP_ENOTFOUND, "empty directory");
+	cr_expect_eq(bp_store_open(dir, BP_STORE_READONLY | BP_STORE_CREATE, &s, &err), BP_EINVAL);
+	cr_assert_eq(bp_store_open(sub, BP_STORE_CREATE, &s, &err), BP_OK, "%s", err.msg);
+	const uint64_t size[] = { 100 };
+	struct bp_table_info info = { .spec = "x:1", .ntiers = 1, .tier_size = size };
+	cr_expect_eq(bp_table_open(s, "x:1", &info, 0, &t, &err), BP_ENOTFOUND);
+	cr_expect_eq(bp_table_open(s, "x:2", &info, BP_STORE_CREATE, &t, &err), BP_EINVAL,
+		     "spec and info disagree");
+	cr_expect_eq(bp_table_open(s, ".boardproof", NULL, 0, &t, &err), BP_EINVAL);
+	t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t r, rec[100] = { 1 };
+	cr_expect_eq(bp_table_get(t, 0, 0, &r), BP_ENOTFOUND, "tier not done");
+	cr_expect_eq(bp_table_get(t, 1, 0, &r), BP_ENOTFOUND, "no such tier");
+	cr_expect_eq(bp_table_get_tier(t, 0, rec), BP_ENOTFOUND);
+	cr_expect_eq(bp_table_put_tier(t, 1, rec, 0, 0, NULL), BP_EINVAL);
+	cr_expect_eq(bp_table_put_tier(t, 0, rec, 0, 0, NULL), BP_OK);
+	cr_expect_eq(bp_table_get(t, 0, 100, &r), BP_ENOTFOUND, "index out of range");
+	bp_table_close(t);
+	bp_store_close(s);
+	/* a read-only store refuses writes */
+	cr_assert_eq(bp_store_open(sub, BP_STORE_READONLY, &s, &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(bp_table_open(s, "y:1", &info, BP_STORE_CREATE, &t, &err), BP_EINVAL);
+	cr_assert_eq(bp_table_open(s, "x:1", &info, 0, &t, &err), BP_OK);
+	cr_expect_eq(bp_table_put_tier(t, 0, rec, 0, 0, NULL), BP_EINVAL);
+	bp_table_close(t);
+	bp_store_close(s);
+}
+
+Test(store, mismatching_info)
+{
+	const uint64_t size[] = { 50, 60 }, other_size[] = { 50, 61 }, three[] = { 50, 60, 1 };
+	struct bp_table_info info = { .spec = "g:1",
+				      .rules_version = 3,
+				      .ntiers = 2,
+				      .tier_size = size,
+				      .block_records = 16 };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t *want = tier_records(60), got[60];
+	cr_assert_eq(bp_table_put_tier(t, 1, want, 0, 0, NULL), BP_OK);
+	bp_table_close(t);
+	bp_store_close(s);
+	size_t len;
+	char *before = slurp("data.mdb", &len);
+
+	struct bp_table_info bad[4] = { info, info, info, info };
+	bad[0].rules_version = 4;
+	bad[1].tier_size = other_size;
+	bad[2].ntiers = 3;
+	bad[2].tier_size = three;
+	bad[3].block_records = 32;
+	s = open_store(0);
+	for (int i = 0; i < 4; i++) {
+		struct bp_err err = { "" };
+		cr_expect_eq(bp_table_open(s, "g:1", &bad[i], BP_STORE_CREATE, &t, &err),
+			     BP_EFORMAT, "case %d", i);
+		cr_expect_neq(err.msg[0], 0, "case %d names the difference", i);
+	}
+	bp_store_close(s);
+	expect_unchanged(before, len);
+	/* and the table is intact */
+	s = open_store(0);
+	info.block_records = 0; /* 0: whatever is stored */
+	t = open_table(s, &info, 0);
+	cr_assert_eq(bp_table_get_tier(t, 1, got), BP_OK);
+	cr_expect_arr_eq(got, want, sizeof got);
+	bp_table_close(t);
+	bp_store_close(s);
+	free(before);
+	free(want);
+}
+
+Test(store, other_format_version)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	const uint64_t size[] = { 10 };
+	struct bp_table_info info = { .spec = "g:1", .ntiers = 1, .tier_size = size };
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	bp_table_close(t);
+	bp_store_close(s);
+
+	/* the store header, as documented in store.c: magic, then the version at 8 */
+	size_t hlen;
+	uint8_t *h = raw_get(".boardproof", "header", 6, &hlen);
+	cr_assert_geq(hlen, 12);
+	cr_expect_arr_eq(h, "BPSTORE", 8);
+	cr_expect_eq(h[8] | h[9] << 8 | h[10] << 16 | (uint32_t)h[11] << 24, BP_STORE_FORMAT);
+	h[8] = BP_STORE_FORMAT + 1;
+	raw_put(".boardproof", "header", 6, h, hlen);
+	size_t len;
+	char *before = slurp("data.mdb", &len);
+	for (int flags = 0; flags <= BP_STORE_CREATE; flags++) {
+		struct bp_err err = { "" };
+		cr_expect_eq(bp_store_open(dir, flags, &s, &err), BP_EFORMAT, "flags %d", flags);
+		cr_expect(strstr(err.msg, "version") != NULL, "message: %s", err.msg);
+	}
+	expect_unchanged(before, len);
+	free(before);
+
+	/* a good header again, but the table's metadata of another version */
+	h[8] = BP_STORE_FORMAT;
+	raw_put(".boardproof", "header", 6, h, hlen);
+	size_t mlen;
+	uint8_t *m = raw_get("g:1", "meta", 4, &mlen);
+	cr_expect_arr_eq(m, "BPTABLE", 8);
+	m[8] = BP_STORE_FORMAT + 1;
+	raw_put("g:1", "meta", 4, m, mlen);
+	s = open_store(0);
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_table_open(s, "g:1", &info, 0, &t, &err), BP_EFORMAT);
+	cr_expect(strstr(err.msg, "format") != NULL, "message: %s", err.msg);
+	/* damaged metadata is corruption, not another format */
+	m[8] = BP_STORE_FORMAT;
+	m[mlen - 20] ^= 1;
+	bp_store_close(s);
+	raw_put("g:1", "meta", 4, m, mlen);
+	s = open_store(0);
+	cr_expect_eq(bp_table_open(s, "g:1", &info, 0, &t, &err), BP_ECORRUPT);
+	bp_store_close(s);
+	free(h);
+	free(m);
+}
+
+Test(store, not_a_boardproof_database)
+{
+	/* an LMDB environment of something else */
+	raw_put("other", "k", 1, "v", 1);
+	size_t len;
+	char *before = slurp("data.mdb", &len);
+	bp_store *s;
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_store_open(dir, BP_STORE_CREATE, &s, &err), BP_EFORMAT);
+	cr_expect(strstr(err.msg, "not a boardproof database") != NULL, "message: %s", err.msg);
+	cr_expect_eq(bp_store_open(dir, BP_STORE_READONLY, &s, &err), BP_EFORMAT);
+	expect_unchanged(before, len);
+	free(before);
+	/* a file that is not LMDB at all */
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	FILE *f = fopen(path, "wb");
+	for (int i = 0; i < 5000; i++)
+		fputc('x', f);
+	fclose(f);
+	cr_expect_eq(bp_store_open(dir, BP_STORE_CREATE, &s, &err), BP_EFORMAT, "%s", err.msg);
+}
+
+/* ---- damage ---- */
+
+struct bad_list {
+	int n;
+	uint32_t tier[8];
+	uint64_t block[8];
+};
+
+static void note_bad(void *ctx, uint32_t tier, uint64_t block, const char *why)
+{
+	struct bad_list *b = ctx;
+	cr_expect(why && *why);
+	if (b->n < 8) {
+		b->tier[b->n] = tier;
+		b->block[b->n] = block;
+	}
+	b->n++;
+}
+
+enum damage { FLIP, TRUNCATE, SWAP, DELETE, FOREIGN };
+
+/* Writes a table "d:1" (tier 0: 5 blocks of 100 records; tier 1: 150 records) and a
+ * table "d:2" with the same content, damages d:1 through LMDB, and checks that every
+ * reader catches exactly the damaged blocks. */
+static void damage_case(enum damage kind)
+{
+	const uint64_t size[] = { 500, 150 };
+	struct bp_table_info info = {
+		.spec = "d:1", .ntiers = 2, .tier_size = size, .block_records = 100
+	};
+	struct bp_table_info info2 = info;
+	snprintf(info2.spec, sizeof info2.spec, "d:2");
+	uint16_t *t0 = tier_records(500), *t1 = tier_records(150), got[500];
+	bp_store *s = open_store(BP_STORE_CREATE);
+	for (int k = 0; k < 2; k++) {
+		bp_table *t = open_table(s, k ? &info2 : &info, BP_STORE_CREATE);
+		cr_assert_eq(bp_table_put_tier(t, 0, t0, 0, 0, NULL), BP_OK);
+		cr_assert_eq(bp_table_put_tier(t, 1, t1, 0, 0, NULL), BP_OK);
+		bp_table_close(t);
+	}
+	bp_store_close(s);
+
+	uint8_t k1[12], k2[12];
+	block_key(k1, 0, 1);
+	block_key(k2, 0, 3);
+	size_t l1, l2;
+	uint8_t *v1 = raw_get("d:1", k1, 12, &l1), *v2 = raw_get("d:1", k2, 12, &l2);
+	int nbad = 1;
+	switch (kind) {
+	case FLIP:
+		v1[l1 - 3] ^= 0x10; /* inside the zstd frame */
+		raw_put("d:1", k1, 12, v1, l1);
+		break;
+	case TRUNCATE: raw_put("d:1", k1, 12, v1, l1 - 5); break;
+	case SWAP:
+		raw_put("d:1", k1, 12, v2, l2);
+		raw_put("d:1", k2, 12, v1, l1);
+		nbad = 2;
+		break;
+	case DELETE: raw_put("d:1", k1, 12, NULL, 0); break;
+	case FOREIGN: {
+		/* the same block of a table with the same content: only the seed differs */
+		size_t lf;
+		uint8_t *vf = raw_get("d:2", k1, 12, &lf);
+		cr_expect(lf != l1 || memcmp(vf, v1, lf) != 0, "tables share a checksum");
+		raw_put("d:1", k1, 12, vf, lf);
+		free(vf);
+		break;
+	}
+	}
+
+	s = open_store(0);
+	bp_table *t = open_table(s, &info, 0);
+	cr_expect_eq(bp_table_get_tier(t, 0, got), BP_ECORRUPT);
+	uint16_t r;
+	cr_expect_eq(bp_table_get(t, 0, 150, &r), BP_ECORRUPT, "a probe in block 1");
+	cr_expect_eq(bp_table_get(t, 0, 150, &r), BP_ECORRUPT, "not cached after failing");
+	cr_expect_eq(bp_table_get(t, 0, 50, &r), BP_OK, "block 0 is fine");
+	cr_expect_eq(r, t0[50]);
+	cr_expect_eq(bp_table_get(t, 0, 399, &r), nbad == 2 ? BP_ECORRUPT : BP_OK);
+	cr_expect_eq(bp_table_get_tier(t, 1, got), BP_OK, "tier 1 is fine");
+	cr_expect_arr_eq(got, t1, 150 * sizeof *got);
+	struct bad_list bl = { 0 };
+	cr_expect_eq(bp_table_check_blocks(t, note_bad, &bl), nbad);
+	cr_expect_eq(bl.n, nbad);
+	cr_expect(bl.tier[0] == 0 && bl.block[0] == 1);
+	if (nbad == 2)
+		cr_expect(bl.tier[1] == 0 && bl.block[1] == 3);
+	bp_table_close(t);
+	/* the other table is untouched */
+	t = open_table(s, &info2, 0);
+	cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+	cr_expect_eq(bp_table_get_tier(t, 0, got), BP_OK);
+	cr_expect_arr_eq(got, t0, 500 * sizeof *got);
+	bp_table_close(t);
+	bp_store_close(s);
+	free(v1);
+	free(v2);
+	free(t0);
+	free(t1);
+}
+
+Test(store, flipped_bit)
+{
+	damage_case(FLIP);
+}
+
+Test(store, truncated_block)
+{
+	damage_case(TRUNCATE);
+}
+
+Test(store, swapped_blocks)
+{
+	damage_case(SWAP);
+}
+
+Test(store, missing_block)
+{
+	damage_case(DELETE);
+}
+
+Test(store, block_from_another_table)
+{
+	damage_case(FOREIGN);
+}
+
+/* ---- tables side by side ---- */
+
+static void list_fn(void *ctx, const char *spec)
+{
+	char *buf = ctx;
+	strcat(buf, spec);
+	strcat(buf, ";");
+}
+
+Test(store, two_tables)
+{
+	const uint64_t sa[] = { 1000, 2000 }, sb[] = { 2000, 1000, 10 };
+	struct bp_table_info ia = { .spec = "a:1",
+				    .rules_version = 1,
+				    .ntiers = 2,
+				    .tier_size = sa,
+				    .block_records = 256 };
+	struct bp_table_info ib = { .spec = "b:1",
+				    .rules_version = 2,
+				    .ntiers = 3,
+				    .tier_size = sb,
+				    .block_records = 512 };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *a = open_table(s, &ia, BP_STORE_CREATE), *b = open_table(s, &ib, BP_STORE_CREATE);
+	uint16_t *a0 = tier_records(1000), *a1 = tier_records(2000), *b0 = tier_records(2000),
+		 *b1 = tier_records(1000), *got = malloc(2000 * sizeof *got);
+	cr_assert_eq(bp_table_put_tier(a, 0, a0, 1, 1, "a"), BP_OK);
+	cr_assert_eq(bp_table_put_tier(b, 0, b0, 2, 2, "b"), BP_OK);
+	cr_assert_eq(bp_table_put_tier(b, 1, b1, 3, 3, NULL), BP_OK);
+	cr_assert_eq(bp_table_put_tier(a, 1, a1, 4, 4, NULL), BP_OK);
+	/* rewriting a's tier 0 with b's tier 1 content leaves b alone */
+	cr_assert_eq(bp_table_put_tier(a, 0, b1, 5, 5, NULL), BP_OK);
+	bp_table_close(a);
+	bp_table_close(b);
+	bp_store_close(s);
+
+	s = open_store(BP_STORE_READONLY);
+	char names[64] = "";
+	cr_expect_eq(bp_store_tables(s, list_fn, names), BP_OK);
+	cr_expect_str_eq(names, "a:1;b:1;");
+	a = open_table(s, &ia, 0);
+	b = open_table(s, &ib, 0);
+	cr_assert_eq(bp_table_get_tier(a, 0, got), BP_OK);
+	cr_expect_arr_eq(got, b1, 1000 * sizeof *got);
+	cr_assert_eq(bp_table_get_tier(a, 1, got), BP_OK);
+	cr_expect_arr_eq(got, a1, 2000 * sizeof *got);
+	cr_assert_eq(bp_table_get_tier(b, 0, got), BP_OK);
+	cr_expect_arr_eq(got, b0, 2000 * sizeof *got);
+	cr_assert_eq(bp_table_get_tier(b, 1, got), BP_OK);
+	cr_expect_arr_eq(got, b1, 1000 * sizeof *got);
+	cr_expect_eq(bp_table_get_tier(b, 2, got), BP_ENOTFOUND);
+	struct bp_table_meta ma, mb;
+	cr_assert_eq(bp_table_meta_get(a, &ma), BP_OK);
+	cr_assert_eq(bp_table_meta_get(b, &mb), BP_OK);
+	cr_expect_str_eq(ma.extra, "a");
+	cr_expect_str_eq(mb.extra, "b");
+	cr_expect_eq(ma.rules_version, 1);
+	cr_expect_eq(mb.rules_version, 2);
+	cr_expect(ma.seconds == 5 && mb.seconds == 3);
+	cr_expect_eq(bp_table_check_blocks(a, NULL, NULL), 0);
+	cr_expect_eq(bp_table_check_blocks(b, NULL, NULL), 0);
+	bp_table_close(a);
+	bp_table_close(b);
+	bp_store_close(s);
+	free(a0);
+	free(a1);
+	free(b0);
+	free(b1);
+	free(got);
+}
+
+/* ---- concurrency and crashes ---- */
+
+#define VSIZE 20000 /* 5 blocks of 4096 */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const uint64_t vsizes[] = { VSIZE, VSIZE };
+static const struct bp_table_info vinfo = { .spec = "v:1",
+					    .ntiers = 2,
+					    .tier_size = vsizes,
+					    .block_records = 4096,
+					    .compression_level = 1 };
+
+static void put_version(bp_table *t, uint32_t tier, unsigned version, uint16_t *buf)
+{
+	for (uint64_t i = 0; i < VSIZE; i++)
+		buf[i] = versioned(version, i);
+	cr_assert_eq(bp_table_put_tier(t, tier, buf, version, version, NULL), BP_OK);
+}
+
+/* Which version a tier holds, or -1 if it mixes versions. */
+static int version_of(const uint16_t *r)
+{
+	for (unsigned v = 0; v < 1000; v++) {
+		if (r[0] != versioned(v, 0) || r[1] != versioned(v, 1) || r[2] != versioned(v, 2))
+			continue;
+		for (uint64_t i = 0; i < VSIZE; i++)
+			if (r[i] != versioned(v, i))
+				return -1;
+		return (int)v;
+	}
+	return -1;
+}
+
+/* A reader in another process, reading whole tiers while this one rewrites them, sees
+ * one version at a time, and sees new versions appear. */
+Test(store, reader_during_writes)
+{
+	uint16_t *buf = malloc(VSIZE * sizeof *buf);
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &vinfo, BP_STORE_CREATE);
+	put_version(t, 0, 0, buf);
+	bp_table_close(t);
+	bp_store_close(s);
+
+	int ready[2];
+	cr_assert_eq(pipe(ready), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		/* exit codes: 0 fine, 1 a mixed tier, 2 no progress, 3 setup */
+		bp_store *rs;
+		bp_table *rt;
+		if (bp_store_open(dir, BP_STORE_READONLY, &rs, NULL) != BP_OK ||
+		    bp_table_open(rs, "v:1", NULL, 0, &rt, NULL) != BP_OK)
+			_exit(3);
+		int seen_last = 0, reads = 0, last = -1, changes = 0;
+		(void)!write(ready[1], "r", 1);
+		for (double end = now() + 5; now() < end && !seen_last; reads++) {
+			if (bp_table_get_tier(rt, 0, buf) != BP_OK)
+				_exit(3);
+			int v = version_of(buf);
+			if (v < 0)
+				_exit(1);
+			changes += v != last;
+			last = v;
+			seen_last = v == 99;
+		}
+		bp_table_close(rt);
+		bp_store_close(rs);
+		_exit(seen_last && changes > 2 ? 0 : 2);
+	}
+	char c;
+	cr_assert_eq(read(ready[0], &c, 1), 1);
+	s = open_store(0);
+	t = open_table(s, &vinfo, 0);
+	for (unsigned v = 1; v < 100; v++)
+		put_version(t, 0, v, buf);
+	bp_table_close(t);
+	bp_store_close(s);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "reader status %d (1: saw a mixed tier, 2: saw no progress)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	close(ready[0]);
+	close(ready[1]);
+	free(buf);
+}
+
+/* A writer killed with SIGKILL at an arbitrary moment leaves every tier wholly at one
+ * version, with metadata that agrees with the blocks. */
+Test(store, kill_during_writes)
+{
+	uint16_t *buf = malloc(VSIZE * sizeof *buf);
+	for (int round = 0; round < 3; round++) {
+		int ready[2];
+		cr_assert_eq(pipe(ready), 0);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			bp_store *ws;
+			bp_table *wt;
+			if (bp_store_open(dir, BP_STORE_CREATE, &ws, NULL) != BP_OK ||
+			    bp_table_open(ws, "v:1", &vinfo, BP_STORE_CREATE, &wt, NULL) != BP_OK)
+				_exit(3);
+			for (unsigned v = 0;; v = (v + 1) % 1000) {
+				for (uint32_t tier = 0; tier < 2; tier++) {
+					for (uint64_t i = 0; i < VSIZE; i++)
+						buf[i] = versioned(v, i);
+					if (bp_table_put_tier(wt, tier, buf, v, v, NULL) != BP_OK)
+						_exit(4);
+				}
+				if (v == 2)
+					(void)!write(ready[1], "w", 1);
+			}
+		}
+		char c;
+		cr_assert_eq(read(ready[0], &c, 1), 1);
+		/* let it run a little longer, by a seeded amount */
+		struct timespec ts = { 0, (long)(rng() % 40000000) };
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		int status;
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFSIGNALED(status), "writer stopped on its own: %d", status);
+		close(ready[0]);
+		close(ready[1]);
+
+		bp_store *s = open_store(0);
+		bp_table *t = open_table(s, &vinfo, 0);
+		struct bp_table_meta m;
+		cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+		int v[2];
+		for (uint32_t tier = 0; tier < 2; tier++) {
+			cr_assert(m.tier_done[tier]);
+			cr_assert_eq(bp_table_get_tier(t, tier, buf), BP_OK);
+			v[tier] = version_of(buf);
+			cr_expect_geq(v[tier], 0, "round %d tier %u mixes versions", round, tier);
+			uint64_t count[4] = { 0 };
+			for (uint64_t i = 0; i < VSIZE; i++)
+				count[buf[i] & 3]++;
+			cr_expect_arr_eq(m.tier_count + 4 * tier, count, sizeof count,
+					 "round %d: metadata counts disagree with tier %u", round,
+					 tier);
+		}
+		/* tier 1 is written after tier 0: at most one version behind */
+		cr_expect(v[0] == v[1] || (unsigned)v[0] == ((unsigned)v[1] + 1) % 1000,
+			  "tiers at versions %d and %d", v[0], v[1]);
+		cr_expect(m.seconds == (double)v[0], "seconds from the last commit (tier 0 leads)");
+		cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+		bp_table_close(t);
+		bp_store_close(s);
+	}
+	free(buf);
+}
+
+/* A full disk (here: a map too small for the tier) changes nothing; once there is room
+ * the same write succeeds. */
+Test(store, map_full)
+{
+	const uint64_t size[] = { 1000, 1 << 20 };
+	struct bp_table_info info = { .spec = "f:1", .ntiers = 2, .tier_size = size };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t *small = tier_records(1000), *noise = malloc((size_t)size[1] * 2),
+		 *got = malloc((size_t)size[1] * 2);
+	for (uint64_t i = 0; i < size[1]; i++)
+		noise[i] = (uint16_t)rng(); /* incompressible: 2 MiB on disk */
+	cr_assert_eq(bp_table_put_tier(t, 0, small, 1, 1, "before"), BP_OK);
+	struct bp_table_meta m;
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	uint64_t bytes = m.stored_bytes;
+	cr_assert_eq(bp_store_set_map_size(s, 1 << 20), BP_OK);
+	cr_expect_eq(bp_table_put_tier(t, 1, noise, 2, 2, "after"), BP_EIO);
+	bp_table_close(t);
+	t = open_table(s, &info, 0);
+	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+	cr_expect_eq(m.tier_done[1], 0);
+	cr_expect_eq(m.stored_bytes, bytes);
+	cr_expect_str_eq(m.extra, "before");
+	cr_expect_eq(bp_table_get_tier(t, 1, got), BP_ENOTFOUND);
+	cr_assert_eq(bp_table_get_tier(t, 0, got), BP_OK);
+	cr_expect_arr_eq(got, small, 1000 * 2);
+	cr_assert_eq(bp_store_set_map_size(s, (uint64_t)1 << 30), BP_OK);
+	cr_expect_eq(bp_table_put_tier(t, 1, noise, 2, 2, "after"), BP_OK);
+	cr_assert_eq(bp_table_get_tier(t, 1, got), BP_OK);
+	cr_expect_arr_eq(got, noise, (size_t)size[1] * 2);
+	bp_table_close(t);
+	bp_store_close(s);
+	free(small);
+	free(noise);
+	free(got);
+}
+
+/* Probes see a rewrite made through the same handle, never a stale cached block. */
+Test(store, cache_follows_rewrites)
+{
+	const uint64_t size[] = { 3000 };
+	struct bp_table_info info = {
+		.spec = "c:1", .ntiers = 1, .tier_size = size, .block_records = 256
+	};
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t *buf = malloc(3000 * sizeof *buf);
+	for (unsigned v = 0; v < 3; v++) {
+		for (uint64_t i = 0; i < 3000; i++)
+			buf[i] = versioned(v, i);
+		cr_assert_eq(bp_table_put_tier(t, 0, buf, 0, 0, NULL), BP_OK);
+		for (uint64_t i = 0; i < 3000; i += 7) {
+			uint16_t r;
+			cr_assert_eq(bp_table_get(t, 0, i, &r), BP_OK);
+			cr_assert_eq(r, versioned(v, i), "version %u index %llu", v,
+				     (unsigned long long)i);
+		}
+	}
+	bp_table_close(t);
+	bp_store_close(s);
+	free(buf);
+}

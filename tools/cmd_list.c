@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof list: the solved instances in the database. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/probe.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+struct lister {
+	bp_store *db;
+	int json, n;
+	struct bp_text *out;
+};
+
+static void one(void *ctx, const char *spec)
+{
+	struct lister *l = ctx;
+	bp_table *tab = NULL;
+	struct bp_table_meta m;
+	if (bp_table_open(l->db, spec, NULL, BP_STORE_READONLY, &tab, NULL) ||
+	    bp_table_meta_get(tab, &m)) {
+		bp_table_close(tab);
+		return;
+	}
+	uint64_t positions = 0;
+	uint32_t done = 0;
+	for (uint32_t t = 0; t < m.ntiers; t++) {
+		done += m.tier_done[t];
+		for (int v = 1; v < 4; v++)
+			positions += m.tier_count[(size_t)t * 4 + v];
+	}
+	/* the start position's value, when the game is known and the table complete */
+	const char *value = "unfinished";
+	unsigned rem = 0;
+	struct bp_game *g = NULL;
+	struct bp_probe pr;
+	struct bp_pos p;
+	if (done == m.ntiers && bp_game_create(spec, &g, NULL) == BP_OK) {
+		g->ops->start(g, &p);
+		if (bp_probe_position(g, tab, &p, &pr) == BP_OK) {
+			value = bp_value_name(pr.value);
+			rem = pr.remoteness;
+		}
+	}
+	double bpp = positions ? (double)m.stored_bytes * 8 / (double)positions : 0;
+	char rbuf[24];
+	if (l->json)
+		bp_text_printf(
+			l->out,
+			"%s{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %s, "
+			"\"positions\": %llu, \"tiers\": %u, \"tiers_done\": %u, \"stored_bytes\": "
+			"%llu, "
+			"\"bits_per_position\": %.4f, \"seconds\": %.3f, \"rules_version\": %u}",
+			l->n ? ", " : "", spec, value, bp_cli_remoteness(rem, 1, rbuf),
+			(unsigned long long)positions, m.ntiers, done,
+			(unsigned long long)m.stored_bytes, bpp, m.seconds, m.rules_version);
+	else
+		bp_text_printf(
+			l->out, "%-44s %-10s %5s %14llu %12llu %8.3f %3u/%-3u\n", spec, value,
+			rem == BP_RECORD_NO_REMOTENESS ? "rep" : bp_cli_remoteness(rem, 1, rbuf),
+			(unsigned long long)positions, (unsigned long long)m.stored_bytes, bpp,
+			done, m.ntiers);
+	l->n++;
+	bp_game_destroy(g);
+	bp_table_close(tab);
+}
+
+int bp_cmd_list(int argc, char **argv)
+{
+	const char *cmd = "list";
+	static const char *const valued[] = { "db", NULL };
+	struct bp_cli_args a;
+	bp_store *db = NULL;
+	struct bp_text out = { 0 };
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos) {
+		bp_cli_error(cmd, "unexpected argument '%s' (see boardproof list --help)",
+			     a.pos[0]);
+		return BP_EXIT_USAGE;
+	}
+	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
+		return rc;
+	struct lister l = { db, a.json, 0, &out };
+	if (!a.json)
+		bp_text_printf(&out, "%-44s %-10s %5s %14s %12s %8s %7s\n", "instance", "value",
+			       "rem", "positions", "bytes", "bits/pos", "tiers");
+	else
+		bp_text_printf(&out, "{\"tables\": [");
+	int lrc = bp_store_tables(db, one, &l);
+	if (a.json)
+		bp_text_printf(&out, "]}\n");
+	fputs(bp_text_str(&out), stdout);
+	if (lrc) {
+		bp_cli_error(cmd, "listing tables: %s", bp_strerror(lrc));
+		rc = BP_EXIT_DB;
+	}
+	bp_text_free(&out);
+	bp_store_close(db);
+	return rc;
+}

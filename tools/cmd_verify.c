@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof verify [GAME]: re-derives every stored value from its children. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "solver/verify.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+struct specs {
+	char **v;
+	int n;
+};
+
+static void collect(void *ctx, const char *spec)
+{
+	struct specs *s = ctx;
+	char **v = realloc(s->v, sizeof *v * (size_t)(s->n + 1));
+	if (!v)
+		return;
+	s->v = v;
+	s->v[s->n] = strdup(spec);
+	if (s->v[s->n])
+		s->n++;
+}
+
+struct vctx {
+	int quiet;
+	int shown;
+};
+
+static void on_problem(void *ctx, const char *what)
+{
+	struct vctx *v = ctx;
+	if (v->shown++ < 50)
+		fprintf(stderr, "verify: %s\n", what);
+	else if (v->shown == 51)
+		fprintf(stderr, "verify: (further problems not shown)\n");
+}
+
+static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked)
+{
+	struct vctx *v = ctx;
+	if (!v->quiet)
+		fprintf(stderr, "verify: tier %u of %u checked (%llu positions so far)\n", tier,
+			ntiers, (unsigned long long)checked);
+}
+
+int bp_cmd_verify(int argc, char **argv)
+{
+	const char *cmd = "verify";
+	static const char *const valued[] = { "db", NULL };
+	struct bp_cli_args a;
+	bp_store *db = NULL;
+	struct specs specs = { 0 };
+	struct bp_text out = { 0 };
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos > 1) {
+		bp_cli_error(cmd, "expected at most one GAME (see boardproof verify --help)");
+		return BP_EXIT_USAGE;
+	}
+	if (a.npos == 1) {
+		struct bp_game *g;
+		if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
+			return rc;
+		collect(&specs, g->spec);
+		bp_game_destroy(g);
+	}
+	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
+		goto out;
+	if (a.npos == 0) {
+		int lrc = bp_store_tables(db, collect, &specs);
+		if (lrc) {
+			bp_cli_error(cmd, "listing tables: %s", bp_strerror(lrc));
+			rc = BP_EXIT_DB;
+			goto out;
+		}
+	}
+	struct bp_verify_report total = { 0 };
+	int any_corrupt = 0, any_problem = 0;
+	if (a.json)
+		bp_text_printf(&out, "{\"tables\": [");
+	for (int i = 0; i < specs.n; i++) {
+		struct bp_game *g = NULL;
+		bp_table *tab = NULL;
+		struct bp_verify_report r = { 0 };
+		struct vctx vc = { .quiet = !(a.progress || isatty(2)) };
+		if ((rc = bp_cli_open_game(cmd, specs.v[i], &g)))
+			goto out;
+		if ((rc = bp_cli_open_table(cmd, db, g, &tab))) {
+			bp_game_destroy(g);
+			goto out;
+		}
+		int vrc = bp_verify(g, tab, on_problem, on_progress, &vc, &r);
+		bp_table_close(tab);
+		bp_game_destroy(g);
+		if (vrc) {
+			bp_cli_error(cmd, "%s: %s", specs.v[i], bp_strerror(vrc));
+			rc = vrc == BP_EUNSUPPORTED ? BP_EXIT_PROBLEM : BP_EXIT_DB;
+			goto out;
+		}
+		int ok = !r.inconsistencies && !r.corrupt_blocks && !r.missing_tiers;
+		any_corrupt |= r.corrupt_blocks > 0;
+		any_problem |= !ok;
+		total.positions_checked += r.positions_checked;
+		total.inconsistencies += r.inconsistencies;
+		total.corrupt_blocks += r.corrupt_blocks;
+		total.missing_tiers += r.missing_tiers;
+		total.content_hash ^= r.content_hash;
+		if (a.json)
+			bp_text_printf(
+				&out,
+				"%s{\"instance\": \"%s\", \"ok\": %s, \"positions_checked\": %llu, "
+				"\"inconsistencies\": %llu, \"corrupt_blocks\": %llu, "
+				"\"missing_tiers\": %llu, \"content_hash\": \"%016llx\"}",
+				i ? ", " : "", specs.v[i], ok ? "true" : "false",
+				(unsigned long long)r.positions_checked,
+				(unsigned long long)r.inconsistencies,
+				(unsigned long long)r.corrupt_blocks,
+				(unsigned long long)r.missing_tiers,
+				(unsigned long long)r.content_hash);
+		else
+			bp_text_printf(&out,
+				       "%s: %s: %llu positions checked, %llu inconsistencies, %llu "
+				       "corrupt "
+				       "blocks, %llu tiers missing; content hash %016llx\n",
+				       specs.v[i], ok ? "ok" : "PROBLEMS",
+				       (unsigned long long)r.positions_checked,
+				       (unsigned long long)r.inconsistencies,
+				       (unsigned long long)r.corrupt_blocks,
+				       (unsigned long long)r.missing_tiers,
+				       (unsigned long long)r.content_hash);
+	}
+	if (a.json) {
+		bp_text_printf(
+			&out,
+			"], \"ok\": %s, \"positions_checked\": %llu, \"inconsistencies\": %llu, "
+			"\"corrupt_blocks\": %llu, \"missing_tiers\": %llu, \"content_hash\": ",
+			any_problem ? "false" : "true", (unsigned long long)total.positions_checked,
+			(unsigned long long)total.inconsistencies,
+			(unsigned long long)total.corrupt_blocks,
+			(unsigned long long)total.missing_tiers);
+		if (specs.n == 1)
+			bp_text_printf(&out, "\"%016llx\"}\n",
+				       (unsigned long long)total.content_hash);
+		else
+			bp_text_printf(&out, "null}\n");
+	} else if (specs.n == 0) {
+		bp_text_printf(&out, "no tables in the database\n");
+	}
+	fputs(bp_text_str(&out), stdout);
+	rc = any_corrupt ? BP_EXIT_DB : any_problem ? BP_EXIT_PROBLEM : BP_EXIT_OK;
+out:
+	for (int i = 0; i < specs.n; i++)
+		free(specs.v[i]);
+	free(specs.v);
+	bp_text_free(&out);
+	if (db)
+		bp_store_close(db);
+	return rc;
+}
