@@ -23,10 +23,13 @@
  * stones split as b = ceil((t-m)/2), o = floor((t-m)/2). Within tier t the index is
  *
  *     off[t][m] + ((colex(occupied) * C(t, m) + colex(neutrals within occupied))
- *                  * C(t-m, o) + colex(orange within the friendly stones)) * 3
+ *                  * C(t-m, o) + colex(orange within the friendly stones)) * D
  *               + declined
  *
- * and indices whose position fails the validation of pos_parse are holes. */
+ * and indices whose position fails the validation of pos_parse are holes. D = 3
+ * under forced=free; under forced=decline `declined` follows from the counts (nobody
+ * when every turn after the first brought a neutral, else the player of turn m + 1),
+ * so D = 1 and the index leaves it out. */
 #include "solver/games/chicken.h"
 
 #include <stdio.h>
@@ -43,6 +46,7 @@ struct chicken {
 	int n;
 	int both_mover;	    /* both=mover */
 	int forced_decline; /* forced=decline */
+	int decl_states;    /* values of `declined` the index spells out: 1 or 3 */
 	bp_perm64 *perm;
 	uint64_t off[65][34]; /* off[t][m]; off[t][mmax + 1] is the tier size */
 	uint8_t too_big[65];  /* tier sizes that pass 2^64 */
@@ -453,7 +457,7 @@ static int chicken_rank(const struct bp_game *g, const struct bp_pos *p, uint64_
 	uint64_t idx = bp_rank_subset(occ) * bp_binom(t, m) +
 		       bp_rank_subset(bp_bits_extract(NEUTRAL(p), occ));
 	idx = idx * bp_binom(t - m, o) + bp_rank_subset(bp_bits_extract(ORANGE(p), friendly));
-	*out = c->off[t][m] + idx * 3 + DECLINED(p);
+	*out = c->off[t][m] + idx * c->decl_states + (c->decl_states == 3 ? DECLINED(p) : 0);
 	return BP_OK;
 }
 
@@ -472,8 +476,12 @@ static int chicken_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 		m++;
 	index -= c->off[t][m];
 	memset(out, 0, sizeof *out);
-	DECLINED(out) = index % 3;
-	index /= 3;
+	if (c->decl_states == 3) {
+		DECLINED(out) = index % 3;
+		index /= 3;
+	} else if (t > 0 && m != t - m - 1) {
+		DECLINED(out) = (m + 1) % 2 ? 2 : 1; /* turn m + 1: odd turns are orange's */
+	}
 	int o = (t - m) / 2;
 	uint64_t co = bp_binom(t - m, o), cm = bp_binom(t, m);
 	uint64_t ro = index % co, rest = index / co;
@@ -522,6 +530,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	c->n = b->ncells;
 	c->both_mover = strcmp(g->value[0], "mover") == 0;
 	c->forced_decline = strcmp(g->value[1], "decline") == 0;
+	c->decl_states = c->forced_decline ? 1 : 3;
 	for (int t = 0; t <= c->n; t++) {
 		uint64_t acc = 0;
 		for (int m = 0; m <= mmax((uint32_t)t); m++) {
@@ -530,7 +539,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 			int o = (t - m) / 2;
 			if (__builtin_mul_overflow(bp_binom(c->n, t), bp_binom(t, m), &s) ||
 			    __builtin_mul_overflow(s, bp_binom(t - m, o), &s) ||
-			    __builtin_mul_overflow(s, 3, &s) ||
+			    __builtin_mul_overflow(s, (uint64_t)c->decl_states, &s) ||
 			    __builtin_add_overflow(acc, s, &acc))
 				c->too_big[t] = 1;
 		}
