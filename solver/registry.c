@@ -2,12 +2,13 @@
 /* Every game family the tools know, in the order listings show them. */
 #include "solver/game.h"
 #include "solver/games/blooms.h"
+#include "solver/games/chicken.h"
+#include "solver/games/glorieta.h"
+#include "solver/games/landscape.h"
 #include "solver/games/mirador.h"
 #include "solver/games/taifas.h"
 
 const struct bp_game_ops *const bp_games[] = {
-	&bp_taifas_ops,
-	&bp_blooms_ops,
-	&bp_mirador_ops,
-	NULL,
+	&bp_taifas_ops, &bp_chicken_ops, &bp_landscape_ops, &bp_glorieta_ops,
+	&bp_blooms_ops, &bp_mirador_ops, NULL,
 };

@@ -149,6 +149,20 @@ const struct bp_command bp_commands[] = {
 	  "\n"
 	  "Options:\n"
 	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS },
+	{ "layouts", "count and list Landscape layouts up to symmetry", bp_cmd_layouts,
+	  "usage: boardproof layouts GAME [--limit N] [--json]\n"
+	  "\n"
+	  "GAME is landscape:BOARD,neutrals=K (other keys are ignored). Counts the layouts:\n"
+	  "the sets of K pairwise non-adjacent cells of BOARD, exactly (GMP) and up to the\n"
+	  "board's symmetries, on any board size; then, for boards of at most 64 cells with\n"
+	  "at most N classes, lists one layout per class (the smallest as a cell set, in\n"
+	  "the layout=a1;c2;e3 form) with the number of layouts in its class.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --limit N    list only when there are at most N classes (default "
+	  "1000)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"board\", \"neutrals\", \"symmetries\", \"layouts\", \"classes\", \"listed\",\n"
+	  "\"list\": [{\"layout\", \"count\"}]}; numbers may exceed 2^64.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -153,6 +153,9 @@ ParameterizedTestParameters(retrograde, agrees_with_minimax)
 		"chicken:hex2,both=opponent,forced=free",
 		"glorieta:hex2",
 		"glorieta:hex2,ring=alt,hand=2",
+		"glorieta:tri3,ring=none,hand=3,both=opponent",
+		"landscape:rh3x3,neutrals=1,layout=a1",
+		"landscape:hex2,neutrals=2",
 		"mirador:4x4",
 		"mirador:5x4,piece=1",
 	};

@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: MIT */
+/* Chicken on bitboards. A position is
+ *
+ *     w[0]  black stones (b)          w[3]  declined: 0 '-', 1 b, 2 o
+ *     w[1]  orange stones (o)         w[4]  the outcome for the player to move
+ *     w[2]  neutral stones (n)              (enum bp_value; derived, kept so that
+ *                                            outcome() is a load)
+ *
+ * with cell index = drawing order. Black moves first and every turn drops exactly one
+ * friendly stone, so black is to move exactly when the two colours are level.
+ *
+ * Move code: bits 0-7 the friendly cell, bits 8-15 the neutral cell, bit 16 set when a
+ * neutral is dropped, bit 17 set on a single drop made because no legal pair exists
+ * (a forced decline: it counts as declining under forced=decline only).
+ *
+ * Pairs: with the mover's group set G (own stones and neutrals), a friendly stone on f
+ * joins the groups of G that touch f into C_f; a neutral on x then joins f's group
+ * exactly when x touches C_f. So the legal neutrals for f are the empty cells outside
+ * grow(C_f), from one component labelling of G per position.
+ *
+ * Ranking (tier = stones on the board, t): the neutral count m runs over 0..(t-1)/2
+ * (every neutral came with a friendly stone, after black's first); the friendly
+ * stones split as b = ceil((t-m)/2), o = floor((t-m)/2). Within tier t the index is
+ *
+ *     off[t][m] + ((colex(occupied) * C(t, m) + colex(neutrals within occupied))
+ *                  * C(t-m, o) + colex(orange within the friendly stones)) * D
+ *               + declined
+ *
+ * and indices whose position fails the validation of pos_parse are holes. D = 3
+ * under forced=free; under forced=decline `declined` follows from the counts (nobody
+ * when every turn after the first brought a neutral, else the player of turn m + 1),
+ * so D = 1 and the index leaves it out. */
+#include "solver/games/chicken.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon/rank.h"
+#include "canon/symmetry.h"
+#include "solver/games/loops.h"
+#include "solver/postext.h"
+
+struct chicken {
+	struct bp_loops L;
+	int n;
+	int both_mover;	    /* both=mover */
+	int forced_decline; /* forced=decline */
+	int decl_states;    /* values of `declined` the index spells out: 1 or 3 */
+	bp_perm64 *perm;
+	uint64_t off[65][34]; /* off[t][m]; off[t][mmax + 1] is the tier size */
+	uint8_t too_big[65];  /* tier sizes that pass 2^64 */
+};
+
+static const char *const both_choices[] = { "mover", "opponent", NULL };
+static const char *const forced_choices[] = { "decline", "free", NULL };
+static const struct bp_option chicken_options[] = {
+	{ .key = "both",
+	  .def = "mover",
+	  .choices = both_choices,
+	  .help = "who wins when one turn forms loops for both players" },
+	{ .key = "forced",
+	  .def = "decline",
+	  .choices = forced_choices,
+	  .help = "decline: a single stone forced by the lack of a legal pair counts as "
+		  "declining; free: it does not" },
+	{ 0 },
+};
+
+#define BLACK(p) ((p)->w[0])
+#define ORANGE(p) ((p)->w[1])
+#define NEUTRAL(p) ((p)->w[2])
+#define DECLINED(p) ((p)->w[3])
+#define OVER(p) ((p)->w[4])
+
+#define MV_NEUTRAL (1u << 16)
+#define MV_FORCED (1u << 17)
+
+static const struct chicken *C(const struct bp_game *g)
+{
+	return g->impl;
+}
+
+static int popc(uint64_t m)
+{
+	return __builtin_popcountll(m);
+}
+
+static int to_move(const struct bp_pos *p)
+{
+	return popc(BLACK(p)) > popc(ORANGE(p)); /* 0 black, 1 orange */
+}
+
+static uint64_t occupied(const struct bp_pos *p)
+{
+	return BLACK(p) | ORANGE(p) | NEUTRAL(p);
+}
+
+/* The outcome for the player to move from the loops on the board and, on a full
+ * board, the decline rule. */
+static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
+{
+	int mover = to_move(p);
+	int mine = mover ? loop_o : loop_b, theirs = mover ? loop_b : loop_o;
+	if (mine && theirs) /* formed by the last turn, made by the opponent */
+		return c->both_mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+	if (mine)
+		return BP_VALUE_WIN;
+	if (theirs)
+		return BP_VALUE_LOSS;
+	if (occupied(p) != c->L.full)
+		return BP_VALUE_NONE;
+	if (!DECLINED(p))
+		return BP_VALUE_DRAW;
+	return (int)DECLINED(p) - 1 == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+}
+
+static enum bp_value judge_full(const struct chicken *c, const struct bp_pos *p)
+{
+	int lb = bp_loops_enclosed(&c->L, 0, BLACK(p) | NEUTRAL(p)) != 0;
+	int lo = bp_loops_enclosed(&c->L, 1, ORANGE(p) | NEUTRAL(p)) != 0;
+	return judge(c, p, lb, lo);
+}
+
+static void chicken_start(const struct bp_game *g, struct bp_pos *out)
+{
+	(void)g;
+	memset(out, 0, sizeof *out);
+}
+
+/* The legal neutral cells for a friendly stone on f, given the components of the
+ * mover's group set. */
+static uint64_t neutral_cells(const struct chicken *c, const uint64_t *comps, int ncomps,
+			      uint64_t empty, int f)
+{
+	uint64_t cf = 1ull << f;
+	for (int i = 0; i < ncomps; i++)
+		if (comps[i] & c->L.nb[f])
+			cf |= comps[i];
+	return empty & ~bp_loops_grow(&c->L, cf);
+}
+
+static int components(const struct chicken *c, uint64_t set, uint64_t *comps)
+{
+	int n = 0;
+	while (set) {
+		uint64_t comp = bp_loops_flood(&c->L, set, set & -set);
+		set &= ~comp;
+		comps[n++] = comp;
+	}
+	return n;
+}
+
+static int neutrals_allowed(const struct bp_pos *p)
+{
+	return !DECLINED(p) && (BLACK(p) | ORANGE(p)) != 0;
+}
+
+static int chicken_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
+{
+	const struct chicken *c = C(g);
+	if (OVER(p))
+		return 0;
+	uint64_t empty = c->L.full & ~occupied(p);
+	int n = 0;
+	uint32_t single_flag = 0;
+	if (neutrals_allowed(p)) {
+		uint64_t comps[64];
+		int mover = to_move(p);
+		int nc = components(c, p->w[mover] | NEUTRAL(p), comps);
+		for (uint64_t fs = empty; fs; fs &= fs - 1) {
+			int f = __builtin_ctzll(fs);
+			for (uint64_t xs = neutral_cells(c, comps, nc, empty, f); xs; xs &= xs - 1)
+				out[n++].v = (uint32_t)f | (uint32_t)__builtin_ctzll(xs) << 8 |
+					     MV_NEUTRAL;
+		}
+		if (n == 0)
+			single_flag = MV_FORCED;
+	}
+	for (uint64_t fs = empty; fs; fs &= fs - 1)
+		out[n++].v = (uint32_t)__builtin_ctzll(fs) | single_flag;
+	return n;
+}
+
+static void chicken_apply(const struct bp_game *g, struct bp_pos *p, struct bp_move m)
+{
+	const struct chicken *c = C(g);
+	int mover = to_move(p);
+	int f = (int)(m.v & 255);
+	uint64_t gm = p->w[mover] | NEUTRAL(p), go = p->w[!mover] | NEUTRAL(p);
+	/* the turn is judged after both stones are down */
+	int may = bp_loops_may_close(&c->L, mover, gm, f), loop_o = 0;
+	if (m.v & MV_NEUTRAL) {
+		int x = (int)(m.v >> 8 & 255);
+		may = may || bp_loops_may_close(&c->L, mover, gm | 1ull << f, x);
+		loop_o = bp_loops_closes(&c->L, !mover, go, x);
+		NEUTRAL(p) |= 1ull << x;
+	} else if (neutrals_allowed(p) && (c->forced_decline || !(m.v & MV_FORCED))) {
+		DECLINED(p) = (uint64_t)mover + 1;
+	}
+	p->w[mover] |= 1ull << f;
+	int loop_m = may && bp_loops_enclosed(&c->L, mover, p->w[mover] | NEUTRAL(p)) != 0;
+	OVER(p) = judge(c, p, mover ? loop_o : loop_m, mover ? loop_m : loop_o);
+}
+
+static enum bp_value chicken_outcome(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return (enum bp_value)OVER(p);
+}
+
+static char chicken_cell_char(const struct bp_game *g, const struct bp_pos *p, int cell)
+{
+	(void)g;
+	return BLACK(p) >> cell & 1	? 'b'
+	       : ORANGE(p) >> cell & 1	? 'o'
+	       : NEUTRAL(p) >> cell & 1 ? 'n'
+					: '.';
+}
+
+static void chicken_pos_format(const struct bp_game *g, const struct bp_pos *p, struct bp_text *out)
+{
+	char cells[64];
+	for (int i = 0; i < g->board->ncells; i++)
+		cells[i] = chicken_cell_char(g, p, i);
+	bp_postext_format_rows(g->board, cells, out);
+	bp_text_printf(out, " %c declined=%c", "bo"[to_move(p)], "-bo"[DECLINED(p)]);
+}
+
+/* Can the stone counts and `declined` come from a line of play? Turn 0 is black's
+ * single stone; turn k >= 1 (orange when k is odd) drops one friendly stone and, until
+ * the first decline, one neutral. So with T = b + o - 1 turns after the first and m
+ * neutrals: nobody declined -> m == T (forced=free: m <= T, the free forced turns
+ * being singles); X first declined on turn k -> m == k - 1 (forced=free: m <= k - 1),
+ * 1 <= k <= T, and k odd exactly when X is orange. */
+static int check_counts(const struct chicken *c, const struct bp_pos *p, struct bp_err *err)
+{
+	int b = popc(BLACK(p)), o = popc(ORANGE(p)), m = popc(NEUTRAL(p));
+	int t = b + o - 1;
+	if (b != o && b != o + 1)
+		return bp_err_set(err, BP_EPARSE,
+				  "%d black and %d orange stones: each turn drops one friendly "
+				  "stone, black first, so black has as many as orange or one more",
+				  b, o);
+	if (t < 0) {
+		if (m || DECLINED(p))
+			return bp_err_set(err, BP_EPARSE,
+					  "an empty board must have no neutral stones and "
+					  "declined=-");
+		return BP_OK;
+	}
+	if (m > t)
+		return bp_err_set(err, BP_EPARSE,
+				  "%d neutral stones but only %d turns after black's first "
+				  "(at most one neutral a turn)",
+				  m, t);
+	if (!DECLINED(p)) {
+		if (c->forced_decline && m != t)
+			return bp_err_set(err, BP_EPARSE,
+					  "declined=- but only %d neutral stones after %d turns "
+					  "(each turn drops one until somebody declines)",
+					  m, t);
+		return BP_OK;
+	}
+	int orange = DECLINED(p) == 2;
+	int kmin = m + 1; /* the decline turn */
+	if (c->forced_decline) {
+		if (kmin > t || (kmin % 2 == 1) != orange)
+			return bp_err_set(err, BP_EPARSE,
+					  "declined=%c does not fit %d neutral stones and %d turns "
+					  "(the first decline comes right after the last neutral, "
+					  "on turn %d, which is %s's)",
+					  "bo"[orange], m, t, kmin, kmin % 2 ? "orange" : "black");
+		return BP_OK;
+	}
+	int k = (kmin % 2 == 1) == orange ? kmin : kmin + 1;
+	if (k > t)
+		return bp_err_set(err, BP_EPARSE,
+				  "declined=%c does not fit %d neutral stones and %d turns "
+				  "(no later turn of that player to decline on)",
+				  "bo"[orange], m, t);
+	return BP_OK;
+}
+
+static int check_position(const struct chicken *c, struct bp_pos *p, struct bp_err *err)
+{
+	int rc = check_counts(c, p, err);
+	if (rc)
+		return rc;
+	OVER(p) = judge_full(c, p);
+	return BP_OK;
+}
+
+static int chicken_pos_parse(const struct bp_game *g, const char *text, struct bp_pos *out,
+			     struct bp_err *err)
+{
+	const struct chicken *c = C(g);
+	struct bp_postext pt;
+	int rc = bp_postext_parse(g->board, text, "bon", &pt, err);
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < c->n; i++) {
+		const char *k = strchr("bon", pt.cells[i]);
+		if (pt.cells[i] != '.' && k)
+			out->w[k - "bon"] |= 1ull << i;
+	}
+	if (strcmp(pt.to_move, "b") != 0 && strcmp(pt.to_move, "o") != 0)
+		return bp_err_set(err, BP_EPARSE, "side to move '%s' must be b or o", pt.to_move);
+	const char *d = bp_postext_key(&pt, "declined");
+	if (!d)
+		return bp_err_set(err, BP_EPARSE, "missing key 'declined' (-, b or o)");
+	if (strcmp(d, "-") == 0)
+		DECLINED(out) = 0;
+	else if (strcmp(d, "b") == 0)
+		DECLINED(out) = 1;
+	else if (strcmp(d, "o") == 0)
+		DECLINED(out) = 2;
+	else
+		return bp_err_set(err, BP_EPARSE, "declined=%s: expected -, b or o", d);
+	if ((rc = bp_postext_check_keys(&pt, err)))
+		return rc;
+	if ((rc = check_counts(c, out, err)))
+		return rc;
+	char want = "bo"[to_move(out)];
+	if (pt.to_move[0] != want)
+		return bp_err_set(err, BP_EPARSE,
+				  "side to move is %s, but with %d black and %d orange stones %c "
+				  "moves (black first, one friendly stone a turn)",
+				  pt.to_move, popc(BLACK(out)), popc(ORANGE(out)), want);
+	return check_position(c, out, err);
+}
+
+static int parse_cell(const struct bp_game *g, const char *text, int *cell, int *used,
+		      struct bp_err *err)
+{
+	return bp_board_cell_parse(g->board, text, cell, used, err);
+}
+
+static int chicken_move_parse(const struct bp_game *g, const struct bp_pos *p, const char *text,
+			      struct bp_move *out, struct bp_err *err)
+{
+	const struct chicken *c = C(g);
+	int f, x = -1, used, rc;
+	char fname[16], xname[16];
+	if ((rc = parse_cell(g, text, &f, &used, err)))
+		return rc;
+	const char *rest = text + used;
+	snprintf(fname, sizeof fname, "%.*s", used, text);
+	if (*rest == '+') {
+		if ((rc = parse_cell(g, rest + 1, &x, &used, err)))
+			return rc;
+		snprintf(xname, sizeof xname, "%.*s", used, rest + 1);
+		rest += 1 + used;
+	}
+	if (*rest)
+		return bp_err_set(err, BP_EPARSE,
+				  "unexpected '%.12s' in move '%.24s' (expected c3 or c3+d2)", rest,
+				  text);
+	if (OVER(p))
+		return bp_err_set(err, BP_EILLEGAL, "move %s: the game is over", text);
+	uint64_t occ = occupied(p);
+	if (occ >> f & 1)
+		return bp_err_set(err, BP_EILLEGAL, "move %s: cell %s is occupied", text, fname);
+	if (x < 0) {
+		struct bp_move *mv = bp_game_move_buffer(g);
+		if (!mv)
+			return BP_ENOMEM;
+		int n = chicken_moves(g, p, mv);
+		out->v = mv[n - 1].v & ~255u; /* the flag of single drops */
+		out->v |= (uint32_t)f;
+		free(mv);
+		return BP_OK;
+	}
+	if (occ >> x & 1)
+		return bp_err_set(err, BP_EILLEGAL, "move %s: cell %s is occupied", text, xname);
+	if (x == f)
+		return bp_err_set(err, BP_EILLEGAL,
+				  "move %s: the friendly and the neutral stone need two cells",
+				  text);
+	if (!(BLACK(p) | ORANGE(p)))
+		return bp_err_set(err, BP_EILLEGAL,
+				  "move %s: black's first turn drops one black stone only", text);
+	if (DECLINED(p))
+		return bp_err_set(err, BP_EILLEGAL,
+				  "move %s: %s declined, so no more neutral stones are played",
+				  text, DECLINED(p) == 1 ? "black" : "orange");
+	uint64_t comps[64];
+	int mover = to_move(p);
+	int nc = components(c, p->w[mover] | NEUTRAL(p), comps);
+	if (!(neutral_cells(c, comps, nc, c->L.full & ~occ, f) >> x & 1))
+		return bp_err_set(err, BP_EILLEGAL,
+				  "move %s: the stones on %s and %s would be in one group of "
+				  "%s",
+				  text, fname, xname, mover ? "orange" : "black");
+	out->v = (uint32_t)f | (uint32_t)x << 8 | MV_NEUTRAL;
+	return BP_OK;
+}
+
+static void chicken_move_format(const struct bp_game *g, const struct bp_pos *p, struct bp_move m,
+				struct bp_text *out)
+{
+	char name[16];
+	(void)p;
+	bp_board_cell_name(g->board, (int)(m.v & 255), name, sizeof name);
+	bp_text_printf(out, "%s", name);
+	if (m.v & MV_NEUTRAL) {
+		bp_board_cell_name(g->board, (int)(m.v >> 8 & 255), name, sizeof name);
+		bp_text_printf(out, "+%s", name);
+	}
+}
+
+static void chicken_transform(const struct bp_game *g, const struct bp_pos *p, int s,
+			      struct bp_pos *out)
+{
+	const struct chicken *c = C(g);
+	*out = *p;
+	for (int i = 0; i < 3; i++)
+		out->w[i] = bp_perm64_apply(c->perm, s, p->w[i]);
+}
+
+static void chicken_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+{
+	*out = *p;
+	bp_perm64_canonical(C(g)->perm, p->w, 3, out->w);
+}
+
+static int mmax(uint32_t t)
+{
+	return t == 0 ? 0 : (int)(t - 1) / 2;
+}
+
+static uint32_t chicken_tier(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return (uint32_t)popc(occupied(p));
+}
+
+static int chicken_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	const struct chicken *c = C(g);
+	if (tier > (uint32_t)c->n || c->too_big[tier])
+		return BP_ERANGE;
+	*out = c->off[tier][mmax(tier) + 1];
+	return BP_OK;
+}
+
+static int chicken_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	const struct chicken *c = C(g);
+	uint64_t occ = occupied(p);
+	int t = popc(occ), m = popc(NEUTRAL(p));
+	if (c->too_big[t] || m > mmax((uint32_t)t))
+		return BP_ERANGE;
+	uint64_t friendly = occ & ~NEUTRAL(p);
+	int o = (t - m) / 2;
+	uint64_t idx = bp_rank_subset(occ) * bp_binom(t, m) +
+		       bp_rank_subset(bp_bits_extract(NEUTRAL(p), occ));
+	idx = idx * bp_binom(t - m, o) + bp_rank_subset(bp_bits_extract(ORANGE(p), friendly));
+	*out = c->off[t][m] + idx * c->decl_states + (c->decl_states == 3 ? DECLINED(p) : 0);
+	return BP_OK;
+}
+
+static int chicken_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
+			  struct bp_pos *out)
+{
+	const struct chicken *c = C(g);
+	uint64_t size;
+	int rc = chicken_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (index >= size)
+		return BP_ERANGE;
+	int t = (int)tier, m = 0;
+	while (index >= c->off[t][m + 1])
+		m++;
+	index -= c->off[t][m];
+	memset(out, 0, sizeof *out);
+	if (c->decl_states == 3) {
+		DECLINED(out) = index % 3;
+		index /= 3;
+	} else if (t > 0 && m != t - m - 1) {
+		DECLINED(out) = (m + 1) % 2 ? 2 : 1; /* turn m + 1: odd turns are orange's */
+	}
+	int o = (t - m) / 2;
+	uint64_t co = bp_binom(t - m, o), cm = bp_binom(t, m);
+	uint64_t ro = index % co, rest = index / co;
+	uint64_t rn = rest % cm, rocc = rest / cm;
+	uint64_t occ = bp_unrank_subset(t, rocc);
+	if (occ & ~c->L.full)
+		return BP_ENOTFOUND;
+	NEUTRAL(out) = bp_bits_deposit(bp_unrank_subset(m, rn), occ);
+	uint64_t friendly = occ & ~NEUTRAL(out);
+	ORANGE(out) = bp_bits_deposit(bp_unrank_subset(o, ro), friendly);
+	BLACK(out) = friendly & ~ORANGE(out);
+	return check_position(c, out, NULL) ? BP_ENOTFOUND : BP_OK;
+}
+
+static void chicken_describe(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
+			     struct bp_text *text)
+{
+	const uint64_t sets[2] = { BLACK(p) | NEUTRAL(p), ORANGE(p) | NEUTRAL(p) };
+	bp_loops_describe(&C(g)->L, g->board, sets, "bo", json, text);
+}
+
+static void chicken_destroy(struct bp_game *g)
+{
+	struct chicken *c = g->impl;
+	bp_perm64_destroy(c->perm);
+	free(c);
+	g->impl = NULL;
+}
+
+static int chicken_create(struct bp_game *g, struct bp_err *err)
+{
+	const struct bp_board *b = g->board;
+	if (b->ncells > 64)
+		return bp_err_set(err, BP_ESPEC,
+				  "chicken: board %s has %d cells; at most 64 are supported "
+				  "(hex5, rh8x8, tri10 and smaller)",
+				  b->name, b->ncells);
+	struct chicken *c = calloc(1, sizeof *c);
+	if (!c)
+		return BP_ENOMEM;
+	int rc = bp_loops_init(&c->L, b, NULL);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	c->n = b->ncells;
+	c->both_mover = strcmp(g->value[0], "mover") == 0;
+	c->forced_decline = strcmp(g->value[1], "decline") == 0;
+	c->decl_states = c->forced_decline ? 1 : 3;
+	for (int t = 0; t <= c->n; t++) {
+		uint64_t acc = 0;
+		for (int m = 0; m <= mmax((uint32_t)t); m++) {
+			uint64_t s;
+			c->off[t][m] = acc;
+			int o = (t - m) / 2;
+			if (__builtin_mul_overflow(bp_binom(c->n, t), bp_binom(t, m), &s) ||
+			    __builtin_mul_overflow(s, bp_binom(t - m, o), &s) ||
+			    __builtin_mul_overflow(s, (uint64_t)c->decl_states, &s) ||
+			    __builtin_add_overflow(acc, s, &acc))
+				c->too_big[t] = 1;
+		}
+		c->off[t][mmax((uint32_t)t) + 1] = acc;
+	}
+	int syms[12];
+	for (int s = 0; s < b->nsym; s++)
+		syms[s] = s;
+	if ((rc = bp_perm64_create(b, syms, b->nsym, &c->perm))) {
+		free(c);
+		return rc;
+	}
+	g->impl = c;
+	g->max_moves = c->n * c->n;
+	g->nsym = b->nsym;
+	g->ntiers = (uint32_t)c->n + 1;
+	return BP_OK;
+}
+
+const struct bp_game_ops bp_chicken_ops = {
+	.name = "chicken",
+	.title = "Glorieta \"Chicken\": friendly + neutral stone a turn until someone declines",
+	.shapes = BP_SHAPES_HEXCELL,
+	.options = chicken_options,
+	.create = chicken_create,
+	.destroy = chicken_destroy,
+	.start = chicken_start,
+	.moves = chicken_moves,
+	.apply = chicken_apply,
+	.outcome = chicken_outcome,
+	.pos_parse = chicken_pos_parse,
+	.pos_format = chicken_pos_format,
+	.cell_char = chicken_cell_char,
+	.move_parse = chicken_move_parse,
+	.move_format = chicken_move_format,
+	.transform = chicken_transform,
+	.canonical = chicken_canonical,
+	.tier = chicken_tier,
+	.tier_size = chicken_tier_size,
+	.rank = chicken_rank,
+	.unrank = chicken_unrank,
+	.describe = chicken_describe,
+};

@@ -1,0 +1,896 @@
+/* SPDX-License-Identifier: MIT */
+/* Landscape on bitboards. A position is
+ *
+ *     w[0]  black stones (b)     w[2]  neutral stones (n), the layout
+ *     w[1]  orange stones (o)    w[3]  the outcome for the player to move (derived)
+ *
+ * and black is to move exactly when the colours are level. With `layout=` the
+ * neutral cells are fixed and positions are canonicalized by the symmetries that map
+ * the layout onto itself. Without it, positions of any valid layout are accepted and
+ * ranked (the layout is part of the index), and the start position is the layout
+ * that comes first in colex order (the smallest cell set read as a binary number);
+ * the symmetries are still only those keeping that start layout, so that the
+ * positions reachable from the start are closed under them and `count` stays exact.
+ * Solving "every layout" means one instance per class that `boardproof layouts`
+ * lists.
+ *
+ * Move code: the cell.
+ *
+ * Ranking (tier = friendly stones t; o = t / 2 of them orange), with F the free cells
+ * (not neutral) and f = |F|:
+ *
+ *     index = colex(occupied within F) * C(t, o) + colex(orange within occupied)
+ *
+ * and without a fixed layout, colex(neutrals) * C(f, t) * C(t, o) is added, with holes
+ * for neutral sets that are not layouts. */
+#include "solver/games/landscape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon/count.h"
+#include "canon/rank.h"
+#include "canon/symmetry.h"
+#include "solver/games/loops.h"
+#include "solver/postext.h"
+
+struct landscape {
+	struct bp_loops L;
+	int n, k;
+	int fixed;	 /* layout= given */
+	uint64_t layout; /* the fixed layout, or the start layout */
+	int both_mover;
+	bp_perm64 *perm;
+	char layout_text[512];
+};
+
+static const char *const both_choices[] = { "mover", "opponent", NULL };
+static const struct bp_option landscape_options[] = {
+	{ .key = "both",
+	  .def = "mover",
+	  .choices = both_choices,
+	  .help = "who wins when one turn forms loops for both players (cannot happen here)" },
+	{ .key = "layout", .help = "the neutral cells, as a1;c2;e3 (omitted: every layout)" },
+	{ .key = "neutrals",
+	  .required = 1,
+	  .help = "K, the number of neutral stones, on pairwise non-adjacent cells" },
+	{ 0 },
+};
+
+#define BLACK(p) ((p)->w[0])
+#define ORANGE(p) ((p)->w[1])
+#define NEUTRAL(p) ((p)->w[2])
+#define OVER(p) ((p)->w[3])
+
+static const struct landscape *LS(const struct bp_game *g)
+{
+	return g->impl;
+}
+
+static int popc(uint64_t m)
+{
+	return __builtin_popcountll(m);
+}
+
+static int to_move(const struct bp_pos *p)
+{
+	return popc(BLACK(p)) > popc(ORANGE(p));
+}
+
+static int independent(const struct bp_loops *L, uint64_t set)
+{
+	for (uint64_t s = set; s; s &= s - 1)
+		if (L->nb[__builtin_ctzll(s)] & set)
+			return 0;
+	return 1;
+}
+
+static enum bp_value judge(const struct landscape *ls, const struct bp_pos *p, int loop_b,
+			   int loop_o)
+{
+	int mover = to_move(p);
+	int mine = mover ? loop_o : loop_b, theirs = mover ? loop_b : loop_o;
+	if (mine && theirs)
+		return ls->both_mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+	if (mine)
+		return BP_VALUE_WIN;
+	if (theirs)
+		return BP_VALUE_LOSS;
+	if ((BLACK(p) | ORANGE(p) | NEUTRAL(p)) == ls->L.full)
+		return BP_VALUE_DRAW;
+	return BP_VALUE_NONE;
+}
+
+static void landscape_start(const struct bp_game *g, struct bp_pos *out)
+{
+	memset(out, 0, sizeof *out);
+	NEUTRAL(out) = LS(g)->layout;
+}
+
+static int landscape_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
+{
+	if (OVER(p))
+		return 0;
+	int n = 0;
+	for (uint64_t e = LS(g)->L.full & ~(BLACK(p) | ORANGE(p) | NEUTRAL(p)); e; e &= e - 1)
+		out[n++].v = (uint32_t)__builtin_ctzll(e);
+	return n;
+}
+
+static void landscape_apply(const struct bp_game *g, struct bp_pos *p, struct bp_move m)
+{
+	const struct landscape *ls = LS(g);
+	int mover = to_move(p);
+	int loop = bp_loops_closes(&ls->L, mover, p->w[mover] | NEUTRAL(p), (int)m.v);
+	p->w[mover] |= 1ull << m.v;
+	OVER(p) = judge(ls, p, mover ? 0 : loop, mover ? loop : 0);
+}
+
+static enum bp_value landscape_outcome(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return (enum bp_value)OVER(p);
+}
+
+static char landscape_cell_char(const struct bp_game *g, const struct bp_pos *p, int cell)
+{
+	(void)g;
+	return BLACK(p) >> cell & 1	? 'b'
+	       : ORANGE(p) >> cell & 1	? 'o'
+	       : NEUTRAL(p) >> cell & 1 ? 'n'
+					: '.';
+}
+
+static void landscape_pos_format(const struct bp_game *g, const struct bp_pos *p,
+				 struct bp_text *out)
+{
+	char cells[64];
+	for (int i = 0; i < g->board->ncells; i++)
+		cells[i] = landscape_cell_char(g, p, i);
+	bp_postext_format_rows(g->board, cells, out);
+	bp_text_printf(out, " %c", "bo"[to_move(p)]);
+}
+
+/* Checks everything but the side-to-move character, and fills in the outcome.
+ * Loops: a turn drops one stone of the mover's colour, so it can form only the
+ * mover's loop; the player to move can never own one. */
+static int check_position(const struct landscape *ls, const struct bp_game *g, struct bp_pos *p,
+			  struct bp_err *err)
+{
+	int b = popc(BLACK(p)), o = popc(ORANGE(p));
+	int k = popc(NEUTRAL(p));
+	if (k != ls->k)
+		return bp_err_set(err, BP_EPARSE, "%d neutral stones, but the instance has %d", k,
+				  ls->k);
+	if (ls->fixed && NEUTRAL(p) != ls->layout)
+		return bp_err_set(err, BP_EPARSE, "the neutral stones are not on the layout %s",
+				  ls->layout_text);
+	if (!independent(&ls->L, NEUTRAL(p))) {
+		char a[16] = "", c[16] = "";
+		for (uint64_t s = NEUTRAL(p); s; s &= s - 1) {
+			int x = __builtin_ctzll(s);
+			uint64_t adj = ls->L.nb[x] & NEUTRAL(p);
+			if (adj) {
+				bp_board_cell_name(g->board, x, a, sizeof a);
+				bp_board_cell_name(g->board, __builtin_ctzll(adj), c, sizeof c);
+				break;
+			}
+		}
+		return bp_err_set(err, BP_EPARSE,
+				  "neutral stones on %s and %s are adjacent (a layout has no two "
+				  "adjacent)",
+				  a, c);
+	}
+	if (b != o && b != o + 1)
+		return bp_err_set(err, BP_EPARSE,
+				  "%d black and %d orange stones: each turn drops one stone, black "
+				  "first, so black has as many as orange or one more",
+				  b, o);
+	int lb = bp_loops_enclosed(&ls->L, 0, BLACK(p) | NEUTRAL(p)) != 0;
+	int lo = bp_loops_enclosed(&ls->L, 1, ORANGE(p) | NEUTRAL(p)) != 0;
+	int mover = to_move(p);
+	if (mover ? lo : lb)
+		return bp_err_set(err, BP_EPARSE,
+				  "%s, the player to move, has a loop: only the player who just "
+				  "moved can have formed one",
+				  mover ? "orange" : "black");
+	OVER(p) = judge(ls, p, lb, lo);
+	return BP_OK;
+}
+
+static int landscape_pos_parse(const struct bp_game *g, const char *text, struct bp_pos *out,
+			       struct bp_err *err)
+{
+	const struct landscape *ls = LS(g);
+	struct bp_postext pt;
+	int rc = bp_postext_parse(g->board, text, "bon", &pt, err);
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < ls->n; i++) {
+		const char *k = strchr("bon", pt.cells[i]);
+		if (pt.cells[i] != '.' && k)
+			out->w[k - "bon"] |= 1ull << i;
+	}
+	if (strcmp(pt.to_move, "b") != 0 && strcmp(pt.to_move, "o") != 0)
+		return bp_err_set(err, BP_EPARSE, "side to move '%s' must be b or o", pt.to_move);
+	if ((rc = bp_postext_check_keys(&pt, err)))
+		return rc;
+	if ((rc = check_position(ls, g, out, err)))
+		return rc;
+	char want = "bo"[to_move(out)];
+	if (pt.to_move[0] != want)
+		return bp_err_set(err, BP_EPARSE,
+				  "side to move is %s, but with %d black and %d orange stones %c "
+				  "moves (black first, one stone a turn)",
+				  pt.to_move, popc(BLACK(out)), popc(ORANGE(out)), want);
+	return BP_OK;
+}
+
+static int landscape_move_parse(const struct bp_game *g, const struct bp_pos *p, const char *text,
+				struct bp_move *out, struct bp_err *err)
+{
+	int cell, used;
+	int rc = bp_board_cell_parse(g->board, text, &cell, &used, err);
+	if (rc)
+		return rc;
+	if (text[used])
+		return bp_err_set(err, BP_EPARSE,
+				  "unexpected '%.12s' after move %.*s (one cell, as c3)",
+				  text + used, used, text);
+	if (OVER(p))
+		return bp_err_set(err, BP_EILLEGAL, "move %s: the game is over", text);
+	if (NEUTRAL(p) >> cell & 1)
+		return bp_err_set(err, BP_EILLEGAL, "move %s: cell %s holds a neutral stone", text,
+				  text);
+	if ((BLACK(p) | ORANGE(p)) >> cell & 1)
+		return bp_err_set(err, BP_EILLEGAL, "move %s: cell %s is occupied", text, text);
+	out->v = (uint32_t)cell;
+	return BP_OK;
+}
+
+static void landscape_move_format(const struct bp_game *g, const struct bp_pos *p, struct bp_move m,
+				  struct bp_text *out)
+{
+	char name[16];
+	(void)p;
+	bp_board_cell_name(g->board, (int)m.v, name, sizeof name);
+	bp_text_printf(out, "%s", name);
+}
+
+static void landscape_transform(const struct bp_game *g, const struct bp_pos *p, int s,
+				struct bp_pos *out)
+{
+	const struct landscape *ls = LS(g);
+	*out = *p;
+	for (int i = 0; i < 3; i++)
+		out->w[i] = bp_perm64_apply(ls->perm, s, p->w[i]);
+}
+
+static void landscape_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+{
+	*out = *p;
+	bp_perm64_canonical(LS(g)->perm, p->w, 3, out->w);
+}
+
+static uint32_t landscape_tier(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return (uint32_t)popc(BLACK(p) | ORANGE(p));
+}
+
+static int per_layout(const struct landscape *ls, uint32_t tier, uint64_t *out)
+{
+	int f = ls->n - ls->k, t = (int)tier;
+	if (t > f)
+		return BP_ERANGE;
+	if (__builtin_mul_overflow(bp_binom(f, t), bp_binom(t, t / 2), out))
+		return BP_ERANGE;
+	return BP_OK;
+}
+
+static int landscape_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	const struct landscape *ls = LS(g);
+	int rc = per_layout(ls, tier, out);
+	if (rc || ls->fixed)
+		return rc;
+	return __builtin_mul_overflow(*out, bp_binom(ls->n, ls->k), out) ? BP_ERANGE : BP_OK;
+}
+
+static int landscape_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	const struct landscape *ls = LS(g);
+	uint64_t occ = BLACK(p) | ORANGE(p), size;
+	int t = popc(occ);
+	int rc = landscape_tier_size(g, (uint32_t)t, &size);
+	if (rc)
+		return rc;
+	uint64_t free_ = ls->L.full & ~NEUTRAL(p);
+	uint64_t idx = bp_rank_subset(bp_bits_extract(occ, free_)) * bp_binom(t, t / 2) +
+		       bp_rank_subset(bp_bits_extract(ORANGE(p), occ));
+	if (!ls->fixed) {
+		uint64_t per = 0;
+		per_layout(ls, (uint32_t)t, &per);
+		idx += bp_rank_subset(NEUTRAL(p)) * per;
+	}
+	*out = idx;
+	return BP_OK;
+}
+
+static int landscape_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
+			    struct bp_pos *out)
+{
+	const struct landscape *ls = LS(g);
+	uint64_t size, per = 0;
+	int rc = landscape_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (index >= size)
+		return BP_ERANGE;
+	per_layout(ls, tier, &per);
+	memset(out, 0, sizeof *out);
+	NEUTRAL(out) = ls->fixed ? ls->layout : bp_unrank_subset(ls->k, index / per);
+	index %= per;
+	int t = (int)tier;
+	uint64_t co = bp_binom(t, t / 2);
+	uint64_t free_ = ls->L.full & ~NEUTRAL(out);
+	uint64_t occ = bp_bits_deposit(bp_unrank_subset(t, index / co), free_);
+	ORANGE(out) = bp_bits_deposit(bp_unrank_subset(t / 2, index % co), occ);
+	BLACK(out) = occ & ~ORANGE(out);
+	return check_position(ls, g, out, NULL) ? BP_ENOTFOUND : BP_OK;
+}
+
+static void landscape_describe(const struct bp_game *g, const struct bp_pos *p,
+			       struct bp_text *json, struct bp_text *text)
+{
+	const uint64_t sets[2] = { BLACK(p) | NEUTRAL(p), ORANGE(p) | NEUTRAL(p) };
+	bp_loops_describe(&LS(g)->L, g->board, sets, "bo", json, text);
+}
+
+/* ---- layouts ------------------------------------------------------------------- */
+
+/* The colex-smallest set of k pairwise non-adjacent cells within allowed, or 0 with
+ * *found = 0. Colex order compares the highest cell first, so the search tries the
+ * highest cell in increasing order and completes below it. */
+static uint64_t first_layout(const struct bp_loops *L, int k, uint64_t allowed, int *found)
+{
+	*found = 1;
+	if (k == 0)
+		return 0;
+	for (uint64_t a = allowed; a; a &= a - 1) {
+		int m = __builtin_ctzll(a);
+		uint64_t below = allowed & ((1ull << m) - 1) & ~L->nb[m];
+		if (popc(below) < k - 1)
+			continue;
+		uint64_t sub = first_layout(L, k - 1, below, found);
+		if (*found)
+			return sub | 1ull << m;
+	}
+	*found = 0;
+	return 0;
+}
+
+struct walk {
+	const struct bp_loops *L;
+	bp_perm64 *perm;
+	int nsym;
+	uint64_t *reps;
+	int *orbits;
+	size_t nreps, cap;
+	mpz_t *raw;
+	int failed;
+};
+
+static void walk_layouts(struct walk *w, int k, uint64_t chosen, uint64_t allowed)
+{
+	if (w->failed)
+		return;
+	if (k == 0) {
+		mpz_add_ui(*w->raw, *w->raw, 1);
+		uint64_t best = chosen;
+		int stab = 0;
+		for (int s = 0; s < w->nsym; s++) {
+			uint64_t img = bp_perm64_apply(w->perm, s, chosen);
+			if (img < best)
+				return; /* not the representative */
+			stab += img == chosen;
+		}
+		if (w->nreps == w->cap) {
+			size_t cap = w->cap ? 2 * w->cap : 256;
+			uint64_t *r = realloc(w->reps, cap * sizeof *r);
+			if (r)
+				w->reps = r;
+			int *o = realloc(w->orbits, cap * sizeof *o);
+			if (o)
+				w->orbits = o;
+			if (!r || !o) {
+				w->failed = 1;
+				return;
+			}
+			w->cap = cap;
+		}
+		w->reps[w->nreps] = best;
+		w->orbits[w->nreps++] = w->nsym / stab;
+		return;
+	}
+	for (uint64_t a = allowed; a; a &= a - 1) {
+		int c = __builtin_ctzll(a);
+		if (popc(a) < k)
+			return;
+		walk_layouts(w, k - 1, chosen | 1ull << c, a & ~(1ull << c) & ~w->L->nb[c]);
+	}
+}
+
+static int cmp_rep(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+int bp_landscape_layouts(const struct bp_board *b, int k, bp_layout_visit *visit, void *ctx,
+			 mpz_t raw, mpz_t classes)
+{
+	struct bp_loops *L = malloc(sizeof *L);
+	struct walk w = { 0 };
+	int rc, syms[12];
+	if (!L)
+		return BP_ENOMEM;
+	if ((rc = bp_loops_init(L, b, NULL)))
+		goto out;
+	for (int s = 0; s < b->nsym; s++)
+		syms[s] = s;
+	if ((rc = bp_perm64_create(b, syms, b->nsym, &w.perm)))
+		goto out;
+	w.L = L;
+	w.nsym = b->nsym;
+	w.raw = (mpz_t *)raw;
+	mpz_set_ui(raw, 0);
+	walk_layouts(&w, k, 0, L->full);
+	if (w.failed) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	mpz_set_ui(classes, (unsigned long)w.nreps);
+	/* sort representatives with their orbit sizes */
+	uint64_t *pairs = malloc(2 * w.nreps * sizeof *pairs + 1);
+	if (!pairs) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < w.nreps; i++) {
+		pairs[2 * i] = w.reps[i];
+		pairs[2 * i + 1] = (uint64_t)w.orbits[i];
+	}
+	qsort(pairs, w.nreps, 2 * sizeof *pairs, cmp_rep);
+	for (size_t i = 0; i < w.nreps && !rc; i++)
+		rc = visit ? visit(ctx, pairs[2 * i], (int)pairs[2 * i + 1]) : 0;
+	free(pairs);
+out:
+	free(w.reps);
+	free(w.orbits);
+	bp_perm64_destroy(w.perm);
+	free(L);
+	return rc;
+}
+
+/* ---- the instance ------------------------------------------------------------- */
+
+static void landscape_destroy(struct bp_game *g)
+{
+	struct landscape *ls = g->impl;
+	bp_perm64_destroy(ls->perm);
+	free(ls);
+	g->impl = NULL;
+}
+
+/* Parses "a1;c2;e3" into a cell set, naming the bad part on error. */
+static int parse_layout(const struct bp_game *g, const char *text, uint64_t *out,
+			struct bp_err *err)
+{
+	const char *p = text;
+	*out = 0;
+	for (;;) {
+		int cell, used;
+		struct bp_err cerr;
+		if (bp_board_cell_parse(g->board, p, &cell, &used, &cerr))
+			return bp_err_set(err, BP_ESPEC, "landscape: layout=%s: %s", text,
+					  cerr.msg);
+		if (*out >> cell & 1)
+			return bp_err_set(err, BP_ESPEC, "landscape: layout=%s: cell %.*s twice",
+					  text, used, p);
+		*out |= 1ull << cell;
+		p += used;
+		if (!*p)
+			return BP_OK;
+		if (*p != ';')
+			return bp_err_set(err, BP_ESPEC,
+					  "landscape: layout=%s: expected ';' between cells at "
+					  "'%.12s'",
+					  text, p);
+		p++;
+	}
+}
+
+static int landscape_create(struct bp_game *g, struct bp_err *err)
+{
+	const struct bp_board *b = g->board;
+	int rc;
+	if (b->ncells > 64)
+		return bp_err_set(err, BP_ESPEC,
+				  "landscape: board %s has %d cells; at most 64 are supported "
+				  "(hex5, rh8x8, tri10 and smaller); `boardproof layouts` counts "
+				  "layouts on bigger boards",
+				  b->name, b->ncells);
+	const char *kt = g->value[2];
+	char *end;
+	long k = strtol(kt, &end, 10);
+	if (*end || end == kt || k < 0 || k > b->ncells || (kt[0] == '0' && kt[1]))
+		return bp_err_set(err, BP_ESPEC,
+				  "landscape: neutrals=%s: expected a whole number from 0 to %d",
+				  kt, b->ncells);
+	struct landscape *ls = calloc(1, sizeof *ls);
+	if (!ls)
+		return BP_ENOMEM;
+	if ((rc = bp_loops_init(&ls->L, b, NULL)))
+		goto fail;
+	ls->n = b->ncells;
+	ls->k = (int)k;
+	ls->both_mover = strcmp(g->value[0], "mover") == 0;
+	int syms[12], nsyms = 0;
+	if (g->value[1]) {
+		uint64_t lay;
+		if ((rc = parse_layout(g, g->value[1], &lay, err)))
+			goto fail;
+		if (popc(lay) != ls->k) {
+			rc = bp_err_set(err, BP_ESPEC,
+					"landscape: layout=%s names %d cells, but neutrals=%d",
+					g->value[1], popc(lay), ls->k);
+			goto fail;
+		}
+		if (!independent(&ls->L, lay)) {
+			rc = bp_err_set(err, BP_ESPEC,
+					"landscape: layout=%s has adjacent cells (a layout has no "
+					"two adjacent)",
+					g->value[1]);
+			goto fail;
+		}
+		ls->fixed = 1;
+		ls->layout = lay;
+	} else {
+		int found;
+		ls->layout = first_layout(&ls->L, ls->k, ls->L.full, &found);
+		if (!found) {
+			rc = bp_err_set(err, BP_ESPEC,
+					"landscape: no %d cells of board %s are pairwise "
+					"non-adjacent",
+					ls->k, b->name);
+			goto fail;
+		}
+	}
+	/* the layout in board order, as the canonical spelling of layout= */
+	size_t used = 0;
+	ls->layout_text[0] = '\0';
+	for (uint64_t s = ls->layout; s; s &= s - 1) {
+		char name[16];
+		bp_board_cell_name(b, __builtin_ctzll(s), name, sizeof name);
+		used += (size_t)snprintf(ls->layout_text + used, sizeof ls->layout_text - used,
+					 "%s%s", used ? ";" : "", name);
+	}
+	if (ls->fixed) {
+		g->value[1] = ls->layout_text;
+		int len = snprintf(g->spec, sizeof g->spec, "landscape:%s,both=%s,layout=", b->name,
+				   g->value[0]);
+		if (len + strlen(ls->layout_text) + 16 >= sizeof g->spec) {
+			rc = bp_err_set(err, BP_ESPEC, "landscape: layout too long");
+			goto fail;
+		}
+		strcat(g->spec, ls->layout_text);
+		len = (int)strlen(g->spec);
+		snprintf(g->spec + len, sizeof g->spec - (size_t)len, ",neutrals=%d", ls->k);
+	}
+	/* symmetries: those keeping the layout (without layout=, the start layout's, so
+	 * that the positions reachable from the start are closed under them) */
+	bp_perm64 *all;
+	int every[12];
+	for (int s = 0; s < b->nsym; s++)
+		every[s] = s;
+	if ((rc = bp_perm64_create(b, every, b->nsym, &all)))
+		goto fail;
+	for (int s = 0; s < b->nsym; s++)
+		if (bp_perm64_apply(all, s, ls->layout) == ls->layout)
+			syms[nsyms++] = s;
+	bp_perm64_destroy(all);
+	if ((rc = bp_perm64_create(b, syms, nsyms, &ls->perm)))
+		goto fail;
+	g->impl = ls;
+	g->max_moves = ls->n > 0 ? ls->n : 1;
+	g->nsym = nsyms;
+	g->ntiers = (uint32_t)(ls->n - ls->k) + 1;
+	return BP_OK;
+fail:
+	free(ls);
+	return rc;
+}
+
+const struct bp_game_ops bp_landscape_ops = {
+	.name = "landscape",
+	.title = "Glorieta \"Landscape\": neutral stones laid out, then one stone a turn",
+	.shapes = BP_SHAPES_HEXCELL,
+	.options = landscape_options,
+	.create = landscape_create,
+	.destroy = landscape_destroy,
+	.start = landscape_start,
+	.moves = landscape_moves,
+	.apply = landscape_apply,
+	.outcome = landscape_outcome,
+	.pos_parse = landscape_pos_parse,
+	.pos_format = landscape_pos_format,
+	.cell_char = landscape_cell_char,
+	.move_parse = landscape_move_parse,
+	.move_format = landscape_move_format,
+	.transform = landscape_transform,
+	.canonical = landscape_canonical,
+	.tier = landscape_tier,
+	.tier_size = landscape_tier_size,
+	.rank = landscape_rank,
+	.unrank = landscape_unrank,
+	.describe = landscape_describe,
+};
+
+/* ---- counting layouts on any board --------------------------------------------- */
+
+/* Layouts fixed by a symmetry s are unions of whole cycles of s, so they are the
+ * independent sets of the quotient graph (one node a cycle, weighing its length;
+ * a cycle with two adjacent cells can never be taken). Counting independent sets of
+ * total weight k in that graph is a frontier dynamic program: the nodes are taken in
+ * the order of their first cell (drawing order, so the frontier is about one row),
+ * and the state is which frontier nodes are taken, each state carrying the counts per
+ * weight as a polynomial truncated at z^k. Nodes leave the frontier after their last
+ * neighbour; states that then agree are merged. The identity gives the raw count and
+ * Burnside's lemma the classes. */
+
+struct fstate {
+	uint64_t *mask; /* frontier slots taken */
+	mpz_t *poly;	/* (k + 1) counts a state */
+	int n, cap;
+	int *hash; /* open addressing over 2 * cap entries, -1 empty */
+};
+
+static int fstate_reserve(struct fstate *f, int cap, int k)
+{
+	if (cap <= f->cap)
+		return BP_OK;
+	uint64_t *m = realloc(f->mask, sizeof *m * (size_t)cap);
+	if (!m)
+		return BP_ENOMEM;
+	f->mask = m;
+	mpz_t *p = realloc(f->poly, sizeof *p * (size_t)cap * (size_t)(k + 1));
+	if (!p)
+		return BP_ENOMEM;
+	f->poly = p;
+	for (int i = f->cap * (k + 1); i < cap * (k + 1); i++)
+		mpz_init(f->poly[i]);
+	int *h = realloc(f->hash, sizeof *h * (size_t)cap * 2);
+	if (!h)
+		return BP_ENOMEM;
+	f->hash = h;
+	f->cap = cap;
+	return BP_OK;
+}
+
+static void fstate_free(struct fstate *f, int k)
+{
+	for (int i = 0; i < f->cap * (k + 1); i++)
+		mpz_clear(f->poly[i]);
+	free(f->mask);
+	free(f->poly);
+	free(f->hash);
+	memset(f, 0, sizeof *f);
+}
+
+static void fstate_clear(struct fstate *f)
+{
+	f->n = 0;
+	for (int i = 0; i < 2 * f->cap; i++)
+		f->hash[i] = -1;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Adds poly shifted by `shift` into the state `mask`, creating it when new. */
+static int fstate_add(struct fstate *f, uint64_t mask, mpz_t *poly, int shift, int k)
+{
+	if (f->n * 2 + 2 > f->cap) {
+		int rc = fstate_reserve(f, f->cap ? f->cap * 2 : 64, k);
+		if (rc)
+			return rc;
+		/* rehash */
+		for (int i = 0; i < 2 * f->cap; i++)
+			f->hash[i] = -1;
+		for (int i = 0; i < f->n; i++) {
+			size_t h = mix(f->mask[i]) % (size_t)(2 * f->cap);
+			while (f->hash[h] >= 0)
+				h = (h + 1) % (size_t)(2 * f->cap);
+			f->hash[h] = i;
+		}
+	}
+	size_t h = mix(mask) % (size_t)(2 * f->cap);
+	while (f->hash[h] >= 0 && f->mask[f->hash[h]] != mask)
+		h = (h + 1) % (size_t)(2 * f->cap);
+	int i = f->hash[h];
+	if (i < 0) {
+		i = f->n++;
+		f->hash[h] = i;
+		f->mask[i] = mask;
+		for (int d = 0; d <= k; d++)
+			mpz_set_ui(f->poly[(size_t)i * (size_t)(k + 1) + (size_t)d], 0);
+	}
+	mpz_t *dst = f->poly + (size_t)i * (size_t)(k + 1);
+	for (int d = 0; d + shift <= k; d++)
+		mpz_add(dst[d + shift], dst[d + shift], poly[d]);
+	return BP_OK;
+}
+
+static int cmp_int_by(const void *a, const void *b, const int *key)
+{
+	int x = key[*(const int *)a], y = key[*(const int *)b];
+	return (x > y) - (x < y);
+}
+
+static const int *sort_key;
+
+static int cmp_orbit(const void *a, const void *b)
+{
+	return cmp_int_by(a, b, sort_key);
+}
+
+/* Independent sets of weight k in the quotient of b by symmetry s, into out. */
+static int count_fixed(const struct bp_board *b, int s, int k, mpz_t out)
+{
+	int n = b->ncells, rc = BP_OK;
+	int *orbit = malloc(sizeof(int) * (size_t)n); /* cell -> orbit */
+	int *first = malloc(sizeof(int) * (size_t)n); /* orbit -> first cell */
+	int *weight = calloc((size_t)n, sizeof(int)); /* orbit -> cycle length */
+	int *bad = calloc((size_t)n, sizeof(int));    /* orbit has adjacent cells */
+	int *order = malloc(sizeof(int) * (size_t)n); /* processing order */
+	int *pos = malloc(sizeof(int) * (size_t)n);   /* orbit -> place in order */
+	int *last = malloc(sizeof(int) * (size_t)n);  /* last place of a neighbour */
+	int *slot = malloc(sizeof(int) * (size_t)n);  /* frontier slot or -1 */
+	struct fstate cur = { 0 }, next = { 0 };
+	mpz_t *one = malloc(sizeof(mpz_t) * (size_t)(k + 1)); /* the polynomial 1 */
+	for (int d = 0; one && d <= k; d++)
+		mpz_init_set_ui(one[d], d == 0);
+	if (!orbit || !first || !weight || !bad || !order || !pos || !last || !slot || !one) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	int m = 0;
+	for (int c = 0; c < n; c++)
+		orbit[c] = -1;
+	for (int c = 0; c < n; c++) {
+		if (orbit[c] >= 0)
+			continue;
+		first[m] = c;
+		for (int x = c; orbit[x] < 0; x = bp_board_sym(b, s, x)) {
+			orbit[x] = m;
+			weight[m]++;
+		}
+		m++;
+	}
+	for (int c = 0; c < n; c++)
+		for (int i = 0; i < b->cells[c].degree; i++)
+			if (orbit[b->cells[c].nb[i]] == orbit[c])
+				bad[orbit[c]] = 1;
+	for (int o = 0; o < m; o++)
+		order[o] = o;
+	sort_key = first;
+	qsort(order, (size_t)m, sizeof *order, cmp_orbit);
+	for (int i = 0; i < m; i++) {
+		pos[order[i]] = i;
+		last[order[i]] = i;
+		slot[order[i]] = -1;
+	}
+	for (int c = 0; c < n; c++)
+		for (int i = 0; i < b->cells[c].degree; i++) {
+			int o = orbit[c], u = orbit[b->cells[c].nb[i]];
+			if (pos[u] > last[o])
+				last[o] = pos[u];
+		}
+	if ((rc = fstate_reserve(&cur, 64, k)) || (rc = fstate_reserve(&next, 64, k)))
+		goto out;
+	fstate_clear(&cur);
+	if ((rc = fstate_add(&cur, 0, one, 0, k)))
+		goto out;
+	uint64_t used = 0; /* slots in use */
+	for (int i = 0; i < m; i++) {
+		int o = order[i];
+		/* slots of the earlier neighbours of o */
+		uint64_t nbmask = 0;
+		for (int c = 0; c < n; c++)
+			if (orbit[c] == o)
+				for (int j = 0; j < b->cells[c].degree; j++) {
+					int u = orbit[b->cells[c].nb[j]];
+					if (u != o && pos[u] < i && slot[u] >= 0)
+						nbmask |= 1ull << slot[u];
+				}
+		uint64_t mine = 0;
+		if (last[o] > i) {
+			if (used == ~0ull) {
+				rc = BP_ERANGE;
+				goto out;
+			}
+			slot[o] = __builtin_ctzll(~used);
+			used |= 1ull << slot[o];
+			mine = 1ull << slot[o];
+		}
+		/* the orbits whose last neighbour is o leave the frontier now */
+		uint64_t leaving = 0;
+		for (int j = 0; j <= i; j++)
+			if (slot[order[j]] >= 0 && last[order[j]] == i) {
+				leaving |= 1ull << slot[order[j]];
+				slot[order[j]] = -1;
+			}
+		used &= ~leaving;
+		fstate_clear(&next);
+		for (int t = 0; t < cur.n; t++) {
+			mpz_t *poly = cur.poly + (size_t)t * (size_t)(k + 1);
+			uint64_t mask = cur.mask[t];
+			if ((rc = fstate_add(&next, mask & ~leaving, poly, 0, k)))
+				goto out;
+			if (!bad[o] && !(mask & nbmask) && weight[o] <= k &&
+			    (rc = fstate_add(&next, (mask | mine) & ~leaving, poly, weight[o], k)))
+				goto out;
+		}
+		struct fstate tmp = cur;
+		cur = next;
+		next = tmp;
+	}
+	mpz_set_ui(out, 0);
+	for (int t = 0; t < cur.n; t++)
+		mpz_add(out, out, cur.poly[(size_t)t * (size_t)(k + 1) + (size_t)k]);
+out:
+	for (int d = 0; one && d <= k; d++)
+		mpz_clear(one[d]);
+	free(one);
+	fstate_free(&cur, k);
+	fstate_free(&next, k);
+	free(orbit);
+	free(first);
+	free(weight);
+	free(bad);
+	free(order);
+	free(pos);
+	free(last);
+	free(slot);
+	return rc;
+}
+
+int bp_landscape_count_layouts(const struct bp_board *b, int k, mpz_t raw, mpz_t classes)
+{
+	int rc = BP_OK;
+	if (k < 0)
+		return BP_EINVAL;
+	mpz_t *fixed = malloc(sizeof(mpz_t) * (size_t)b->nsym);
+	if (!fixed)
+		return BP_ENOMEM;
+	for (int s = 0; s < b->nsym; s++)
+		mpz_init(fixed[s]);
+	for (int s = 0; s < b->nsym && !rc; s++)
+		rc = count_fixed(b, s, k, fixed[s]);
+	if (!rc) {
+		mpz_set(raw, fixed[0]);
+		bp_count_burnside(classes, (const mpz_t *)fixed, b->nsym);
+	}
+	for (int s = 0; s < b->nsym; s++)
+		mpz_clear(fixed[s]);
+	free(fixed);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* Loops of the Glorieta games (RULES.md section 3) on hex-cell boards of at most 64
+ * cells, one 64-bit word a cell set. A player's group set G is their stones plus the
+ * neutral stones (and, in revised Glorieta, the ring spaces of their colour); G holds
+ * a loop exactly when some board cell outside G cannot reach the outside of the board
+ * by a path avoiding G. That is one bitboard flood fill from the cells next to the
+ * outside, so a loop check costs a few dozen table lookups.
+ *
+ * The optional ring (revised Glorieta on hexN) is the 6N cells at distance N from the
+ * centre. Ring spaces are never played, so they enter only through `open[player]`:
+ * the board cells adjacent to the outside for that player (an edge cell next to a
+ * ring space of the other colour, or next to the lattice outside the board when there
+ * is no ring). Players are 0 and 1; the games map their colours onto them. */
+#ifndef BP_SOLVER_GAMES_LOOPS_H
+#define BP_SOLVER_GAMES_LOOPS_H
+
+#include <stdint.h>
+
+#include "canon/board.h"
+#include "canon/text.h"
+
+/* Where one of the six neighbours of a cell lies: a board cell (0..63), a ring space
+ * (BP_LOOPS_RING + index) or the outside with no ring (BP_LOOPS_OUT). */
+#define BP_LOOPS_RING 64
+#define BP_LOOPS_OUT 255
+
+struct bp_loops {
+	int ncells;
+	int nring;	      /* 6N with a ring, else 0 */
+	uint64_t full;	      /* every board cell */
+	uint64_t edge;	      /* board cells with fewer than six board neighbours */
+	uint64_t nb[64];      /* neighbour masks */
+	uint64_t open[2];     /* per player: cells adjacent to the outside (see above) */
+	uint8_t ring[6 * 64]; /* owner (0 or 1) of each ring space */
+	int16_t ring_q[6 * 64], ring_r[6 * 64]; /* axial coordinates of ring spaces */
+	/* The six neighbours of each cell in cyclic order around it. */
+	uint8_t around[64][6];
+	uint64_t grow_tab[8][256]; /* union of the neighbour masks of a byte's cells */
+	/* For the local test: per player and cell, the directions whose neighbour is a
+	 * ring space of that player (fixed members); per 6-bit membership mask, whether
+	 * the non-members around a cell form two or more arcs. */
+	uint8_t fixed_in[2][64];
+	uint8_t multi_arc[64];
+};
+
+/* Fills L for board b (at most 64 hex cells). ring: NULL for no ring, else 6N owners
+ * (0 or 1) in the order of RULES.md section 6 (clockwise from the corner above-left of
+ * a1); only for hexN boards. @return BP_OK; BP_ERANGE (more than 64 cells);
+ * BP_EINVAL (a ring on a board that is not hexN). */
+int bp_loops_init(struct bp_loops *L, const struct bp_board *b, const uint8_t *ring);
+
+/* The axial coordinates of ring space i (0 <= i < 6N) of hexN, in RULES.md order. */
+void bp_loops_ring_coord(int n, int i, int *q, int *r);
+
+/* m together with every cell adjacent to it. */
+static inline uint64_t bp_loops_grow(const struct bp_loops *L, uint64_t m)
+{
+	const uint64_t(*t)[256] = L->grow_tab;
+	return m | t[0][m & 255] | t[1][m >> 8 & 255] | t[2][m >> 16 & 255] | t[3][m >> 24 & 255] |
+	       t[4][m >> 32 & 255] | t[5][m >> 40 & 255] | t[6][m >> 48 & 255] | t[7][m >> 56];
+}
+
+/* The cells of region connected to seed within region. */
+uint64_t bp_loops_flood(const struct bp_loops *L, uint64_t region, uint64_t seed);
+
+/* The board cells outside g that cannot reach the outside avoiding g, for player
+ * `player` whose group set on the board is g: nonzero exactly when g holds a loop. */
+uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g);
+
+/* Whether adding cell c to a group set g that holds no loop can make one. 0 means
+ * certainly not (the cells around c outside g form at most one arc, so nothing is cut
+ * off); 1 means a full check (bp_loops_enclosed) is needed. */
+int bp_loops_may_close(const struct bp_loops *L, int player, uint64_t g, int c);
+
+/* Does g hold a loop after adding cell c to it, given that g held none before? */
+static inline int bp_loops_closes(const struct bp_loops *L, int player, uint64_t g, int c)
+{
+	g |= 1ull << c;
+	return bp_loops_may_close(L, player, g & ~(1ull << c), c) &&
+	       bp_loops_enclosed(L, player, g) != 0;
+}
+
+/* The groups of player's set g that are loops on their own: writes the board cells of
+ * those groups to *loop_cells and returns how many groups they are. Groups connect
+ * through the player's ring spaces too. Not fast; for reports. */
+int bp_loops_loop_groups(const struct bp_loops *L, int player, uint64_t g, uint64_t *loop_cells);
+
+/* Appends each player's loop groups and enclosed cells, players named by names[0]
+ * and names[1] and with group sets sets[]: JSON members
+ *     "loops": {"b": {"loops": 1, "cells": ["a1", ...], "enclosed": ["b2"]}, "o": ...}
+ * and one text line a player. */
+void bp_loops_describe(const struct bp_loops *L, const struct bp_board *b, const uint64_t sets[2],
+		       const char *names, struct bp_text *json, struct bp_text *text);
+
+#endif

@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: MIT */
+/* Revised Glorieta (RULES.md sections 3 and 6): loops with ring spaces under each
+ * ring reading, flips, hands and their refill, the full-board and no-legal-turn
+ * rules, malformed positions and specs, symmetries with the ring's colours, and a
+ * naive second implementation that must agree with the bitboard one node by node. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "naive_loops.h"
+#include "solver/enumerate.h"
+#include "solver/perft.h"
+
+/* ---- the naive reference ---------------------------------------------------- */
+
+struct ngl {
+	char cell[64];
+	char to;     /* 'y' or 'b' */
+	int hand[2]; /* [0] yellow, [1] black; -1 before the hands are taken */
+	int plus[2];
+	char winner; /* 0, 'y', 'b', 'd' */
+};
+
+struct nrules {
+	struct naive_geo geo;
+	int H, both_mover;
+};
+
+struct nmove {
+	int kind; /* 1 drop one, 2 drop two, 3 flip */
+	int a, b;
+};
+
+static int side(char c)
+{
+	return c == 'b';
+}
+
+/* Rule 6.3-6.4, read directly. */
+static int n_moves(const struct nrules *R, const struct ngl *s, struct nmove *out)
+{
+	const struct bp_board *bd = R->geo.b;
+	int n = 0;
+	if (s->winner)
+		return 0;
+	int me = side(s->to);
+	int h = s->hand[me] < 0 ? 1 : s->hand[me]; /* yellow's first stone */
+	if (h >= 1)
+		for (int a = 0; a < bd->ncells; a++)
+			if (s->cell[a] == '.')
+				out[n++] = (struct nmove){ 1, a, -1 };
+	if (h >= 2 && s->hand[me] >= 0)
+		for (int a = 0; a < bd->ncells; a++)
+			for (int b = a + 1; b < bd->ncells; b++)
+				if (s->cell[a] == '.' && s->cell[b] == '.')
+					out[n++] = (struct nmove){ 2, a, b };
+	if (s->hand[me] >= 0)
+		for (int a = 0; a < bd->ncells; a++)
+			if (s->cell[a] == s->to)
+				out[n++] = (struct nmove){ 3, a, -1 };
+	return n;
+}
+
+static void n_play(const struct nrules *R, struct ngl *s, struct nmove m)
+{
+	int me = side(s->to);
+	char other = s->to == 'y' ? 'b' : 'y';
+	if (s->hand[me] < 0) { /* yellow's first stone, then the hands */
+		s->cell[m.a] = 'y';
+		s->hand[0] = s->hand[1] = R->H;
+	} else if (m.kind == 3) {
+		s->cell[m.a] = 'n';
+		s->plus[me] = 1;
+	} else {
+		s->cell[m.a] = s->to;
+		s->hand[me]--;
+		if (m.kind == 2) {
+			s->cell[m.b] = s->to;
+			s->hand[me]--;
+		}
+	}
+	if (s->hand[me] == 0 && s->plus[me]) {
+		s->hand[me] = R->H;
+		s->plus[me] = 0;
+	}
+	int mine = naive_has_loop(&R->geo, s->cell, s->to);
+	int theirs = naive_has_loop(&R->geo, s->cell, other);
+	if (mine && theirs)
+		s->winner = R->both_mover ? s->to : other;
+	else if (mine)
+		s->winner = s->to;
+	else if (theirs)
+		s->winner = other;
+	s->to = other;
+	struct nmove buf[64 * 64];
+	if (!s->winner && n_moves(R, s, buf) == 0)
+		s->winner = 'd'; /* no legal turn: a draw */
+}
+
+static enum bp_value n_outcome(const struct ngl *s)
+{
+	if (!s->winner)
+		return BP_VALUE_NONE;
+	if (s->winner == 'd')
+		return BP_VALUE_DRAW;
+	return s->winner == s->to ? BP_VALUE_WIN : BP_VALUE_LOSS;
+}
+
+static void n_text(const struct nrules *R, const struct ngl *s, char *out)
+{
+	naive_rows(R->geo.b, s->cell, out);
+	sprintf(out + strlen(out), " %c", s->to);
+	for (int p = 0; p < 2; p++) {
+		if (s->hand[p] < 0)
+			sprintf(out + strlen(out), " %c=-", "yb"[p]);
+		else
+			sprintf(out + strlen(out), " %c=%d%s", "yb"[p], s -> hand[p],
+				s -> plus[p] ? "+" : "");
+	}
+}
+
+static void n_move_name(const struct bp_board *b, struct nmove m, char *out)
+{
+	char x[16], y[16];
+	if (m.kind == 1)
+		sprintf(out, "%s", naive_cell_name(b, m.a, x));
+	else if (m.kind == 2)
+		sprintf(out, "%s+%s", naive_cell_name(b, m.a, x), naive_cell_name(b, m.b, y));
+	else
+		sprintf(out, "~%s", naive_cell_name(b, m.a, x));
+}
+
+static void n_start(struct ngl *s)
+{
+	memset(s, 0, sizeof *s);
+	memset(s->cell, '.', sizeof s->cell);
+	s->to = 'y';
+	s->hand[0] = s->hand[1] = -1;
+}
+
+static void nrules_init(struct nrules *R, const struct bp_game *g)
+{
+	const char *ring = bp_game_option(g, "ring");
+	char letters[6 * 8 + 1];
+	int n = g->board->a;
+	if (strcmp(ring, "sides") == 0) /* six runs of N, black first */
+		for (int i = 0; i < 6 * n; i++)
+			letters[i] = (i / n) % 2 ? 'y' : 'b';
+	else if (strcmp(ring, "alt") == 0)
+		for (int i = 0; i < 6 * n; i++)
+			letters[i] = i % 2 ? 'y' : 'b';
+	else if (strcmp(ring, "none") != 0)
+		snprintf(letters, sizeof letters, "%s", ring);
+	naive_geo_init(&R->geo, g->board, strcmp(ring, "none") ? letters : NULL);
+	R->H = atoi(bp_game_option(g, "hand"));
+	R->both_mover = strcmp(bp_game_option(g, "both"), "mover") == 0;
+}
+
+#define MAXM (64 * 64)
+
+static void lockstep(const struct bp_game *g, const struct nrules *R, const struct ngl *s,
+		     const struct bp_pos *p, int d, int depth, uint64_t *counts, int invariants)
+{
+	char text[512];
+	n_text(R, s, text);
+	cr_assert_str_eq(fmt_pos(g, p), text);
+	cr_assert_eq(g->ops->outcome(g, p), n_outcome(s), "%s: outcome of '%s'", g->spec, text);
+	if (invariants)
+		check_position_invariants(g, p);
+	static struct nmove mv[10][MAXM];
+	static char names[10][MAXM][40], nnames[10][MAXM][40];
+	static char *sorted[10][MAXM], *nsorted[10][MAXM];
+	int n = n_moves(R, s, mv[d]);
+	int m = fast_move_strings(g, p, names[d], sorted[d]);
+	counts[d + 1] += (uint64_t)n;
+	cr_assert_eq(n, m, "%s: %d naive moves, %d fast in '%s'", g->spec, n, m, text);
+	for (int i = 0; i < n; i++) {
+		n_move_name(g->board, mv[d][i], nnames[d][i]);
+		nsorted[d][i] = nnames[d][i];
+	}
+	qsort(nsorted[d], (size_t)n, sizeof(char *), cmp_str);
+	for (int i = 0; i < n; i++)
+		cr_assert_str_eq(sorted[d][i], nsorted[d][i], "%s: move lists differ in '%s'",
+				 g->spec, text);
+	for (int i = 0; i < n && d + 1 < depth; i++) {
+		struct ngl t = *s;
+		n_play(R, &t, mv[d][i]);
+		struct bp_move fm;
+		struct bp_err err;
+		cr_assert_eq(g->ops->move_parse(g, p, nnames[d][i], &fm, &err), BP_OK, "%s: %s",
+			     nnames[d][i], err.msg);
+		struct bp_pos q = *p;
+		g->ops->apply(g, &q, fm);
+		lockstep(g, R, &t, &q, d + 1, depth, counts, invariants);
+	}
+}
+
+struct perft_case {
+	char spec[64];
+	int depth;
+	int invariants;
+};
+
+ParameterizedTestParameters(glorieta, perft_matches_naive)
+{
+	static struct perft_case cases[] = {
+		{ "glorieta:hex2", 5, 1 },
+		{ "glorieta:hex2,hand=2,ring=alt", 6, 1 },
+		{ "glorieta:hex2,hand=1,ring=none", 9, 1 },
+		{ "glorieta:hex2,hand=1,ring=bbbbbbbbbbyy,both=opponent", 8, 1 },
+		{ "glorieta:tri3,hand=2,ring=none", 7, 1 },
+		{ "glorieta:hex3", 3, 0 },
+	};
+	return cr_make_param_array(struct perft_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct perft_case *pc, glorieta, perft_matches_naive)
+{
+	struct bp_game *g = open_game(pc->spec);
+	struct nrules R;
+	nrules_init(&R, g);
+	struct ngl s;
+	n_start(&s);
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	uint64_t naive[16] = { 0 }, fast[16] = { 0 };
+	naive[0] = 1;
+	lockstep(g, &R, &s, &p, 0, pc->depth, naive, pc->invariants);
+	cr_assert_eq(bp_perft(g, &p, pc->depth, fast), BP_OK);
+	for (int d = 1; d <= pc->depth; d++)
+		cr_expect_eq(fast[d], naive[d], "%s perft %d: fast %llu, naive %llu", pc->spec, d,
+			     (unsigned long long)fast[d], (unsigned long long)naive[d]);
+	bp_game_destroy(g);
+}
+
+/* Random games to the end (flips, refills, full boards), both implementations in
+ * lockstep, with the position invariants (text, symmetry, rank) at every step. */
+ParameterizedTestParameters(glorieta, random_games_match_naive)
+{
+	static char specs[][64] = { "glorieta:hex3",
+				    "glorieta:hex3,ring=alt,hand=3",
+				    "glorieta:hex2,hand=2,ring=none",
+				    "glorieta:hex2,hand=6",
+				    "glorieta:rh3x3,ring=none,hand=2,both=opponent",
+				    "glorieta:rh8x8,ring=none,hand=3",
+				    "glorieta:hex5,ring=alt" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], glorieta, random_games_match_naive)
+{
+	unsigned seed = 4242;
+	printf("glorieta random_games_match_naive %s: seed %u\n", *spec, seed);
+	srand(seed);
+	struct bp_game *g = open_game(*spec);
+	struct nrules R;
+	nrules_init(&R, g);
+	static struct nmove mv[MAXM];
+	int ends[4] = { 0 };
+	for (int game = 0; game < 30; game++) {
+		struct ngl s;
+		n_start(&s);
+		struct bp_pos p;
+		g->ops->start(g, &p);
+		for (int turn = 0; turn < 400; turn++) {
+			uint64_t counts[2] = { 0 };
+			lockstep(g, &R, &s, &p, 0, 1, counts, 1);
+			int n = n_moves(&R, &s, mv);
+			if (!n) {
+				ends[n_outcome(&s)]++;
+				break;
+			}
+			/* flips are few among the moves: favour them now and then */
+			int i = rand() % n;
+			if (rand() % 4 == 0 && mv[n - 1].kind == 3)
+				i = n - 1 - rand() % 2;
+			if (i < 0 || mv[i].kind == 0)
+				i = n - 1;
+			char name[40];
+			n_move_name(g->board, mv[i], name);
+			struct bp_move fm;
+			cr_assert_eq(g->ops->move_parse(g, &p, name, &fm, NULL), BP_OK);
+			g->ops->apply(g, &p, fm);
+			n_play(&R, &s, mv[i]);
+		}
+	}
+	printf("  %s: ends win %d, loss %d, draw %d\n", *spec, ends[BP_VALUE_WIN],
+	       ends[BP_VALUE_LOSS], ends[BP_VALUE_DRAW]);
+	bp_game_destroy(g);
+}
+
+/* ---- hand-made positions ----------------------------------------------------- */
+
+static enum bp_value outcome_of(const char *spec, const char *text)
+{
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p = parse_pos(g, text);
+	enum bp_value v = g->ops->outcome(g, &p);
+	bp_game_destroy(g);
+	return v;
+}
+
+static enum bp_value after(const char *spec, const char *text, const char *move, char *result)
+{
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p = parse_pos(g, text);
+	struct bp_move mv;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(g->ops->move_parse(g, &p, move, &mv, &err), BP_OK, "%s: %s", move, err.msg);
+	g->ops->apply(g, &p, mv);
+	if (result)
+		strcpy(result, fmt_pos(g, &p));
+	enum bp_value v = g->ops->outcome(g, &p);
+	struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+	cr_assert_eq(g->ops->outcome(g, &q), v, "cached and fresh outcomes differ");
+	bp_game_destroy(g);
+	return v;
+}
+
+/* hex3 and its ring under ring=sides (runs of three, black first, clockwise from
+ * above-left of a1):
+ *
+ *            b  b  b  y
+ *          y  a1 a2 a3  y
+ *        y  b1 b2 b3 b4  y
+ *      y  c1 c2 c3 c4 c5  b
+ *        b  d1 d2 d3 d4  b
+ *          b  e1 e2 e3  b
+ *            b  y  y  y
+ *
+ * a2 touches ring spaces 1 and 2, both black under sides; under alt they differ. */
+Test(glorieta, loop_around_edge_cell_with_ring)
+{
+	const char *before = "b1b/1b2/yy3/y3/2y b y=3 b=3";
+	cr_assert_eq(outcome_of("glorieta:hex3", before), BP_VALUE_NONE);
+	cr_expect_eq(after("glorieta:hex3", before, "b3", NULL), BP_VALUE_LOSS,
+		     "ring=sides: black's a1 a3 b2 b3 and two black ring spaces enclose a2");
+	cr_expect_eq(after("glorieta:hex3,ring=bbbyyybbbyyybbbyyy", before, "b3", NULL),
+		     BP_VALUE_LOSS, "the same ring spelled out");
+	cr_expect_eq(after("glorieta:hex3,ring=alt", before, "b3", NULL), BP_VALUE_NONE,
+		     "ring=alt: one of the two spaces is yellow");
+	cr_expect_eq(after("glorieta:hex3,ring=none", before, "b3", NULL), BP_VALUE_NONE,
+		     "ring=none: a2 touches the outside");
+	cr_expect_eq(after("glorieta:hex3,ring=yyybbbyyybbbyyybbb", before, "b3", NULL),
+		     BP_VALUE_NONE, "spaces 1 and 2 yellow");
+}
+
+/* Under ring=alt no two neighbouring ring spaces share a colour, so a loop around an
+ * edge cell, which always touches two or three consecutive spaces, is impossible:
+ * yellow's five stones around b1 with the ring do not make one. */
+Test(glorieta, alt_ring_edge_cells_never_enclosed)
+{
+	struct bp_game *g = open_game("glorieta:hex3,ring=alt");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	/* fill everything but b1 with yellow: yellow's group surrounds b1 on the board */
+	uint64_t all = (1ull << 19) - 1, b1 = 1ull << 3;
+	p.w[0] = all & ~b1;
+	struct bp_text t = { 0 }, tt = { 0 };
+	g->ops->describe(g, &p, &t, &tt);
+	cr_expect(strstr(bp_text_str(&t), "\"y\": {\"loops\": 0"), "%s", bp_text_str(&t));
+	bp_text_free(&t);
+	bp_text_free(&tt);
+	bp_game_destroy(g);
+	/* under ring=sides b1 (touching spaces 16 and 17, both yellow) is enclosed */
+	g = open_game("glorieta:hex3");
+	g->ops->start(g, &p);
+	p.w[0] = all & ~b1;
+	g->ops->describe(g, &p, &t, &tt);
+	cr_expect(strstr(bp_text_str(&t), "\"y\": {\"loops\": 1"), "%s", bp_text_str(&t));
+	cr_expect(strstr(bp_text_str(&t), "\"enclosed\": [\"b1\"]"), "%s", bp_text_str(&t));
+	bp_text_free(&t);
+	bp_text_free(&tt);
+	bp_game_destroy(g);
+}
+
+/* c3 is the centre of hex3; its six are b2 b3 c2 c4 d2 d3. Black flips his own d3: it
+ * turns neutral and completes yellow's loop. A flip forms only the opponent's loop. */
+Test(glorieta, flip_forms_opponents_loop)
+{
+	const char *before = "b2/1yy1/1y1y1/1yb1/b2 b y=2 b=3";
+	char res[256];
+	cr_assert_eq(outcome_of("glorieta:hex3", before), BP_VALUE_NONE);
+	cr_expect_eq(after("glorieta:hex3", before, "~d3", res), BP_VALUE_WIN,
+		     "yellow, to move, owns the loop");
+	cr_expect_str_eq(res, "b2/1yy1/1y1y1/1yn1/b2 y y=2 b=3+");
+	cr_expect_eq(after("glorieta:hex3", before, "~a1", NULL), BP_VALUE_NONE);
+	/* the smallest loop around the centre, by a drop */
+	const char *y5 = "b1b/1yy1/1y1y1/1y2/b2 y y=2 b=3";
+	cr_expect_eq(outcome_of("glorieta:hex3", y5), BP_VALUE_NONE);
+	cr_expect_eq(after("glorieta:hex3", y5, "d3", NULL), BP_VALUE_LOSS);
+	cr_expect_eq(after("glorieta:hex3", y5, "d3+e3", NULL), BP_VALUE_LOSS);
+}
+
+Test(glorieta, hands_flips_and_refill)
+{
+	const char *spec = "glorieta:hex3,hand=2";
+	char res[256];
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	cr_expect_str_eq(fmt_pos(g, &p), "3/4/5/4/3 y y=- b=-");
+	struct bp_move mv[400];
+	cr_expect_eq(g->ops->moves(g, &p, mv), 19, "yellow's first turn: one stone");
+	bp_game_destroy(g);
+	after(spec, "3/4/5/4/3 y y=- b=-", "e3", res);
+	cr_expect_str_eq(res, "3/4/5/4/2y b y=2 b=2", "the hands are taken");
+	after(spec, res, "a1+a2", res);
+	cr_expect_str_eq(res, "bb1/4/5/4/2y y y=2 b=0");
+	after(spec, res, "e1", res);
+	cr_expect_str_eq(res, "bb1/4/5/4/y1y b y=1 b=0");
+	/* black's hand is empty and black has not flipped: only flips */
+	g = open_game(spec);
+	p = parse_pos(g, res);
+	cr_expect_eq(g->ops->moves(g, &p, mv), 2);
+	struct bp_move m;
+	struct bp_err err = { { 0 } };
+	cr_expect_eq(g->ops->move_parse(g, &p, "c3", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "must be a flip"), "%s", err.msg);
+	cr_expect_eq(g->ops->move_parse(g, &p, "~e1", &m, &err), BP_EILLEGAL);
+	bp_game_destroy(g);
+	after(spec, res, "~a1", res);
+	cr_expect_str_eq(res, "nb1/4/5/4/y1y y y=1 b=2", "the flip empties nothing: a new hand");
+	/* a flip with stones in hand, then the last stone: the refill comes at the end
+	 * of the turn that empties the hand */
+	after(spec, res, "~e1", res);
+	cr_expect_str_eq(res, "nb1/4/5/4/n1y b y=1+ b=2");
+	after(spec, res, "c3", res);
+	cr_expect_str_eq(res, "nb1/4/2b2/4/n1y y y=1+ b=1");
+	after(spec, res, "c1", res);
+	cr_expect_str_eq(res, "nb1/4/y1b2/4/n1y b y=2 b=1");
+	/* one stone in hand: no pair */
+	g = open_game(spec);
+	p = parse_pos(g, res);
+	cr_expect_eq(g->ops->move_parse(g, &p, "d1+d2", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "only one stone"), "%s", err.msg);
+	bp_game_destroy(g);
+}
+
+Test(glorieta, full_board_flip_only_and_no_turn_draw)
+{
+	const char *spec = "glorieta:hex2,hand=2,ring=none";
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p = parse_pos(g, "nn/byy/yy b y=0 b=2");
+	struct bp_move mv[64];
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
+	cr_expect_eq(g->ops->moves(g, &p, mv), 1, "the board is full: a flip only");
+	struct bp_move m;
+	struct bp_err err = { { 0 } };
+	cr_expect_eq(g->ops->move_parse(g, &p, "a1", &m, &err), BP_EILLEGAL);
+	cr_expect(strstr(err.msg, "board is full"), "%s", err.msg);
+	/* black has no stone left and the board is full: no legal turn, a draw */
+	struct bp_pos q = parse_pos(g, "nn/nyy/yy b y=0 b=2+");
+	cr_expect_eq(g->ops->outcome(g, &q), BP_VALUE_DRAW);
+	cr_expect_eq(g->ops->moves(g, &q, mv), 0);
+	bp_game_destroy(g);
+}
+
+/* ---- spec and position errors ---------------------------------------------- */
+
+Test(glorieta, spec_errors)
+{
+	struct bp_game *g = NULL;
+	struct bp_err err = { { 0 } };
+	cr_expect_eq(bp_game_create("glorieta:rh3x3", &g, &err), BP_ESPEC);
+	cr_expect(strstr(err.msg, "ring=none"), "%s", err.msg);
+	cr_expect_eq(bp_game_create("glorieta:tri4,ring=alt", &g, &err), BP_ESPEC);
+	cr_expect_eq(bp_game_create("glorieta:hex2,ring=bby", &g, &err), BP_ESPEC);
+	cr_expect(strstr(err.msg, "12 letters"), "%s", err.msg);
+	cr_expect_eq(bp_game_create("glorieta:hex2,ring=bbbbbbbbbbbx", &g, &err), BP_ESPEC);
+	cr_expect(strstr(err.msg, "character 12"), "%s", err.msg);
+	cr_expect_eq(bp_game_create("glorieta:hex2,hand=0", &g, &err), BP_ESPEC);
+	cr_expect_eq(bp_game_create("glorieta:hex2,hand=x", &g, &err), BP_ESPEC);
+	cr_expect_eq(bp_game_create("glorieta:hex7", &g, &err), BP_ESPEC);
+	cr_expect(strstr(err.msg, "at most 64"), "%s", err.msg);
+	cr_expect_eq(bp_game_create("glorieta:rh3x3,ring=none", &g, &err), BP_OK, "%s", err.msg);
+	bp_game_destroy(g);
+}
+
+struct bad_case {
+	char spec[48];
+	char text[80];
+	char needle[48];
+};
+
+ParameterizedTestParameters(glorieta, malformed)
+{
+	static struct bad_case cases[] = {
+		{ "glorieta:hex2", "y1/3/2 b y=7 b=6", "at most 6" },
+		{ "glorieta:hex2,hand=3", "y1/3/2 b y=3 b=4", "b=4: a hand holds at most 3" },
+		{ "glorieta:hex2", "y1/3/2 b y=0+ b=6", "y=0+" },
+		{ "glorieta:hex2", "y1/3/2 b y=- b=6", "go together" },
+		{ "glorieta:hex2", "y1/3/2 y y=- b=-", "only the start position" },
+		{ "glorieta:hex2", "2/3/2 b y=- b=-", "only the start position" },
+		{ "glorieta:hex2", "yy/3/2 b y=6 b=6", "do not fit the turn order" },
+		{ "glorieta:hex2", "y1/3/2 y y=6 b=6", "do not fit the turn order" },
+		{ "glorieta:hex2", "y1/3/2 b y=5 b=6", "do not fit the turn order" },
+		{ "glorieta:hex2", "yb/3/2 b y=6 b=5", "do not fit the turn order" },
+		{ "glorieta:hex2", "2/3/2 b y=6 b=6", "do not fit the turn order" },
+		{ "glorieta:hex2", "y1/3/2 b y=6", "missing key 'b'" },
+		{ "glorieta:hex2", "y1/3/2 b y=x b=6", "y=x" },
+		{ "glorieta:hex2", "y1/3/2 b y=06 b=6", "y=06" },
+		{ "glorieta:hex2", "y1/3/2 o y=6 b=6", "side to move 'o'" },
+		{ "glorieta:hex2", "y1/3/2 b y=6 b=6 declined=-", "unknown key" },
+		{ "glorieta:hex2", "y1/o2/2 b y=6 b=6", "unknown cell character" },
+		{ "glorieta:hex2", "y1/3/3 b y=6 b=6", "row c has more than 2" },
+	};
+	return cr_make_param_array(struct bad_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct bad_case *bc, glorieta, malformed)
+{
+	struct bp_game *g = open_game(bc->spec);
+	struct bp_pos p;
+	struct bp_err err = { { 0 } };
+	int rc = g->ops->pos_parse(g, bc->text, &p, &err);
+	cr_expect_eq(rc, BP_EPARSE, "'%s' accepted", bc->text);
+	cr_expect(strstr(err.msg, bc->needle), "'%s': message '%s' lacks '%s'", bc->text, err.msg,
+		  bc->needle);
+	bp_game_destroy(g);
+}
+
+/* ---- symmetry and ranking ------------------------------------------------------ */
+
+Test(glorieta, symmetry_groups_follow_the_ring)
+{
+	struct {
+		const char *spec;
+		int nsym;
+	} cases[] = {
+		/* sides: rotations by 120 degrees keep the runs, by 60 exchange them; a
+		 * reflection would reverse the walk, and each run holds its first corner
+		 * but not its last, so no reflection keeps or exchanges them all */
+		{ "glorieta:hex3", 6 },
+		{ "glorieta:hex2,ring=alt", 12 },	   /* N even: 60 degrees keeps alt */
+		{ "glorieta:hex3,ring=alt", 12 },	   /* N odd: 60 degrees exchanges */
+		{ "glorieta:hex2,ring=none", 24 },	   /* every symmetry, with or without */
+		{ "glorieta:hex2,ring=bbbbbbbbbbbb", 12 }, /* one colour: keeps only */
+		{ "glorieta:hex2,ring=bbbbbbbbbbby", 2 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bp_game *g = open_game(cases[i].spec);
+		cr_expect_eq(g->nsym, cases[i].nsym, "%s: %d symmetries", cases[i].spec, g->nsym);
+		bp_game_destroy(g);
+	}
+}
+
+/* The ring's colours under each symmetry: a symmetry either keeps every ring space's
+ * colour (no exchange) or flips every one (with the exchange), checked with the naive
+ * ring walk and the board's cell permutation on the board's outer cells. */
+Test(glorieta, transform_keeps_loops_relative_to_players)
+{
+	struct bp_game *g = open_game("glorieta:hex3");
+	struct bp_pos p = parse_pos(g, "b1b/1bb1/yy3/y3/2y y y=3 b=2");
+	cr_assert_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS);
+	for (int s = 0; s < g->nsym; s++) {
+		struct bp_pos q;
+		g->ops->transform(g, &p, s, &q);
+		cr_expect_eq(g->ops->outcome(g, &q), BP_VALUE_LOSS, "symmetry %d", s);
+		struct bp_text t = { 0 }, tt = { 0 };
+		g->ops->describe(g, &q, &t, &tt);
+		/* the loop now belongs to whoever is not to move */
+		char owner = "yb"[!q.w[3]];
+		char want[32];
+		snprintf(want, sizeof want, "\"%c\": {\"loops\": 1", owner);
+		cr_expect(strstr(bp_text_str(&t), want), "symmetry %d: %s", s, bp_text_str(&t));
+		bp_text_free(&t);
+		bp_text_free(&tt);
+	}
+	bp_game_destroy(g);
+}
+
+Test(glorieta, rank_unrank_every_index_small)
+{
+	struct bp_game *g = open_game("glorieta:tri2,ring=none,hand=2");
+	uint64_t total = 0;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t size;
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		for (uint64_t i = 0; i < size; i++) {
+			struct bp_pos p;
+			int rc = g->ops->unrank(g, t, i, &p);
+			if (rc == BP_ENOTFOUND)
+				continue;
+			cr_assert_eq(rc, BP_OK);
+			uint64_t j;
+			cr_assert_eq(g->ops->rank(g, &p, &j), BP_OK);
+			cr_assert_eq(i, j, "tier %u: %llu -> %s -> %llu", t, (unsigned long long)i,
+				     fmt_pos(g, &p), (unsigned long long)j);
+			cr_assert_eq(g->ops->tier(g, &p), t);
+			total++;
+		}
+	}
+	cr_expect_gt(total, 10);
+	bp_game_destroy(g);
+}
+
+/* ---- every reachable position of small instances -------------------------------- */
+
+#define SET_CAP (1u << 17)
+
+struct pos_set {
+	struct bp_pos *tab;
+	char *used;
+	long n;
+};
+
+static int set_insert(struct pos_set *s, const struct bp_pos *p)
+{
+	uint64_t h = bp_pos_hash(p) & (SET_CAP - 1);
+	while (s->used[h]) {
+		if (bp_pos_equal(&s->tab[h], p))
+			return 0;
+		h = (h + 1) & (SET_CAP - 1);
+	}
+	cr_assert_lt(s->n, (long)SET_CAP / 2, "position set full");
+	s->used[h] = 1;
+	s->tab[h] = *p;
+	s->n++;
+	return 1;
+}
+
+/* The naive state of a fast position, read from its text. */
+static void naive_of(const struct bp_game *g, const struct bp_pos *p, struct ngl *s)
+{
+	n_start(s);
+	for (int c = 0; c < g->board->ncells; c++)
+		s->cell[c] = g->ops->cell_char(g, p, c);
+	const char *t = strchr(fmt_pos(g, p), ' ');
+	char y[8], b[8];
+	cr_assert_eq(sscanf(t, " %c y=%7s b=%7s", &s->to, y, b), 3);
+	const char *h[2] = { y, b };
+	for (int i = 0; i < 2; i++) {
+		s->hand[i] = h[i][0] == '-' ? -1 : atoi(h[i]);
+		s->plus[i] = strchr(h[i], '+') != NULL;
+	}
+	s->winner = 0;
+}
+
+/* Walks every reachable position once. At each: the naive rules give the same
+ * outcome and moves, every child's outcome matches the naive child's, the cached
+ * outcome equals a fresh parse of the text, and the position ranks and unranks. */
+static void visit_all(const struct bp_game *g, const struct nrules *R, struct pos_set *seen,
+		      const struct bp_pos *p, const struct ngl *ns)
+{
+	if (!set_insert(seen, p))
+		return;
+	check_position_invariants(g, p);
+	cr_assert_eq(g->ops->outcome(g, p), n_outcome(ns), "%s: outcome of '%s'", g->spec,
+		     fmt_pos(g, p));
+	if (ns->winner)
+		return;
+	struct nmove *mv = malloc(sizeof *mv * MAXM);
+	int n = n_moves(R, ns, mv);
+	struct bp_move *fm = bp_game_move_buffer(g);
+	cr_assert_eq(g->ops->moves(g, p, fm), n, "%s: move count of '%s'", g->spec, fmt_pos(g, p));
+	for (int i = 0; i < n; i++) {
+		char name[40];
+		n_move_name(g->board, mv[i], name);
+		struct bp_move m;
+		cr_assert_eq(g->ops->move_parse(g, p, name, &m, NULL), BP_OK, "%s", name);
+		struct bp_pos q = *p;
+		g->ops->apply(g, &q, m);
+		struct ngl t = *ns;
+		n_play(R, &t, mv[i]);
+		/* the naive child as read back from the fast child must agree with the naive
+		 * play, winner aside */
+		struct ngl back;
+		naive_of(g, &q, &back);
+		cr_assert(memcmp(back.cell, t.cell, sizeof t.cell) == 0 && back.to == t.to &&
+				  back.hand[0] == t.hand[0] && back.hand[1] == t.hand[1] &&
+				  back.plus[0] == t.plus[0] && back.plus[1] == t.plus[1],
+			  "%s: '%s' after %s", g->spec, fmt_pos(g, p), name);
+		visit_all(g, R, seen, &q, &t);
+	}
+	free(fm);
+	free(mv);
+}
+
+ParameterizedTestParameters(glorieta, every_reachable_position)
+{
+	static char specs[][64] = { "glorieta:hex2,hand=2", "glorieta:hex2,hand=1,ring=alt",
+				    "glorieta:hex2,hand=2,ring=none,both=opponent",
+				    "glorieta:tri3,ring=none,hand=3" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
+{
+	struct bp_game *g = open_game(*spec);
+	struct nrules R;
+	nrules_init(&R, g);
+	struct pos_set seen = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
+	cr_assert(seen.tab && seen.used);
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	struct ngl s;
+	n_start(&s);
+	visit_all(g, &R, &seen, &p, &s);
+	printf("%s: %ld reachable positions\n", *spec, seen.n);
+	/* count's enumeration finds the same positions, and its classes (positions that
+	 * are their own canonical form) are the distinct canonical forms: the canonical
+	 * form of a reachable position is reachable, colour exchanges included */
+	struct pos_set canon = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
+	cr_assert(canon.tab && canon.used);
+	for (uint32_t i = 0; i < SET_CAP; i++)
+		if (seen.used[i]) {
+			struct bp_pos c;
+			bp_game_canonical(g, &seen.tab[i], &c);
+			set_insert(&canon, &c);
+		}
+	struct bp_enum_counts ec;
+	cr_assert_eq(bp_enumerate(g, 1ull << 30, NULL, NULL, &ec), BP_OK);
+	uint64_t raw = 0, classes = 0;
+	for (uint32_t t = 0; t < ec.ntiers; t++) {
+		raw += ec.raw[t];
+		classes += ec.classes[t];
+	}
+	bp_enum_counts_free(&ec);
+	cr_expect_eq(raw, (uint64_t)seen.n, "%s: enumeration %llu, search %ld", *spec,
+		     (unsigned long long)raw, seen.n);
+	cr_expect_eq(classes, (uint64_t)canon.n, "%s: enumerated classes %llu, canonical forms %ld",
+		     *spec, (unsigned long long)classes, canon.n);
+	free(canon.tab);
+	free(canon.used);
+	free(seen.tab);
+	free(seen.used);
+	bp_game_destroy(g);
+}
