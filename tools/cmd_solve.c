@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "solver/cyclic.h"
+#include "solver/games/landscape.h"
 #include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -21,6 +22,132 @@ static void progress(void *ctx, const struct bp_solve_progress *p)
 		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier,
 			p->ntiers, p->resumed ? "already stored" : "solved",
 			(unsigned long long)p->positions, p->seconds);
+}
+
+/* Landscape without layout=: RULES.md 5.1 asks for every valid layout up to symmetry,
+ * so each class's smallest layout is solved as its own instance (its own table) and
+ * the results are reported per class, with the number of layouts in the class. */
+struct layouts {
+	uint64_t *cells;
+	int *copies;
+	int n, cap;
+};
+
+static int collect_layout(void *ctx, uint64_t layout, int orbit)
+{
+	struct layouts *l = ctx;
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 64;
+		uint64_t *c = realloc(l->cells, sizeof *c * (size_t)cap);
+		int *o = c ? realloc(l->copies, sizeof *o * (size_t)cap) : NULL;
+		if (c)
+			l->cells = c;
+		if (!c || !o)
+			return BP_ENOMEM;
+		l->copies = o;
+		l->cap = cap;
+	}
+	l->cells[l->n] = layout;
+	l->copies[l->n++] = orbit;
+	return 0;
+}
+
+static int solve_layouts(const char *cmd, const struct bp_game *g, bp_store *db,
+			 const struct bp_solve_opts *opts, int json)
+{
+	struct layouts l = { 0 };
+	mpz_t raw, classes;
+	mpz_inits(raw, classes, NULL);
+	int k = atoi(bp_game_option(g, "neutrals"));
+	int rc = bp_landscape_layouts(g->board, k, collect_layout, &l, raw, classes);
+	mpz_clears(raw, classes, NULL);
+	if (rc) {
+		bp_cli_error(cmd, "%s: listing the layouts: %s", g->spec, bp_strerror(rc));
+		free(l.cells);
+		free(l.copies);
+		return bp_cli_exit_code(rc);
+	}
+	struct bp_text out = { 0 };
+	uint64_t positions = 0, bytes = 0, peak = 0, dist[4] = { 0 };
+	double seconds = 0;
+	if (json)
+		bp_text_printf(&out,
+			       "{\"instance\": \"%s\", \"value\": null, \"remoteness\": null, "
+			       "\"layouts\": [",
+			       g->spec);
+	else
+		bp_text_printf(&out, "%s: %d layout classes\n  %-24s %6s  %s\n", g->spec, l.n,
+			       "layout", "copies", "value (first player to move)");
+	for (int i = 0; i < l.n && !rc; i++) {
+		char spec[512], name[16];
+		int len = snprintf(spec, sizeof spec, "%s,layout=", g->spec);
+		for (uint64_t m = l.cells[i]; m; m &= m - 1) {
+			bp_board_cell_name(g->board, __builtin_ctzll(m), name, sizeof name);
+			len += snprintf(spec + len, sizeof spec - (size_t)len, "%s%s", name,
+					(m & (m - 1)) ? ";" : "");
+		}
+		struct bp_game *lg = NULL;
+		struct bp_solve_result r;
+		struct bp_err err = { { 0 } };
+		if ((rc = bp_cli_open_game(cmd, spec, &lg)))
+			break;
+		if (opts->progress)
+			fprintf(stderr, "solve: layout %d of %d: %s\n", i + 1, l.n, lg->spec);
+		int src = bp_solve(lg, db, opts, &r, &err);
+		if (src) {
+			bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
+			rc = bp_cli_exit_code(src);
+			bp_game_destroy(lg);
+			break;
+		}
+		const char *layout = strstr(lg->spec, "layout=") + 7;
+		int llen = (int)strcspn(layout, ",");
+		char rbuf[24];
+		if (json)
+			bp_text_printf(
+				&out,
+				"%s{\"layout\": \"%.*s\", \"copies\": %d, \"value\": \"%s\", "
+				"\"remoteness\": %s, \"positions\": %llu}",
+				i ? ", " : "", llen, layout, l.copies[i], bp_value_name(r.value),
+				bp_cli_remoteness(r.remoteness, 1, rbuf),
+				(unsigned long long)r.positions);
+		else
+			bp_text_printf(&out, "  %-24.*s %6d  %s %s\n", llen, layout, l.copies[i],
+				       bp_value_name(r.value),
+				       bp_cli_remoteness(r.remoteness, 0, rbuf));
+		positions += r.positions;
+		bytes += r.stored_bytes;
+		seconds += r.seconds;
+		peak = r.peak_memory > peak ? r.peak_memory : peak;
+		dist[r.value] += (uint64_t)l.copies[i];
+		bp_game_destroy(lg);
+	}
+	if (!rc) {
+		double pps = seconds > 0 ? (double)positions / seconds : 0;
+		double bpp = positions ? (double)bytes * 8 / (double)positions : 0;
+		if (json)
+			bp_text_printf(
+				&out,
+				"], \"distribution\": {\"win\": %llu, \"loss\": %llu, \"draw\": "
+				"%llu}, \"positions\": %llu, \"seconds\": %.3f, "
+				"\"positions_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
+				"\"stored_bytes\": %llu, \"bits_per_position\": %.4f}\n",
+				(unsigned long long)dist[1], (unsigned long long)dist[2],
+				(unsigned long long)dist[3], (unsigned long long)positions, seconds,
+				pps, (unsigned long long)peak, (unsigned long long)bytes, bpp);
+		else
+			bp_text_printf(&out,
+				       "layouts (with copies): win %llu, loss %llu, draw %llu\n"
+				       "positions:  %llu up to symmetry, in %.2f s\n",
+				       (unsigned long long)dist[1], (unsigned long long)dist[2],
+				       (unsigned long long)dist[3], (unsigned long long)positions,
+				       seconds);
+		fputs(bp_text_str(&out), stdout);
+	}
+	bp_text_free(&out);
+	free(l.cells);
+	free(l.copies);
+	return rc;
 }
 
 int bp_cmd_solve(int argc, char **argv)
@@ -87,6 +214,10 @@ int bp_cmd_solve(int argc, char **argv)
 	const char *path = bp_cli_db_path(a.opt[0]);
 	if ((rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db)))
 		goto out;
+	if (g->ops == &bp_landscape_ops && !bp_game_option(g, "layout")) {
+		rc = solve_layouts(cmd, g, db, &opts, a.json);
+		goto out;
+	}
 	struct bp_solve_result r;
 	struct bp_err err = { { 0 } };
 	int src = strcmp(solver, "cycles") == 0 ? bp_solve_cyclic(g, db, &opts, &r, &err)
