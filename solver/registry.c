@@ -9,6 +9,11 @@
 #include "solver/games/taifas.h"
 
 const struct bp_game_ops *const bp_games[] = {
-	&bp_taifas_ops, &bp_chicken_ops, &bp_landscape_ops, &bp_glorieta_ops,
-	&bp_blooms_ops, &bp_mirador_ops, NULL,
+	&bp_taifas_ops,
+	&bp_chicken_ops,
+	&bp_landscape_ops,
+	&bp_glorieta_ops,
+	&bp_blooms_ops,
+	&bp_mirador_ops,
+	NULL,
 };
