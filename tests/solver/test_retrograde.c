@@ -15,6 +15,7 @@
 #include "solver/probe.h"
 #include "solver/retrograde.h"
 #include "solver/verify.h"
+#include "tests/support.h"
 
 /* ---- brute force ------------------------------------------------------------ */
 
@@ -105,14 +106,6 @@ static void remove_db(char *dir)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	cr_expect_eq(system(cmd), 0);
 	free(dir);
-}
-
-static struct bp_game *open_game(const char *spec)
-{
-	struct bp_game *g = NULL;
-	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_game_create(spec, &g, &err), BP_OK, "%s: %s", spec, err.msg);
-	return g;
 }
 
 static void solve_into(const char *dir, const struct bp_game *g, int threads, uint32_t block,

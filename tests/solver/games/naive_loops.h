@@ -15,6 +15,7 @@
 
 #include "canon/board.h"
 #include "solver/game.h"
+#include "tests/support.h"
 
 #define NAIVE_MAX_RING (6 * 8)
 
@@ -152,34 +153,6 @@ static inline char *naive_cell_name(const struct bp_board *b, int c, char *buf)
 
 /* ---- helpers on the fast side -------------------------------------------------- */
 
-static inline struct bp_game *open_game(const char *spec)
-{
-	struct bp_game *g = NULL;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_create(spec, &g, &err);
-	cr_assert_eq(rc, BP_OK, "%s: %s", spec, err.msg);
-	return g;
-}
-
-static inline struct bp_pos parse_pos(const struct bp_game *g, const char *text)
-{
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_parse_position(g, text, &p, &err);
-	cr_assert_eq(rc, BP_OK, "%s '%s': %s", g->spec, text, err.msg);
-	return p;
-}
-
-static inline const char *fmt_pos(const struct bp_game *g, const struct bp_pos *p)
-{
-	static char buf[512];
-	struct bp_text t = { 0 };
-	g->ops->pos_format(g, p, &t);
-	snprintf(buf, sizeof buf, "%s", bp_text_str(&t));
-	bp_text_free(&t);
-	return buf;
-}
-
 static inline int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -208,7 +181,7 @@ static inline int fast_move_strings(const struct bp_game *g, const struct bp_pos
 static inline void check_position_invariants(const struct bp_game *g, const struct bp_pos *p)
 {
 	struct bp_pos q, c0, c1, img;
-	char text[512];
+	char text[2048];
 	snprintf(text, sizeof text, "%s", fmt_pos(g, p));
 	q = parse_pos(g, text);
 	cr_assert(bp_pos_equal(&q, p), "%s: round trip of '%s'", g->spec, text);

@@ -24,36 +24,7 @@
 #include "solver/probe.h"
 #include "solver/reach.h"
 #include "solver/verify.h"
-
-static struct bp_game *open_game(const char *spec)
-{
-	struct bp_game *g = NULL;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_create(spec, &g, &err);
-	cr_assert_eq(rc, BP_OK, "%s: %s", spec, err.msg);
-	return g;
-}
-
-static struct bp_pos parse(const struct bp_game *g, const char *text)
-{
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_parse_position(g, text, &p, &err);
-	cr_assert_eq(rc, BP_OK, "'%s': %s", text, err.msg);
-	return p;
-}
-
-static const char *fmt(const struct bp_game *g, const struct bp_pos *p)
-{
-	static char buf[4][512];
-	static int k;
-	struct bp_text t = { 0 };
-	g->ops->pos_format(g, p, &t);
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s", bp_text_str(&t));
-	bp_text_free(&t);
-	return buf[k];
-}
+#include "tests/support.h"
 
 /* Plays a move given as text; fails the test when it is not legal. */
 static void play(const struct bp_game *g, struct bp_pos *p, const char *move)
@@ -61,7 +32,7 @@ static void play(const struct bp_game *g, struct bp_pos *p, const char *move)
 	struct bp_move m;
 	struct bp_err err = { { 0 } };
 	int rc = g->ops->move_parse(g, p, move, &m, &err);
-	cr_assert_eq(rc, BP_OK, "move %s in '%s': %s", move, fmt(g, p), err.msg);
+	cr_assert_eq(rc, BP_OK, "move %s in '%s': %s", move, fmt_pos(g, p), err.msg);
 	g->ops->apply(g, p, m);
 }
 
@@ -370,7 +341,7 @@ static uint64_t cross_walk(struct cross *x, const struct bp_pos *p, const struct
 {
 	char want[600];
 	ntext(x->geo, st, want, sizeof want);
-	cr_assert_str_eq(fmt(x->g, p), want);
+	cr_assert_str_eq(fmt_pos(x->g, p), want);
 	cr_assert_eq(x->g->ops->outcome(x->g, p), noutcome(x->geo, st), "outcome of %s", want);
 	x->nodes++;
 	if (depth == 0)
@@ -573,8 +544,8 @@ Test(blooms, generator_matches_parser)
 								cr_assert_eq(ok, in_list[idx],
 									     "%s: %s parses %d, "
 									     "listed %d",
-									     fmt(g, &p), text, ok,
-									     in_list[idx]);
+									     fmt_pos(g, &p), text,
+									     ok, in_list[idx]);
 								checked += ok;
 							}
 				}
@@ -597,13 +568,13 @@ Test(blooms, first_turn_is_one_stone)
 	struct bp_game *g = open_game("blooms:hex2");
 	struct bp_pos p;
 	g->ops->start(g, &p);
-	cr_expect_str_eq(fmt(g, &p), "2/3/2 1 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "2/3/2 1 firstpass=- passed=0");
 	cr_expect_eq(count_moves(g, &p), 14); /* r or y on any of 7 cells */
 	cr_expect(is_illegal(g, &p, "pass"));
 	cr_expect(is_illegal(g, &p, "ra1+yb2"));
 	cr_expect(is_illegal(g, &p, "ga1"));
 	play(g, &p, "yb2");
-	cr_expect_str_eq(fmt(g, &p), "2/1y1/2 2 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "2/1y1/2 2 firstpass=- passed=0");
 	/* 6 empty cells: 12 singles, 6 * 5 pairs, pass */
 	cr_expect_eq(count_moves(g, &p), 12 + 30 + 1);
 	cr_expect(listed(g, &p, "ga1+kc2"));
@@ -615,9 +586,9 @@ Test(blooms, capture_single)
 {
 	/* g a1 has one liberty, b2; y b2 fills it */
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "gr/r2/2 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "gr/r2/2 1 firstpass=- passed=0");
 	play(g, &p, "yb2");
-	cr_expect_str_eq(fmt(g, &p), "1r/ry1/2 2 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "1r/ry1/2 2 firstpass=- passed=0");
 	bp_game_destroy(g);
 }
 
@@ -628,13 +599,13 @@ Test(blooms, capture_multiple)
 	 * player 1's (r a2, r b1+c1, y b3). Before the captures the mover's own blooms
 	 * are fenced, so these are also capture-then-legal turns. */
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "gr/r1y/rk 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "gr/r1y/rk 1 firstpass=- passed=0");
 	struct bp_pos q = p;
 	play(g, &q, "rb2");
-	cr_expect_str_eq(fmt(g, &q), "1r/rry/r1 2 firstpass=- passed=0");
-	p = parse(g, "gr/r1y/rk 2 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &q), "1r/rry/r1 2 firstpass=- passed=0");
+	p = parse_pos(g, "gr/r1y/rk 2 firstpass=- passed=0");
 	play(g, &p, "gb2");
-	cr_expect_str_eq(fmt(g, &p), "g1/1g1/1k 1 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "g1/1g1/1k 1 firstpass=- passed=0");
 	bp_game_destroy(g);
 }
 
@@ -643,7 +614,7 @@ Test(blooms, self_fencing_is_illegal)
 	/* a1's neighbours a2, b1, b2 are all player 2's, and none of them loses its
 	 * last liberty there: r or y on a1 would be fenced */
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "1g/kg1/2 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "1g/kg1/2 1 firstpass=- passed=0");
 	cr_expect(is_illegal(g, &p, "ra1"));
 	cr_expect(is_illegal(g, &p, "ya1"));
 	cr_expect(is_illegal(g, &p, "ra1+yc2"));
@@ -656,7 +627,7 @@ Test(blooms, self_fencing_is_illegal)
 	/* a turn may not fence the mover's own older bloom either: player 2's k b1 has
 	 * liberties a1 and c1, and k a1 + g c1 takes both (k a1 joins it; g c1 joins
 	 * g b2) while capturing nothing (r c2 keeps b3) */
-	struct bp_pos q = parse(g, "1g/kg1/1r 2 firstpass=- passed=0");
+	struct bp_pos q = parse_pos(g, "1g/kg1/1r 2 firstpass=- passed=0");
 	cr_expect(listed(g, &q, "ga1")); /* joins g a2+b2, which keeps b3 and c1 */
 	cr_expect(!listed(g, &q, "ka1+gc1"), "k a1+b1 would be fenced");
 	cr_expect(is_illegal(g, &q, "ka1+gc1"));
@@ -668,14 +639,14 @@ Test(blooms, capture_then_legal)
 	/* r a1 has no empty neighbour after placing (a2 g, b1 k, b2 r), but g a2's only
 	 * liberty was a1, so g a2 is captured and the bloom r a1+b2 gets a2 back */
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "1g/kry/2 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "1g/kry/2 1 firstpass=- passed=0");
 	cr_expect(listed(g, &p, "ra1"));
 	play(g, &p, "ra1");
-	cr_expect_str_eq(fmt(g, &p), "r1/kry/2 2 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "r1/kry/2 2 firstpass=- passed=0");
 	/* y a1 does not join r b2: same capture, and y a1 gets a2 */
-	p = parse(g, "1g/kry/2 1 firstpass=- passed=0");
+	p = parse_pos(g, "1g/kry/2 1 firstpass=- passed=0");
 	play(g, &p, "ya1");
-	cr_expect_str_eq(fmt(g, &p), "y1/kry/2 2 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "y1/kry/2 2 firstpass=- passed=0");
 	bp_game_destroy(g);
 }
 
@@ -684,7 +655,7 @@ Test(blooms, two_stones_where_the_first_alone_is_illegal)
 	/* r a1 alone is fenced (a2 g keeps b3, b1 k keeps c1); adding y b3 takes g a2's
 	 * last liberty, g a2 is captured and r a1 breathes through a2 */
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "1g/ky1/2 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "1g/ky1/2 1 firstpass=- passed=0");
 	cr_expect(is_illegal(g, &p, "ra1"));
 	cr_expect(!listed(g, &p, "ra1"));
 	cr_expect(listed(g, &p, "ra1+yb3"));
@@ -692,7 +663,7 @@ Test(blooms, two_stones_where_the_first_alone_is_illegal)
 	play(g, &q, "yb3+ra1"); /* either order parses to the same move */
 	play(g, &p, "ra1+yb3");
 	cr_expect(bp_pos_equal(&p, &q));
-	cr_expect_str_eq(fmt(g, &p), "r1/kyy/2 2 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "r1/kyy/2 2 firstpass=- passed=0");
 	bp_game_destroy(g);
 }
 
@@ -700,7 +671,7 @@ Test(blooms, territory_mixed_colours)
 {
 	/* the ring around b2 alternates r and y: six blooms of player 1 enclose b2 */
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "ry/y1r/ry 2 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "ry/y1r/ry 2 firstpass=- passed=0");
 	struct bp_blooms_eval e;
 	bp_blooms_evaluate(g, &p, &e);
 	cr_expect_eq(e.territory[0], 1ull << 3, "b2 is cell 3");
@@ -710,7 +681,7 @@ Test(blooms, territory_mixed_colours)
 	cr_expect_eq(e.fenced, 0);
 	/* a bigger region on hex3: player 1's r and y wall off the top-left corner */
 	struct bp_game *h = open_game("blooms:hex3");
-	struct bp_pos q = parse(h, "2r/1ry1/yr3/4/1g1 1 firstpass=- passed=0");
+	struct bp_pos q = parse_pos(h, "2r/1ry1/yr3/4/1g1 1 firstpass=- passed=0");
 	bp_blooms_evaluate(h, &q, &e);
 	/* a1, a2 and b1 touch only r and y; everything else touches g too */
 	uint64_t want = 1ull << 0 | 1ull << 1 | 1ull << 3;
@@ -725,7 +696,7 @@ Test(blooms, neutral_region)
 {
 	struct bp_game *g = open_game("blooms:hex2");
 	/* r a1 and g c2 both touch the one empty region: it is nobody's */
-	struct bp_pos p = parse(g, "r1/3/1g 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "r1/3/1g 1 firstpass=- passed=0");
 	struct bp_blooms_eval e;
 	bp_blooms_evaluate(g, &p, &e);
 	cr_expect_eq(e.territory[0] | e.territory[1], 0);
@@ -743,9 +714,9 @@ Test(blooms, neutral_region)
 Test(blooms, two_passes_end_the_game_one_does_not)
 {
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "r1/3/1g 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "r1/3/1g 1 firstpass=- passed=0");
 	play(g, &p, "pass");
-	cr_expect_str_eq(fmt(g, &p), "r1/3/1g 2 firstpass=1 passed=1");
+	cr_expect_str_eq(fmt_pos(g, &p), "r1/3/1g 2 firstpass=1 passed=1");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
 	cr_expect_gt(count_moves(g, &p), 0);
 	/* a placement in between resets passed */
@@ -753,7 +724,7 @@ Test(blooms, two_passes_end_the_game_one_does_not)
 	play(g, &q, "ga2");
 	play(g, &q, "pass");
 	cr_expect_eq(g->ops->outcome(g, &q), BP_VALUE_NONE);
-	cr_expect_str_eq(fmt(g, &q), "rg/3/1g 2 firstpass=1 passed=1");
+	cr_expect_str_eq(fmt_pos(g, &q), "rg/3/1g 2 firstpass=1 passed=1");
 	/* the second pass in a row ends it */
 	play(g, &p, "pass");
 	cr_expect_eq(count_moves(g, &p), 0);
@@ -761,10 +732,10 @@ Test(blooms, two_passes_end_the_game_one_does_not)
 	cr_expect(is_illegal(g, &p, "pass"));
 	cr_expect(is_illegal(g, &p, "rb2"));
 	/* a finished game prints with over=1 and is refused as position text */
-	cr_expect_str_eq(fmt(g, &p), "r1/3/1g 1 firstpass=1 passed=1 over=1");
+	cr_expect_str_eq(fmt_pos(g, &p), "r1/3/1g 1 firstpass=1 passed=1 over=1");
 	struct bp_pos back;
 	struct bp_err err = { { 0 } };
-	cr_expect_eq(g->ops->pos_parse(g, fmt(g, &p), &back, &err), BP_EPARSE);
+	cr_expect_eq(g->ops->pos_parse(g, fmt_pos(g, &p), &back, &err), BP_EPARSE);
 	cr_expect(strstr(err.msg, "two passes") != NULL, "%s", err.msg);
 	bp_game_destroy(g);
 }
@@ -774,23 +745,23 @@ Test(blooms, tie_break_by_first_pass)
 	struct bp_game *g = open_game("blooms:hex2");
 	/* 1 : 1 with a neutral region. Player 1 passes first, then player 2: player 1
 	 * (to move after the second pass) wins the tie. */
-	struct bp_pos p = parse(g, "r1/3/1g 1 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "r1/3/1g 1 firstpass=- passed=0");
 	play(g, &p, "pass");
 	play(g, &p, "pass");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN);
 	/* player 2 passes first: player 2 is to move at the end and wins */
-	p = parse(g, "r1/3/1g 2 firstpass=- passed=0");
+	p = parse_pos(g, "r1/3/1g 2 firstpass=- passed=0");
 	play(g, &p, "pass");
 	play(g, &p, "pass");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN);
 	/* player 1 passed long ago; now player 2 and then player 1 pass: player 2 is to
 	 * move at the end and loses the tie */
-	p = parse(g, "r1/3/1g 2 firstpass=1 passed=0");
+	p = parse_pos(g, "r1/3/1g 2 firstpass=1 passed=0");
 	play(g, &p, "pass");
 	play(g, &p, "pass");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS);
 	/* no tie: territory decides, whoever passed first */
-	p = parse(g, "ry/y1r/ry 2 firstpass=- passed=0");
+	p = parse_pos(g, "ry/y1r/ry 2 firstpass=- passed=0");
 	play(g, &p, "pass");
 	play(g, &p, "pass");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS, "player 2, to move, has 0 : 7");
@@ -809,11 +780,11 @@ Test(blooms, cycle_through_captures)
 {
 	struct bp_game *g = open_game("blooms:hex2");
 	const char *x = "gr/1g1/yk 2 firstpass=- passed=0";
-	struct bp_pos p = parse(g, x), start = p;
+	struct bp_pos p = parse_pos(g, x), start = p;
 	play(g, &p, "kb1");
-	cr_expect_str_eq(fmt(g, &p), "gr/kg1/1k 1 firstpass=- passed=0");
+	cr_expect_str_eq(fmt_pos(g, &p), "gr/kg1/1k 1 firstpass=- passed=0");
 	play(g, &p, "yc1");
-	cr_expect_str_eq(fmt(g, &p), x);
+	cr_expect_str_eq(fmt_pos(g, &p), x);
 	cr_expect(bp_pos_equal(&p, &start), "the position repeats");
 	for (int round = 0; round < 3; round++) { /* and forever */
 		play(g, &p, "kb1");
@@ -824,7 +795,7 @@ Test(blooms, cycle_through_captures)
 
 	g = open_game("blooms:hex3");
 	const char *y = "1ky/kyy1/y1yyy/yy1k/1rg 1 firstpass=- passed=0";
-	p = parse(g, y);
+	p = parse_pos(g, y);
 	struct bp_blooms_eval e0, e1, e2;
 	bp_blooms_evaluate(g, &p, &e0);
 	play(g, &p, "ra1");
@@ -834,7 +805,7 @@ Test(blooms, cycle_through_captures)
 	play(g, &p, "ka2");
 	bp_blooms_evaluate(g, &p, &e2);
 	cr_expect_lt(e2.stones[0], e1.stones[0], "player 1 lost stones");
-	cr_expect_str_eq(fmt(g, &p), y);
+	cr_expect_str_eq(fmt_pos(g, &p), y);
 	bp_game_destroy(g);
 }
 
@@ -872,9 +843,9 @@ ParameterizedTest(char (*board)[8], blooms, canonical_invariant)
 				g->ops->transform(g, &p, s, &img);
 				bp_game_canonical(g, &img, &ic);
 				cr_assert(bp_pos_equal(&ic, &canon), "%s: image %d of %s", spec, s,
-					  fmt(g, &p));
+					  fmt_pos(g, &p));
 				struct bp_pos back;
-				cr_assert_eq(g->ops->pos_parse(g, fmt(g, &img), &back, NULL),
+				cr_assert_eq(g->ops->pos_parse(g, fmt_pos(g, &img), &back, NULL),
 					     BP_OK);
 				cr_assert(bp_pos_equal(&back, &img));
 				struct bp_move *m2 = bp_game_move_buffer(g);
@@ -972,8 +943,8 @@ Test(blooms, text_round_trip_and_moves)
 		"r2/4/2k2/4/2y 2 firstpass=2 passed=0",
 	};
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-		struct bp_pos p = parse(g, texts[i]);
-		cr_expect_str_eq(fmt(g, &p), texts[i]);
+		struct bp_pos p = parse_pos(g, texts[i]);
+		cr_expect_str_eq(fmt_pos(g, &p), texts[i]);
 		struct bp_move *mv = bp_game_move_buffer(g);
 		int n = g->ops->moves(g, &p, mv);
 		for (int k = 0; k < n; k++) {
@@ -987,7 +958,7 @@ Test(blooms, text_round_trip_and_moves)
 		}
 		free(mv);
 	}
-	struct bp_pos p = parse(g, texts[1]);
+	struct bp_pos p = parse_pos(g, texts[1]);
 	struct bp_move m;
 	struct bp_err err = { { 0 } };
 	cr_expect_eq(g->ops->move_parse(g, &p, "ra1+ra2", &m, &err), BP_EILLEGAL);
@@ -1006,7 +977,7 @@ Test(blooms, text_round_trip_and_moves)
 Test(blooms, describe)
 {
 	struct bp_game *g = open_game("blooms:hex2");
-	struct bp_pos p = parse(g, "ry/y1r/ry 2 firstpass=- passed=0");
+	struct bp_pos p = parse_pos(g, "ry/y1r/ry 2 firstpass=- passed=0");
 	struct bp_text json = { 0 }, text = { 0 };
 	g->ops->describe(g, &p, &json, &text);
 	cr_expect_str_eq(bp_text_str(&json),
@@ -1261,7 +1232,7 @@ ParameterizedTest(char (*board)[8], blooms, solve_small)
 		counts[val[i]]++;
 		if (gr.st[i].over)
 			continue; /* no text for a finished game; counted above */
-		struct bp_pos p = parse(g, gr.key[i]);
+		struct bp_pos p = parse_pos(g, gr.key[i]);
 		enum bp_value v;
 		unsigned r;
 		cr_assert_eq(bp_reach_table_lookup(t, &p, &v, &r), BP_OK, "%s", gr.key[i]);
@@ -1312,7 +1283,7 @@ ParameterizedTest(char (*board)[8], blooms, solve_small)
 	for (int i = 0; i < gr.n; i++) {
 		if (gr.st[i].over)
 			continue;
-		struct bp_pos p = parse(g, gr.key[i]);
+		struct bp_pos p = parse_pos(g, gr.key[i]);
 		struct bp_probe pr;
 		cr_assert_eq(bp_probe_position(g, tab, &p, &pr), BP_OK, "%s", gr.key[i]);
 		cr_assert_eq(pr.value, val[i], "%s: stored %s, naive %s", gr.key[i],
@@ -1388,7 +1359,7 @@ Test(blooms, ranking)
 		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
 		cr_assert_lt(idx, size);
 		cr_assert_eq(g->ops->unrank(g, t, idx, &back), BP_OK);
-		cr_assert(bp_pos_equal(&back, &p), "%s", fmt(g, &p));
+		cr_assert(bp_pos_equal(&back, &p), "%s", fmt_pos(g, &p));
 		int n = g->ops->moves(g, &p, mv);
 		if (n == 0)
 			g->ops->start(g, &p);

@@ -19,34 +19,7 @@
 #include "solver/probe.h"
 #include "solver/retrograde.h"
 #include "solver/verify.h"
-
-static struct bp_game *open_game(const char *spec)
-{
-	struct bp_game *g = NULL;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_create(spec, &g, &err);
-	cr_assert_eq(rc, BP_OK, "%s: %s", spec, err.msg);
-	return g;
-}
-
-static struct bp_pos parse(const struct bp_game *g, const char *text)
-{
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_parse_position(g, text, &p, &err);
-	cr_assert_eq(rc, BP_OK, "'%s': %s", text, err.msg);
-	return p;
-}
-
-static const char *fmt(const struct bp_game *g, const struct bp_pos *p)
-{
-	static char buf[2048];
-	struct bp_text t = { 0 };
-	g->ops->pos_format(g, p, &t);
-	snprintf(buf, sizeof buf, "%s", bp_text_str(&t));
-	bp_text_free(&t);
-	return buf;
-}
+#include "tests/support.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 
@@ -340,11 +313,11 @@ static void check_witness(const struct bp_game *g, const struct bp_pos *p, int p
 	for (int i = 0; i < v->nwitness; i++) {
 		int x = v->witness[i] % n.w, y = v->witness[i] / n.w;
 		cr_assert(naive_can_place(&n, opp, x, y),
-			  "%s: witness placement %d at (%d,%d) illegal", fmt(g, p), i, x, y);
+			  "%s: witness placement %d at (%d,%d) illegal", fmt_pos(g, p), i, x, y);
 		naive_put(&n, opp, x, y);
 	}
 	cr_assert_eq(naive_chains(&n, colour ? 'b' : 'r'), 0, "%s: witness leaves a chain",
-		     fmt(g, p));
+		     fmt_pos(g, p));
 }
 
 /* ---- the naive game, for perft -------------------------------------------------- */
@@ -437,7 +410,7 @@ ParameterizedTestParameters(mirador, placement)
 ParameterizedTest(struct place_case *pc, mirador, placement)
 {
 	struct bp_game *g = open_game(pc->spec);
-	struct bp_pos p = parse(g, pc->pos);
+	struct bp_pos p = parse_pos(g, pc->pos);
 	int colour = pc->colour == 'b';
 	int piece = atoi(bp_game_option(g, "piece"));
 	cr_expect_eq(bp_mirador_can_place(g, &p, colour, pc->x, pc->y), pc->legal,
@@ -470,7 +443,7 @@ ParameterizedTest(struct place_case *pc, mirador, placement)
 Test(mirador, move_text)
 {
 	struct bp_game *g = open_game("mirador:6x6");
-	struct bp_pos p = parse(g, "6/1rr3/1rr3/6/6/6 b");
+	struct bp_pos p = parse_pos(g, "6/1rr3/1rr3/6/6/6 b");
 	struct bp_move m;
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(g->ops->move_parse(g, &p, "e2", &m, &err), BP_OK, "%s", err.msg);
@@ -510,7 +483,7 @@ Test(mirador, links)
 	 * sight to B along rows c-d; sees N and E; sees S along column 9 only, blue g7
 	 * covering column 8) */
 	struct bp_game *g = open_game("mirador:10x8");
-	struct bp_pos p = parse(g, "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b");
+	struct bp_pos p = parse_pos(g, "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b");
 	struct bp_mirador_link l[64];
 	int n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
 	cr_assert(n <= 64);
@@ -535,21 +508,21 @@ Test(mirador, blocked_links)
 	struct bp_game *g = open_game("mirador:11x6");
 	struct bp_mirador_link l[64];
 	/* red a1 and a10 see each other along rows a-b */
-	struct bp_pos p = parse(g, "rr7rr/rr7rr/11/11/4bb5/4bb5 b");
+	struct bp_pos p = parse_pos(g, "rr7rr/rr7rr/11/11/4bb5/4bb5 b");
 	int n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
 	cr_expect_eq(find_link(l, n, 0, 9, 's'), 2);
 	/* a blue piece between cuts both rows */
-	p = parse(g, "rr2bb3rr/rr2bb3rr/11/11/11/11 b");
+	p = parse_pos(g, "rr2bb3rr/rr2bb3rr/11/11/11/11 b");
 	n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
 	cr_expect_eq(find_link(l, n, 0, 9, 's'), 0, "blocked by blue");
 	/* a red piece between: the link is replaced by two, through it */
-	p = parse(g, "rr2rr3rr/rr2rr3rr/11/11/bb3bb4/bb3bb4 b");
+	p = parse_pos(g, "rr2rr3rr/rr2rr3rr/11/11/bb3bb4/bb3bb4 b");
 	n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
 	cr_expect_eq(find_link(l, n, 0, 9, 's'), 0, "blocked by red");
 	cr_expect_eq(find_link(l, n, 0, 4, 's'), 2);
 	cr_expect_eq(find_link(l, n, 4, 9, 's'), 2);
 	/* half blocked: row a is still clear */
-	p = parse(g, "rr7rr/rr2bb3rr/4bb5/11/11/11 b");
+	p = parse_pos(g, "rr7rr/rr2bb3rr/4bb5/11/11/11 b");
 	n = bp_mirador_links(g, &p, BP_MIRADOR_RED, l, 64);
 	cr_expect_eq(find_link(l, n, 0, 9, 's'), 1, "half blocked");
 	bp_game_destroy(g);
@@ -598,7 +571,7 @@ ParameterizedTestParameters(mirador, verdicts)
 Test(mirador, both_directions)
 {
 	struct bp_game *g = open_game("mirador:8x8");
-	struct bp_pos p = parse(g, "8/8/8/3rr3/3rr3/8/8/8 b");
+	struct bp_pos p = parse_pos(g, "8/8/8/3rr3/3rr3/8/8/8 b");
 	struct bp_mirador_verdict ns, ew, both;
 	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_NS, &ns);
 	bp_mirador_test_dirs(g, &p, BP_MIRADOR_RED, BP_MIRADOR_EW, &ew);
@@ -617,7 +590,7 @@ Test(mirador, both_directions)
 	/* the seed: red's first mirador on 27x27 "has a tenuous line-of-sight connection
 	 * with all four sides" */
 	g = open_game("mirador:27x27");
-	p = parse(g, "start");
+	p = parse_pos(g, "start");
 	struct bp_move m;
 	cr_assert_eq(g->ops->move_parse(g, &p, "m13", &m, NULL), BP_OK);
 	g->ops->apply(g, &p, m);
@@ -655,7 +628,7 @@ static struct bp_pos board_of(const struct bp_game *g, const char *rows)
 		n.cell[k++] = *c;
 	}
 	cr_assert_eq(k, n.w * n.h, "%s", rows);
-	struct bp_pos p = parse(g, "start");
+	struct bp_pos p = parse_pos(g, "start");
 	for (int c = 0; c < k; c++) {
 		char ch = n.cell[c];
 		int x = c % n.w, y = c / n.w;
@@ -699,7 +672,7 @@ ParameterizedTest(struct fig6_case *fc, mirador, fig6)
 	if (fc->game) {
 		char text[128];
 		snprintf(text, sizeof text, "%s b", fc->rows);
-		p = parse(g, text);
+		p = parse_pos(g, text);
 		struct bp_move mv[128];
 		cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS, "red has won");
 		cr_expect_eq(g->ops->moves(g, &p, mv), 0);
@@ -757,7 +730,7 @@ static int naive_min_blockers(struct naive *n, char colour, int depth, int start
 ParameterizedTest(struct verdict_case *vc, mirador, verdicts)
 {
 	struct bp_game *g = open_game(vc->spec);
-	struct bp_pos p = parse(g, vc->pos);
+	struct bp_pos p = parse_pos(g, vc->pos);
 	struct bp_mirador_verdict v;
 	bp_mirador_test(g, &p, vc->colour, &v);
 	cr_expect_eq(v.chains, vc->chains, "%s: chains %d", vc->why, v.chains);
@@ -853,7 +826,7 @@ static void compare_links(const struct bp_game *g, const struct bp_pos *p, int p
 				continue;
 			expect++;
 			cr_expect_eq(find_link(l, nl, ci, -1 - s, v < 0 ? 't' : 's'), v < 0 ? 1 : v,
-				     "%s: piece %d side %d", fmt(g, p), ci, s);
+				     "%s: piece %d side %d", fmt_pos(g, p), ci, s);
 		}
 		for (int j = i + 1; j < k; j++) {
 			int corner, lanes = naive_pair(&n, px[i], py[i], px[j], py[j], &corner);
@@ -861,18 +834,18 @@ static void compare_links(const struct bp_game *g, const struct bp_pos *p, int p
 			if (corner) {
 				expect++;
 				cr_expect(find_link(l, nl, ci, cj, 'c'), "%s: corner %d %d",
-					  fmt(g, p), ci, cj);
+					  fmt_pos(g, p), ci, cj);
 			} else if (lanes) {
 				/* naive_pair counts rows even through a third piece; the
 				 * link exists only when the squares between are empty, which
 				 * empty_run already requires */
 				expect++;
 				cr_expect_eq(find_link(l, nl, ci, cj, 's'), lanes,
-					     "%s: sight %d %d", fmt(g, p), ci, cj);
+					     "%s: sight %d %d", fmt_pos(g, p), ci, cj);
 			}
 		}
 	}
-	cr_expect_eq(nl, expect, "%s: %d links, naive %d", fmt(g, p), nl, expect);
+	cr_expect_eq(nl, expect, "%s: %d links, naive %d", fmt_pos(g, p), nl, expect);
 }
 
 struct random_case {
@@ -916,31 +889,31 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 		struct naive n = naive_of(g, &p, piece);
 		/* text round trip (dense boards need not fit the turn order) */
 		if (!dense) {
-			struct bp_pos q = parse(g, fmt(g, &p));
-			cr_expect(bp_pos_equal(&p, &q), "round trip %s", fmt(g, &p));
+			struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+			cr_expect(bp_pos_equal(&p, &q), "round trip %s", fmt_pos(g, &p));
 		}
 		for (int c = 0; c < 2; c++) {
 			struct bp_mirador_verdict v;
 			bp_mirador_test(g, &p, c, &v);
 			char ch = c ? 'b' : 'r';
-			cr_expect_eq(v.chains, naive_chains(&n, ch), "%s: chains of %c", fmt(g, &p),
-				     ch);
+			cr_expect_eq(v.chains, naive_chains(&n, ch), "%s: chains of %c",
+				     fmt_pos(g, &p), ch);
 			stats[!v.chains ? 0 : v.unbreakable ? 2 : 1]++;
 			if (rc->big == 2) {
 				long sets = 0;
 				int nu = naive_unbreakable_marked(&n, ch, &sets);
 				cr_expect_eq(v.unbreakable, nu,
-					     "%s: unbreakable %c (naive %d, %ld sets)", fmt(g, &p),
-					     ch, nu, sets);
+					     "%s: unbreakable %c (naive %d, %ld sets)",
+					     fmt_pos(g, &p), ch, nu, sets);
 			}
 			if (!rc->big) {
 				long sets = 0;
 				int nu = naive_unbreakable(&n, ch, &sets);
 				cr_expect_eq(v.unbreakable, nu,
-					     "%s: unbreakable %c (naive %d, %ld sets)", fmt(g, &p),
-					     ch, nu, sets);
+					     "%s: unbreakable %c (naive %d, %ld sets)",
+					     fmt_pos(g, &p), ch, nu, sets);
 				cr_expect_eq(naive_unbreakable_marked(&n, ch, NULL), nu,
-					     "%s: marked brute force", fmt(g, &p));
+					     "%s: marked brute force", fmt_pos(g, &p));
 			}
 			if (v.chains && !v.unbreakable)
 				check_witness(g, &p, piece, c, &v);
@@ -950,7 +923,7 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 				bp_mirador_test_dirs(g, &p, c, d, &vd);
 				cr_expect_eq(vd.unbreakable,
 					     naive_unbreakable_dirs(&n, ch, d, NULL),
-					     "%s: %c direction %d", fmt(g, &p), ch, d);
+					     "%s: %c direction %d", fmt_pos(g, &p), ch, d);
 			}
 			compare_links(g, &p, piece, c);
 			/* legal placements */
@@ -958,7 +931,7 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 				for (int x = 0; x < n.w; x++)
 					cr_expect_eq(bp_mirador_can_place(g, &p, c, x, y),
 						     naive_can_place(&n, ch, x, y),
-						     "%s: %c at %d,%d", fmt(g, &p), ch, x, y);
+						     "%s: %c at %d,%d", fmt_pos(g, &p), ch, x, y);
 		}
 		/* symmetry: chains and verdicts are invariant */
 		struct bp_mirador_verdict v0[2];
@@ -968,7 +941,7 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 			struct bp_pos img;
 			g->ops->transform(g, &p, s, &img);
 			if (!dense) {
-				struct bp_pos back = parse(g, fmt(g, &img));
+				struct bp_pos back = parse_pos(g, fmt_pos(g, &img));
 				cr_expect(bp_pos_equal(&img, &back), "image %d parses", s);
 			}
 			for (int c = 0; c < 2; c++) {
@@ -978,9 +951,9 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 				/* a quarter turn swaps north-south and east-west */
 				if (g->board->a == g->board->b && (ci & 3) != (ch & 3))
 					ci = ((ci & 1) << 1) | ((ci & 2) >> 1);
-				cr_expect_eq(ci, ch, "%s sym %d chains", fmt(g, &p), s);
+				cr_expect_eq(ci, ch, "%s sym %d chains", fmt_pos(g, &p), s);
 				cr_expect_eq(v.unbreakable, v0[c].unbreakable, "%s sym %d",
-					     fmt(g, &p), s);
+					     fmt_pos(g, &p), s);
 			}
 			cr_expect_eq(g->ops->moves(g, &img, mv), g->ops->moves(g, &p, mv));
 		}
@@ -1015,7 +988,7 @@ ParameterizedTest(struct perft_case *pc, mirador, perft_vs_naive)
 {
 	struct bp_game *g = open_game(pc->spec);
 	int piece = atoi(bp_game_option(g, "piece"));
-	struct bp_pos p = parse(g, pc->pos);
+	struct bp_pos p = parse_pos(g, pc->pos);
 	uint64_t fast[16], slow[16] = { 0 };
 	cr_assert_eq(bp_perft(g, &p, pc->depth, fast), BP_OK);
 	struct nstate s = { .n = naive_of(g, &p, piece),
@@ -1084,9 +1057,9 @@ ParameterizedTest(struct bad_case *bc, mirador, malformed)
 Test(mirador, text_round_trip)
 {
 	struct bp_game *g = open_game("mirador:27x27");
-	struct bp_pos p = parse(g, "start");
-	cr_expect_str_eq(fmt(g, &p), "27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/"
-				     "27/27/27/27/27/27/27/27 r passed=0");
+	struct bp_pos p = parse_pos(g, "start");
+	cr_expect_str_eq(fmt_pos(g, &p), "27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/27/"
+					 "27/27/27/27/27/27/27/27 r passed=0");
 	const char *moves[] = { "z26", "a1", "m13", "b5" };
 	for (int i = 0; i < 4; i++) {
 		struct bp_move m;
@@ -1094,8 +1067,8 @@ Test(mirador, text_round_trip)
 		cr_assert_eq(g->ops->move_parse(g, &p, moves[i], &m, &err), BP_OK, "%s: %s",
 			     moves[i], err.msg);
 		g->ops->apply(g, &p, m);
-		struct bp_pos q = parse(g, fmt(g, &p));
-		cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+		struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+		cr_expect(bp_pos_equal(&p, &q), "%s", fmt_pos(g, &p));
 	}
 	/* bottom-right corner piece, top-left corner piece, the centre, and b5 */
 	cr_expect_eq(g->ops->cell_char(g, &p, 26 * 27 + 26), 'r');
@@ -1132,7 +1105,7 @@ Test(mirador, passes)
 	struct bp_move mv[64], m;
 	struct bp_err err = { { 0 } };
 	/* red has no legal placement and no one's chains are unbreakable */
-	struct bp_pos p = parse(g, "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 r");
+	struct bp_pos p = parse_pos(g, "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 r");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
 	cr_assert_eq(g->ops->moves(g, &p, mv), 1);
 	cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
@@ -1140,18 +1113,18 @@ Test(mirador, passes)
 	cr_expect(strstr(err.msg, "must pass"), "%s", err.msg);
 	cr_assert_eq(g->ops->move_parse(g, &p, "pass", &m, &err), BP_OK, "%s", err.msg);
 	g->ops->apply(g, &p, m);
-	cr_expect_str_eq(fmt(g, &p), "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 b passed=1");
-	struct bp_pos q = parse(g, fmt(g, &p));
+	cr_expect_str_eq(fmt_pos(g, &p), "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 b passed=1");
+	struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
 	cr_expect(bp_pos_equal(&p, &q));
 	/* blue has none either: its pass is the second in a row, a draw */
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_NONE);
 	cr_assert_eq(g->ops->moves(g, &p, mv), 1);
 	cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
 	g->ops->apply(g, &p, mv[0]);
-	cr_expect_str_eq(fmt(g, &p), "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 r passed=1");
+	cr_expect_str_eq(fmt_pos(g, &p), "rr1bb1/rr1bb1/6/bb1rr1/bb1rr1/6 r passed=1");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_DRAW);
 	cr_expect_eq(g->ops->moves(g, &p, mv), 0);
-	q = parse(g, fmt(g, &p));
+	q = parse_pos(g, fmt_pos(g, &p));
 	cr_expect(bp_pos_equal(&p, &q));
 	cr_expect_eq(g->ops->outcome(g, &q), BP_VALUE_DRAW, "the text keeps the game over");
 	cr_expect_eq(g->ops->move_parse(g, &p, "pass", &m, &err), BP_EILLEGAL);
@@ -1159,7 +1132,7 @@ Test(mirador, passes)
 
 	/* 7x7: red is out and passes, blue places, red passes again */
 	g = open_game("mirador:7x7");
-	p = parse(g, "2rr1bb/2rr1bb/7/2bb1rr/2bb1rr/7/7 r");
+	p = parse_pos(g, "2rr1bb/2rr1bb/7/2bb1rr/2bb1rr/7/7 r");
 	cr_assert_eq(g->ops->moves(g, &p, mv), 1);
 	cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
 	g->ops->apply(g, &p, mv[0]);
@@ -1167,8 +1140,8 @@ Test(mirador, passes)
 	cr_assert(k >= 1 && mv[0].v != BP_MIRADOR_PASS, "blue can place");
 	g->ops->apply(g, &p, mv[0]);
 	cr_expect_eq(p.w[25], 0, "a placement clears passed");
-	q = parse(g, fmt(g, &p)); /* 2 red, 3 blue, red to move: red is out */
-	cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+	q = parse_pos(g, fmt_pos(g, &p)); /* 2 red, 3 blue, red to move: red is out */
+	cr_expect(bp_pos_equal(&p, &q), "%s", fmt_pos(g, &p));
 	if (g->ops->outcome(g, &p) == BP_VALUE_NONE) {
 		cr_assert_eq(g->ops->moves(g, &p, mv), 1);
 		cr_expect_eq(mv[0].v, BP_MIRADOR_PASS);
@@ -1190,7 +1163,7 @@ Test(mirador, random_games_with_passes)
 		int piece = atoi(bp_game_option(g, "piece"));
 		struct bp_move *mv = bp_game_move_buffer(g);
 		for (int i = 0; i < 300; i++) {
-			struct bp_pos p = parse(g, "start");
+			struct bp_pos p = parse_pos(g, "start");
 			int row = 0; /* passes in a row */
 			for (;;) {
 				int k = g->ops->moves(g, &p, mv);
@@ -1203,7 +1176,7 @@ Test(mirador, random_games_with_passes)
 						wins++;
 					} else {
 						cr_expect_eq(row, 2, "%s over without a reason",
-							     fmt(g, &p));
+							     fmt_pos(g, &p));
 						cr_expect_eq(o, BP_VALUE_DRAW);
 						draws++;
 					}
@@ -1213,13 +1186,13 @@ Test(mirador, random_games_with_passes)
 				for (int c = 0; c < n.w * n.h; c++)
 					any |= naive_can_place(&n, mover, c % n.w, c / n.w);
 				cr_expect_eq(k == 1 && mv[0].v == BP_MIRADOR_PASS, !any, "%s",
-					     fmt(g, &p));
+					     fmt_pos(g, &p));
 				struct bp_move m = mv[rng_next(&seed) % (uint64_t)k];
 				row = m.v == BP_MIRADOR_PASS ? row + 1 : 0;
 				passes += m.v == BP_MIRADOR_PASS;
 				g->ops->apply(g, &p, m);
-				struct bp_pos q = parse(g, fmt(g, &p));
-				cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+				struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+				cr_expect(bp_pos_equal(&p, &q), "%s", fmt_pos(g, &p));
 			}
 		}
 		free(mv);
@@ -1235,7 +1208,7 @@ Test(mirador, random_games_with_passes)
 Test(mirador, describe)
 {
 	struct bp_game *g = open_game("mirador:8x8");
-	struct bp_pos p = parse(g, "8/8/8/3rr3/3rr3/8/8/8 b");
+	struct bp_pos p = parse_pos(g, "8/8/8/3rr3/3rr3/8/8/8 b");
 	struct bp_text json = { 0 }, text = { 0 };
 	g->ops->describe(g, &p, &json, &text);
 	const char *j = bp_text_str(&json), *t = bp_text_str(&text);
@@ -1248,7 +1221,7 @@ Test(mirador, describe)
 	bp_text_free(&text);
 	bp_game_destroy(g);
 	g = open_game("mirador:10x8");
-	p = parse(g, "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b");
+	p = parse_pos(g, "rr8/rr8/2rr3rr1/2rr3rr1/10/10/bb4bb2/bb4bb2 b");
 	g->ops->describe(g, &p, &json, &text);
 	t = bp_text_str(&text);
 	cr_expect(strstr(t, "red chains cannot be broken"), "%s", t);
@@ -1312,7 +1285,7 @@ ParameterizedTest(char (*spec)[32], mirador, count_vs_search)
 	s.slot = calloc(s.cap, sizeof *s.slot);
 	s.used = calloc(s.cap, 1);
 	cr_assert(s.slot && s.used);
-	struct bp_pos start = parse(g, "start");
+	struct bp_pos start = parse_pos(g, "start");
 	reach(g, &start, &s);
 	uint64_t raw[64] = { 0 }, classes[64] = { 0 };
 	for (size_t i = 0; i < s.cap; i++) {
@@ -1329,8 +1302,9 @@ ParameterizedTest(char (*spec)[32], mirador, count_vs_search)
 		cr_assert_eq(g->ops->rank(g, p, &idx), BP_OK);
 		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
 		cr_expect(idx < size);
-		cr_assert_eq(g->ops->unrank(g, t, idx, &u), BP_OK, "%s", fmt(g, p));
-		cr_expect(bp_pos_equal(&u, p), "%s: unrank(rank) gives %s", fmt(g, p), fmt(g, &u));
+		cr_assert_eq(g->ops->unrank(g, t, idx, &u), BP_OK, "%s", fmt_pos(g, p));
+		cr_expect(bp_pos_equal(&u, p), "%s: unrank(rank) gives %s", fmt_pos(g, p),
+			  fmt_pos(g, &u));
 	}
 	struct bp_enum_counts ec;
 	cr_assert_eq(bp_enumerate(g, 1 << 28, NULL, NULL, &ec), BP_OK);
@@ -1368,8 +1342,8 @@ Test(mirador, unrank_all)
 			cr_assert_eq(g->ops->rank(g, &p, &back), BP_OK);
 			cr_expect_eq(back, i);
 			cr_expect_eq(g->ops->tier(g, &p), t);
-			struct bp_pos q = parse(g, fmt(g, &p));
-			cr_expect(bp_pos_equal(&p, &q), "%s", fmt(g, &p));
+			struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+			cr_expect(bp_pos_equal(&p, &q), "%s", fmt_pos(g, &p));
 		}
 	}
 	printf("mirador unrank_all 5x5: %d valid, %d holes, %u tiers\n", valid, holes, g->ntiers);
@@ -1481,7 +1455,7 @@ static void naive_minimax(struct nmemo *m, const struct nstate *s, enum bp_value
  * the turn and `passed` the naive state implies. */
 static struct bp_pos pos_of_nstate(const struct bp_game *g, const struct nstate *s)
 {
-	struct bp_pos p = parse(g, "start");
+	struct bp_pos p = parse_pos(g, "start");
 	int w = s->n.w;
 	for (int c = 0; c < s->n.w * s->n.h; c++) {
 		char ch = s->n.cell[c];
@@ -1526,7 +1500,7 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 	struct nmemo m = { .cap = 1 << 18 };
 	m.e = calloc(m.cap, sizeof *m.e);
 	cr_assert_not_null(m.e);
-	struct bp_pos start = parse(g, "start");
+	struct bp_pos start = parse_pos(g, "start");
 	struct nstate s0 = { .n = naive_of(g, &start, piece), .to_move = 'r', .passes = 0 };
 	enum bp_value v;
 	unsigned rem;
@@ -1544,9 +1518,9 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 		struct bp_pos p = pos_of_nstate(g, &m.e[i].s);
 		struct bp_probe pr;
 		cr_assert_eq(bp_probe_position(g, t, &p, &pr), BP_OK, "%s: %s not stored", *spec,
-			     fmt(g, &p));
-		cr_expect_eq(pr.value, m.e[i].value, "%s: %s value", *spec, fmt(g, &p));
-		cr_expect_eq(pr.remoteness, m.e[i].rem, "%s: %s remoteness", *spec, fmt(g, &p));
+			     fmt_pos(g, &p));
+		cr_expect_eq(pr.value, m.e[i].value, "%s: %s value", *spec, fmt_pos(g, &p));
+		cr_expect_eq(pr.remoteness, m.e[i].rem, "%s: %s remoteness", *spec, fmt_pos(g, &p));
 		checked++;
 	}
 	struct bp_verify_report vr;

@@ -13,34 +13,7 @@
 #include "solver/game.h"
 #include "solver/games/taifas.h"
 #include "solver/perft.h"
-
-static struct bp_game *open_game(const char *spec)
-{
-	struct bp_game *g = NULL;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_create(spec, &g, &err);
-	cr_assert_eq(rc, BP_OK, "%s: %s", spec, err.msg);
-	return g;
-}
-
-static struct bp_pos parse(const struct bp_game *g, const char *text)
-{
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	int rc = bp_game_parse_position(g, text, &p, &err);
-	cr_assert_eq(rc, BP_OK, "'%s': %s", text, err.msg);
-	return p;
-}
-
-static const char *fmt(const struct bp_game *g, const struct bp_pos *p)
-{
-	static char buf[512];
-	struct bp_text t = { 0 };
-	g->ops->pos_format(g, p, &t);
-	snprintf(buf, sizeof buf, "%s", bp_text_str(&t));
-	bp_text_free(&t);
-	return buf;
-}
+#include "tests/support.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 
@@ -170,7 +143,7 @@ Test(taifas, seed_example_five_zones_each)
 {
 	/* the seed's 5x5 example: "both X's and O's have five zones" */
 	struct bp_game *g = open_game("taifas:5x5");
-	struct bp_pos p = parse(g, "xox1o/ooxo1/1xo2/x1xoo/1xox1 o last=x");
+	struct bp_pos p = parse_pos(g, "xox1o/ooxo1/1xo2/x1xoo/1xox1 o last=x");
 	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 0), 5);
 	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 1), 5);
 	struct naive n = { 5, 5, { 0 }, 'x' };
@@ -190,12 +163,12 @@ Test(taifas, seed_example_five_zones_each)
 Test(taifas, tie_last_zone)
 {
 	struct bp_game *g = open_game("taifas:2x2,tie=last-zone");
-	struct bp_pos p = parse(g, "xo/ox x last=x");
+	struct bp_pos p = parse_pos(g, "xo/ox x last=x");
 	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 0), 2);
 	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 1), 2);
 	/* x's owner completed the last zone: x's owner (to move) loses */
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS);
-	p = parse(g, "xo/ox x last=o");
+	p = parse_pos(g, "xo/ox x last=o");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN);
 	bp_game_destroy(g);
 }
@@ -203,10 +176,10 @@ Test(taifas, tie_last_zone)
 Test(taifas, tie_last_stone)
 {
 	struct bp_game *g = open_game("taifas:2x2,tie=last-stone");
-	struct bp_pos p = parse(g, "xo/ox x last=x");
+	struct bp_pos p = parse_pos(g, "xo/ox x last=x");
 	/* the final stone was x: x's owner wins the tie */
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN);
-	p = parse(g, "xo/ox x last=o");
+	p = parse_pos(g, "xo/ox x last=o");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS);
 	bp_game_destroy(g);
 }
@@ -214,10 +187,10 @@ Test(taifas, tie_last_stone)
 Test(taifas, tie_draw)
 {
 	struct bp_game *g = open_game("taifas:2x2,tie=draw");
-	struct bp_pos p = parse(g, "xo/ox x");
+	struct bp_pos p = parse_pos(g, "xo/ox x");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_DRAW);
-	cr_expect_str_eq(fmt(g, &p), "xo/ox x");
-	p = parse(g, "xo/ox x last=-");
+	cr_expect_str_eq(fmt_pos(g, &p), "xo/ox x");
+	p = parse_pos(g, "xo/ox x last=-");
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_DRAW);
 	bp_game_destroy(g);
 }
@@ -230,7 +203,7 @@ Test(taifas, more_zones_wins)
 	 *   x o x      non-o squares: four corners, each alone: 4 zones for o's owner;
 	 *              non-x squares: the cross, one zone for x's owner. */
 	struct bp_game *g = open_game("taifas:3x3");
-	struct bp_pos p = parse(g, "xox/ooo/xox o last=x");
+	struct bp_pos p = parse_pos(g, "xox/ooo/xox o last=x");
 	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 0), 1);
 	cr_expect_eq(bp_taifas_zones(g, p.w[0], p.w[1], 1), 4);
 	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN); /* o to move, o has more */
@@ -249,7 +222,7 @@ Test(taifas, fraction_score)
 	 * 1/4 > 1/5 so x's owner leads. 9 stones: o to move. */
 	struct bp_game *gz = open_game("taifas:3x3,score=zones,tie=draw");
 	struct bp_game *gf = open_game("taifas:3x3,score=fraction,tie=draw");
-	struct bp_pos p = parse(gf, "xxx/xoo/xoo o");
+	struct bp_pos p = parse_pos(gf, "xxx/xoo/xoo o");
 	cr_expect_eq(gz->ops->outcome(gz, &p), BP_VALUE_DRAW);
 	cr_expect_eq(gf->ops->outcome(gf, &p), BP_VALUE_LOSS);
 	struct bp_text json = { 0 }, text = { 0 };
@@ -271,24 +244,24 @@ Test(taifas, completes_zone_sets_last)
 	/* the first stone always completes a zone */
 	cr_assert_eq(g->ops->move_parse(g, &p, "ob2", &m, NULL), BP_OK);
 	g->ops->apply(g, &p, m);
-	cr_expect_str_eq(fmt(g, &p), "3/1o1/3 o last=o");
+	cr_expect_str_eq(fmt_pos(g, &p), "3/1o1/3 o last=o");
 	/* an x stone in a corner: x's zones go 0 -> 1 */
 	cr_assert_eq(g->ops->move_parse(g, &p, "xa1", &m, NULL), BP_OK);
 	g->ops->apply(g, &p, m);
-	cr_expect_str_eq(fmt(g, &p), "x2/1o1/3 x last=x");
+	cr_expect_str_eq(fmt_pos(g, &p), "x2/1o1/3 x last=x");
 	/* o at a3 splits nothing: o's non-o region stays one piece */
 	cr_assert_eq(g->ops->move_parse(g, &p, "oa3", &m, NULL), BP_OK);
 	g->ops->apply(g, &p, m);
-	cr_expect_str_eq(fmt(g, &p), "x1o/1o1/3 o last=x");
+	cr_expect_str_eq(fmt_pos(g, &p), "x1o/1o1/3 o last=x");
 	/* o at a2 neither: a1 still reaches the rest through b1 */
 	struct bp_pos q = p;
 	cr_assert_eq(g->ops->move_parse(g, &q, "oa2", &m, NULL), BP_OK);
 	g->ops->apply(g, &q, m);
-	cr_expect_str_eq(fmt(g, &q), "xoo/1o1/3 x last=x");
+	cr_expect_str_eq(fmt_pos(g, &q), "xoo/1o1/3 x last=x");
 	/* o at b1 cuts {a1, a2} off from {c1, c2, c3, b3}: o's zones 1 -> 2 */
 	cr_assert_eq(g->ops->move_parse(g, &p, "ob1", &m, NULL), BP_OK);
 	g->ops->apply(g, &p, m);
-	cr_expect_str_eq(fmt(g, &p), "x1o/oo1/3 x last=o");
+	cr_expect_str_eq(fmt_pos(g, &p), "x1o/oo1/3 x last=o");
 	bp_game_destroy(g);
 }
 
@@ -328,7 +301,7 @@ ParameterizedTest(struct variant *v, taifas, random_play_matches_naive)
 		for (;;) {
 			int cnt = g->ops->moves(g, &p, mv), ncnt = naive_moves(&n, nm);
 			cr_assert_eq(cnt, ncnt, "%s: move counts differ at %s", v->spec,
-				     fmt(g, &p));
+				     fmt_pos(g, &p));
 			for (int i = 0; i < cnt; i++) {
 				struct bp_text t = { 0 };
 				g->ops->move_format(g, &p, mv[i], &t);
@@ -337,7 +310,7 @@ ParameterizedTest(struct variant *v, taifas, random_play_matches_naive)
 			}
 			enum bp_value want = naive_outcome(&n, v->tie, v->score);
 			cr_assert_eq(g->ops->outcome(g, &p), want, "%s: outcome of %s", v->spec,
-				     fmt(g, &p));
+				     fmt_pos(g, &p));
 			if (cnt == 0)
 				break;
 			int pick = rand() % cnt;
@@ -346,7 +319,7 @@ ParameterizedTest(struct variant *v, taifas, random_play_matches_naive)
 			naive_play(&n, "xo"[mv[pick].v & 1], cell, v -> tie);
 			if (strcmp(v->tie, "draw") != 0)
 				cr_assert_eq("-xo"[p.w[2]], n.last, "%s: last differs at %s",
-					     v->spec, fmt(g, &p));
+					     v->spec, fmt_pos(g, &p));
 		}
 	}
 	free(mv);
@@ -407,9 +380,9 @@ Test(taifas, position_round_trip)
 			struct bp_pos p, q;
 			g->ops->start(g, &p);
 			for (int n; (n = g->ops->moves(g, &p, mv)) > 0;) {
-				char text[512];
-				snprintf(text, sizeof text, "%s", fmt(g, &p));
-				q = parse(g, text);
+				char text[2048];
+				snprintf(text, sizeof text, "%s", fmt_pos(g, &p));
+				q = parse_pos(g, text);
 				cr_assert(bp_pos_equal(&p, &q), "%s: '%s' does not round-trip",
 					  specs[s], text);
 				g->ops->apply(g, &p, mv[rand() % n]);
@@ -468,7 +441,7 @@ ParameterizedTest(struct bad_text *b, taifas, malformed_positions)
 Test(taifas, malformed_moves)
 {
 	struct bp_game *g = open_game("taifas:3x3");
-	struct bp_pos p = parse(g, "x2/3/3 o last=x");
+	struct bp_pos p = parse_pos(g, "x2/3/3 o last=x");
 	struct bp_move m;
 	struct {
 		const char *text;
@@ -490,7 +463,7 @@ Test(taifas, malformed_moves)
 			     "'%s'", cases[i].text);
 		cr_expect(strstr(err.msg, cases[i].why), "'%s': '%s'", cases[i].text, err.msg);
 	}
-	struct bp_pos full = parse(g, "xox/oxo/xox o last=x");
+	struct bp_pos full = parse_pos(g, "xox/oxo/xox o last=x");
 	struct bp_err err = { { 0 } };
 	cr_expect_eq(g->ops->move_parse(g, &full, "xa1", &m, &err), BP_EILLEGAL);
 	cr_expect_eq(g->ops->moves(g, &full, &m), 0);
@@ -548,7 +521,7 @@ Test(taifas, canonical_invariant_under_symmetry)
 				bp_game_canonical(g, &img, &ci);
 				cr_assert(bp_pos_equal(&c, &ci),
 					  "%s: symmetry %d changes the canonical form of %s",
-					  specs[s], k, fmt(g, &p));
+					  specs[s], k, fmt_pos(g, &p));
 				cr_assert_eq(g->ops->outcome(g, &img), g->ops->outcome(g, &p));
 			}
 		}
