@@ -38,4 +38,35 @@ static inline const char *fmt_pos(const struct bp_game *g, const struct bp_pos *
 	return buf;
 }
 
+/* The outcome of position text in game spec. */
+static inline enum bp_value outcome_of(const char *spec, const char *text)
+{
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p = parse_pos(g, text);
+	enum bp_value v = g->ops->outcome(g, &p);
+	bp_game_destroy(g);
+	return v;
+}
+
+/* Plays move from position text; copies the resulting text into result (if not NULL,
+ * 2048 bytes) and returns the outcome, checking that a fresh parse of the resulting
+ * text gives the same outcome. */
+static inline enum bp_value after(const char *spec, const char *text, const char *move,
+				  char *result)
+{
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p = parse_pos(g, text);
+	struct bp_move mv;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(g->ops->move_parse(g, &p, move, &mv, &err), BP_OK, "%s: %s", move, err.msg);
+	g->ops->apply(g, &p, mv);
+	if (result)
+		snprintf(result, 2048, "%s", fmt_pos(g, &p));
+	enum bp_value v = g->ops->outcome(g, &p);
+	struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+	cr_assert_eq(g->ops->outcome(g, &q), v, "cached and fresh outcomes differ");
+	bp_game_destroy(g);
+	return v;
+}
+
 #endif

@@ -280,39 +280,12 @@ Test(chicken, random_games_match_naive)
 
 /* ---- hand-made positions ----------------------------------------------------- */
 
-static enum bp_value outcome_of(const char *spec, const char *text)
-{
-	struct bp_game *g = open_game(spec);
-	struct bp_pos p = parse_pos(g, text);
-	enum bp_value v = g->ops->outcome(g, &p);
-	bp_game_destroy(g);
-	return v;
-}
-
-static enum bp_value after(const char *spec, const char *text, const char *move, char *result)
-{
-	struct bp_game *g = open_game(spec);
-	struct bp_pos p = parse_pos(g, text);
-	struct bp_move mv;
-	struct bp_err err = { { 0 } };
-	cr_assert_eq(g->ops->move_parse(g, &p, move, &mv, &err), BP_OK, "%s: %s", move, err.msg);
-	g->ops->apply(g, &p, mv);
-	if (result)
-		strcpy(result, fmt_pos(g, &p));
-	enum bp_value v = g->ops->outcome(g, &p);
-	/* the cached outcome agrees with a fresh parse of the result */
-	struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
-	cr_assert_eq(g->ops->outcome(g, &q), v);
-	bp_game_destroy(g);
-	return v;
-}
-
 /* hex3 rows: a (3) b (4) c (5) d (4) e (3); c3 is the centre, its ring of six is
  * b2 b3 c2 c4 d2 d3. */
 Test(chicken, smallest_loop_around_centre)
 {
 	/* black b2 b3 c2 c4 d2 + orange elsewhere; black closes with d3 */
-	char res[256];
+	char res[2048];
 	const char *pos = "o1o/1bb1/1b1b1/1b2/o1o o declined=o";
 	cr_assert_eq(outcome_of("chicken:hex3", pos), BP_VALUE_NONE);
 	/* orange to move: play somewhere harmless, then black closes */
@@ -340,7 +313,7 @@ Test(chicken, group_touching_edge_is_no_loop)
 Test(chicken, loop_of_neutrals_only_forms_both)
 {
 	const char *before = "3b/4o/o1nn2/b1n1n1b/3n2/4b/n1o1 o declined=-";
-	char res[256];
+	char res[2048];
 	cr_assert_eq(outcome_of("chicken:hex4", before), BP_VALUE_NONE);
 	cr_expect_eq(after("chicken:hex4", before, "a1+e3", res), BP_VALUE_LOSS,
 		     "both=mover: orange, who made the turn, wins");
@@ -391,7 +364,7 @@ Test(chicken, pair_must_not_join_one_group)
 
 Test(chicken, declining_ends_neutrals)
 {
-	char res[256];
+	char res[2048];
 	cr_assert_eq(after("chicken:hex3", "b2/4/5/4/3 o declined=-", "e3", res), BP_VALUE_NONE);
 	cr_expect_str_eq(res, "b2/4/5/4/2o b declined=o");
 	struct bp_game *g = open_game("chicken:hex3");
@@ -410,7 +383,7 @@ Test(chicken, forced_decline_both_readings)
 {
 	/* one empty cell left: no pair, so the single stone is forced */
 	const char *pos = "bnb/on/1 o declined=-";
-	char res[256];
+	char res[2048];
 	cr_assert_eq(outcome_of("chicken:tri3", pos), BP_VALUE_NONE);
 	cr_expect_eq(after("chicken:tri3", pos, "c1", res), BP_VALUE_WIN,
 		     "forced=decline: orange declined first and loses the full board");
