@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Tiers are checked from the last to the first. A tier's stored records are read
- * whole; children's tiers are read on demand into a small cache (the four most
- * recently used tiers), since moves from tier t usually reach t + 1 or t + 2.
+ * whole; children's tiers are read on demand into a cache of the most recently used
+ * tiers, bounded by bytes: 4 GiB, or three times the largest tier when that is more,
+ * so that the tier being checked and two tiers its moves reach always fit. Small games
+ * whose moves reach many tiers (Blooms: captures lower the stone count) keep them
+ * all; games whose moves reach the next tier or two never read one twice.
  * Corrupt blocks are counted by the store's own scan first; a tier that fails to
  * decode is then skipped, and its positions are not counted as checked.
  *
@@ -15,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CACHE 4
+#define CACHE 64		 /* tiers held at most */
+#define CACHE_BYTES (4ull << 30) /* the cache's byte budget, at least */
 
 struct cached {
 	uint32_t tier;
@@ -29,6 +33,8 @@ struct verifier {
 	bp_table *t;
 	struct bp_table_meta meta;
 	struct cached cache[CACHE];
+	uint64_t bytes;	 /* records held in the cache */
+	uint64_t budget; /* bytes the cache may hold */
 	uint64_t clock;
 	bp_verify_problem *problem;
 	void *ctx;
@@ -49,24 +55,45 @@ static void problem(struct verifier *v, const char *fmt, ...)
 }
 
 /* The records of tier, or NULL when the tier is not stored or unreadable. */
+static uint64_t tier_bytes(const struct verifier *v, uint32_t tier)
+{
+	return sizeof(uint16_t) * (v->meta.tier_size[tier] ? v->meta.tier_size[tier] : 1);
+}
+
 static const uint16_t *tier_records(struct verifier *v, uint32_t tier, int *rc)
 {
 	*rc = BP_OK;
-	struct cached *slot = NULL;
 	for (int i = 0; i < CACHE; i++)
 		if (v->cache[i].used && v->cache[i].tier == tier) {
 			v->cache[i].used = ++v->clock;
 			return v->cache[i].rec;
 		}
-	for (int i = 0; i < CACHE; i++)
-		if (!slot || v->cache[i].used < slot->used)
+	/* evict the least recently used tiers until this one fits the budget (the most
+	 * recent, the tier being checked, stays), then take a free slot */
+	struct cached *slot = NULL;
+	for (;;) {
+		struct cached *lru = NULL;
+		int used = 0;
+		for (int i = 0; i < CACHE; i++)
+			if (v->cache[i].used) {
+				used++;
+				if (!lru || v->cache[i].used < lru->used)
+					lru = &v->cache[i];
+			}
+		if (used < CACHE && (used <= 1 || v->bytes + tier_bytes(v, tier) <= v->budget))
+			break;
+		if (lru->rec)
+			v->bytes -= tier_bytes(v, lru->tier);
+		free(lru->rec);
+		*lru = (struct cached){ 0 };
+	}
+	for (int i = 0; i < CACHE && !slot; i++)
+		if (!v->cache[i].used)
 			slot = &v->cache[i];
-	free(slot->rec);
 	*slot = (struct cached){ .tier = tier, .used = ++v->clock };
 	if (!v->meta.tier_done[tier])
 		return NULL;
-	slot->rec =
-		malloc(sizeof(uint16_t) * (v->meta.tier_size[tier] ? v->meta.tier_size[tier] : 1));
+	slot->rec = malloc(tier_bytes(v, tier));
 	if (!slot->rec) {
 		*rc = BP_ENOMEM;
 		return NULL;
@@ -78,7 +105,9 @@ static const uint16_t *tier_records(struct verifier *v, uint32_t tier, int *rc)
 		slot->bad = 1;
 		if (grc != BP_ECORRUPT && grc != BP_ENOTFOUND)
 			*rc = grc;
+		return NULL;
 	}
+	v->bytes += tier_bytes(v, tier);
 	return slot->rec;
 }
 
@@ -108,6 +137,10 @@ int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem_f
 		return rc;
 	if (strcmp(v.meta.spec, g->spec) != 0 || v.meta.ntiers != g->ntiers)
 		return BP_EFORMAT;
+	v.budget = CACHE_BYTES;
+	for (uint32_t tr = 0; tr < g->ntiers; tr++)
+		if (3 * tier_bytes(&v, tr) > v.budget)
+			v.budget = 3 * tier_bytes(&v, tr);
 	int bad = bp_table_check_blocks(t, count_bad_block, &v);
 	if (bad < 0)
 		return bad;
