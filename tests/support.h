@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "solver/game.h"
 
@@ -67,6 +68,20 @@ static inline enum bp_value after(const char *spec, const char *text, const char
 	cr_assert_eq(g->ops->outcome(g, &q), v, "cached and fresh outcomes differ");
 	bp_game_destroy(g);
 	return v;
+}
+
+/* Position text that game spec must refuse with BP_EPARSE and a message containing
+ * needle (the part of the input it names). */
+static inline void expect_malformed(const char *spec, const char *text, const char *needle)
+{
+	struct bp_game *g = open_game(spec);
+	struct bp_pos p;
+	struct bp_err err = { { 0 } };
+	int rc = g->ops->pos_parse(g, text, &p, &err);
+	cr_expect_eq(rc, BP_EPARSE, "%s: '%s' accepted", spec, text);
+	cr_expect(strstr(err.msg, needle) != NULL, "%s: '%s': message '%s' lacks '%s'", spec, text,
+		  err.msg, needle);
+	bp_game_destroy(g);
 }
 
 #endif

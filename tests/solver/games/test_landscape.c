@@ -264,14 +264,7 @@ ParameterizedTestParameters(landscape, malformed)
 
 ParameterizedTest(struct bad_case *bc, landscape, malformed)
 {
-	struct bp_game *g = open_game(bc->spec);
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	int rc = g->ops->pos_parse(g, bc->text, &p, &err);
-	cr_expect_eq(rc, BP_EPARSE, "'%s' accepted", bc->text);
-	cr_expect(strstr(err.msg, bc->needle), "'%s': message '%s' lacks '%s'", bc->text, err.msg,
-		  bc->needle);
-	bp_game_destroy(g);
+	expect_malformed(bc->spec, bc->text, bc->needle);
 }
 
 Test(landscape, move_errors)

@@ -1044,14 +1044,7 @@ ParameterizedTestParameters(mirador, malformed)
 
 ParameterizedTest(struct bad_case *bc, mirador, malformed)
 {
-	struct bp_game *g = open_game(bc->spec);
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	int rc = g->ops->pos_parse(g, bc->pos, &p, &err);
-	cr_expect_eq(rc, BP_EPARSE, "'%s' accepted", bc->pos);
-	cr_expect(strstr(err.msg, bc->where) != NULL, "'%s': message '%s' does not name '%s'",
-		  bc->pos, err.msg, bc->where);
-	bp_game_destroy(g);
+	expect_malformed(bc->spec, bc->pos, bc->where);
 }
 
 Test(mirador, text_round_trip)

@@ -429,13 +429,7 @@ ParameterizedTestParameters(taifas, malformed_positions)
 
 ParameterizedTest(struct bad_text *b, taifas, malformed_positions)
 {
-	struct bp_game *g = open_game("taifas:3x3");
-	struct bp_pos p;
-	struct bp_err err = { { 0 } };
-	cr_expect_eq(g->ops->pos_parse(g, b->text, &p, &err), BP_EPARSE, "'%s' accepted", b->text);
-	cr_expect(strstr(err.msg, b->why), "'%s': message '%s' lacks '%s'", b->text, err.msg,
-		  b->why);
-	bp_game_destroy(g);
+	expect_malformed("taifas:3x3", b->text, b->why);
 }
 
 Test(taifas, malformed_moves)
