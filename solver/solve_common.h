@@ -15,10 +15,12 @@ double bp_solve_clock(void);
 /* The process's peak resident set, in bytes. */
 uint64_t bp_solve_peak_memory(void);
 
-/* Refuses, with a message naming the sizes, a solve that needs more than the limit.
- * @return BP_OK or BP_ERANGE. */
-int bp_solve_check_memory(const struct bp_game *g, uint64_t need, const struct bp_solve_opts *o,
-			  struct bp_err *err);
+/* Plans a solve before any work: runs estimate (the solver's memory estimate) into
+ * *need and refuses, with a message saying why, a game without dense ranking, an
+ * index space too large, or a need over o->memory_limit.
+ * @return BP_OK; BP_EUNSUPPORTED; BP_ERANGE. */
+int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game *, uint64_t *),
+		  const struct bp_solve_opts *o, uint64_t *need, struct bp_err *err);
 
 /* One move buffer of g->max_moves moves per worker; NULL when out of memory. Free
  * with bp_solve_free_move_buffers. */
