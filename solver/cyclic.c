@@ -206,13 +206,7 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 	bp_table *tab = NULL;
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
-	rc = bp_solve_cyclic_estimate(g, &out->memory_estimate);
-	if (rc == BP_EUNSUPPORTED)
-		return bp_err_set(err, rc, "%s cannot be solved: the game has no dense ranking",
-				  g->spec);
-	if (rc)
-		return bp_err_set(err, rc, "%s: its index space is too large", g->spec);
-	if ((rc = bp_solve_check_memory(g, out->memory_estimate, opts, err)))
+	if ((rc = bp_solve_plan(g, bp_solve_cyclic_estimate, opts, &out->memory_estimate, err)))
 		return rc;
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	s.chunk_start = calloc(s.nt + 1, sizeof *s.chunk_start);

@@ -298,13 +298,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	memset(out, 0, sizeof *out);
 	if (g->ops->flags & BP_GAME_CYCLIC)
 		return bp_solve_cyclic(g, db, opts, out, err);
-	rc = bp_solve_estimate(g, &out->memory_estimate);
-	if (rc == BP_EUNSUPPORTED)
-		return bp_err_set(err, rc, "%s cannot be solved by tiers (no dense ranking)",
-				  g->spec);
-	if (rc)
-		return bp_err_set(err, rc, "%s: tiers too large to index", g->spec);
-	if ((rc = bp_solve_check_memory(g, out->memory_estimate, opts, err)))
+	if ((rc = bp_solve_plan(g, bp_solve_estimate, opts, &out->memory_estimate, err)))
 		return rc;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);

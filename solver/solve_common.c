@@ -20,14 +20,20 @@ uint64_t bp_solve_peak_memory(void)
 	return (uint64_t)ru.ru_maxrss * 1024;
 }
 
-int bp_solve_check_memory(const struct bp_game *g, uint64_t need, const struct bp_solve_opts *o,
-			  struct bp_err *err)
+int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game *, uint64_t *),
+		  const struct bp_solve_opts *o, uint64_t *need, struct bp_err *err)
 {
-	if (!o->memory_limit || need <= o->memory_limit)
+	int rc = estimate(g, need);
+	if (rc == BP_EUNSUPPORTED)
+		return bp_err_set(err, rc, "%s cannot be solved: the game has no dense ranking",
+				  g->spec);
+	if (rc)
+		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
+	if (!o->memory_limit || *need <= o->memory_limit)
 		return BP_OK;
 	return bp_err_set(err, BP_ERANGE,
 			  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
-			  g->spec, (unsigned long long)(need >> 20),
+			  g->spec, (unsigned long long)(*need >> 20),
 			  (unsigned long long)(o->memory_limit >> 20));
 }
 
