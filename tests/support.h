@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solver/game.h"
@@ -82,6 +83,46 @@ static inline void expect_malformed(const char *spec, const char *text, const ch
 	cr_expect(strstr(err.msg, needle) != NULL, "%s: '%s': message '%s' lacks '%s'", spec, text,
 		  err.msg, needle);
 	bp_game_destroy(g);
+}
+
+/* A set of positions (open addressing; cap a power of two, at most half full), for
+ * tests that walk every reachable position. */
+struct pos_set {
+	struct bp_pos *tab;
+	char *used;
+	size_t cap;
+	long n;
+};
+
+static inline void pos_set_init(struct pos_set *s, size_t cap)
+{
+	s->tab = malloc(sizeof *s->tab * cap);
+	s->used = calloc(cap, 1);
+	s->cap = cap;
+	s->n = 0;
+	cr_assert(s->tab && s->used, "no memory for a position set of %zu", cap);
+}
+
+/* Adds p; returns 1 when it was new. */
+static inline int set_insert(struct pos_set *s, const struct bp_pos *p)
+{
+	size_t h = bp_pos_hash(p) & (s->cap - 1);
+	while (s->used[h]) {
+		if (bp_pos_equal(&s->tab[h], p))
+			return 0;
+		h = (h + 1) & (s->cap - 1);
+	}
+	cr_assert_lt(s->n, (long)(s->cap / 2), "position set full");
+	s->used[h] = 1;
+	s->tab[h] = *p;
+	s->n++;
+	return 1;
+}
+
+static inline void pos_set_free(struct pos_set *s)
+{
+	free(s->tab);
+	free(s->used);
 }
 
 #endif

@@ -522,27 +522,6 @@ Test(chicken, rank_unrank_every_index)
 
 #define SET_CAP (1u << 18)
 
-struct pos_set {
-	struct bp_pos *tab;
-	char *used;
-	long n;
-};
-
-static int set_insert(struct pos_set *s, const struct bp_pos *p)
-{
-	uint64_t h = bp_pos_hash(p) & (SET_CAP - 1);
-	while (s->used[h]) {
-		if (bp_pos_equal(&s->tab[h], p))
-			return 0;
-		h = (h + 1) & (SET_CAP - 1);
-	}
-	cr_assert_lt(s->n, (long)SET_CAP / 2, "position set full");
-	s->used[h] = 1;
-	s->tab[h] = *p;
-	s->n++;
-	return 1;
-}
-
 /* Every reachable position once: naive outcome, naive moves as text, and each
  * naive child equal to the fast child (text and outcome); then the enumeration of
  * `count` finds the same number of positions and of canonical forms. */
@@ -603,9 +582,10 @@ ParameterizedTest(char (*spec)[64], chicken, every_reachable_position)
 	struct bp_game *g = open_game(*spec);
 	struct nrules R;
 	nrules_init(&R, g);
-	struct pos_set seen = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
-	struct pos_set canon = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
-	cr_assert(seen.tab && seen.used && canon.tab && canon.used);
+	struct pos_set seen;
+	pos_set_init(&seen, SET_CAP);
+	struct pos_set canon;
+	pos_set_init(&canon, SET_CAP);
 	struct nchicken s;
 	memset(&s, 0, sizeof s);
 	memset(s.cell, '.', sizeof s.cell);
@@ -630,9 +610,7 @@ ParameterizedTest(char (*spec)[64], chicken, every_reachable_position)
 	printf("%s: %ld reachable positions, %ld classes\n", *spec, seen.n, canon.n);
 	cr_expect_eq(raw, (uint64_t)seen.n);
 	cr_expect_eq(classes, (uint64_t)canon.n);
-	free(seen.tab);
-	free(seen.used);
-	free(canon.tab);
-	free(canon.used);
+	pos_set_free(&seen);
+	pos_set_free(&canon);
 	bp_game_destroy(g);
 }

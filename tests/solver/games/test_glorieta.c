@@ -565,27 +565,6 @@ Test(glorieta, rank_unrank_every_index_small)
 
 #define SET_CAP (1u << 17)
 
-struct pos_set {
-	struct bp_pos *tab;
-	char *used;
-	long n;
-};
-
-static int set_insert(struct pos_set *s, const struct bp_pos *p)
-{
-	uint64_t h = bp_pos_hash(p) & (SET_CAP - 1);
-	while (s->used[h]) {
-		if (bp_pos_equal(&s->tab[h], p))
-			return 0;
-		h = (h + 1) & (SET_CAP - 1);
-	}
-	cr_assert_lt(s->n, (long)SET_CAP / 2, "position set full");
-	s->used[h] = 1;
-	s->tab[h] = *p;
-	s->n++;
-	return 1;
-}
-
 /* The naive state of a fast position, read from its text. */
 static void naive_of(const struct bp_game *g, const struct bp_pos *p, struct ngl *s)
 {
@@ -656,8 +635,8 @@ ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
 	struct bp_game *g = open_game(*spec);
 	struct nrules R;
 	nrules_init(&R, g);
-	struct pos_set seen = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
-	cr_assert(seen.tab && seen.used);
+	struct pos_set seen;
+	pos_set_init(&seen, SET_CAP);
 	struct bp_pos p;
 	g->ops->start(g, &p);
 	struct ngl s;
@@ -667,8 +646,8 @@ ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
 	/* count's enumeration finds the same positions, and its classes (positions that
 	 * are their own canonical form) are the distinct canonical forms: the canonical
 	 * form of a reachable position is reachable, colour exchanges included */
-	struct pos_set canon = { malloc(sizeof(struct bp_pos) * SET_CAP), calloc(SET_CAP, 1), 0 };
-	cr_assert(canon.tab && canon.used);
+	struct pos_set canon;
+	pos_set_init(&canon, SET_CAP);
 	for (uint32_t i = 0; i < SET_CAP; i++)
 		if (seen.used[i]) {
 			struct bp_pos c;
@@ -687,9 +666,7 @@ ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
 		     (unsigned long long)raw, seen.n);
 	cr_expect_eq(classes, (uint64_t)canon.n, "%s: enumerated classes %llu, canonical forms %ld",
 		     *spec, (unsigned long long)classes, canon.n);
-	free(canon.tab);
-	free(canon.used);
-	free(seen.tab);
-	free(seen.used);
+	pos_set_free(&canon);
+	pos_set_free(&seen);
 	bp_game_destroy(g);
 }

@@ -1226,30 +1226,9 @@ Test(mirador, describe)
 
 /* ---- tiers, ranks and counts ---------------------------------------------------------- */
 
-struct pos_set {
-	struct bp_pos *slot;
-	uint8_t *used;
-	size_t cap, n;
-};
-
-static int pos_set_add(struct pos_set *s, const struct bp_pos *p)
-{
-	size_t i = bp_pos_hash(p) & (s->cap - 1);
-	while (s->used[i]) {
-		if (bp_pos_equal(&s->slot[i], p))
-			return 0;
-		i = (i + 1) & (s->cap - 1);
-	}
-	s->used[i] = 1;
-	s->slot[i] = *p;
-	s->n++;
-	cr_assert(s->n < s->cap / 2, "position set full");
-	return 1;
-}
-
 static void reach(const struct bp_game *g, const struct bp_pos *p, struct pos_set *s)
 {
-	if (!pos_set_add(s, p))
+	if (!set_insert(s, p))
 		return;
 	struct bp_move mv[128];
 	cr_assert(g->max_moves <= 128);
@@ -1274,17 +1253,15 @@ ParameterizedTestParameters(mirador, count_vs_search)
 ParameterizedTest(char (*spec)[32], mirador, count_vs_search)
 {
 	struct bp_game *g = open_game(*spec);
-	struct pos_set s = { .cap = 1 << 16 };
-	s.slot = calloc(s.cap, sizeof *s.slot);
-	s.used = calloc(s.cap, 1);
-	cr_assert(s.slot && s.used);
+	struct pos_set s;
+	pos_set_init(&s, 1 << 16);
 	struct bp_pos start = parse_pos(g, "start");
 	reach(g, &start, &s);
 	uint64_t raw[64] = { 0 }, classes[64] = { 0 };
 	for (size_t i = 0; i < s.cap; i++) {
 		if (!s.used[i])
 			continue;
-		const struct bp_pos *p = &s.slot[i];
+		const struct bp_pos *p = &s.tab[i];
 		uint32_t t = g->ops->tier(g, p);
 		cr_assert(t < g->ntiers && t < 64);
 		raw[t]++;
@@ -1307,8 +1284,7 @@ ParameterizedTest(char (*spec)[32], mirador, count_vs_search)
 		cr_expect_eq(ec.classes[t], classes[t], "%s tier %u classes", *spec, t);
 	}
 	bp_enum_counts_free(&ec);
-	free(s.slot);
-	free(s.used);
+	pos_set_free(&s);
 	bp_game_destroy(g);
 }
 
