@@ -73,6 +73,20 @@ enum {
 
 #define BP_GAME_MAX_OPTIONS 8
 
+/* What bp_game_ops.tier_walk reports of one canonical position. */
+enum {
+	BP_WALK_CHILDREN = 1, /* fill children / nchildren */
+	BP_WALK_IMAGES = 2    /* fill images / nimages */
+};
+
+struct bp_walk {
+	uint64_t index;		  /* the canonical position's index in its tier */
+	int nchildren;		  /* -1: the game is over (the solver asks outcome()) */
+	const uint64_t *children; /* indices in the next tier, one per legal move */
+	int nimages;
+	const uint64_t *images; /* the class's other members in this tier (may repeat) */
+};
+
 struct bp_game;
 
 struct bp_game_ops {
@@ -138,6 +152,18 @@ struct bp_game_ops {
 	/* Inverse of rank. @return BP_OK; BP_ENOTFOUND when the index names no valid
 	 * position (games whose index space has holes). */
 	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
+
+	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
+	 * whose every move leads from tier t to tier t + 1 and whose rank() covers every
+	 * position, canonical or not. Visits, in index order, each canonical position whose
+	 * index in `tier` lies in [lo, hi) (any bounds: a range may start or end inside a
+	 * game's own blocks), telling what `what` asks for (BP_WALK_*). Must agree exactly
+	 * with canonical(), moves(), apply(), tier() and rank(); the tests compare the
+	 * tables both ways. Stops at and returns visit's first non-zero return.
+	 * NULL: the solver canonicalizes and ranks each child itself. */
+	int (*tier_walk)(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			 unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			 void *ctx);
 
 	/* Exact number of positions of a tier reachable from the start, raw and up to the
 	 * instance's symmetry, for boards too big to enumerate. NULL: counts come from

@@ -178,8 +178,7 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 	unsigned rem = 0;
 	if (v == BP_VALUE_NONE) {
 		int n = g->ops->moves(g, &p, s->mv[worker]);
-		int lost = 0, drew = 0;
-		unsigned min_loss = ~0u, min_draw = ~0u, max_win = 0;
+		uint32_t best = 0;
 		for (int i = 0; i < n; i++) {
 			c = p;
 			g->ops->apply(g, &c, s->mv[worker][i]);
@@ -191,34 +190,23 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 			if (rc)
 				return rc;
 			uint16_t r = crec ? crec[cidx] : 0;
-			unsigned cv = bp_record_value(r), cr = bp_record_remoteness(r);
-			if (cv == BP_VALUE_NONE) {
+			if (bp_record_value(r) == BP_VALUE_NONE) {
 				snprintf(s->errmsg, sizeof s->errmsg,
 					 "tier %u index %llu: a child in tier %u "
 					 "is not solved",
 					 s->t, (unsigned long long)idx, ct);
 				return BP_EINVAL;
 			}
-			if (cv == BP_VALUE_LOSS) {
-				lost = 1;
-				min_loss = cr < min_loss ? cr : min_loss;
-			} else if (cv == BP_VALUE_DRAW) {
-				drew = 1;
-				min_draw = cr < min_draw ? cr : min_draw;
-			} else {
-				max_win = cr > max_win ? cr : max_win;
-			}
+			uint32_t key = bp_solve_child_key(r);
+			best = key > best ? key : best;
 		}
-		if (lost) {
-			v = BP_VALUE_WIN;
-			rem = 1 + min_loss;
-		} else if (drew) {
-			v = BP_VALUE_DRAW;
-			rem = 1 + min_draw;
-		} else {
-			v = BP_VALUE_LOSS;
-			rem = 1 + max_win;
+		if (n == 0) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "tier %u index %llu: the game goes on but there is no move", s->t,
+				 (unsigned long long)idx);
+			return BP_EINVAL;
 		}
+		v = bp_solve_value_of_key(best, &rem);
 	}
 	if (rem >= BP_RECORD_NO_REMOTENESS) {
 		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
@@ -298,6 +286,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	memset(out, 0, sizeof *out);
 	if (g->ops->flags & BP_GAME_CYCLIC)
 		return bp_solve_cyclic(g, db, opts, out, err);
+	if (g->ops->tier_walk && !opts->generic)
+		return bp_solve_expanded(g, db, opts, out, err);
 	if ((rc = bp_solve_plan(g, bp_solve_estimate, opts, &out->memory_estimate, err)))
 		return rc;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();

@@ -28,6 +28,9 @@ struct bp_solve_opts {
 	uint64_t memory_limit;	/* bytes; 0: no limit. Checked up front (BP_ERANGE) */
 	uint32_t block_records; /* passed to the store; 0: its default */
 	int compression_level;	/* passed to the store; 0: its default */
+	/* 1: canonicalize and rank every child even when the game has a tier walk (to
+	 * cross-check solver/expanded.c) */
+	int generic;
 	void (*progress)(void *ctx, const struct bp_solve_progress *p); /* may be NULL */
 	void *ctx;
 };
@@ -49,12 +52,18 @@ struct bp_solve_result {
 int bp_solve_estimate(const struct bp_game *g, uint64_t *bytes);
 
 /* Solves g into db (the table named g->spec, created if absent; completed tiers are
- * reused). Games flagged BP_GAME_CYCLIC go to bp_solve_cyclic (solver/cyclic.h). @return BP_OK; BP_EUNSUPPORTED (game without tiers and ranking); BP_ERANGE
+ * reused). Games flagged BP_GAME_CYCLIC go to bp_solve_cyclic (solver/cyclic.h), games
+ * with a tier walk to bp_solve_expanded (unless opts->generic). @return BP_OK; BP_EUNSUPPORTED (game without tiers and ranking); BP_ERANGE
  * (over opts->memory_limit, before any work; or a remoteness too large to store);
  * BP_EFORMAT (a table of another spec or version); BP_ECORRUPT; BP_EIO; BP_ENOMEM.
  * err says what. */
 int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 	     struct bp_solve_result *out, struct bp_err *err);
+
+/* The same, over expanded tiers, for games with a tier walk (solver/expanded.c):
+ * identical tables, much faster. Same returns as bp_solve. */
+int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+		      struct bp_solve_result *out, struct bp_err *err);
 
 /* The RULES.md version values are solved under; stored with every table. */
 #define BP_RULES_VERSION 1

@@ -33,4 +33,27 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads);
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
 			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err);
 
+/* The rule that turns children's values into a value (RULES.md section 10), as a
+ * maximum so that the solvers' inner loops have no branches: a child's record maps to
+ * a key, and the largest key among the children is a perfect-play move.
+ *     child lost  -> class 3, then the smaller remoteness first
+ *     child drew  -> class 2, the same
+ *     child won   -> class 1, then the larger remoteness first
+ * (verify.c writes the rule out again on purpose.) */
+static inline uint32_t bp_solve_child_key(uint16_t child)
+{
+	uint32_t v = child & 3u, rem = (uint32_t)child >> 2;
+	uint32_t cls = v ^ (v >> 1); /* none 0, win 1, loss 3, draw 2 */
+	return cls << 14 | (cls == 1 ? rem : 0x3fffu ^ rem);
+}
+
+/* The value and remoteness of a position whose children's largest key is best
+ * (best >= 1 << 14: at least one child, all solved). */
+static inline enum bp_value bp_solve_value_of_key(uint32_t best, unsigned *remoteness)
+{
+	uint32_t cls = best >> 14, low = best & 0x3fffu;
+	*remoteness = 1 + (cls == 1 ? low : 0x3fffu ^ low);
+	return cls == 3 ? BP_VALUE_WIN : cls == 2 ? BP_VALUE_DRAW : BP_VALUE_LOSS;
+}
+
 #endif

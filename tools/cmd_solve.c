@@ -203,8 +203,9 @@ int bp_cmd_solve(int argc, char **argv)
 		opts.compression_level = (int)v;
 	}
 	const char *solver = a.opt[5] ? a.opt[5] : "auto";
-	if (strcmp(solver, "auto") && strcmp(solver, "tiers") && strcmp(solver, "cycles")) {
-		bp_cli_error(cmd, "bad --solver '%s' (auto, tiers or cycles)", solver);
+	if (strcmp(solver, "auto") && strcmp(solver, "tiers") && strcmp(solver, "walk") &&
+	    strcmp(solver, "cycles")) {
+		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers or cycles)", solver);
 		return BP_EXIT_USAGE;
 	}
 	if (a.progress || isatty(2))
@@ -220,10 +221,14 @@ int bp_cmd_solve(int argc, char **argv)
 	}
 	struct bp_solve_result r;
 	struct bp_err err = { { 0 } };
+	opts.generic = strcmp(solver, "tiers") == 0;
 	int src = strcmp(solver, "cycles") == 0 ? bp_solve_cyclic(g, db, &opts, &r, &err)
 		  : strcmp(solver, "tiers") == 0 && (g->ops->flags & BP_GAME_CYCLIC)
 			  ? bp_err_set(&err, BP_EUNSUPPORTED,
 				       "%s can repeat positions: use --solver cycles", g->spec)
+		  : strcmp(solver, "walk") == 0 && !g->ops->tier_walk
+			  ? bp_err_set(&err, BP_EUNSUPPORTED,
+				       "%s has no tier walk: use --solver tiers or cycles", g->spec)
 			  : bp_solve(g, db, &opts, &r, &err);
 	if (src) {
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));

@@ -419,6 +419,158 @@ static int taifas_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
 	return BP_OK;
 }
 
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * Within tier k the index runs through the occupied sets S in colex order (which is
+ * the numeric order of the bitmask), then the o pattern b (bit i: the i-th lowest
+ * cell of S holds o), then `last`. The walk prepares, once per S, everything that
+ * does not depend on b, then steps b by one: b - 1 -> b flips the lowest ctz(b) + 1
+ * bits, so o and each symmetric image of o change by one precomputed XOR, and so does
+ * the image's own pattern within its occupied set. The children of (S, b) lie in the
+ * k + 1 sets S | e, at pattern b with a bit inserted where e falls; none of it needs
+ * a canonical form or a rank per position. */
+
+struct walk_block {
+	uint64_t occ;
+	int k;
+	uint64_t low[65]; /* low[j]: the lowest j cells of occ */
+	/* per symmetry s: the image of occ, its rank, the images of low[j] (cells) and
+	 * their bits in the pattern within that image */
+	uint64_t socc[8], srank[8], scells[8][65], sbits[8][65];
+	/* per empty cell */
+	int nempty;
+	uint64_t ecell[64], ebase[64], ehigh[64]; /* ehigh: pattern bits above the cell */
+	int eshift[64];
+};
+
+static void walk_block_setup(const struct taifas *t, int nsym, uint64_t occ, int k,
+			     struct walk_block *B)
+{
+	B->occ = occ;
+	B->k = k;
+	B->low[0] = 0;
+	int j = 0;
+	for (uint64_t m = occ; m; m &= m - 1, j++)
+		B->low[j + 1] = B->low[j] | (m & -m);
+	for (int s = 0; s < nsym; s++) {
+		B->socc[s] = bp_perm64_apply(t->perm, s, occ);
+		B->srank[s] = bp_rank_subset(B->socc[s]);
+		B->scells[s][0] = B->sbits[s][0] = 0;
+		for (j = 0; j < k; j++) {
+			uint64_t img = bp_perm64_apply(t->perm, s, B->low[j + 1] ^ B->low[j]);
+			int at = __builtin_popcountll(B->socc[s] & (img - 1));
+			B->scells[s][j + 1] = B->scells[s][j] | img;
+			B->sbits[s][j + 1] = B->sbits[s][j] | 1ull << at;
+		}
+	}
+	B->nempty = 0;
+	for (uint64_t m = t->full & ~occ; m; m &= m - 1) {
+		uint64_t v = m & -m;
+		int below = __builtin_popcountll(occ & (v - 1));
+		B->ecell[B->nempty] = v;
+		B->eshift[B->nempty] = below;
+		B->ehigh[B->nempty] = ~((1ull << below) - 1);
+		B->ebase[B->nempty] = bp_rank_subset(occ | v) << (k + 1);
+		B->nempty++;
+	}
+}
+
+static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			    unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			    void *ctx)
+{
+	const struct taifas *t = T(g);
+	uint64_t size;
+	int rc = taifas_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (lo > hi || hi > size)
+		return BP_ERANGE;
+	const int k = (int)tier, nsym = g->nsym, terminal = k == t->n;
+	const uint64_t L = last_choices(t, tier), nb = 1ull << k;
+	struct walk_block B = { 0 };
+	uint64_t children[2][128], images[8], o = 0, so[8], sp[8];
+	uint64_t cur = UINT64_MAX; /* the occupied set's rank that B holds */
+	int first_last = L == 2 ? 1 : 0;
+	for (uint64_t pi = lo / L; pi < (hi + L - 1) / L; pi++) {
+		uint64_t R = pi >> k, b = pi & (nb - 1);
+		if (R != cur) {
+			walk_block_setup(t, nsym, bp_unrank_subset(k, R), k, &B);
+			cur = R;
+			o = bp_bits_deposit(b, B.occ);
+			for (int s = 0; s < nsym; s++) {
+				so[s] = bp_perm64_apply(t->perm, s, o);
+				sp[s] = bp_bits_extract(so[s], B.socc[s]);
+			}
+		} else {
+			int flip = __builtin_ctzll(b) + 1;
+			o ^= B.low[flip];
+			for (int s = 0; s < nsym; s++) {
+				so[s] ^= B.scells[s][flip];
+				sp[s] ^= B.sbits[s][flip];
+			}
+		}
+		uint64_t x = B.occ ^ o;
+		int canonical = 1;
+		for (int s = 1; s < nsym && canonical; s++) {
+			uint64_t sx = B.socc[s] ^ so[s];
+			canonical = sx > x || (sx == x && so[s] >= o);
+		}
+		if (!canonical)
+			continue;
+		/* the children of both `last` values at once: completing a zone depends on
+		 * the stones only */
+		int n = 0;
+		if ((what & BP_WALK_CHILDREN) && !terminal)
+			for (int e = 0; e < B.nempty; e++) {
+				uint64_t v = B.ecell[e];
+				uint64_t pat = b + (b & B.ehigh[e]);
+				for (int c = 0; c < 2; c++, n++) {
+					uint64_t cpi =
+						B.ebase[e] | pat | (uint64_t)c << B.eshift[e];
+					switch (t->tie) {
+					case TIE_LAST_ZONE:
+						if (completes_zone(t, c ? o : x, v)) {
+							children[0][n] = children[1][n] =
+								cpi * 2 + (uint64_t)c;
+						} else {
+							children[0][n] = cpi * 2;
+							children[1][n] = cpi * 2 + 1;
+						}
+						break;
+					case TIE_LAST_STONE:
+						children[0][n] = children[1][n] =
+							cpi * 2 + (uint64_t)c;
+						break;
+					case TIE_DRAW: children[0][n] = children[1][n] = cpi; break;
+					}
+				}
+			}
+		for (int last = first_last; last <= (L == 2 ? 2 : 0); last++) {
+			uint64_t idx = L == 2 ? pi * 2 + (uint64_t)last - 1 : pi;
+			if (idx < lo || idx >= hi)
+				continue;
+			if ((last == 1 && !x) || (last == 2 && !o))
+				continue; /* a hole: `last` names a colour not on the board */
+			/* the empty board's children all have last = the stone's colour */
+			struct bp_walk w = { .index = idx,
+					     .nchildren = terminal ? -1 : n,
+					     .children = children[last == 2] };
+			if (what & BP_WALK_IMAGES) {
+				for (int s = 1; s < nsym; s++)
+					if (so[s] != o || (B.socc[s] ^ so[s]) != x)
+						images[w.nimages++] =
+							((B.srank[s] << k | sp[s]) * L) +
+							(L == 2 ? (uint64_t)last - 1 : 0);
+				w.images = images;
+			}
+			if ((rc = visit(ctx, &w)))
+				return rc;
+		}
+	}
+	return BP_OK;
+}
+
 /* Every filling is reachable (either player may place either colour, and only a full
  * board ends the game), and so is every `last` colour present on the board: place
  * the other colour's stones first, then this colour's, whose first stone completes a
@@ -585,6 +737,7 @@ const struct bp_game_ops bp_taifas_ops = {
 	.tier_size = taifas_tier_size,
 	.rank = taifas_rank,
 	.unrank = taifas_unrank,
+	.tier_walk = taifas_tier_walk,
 	.count_tier = taifas_count_tier,
 	.describe = taifas_describe,
 };

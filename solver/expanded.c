@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* Retrograde analysis over expanded tiers: the fast path for games with a tier walk
+ * (bp_game_ops.tier_walk; Taifas), whose moves all lead from tier t to tier t + 1 and
+ * whose dense index covers every position, canonical or not.
+ *
+ * From the last tier down, tier t is solved from tier t + 1 held *expanded*: every
+ * member of every class carries the class's record, not only the canonical one. A
+ * canonical position's children can then be read at their own indices, with no
+ * canonical form and no rank per child, and the children of one occupied set lie in a
+ * few neighbouring blocks of the child tier, so the reads stay in the cache. The game's
+ * walk lists, per canonical position, the indices of its children (and, when asked,
+ * of its class's other members); this file applies the value rule and stores.
+ *
+ * Per tier:
+ *     1. solve: every canonical position from its children (or the terminal rule);
+ *        non-canonical indices stay 0, exactly the table's layout;
+ *     2. store the tier, in one transaction;
+ *     3. expand it in place: copy each canonical record to the rest of its class;
+ *     4. free tier t + 1.
+ * A tier found stored (a resumed solve) is read back and expanded when the tier below
+ * it needs it. Memory: two tiers of 16-bit records at a time.
+ *
+ * The result is the same table as solver/retrograde.c's; the tests compare content
+ * hashes of both, and `solve --generic` runs the other path. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/parallel.h"
+#include "solver/retrograde.h"
+#include "solver/solve_common.h"
+
+#define CHUNK ((uint64_t)1 << 16) /* indices a work item covers */
+
+struct expanded {
+	const struct bp_game *g;
+	bp_table *tab;
+	uint32_t nt, t; /* tiers; the one being worked on */
+	uint64_t *size;
+	uint16_t **rec;		   /* per tier, or NULL when not in memory */
+	uint8_t *done;		   /* per tier: found stored when the solve began */
+	uint64_t (*done_count)[4]; /* and its counts per value */
+	int threads;
+	uint64_t (*counts)[4]; /* per worker */
+	char errmsg[200];
+};
+
+struct worker {
+	struct expanded *x;
+	int id;
+	uint16_t *rec;	      /* the tier being worked on */
+	const uint16_t *crec; /* its children's tier, expanded */
+};
+
+static int solve_visit(void *ctx, const struct bp_walk *w)
+{
+	struct worker *k = ctx;
+	struct expanded *x = k->x;
+	enum bp_value v;
+	unsigned rem = 0;
+	if (w->nchildren < 0) {
+		struct bp_pos p;
+		int rc = x->g->ops->unrank(x->g, x->t, w->index, &p);
+		if (rc)
+			return rc;
+		v = x->g->ops->outcome(x->g, &p);
+	} else {
+		uint32_t best = 0, unsolved = 0;
+		for (int i = 0; i < w->nchildren; i++) {
+			uint16_t r = k->crec[w->children[i]];
+			uint32_t key = bp_solve_child_key(r);
+			unsolved |= (r & 3u) == 0;
+			best = key > best ? key : best;
+		}
+		if (unsolved || w->nchildren == 0) {
+			snprintf(x->errmsg, sizeof x->errmsg,
+				 "tier %u index %llu: %s (the game's tier walk disagrees with "
+				 "its rules)",
+				 x->t, (unsigned long long)w->index,
+				 w->nchildren ? "a child is not solved" : "no moves");
+			return BP_EINVAL;
+		}
+		v = bp_solve_value_of_key(best, &rem);
+	}
+	if (v == BP_VALUE_NONE) {
+		snprintf(x->errmsg, sizeof x->errmsg,
+			 "tier %u index %llu: the walk says the game is over, outcome() does "
+			 "not",
+			 x->t, (unsigned long long)w->index);
+		return BP_EINVAL;
+	}
+	if (rem >= BP_RECORD_NO_REMOTENESS) {
+		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
+		return BP_ERANGE;
+	}
+	k->rec[w->index] = bp_record_make(v, rem);
+	x->counts[k->id][v]++;
+	return BP_OK;
+}
+
+static int expand_visit(void *ctx, const struct bp_walk *w)
+{
+	struct worker *k = ctx;
+	uint16_t r = k->rec[w->index];
+	for (int i = 0; i < w->nimages; i++)
+		k->rec[w->images[i]] = r;
+	return BP_OK;
+}
+
+static uint64_t chunks(const struct expanded *x)
+{
+	return (x->size[x->t] + CHUNK - 1) / CHUNK;
+}
+
+static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
+		      int (*visit)(void *, const struct bp_walk *))
+{
+	uint32_t t = x->t;
+	struct worker k = {
+		.x = x, .id = id, .rec = x->rec[t], .crec = t + 1 < x->nt ? x->rec[t + 1] : NULL
+	};
+	uint64_t lo = item * CHUNK, hi = lo + CHUNK < x->size[t] ? lo + CHUNK : x->size[t];
+	return x->g->ops->tier_walk(x->g, t, lo, hi, what, visit, &k);
+}
+
+static int solve_chunk(void *ctx, int id, uint64_t item)
+{
+	return walk_chunk(ctx, id, item, BP_WALK_CHILDREN, solve_visit);
+}
+
+static int expand_chunk(void *ctx, int id, uint64_t item)
+{
+	return walk_chunk(ctx, id, item, BP_WALK_IMAGES, expand_visit);
+}
+
+/* Copies each canonical record of tier t to the rest of its class. Two classes share
+ * no member, so the workers write disjoint records. */
+static int expand(struct expanded *x, uint32_t t)
+{
+	x->t = t;
+	return bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
+}
+
+/* Tier t in memory and expanded, read from the table if needed. */
+static int load_expanded(struct expanded *x, uint32_t t)
+{
+	if (x->rec[t])
+		return BP_OK;
+	x->rec[t] = malloc(sizeof(uint16_t) * (x->size[t] ? x->size[t] : 1));
+	if (!x->rec[t])
+		return BP_ENOMEM;
+	int rc = bp_table_get_tier(x->tab, t, x->rec[t]);
+	if (rc) {
+		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
+			 bp_strerror(rc));
+		return rc;
+	}
+	return expand(x, t);
+}
+
+static void drop(struct expanded *x, uint32_t t)
+{
+	free(x->rec[t]);
+	x->rec[t] = NULL;
+}
+
+/* Two neighbouring tiers of records, plus room for the store's buffers. */
+static int estimate(const struct bp_game *g, uint64_t *bytes)
+{
+	uint64_t prev = 0, most = 0;
+	if (!g->ops->tier_size || g->ntiers == 0)
+		return BP_EUNSUPPORTED;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t sz;
+		int rc = g->ops->tier_size(g, t, &sz);
+		if (rc)
+			return rc;
+		most = 2 * (sz + prev) > most ? 2 * (sz + prev) : most;
+		prev = sz;
+	}
+	*bytes = most + (64ull << 20);
+	return BP_OK;
+}
+
+int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+		      struct bp_solve_result *out, struct bp_err *err)
+{
+	int rc;
+	double t0 = bp_solve_clock();
+	struct expanded x = { .g = g, .nt = g->ntiers };
+	memset(out, 0, sizeof *out);
+	if ((rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err)))
+		return rc;
+	x.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	x.size = calloc(x.nt, sizeof *x.size);
+	x.rec = calloc(x.nt, sizeof *x.rec);
+	x.done = calloc(x.nt, sizeof *x.done);
+	x.done_count = calloc(x.nt, sizeof *x.done_count);
+	x.counts = calloc((size_t)x.threads, sizeof *x.counts);
+	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	for (uint32_t t = 0; t < x.nt; t++)
+		g->ops->tier_size(g, t, &x.size[t]);
+	rc = bp_solve_open_table(g, db, x.size, opts, &x.tab, err);
+	if (rc)
+		goto out_quiet;
+	struct bp_table_meta meta;
+	if ((rc = bp_table_meta_get(x.tab, &meta)))
+		goto out;
+	double prior_seconds = meta.seconds;
+	/* meta's pointers die at the first write */
+	memcpy(x.done, meta.tier_done, x.nt);
+	memcpy(x.done_count, meta.tier_count, x.nt * sizeof *x.done_count);
+
+	struct bp_pos start, canon;
+	uint64_t sidx;
+	g->ops->start(g, &start);
+	bp_game_canonical(g, &start, &canon);
+	uint32_t st = g->ops->tier(g, &canon);
+	if ((rc = g->ops->rank(g, &canon, &sidx)))
+		goto out;
+
+	for (uint32_t t = x.nt; t-- > st;) {
+		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x.nt };
+		if (x.done[t]) {
+			out->resumed_tiers++;
+			for (int v = 1; v < 4; v++) {
+				out->counts[v] += x.done_count[t][v];
+				pr.positions += x.done_count[t][v];
+			}
+			pr.resumed = 1;
+		} else {
+			if (t + 1 < x.nt && (rc = load_expanded(&x, t + 1)))
+				goto out;
+			x.rec[t] = calloc(x.size[t] ? x.size[t] : 1, sizeof(uint16_t));
+			if (!x.rec[t]) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
+			x.t = t;
+			if ((rc = bp_parallel_for(x.threads, chunks(&x), solve_chunk, &x)))
+				goto out;
+			uint64_t tc[4] = { 0 };
+			for (int i = 0; i < x.threads; i++)
+				for (int v = 0; v < 4; v++)
+					tc[v] += x.counts[i][v];
+			char extra[128];
+			snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n",
+				 x.threads, (unsigned long long)out->memory_estimate);
+			rc = bp_table_put_tier(x.tab, t, x.rec[t],
+					       prior_seconds + (bp_solve_clock() - t0),
+					       bp_solve_peak_memory(), extra);
+			if (rc) {
+				snprintf(x.errmsg, sizeof x.errmsg, "writing tier %u: %s", t,
+					 bp_strerror(rc));
+				goto out;
+			}
+			for (int v = 1; v < 4; v++) {
+				out->counts[v] += tc[v];
+				pr.positions += tc[v];
+			}
+			if (t > st && !x.done[t - 1] && (rc = expand(&x, t)))
+				goto out;
+			if (t > st && x.done[t - 1])
+				drop(&x, t);
+		}
+		if (t + 1 < x.nt)
+			drop(&x, t + 1);
+		pr.seconds = bp_solve_clock() - t0;
+		if (opts->progress)
+			opts->progress(opts->ctx, &pr);
+	}
+
+	uint16_t r = 0;
+	if ((rc = bp_table_get(x.tab, st, sidx, &r)))
+		goto out;
+	out->value = bp_record_value(r);
+	out->remoteness = bp_record_remoteness(r);
+	out->positions = out->counts[1] + out->counts[2] + out->counts[3];
+	if ((rc = bp_table_meta_get(x.tab, &meta)))
+		goto out;
+	out->stored_bytes = meta.stored_bytes;
+out:
+	if (rc && err)
+		bp_err_set(err, rc, "%s: %s", g->spec, x.errmsg[0] ? x.errmsg : bp_strerror(rc));
+out_quiet:
+	out->seconds = bp_solve_clock() - t0;
+	out->peak_memory = bp_solve_peak_memory();
+	bp_table_close(x.tab);
+	if (x.rec)
+		for (uint32_t t = 0; t < x.nt; t++)
+			free(x.rec[t]);
+	free(x.rec);
+	free(x.counts);
+	free(x.done);
+	free(x.done_count);
+	free(x.size);
+	return rc;
+}
