@@ -33,6 +33,9 @@ enum score_rule { SCORE_ZONES, SCORE_FRACTION };
 struct taifas {
 	int n, w;
 	uint64_t full, not_left, not_right; /* not_left: cells with x > 0 */
+	uint64_t nbr[64], box[64];	    /* per cell: its 4 neighbours; its 3x3 box but itself */
+	int box_shift[64];		    /* moves the box to bits 0-2, w..w+2, 2w..2w+2 */
+	uint8_t joined[64];		    /* see box_table */
 	enum tie_rule tie;
 	enum score_rule score;
 	bp_perm64 *perm; /* every board symmetry */
@@ -101,27 +104,83 @@ int bp_taifas_zones(const struct bp_game *g, uint64_t x, uint64_t o, int colour)
 }
 
 /* Does placing a stone of a colour whose stones are `own` on cell bit v raise that
- * colour's zone count? */
+ * colour's zone count? Let C be the component of non-own cells holding v. The pieces
+ * of C minus v each touch v, so each is a zone after the move; before it, C was one
+ * zone if it touched an own stone, else none. So the count rises exactly when
+ *     there are two pieces or more, or
+ *     there is one and C touched no own stone (v itself does not touch one).
+ * Whether the cells next to v form one piece is first looked up from v's 3x3 box
+ * (they usually join through a diagonal there; t->joined) and only then decided by a
+ * flood over the board; the flood toward an own stone stops at the first one. */
 static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
 {
-	uint64_t region = t->full & ~own;
-	uint64_t near = grow(t, v) & ~v;
-	uint64_t touching = near & region;
-	/* No piece left, or one piece of a component that already touched a stone of
-	 * this colour at v itself: the count cannot rise. Most placements end here. */
-	if (!touching || (!(touching & (touching - 1)) && (near & own)))
-		return 0;
-	uint64_t comp = flood(t, region, v);
-	int before = (grow(t, comp) & own) != 0;
-	uint64_t rest = comp & ~v;
-	int pieces = 0;
-	while (touching) {
-		uint64_t piece = flood(t, rest, touching & -touching);
-		touching &= ~piece;
-		if (++pieces > before)
-			return 1;
+	int cell = __builtin_ctzll(v);
+	uint64_t rest = t->full & ~own & ~v;
+	uint64_t touching = t->nbr[cell] & rest;
+	if (!touching)
+		return 0; /* no piece */
+	uint64_t piece = touching, prev;
+	if ((touching & (touching - 1)) != 0) {
+		uint64_t m = rest & t->box[cell];
+		m = t->box_shift[cell] >= 0 ? m >> t->box_shift[cell] : m << -t->box_shift[cell];
+		unsigned cfg =
+			(unsigned)((m & 7) | (m >> t->w & 7) << 3 | (m >> 2 * t->w & 7) << 6);
+		if (t->w < 3 || !(t->joined[cfg >> 3] >> (cfg & 7) & 1)) {
+			/* not joined in the box: flood until every neighbour is reached */
+			piece = touching & -touching;
+			do {
+				prev = piece;
+				piece = grow(t, piece) & rest;
+			} while (piece != prev && (touching & ~piece) != 0);
+			if ((touching & ~piece) != 0)
+				return 1; /* two pieces or more */
+		}
 	}
-	return 0;
+	if (t->nbr[cell] & own)
+		return 0; /* one piece; C touched an own stone at v */
+	do {
+		if (grow(t, piece) & own)
+			return 0; /* C touched an own stone already */
+		prev = piece;
+		piece = grow(t, piece) & rest;
+	} while (piece != prev);
+	return 1; /* one piece, and C touched no own stone: a new zone */
+}
+
+/* joined[cfg]: do the orthogonal neighbours of the centre of a 3x3 box (cfg: the
+ * box's cells in the region, bit 3 * row + column, centre bit 4 clear) lie in one
+ * component of the region within the box? */
+static void box_table(uint8_t joined[64])
+{
+	static const int nbr4[4] = { 1, 3, 5, 7 };
+	memset(joined, 0, 64);
+	for (unsigned cfg = 0; cfg < 512; cfg++) {
+		if (cfg & 16)
+			continue;
+		unsigned want = 0, m, prev;
+		for (int i = 0; i < 4; i++)
+			if (cfg >> nbr4[i] & 1)
+				want |= 1u << nbr4[i];
+		m = want & -want;
+		do {
+			prev = m;
+			for (int c = 0; c < 9; c++)
+				if (prev >> c & 1) {
+					int r = c / 3, q = c % 3;
+					if (r > 0)
+						m |= 1u << (c - 3);
+					if (r < 2)
+						m |= 1u << (c + 3);
+					if (q > 0)
+						m |= 1u << (c - 1);
+					if (q < 2)
+						m |= 1u << (c + 1);
+				}
+			m &= cfg;
+		} while (m != prev);
+		if ((want & ~m) == 0)
+			joined[cfg >> 3] |= (uint8_t)(1u << (cfg & 7));
+	}
 }
 
 static int mover_colour(const struct bp_pos *p)
@@ -435,8 +494,9 @@ struct walk_block {
 	int k;
 	uint64_t low[65]; /* low[j]: the lowest j cells of occ */
 	/* per symmetry s: the image of occ, its rank, the images of low[j] (cells) and
-	 * their bits in the pattern within that image */
-	uint64_t socc[8], srank[8], scells[8][65], sbits[8][65];
+	 * their bits in the pattern within that image, [j][s] so that one step's updates
+	 * are contiguous */
+	uint64_t socc[8], srank[8], scells[65][8], sbits[65][8];
 	/* per empty cell */
 	int nempty;
 	uint64_t ecell[64], ebase[64], ehigh[64]; /* ehigh: pattern bits above the cell */
@@ -455,12 +515,12 @@ static void walk_block_setup(const struct taifas *t, int nsym, uint64_t occ, int
 	for (int s = 0; s < nsym; s++) {
 		B->socc[s] = bp_perm64_apply(t->perm, s, occ);
 		B->srank[s] = bp_rank_subset(B->socc[s]);
-		B->scells[s][0] = B->sbits[s][0] = 0;
+		B->scells[0][s] = B->sbits[0][s] = 0;
 		for (j = 0; j < k; j++) {
 			uint64_t img = bp_perm64_apply(t->perm, s, B->low[j + 1] ^ B->low[j]);
 			int at = __builtin_popcountll(B->socc[s] & (img - 1));
-			B->scells[s][j + 1] = B->scells[s][j] | img;
-			B->sbits[s][j + 1] = B->sbits[s][j] | 1ull << at;
+			B->scells[j + 1][s] = B->scells[j][s] | img;
+			B->sbits[j + 1][s] = B->sbits[j][s] | 1ull << at;
 		}
 	}
 	B->nempty = 0;
@@ -489,7 +549,7 @@ static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo,
 	const int k = (int)tier, nsym = g->nsym, terminal = k == t->n;
 	const uint64_t L = last_choices(t, tier), nb = 1ull << k;
 	struct walk_block B = { 0 };
-	uint64_t children[2][128], images[8], o = 0, so[8], sp[8];
+	uint64_t children[2][128], images[8], o = 0, so[8] = { 0 }, sp[8] = { 0 };
 	uint64_t cur = UINT64_MAX; /* the occupied set's rank that B holds */
 	int first_last = L == 2 ? 1 : 0;
 	for (uint64_t pi = lo / L; pi < (hi + L - 1) / L; pi++) {
@@ -505,10 +565,11 @@ static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo,
 		} else {
 			int flip = __builtin_ctzll(b) + 1;
 			o ^= B.low[flip];
-			for (int s = 0; s < nsym; s++) {
-				so[s] ^= B.scells[s][flip];
-				sp[s] ^= B.sbits[s][flip];
-			}
+			for (int s = 0; s < 8; s++)
+				so[s] ^= B.scells[flip][s];
+			if (what & BP_WALK_IMAGES)
+				for (int s = 0; s < 8; s++)
+					sp[s] ^= B.sbits[flip][s];
 		}
 		uint64_t x = B.occ ^ o;
 		int canonical = 1;
@@ -694,6 +755,13 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		if (b->cells[c].q != t->w - 1)
 			t->not_right |= 1ull << c;
 	}
+	for (int c = 0; c < t->n; c++) {
+		uint64_t v = 1ull << c, row = v | (v << 1 & t->not_left) | (v >> 1 & t->not_right);
+		t->nbr[c] = grow(t, v) & ~v;
+		t->box[c] = (row | row << t->w | row >> t->w) & t->full & ~v;
+		t->box_shift[c] = c - t->w - 1;
+	}
+	box_table(t->joined);
 	const char *tie = g->value[0], *score = g->value[1];
 	t->tie = strcmp(tie, "last-zone") == 0	  ? TIE_LAST_ZONE
 		 : strcmp(tie, "last-stone") == 0 ? TIE_LAST_STONE

@@ -603,3 +603,51 @@ Test(taifas, count_beyond_64_bits)
 	mpz_clears(raw, classes, total, want, two65, NULL);
 	bp_game_destroy(g);
 }
+
+/* Every move of random positions, on boards up to 64 cells: whether it completes a
+ * zone (tie=last-zone's `last`) agrees with the naive zone count before and after. */
+Test(taifas, every_move_completes_zones_as_naive)
+{
+	static const int sizes[][2] = { { 4, 5 }, { 5, 4 }, { 6, 5 }, { 3, 7 }, { 8, 8 } };
+	unsigned seed = 20261121;
+	printf("every_move_completes_zones_as_naive: seed %u\n", seed);
+	srand(seed);
+	for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; b++) {
+		char spec[32];
+		int w = sizes[b][0], h = sizes[b][1], n = w * h;
+		snprintf(spec, sizeof spec, "taifas:%dx%d", w, h);
+		struct bp_game *g = open_game(spec);
+		for (int trial = 0; trial < 400; trial++) {
+			struct naive nv = { w, h, { 0 }, 'x' };
+			struct bp_pos p = { { 0 } };
+			int stones = rand() % n;
+			memset(nv.cell, '.', sizeof nv.cell);
+			for (int c = 0; c < n; c++)
+				if (rand() % n < stones) {
+					int col = rand() % 2;
+					nv.cell[c] = "xo"[col];
+					p.w[col] |= 1ull << c;
+				}
+			for (int c = 0; c < n; c++) {
+				if (nv.cell[c] != '.')
+					continue;
+				for (int col = 0; col < 2; col++) {
+					struct naive after = nv;
+					int before = naive_zones(&nv, "xo"[col], NULL);
+					after.cell[c] = "xo"[col];
+					int rises = naive_zones(&after, "xo"[col], NULL) > before;
+					/* `last` names the other colour: a move that completes no
+					 * zone keeps it */
+					struct bp_pos q = p;
+					q.w[2] = (uint64_t)(2 - col);
+					g->ops->apply(g, &q,
+						      (struct bp_move){ (uint32_t)(c * 2 + col) });
+					cr_assert_eq(q.w[2] == (uint64_t)col + 1, rises,
+						     "%s: %c at cell %d of %s: completes %d", spec,
+						     "xo"[col], c, fmt_pos(g, &p), rises);
+				}
+			}
+		}
+		bp_game_destroy(g);
+	}
+}
