@@ -604,8 +604,50 @@ Test(taifas, count_beyond_64_bits)
 	bp_game_destroy(g);
 }
 
-/* Every move of random positions, on boards up to 64 cells: whether it completes a
- * zone (tie=last-zone's `last`) agrees with the naive zone count before and after. */
+/* Every move of every 3x3 position, and of random positions on boards up to 64 cells
+ * (each with its own density and colour mix, so that walls of one colour, which cut
+ * regions in two, are common): whether it completes a zone (tie=last-zone's `last`)
+ * agrees with the naive zone count before and after. */
+static void check_every_move(const struct bp_game *g, const struct naive *nv,
+			     const struct bp_pos *p)
+{
+	int n = nv->w * nv->h;
+	for (int c = 0; c < n; c++) {
+		if (nv->cell[c] != '.')
+			continue;
+		for (int col = 0; col < 2; col++) {
+			struct naive after = *nv;
+			int before = naive_zones(nv, "xo"[col], NULL);
+			after.cell[c] = "xo"[col];
+			int rises = naive_zones(&after, "xo"[col], NULL) > before;
+			/* `last` names the other colour: a move that completes no zone keeps it */
+			struct bp_pos q = *p;
+			q.w[2] = (uint64_t)(2 - col);
+			g->ops->apply(g, &q, (struct bp_move){ (uint32_t)(c * 2 + col) });
+			cr_assert_eq(q.w[2] == (uint64_t)col + 1, rises,
+				     "%s: %c at cell %d of %s: completes %d", g->spec, "xo"[col], c,
+				     fmt_pos(g, p), rises);
+		}
+	}
+}
+
+Test(taifas, every_move_of_every_3x3_position_completes_zones_as_naive)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	for (int code = 0; code < 19683; code++) {
+		struct naive nv = { 3, 3, { 0 }, 'x' };
+		struct bp_pos p = { { 0 } };
+		memset(nv.cell, '.', sizeof nv.cell);
+		for (int c = 0, r = code; c < 9; c++, r /= 3)
+			if (r % 3) {
+				nv.cell[c] = ".xo"[r % 3];
+				p.w[r % 3 - 1] |= 1ull << c;
+			}
+		check_every_move(g, &nv, &p);
+	}
+	bp_game_destroy(g);
+}
+
 Test(taifas, every_move_completes_zones_as_naive)
 {
 	static const int sizes[][2] = { { 4, 5 }, { 5, 4 }, { 6, 5 }, { 3, 7 }, { 8, 8 } };
@@ -620,33 +662,15 @@ Test(taifas, every_move_completes_zones_as_naive)
 		for (int trial = 0; trial < 400; trial++) {
 			struct naive nv = { w, h, { 0 }, 'x' };
 			struct bp_pos p = { { 0 } };
-			int stones = rand() % n;
+			int density = rand() % 101, ox = rand() % 101;
 			memset(nv.cell, '.', sizeof nv.cell);
 			for (int c = 0; c < n; c++)
-				if (rand() % n < stones) {
-					int col = rand() % 2;
+				if (rand() % 100 < density) {
+					int col = rand() % 100 < ox;
 					nv.cell[c] = "xo"[col];
 					p.w[col] |= 1ull << c;
 				}
-			for (int c = 0; c < n; c++) {
-				if (nv.cell[c] != '.')
-					continue;
-				for (int col = 0; col < 2; col++) {
-					struct naive after = nv;
-					int before = naive_zones(&nv, "xo"[col], NULL);
-					after.cell[c] = "xo"[col];
-					int rises = naive_zones(&after, "xo"[col], NULL) > before;
-					/* `last` names the other colour: a move that completes no
-					 * zone keeps it */
-					struct bp_pos q = p;
-					q.w[2] = (uint64_t)(2 - col);
-					g->ops->apply(g, &q,
-						      (struct bp_move){ (uint32_t)(c * 2 + col) });
-					cr_assert_eq(q.w[2] == (uint64_t)col + 1, rises,
-						     "%s: %c at cell %d of %s: completes %d", spec,
-						     "xo"[col], c, fmt_pos(g, &p), rises);
-				}
-			}
+			check_every_move(g, &nv, &p);
 		}
 		bp_game_destroy(g);
 	}
