@@ -40,9 +40,9 @@ struct csolve {
 	uint32_t nt;
 	uint64_t *chunk_start; /* first global chunk of each tier; [nt] = total */
 	struct bp_move **mv;
-	int phase;	   /* what a pass does: see pass_chunk */
-	unsigned level;	   /* the remoteness being resolved */
-	uint64_t *changed; /* per worker */
+	int phase;		/* what a pass does: see pass_chunk */
+	unsigned level;		/* the remoteness being resolved */
+	uint64_t (*changed)[8]; /* per worker, [0]; a cache line each (no false sharing) */
 	char errmsg[200];
 };
 
@@ -80,7 +80,7 @@ static int visit(struct csolve *s, int worker, uint32_t t, uint64_t idx)
 		return rc;
 	if (s->phase == EXPAND) {
 		__atomic_fetch_or(&tt->expanded[idx / 64], 1ull << (idx % 64), __ATOMIC_RELAXED);
-		s->changed[worker]++;
+		s->changed[worker][0]++;
 		if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
 			return BP_OK;
 		int n = g->ops->moves(g, &p, s->mv[worker]);
@@ -101,7 +101,7 @@ static int visit(struct csolve *s, int worker, uint32_t t, uint64_t idx)
 		enum bp_value v = g->ops->outcome(g, &p);
 		if (v != BP_VALUE_NONE) {
 			store(&tt->rec[idx], bp_record_make(v, 0));
-			s->changed[worker]++;
+			s->changed[worker][0]++;
 		}
 		return BP_OK;
 	}
@@ -109,7 +109,7 @@ static int visit(struct csolve *s, int worker, uint32_t t, uint64_t idx)
 		return BP_OK;
 	if (s->phase == REPETITION) {
 		store(&tt->rec[idx], bp_record_make(BP_VALUE_DRAW, BP_RECORD_NO_REMOTENESS));
-		s->changed[worker]++;
+		s->changed[worker][0]++;
 		return BP_OK;
 	}
 	int n = g->ops->moves(g, &p, s->mv[worker]);
@@ -125,7 +125,7 @@ static int visit(struct csolve *s, int worker, uint32_t t, uint64_t idx)
 		if (s->phase == WINLOSS) {
 			if (v == BP_VALUE_LOSS && rem == s->level - 1) {
 				store(&tt->rec[idx], bp_record_make(BP_VALUE_WIN, s->level));
-				s->changed[worker]++;
+				s->changed[worker][0]++;
 				return BP_OK;
 			}
 			if (v != BP_VALUE_WIN)
@@ -138,10 +138,10 @@ static int visit(struct csolve *s, int worker, uint32_t t, uint64_t idx)
 	}
 	if (s->phase == WINLOSS && all_won && n > 0 && max_win == s->level - 1) {
 		store(&tt->rec[idx], bp_record_make(BP_VALUE_LOSS, s->level));
-		s->changed[worker]++;
+		s->changed[worker][0]++;
 	} else if (s->phase == DRAWS && hit) {
 		store(&tt->rec[idx], bp_record_make(BP_VALUE_DRAW, s->level));
-		s->changed[worker]++;
+		s->changed[worker][0]++;
 	}
 	return BP_OK;
 }
@@ -177,7 +177,7 @@ static uint64_t run_pass(struct csolve *s, int threads, int phase, unsigned leve
 	*rc = bp_parallel_for(threads, s->chunk_start[s->nt], pass_chunk, s);
 	uint64_t total = 0;
 	for (int i = 0; i < threads; i++)
-		total += s->changed[i];
+		total += s->changed[i][0];
 	return total;
 }
 
@@ -212,7 +212,7 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 	s.chunk_start = calloc(s.nt + 1, sizeof *s.chunk_start);
 	sizes = calloc(s.nt, sizeof *sizes);
 	s.mv = bp_solve_move_buffers(g, threads);
-	s.changed = calloc((size_t)threads, sizeof *s.changed);
+	s.changed = aligned_alloc(64, (size_t)threads * sizeof *s.changed);
 	if (!s.tiers || !s.chunk_start || !sizes || !s.mv || !s.changed) {
 		rc = BP_ENOMEM;
 		goto out;

@@ -52,9 +52,11 @@ struct solve {
 	uint64_t *succ; /* nt * words: bit s of row t set when tier t moves into tier s */
 	size_t succ_words;
 	int threads;
-	struct bp_move **mv;   /* one move buffer per worker */
-	uint32_t t;	       /* the tier being worked on */
-	uint64_t (*counts)[4]; /* per worker: canonical positions per value */
+	struct bp_move **mv; /* one move buffer per worker */
+	uint32_t t;	     /* the tier being worked on */
+	/* per worker: canonical positions per value; a cache line each, or the workers'
+	 * increments would fight over one */
+	uint64_t (*counts)[8];
 	char errmsg[200];
 };
 
@@ -296,7 +298,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	s.succ_words = (s.nt + 63) / 64;
 	s.succ = calloc((size_t)s.nt * s.succ_words, sizeof(uint64_t));
 	s.mv = bp_solve_move_buffers(g, s.threads);
-	s.counts = calloc((size_t)s.threads, sizeof *s.counts);
+	s.counts = aligned_alloc(64, (size_t)s.threads * sizeof *s.counts);
 	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts) {
 		rc = BP_ENOMEM;
 		goto out;
