@@ -35,7 +35,12 @@ struct taifas {
 	uint64_t full, not_left, not_right; /* not_left: cells with x > 0 */
 	uint64_t nbr[64], box[64];	    /* per cell: its 4 neighbours; its 3x3 box but itself */
 	int box_shift[64];		    /* moves the box to bits 0-2, w..w+2, 2w..2w+2 */
-	uint8_t joined[64];		    /* see box_table */
+	uint8_t joined[64];
+	/* completes[A] (boards of at most COMPLETES_CELLS cells; built by the first tier
+	 * walk, atomically): bit c set when a stone on empty cell c raises the zone count
+	 * of the colour whose stones are A. The walk asks it once per colour and pattern
+	 * instead of completes_zone once per child. */
+	uint32_t *completes; /* see box_table */
 	enum tie_rule tie;
 	enum score_rule score;
 	bp_perm64 *perm; /* every board symmetry */
@@ -535,6 +540,33 @@ static void walk_block_setup(const struct taifas *t, int nsym, uint64_t occ, int
 	}
 }
 
+#define COMPLETES_CELLS 24 /* a 64 MiB table at most */
+
+/* The completes table, building it on first use; NULL on a larger board or when out
+ * of memory (the walk then calls completes_zone). Threads that race each build one;
+ * the first stored is kept. */
+static const uint32_t *completes_table(const struct taifas *tc)
+{
+	struct taifas *t = (struct taifas *)tc; /* the one lazily set field */
+	uint32_t *z = __atomic_load_n(&t->completes, __ATOMIC_ACQUIRE), *none = NULL;
+	if (z || t->n > COMPLETES_CELLS)
+		return z;
+	if (!(z = malloc(sizeof(uint32_t) << t->n)))
+		return NULL;
+	for (uint64_t a = 0; a <= t->full; a++) {
+		uint32_t m = 0;
+		for (uint64_t e = t->full & ~a; e; e &= e - 1)
+			m |= (uint32_t)completes_zone(t, a, e & -e) << __builtin_ctzll(e);
+		z[a] = m;
+	}
+	if (!__atomic_compare_exchange_n(&t->completes, &none, z, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		free(z);
+		z = none;
+	}
+	return z;
+}
+
 static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			    unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
 			    void *ctx)
@@ -549,6 +581,7 @@ static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo,
 	const int k = (int)tier, nsym = g->nsym, terminal = k == t->n;
 	const uint64_t L = last_choices(t, tier), nb = 1ull << k;
 	struct walk_block B = { 0 };
+	const uint32_t *zt = t->tie == TIE_LAST_ZONE ? completes_table(t) : NULL;
 	uint64_t children[2][128], images[8], o = 0, so[8] = { 0 }, sp[8] = { 0 };
 	uint64_t cur = UINT64_MAX; /* the occupied set's rank that B holds */
 	int first_last = L == 2 ? 1 : 0;
@@ -582,6 +615,7 @@ static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo,
 		/* the children of both `last` values at once: completing a zone depends on
 		 * the stones only */
 		int n = 0;
+		uint64_t zc[2] = { zt ? zt[x] : 0, zt ? zt[o] : 0 };
 		if ((what & BP_WALK_CHILDREN) && !terminal)
 			for (int e = 0; e < B.nempty; e++) {
 				uint64_t v = B.ecell[e];
@@ -591,7 +625,8 @@ static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo,
 						B.ebase[e] | pat | (uint64_t)c << B.eshift[e];
 					switch (t->tie) {
 					case TIE_LAST_ZONE:
-						if (completes_zone(t, c ? o : x, v)) {
+						if (zt ? (zc[c] & v) != 0
+						       : completes_zone(t, c ? o : x, v)) {
 							children[0][n] = children[1][n] =
 								cpi * 2 + (uint64_t)c;
 						} else {
@@ -732,6 +767,7 @@ static void taifas_destroy(struct bp_game *g)
 {
 	struct taifas *t = g->impl;
 	bp_perm64_destroy(t->perm);
+	free(t->completes);
 	free(t);
 	g->impl = NULL;
 }
