@@ -38,7 +38,11 @@ struct expanded {
 	bp_table *tab;
 	uint32_t nt, t; /* tiers; the one being worked on */
 	uint64_t *size;
-	uint16_t **rec;		   /* per tier, or NULL when not in memory */
+	uint16_t **rec; /* per tier, or NULL when not in memory */
+	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
+	 * that memory is faulted in once, not once per tier */
+	uint16_t *buf[2];
+	uint64_t most;
 	uint8_t *done;		   /* per tier: found stored when the solve began */
 	uint64_t (*done_count)[4]; /* and its counts per value */
 	int threads;
@@ -144,8 +148,12 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 	return rc;
 }
 
+/* Solving a chunk starts by clearing it: records of non-canonical indices stay 0. */
 static int solve_chunk(void *ctx, int id, uint64_t item)
 {
+	struct expanded *x = ctx;
+	uint64_t lo = item * CHUNK, hi = lo + CHUNK < x->size[x->t] ? lo + CHUNK : x->size[x->t];
+	memset(x->rec[x->t] + lo, 0, sizeof(uint16_t) * (hi - lo));
 	return walk_chunk(ctx, id, item, BP_WALK_CHILDREN, solve_visit);
 }
 
@@ -162,15 +170,25 @@ static int expand(struct expanded *x, uint32_t t)
 	return bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
 }
 
+/* The buffer for tier t's records (contents undefined). */
+static int take_buffer(struct expanded *x, uint32_t t)
+{
+	uint16_t **b = &x->buf[t & 1];
+	if (!*b && !(*b = records_alloc(x->most)))
+		return BP_ENOMEM;
+	x->rec[t] = *b;
+	return BP_OK;
+}
+
 /* Tier t in memory and expanded, read from the table if needed. */
 static int load_expanded(struct expanded *x, uint32_t t)
 {
+	int rc;
 	if (x->rec[t])
 		return BP_OK;
-	x->rec[t] = records_alloc(x->size[t]);
-	if (!x->rec[t])
-		return BP_ENOMEM;
-	int rc = bp_table_get_tier(x->tab, t, x->rec[t]);
+	if ((rc = take_buffer(x, t)))
+		return rc;
+	rc = bp_table_get_tier(x->tab, t, x->rec[t]);
 	if (rc) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -181,14 +199,13 @@ static int load_expanded(struct expanded *x, uint32_t t)
 
 static void drop(struct expanded *x, uint32_t t)
 {
-	free(x->rec[t]);
 	x->rec[t] = NULL;
 }
 
-/* Two neighbouring tiers of records, plus room for the store's buffers. */
+/* Two buffers of the largest tier, plus room for the store's buffers. */
 static int estimate(const struct bp_game *g, uint64_t *bytes)
 {
-	uint64_t prev = 0, most = 0;
+	uint64_t most = 0;
 	if (!g->ops->tier_size || g->ntiers == 0)
 		return BP_EUNSUPPORTED;
 	for (uint32_t t = 0; t < g->ntiers; t++) {
@@ -196,10 +213,9 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 		int rc = g->ops->tier_size(g, t, &sz);
 		if (rc)
 			return rc;
-		most = 2 * (sz + prev) > most ? 2 * (sz + prev) : most;
-		prev = sz;
+		most = sz > most ? sz : most;
 	}
-	*bytes = most + (64ull << 20);
+	*bytes = 2 * sizeof(uint16_t) * most + (64ull << 20);
 	return BP_OK;
 }
 
@@ -222,8 +238,10 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 		rc = BP_ENOMEM;
 		goto out;
 	}
-	for (uint32_t t = 0; t < x.nt; t++)
+	for (uint32_t t = 0; t < x.nt; t++) {
 		g->ops->tier_size(g, t, &x.size[t]);
+		x.most = x.size[t] > x.most ? x.size[t] : x.most;
+	}
 	rc = bp_solve_open_table(g, db, x.size, opts, &x.tab, err);
 	if (rc)
 		goto out_quiet;
@@ -255,11 +273,8 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 		} else {
 			if (t + 1 < x.nt && (rc = load_expanded(&x, t + 1)))
 				goto out;
-			x.rec[t] = records_alloc(x.size[t]);
-			if (!x.rec[t]) {
-				rc = BP_ENOMEM;
+			if ((rc = take_buffer(&x, t)))
 				goto out;
-			}
 			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
 			x.t = t;
 			if ((rc = bp_parallel_for(x.threads, chunks(&x), solve_chunk, &x)))
@@ -311,9 +326,8 @@ out_quiet:
 	out->seconds = bp_solve_clock() - t0;
 	out->peak_memory = bp_solve_peak_memory();
 	bp_table_close(x.tab);
-	if (x.rec)
-		for (uint32_t t = 0; t < x.nt; t++)
-			free(x.rec[t]);
+	free(x.buf[0]);
+	free(x.buf[1]);
 	free(x.rec);
 	free(x.counts);
 	free(x.done);
