@@ -921,9 +921,7 @@ int bp_table_set_threads(bp_table *t, int threads)
 {
 	if (!t || threads < 0)
 		return BP_EINVAL;
-	t->threads = threads < 1		      ? 1
-		     : threads > BP_STORE_MAX_THREADS ? BP_STORE_MAX_THREADS
-						      : threads;
+	t->threads = threads > BP_STORE_MAX_THREADS ? BP_STORE_MAX_THREADS : threads ? threads : 1;
 	return BP_OK;
 }
 

@@ -121,8 +121,9 @@ int bp_table_set_threads(bp_table *t, int threads);
 /* Writes a whole tier (tier_size[tier] records) and marks it done, with the solve's
  * figures so far, in one transaction. extra (may be NULL) replaces the free-form
  * metadata lines. Rewriting a done tier replaces it. Encodes on the table's threads
- * (bp_table_set_threads), holding at most a batch of encoded blocks (128 a thread, and
- * no more than 64 MiB of records) besides LMDB's dirty pages.
+ * (bp_table_set_threads), holding one batch of encoded blocks at a time besides
+ * LMDB's dirty pages (128 blocks a thread, fewer when that would pass 64 MiB of
+ * records).
  * @return BP_OK; BP_EINVAL (bad tier); BP_EIO (disk full: nothing is changed);
  * BP_ENOMEM (nothing is changed). */
 int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
