@@ -608,9 +608,11 @@ static uint32_t block_len(const bp_table *t, uint32_t tier, uint64_t block)
  *
  * Why batches and not a pipeline: a batch costs a barrier, and the workers idle while
  * the calling thread does a batch's LMDB calls, but with 128 blocks per worker both
- * stay near 1% of the work (see bench/bench_store.c), and the memory stays bounded by
- * one batch of encoded blocks. The worker threads live for one call: starting them
- * costs tens of microseconds against the commit's fsync. */
+ * stay near 1% of the work, and the memory stays bounded by one batch of encoded
+ * blocks. On two idle cores (bench/bench_store.c, 100 million records, 16384-record
+ * blocks) two threads write 1.96 and read 1.9 times as fast as one; the LMDB calls
+ * of a write take about 1% of its time. The worker threads live for one call:
+ * starting them costs tens of microseconds against the commit's fsync. */
 
 /* A crew: the calling thread (worker 0) and helpers 1..helpers, which run fn(ctx, id)
  * once per crew_run. */
