@@ -6,6 +6,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "solver/parallel.h"
+
 double bp_solve_clock(void)
 {
 	struct timespec ts;
@@ -65,5 +67,10 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 				      .block_records = o->block_records,
 				      .compression_level = o->compression_level };
 	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
-	return bp_table_open(db, g->spec, &info, BP_STORE_CREATE, out, err);
+	int rc = bp_table_open(db, g->spec, &info, BP_STORE_CREATE, out, err);
+	if (rc)
+		return rc;
+	/* the solver's threads also encode each finished tier's blocks */
+	bp_table_set_threads(*out, o->threads > 0 ? o->threads : bp_parallel_cores());
+	return BP_OK;
 }

@@ -105,15 +105,35 @@ struct bp_table_meta {
 /* @return BP_OK; the pointers stay valid until the table is closed or written. */
 int bp_table_meta_get(bp_table *t, struct bp_table_meta *out);
 
+/* The most threads bp_table_set_threads gives a table; larger counts are cut to it. */
+#define BP_STORE_MAX_THREADS 256
+
+/* Sets how many threads encode or decode the blocks of bp_table_put_tier,
+ * bp_table_get_tier and bp_table_check_blocks: 0 or 1 (the default) the calling thread
+ * alone; n > 1 the calling thread and n - 1 helper threads that live for the call
+ * (never more threads than the tier has blocks). LMDB is only ever called from the
+ * calling thread, and the bytes stored, the records read, the damaged blocks reported
+ * and the codes returned are the same for every count. Each thread beyond the first
+ * keeps a codec (zstd contexts, two blocks of buffers) in the table until it is
+ * closed. @return BP_OK; BP_EINVAL (t NULL or threads negative). */
+int bp_table_set_threads(bp_table *t, int threads);
+
 /* Writes a whole tier (tier_size[tier] records) and marks it done, with the solve's
  * figures so far, in one transaction. extra (may be NULL) replaces the free-form
- * metadata lines. Rewriting a done tier replaces it.
- * @return BP_OK; BP_EINVAL (bad tier); BP_EIO (disk full: nothing is changed). */
+ * metadata lines. Rewriting a done tier replaces it. Encodes on the table's threads
+ * (bp_table_set_threads), holding one batch of encoded blocks at a time besides
+ * LMDB's dirty pages (128 blocks a thread, fewer when that would pass 64 MiB of
+ * records).
+ * @return BP_OK; BP_EINVAL (bad tier); BP_EIO (disk full: nothing is changed);
+ * BP_ENOMEM (nothing is changed). */
 int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
 		      uint64_t peak_memory, const char *extra);
 
 /* Reads a whole done tier into records (tier_size[tier] entries), verifying every
- * block's checksum. @return BP_OK; BP_ENOTFOUND (tier not done); BP_ECORRUPT. */
+ * block's checksums, on the table's threads (bp_table_set_threads), from one snapshot.
+ * @return BP_OK; BP_ENOTFOUND (tier not done); BP_ECORRUPT; BP_ENOMEM: the outcome of
+ * the first failing block in block order. On failure the content of records is
+ * unspecified. */
 int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records);
 
 /* Reads one record, decoding (and caching) its block.
@@ -123,9 +143,10 @@ int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record);
 /* Names of the tables in the database, for `list`: calls fn for each spec. */
 int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx);
 
-/* Checks every block of the table: decodes it and verifies its checksum. Calls bad()
- * for each corrupt or missing block of a done tier (may be NULL) and returns the
- * number of such blocks (>= 0), or a negative error. */
+/* Checks every block of the table: decodes it and verifies its checksum (on the
+ * table's threads). Calls bad() for each corrupt or missing block of a done tier (may
+ * be NULL), in (tier, block) order on the calling thread, and returns the number of
+ * such blocks (>= 0), or a negative error. */
 int bp_table_check_blocks(bp_table *t,
 			  void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
 			  void *ctx);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The position database: tier and metadata round trips, refusing mismatching tables
  * and other format versions, catching damaged blocks (written through LMDB directly),
- * tables that leave each other alone, readers during writes, kill -9 during writes,
- * and a full disk. Each test works in its own directory under /tmp. */
+ * tables that leave each other alone, the same bytes and findings whatever the number
+ * of threads, readers during writes, kill -9 during writes, and a full disk. Each test
+ * works in its own directory under /tmp. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "bp_config.h"
+#include "store/codec.h"
 #include "store/store.h"
 
 #define SEED 20261121u
@@ -103,6 +105,14 @@ static bp_table *open_table(bp_store *s, const struct bp_table_info *info, int f
 	return t;
 }
 
+static bp_table *open_table_threads(bp_store *s, const struct bp_table_info *info, int flags,
+				    int threads)
+{
+	bp_table *t = open_table(s, info, flags);
+	cr_assert_eq(bp_table_set_threads(t, threads), BP_OK);
+	return t;
+}
+
 /* A file's bytes, to show that a failed open changed nothing. */
 static char *slurp(const char *name, size_t *len)
 {
@@ -129,14 +139,19 @@ static void expect_unchanged(const char *before, size_t len)
 
 /* ---- raw LMDB access, as an attacker or a cosmic ray would have it ---- */
 
-static MDB_env *raw_open(void)
+static MDB_env *raw_open_at(const char *path)
 {
 	MDB_env *env;
 	cr_assert_eq(mdb_env_create(&env), 0);
 	cr_assert_eq(mdb_env_set_maxdbs(env, 16), 0);
-	int rc = mdb_env_open(env, dir, 0, 0664);
-	cr_assert_eq(rc, 0, "raw open: %s", mdb_strerror(rc));
+	int rc = mdb_env_open(env, path, 0, 0664);
+	cr_assert_eq(rc, 0, "raw open %s: %s", path, mdb_strerror(rc));
 	return env;
+}
+
+static MDB_env *raw_open(void)
+{
+	return raw_open_at(dir);
 }
 
 static void block_key(uint8_t key[12], uint32_t tier, uint64_t block)
@@ -553,7 +568,7 @@ static void damage_case(enum damage kind)
 	uint16_t *t0 = tier_records(500), *t1 = tier_records(150), got[500];
 	bp_store *s = open_store(BP_STORE_CREATE);
 	for (int k = 0; k < 2; k++) {
-		bp_table *t = open_table(s, k ? &info2 : &info, BP_STORE_CREATE);
+		bp_table *t = open_table_threads(s, k ? &info2 : &info, BP_STORE_CREATE, 1 + k);
 		cr_assert_eq(bp_table_put_tier(t, 0, t0, 0, 0, NULL), BP_OK);
 		cr_assert_eq(bp_table_put_tier(t, 1, t1, 0, 0, NULL), BP_OK);
 		bp_table_close(t);
@@ -590,25 +605,27 @@ static void damage_case(enum damage kind)
 	}
 
 	s = open_store(0);
-	bp_table *t = open_table(s, &info, 0);
-	cr_expect_eq(bp_table_get_tier(t, 0, got), BP_ECORRUPT);
-	uint16_t r;
-	cr_expect_eq(bp_table_get(t, 0, 150, &r), BP_ECORRUPT, "a probe in block 1");
-	cr_expect_eq(bp_table_get(t, 0, 150, &r), BP_ECORRUPT, "not cached after failing");
-	cr_expect_eq(bp_table_get(t, 0, 50, &r), BP_OK, "block 0 is fine");
-	cr_expect_eq(r, t0[50]);
-	cr_expect_eq(bp_table_get(t, 0, 399, &r), nbad == 2 ? BP_ECORRUPT : BP_OK);
-	cr_expect_eq(bp_table_get_tier(t, 1, got), BP_OK, "tier 1 is fine");
-	cr_expect_arr_eq(got, t1, 150 * sizeof *got);
-	struct bad_list bl = { 0 };
-	cr_expect_eq(bp_table_check_blocks(t, note_bad, &bl), nbad);
-	cr_expect_eq(bl.n, nbad);
-	cr_expect(bl.tier[0] == 0 && bl.block[0] == 1);
-	if (nbad == 2)
-		cr_expect(bl.tier[1] == 0 && bl.block[1] == 3);
-	bp_table_close(t);
+	for (int threads = 1; threads <= 3; threads++) {
+		bp_table *t = open_table_threads(s, &info, 0, threads);
+		cr_expect_eq(bp_table_get_tier(t, 0, got), BP_ECORRUPT, "%d threads", threads);
+		uint16_t r;
+		cr_expect_eq(bp_table_get(t, 0, 150, &r), BP_ECORRUPT, "a probe in block 1");
+		cr_expect_eq(bp_table_get(t, 0, 150, &r), BP_ECORRUPT, "not cached after failing");
+		cr_expect_eq(bp_table_get(t, 0, 50, &r), BP_OK, "block 0 is fine");
+		cr_expect_eq(r, t0[50]);
+		cr_expect_eq(bp_table_get(t, 0, 399, &r), nbad == 2 ? BP_ECORRUPT : BP_OK);
+		cr_expect_eq(bp_table_get_tier(t, 1, got), BP_OK, "tier 1 is fine");
+		cr_expect_arr_eq(got, t1, 150 * sizeof *got);
+		struct bad_list bl = { 0 };
+		cr_expect_eq(bp_table_check_blocks(t, note_bad, &bl), nbad, "%d threads", threads);
+		cr_expect_eq(bl.n, nbad);
+		cr_expect(bl.tier[0] == 0 && bl.block[0] == 1);
+		if (nbad == 2)
+			cr_expect(bl.tier[1] == 0 && bl.block[1] == 3);
+		bp_table_close(t);
+	}
 	/* the other table is untouched */
-	t = open_table(s, &info2, 0);
+	bp_table *t = open_table_threads(s, &info2, 0, 2);
 	cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
 	cr_expect_eq(bp_table_get_tier(t, 0, got), BP_OK);
 	cr_expect_arr_eq(got, t0, 500 * sizeof *got);
@@ -643,6 +660,264 @@ Test(store, missing_block)
 Test(store, block_from_another_table)
 {
 	damage_case(FOREIGN);
+}
+
+/* ---- threads ---- */
+
+/* Tiers of TB-record blocks: empty, one record, whole blocks, and enough blocks with a
+ * ragged end to fill several batches of every thread count tried. Blocks are large
+ * enough that a helper thread gets its share before the calling thread is done. */
+#define TB 256
+static const uint64_t tsizes[] = { 0, 1, TB * 5, TB * 1000 + 17, TB * 46 + 3 };
+#define NTSIZES (sizeof tsizes / sizeof tsizes[0])
+static const struct bp_table_info tinfo = { .spec = "t:1",
+					    .rules_version = 1,
+					    .ntiers = NTSIZES,
+					    .tier_size = tsizes,
+					    .block_records = TB };
+
+/* Every key and value of table db in two databases, compared. @return the entries. */
+static size_t expect_same_table(const char *a, const char *b, const char *db)
+{
+	MDB_env *ea = raw_open_at(a), *eb = raw_open_at(b);
+	MDB_txn *ta, *tb;
+	MDB_dbi da, dbb;
+	MDB_cursor *ca, *cb;
+	cr_assert_eq(mdb_txn_begin(ea, NULL, MDB_RDONLY, &ta), 0);
+	cr_assert_eq(mdb_txn_begin(eb, NULL, MDB_RDONLY, &tb), 0);
+	cr_assert_eq(mdb_dbi_open(ta, db, 0, &da), 0);
+	cr_assert_eq(mdb_dbi_open(tb, db, 0, &dbb), 0);
+	cr_assert_eq(mdb_cursor_open(ta, da, &ca), 0);
+	cr_assert_eq(mdb_cursor_open(tb, dbb, &cb), 0);
+	MDB_val ka, va, kb, vb;
+	size_t n = 0;
+	int ra, rb;
+	for (ra = mdb_cursor_get(ca, &ka, &va, MDB_FIRST),
+	    rb = mdb_cursor_get(cb, &kb, &vb, MDB_FIRST);
+	     ra == 0 && rb == 0; ra = mdb_cursor_get(ca, &ka, &va, MDB_NEXT),
+	    rb = mdb_cursor_get(cb, &kb, &vb, MDB_NEXT), n++) {
+		cr_assert(ka.mv_size == kb.mv_size &&
+				  memcmp(ka.mv_data, kb.mv_data, ka.mv_size) == 0,
+			  "%s and %s: key %zu differs", a, b, n);
+		cr_assert(va.mv_size == vb.mv_size &&
+				  memcmp(va.mv_data, vb.mv_data, va.mv_size) == 0,
+			  "%s and %s: value %zu differs", a, b, n);
+	}
+	cr_expect(ra == MDB_NOTFOUND && rb == MDB_NOTFOUND, "%s and %s: %d and %d", a, b, ra, rb);
+	mdb_cursor_close(ca);
+	mdb_cursor_close(cb);
+	mdb_txn_abort(ta);
+	mdb_txn_abort(tb);
+	mdb_env_close(ea);
+	mdb_env_close(eb);
+	return n;
+}
+
+/* The same tiers written with 1, 2, 3 and 8 threads (and 0: one) into databases of their
+ * own store the same bytes under the same keys, blocks equal to the codec's own
+ * encoding, the same metadata, and read back the same records with any count. */
+Test(store, threads_store_same_bytes)
+{
+	static const int counts[] = { 1, 2, 3, 8, 0 };
+	enum { NCOUNTS = sizeof counts / sizeof counts[0] };
+	char sub[NCOUNTS][96];
+	uint16_t *want[NTSIZES], *got = malloc((tsizes[3] + 1) * sizeof *got);
+	for (uint32_t i = 0; i < NTSIZES; i++)
+		want[i] = tier_records(tsizes[i]);
+	for (int c = 0; c < NCOUNTS; c++) {
+		snprintf(sub[c], sizeof sub[c], "%s/t%d", dir, counts[c]);
+		struct bp_err err = { "" };
+		bp_store *s;
+		cr_assert_eq(bp_store_open(sub[c], BP_STORE_CREATE, &s, &err), BP_OK, "%s",
+			     err.msg);
+		bp_table *t = open_table_threads(s, &tinfo, BP_STORE_CREATE, counts[c]);
+		/* last tier first: a write's order must not matter either */
+		for (uint32_t i = NTSIZES; i-- > 0;)
+			cr_assert_eq(bp_table_put_tier(t, i, want[i], 1.5, 1000, "x=1"), BP_OK,
+				     "%d threads, tier %u", counts[c], i);
+		bp_table_close(t);
+		bp_store_close(s);
+	}
+	for (int c = 1; c < NCOUNTS; c++)
+		cr_expect_eq(expect_same_table(sub[0], sub[c], "t:1"), 1 + 0 + 1 + 5 + 1001 + 47);
+
+	/* the blocks are what the codec makes of them, one at a time */
+	bp_codec *codec;
+	cr_assert_eq(bp_codec_create(&codec), BP_OK);
+	uint64_t seed = bp_hash64("t:1", 3, 0);
+	MDB_env *env = raw_open_at(sub[2]);
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	cr_assert_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, "t:1", 0, &dbi), 0);
+	for (uint32_t i = 0; i < NTSIZES; i++)
+		for (uint64_t b = 0; b * TB < tsizes[i]; b++) {
+			uint8_t key[BP_CODEC_KEY_SIZE];
+			const void *val;
+			size_t len;
+			uint64_t left = tsizes[i] - b * TB;
+			bp_codec_key(key, i, b);
+			cr_assert_eq(bp_codec_encode(codec, key, sizeof key, seed, want[i] + b * TB,
+						     (uint32_t)(left < TB ? left : TB), 0, &val,
+						     &len),
+				     BP_OK);
+			MDB_val k = { sizeof key, key }, v;
+			cr_assert_eq(mdb_get(txn, dbi, &k, &v), 0, "tier %u block %llu", i,
+				     (unsigned long long)b);
+			cr_assert(v.mv_size == len && memcmp(v.mv_data, val, len) == 0,
+				  "tier %u block %llu differs from the codec's", i,
+				  (unsigned long long)b);
+		}
+	mdb_txn_abort(txn);
+	mdb_env_close(env);
+	bp_codec_destroy(codec);
+
+	/* metadata and records, read with every count from every database */
+	uint64_t bytes = 0;
+	for (int c = 0; c < NCOUNTS; c++) {
+		bp_store *s;
+		cr_assert_eq(bp_store_open(sub[c], BP_STORE_READONLY, &s, NULL), BP_OK);
+		for (int r = 0; r < NCOUNTS; r++) {
+			bp_table *t = open_table_threads(s, &tinfo, 0, counts[r]);
+			struct bp_table_meta m;
+			cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+			if (!bytes)
+				bytes = m.stored_bytes;
+			cr_expect_eq(m.stored_bytes, bytes, "written with %d threads", counts[c]);
+			for (uint32_t i = 0; i < NTSIZES; i++) {
+				uint64_t count[4] = { 0 };
+				for (uint64_t j = 0; j < tsizes[i]; j++)
+					count[want[i][j] & 3]++;
+				cr_expect_arr_eq(m.tier_count + 4 * i, count, sizeof count);
+				got[tsizes[i]] = 0xbeef;
+				cr_assert_eq(bp_table_get_tier(t, i, got), BP_OK,
+					     "written with %d, read with %d threads: tier %u",
+					     counts[c], counts[r], i);
+				cr_expect_arr_eq(got, want[i], tsizes[i] * sizeof *got,
+						 "written with %d, read with %d threads: tier %u",
+						 counts[c], counts[r], i);
+				cr_expect_eq(got[tsizes[i]], 0xbeef, "tier %u: past its end", i);
+			}
+			cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+			bp_table_close(t);
+		}
+		bp_store_close(s);
+	}
+	for (uint32_t i = 0; i < NTSIZES; i++)
+		free(want[i]);
+	free(got);
+}
+
+struct finding {
+	uint32_t tier;
+	uint64_t block;
+	char why[64];
+};
+
+struct findings {
+	int n;
+	struct finding f[16];
+};
+
+static void note_finding(void *ctx, uint32_t tier, uint64_t block, const char *why)
+{
+	struct findings *fs = ctx;
+	cr_assert_lt(fs->n, 16);
+	struct finding *f = &fs->f[fs->n++];
+	f->tier = tier;
+	f->block = block;
+	snprintf(f->why, sizeof f->why, "%s", why);
+}
+
+/* Damage in several batches of a large tier (a block deleted, one flipped, one
+ * truncated, one with its header's record count changed) is found the same way with
+ * 1, 2 and 3 threads: the same code from get_tier, the same blocks, in the same order
+ * and for the same reasons from check_blocks. */
+Test(store, threads_find_the_same_damage)
+{
+	static const struct {
+		uint32_t tier;
+		uint64_t block;
+	} hit[] = { { 3, 2 }, { 3, 300 }, { 3, 701 }, { 3, 1000 }, { 4, 46 } };
+	enum { NHIT = sizeof hit / sizeof hit[0] };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table_threads(s, &tinfo, BP_STORE_CREATE, 2);
+	uint16_t *want[NTSIZES], *got = malloc(tsizes[3] * sizeof *got);
+	for (uint32_t i = 0; i < NTSIZES; i++) {
+		want[i] = tier_records(tsizes[i]);
+		cr_assert_eq(bp_table_put_tier(t, i, want[i], 0, 0, NULL), BP_OK);
+	}
+	bp_table_close(t);
+	bp_store_close(s);
+	for (int h = 0; h < NHIT; h++) {
+		uint8_t key[12];
+		size_t len;
+		block_key(key, hit[h].tier, hit[h].block);
+		uint8_t *v = raw_get("t:1", key, 12, &len);
+		switch (h % 4) {
+		case 0: raw_put("t:1", key, 12, NULL, 0); break;
+		case 1:
+			v[len - 2] ^= 0x40;
+			raw_put("t:1", key, 12, v, len);
+			break;
+		case 2: raw_put("t:1", key, 12, v, len - 1); break;
+		case 3:
+			v[8] ^= 1; /* the record count */
+			raw_put("t:1", key, 12, v, len);
+			break;
+		}
+		free(v);
+	}
+
+	struct findings first = { 0 };
+	s = open_store(0);
+	for (int threads = 1; threads <= 3; threads++) {
+		t = open_table_threads(s, &tinfo, 0, threads);
+		for (uint32_t i = 0; i < NTSIZES; i++) {
+			int damaged = i >= 3;
+			cr_expect_eq(bp_table_get_tier(t, i, got), damaged ? BP_ECORRUPT : BP_OK,
+				     "%d threads, tier %u", threads, i);
+			if (!damaged)
+				cr_expect_arr_eq(got, want[i], tsizes[i] * sizeof *got);
+		}
+		struct findings fs = { 0 };
+		cr_expect_eq(bp_table_check_blocks(t, note_finding, &fs), NHIT);
+		cr_assert_eq(fs.n, NHIT);
+		if (threads == 1)
+			first = fs;
+		for (int h = 0; h < NHIT; h++) {
+			cr_expect(fs.f[h].tier == hit[h].tier && fs.f[h].block == hit[h].block,
+				  "%d threads: finding %d is tier %u block %llu", threads, h,
+				  fs.f[h].tier, (unsigned long long)fs.f[h].block);
+			cr_expect_str_eq(fs.f[h].why, first.f[h].why, "%d threads: finding %d",
+					 threads, h);
+		}
+		bp_table_close(t);
+	}
+	cr_expect_str_eq(first.f[0].why, "missing block");
+	cr_expect_str_eq(first.f[3].why, "wrong record count");
+	bp_store_close(s);
+	for (uint32_t i = 0; i < NTSIZES; i++)
+		free(want[i]);
+	free(got);
+}
+
+Test(store, set_threads)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &tinfo, BP_STORE_CREATE);
+	cr_expect_eq(bp_table_set_threads(NULL, 2), BP_EINVAL);
+	cr_expect_eq(bp_table_set_threads(t, -1), BP_EINVAL);
+	cr_expect_eq(bp_table_set_threads(t, 0), BP_OK);
+	cr_expect_eq(bp_table_set_threads(t, 1000000), BP_OK, "cut to BP_STORE_MAX_THREADS");
+	uint16_t *r = tier_records(tsizes[3]), *got = malloc(tsizes[3] * sizeof *got);
+	cr_expect_eq(bp_table_put_tier(t, 3, r, 0, 0, NULL), BP_OK);
+	cr_expect_eq(bp_table_get_tier(t, 3, got), BP_OK);
+	cr_expect_arr_eq(got, r, tsizes[3] * sizeof *got);
+	bp_table_close(t);
+	bp_store_close(s);
+	free(r);
+	free(got);
 }
 
 /* ---- tables side by side ---- */
@@ -775,7 +1050,8 @@ Test(store, reader_during_writes)
 		bp_store *rs;
 		bp_table *rt;
 		if (bp_store_open(dir, BP_STORE_READONLY, &rs, NULL) != BP_OK ||
-		    bp_table_open(rs, "v:1", NULL, 0, &rt, NULL) != BP_OK)
+		    bp_table_open(rs, "v:1", NULL, 0, &rt, NULL) != BP_OK ||
+		    bp_table_set_threads(rt, 2) != BP_OK)
 			_exit(3);
 		int seen_last = 0, reads = 0, last = -1, changes = 0;
 		(void)!write(ready[1], "r", 1);
@@ -796,7 +1072,7 @@ Test(store, reader_during_writes)
 	char c;
 	cr_assert_eq(read(ready[0], &c, 1), 1);
 	s = open_store(0);
-	t = open_table(s, &vinfo, 0);
+	t = open_table_threads(s, &vinfo, 0, 2);
 	for (unsigned v = 1; v < 100; v++)
 		put_version(t, 0, v, buf);
 	bp_table_close(t);
@@ -825,7 +1101,8 @@ Test(store, kill_during_writes)
 			bp_store *ws;
 			bp_table *wt;
 			if (bp_store_open(dir, BP_STORE_CREATE, &ws, NULL) != BP_OK ||
-			    bp_table_open(ws, "v:1", &vinfo, BP_STORE_CREATE, &wt, NULL) != BP_OK)
+			    bp_table_open(ws, "v:1", &vinfo, BP_STORE_CREATE, &wt, NULL) != BP_OK ||
+			    bp_table_set_threads(wt, 1 + round % 2) != BP_OK)
 				_exit(3);
 			for (unsigned v = 0;; v = (v + 1) % 1000) {
 				for (uint32_t tier = 0; tier < 2; tier++) {
