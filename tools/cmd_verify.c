@@ -94,7 +94,10 @@ int bp_cmd_verify(int argc, char **argv)
 			bp_game_destroy(g);
 			goto out;
 		}
-		int vrc = bp_verify(g, tab, on_problem, on_progress, &vc, &r);
+		struct bp_verify_opts vo = { .problem = on_problem,
+					     .progress = on_progress,
+					     .ctx = &vc };
+		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);
 		if (vrc) {
