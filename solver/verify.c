@@ -1,46 +1,92 @@
 /* SPDX-License-Identifier: MIT */
 /* Tiers are checked from the last to the first. A tier's stored records are read
- * whole; children's tiers are read on demand into a cache of the most recently used
- * tiers, bounded by bytes: 4 GiB, or three times the largest tier when that is more,
- * so that the tier being checked and two tiers its moves reach always fit. Small games
- * whose moves reach many tiers (Blooms: captures lower the stone count) keep them
- * all; games whose moves reach the next tier or two never read one twice.
+ * whole; children's tiers are read on demand into a cache of whole tiers, bounded by
+ * bytes: 4 GiB, or three times the largest tier when that is more, so that the tier
+ * being checked and two tiers its moves reach always fit. Small games whose moves
+ * reach many tiers (Blooms: captures lower the stone count) keep them all; games whose
+ * moves reach the next tier or two never read one twice.
  * Corrupt blocks are counted by the store's own scan first; a tier that fails to
  * decode is then skipped, and its positions are not counted as checked.
+ *
+ * Threads. A tier's index space is cut into work items of CHUNK indices for
+ * bp_parallel_for; each worker has its own move buffer and counters.
+ *   - The cache. A tier is read once, by the first worker that needs it, under a
+ *     mutex, and published by an atomic flag (retrograde.c's child_tier pattern), so
+ *     readers take no lock. Tiers are dropped (least recently used first) only
+ *     between two tiers' checks, on the calling thread: a pointer a worker holds never
+ *     dangles. The price: during one tier's check the cache can go over its budget by
+ *     the tiers that tier's moves reach, where an evicting cache would keep to it by
+ *     reading them again whenever the positions alternate between them.
+ *   - Problems. A chunk's problems are collected by its worker, then handed to the
+ *     callback under a mutex in chunk order, once every earlier chunk is reported:
+ *     the report reads the same for any number of threads, and the callback never
+ *     runs twice at once.
+ *   - The content hash chains every record of the table in index order, so it cannot
+ *     be split between workers without changing its value: one extra work item
+ *     computes it (and counts the tier's positions) while the others check. It is a
+ *     few multiplications a record, against a move generation and a few ranks for
+ *     every checked position.
  *
  * The rule that turns children's values into a value (RULES.md section 10) is written
  * out here again on purpose rather than shared with the solvers: a check that reused
  * the solver's code would repeat its mistakes. */
 #include "solver/verify.h"
 
+#include <assert.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CACHE 64		 /* tiers held at most */
+#include "solver/parallel.h"
+
+#define CHUNK 1024		 /* indices a work item checks */
 #define CACHE_BYTES (4ull << 30) /* the cache's byte budget, at least */
 
 struct cached {
-	uint32_t tier;
-	uint16_t *rec; /* NULL: empty slot or unreadable tier */
-	int bad;       /* the tier could not be read */
-	uint64_t used;
+	uint16_t *rec; /* NULL: not stored, or unreadable */
+	int loaded;    /* rec is final: stored with release, read with acquire */
+	uint64_t used; /* the tier check (clock) that last used it; relaxed atomics */
+};
+
+/* A chunk's problems: NUL-terminated messages one after another. */
+struct msgs {
+	char *s;
+	size_t len, cap;
+	int done; /* the chunk is checked (in the pending list) */
+};
+
+struct worker {
+	struct bp_move *mv;
+	uint64_t inconsistencies;
+	struct msgs found; /* in the chunk being checked */
 };
 
 struct verifier {
 	const struct bp_game *g;
 	bp_table *t;
 	struct bp_table_meta meta;
-	struct cached cache[CACHE];
-	uint64_t bytes;	 /* records held in the cache */
-	uint64_t budget; /* bytes the cache may hold */
-	uint64_t clock;
-	bp_verify_problem *problem;
-	void *ctx;
-	struct bp_verify_report *out;
+	struct bp_verify_opts o;
+	pthread_mutex_t load_lock;   /* reading a tier into the cache */
+	pthread_mutex_t report_lock; /* the pending list and calls of o.problem */
+	struct cached *cache;	     /* one per tier */
+	uint64_t bytes;		     /* records held in the cache */
+	uint64_t budget;	     /* bytes the cache may hold between two tiers' checks */
+	uint64_t clock;		     /* tier checks begun */
+	int threads;
+	struct worker *w; /* threads */
+	/* the tier being checked */
+	uint32_t tier;
+	const uint16_t *rec;
+	uint64_t nchunks;
+	struct msgs *pending; /* per chunk: problems not yet reported */
+	uint64_t reported;    /* chunks reported, all of them before any other */
+	uint64_t hash;	      /* of every record so far, in order */
+	uint64_t counted;     /* the tier's stored records */
 };
 
+/* Reports a problem directly: only while no workers run. */
 static void problem(struct verifier *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void problem(struct verifier *v, const char *fmt, ...)
@@ -50,65 +96,124 @@ static void problem(struct verifier *v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (v->problem)
-		v->problem(v->ctx, buf);
+	if (v->o.problem)
+		v->o.problem(v->o.ctx, buf);
 }
 
-/* The records of tier, or NULL when the tier is not stored or unreadable. */
+/* Counts an inconsistency found by worker w and keeps its description for the
+ * chunk's report. @return BP_OK; BP_ENOMEM. */
+static int inconsistent(struct verifier *v, struct worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int inconsistent(struct verifier *v, struct worker *w, const char *fmt, ...)
+{
+	char buf[300];
+	va_list ap;
+	w->inconsistencies++;
+	if (!v->o.problem)
+		return BP_OK;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	struct msgs *m = &w->found;
+	size_t n = strlen(buf) + 1;
+	if (m->len + n > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 1024;
+		char *s = realloc(m->s, cap);
+		if (!s)
+			return BP_ENOMEM;
+		m->s = s;
+		m->cap = cap;
+	}
+	memcpy(m->s + m->len, buf, n);
+	m->len += n;
+	return BP_OK;
+}
+
+/* Hands chunk's problems over from worker w, then reports, in order, every chunk all
+ * of whose predecessors are reported. */
+static void chunk_done(struct verifier *v, struct worker *w, uint64_t chunk)
+{
+	if (!v->o.problem)
+		return;
+	pthread_mutex_lock(&v->report_lock);
+	v->pending[chunk] = w->found;
+	v->pending[chunk].done = 1;
+	w->found = (struct msgs){ 0 };
+	for (; v->reported < v->nchunks && v->pending[v->reported].done; v->reported++) {
+		struct msgs *m = &v->pending[v->reported];
+		for (size_t i = 0; i < m->len; i += strlen(m->s + i) + 1)
+			v->o.problem(v->o.ctx, m->s + i);
+		free(m->s);
+		*m = (struct msgs){ .done = 1 };
+	}
+	pthread_mutex_unlock(&v->report_lock);
+}
+
 static uint64_t tier_bytes(const struct verifier *v, uint32_t tier)
 {
 	return sizeof(uint16_t) * (v->meta.tier_size[tier] ? v->meta.tier_size[tier] : 1);
 }
 
+/* Reads tier into the cache: under load_lock, or while no workers run. */
+static int load(struct verifier *v, uint32_t tier)
+{
+	struct cached *c = &v->cache[tier];
+	if (v->meta.tier_done[tier]) {
+		uint16_t *rec = malloc(tier_bytes(v, tier));
+		if (!rec)
+			return BP_ENOMEM;
+		int rc = bp_table_get_tier(v->t, tier, rec);
+		if (rc) {
+			free(rec);
+			rec = NULL;
+			if (rc != BP_ECORRUPT && rc != BP_ENOTFOUND)
+				return rc;
+		} else {
+			v->bytes += tier_bytes(v, tier);
+		}
+		c->rec = rec;
+	}
+	__atomic_store_n(&c->loaded, 1, __ATOMIC_RELEASE);
+	return BP_OK;
+}
+
+/* The records of tier, or NULL when the tier is not stored or unreadable (*rc set
+ * only for an error that stops the check). Safe from any worker. */
 static const uint16_t *tier_records(struct verifier *v, uint32_t tier, int *rc)
 {
+	struct cached *c = &v->cache[tier];
 	*rc = BP_OK;
-	for (int i = 0; i < CACHE; i++)
-		if (v->cache[i].used && v->cache[i].tier == tier) {
-			v->cache[i].used = ++v->clock;
-			return v->cache[i].rec;
-		}
-	/* evict the least recently used tiers until this one fits the budget (the most
-	 * recent, the tier being checked, stays), then take a free slot */
-	struct cached *slot = NULL;
-	for (;;) {
+	if (!__atomic_load_n(&c->loaded, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&v->load_lock);
+		if (!__atomic_load_n(&c->loaded, __ATOMIC_ACQUIRE))
+			*rc = load(v, tier);
+		pthread_mutex_unlock(&v->load_lock);
+		if (*rc)
+			return NULL;
+	}
+	if (__atomic_load_n(&c->used, __ATOMIC_RELAXED) != v->clock)
+		__atomic_store_n(&c->used, v->clock, __ATOMIC_RELAXED);
+	return c->rec;
+}
+
+/* Drops the least recently used tiers other than keep until need more bytes fit the
+ * budget, or nothing else is left. Only while no workers run. */
+static void make_room(struct verifier *v, uint32_t keep, uint64_t need)
+{
+	while (v->bytes + need > v->budget) {
 		struct cached *lru = NULL;
-		int used = 0;
-		for (int i = 0; i < CACHE; i++)
-			if (v->cache[i].used) {
-				used++;
-				if (!lru || v->cache[i].used < lru->used)
-					lru = &v->cache[i];
-			}
-		if (used < CACHE && (used <= 1 || v->bytes + tier_bytes(v, tier) <= v->budget))
+		for (uint32_t tr = 0; tr < v->g->ntiers; tr++) {
+			struct cached *c = &v->cache[tr];
+			if (c->rec && tr != keep && (!lru || c->used < lru->used))
+				lru = c;
+		}
+		if (!lru)
 			break;
-		if (lru->rec)
-			v->bytes -= tier_bytes(v, lru->tier);
+		v->bytes -= tier_bytes(v, (uint32_t)(lru - v->cache));
 		free(lru->rec);
 		*lru = (struct cached){ 0 };
 	}
-	for (int i = 0; i < CACHE && !slot; i++)
-		if (!v->cache[i].used)
-			slot = &v->cache[i];
-	*slot = (struct cached){ .tier = tier, .used = ++v->clock };
-	if (!v->meta.tier_done[tier])
-		return NULL;
-	slot->rec = malloc(tier_bytes(v, tier));
-	if (!slot->rec) {
-		*rc = BP_ENOMEM;
-		return NULL;
-	}
-	int grc = bp_table_get_tier(v->t, tier, slot->rec);
-	if (grc) {
-		free(slot->rec);
-		slot->rec = NULL;
-		slot->bad = 1;
-		if (grc != BP_ECORRUPT && grc != BP_ENOTFOUND)
-			*rc = grc;
-		return NULL;
-	}
-	v->bytes += tier_bytes(v, tier);
-	return slot->rec;
 }
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -118,141 +223,193 @@ static uint64_t mix(uint64_t h, uint64_t x)
 	return h ^ (h >> 33);
 }
 
+/* The content hash over the tier's records, in index order. */
+static void hash_tier(struct verifier *v)
+{
+	uint64_t h = v->hash, n = 0, size = v->meta.tier_size[v->tier];
+	for (uint64_t idx = 0; idx < size; idx++) {
+		uint16_t r = v->rec[idx];
+		if (r) {
+			h = mix(mix(mix(h, v->tier), idx), r);
+			n++;
+		}
+	}
+	v->hash = h;
+	v->counted = n;
+}
+
+/* Recomputes the value and remoteness of the position at idx, stored as r. */
+static int check_one(struct verifier *v, struct worker *w, uint64_t idx, uint16_t r)
+{
+	const struct bp_game *g = v->g;
+	const uint32_t tier = v->tier;
+	struct bp_pos p, canon, c;
+	int rc = BP_OK;
+	if (g->ops->unrank(g, tier, idx, &p) != BP_OK)
+		return inconsistent(v, w, "tier %u index %llu: a record where no position is", tier,
+				    (unsigned long long)idx);
+	bp_game_canonical(g, &p, &canon);
+	if (!bp_pos_equal(&p, &canon))
+		return inconsistent(v, w,
+				    "tier %u index %llu: a record at a non-canonical position",
+				    tier, (unsigned long long)idx);
+	enum bp_value want = g->ops->outcome(g, &p);
+	unsigned wrem = 0;
+	if (want == BP_VALUE_NONE) {
+		int n = g->ops->moves(g, &p, w->mv);
+		int any_loss = 0, any_draw = 0;
+		unsigned lmin = ~0u, dmin = ~0u, wmax = 0;
+		for (int i = 0; i < n; i++) {
+			uint64_t cidx;
+			c = p;
+			g->ops->apply(g, &c, w->mv[i]);
+			bp_game_canonical(g, &c, &canon);
+			uint32_t ct = g->ops->tier(g, &canon);
+			const uint16_t *crec = NULL;
+			if (ct < g->ntiers && g->ops->rank(g, &canon, &cidx) == BP_OK &&
+			    cidx < v->meta.tier_size[ct])
+				crec = tier_records(v, ct, &rc);
+			if (rc)
+				return rc;
+			uint16_t cr = crec ? crec[cidx] : 0;
+			unsigned cv = bp_record_value(cr), crem = bp_record_remoteness(cr);
+			if (cv == BP_VALUE_NONE)
+				return inconsistent(
+					v, w, "tier %u index %llu: a child has no stored value",
+					tier, (unsigned long long)idx);
+			if (cv == BP_VALUE_LOSS) {
+				any_loss = 1;
+				lmin = crem < lmin ? crem : lmin;
+			} else if (cv == BP_VALUE_DRAW) {
+				any_draw = 1;
+				if (crem != BP_RECORD_NO_REMOTENESS && crem < dmin)
+					dmin = crem;
+			} else {
+				wmax = crem > wmax ? crem : wmax;
+			}
+		}
+		want = any_loss ? BP_VALUE_WIN : any_draw ? BP_VALUE_DRAW : BP_VALUE_LOSS;
+		wrem = 1 + (any_loss ? lmin : any_draw ? dmin : wmax);
+		/* a draw that reaches no terminal draw: a draw by repetition */
+		if (!any_loss && any_draw && dmin == ~0u)
+			wrem = BP_RECORD_NO_REMOTENESS;
+	}
+	if (bp_record_value(r) != want || bp_record_remoteness(r) != wrem) {
+		struct bp_text pt = { 0 };
+		g->ops->pos_format(g, &p, &pt);
+		rc = inconsistent(
+			v, w, "'%s' (tier %u index %llu): stored %s in %u, children give %s in %u",
+			bp_text_str(&pt), tier, (unsigned long long)idx,
+			bp_value_name(bp_record_value(r)), bp_record_remoteness(r),
+			bp_value_name(want), wrem);
+		bp_text_free(&pt);
+	}
+	return rc;
+}
+
+/* Work item 0 hashes the tier; item k > 0 checks chunk k - 1. */
+static int check_item(void *ctx, int worker, uint64_t item)
+{
+	struct verifier *v = ctx;
+	struct worker *w = &v->w[worker];
+	if (item == 0) {
+		hash_tier(v);
+		return BP_OK;
+	}
+	uint64_t chunk = item - 1, i0 = chunk * CHUNK, i1 = i0 + CHUNK;
+	if (i1 > v->meta.tier_size[v->tier])
+		i1 = v->meta.tier_size[v->tier];
+	for (uint64_t idx = i0; idx < i1; idx++) {
+		int rc;
+		if (v->rec[idx] && (rc = check_one(v, w, idx, v->rec[idx])))
+			return rc;
+	}
+	chunk_done(v, w, chunk);
+	return BP_OK;
+}
+
 static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why)
 {
 	struct verifier *v = ctx;
 	problem(v, "tier %u block %llu: %s", tier, (unsigned long long)block, why);
 }
 
-int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem_fn,
-	      bp_verify_progress *progress, void *ctx, struct bp_verify_report *out)
+int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts *opts,
+	      struct bp_verify_report *out)
 {
-	struct verifier v = { .g = g, .t = t, .problem = problem_fn, .ctx = ctx, .out = out };
+	struct verifier v = { .g = g,
+			      .t = t,
+			      .load_lock = PTHREAD_MUTEX_INITIALIZER,
+			      .report_lock = PTHREAD_MUTEX_INITIALIZER,
+			      .hash = 0x736f6d6570736575ull };
 	int rc = BP_OK;
-	struct bp_move *mv = NULL;
 	memset(out, 0, sizeof *out);
+	if (opts)
+		v.o = *opts;
 	if (!g->ops->tier || !g->ops->rank || !g->ops->unrank)
 		return BP_EUNSUPPORTED;
 	if ((rc = bp_table_meta_get(t, &v.meta)))
 		return rc;
 	if (strcmp(v.meta.spec, g->spec) != 0 || v.meta.ntiers != g->ntiers)
 		return BP_EFORMAT;
+	v.threads = v.o.threads > 0 ? v.o.threads : bp_parallel_cores();
 	v.budget = CACHE_BYTES;
-	for (uint32_t tr = 0; tr < g->ntiers; tr++)
+	uint64_t max_chunks = 0;
+	for (uint32_t tr = 0; tr < g->ntiers; tr++) {
 		if (3 * tier_bytes(&v, tr) > v.budget)
 			v.budget = 3 * tier_bytes(&v, tr);
+		uint64_t n = (v.meta.tier_size[tr] + CHUNK - 1) / CHUNK;
+		max_chunks = n > max_chunks ? n : max_chunks;
+	}
+	/* the store decodes whole tiers on as many threads (the same results) */
+	if ((rc = bp_table_set_threads(t, v.threads)))
+		return rc;
 	int bad = bp_table_check_blocks(t, count_bad_block, &v);
 	if (bad < 0)
 		return bad;
 	out->corrupt_blocks = (uint64_t)bad;
-	mv = bp_game_move_buffer(g);
-	if (!mv)
-		return BP_ENOMEM;
-	uint64_t hash = 0x736f6d6570736575ull;
+	v.cache = calloc(g->ntiers ? g->ntiers : 1, sizeof *v.cache);
+	v.w = calloc((size_t)v.threads, sizeof *v.w);
+	if (v.o.problem)
+		v.pending = calloc(max_chunks ? max_chunks : 1, sizeof *v.pending);
+	if (!v.cache || !v.w || (v.o.problem && !v.pending)) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < v.threads; i++)
+		if (!(v.w[i].mv = bp_game_move_buffer(g))) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
 	for (uint32_t tier = g->ntiers; tier-- > 0;) {
 		if (!v.meta.tier_done[tier]) {
 			out->missing_tiers++;
 			problem(&v, "tier %u is not stored (unfinished solve)", tier);
 			continue;
 		}
-		const uint16_t *rec = tier_records(&v, tier, &rc);
+		v.clock++;
+		make_room(&v, tier, v.cache[tier].loaded ? 0 : tier_bytes(&v, tier));
+		v.rec = tier_records(&v, tier, &rc);
 		if (rc)
 			goto out;
-		if (!rec) {
+		if (!v.rec) {
 			problem(&v, "tier %u cannot be read; its positions are not checked", tier);
 			continue;
 		}
-		uint64_t size = v.meta.tier_size[tier];
-		for (uint64_t idx = 0; idx < size; idx++) {
-			/* the cache may move the tier's array when children load: re-fetch */
-			rec = tier_records(&v, tier, &rc);
-			if (rc || !rec)
-				goto out;
-			uint16_t r = rec[idx];
-			if (!r)
-				continue;
-			hash = mix(mix(mix(hash, tier), idx), r);
-			out->positions_checked++;
-			struct bp_pos p, canon, c;
-			if (g->ops->unrank(g, tier, idx, &p) != BP_OK) {
-				out->inconsistencies++;
-				problem(&v, "tier %u index %llu: a record where no position is",
-					tier, (unsigned long long)idx);
-				continue;
-			}
-			bp_game_canonical(g, &p, &canon);
-			if (!bp_pos_equal(&p, &canon)) {
-				out->inconsistencies++;
-				problem(&v,
-					"tier %u index %llu: a record at a non-canonical position",
-					tier, (unsigned long long)idx);
-				continue;
-			}
-			enum bp_value want = g->ops->outcome(g, &p);
-			unsigned wrem = 0;
-			int missing = 0;
-			if (want == BP_VALUE_NONE) {
-				int n = g->ops->moves(g, &p, mv);
-				int any_loss = 0, any_draw = 0;
-				unsigned lmin = ~0u, dmin = ~0u, wmax = 0;
-				for (int i = 0; i < n && !missing; i++) {
-					uint64_t cidx;
-					c = p;
-					g->ops->apply(g, &c, mv[i]);
-					bp_game_canonical(g, &c, &canon);
-					uint32_t ct = g->ops->tier(g, &canon);
-					const uint16_t *crec = NULL;
-					if (ct < g->ntiers &&
-					    g->ops->rank(g, &canon, &cidx) == BP_OK &&
-					    cidx < v.meta.tier_size[ct])
-						crec = tier_records(&v, ct, &rc);
-					if (rc)
-						goto out;
-					uint16_t cr = crec ? crec[cidx] : 0;
-					unsigned cv = bp_record_value(cr),
-						 crem = bp_record_remoteness(cr);
-					if (cv == BP_VALUE_NONE) {
-						missing = 1;
-						break;
-					}
-					if (cv == BP_VALUE_LOSS) {
-						any_loss = 1;
-						lmin = crem < lmin ? crem : lmin;
-					} else if (cv == BP_VALUE_DRAW) {
-						any_draw = 1;
-						if (crem != BP_RECORD_NO_REMOTENESS && crem < dmin)
-							dmin = crem;
-					} else {
-						wmax = crem > wmax ? crem : wmax;
-					}
-				}
-				want = any_loss	  ? BP_VALUE_WIN
-				       : any_draw ? BP_VALUE_DRAW
-						  : BP_VALUE_LOSS;
-				wrem = 1 + (any_loss ? lmin : any_draw ? dmin : wmax);
-				/* a draw that reaches no terminal draw: a draw by repetition */
-				if (!any_loss && any_draw && dmin == ~0u)
-					wrem = BP_RECORD_NO_REMOTENESS;
-			}
-			if (missing) {
-				out->inconsistencies++;
-				problem(&v, "tier %u index %llu: a child has no stored value", tier,
-					(unsigned long long)idx);
-			} else if (bp_record_value(r) != want || bp_record_remoteness(r) != wrem) {
-				out->inconsistencies++;
-				struct bp_text pt = { 0 };
-				g->ops->pos_format(g, &p, &pt);
-				problem(&v,
-					"'%s' (tier %u index %llu): stored %s in %u, children give "
-					"%s in %u",
-					bp_text_str(&pt), tier, (unsigned long long)idx,
-					bp_value_name(bp_record_value(r)), bp_record_remoteness(r),
-					bp_value_name(want), wrem);
-				bp_text_free(&pt);
-			}
-		}
-		if (progress)
-			progress(ctx, tier, g->ntiers, out->positions_checked);
+		v.tier = tier;
+		v.nchunks = (v.meta.tier_size[tier] + CHUNK - 1) / CHUNK;
+		v.reported = 0;
+		if (v.pending)
+			memset(v.pending, 0, sizeof *v.pending * v.nchunks);
+		rc = bp_parallel_for(v.threads, v.nchunks + 1, check_item, &v);
+		for (uint64_t i = 0; v.pending && i < v.nchunks; i++)
+			free(v.pending[i].s); /* chunks left unreported by an error */
+		if (rc)
+			goto out;
+		assert(!v.pending || v.reported == v.nchunks);
+		out->positions_checked += v.counted;
+		if (v.o.progress)
+			v.o.progress(v.o.ctx, tier, g->ntiers, out->positions_checked);
 	}
 	/* the start position must be stored: with every stored position's children
 	 * stored, that makes every reachable position stored */
@@ -268,14 +425,22 @@ int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem_f
 			goto out;
 		r = srec ? srec[sidx] : 0;
 	}
+	for (int i = 0; i < v.threads; i++)
+		out->inconsistencies += v.w[i].inconsistencies;
 	if (!r && !out->missing_tiers) {
 		out->inconsistencies++;
 		problem(&v, "the start position has no stored value");
 	}
-	out->content_hash = hash;
+	out->content_hash = v.hash;
 out:
-	for (int i = 0; i < CACHE; i++)
-		free(v.cache[i].rec);
-	free(mv);
+	for (uint32_t tr = 0; v.cache && tr < g->ntiers; tr++)
+		free(v.cache[tr].rec);
+	for (int i = 0; v.w && i < v.threads; i++) {
+		free(v.w[i].mv);
+		free(v.w[i].found.s);
+	}
+	free(v.cache);
+	free(v.w);
+	free(v.pending);
 	return rc;
 }

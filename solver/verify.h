@@ -20,15 +20,25 @@ struct bp_verify_report {
 	uint64_t content_hash;	/* of (tier, index, record) for every stored record */
 };
 
-/* Called for each problem found (may be NULL in opts). */
+/* Called for each problem found, from any worker thread but one call at a time, in
+ * the order one thread would find them whatever the number of threads. */
 typedef void bp_verify_problem(void *ctx, const char *what);
-/* Called after each tier (may be NULL). */
+/* Called after each tier, on the calling thread. */
 typedef void bp_verify_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked);
 
-/* Verifies table t of game g. Problems are counted in out and described to problem().
+struct bp_verify_opts {
+	int threads;		      /* worker threads; <= 0: one per online core */
+	bp_verify_problem *problem;   /* may be NULL */
+	bp_verify_progress *progress; /* may be NULL */
+	void *ctx;		      /* passed to problem and progress */
+};
+
+/* Verifies table t of game g with the options opts (NULL: every core, no callbacks).
+ * Problems are counted in out and described to opts->problem. The report, the content
+ * hash included, is the same for any number of threads.
  * @return BP_OK when the check ran (look at out for its findings); BP_EUNSUPPORTED;
  * BP_EFORMAT (the table is not of g); BP_ENOMEM; BP_EIO. */
-int bp_verify(const struct bp_game *g, bp_table *t, bp_verify_problem *problem,
-	      bp_verify_progress *progress, void *ctx, struct bp_verify_report *out);
+int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts *opts,
+	      struct bp_verify_report *out);
 
 #endif

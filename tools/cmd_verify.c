@@ -50,7 +50,7 @@ static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t chec
 int bp_cmd_verify(int argc, char **argv)
 {
 	const char *cmd = "verify";
-	static const char *const valued[] = { "db", NULL };
+	static const char *const valued[] = { "db", "threads", NULL };
 	struct bp_cli_args a;
 	bp_store *db = NULL;
 	struct specs specs = { 0 };
@@ -61,6 +61,17 @@ int bp_cmd_verify(int argc, char **argv)
 	if (a.npos > 1) {
 		bp_cli_error(cmd, "expected at most one GAME (see boardproof verify --help)");
 		return BP_EXIT_USAGE;
+	}
+	int threads = 0;
+	if (a.opt[1]) {
+		char *end;
+		long n = strtol(a.opt[1], &end, 10);
+		if (*end || n < 1 || n > 1024) {
+			bp_cli_error(cmd, "bad --threads '%s' (a whole number from 1 to 1024)",
+				     a.opt[1]);
+			return BP_EXIT_USAGE;
+		}
+		threads = (int)n;
 	}
 	if (a.npos == 1) {
 		struct bp_game *g;
@@ -94,7 +105,11 @@ int bp_cmd_verify(int argc, char **argv)
 			bp_game_destroy(g);
 			goto out;
 		}
-		int vrc = bp_verify(g, tab, on_problem, on_progress, &vc, &r);
+		struct bp_verify_opts vo = { .threads = threads,
+					     .problem = on_problem,
+					     .progress = on_progress,
+					     .ctx = &vc };
+		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);
 		if (vrc) {

@@ -200,7 +200,7 @@ static struct bp_verify_report verify_db(const char *dir, const struct bp_game *
 	struct bp_verify_report r;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
-	cr_assert_eq(bp_verify(g, t, NULL, NULL, NULL, &r), BP_OK);
+	cr_assert_eq(bp_verify(g, t, NULL, &r), BP_OK);
 	bp_table_close(t);
 	bp_store_close(db);
 	return r;

@@ -1292,7 +1292,7 @@ ParameterizedTest(char (*board)[8], blooms, solve_small)
 			cr_assert_eq(pr.remoteness, (unsigned)rem[i], "%s", gr.key[i]);
 	}
 	struct bp_verify_report vr;
-	cr_assert_eq(bp_verify(g, tab, NULL, NULL, NULL, &vr), BP_OK);
+	cr_assert_eq(bp_verify(g, tab, NULL, &vr), BP_OK);
 	cr_expect_eq(vr.inconsistencies, 0);
 	bp_table_close(tab);
 	bp_store_close(db);

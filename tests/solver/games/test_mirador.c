@@ -1493,7 +1493,7 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 		checked++;
 	}
 	struct bp_verify_report vr;
-	cr_assert_eq(bp_verify(g, t, NULL, NULL, NULL, &vr), BP_OK);
+	cr_assert_eq(bp_verify(g, t, NULL, &vr), BP_OK);
 	cr_expect_eq(vr.inconsistencies, 0);
 	cr_expect_eq(vr.corrupt_blocks, 0);
 	printf("mirador solve_vs_minimax %s: %s in %u; %zu positions agree with naive "

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* Verify on several threads: the same report (counts, content hash, progress lines,
+ * problems in the same order) as on one thread, on clean tables of a tiered and a
+ * cyclic game, on a table with one flipped value and on a table full of wrong
+ * records; and the content hash pinned as the documented function of the records,
+ * computed here by a second, plain implementation. (Corruption of blocks is tested in
+ * test_retrograde.c.) */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "solver/retrograde.h"
+#include "solver/verify.h"
+#include "tests/support.h"
+
+static char *temp_db(void)
+{
+	char *dir = strdup("/tmp/bp_verify_XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	return dir;
+}
+
+static void remove_db(char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+	free(dir);
+}
+
+/* Solves g into dir with small blocks: many blocks a tier. */
+static void solve_into(const char *dir, const struct bp_game *g)
+{
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_result r;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	struct bp_solve_opts o = { .threads = 2, .block_records = 512 };
+	cr_assert_eq(bp_solve(g, db, &o, &r, &err), BP_OK, "%s", err.msg);
+	bp_store_close(db);
+}
+
+/* Everything a run of verify reports, callbacks included. The problem callback runs
+ * on worker threads: it records, and the test thread checks afterwards. */
+struct run {
+	struct bp_verify_report r;
+	char **problems;
+	size_t nproblems;
+	uint64_t progress[256][2]; /* (tier, checked) per call */
+	size_t nprogress;
+	int in_problem; /* set while a problem callback runs: calls must not overlap */
+	int overlaps;	/* problem callbacks that found another one running */
+};
+
+static void on_problem(void *ctx, const char *what)
+{
+	struct run *run = ctx;
+	if (__atomic_exchange_n(&run->in_problem, 1, __ATOMIC_SEQ_CST))
+		__atomic_fetch_add(&run->overlaps, 1, __ATOMIC_SEQ_CST);
+	char **p = realloc(run->problems, sizeof *p * (run->nproblems + 1));
+	if (!p)
+		abort();
+	run->problems = p;
+	run->problems[run->nproblems++] = strdup(what);
+	usleep(run->nproblems < 4 ? 1000 : 0); /* widen the window for an overlap */
+	__atomic_store_n(&run->in_problem, 0, __ATOMIC_SEQ_CST);
+}
+
+static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked)
+{
+	struct run *run = ctx;
+	(void)ntiers;
+	cr_assert_lt(run->nprogress, 256);
+	run->progress[run->nprogress][0] = tier;
+	run->progress[run->nprogress++][1] = checked;
+}
+
+static void verify_run(const char *dir, const struct bp_game *g, int threads, struct run *run)
+{
+	bp_store *db;
+	bp_table *t;
+	memset(run, 0, sizeof *run);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	struct bp_verify_opts o = {
+		.threads = threads, .problem = on_problem, .progress = on_progress, .ctx = run
+	};
+	cr_assert_eq(bp_verify(g, t, &o, &run->r), BP_OK);
+	bp_table_close(t);
+	bp_store_close(db);
+	cr_expect_eq(run->overlaps, 0, "%d threads: problem callbacks overlapped", threads);
+	cr_expect_eq(run->nproblems,
+		     run->r.inconsistencies + run->r.corrupt_blocks + run->r.missing_tiers,
+		     "%d threads: %zu problems reported, %llu counted", threads, run->nproblems,
+		     (unsigned long long)(run->r.inconsistencies + run->r.corrupt_blocks +
+					  run->r.missing_tiers));
+}
+
+static void free_run(struct run *run)
+{
+	for (size_t i = 0; i < run->nproblems; i++)
+		free(run->problems[i]);
+	free(run->problems);
+}
+
+/* b, run on more threads, reports exactly what a reported. */
+static void expect_same(const struct run *a, const struct run *b, int threads)
+{
+	cr_expect_eq(b->r.positions_checked, a->r.positions_checked, "%d threads", threads);
+	cr_expect_eq(b->r.inconsistencies, a->r.inconsistencies, "%d threads", threads);
+	cr_expect_eq(b->r.corrupt_blocks, a->r.corrupt_blocks, "%d threads", threads);
+	cr_expect_eq(b->r.missing_tiers, a->r.missing_tiers, "%d threads", threads);
+	cr_expect_eq(b->r.content_hash, a->r.content_hash, "%d threads: content hash differs",
+		     threads);
+	cr_assert_eq(b->nproblems, a->nproblems, "%d threads", threads);
+	for (size_t i = 0; i < a->nproblems; i++)
+		cr_expect_str_eq(b->problems[i], a->problems[i], "%d threads: problem %zu", threads,
+				 i);
+	cr_assert_eq(b->nprogress, a->nprogress, "%d threads", threads);
+	for (size_t i = 0; i < a->nprogress; i++) {
+		cr_expect_eq(b->progress[i][0], a->progress[i][0]);
+		cr_expect_eq(b->progress[i][1], a->progress[i][1]);
+	}
+}
+
+/* The content hash as documented: a fixed chain over (tier, index, record) of every
+ * stored record, tiers from the last, indices in order. Written out again here. */
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t plain_hash(const char *dir, const struct bp_game *g, uint64_t *records)
+{
+	bp_store *db;
+	bp_table *t;
+	struct bp_table_meta meta;
+	uint64_t h = 0x736f6d6570736575ull;
+	*records = 0;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	cr_assert_eq(bp_table_meta_get(t, &meta), BP_OK);
+	for (uint32_t tier = meta.ntiers; tier-- > 0;) {
+		uint64_t n = meta.tier_size[tier];
+		uint16_t *rec = malloc((n ? n : 1) * sizeof *rec);
+		cr_assert_eq(bp_table_get_tier(t, tier, rec), BP_OK);
+		for (uint64_t i = 0; i < n; i++)
+			if (rec[i]) {
+				h = mix(mix(mix(h, tier), i), rec[i]);
+				++*records;
+			}
+		free(rec);
+	}
+	bp_table_close(t);
+	bp_store_close(db);
+	return h;
+}
+
+ParameterizedTestParameters(verify, same_report_on_any_thread_count)
+{
+	/* a tiered game with tiers of many chunks; a cyclic one whose moves reach lower
+	 * tiers (captures), so its workers read child tiers in every direction */
+	static char specs[][64] = { "taifas:3x4", "glorieta:hex2", "blooms:hex2" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], verify, same_report_on_any_thread_count)
+{
+	struct bp_game *g = NULL;
+	if (bp_game_create(*spec, &g, NULL) != BP_OK || !g->ops->rank) {
+		bp_game_destroy(g);
+		cr_skip_test("%s is not built or not tiered", *spec);
+	}
+	char *dir = temp_db();
+	solve_into(dir, g);
+	struct run one, more;
+	verify_run(dir, g, 1, &one);
+	cr_expect_gt(one.r.positions_checked, 0);
+	cr_expect_eq(one.r.inconsistencies, 0);
+	cr_expect_eq(one.nprogress, g->ntiers);
+	uint64_t records, want = plain_hash(dir, g, &records);
+	cr_expect_eq(one.r.positions_checked, records);
+	cr_expect_eq(one.r.content_hash, want, "content hash %016llx, the plain chain %016llx",
+		     (unsigned long long)one.r.content_hash, (unsigned long long)want);
+	for (int threads = 2; threads <= 3; threads++) {
+		verify_run(dir, g, threads, &more);
+		expect_same(&one, &more, threads);
+		free_run(&more);
+	}
+	printf("%s: %llu positions, content hash %016llx on 1, 2 and 3 threads\n", *spec,
+	       (unsigned long long)one.r.positions_checked, (unsigned long long)one.r.content_hash);
+	free_run(&one);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* Rewrites tier of the table in dir through the store: valid blocks, wrong content.
+ * change(ctx, rec, n) edits the records. */
+static void rewrite_tier(const char *dir, const struct bp_game *g, uint32_t tier,
+			 void (*change)(void *ctx, uint16_t *rec, uint64_t n), void *ctx)
+{
+	bp_store *db;
+	bp_table *t;
+	struct bp_table_meta meta;
+	cr_assert_eq(bp_store_open(dir, 0, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, 0, &t, NULL), BP_OK);
+	cr_assert_eq(bp_table_meta_get(t, &meta), BP_OK);
+	uint64_t n = meta.tier_size[tier];
+	uint16_t *rec = malloc(n * sizeof *rec);
+	cr_assert_not_null(rec);
+	cr_assert_eq(bp_table_get_tier(t, tier, rec), BP_OK);
+	change(ctx, rec, n);
+	cr_assert_eq(bp_table_put_tier(t, tier, rec, 0, 0, NULL), BP_OK);
+	free(rec);
+	bp_table_close(t);
+	bp_store_close(db);
+}
+
+/* Turns the last win of the tier into a loss; *(uint64_t *)ctx: its index. */
+static void flip_last_win(void *ctx, uint16_t *rec, uint64_t n)
+{
+	uint64_t i = n;
+	while (i-- > 0 && bp_record_value(rec[i]) != BP_VALUE_WIN)
+		;
+	cr_assert_lt(i, n, "no win in the tier");
+	rec[i] = bp_record_make(BP_VALUE_LOSS, bp_record_remoteness(rec[i]));
+	*(uint64_t *)ctx = i;
+}
+
+Test(verify, flipped_value_reported_once_on_two_threads)
+{
+	struct bp_game *g = open_game("taifas:3x4");
+	char *dir = temp_db();
+	solve_into(dir, g);
+	const uint32_t tier = 6; /* a middle tier: many chunks, parents and children */
+	uint64_t idx;
+	rewrite_tier(dir, g, tier, flip_last_win, &idx);
+	char where[64];
+	snprintf(where, sizeof where, "(tier %u index %llu)", tier, (unsigned long long)idx);
+	struct run one, two;
+	verify_run(dir, g, 1, &one);
+	verify_run(dir, g, 2, &two);
+	cr_expect_geq(one.r.inconsistencies, 1);
+	expect_same(&one, &two, 2);
+	size_t mentions = 0;
+	for (size_t i = 0; i < two.nproblems; i++)
+		mentions += strstr(two.problems[i], where) != NULL;
+	cr_expect_eq(mentions, 1, "the flipped position %s is reported %zu times", where, mentions);
+	for (size_t i = 0; i < two.nproblems; i++)
+		printf("taifas:3x4 flipped %s: %s\n", where, two.problems[i]);
+	free_run(&one);
+	free_run(&two);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* Replaces every record of the tier by a pseudo-random one (about one in three
+ * empty), from a fixed seed: thousands of problems in every chunk. */
+static void scramble(void *ctx, uint16_t *rec, uint64_t n)
+{
+	uint64_t *state = ctx;
+	for (uint64_t i = 0; i < n; i++) {
+		*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned v = (unsigned)(*state >> 33) % 4, rem = (unsigned)(*state >> 40) % 20;
+		rec[i] = v ? bp_record_make(v, rem) : 0;
+	}
+}
+
+Test(verify, scrambled_tier_same_problems_in_same_order)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	char *dir = temp_db();
+	solve_into(dir, g);
+	uint64_t seed = 20240611, state = seed;
+	printf("scramble seed %llu\n", (unsigned long long)seed);
+	rewrite_tier(dir, g, 5, scramble, &state);
+	uint64_t records, want = plain_hash(dir, g, &records);
+	struct run one, more;
+	verify_run(dir, g, 1, &one);
+	cr_expect_gt(one.r.inconsistencies, 1000);
+	cr_expect_eq(one.r.positions_checked, records);
+	cr_expect_eq(one.r.content_hash, want, "content hash %016llx, the plain chain %016llx",
+		     (unsigned long long)one.r.content_hash, (unsigned long long)want);
+	for (int threads = 2; threads <= 4; threads++) {
+		verify_run(dir, g, threads, &more);
+		expect_same(&one, &more, threads);
+		free_run(&more);
+	}
+	free_run(&one);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
