@@ -284,14 +284,8 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 		}
 	}
 	out->counts[0] = 0;
-	uint16_t r = s.tiers[st].rec[sidx];
-	out->value = bp_record_value(r);
-	out->remoteness = bp_record_remoteness(r);
-	out->positions = out->counts[1] + out->counts[2] + out->counts[3];
-	struct bp_table_meta meta;
-	if ((rc = bp_table_meta_get(tab, &meta)))
+	if ((rc = bp_solve_finish(tab, s.tiers[st].rec[sidx], out)))
 		goto out;
-	out->stored_bytes = meta.stored_bytes;
 out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));

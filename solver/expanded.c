@@ -311,14 +311,8 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 	}
 
 	uint16_t r = 0;
-	if ((rc = bp_table_get(x.tab, st, sidx, &r)))
+	if ((rc = bp_table_get(x.tab, st, sidx, &r)) || (rc = bp_solve_finish(x.tab, r, out)))
 		goto out;
-	out->value = bp_record_value(r);
-	out->remoteness = bp_record_remoteness(r);
-	out->positions = out->counts[1] + out->counts[2] + out->counts[3];
-	if ((rc = bp_table_meta_get(x.tab, &meta)))
-		goto out;
-	out->stored_bytes = meta.stored_bytes;
 out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, x.errmsg[0] ? x.errmsg : bp_strerror(rc));

@@ -418,14 +418,9 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	uint16_t r = 0;
 	bp_game_canonical(g, &start, &canon);
 	uint64_t cidx;
-	if ((rc = g->ops->rank(g, &canon, &cidx)) || (rc = bp_table_get(s.tab, st, cidx, &r)))
+	if ((rc = g->ops->rank(g, &canon, &cidx)) || (rc = bp_table_get(s.tab, st, cidx, &r)) ||
+	    (rc = bp_solve_finish(s.tab, r, out)))
 		goto out;
-	out->value = bp_record_value(r);
-	out->remoteness = bp_record_remoteness(r);
-	out->positions = out->counts[1] + out->counts[2] + out->counts[3];
-	if ((rc = bp_table_meta_get(s.tab, &meta)))
-		goto out;
-	out->stored_bytes = meta.stored_bytes;
 out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));

@@ -74,3 +74,15 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 	bp_table_set_threads(*out, o->threads > 0 ? o->threads : bp_parallel_cores());
 	return BP_OK;
 }
+
+int bp_solve_finish(bp_table *tab, uint16_t start_record, struct bp_solve_result *out)
+{
+	struct bp_table_meta meta;
+	out->value = bp_record_value(start_record);
+	out->remoteness = bp_record_remoteness(start_record);
+	out->positions = out->counts[1] + out->counts[2] + out->counts[3];
+	int rc = bp_table_meta_get(tab, &meta);
+	if (rc == BP_OK)
+		out->stored_bytes = meta.stored_bytes;
+	return rc;
+}

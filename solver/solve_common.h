@@ -33,6 +33,11 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads);
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
 			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err);
 
+/* Fills the result's value and remoteness from the start position's record, its
+ * position count from its counts, and its stored bytes from the table.
+ * @return as bp_table_meta_get. */
+int bp_solve_finish(bp_table *tab, uint16_t start_record, struct bp_solve_result *out);
+
 /* The rule that turns children's values into a value (RULES.md section 10), as a
  * maximum so that the solvers' inner loops have no branches: a child's record maps to
  * a key, and the largest key among the children is a perfect-play move.

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "solver/game.h"
+#include "solver/retrograde.h"
+#include "solver/verify.h"
+#include "store/store.h"
 
 static inline struct bp_game *open_game(const char *spec)
 {
@@ -123,6 +126,51 @@ static inline void pos_set_free(struct pos_set *s)
 {
 	free(s->tab);
 	free(s->used);
+}
+
+/* ---- solved tables in temporary databases ---------------------------------- */
+
+/* A fresh directory under /tmp; remove_db deletes it and frees the name. */
+static inline char *temp_db(void)
+{
+	char *dir = strdup("/tmp/bp_test_XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	return dir;
+}
+
+static inline void remove_db(char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+	free(dir);
+}
+
+/* Solves g into the database at dir with o, failing the test on any error. */
+static inline struct bp_solve_result solve_into(const char *dir, const struct bp_game *g,
+						struct bp_solve_opts o)
+{
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_result r;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_solve(g, db, &o, &r, &err), BP_OK, "%s", err.msg);
+	bp_store_close(db);
+	return r;
+}
+
+/* verify's report on g's table in the database at dir (all cores, no callbacks). */
+static inline struct bp_verify_report verify_db(const char *dir, const struct bp_game *g)
+{
+	bp_store *db;
+	bp_table *t;
+	struct bp_verify_report r;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	cr_assert_eq(bp_verify(g, t, NULL, &r), BP_OK);
+	bp_table_close(t);
+	bp_store_close(db);
+	return r;
 }
 
 #endif

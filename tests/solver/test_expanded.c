@@ -167,45 +167,6 @@ Test(walk, refuses_a_range_outside_the_tier)
 
 /* ---- the expanded solver against the generic one ----------------------------- */
 
-static char *temp_db(void)
-{
-	char *dir = strdup("/tmp/bp_expanded_XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static void remove_db(char *dir)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
-	free(dir);
-}
-
-static void solve_into(const char *dir, const struct bp_game *g, int generic, int threads,
-		       struct bp_solve_result *r)
-{
-	bp_store *db;
-	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-	struct bp_solve_opts o = { .threads = threads, .block_records = 1024, .generic = generic };
-	cr_assert_eq(bp_solve(g, db, &o, r, &err), BP_OK, "%s", err.msg);
-	bp_store_close(db);
-}
-
-static struct bp_verify_report verify_db(const char *dir, const struct bp_game *g)
-{
-	bp_store *db;
-	bp_table *t;
-	struct bp_verify_report r;
-	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
-	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
-	cr_assert_eq(bp_verify(g, t, NULL, &r), BP_OK);
-	bp_table_close(t);
-	bp_store_close(db);
-	return r;
-}
-
 ParameterizedTestParameters(expanded, agrees_with_the_generic_solver)
 {
 	static char specs[][64] = {
@@ -225,8 +186,9 @@ ParameterizedTest(char (*spec)[64], expanded, agrees_with_the_generic_solver)
 	struct bp_game *g = open_game(*spec);
 	char *a = temp_db(), *b = temp_db();
 	struct bp_solve_result ra, rb;
-	solve_into(a, g, 1, 2, &ra);
-	solve_into(b, g, 0, 2, &rb);
+	ra = solve_into(
+		a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024, .generic = 1 });
+	rb = solve_into(b, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024 });
 	cr_expect_eq(ra.value, rb.value);
 	cr_expect_eq(ra.remoteness, rb.remoteness);
 	cr_expect_eq(ra.positions, rb.positions);
@@ -251,8 +213,8 @@ Test(expanded, resumes_from_every_tier)
 {
 	struct bp_game *g = open_game("taifas:3x3");
 	char *full = temp_db();
-	struct bp_solve_result rf;
-	solve_into(full, g, 0, 1, &rf);
+	struct bp_solve_result rf =
+		solve_into(full, g, (struct bp_solve_opts){ .threads = 1, .block_records = 1024 });
 	uint64_t want = verify_db(full, g).content_hash;
 	bp_store *src;
 	bp_table *st;
@@ -280,8 +242,8 @@ Test(expanded, resumes_from_every_tier)
 		}
 		bp_table_close(dt);
 		bp_store_close(db);
-		struct bp_solve_result r;
-		solve_into(dir, g, 0, 2, &r);
+		struct bp_solve_result r = solve_into(
+			dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024 });
 		cr_expect_eq(r.resumed_tiers, keep);
 		cr_expect_eq(r.positions, rf.positions);
 		cr_expect_eq(verify_db(dir, g).content_hash, want, "resumed after %u tiers", keep);

@@ -93,47 +93,6 @@ static void minimax(const struct bp_game *g, struct memo *m, const struct bp_pos
 	*rem = r;
 }
 
-static char *temp_db(void)
-{
-	char *dir = strdup("/tmp/bp_retro_XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static void remove_db(char *dir)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
-	free(dir);
-}
-
-static void solve_into(const char *dir, const struct bp_game *g, int threads, uint32_t block,
-		       int level, struct bp_solve_result *r)
-{
-	bp_store *db;
-	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-	struct bp_solve_opts o = { .threads = threads,
-				   .block_records = block,
-				   .compression_level = level };
-	cr_assert_eq(bp_solve(g, db, &o, r, &err), BP_OK, "%s", err.msg);
-	bp_store_close(db);
-}
-
-static struct bp_verify_report verify_db(const char *dir, const struct bp_game *g)
-{
-	bp_store *db;
-	bp_table *t;
-	struct bp_verify_report r;
-	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
-	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
-	cr_assert_eq(bp_verify(g, t, NULL, &r), BP_OK);
-	bp_table_close(t);
-	bp_store_close(db);
-	return r;
-}
-
 ParameterizedTestParameters(retrograde, agrees_with_minimax)
 {
 	static char specs[][64] = {
@@ -164,8 +123,8 @@ ParameterizedTest(char (*spec)[64], retrograde, agrees_with_minimax)
 		cr_skip_test("%s is not built or not tiered", *spec);
 	}
 	char *dir = temp_db();
-	struct bp_solve_result res;
-	solve_into(dir, g, 2, 256, 0, &res);
+	struct bp_solve_result res =
+		solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 256 });
 	struct memo m = { .cap = 1 << 18 }; /* the instances here have under 2^17 positions */
 	m.e = calloc(m.cap, sizeof *m.e);
 	cr_assert_not_null(m.e);
@@ -221,8 +180,10 @@ Test(retrograde, content_hash_independent_of_layout)
 	} runs[] = { { 1, 64, 1 }, { 2, 65536, 19 }, { 2, 1000, 3 } };
 	for (int i = 0; i < 3; i++) {
 		char *dir = temp_db();
-		struct bp_solve_result r;
-		solve_into(dir, g, runs[i].threads, runs[i].block, runs[i].level, &r);
+		solve_into(dir, g,
+			   (struct bp_solve_opts){ .threads = runs[i].threads,
+						   .block_records = runs[i].block,
+						   .compression_level = runs[i].level });
 		struct bp_verify_report vr = verify_db(dir, g);
 		cr_expect_eq(vr.inconsistencies, 0);
 		if (i == 0)
@@ -238,9 +199,9 @@ Test(retrograde, resume_reuses_stored_tiers)
 	struct bp_game *g = open_game("taifas:3x3");
 	char *dir = temp_db();
 	struct bp_solve_result a, b;
-	solve_into(dir, g, 2, 128, 0, &a);
+	a = solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 128 });
 	cr_expect_eq(a.resumed_tiers, 0);
-	solve_into(dir, g, 1, 128, 0, &b);
+	b = solve_into(dir, g, (struct bp_solve_opts){ .threads = 1, .block_records = 128 });
 	cr_expect_eq(b.resumed_tiers, g->ntiers);
 	cr_expect_eq(a.value, b.value);
 	cr_expect_eq(a.remoteness, b.remoteness);
@@ -269,8 +230,7 @@ Test(verify, catches_a_flipped_value)
 {
 	struct bp_game *g = open_game("taifas:3x3");
 	char *dir = temp_db();
-	struct bp_solve_result r;
-	solve_into(dir, g, 2, 256, 0, &r);
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 256 });
 	/* rewrite tier 5 through the store, with one win turned into a loss: the blocks
 	 * are valid, only the content is wrong */
 	bp_store *db;
@@ -338,8 +298,10 @@ static void corrupt_and_check(int swap)
 {
 	struct bp_game *g = open_game("taifas:3x3");
 	char *dir = temp_db();
-	struct bp_solve_result r;
-	solve_into(dir, g, 1, 128, 0, &r); /* tier 5 has 7812 * 2 indices: many blocks */
+	solve_into(dir, g,
+		   (struct bp_solve_opts){
+			   .threads = 1,
+			   .block_records = 128 }); /* tier 5 has 7812 * 2 indices: many blocks */
 	tamper(dir, g->spec, swap);
 	struct bp_verify_report vr = verify_db(dir, g);
 	cr_expect_geq(vr.corrupt_blocks, swap ? 2 : 1, "corrupt blocks: %llu",
@@ -389,7 +351,7 @@ ParameterizedTest(char (*spec)[64], cyclic, agrees_with_tiered_solver)
 	}
 	char *a = temp_db(), *b = temp_db();
 	struct bp_solve_result ra, rb;
-	solve_into(a, g, 2, 512, 0, &ra);
+	ra = solve_into(a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
 	bp_store *db;
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(bp_store_open(b, BP_STORE_CREATE, &db, &err), BP_OK);

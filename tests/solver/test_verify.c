@@ -16,33 +16,6 @@
 #include "solver/verify.h"
 #include "tests/support.h"
 
-static char *temp_db(void)
-{
-	char *dir = strdup("/tmp/bp_verify_XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
-}
-
-static void remove_db(char *dir)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
-	free(dir);
-}
-
-/* Solves g into dir with small blocks: many blocks a tier. */
-static void solve_into(const char *dir, const struct bp_game *g)
-{
-	bp_store *db;
-	struct bp_err err = { { 0 } };
-	struct bp_solve_result r;
-	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-	struct bp_solve_opts o = { .threads = 2, .block_records = 512 };
-	cr_assert_eq(bp_solve(g, db, &o, &r, &err), BP_OK, "%s", err.msg);
-	bp_store_close(db);
-}
-
 /* Everything a run of verify reports, callbacks included. The problem callback runs
  * on worker threads: it records, and the test thread checks afterwards. */
 struct run {
@@ -177,7 +150,7 @@ ParameterizedTest(char (*spec)[64], verify, same_report_on_any_thread_count)
 		cr_skip_test("%s is not built or not tiered", *spec);
 	}
 	char *dir = temp_db();
-	solve_into(dir, g);
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
 	struct run one, more;
 	verify_run(dir, g, 1, &one);
 	cr_expect_gt(one.r.positions_checked, 0);
@@ -236,7 +209,7 @@ Test(verify, flipped_value_reported_once_on_two_threads)
 {
 	struct bp_game *g = open_game("taifas:3x4");
 	char *dir = temp_db();
-	solve_into(dir, g);
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
 	const uint32_t tier = 6; /* a middle tier: many chunks, parents and children */
 	uint64_t idx;
 	rewrite_tier(dir, g, tier, flip_last_win, &idx);
@@ -275,7 +248,7 @@ Test(verify, scrambled_tier_same_problems_in_same_order)
 {
 	struct bp_game *g = open_game("taifas:3x3");
 	char *dir = temp_db();
-	solve_into(dir, g);
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
 	uint64_t seed = 20240611, state = seed;
 	printf("scramble seed %llu\n", (unsigned long long)seed);
 	rewrite_tier(dir, g, 5, scramble, &state);
