@@ -117,11 +117,7 @@ ParameterizedTestParameters(retrograde, agrees_with_minimax)
 /* Every reachable position, raw (not canonical), probed through the table. */
 ParameterizedTest(char (*spec)[64], retrograde, agrees_with_minimax)
 {
-	struct bp_game *g = NULL;
-	if (bp_game_create(*spec, &g, NULL) != BP_OK || !g->ops->rank) {
-		bp_game_destroy(g);
-		cr_skip_test("%s is not built or not tiered", *spec);
-	}
+	struct bp_game *g = open_game(*spec);
 	char *dir = temp_db();
 	struct bp_solve_result res =
 		solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 256 });
@@ -344,11 +340,7 @@ ParameterizedTestParameters(cyclic, agrees_with_tiered_solver)
 
 ParameterizedTest(char (*spec)[64], cyclic, agrees_with_tiered_solver)
 {
-	struct bp_game *g = NULL;
-	if (bp_game_create(*spec, &g, NULL) != BP_OK || !g->ops->rank) {
-		bp_game_destroy(g);
-		cr_skip_test("%s is not built or not tiered", *spec);
-	}
+	struct bp_game *g = open_game(*spec);
 	char *a = temp_db(), *b = temp_db();
 	struct bp_solve_result ra, rb;
 	ra = solve_into(a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
@@ -407,11 +399,7 @@ ParameterizedTestParameters(cyclic, agrees_with_counter_retrograde)
 
 ParameterizedTest(char (*spec)[64], cyclic, agrees_with_counter_retrograde)
 {
-	struct bp_game *g = NULL;
-	if (bp_game_create(*spec, &g, NULL) != BP_OK || !g->ops->rank) {
-		bp_game_destroy(g);
-		cr_skip_test("%s is not built or has no ranking", *spec);
-	}
+	struct bp_game *g = open_game(*spec);
 	struct graph gr = { .ids = { .cap = 1 << 20 } };
 	gr.ids.e = calloc(gr.ids.cap, sizeof *gr.ids.e);
 	gr.pos = malloc(sizeof *gr.pos * (gr.ids.cap / 2));

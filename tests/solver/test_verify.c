@@ -144,11 +144,7 @@ ParameterizedTestParameters(verify, same_report_on_any_thread_count)
 
 ParameterizedTest(char (*spec)[64], verify, same_report_on_any_thread_count)
 {
-	struct bp_game *g = NULL;
-	if (bp_game_create(*spec, &g, NULL) != BP_OK || !g->ops->rank) {
-		bp_game_destroy(g);
-		cr_skip_test("%s is not built or not tiered", *spec);
-	}
+	struct bp_game *g = open_game(*spec);
 	char *dir = temp_db();
 	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
 	struct run one, more;
