@@ -234,12 +234,9 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 	if ((rc = bp_solve_open_table(g, db, sizes, opts, &tab, err)))
 		goto out_quiet;
 
-	struct bp_pos start, canon;
+	uint32_t st;
 	uint64_t sidx;
-	g->ops->start(g, &start);
-	bp_game_canonical(g, &start, &canon);
-	uint32_t st = g->ops->tier(g, &canon);
-	if ((rc = g->ops->rank(g, &canon, &sidx)))
+	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
 	while (run_pass(&s, threads, EXPAND, 0, &rc) && !rc)

@@ -253,12 +253,9 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 	memcpy(x.done, meta.tier_done, x.nt);
 	memcpy(x.done_count, meta.tier_count, x.nt * sizeof *x.done_count);
 
-	struct bp_pos start, canon;
+	uint32_t st;
 	uint64_t sidx;
-	g->ops->start(g, &start);
-	bp_game_canonical(g, &start, &canon);
-	uint32_t st = g->ops->tier(g, &canon);
-	if ((rc = g->ops->rank(g, &canon, &sidx)))
+	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
 
 	for (uint32_t t = x.nt; t-- > st;) {

@@ -324,13 +324,10 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 		s.tiers[t].done = meta.tier_done[t];
 
 	/* 1. reachability */
-	struct bp_pos start, canon;
+	uint32_t st;
 	uint64_t sidx;
 	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
-	g->ops->start(g, &start);
-	bp_game_canonical(g, &start, &canon);
-	uint32_t st = g->ops->tier(g, &canon);
-	if ((rc = g->ops->rank(g, &canon, &sidx)))
+	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
 	/* a dense game skips this pass: each tier is marked just before it is solved, and
@@ -416,10 +413,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 
 	/* the start position's value */
 	uint16_t r = 0;
-	bp_game_canonical(g, &start, &canon);
-	uint64_t cidx;
-	if ((rc = g->ops->rank(g, &canon, &cidx)) || (rc = bp_table_get(s.tab, st, cidx, &r)) ||
-	    (rc = bp_solve_finish(s.tab, r, out)))
+	if ((rc = bp_table_get(s.tab, st, sidx, &r)) || (rc = bp_solve_finish(s.tab, r, out)))
 		goto out;
 out:
 	if (rc && err)

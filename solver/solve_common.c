@@ -86,3 +86,12 @@ int bp_solve_finish(bp_table *tab, uint16_t start_record, struct bp_solve_result
 		out->stored_bytes = meta.stored_bytes;
 	return rc;
 }
+
+int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index)
+{
+	struct bp_pos start, canon;
+	g->ops->start(g, &start);
+	bp_game_canonical(g, &start, &canon);
+	*tier = g->ops->tier(g, &canon);
+	return g->ops->rank(g, &canon, index);
+}

@@ -33,6 +33,10 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads);
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
 			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err);
 
+/* The tier and dense index of the start position's canonical form.
+ * @return as ops->rank. */
+int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index);
+
 /* Fills the result's value and remoteness from the start position's record, its
  * position count from its counts, and its stored bytes from the table.
  * @return as bp_table_meta_get. */
