@@ -262,10 +262,7 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x.nt };
 		if (x.done[t]) {
 			out->resumed_tiers++;
-			for (int v = 1; v < 4; v++) {
-				out->counts[v] += x.done_count[t][v];
-				pr.positions += x.done_count[t][v];
-			}
+			bp_solve_add_counts(x.done_count[t], out, &pr);
 			pr.resumed = 1;
 		} else {
 			if (t + 1 < x.nt && (rc = load_expanded(&x, t + 1)))
@@ -280,21 +277,11 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 			for (int i = 0; i < x.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += x.counts[i][v];
-			char extra[128];
-			snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n",
-				 x.threads, (unsigned long long)out->memory_estimate);
-			rc = bp_table_put_tier(x.tab, t, x.rec[t],
-					       prior_seconds + (bp_solve_clock() - t0),
-					       bp_solve_peak_memory(), extra);
-			if (rc) {
-				snprintf(x.errmsg, sizeof x.errmsg, "writing tier %u: %s", t,
-					 bp_strerror(rc));
+			if ((rc = bp_solve_put_tier(x.tab, t, x.rec[t], x.threads,
+						    prior_seconds + (bp_solve_clock() - t0), out,
+						    x.errmsg, sizeof x.errmsg)))
 				goto out;
-			}
-			for (int v = 1; v < 4; v++) {
-				out->counts[v] += tc[v];
-				pr.positions += tc[v];
-			}
+			bp_solve_add_counts(tc, out, &pr);
 			if (t > st && !x.done[t - 1] && (rc = expand(&x, t)))
 				goto out;
 			if (t > st && x.done[t - 1])

@@ -284,7 +284,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	int rc;
 	double t0 = bp_solve_clock();
 	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
-	uint64_t *sizes = NULL;
+	uint64_t *sizes = NULL, *done_count = NULL;
 	memset(out, 0, sizeof *out);
 	if (g->ops->flags & BP_GAME_CYCLIC)
 		return bp_solve_cyclic(g, db, opts, out, err);
@@ -320,6 +320,12 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	if ((rc = bp_table_meta_get(s.tab, &meta)))
 		goto out;
 	double prior_seconds = meta.seconds;
+	/* meta's pointers die at the first write */
+	if (!(done_count = malloc(sizeof(uint64_t) * 4 * s.nt))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	memcpy(done_count, meta.tier_count, sizeof(uint64_t) * 4 * s.nt);
 	for (uint32_t t = 0; t < s.nt; t++)
 		s.tiers[t].done = meta.tier_done[t];
 
@@ -359,10 +365,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };
 		if (tt->done) {
 			out->resumed_tiers++;
-			for (int v = 1; v < 4; v++) {
-				out->counts[v] += meta.tier_count[(size_t)t * 4 + v];
-				pr.positions += meta.tier_count[(size_t)t * 4 + v];
-			}
+			bp_solve_add_counts(done_count + (size_t)t * 4, out, &pr);
 			if (tt->lastuse != UINT32_MAX && tt->lastuse < t && (rc = load_tier(&s, t)))
 				goto out;
 			pr.resumed = 1;
@@ -385,21 +388,11 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			for (int i = 0; i < s.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += s.counts[i][v];
-			char extra[128];
-			snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n",
-				 s.threads, (unsigned long long)out->memory_estimate);
-			rc = bp_table_put_tier(s.tab, t, tt->rec,
-					       prior_seconds + (bp_solve_clock() - t0),
-					       bp_solve_peak_memory(), extra);
-			if (rc) {
-				snprintf(s.errmsg, sizeof s.errmsg, "writing tier %u: %s", t,
-					 bp_strerror(rc));
+			if ((rc = bp_solve_put_tier(s.tab, t, tt->rec, s.threads,
+						    prior_seconds + (bp_solve_clock() - t0), out,
+						    s.errmsg, sizeof s.errmsg)))
 				goto out;
-			}
-			for (int v = 1; v < 4; v++) {
-				out->counts[v] += tc[v];
-				pr.positions += tc[v];
-			}
+			bp_solve_add_counts(tc, out, &pr);
 		}
 		/* children no lower tier needs any more */
 		for (uint32_t c = t; c < s.nt; c++)
@@ -432,5 +425,6 @@ out_quiet:
 	free(s.succ);
 	free(s.tiers);
 	free(sizes);
+	free(done_count);
 	return rc;
 }

@@ -95,3 +95,24 @@ int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index)
 	*tier = g->ops->tier(g, &canon);
 	return g->ops->rank(g, &canon, index);
 }
+
+void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
+			 struct bp_solve_progress *pr)
+{
+	for (int v = 1; v < 4; v++) {
+		out->counts[v] += count[v];
+		pr->positions += count[v];
+	}
+}
+
+int bp_solve_put_tier(bp_table *tab, uint32_t t, const uint16_t *rec, int threads, double seconds,
+		      const struct bp_solve_result *out, char *errmsg, size_t errlen)
+{
+	char extra[128];
+	snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n", threads,
+		 (unsigned long long)out->memory_estimate);
+	int rc = bp_table_put_tier(tab, t, rec, seconds, bp_solve_peak_memory(), extra);
+	if (rc)
+		snprintf(errmsg, errlen, "writing tier %u: %s", t, bp_strerror(rc));
+	return rc;
+}

@@ -33,6 +33,17 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads);
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
 			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err);
 
+/* Adds a tier's positions per value (index enum bp_value) to the result and to the
+ * tier's progress line. */
+void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
+			 struct bp_solve_progress *pr);
+
+/* Stores a solved tier with the solve's figures: threads, memory estimate, seconds so
+ * far, peak memory. On failure writes why into errmsg (errlen bytes).
+ * @return as bp_table_put_tier. */
+int bp_solve_put_tier(bp_table *tab, uint32_t t, const uint16_t *rec, int threads, double seconds,
+		      const struct bp_solve_result *out, char *errmsg, size_t errlen);
+
 /* The tier and dense index of the start position's canonical form.
  * @return as ops->rank. */
 int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index);
