@@ -237,3 +237,18 @@ int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game
 	}
 	return 0;
 }
+
+int bp_cli_threads(const char *cmd, const char *text, int *out)
+{
+	char *end;
+	*out = 0;
+	if (!text)
+		return 0;
+	long n = strtol(text, &end, 10);
+	if (end == text || *end || n < 1 || n > 1024) {
+		bp_cli_error(cmd, "bad --threads '%s' (a whole number from 1 to 1024)", text);
+		return BP_EXIT_USAGE;
+	}
+	*out = (int)n;
+	return 0;
+}

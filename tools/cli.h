@@ -71,6 +71,10 @@ void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struc
  * @return 0, or -1 when malformed. */
 int bp_cli_parse_bytes(const char *text, uint64_t *out);
 
+/* --threads: text (NULL: 0, one per core) must be a whole number from 1 to 1024;
+ * otherwise prints the error for cmd. @return 0 or BP_EXIT_USAGE. */
+int bp_cli_threads(const char *cmd, const char *text, int *out);
+
 /* The database directory: --db, else $BOARDPROOF_DB, else "data/db". */
 const char *bp_cli_db_path(const char *opt);
 

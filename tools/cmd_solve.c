@@ -166,16 +166,8 @@ int bp_cmd_solve(int argc, char **argv)
 		return BP_EXIT_USAGE;
 	}
 	struct bp_solve_opts opts = { 0 };
-	if (a.opt[1]) {
-		char *end;
-		long v = strtol(a.opt[1], &end, 10);
-		if (*end || v < 1 || v > 1024) {
-			bp_cli_error(cmd, "bad --threads '%s' (a whole number from 1 to 1024)",
-				     a.opt[1]);
-			return BP_EXIT_USAGE;
-		}
-		opts.threads = (int)v;
-	}
+	if ((rc = bp_cli_threads(cmd, a.opt[1], &opts.threads)))
+		return rc;
 	struct sysinfo si;
 	if (sysinfo(&si) == 0)
 		opts.memory_limit = (uint64_t)si.totalram * si.mem_unit / 10 * 8;

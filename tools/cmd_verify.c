@@ -62,17 +62,9 @@ int bp_cmd_verify(int argc, char **argv)
 		bp_cli_error(cmd, "expected at most one GAME (see boardproof verify --help)");
 		return BP_EXIT_USAGE;
 	}
-	int threads = 0;
-	if (a.opt[1]) {
-		char *end;
-		long n = strtol(a.opt[1], &end, 10);
-		if (*end || n < 1 || n > 1024) {
-			bp_cli_error(cmd, "bad --threads '%s' (a whole number from 1 to 1024)",
-				     a.opt[1]);
-			return BP_EXIT_USAGE;
-		}
-		threads = (int)n;
-	}
+	int threads;
+	if ((rc = bp_cli_threads(cmd, a.opt[1], &threads)))
+		return rc;
 	if (a.npos == 1) {
 		struct bp_game *g;
 		if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
