@@ -116,7 +116,8 @@ const struct bp_command bp_commands[] = {
 	  "  --progress        a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"
-	  "\"positions_per_second\", \"peak_memory_bytes\", \"bits_per_position\", ...}.\n" },
+	  "\"positions_per_second\", \"peak_memory_bytes\", \"bits_per_position\", \"solver\",\n"
+	  "...}.\n" },
 	{ "query", "value and every move's value of a position: perfect play", bp_cmd_query,
 	  "usage: boardproof query GAME [POSITION] [--db DIR] [--json]\n"
 	  "\n"

@@ -229,6 +229,12 @@ int bp_cmd_solve(int argc, char **argv)
 					    : bp_cli_exit_code(src);
 		goto out;
 	}
+	/* which solver ran: bp_solve sends games that repeat to cycles, then games with a
+	 * tier walk to it */
+	const char *used = strcmp(solver, "cycles") == 0 || (g->ops->flags & BP_GAME_CYCLIC)
+				   ? "cycles"
+			   : g->ops->tier_walk && strcmp(solver, "tiers") != 0 ? "walk"
+									       : "tiers";
 	double pps = r.seconds > 0 ? (double)r.positions / r.seconds : 0;
 	double bpp = r.positions ? (double)r.stored_bytes * 8 / (double)r.positions : 0;
 	if (a.json) {
@@ -240,14 +246,14 @@ int bp_cmd_solve(int argc, char **argv)
 		       "\"positions_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
 		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
 		       "%u, "
-		       "\"threads\": %d, \"db\": ",
+		       "\"threads\": %d, \"solver\": \"%s\", \"db\": ",
 		       g->spec, bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 1, rbuf),
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
 		       (unsigned long long)r.counts[BP_VALUE_DRAW], r.seconds, pps,
 		       (unsigned long long)r.peak_memory, (unsigned long long)r.stored_bytes, bpp,
 		       r.resumed_tiers,
-		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN));
+		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN), used);
 		struct bp_text t = { 0 };
 		bp_text_json_string(&t, path);
 		printf("%s}\n", bp_text_str(&t));
@@ -262,6 +268,7 @@ int bp_cmd_solve(int argc, char **argv)
 		       (unsigned long long)r.counts[BP_VALUE_DRAW]);
 		printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
 		       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
+		printf("solver:     %s\n", used);
 		printf("memory:     peak %.1f MiB\n", (double)r.peak_memory / (1 << 20));
 		printf("database:   %s, %llu bytes, %.3f bits per position\n", path,
 		       (unsigned long long)r.stored_bytes, bpp);
