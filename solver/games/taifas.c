@@ -491,8 +491,8 @@ static int taifas_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
  * does not depend on b, then steps b by one: b - 1 -> b flips the lowest ctz(b) + 1
  * bits, so o and each symmetric image of o change by one precomputed XOR, and so does
  * the image's own pattern within its occupied set. The children of (S, b) lie in the
- * k + 1 sets S | e, at pattern b with a bit inserted where e falls; none of it needs
- * a canonical form or a rank per position. */
+ * sets S | e, one per empty cell e, at pattern b with a bit inserted where e falls;
+ * none of it needs a canonical form or a rank per position. */
 
 struct walk_block {
 	uint64_t occ;
