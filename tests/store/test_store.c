@@ -21,6 +21,7 @@
 #include "bp_config.h"
 #include "store/codec.h"
 #include "store/store.h"
+#include "tests/rng.h"
 
 #define SEED 20261121u
 
@@ -32,11 +33,7 @@ static uint64_t rng_state;
 
 static uint64_t rng(void)
 {
-	/* splitmix64 */
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static void setup(void)

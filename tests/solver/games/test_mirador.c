@@ -1456,15 +1456,9 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 {
 	struct bp_game *g = open_game(*spec);
 	int piece = atoi(bp_game_option(g, "piece"));
-	char dir[] = "/tmp/bp_mirador_XXXXXX";
-	cr_assert_not_null(mkdtemp(dir));
+	char *dir = temp_db();
+	struct bp_solve_result res = solve_into(dir, g, (struct bp_solve_opts){ .threads = 2 });
 	bp_store *db;
-	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-	struct bp_solve_opts o = { .threads = 2 };
-	struct bp_solve_result res;
-	cr_assert_eq(bp_solve(g, db, &o, &res, &err), BP_OK, "%s", err.msg);
-	bp_store_close(db);
 
 	struct nmemo m = { .cap = 1 << 18 };
 	m.e = calloc(m.cap, sizeof *m.e);
@@ -1502,8 +1496,6 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 	bp_table_close(t);
 	bp_store_close(db);
 	free(m.e);
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
+	remove_db(dir);
 	bp_game_destroy(g);
 }
