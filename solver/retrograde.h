@@ -66,6 +66,6 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 		      struct bp_solve_result *out, struct bp_err *err);
 
 /* The RULES.md version values are solved under; stored with every table. */
-#define BP_RULES_VERSION 1
+#define BP_RULES_VERSION 2
 
 #endif

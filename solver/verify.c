@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "solver/parallel.h"
+#include "solver/retrograde.h"
 
 #define CHUNK 1024		 /* indices a work item checks */
 #define CACHE_BYTES (4ull << 30) /* the cache's byte budget, at least */
@@ -352,6 +353,8 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		return rc;
 	if (strcmp(v.meta.spec, g->spec) != 0 || v.meta.ntiers != g->ntiers)
 		return BP_EFORMAT;
+	if (bp_table_check_rules(t, BP_RULES_VERSION, NULL))
+		return BP_ERULES; /* re-deriving values under other rules proves nothing */
 	v.threads = v.o.threads > 0 ? v.o.threads : bp_parallel_cores();
 	v.budget = CACHE_BYTES;
 	uint64_t max_chunks = 0;

@@ -357,7 +357,51 @@ out:
 	return ret;
 }
 
+int bp_store_drop_table(bp_store *s, const char *spec, struct bp_err *err)
+{
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	int rc;
+	if (!s || !spec || !*spec || spec[0] == '.')
+		return bp_err_set(err, BP_EINVAL, "bad table name '%s'", spec ? spec : "");
+	if (s->readonly || s->ntables)
+		return bp_err_set(err, BP_EINVAL, "table %s: cannot drop it %s", spec,
+				  s->readonly ? "from a read-only store" : "while tables are open");
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)))
+		return mdb_err(err, rc, "dropping table", spec);
+	rc = mdb_dbi_open(txn, spec, 0, &dbi);
+	if (rc == MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return bp_err_set(err, BP_ENOTFOUND, "no table %s", spec);
+	}
+	/* mdb_drop with del = 1 deletes the named database and closes its handle */
+	if (rc || (rc = mdb_drop(txn, dbi, 1))) {
+		mdb_txn_abort(txn);
+		return mdb_err(err, rc, "dropping table", spec);
+	}
+	if ((rc = mdb_txn_commit(txn)))
+		return mdb_err(err, rc, "dropping table", spec);
+	return BP_OK;
+}
+
 /* ---- tables ---- */
+
+static int rules_mismatch(const struct bp_meta *m, uint32_t rules_version, struct bp_err *err)
+{
+	return bp_err_set(err, BP_ERULES,
+			  "table %s was solved under rules version %u, but this build implements "
+			  "rules version %u",
+			  m->spec, m->rules_version, rules_version);
+}
+
+int bp_table_check_rules(bp_table *t, uint32_t rules_version, struct bp_err *err)
+{
+	if (!t)
+		return BP_EINVAL;
+	return t->meta.rules_version == rules_version
+		       ? BP_OK
+		       : rules_mismatch(&t->meta, rules_version, err);
+}
 
 /* Compares stored metadata with what the caller expects; names the first difference. */
 static int meta_match(const struct bp_meta *m, const struct bp_table_info *info, struct bp_err *err)
@@ -365,9 +409,7 @@ static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
 	if (strcmp(m->spec, info->spec) != 0)
 		return bp_err_set(err, BP_EFORMAT, "table %s holds %s", info->spec, m->spec);
 	if (m->rules_version != info->rules_version)
-		return bp_err_set(err, BP_EFORMAT,
-				  "table %s: solved under rules version %u, not %u", info->spec,
-				  m->rules_version, info->rules_version);
+		return rules_mismatch(m, info->rules_version, err);
 	if (m->ntiers != info->ntiers)
 		return bp_err_set(err, BP_EFORMAT, "table %s: %u tiers stored, %u expected",
 				  info->spec, m->ntiers, info->ntiers);

@@ -92,7 +92,7 @@ const struct bp_command bp_commands[] = {
 	{ "solve", "strongly solve an instance into the database", bp_cmd_solve,
 	  "usage: boardproof solve GAME [--db DIR] [--threads N] [--memory BYTES]\n"
 	  "                        [--block-records N] [--level L] [--solver S]\n"
-	  "                        [--progress] [--json]\n"
+	  "                        [--replace] [--progress] [--json]\n"
 	  "\n"
 	  "Strongly solves GAME by retrograde analysis: every position reachable from the\n"
 	  "start, up to symmetry, gets its value (win, loss or draw for the player to move)\n"
@@ -113,6 +113,8 @@ const struct bp_command bp_commands[] = {
 	  "                    (tier by tier, canonicalizing every child; resumable too), or\n"
 	  "                    cycles (level passes over all positions in memory; any game\n"
 	  "                    with dense ranking, the only one for games that repeat)\n"
+	  "  --replace         drop GAME's table first and solve it anew (needed for a table\n"
+	  "                    solved under another rules version, which is refused: exit 3)\n"
 	  "  --progress        a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"

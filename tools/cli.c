@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "solver/retrograde.h"
 #include "store/store.h"
 
 #include <stdarg.h>
@@ -30,13 +31,14 @@ int bp_cli_exit_code(int rc)
 	case BP_ERANGE: return BP_EXIT_USAGE;
 	case BP_ECORRUPT:
 	case BP_EFORMAT:
+	case BP_ERULES:
 	case BP_ENOTFOUND: return BP_EXIT_DB;
 	case BP_EUNSUPPORTED: return BP_EXIT_PROBLEM;
 	default: return BP_EXIT_IO;
 	}
 }
 
-static const char *const cli_flags[] = { "json", "help", "progress", "stats", NULL };
+static const char *const cli_flags[] = { "json", "help", "progress", "stats", "replace", NULL };
 
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out)
@@ -79,8 +81,8 @@ int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valu
 						     cli_flags[f]);
 					return BP_EXIT_USAGE;
 				}
-				int *slot[] = { &out->json, &out->help, &out->progress,
-						&out->stats };
+				int *slot[] = { &out->json, &out->help, &out->progress, &out->stats,
+						&out->replace };
 				*slot[f] = 1;
 				matched = 1;
 			}
@@ -221,11 +223,26 @@ int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_st
 	return 0;
 }
 
+void bp_cli_rules_error(const char *cmd, const char *spec, const char *msg)
+{
+	bp_cli_error(cmd,
+		     "%s; its values are of another reading of the rules and are not used. "
+		     "Re-solve it with 'boardproof solve %s --replace' (which replaces the old "
+		     "table), or into another database with --db DIR",
+		     msg, spec);
+}
+
 int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,
 		      struct bp_table **out)
 {
 	struct bp_err err = { { 0 } };
 	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, &err);
+	if (rc == BP_OK && (rc = bp_table_check_rules(*out, BP_RULES_VERSION, &err))) {
+		bp_table_close(*out);
+		*out = NULL;
+		bp_cli_rules_error(cmd, g->spec, err.msg);
+		return BP_EXIT_DB;
+	}
 	if (rc == BP_ENOTFOUND) {
 		bp_cli_error(cmd, "%s is not solved in this database (run boardproof solve %s)",
 			     g->spec, g->spec);

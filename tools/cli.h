@@ -39,15 +39,15 @@ int bp_cli_exit_code(int rc);
 
 /* A parsed command line: flags and options known to the command, positionals. */
 struct bp_cli_args {
-	int json, help, progress, stats;
+	int json, help, progress, stats, replace;
 	const char *opt[8]; /* values of the command's valued options, in spec order */
 	int npos;
 	char *pos[8];
 };
 
 /* Parses argv for a command. valued lists the long options that take a value
- * ("position", "samples"), NULL-terminated; flags --json, --help, --progress and
- * --stats are always understood. Prints an error and returns BP_EXIT_USAGE on a
+ * ("position", "samples"), NULL-terminated; flags --json, --help, --progress,
+ * --stats and --replace are always understood. Prints an error and returns BP_EXIT_USAGE on a
  * bad or unknown option or too many positionals, else 0. */
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out);
@@ -83,7 +83,12 @@ const char *bp_cli_db_path(const char *opt);
 struct bp_store;
 int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_store **out);
 
-/* Opens the table of g for reading, printing the error (exit 3 when absent).
+/* Says that the table of spec (msg: the store's words) was solved under another rules
+ * version, and how to solve it again. */
+void bp_cli_rules_error(const char *cmd, const char *spec, const char *msg);
+
+/* Opens the table of g for reading, printing the error (exit 3 when absent, or solved
+ * under another rules version).
  * @return 0 or an exit code. */
 struct bp_table;
 int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,

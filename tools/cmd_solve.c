@@ -53,7 +53,7 @@ static int collect_layout(void *ctx, uint64_t layout, int orbit)
 }
 
 static int solve_layouts(const char *cmd, const struct bp_game *g, bp_store *db,
-			 const struct bp_solve_opts *opts, int json)
+			 const struct bp_solve_opts *opts, int json, int replace)
 {
 	struct layouts l = { 0 };
 	mpz_t raw, classes;
@@ -93,9 +93,14 @@ static int solve_layouts(const char *cmd, const struct bp_game *g, bp_store *db,
 			break;
 		if (opts->progress)
 			fprintf(stderr, "solve: layout %d of %d: %s\n", i + 1, l.n, lg->spec);
+		if (replace)
+			bp_store_drop_table(db, lg->spec, NULL);
 		int src = bp_solve(lg, db, opts, &r, &err);
-		if (src) {
+		if (src == BP_ERULES)
+			bp_cli_rules_error(cmd, lg->spec, err.msg);
+		else if (src)
 			bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
+		if (src) {
 			rc = bp_cli_exit_code(src);
 			bp_game_destroy(lg);
 			break;
@@ -207,8 +212,18 @@ int bp_cmd_solve(int argc, char **argv)
 	const char *path = bp_cli_db_path(a.opt[0]);
 	if ((rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db)))
 		goto out;
+	if (a.replace) {
+		/* the one way a table is removed: asked for by name, before solving anew */
+		struct bp_err derr = { { 0 } };
+		int drc = bp_store_drop_table(db, g->spec, &derr);
+		if (drc && drc != BP_ENOTFOUND) {
+			bp_cli_error(cmd, "replacing %s: %s", g->spec, derr.msg);
+			rc = bp_cli_exit_code(drc);
+			goto out;
+		}
+	}
 	if (g->ops == &bp_landscape_ops && !bp_game_option(g, "layout")) {
-		rc = solve_layouts(cmd, g, db, &opts, a.json);
+		rc = solve_layouts(cmd, g, db, &opts, a.json, a.replace);
 		goto out;
 	}
 	struct bp_solve_result r;
@@ -222,6 +237,11 @@ int bp_cmd_solve(int argc, char **argv)
 			  ? bp_err_set(&err, BP_EUNSUPPORTED,
 				       "%s has no tier walk: use --solver tiers or cycles", g->spec)
 			  : bp_solve(g, db, &opts, &r, &err);
+	if (src == BP_ERULES) {
+		bp_cli_rules_error(cmd, g->spec, err.msg);
+		rc = BP_EXIT_DB;
+		goto out;
+	}
 	if (src) {
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
 		rc = src == BP_EUNSUPPORTED ? BP_EXIT_PROBLEM

@@ -116,11 +116,15 @@ static enum bp_value judge(const struct glorieta *gl, const struct bp_pos *p, in
 	return mine ? BP_VALUE_WIN : theirs ? BP_VALUE_LOSS : BP_VALUE_NONE;
 }
 
+/* The empty board: an explicit ring of one colour already holds that player's loop
+ * (it surrounds the whole board), and a finished position is terminal. */
 static void glorieta_start(const struct bp_game *g, struct bp_pos *out)
 {
-	(void)g;
+	const struct glorieta *gl = GL(g);
 	memset(out, 0, sizeof *out);
 	HAND(out, 0) = HAND(out, 1) = HAND_NONE;
+	OVER(out) = judge(gl, out, bp_loops_enclosed(&gl->L, 0, 0) != 0,
+			  bp_loops_enclosed(&gl->L, 1, 0) != 0);
 }
 
 static int glorieta_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
