@@ -187,6 +187,60 @@ const struct bp_command bp_commands[] = {
 	  "1000)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"board\", \"neutrals\", \"symmetries\", \"layouts\", \"classes\", \"listed\",\n"
 	  "\"list\": [{\"layout\", \"count\"}]}; numbers may exceed 2^64.\n" },
+	{ "render", "draw a position as SVG, optionally with every move's value", bp_cmd_render,
+	  "usage: boardproof render GAME [POSITION] [--moves M] --svg FILE [--values]\n"
+	  "                         [--db DIR] [--json]\n"
+	  "\n"
+	  "Draws POSITION (default: the start; then the moves M) of GAME as an SVG picture\n"
+	  "into FILE (\"-\": stdout): hex or square cells with the row letters and cell\n"
+	  "numbers on the margins (and each empty hex cell's name), the stones in the game's\n"
+	  "colours with a legend, neutral stones dashed, a ring's coloured spaces, pieces and\n"
+	  "their links. --values tints every cell that a legal move changes with the best\n"
+	  "such move's value from the database (green win, grey draw, red loss, for the\n"
+	  "player to move) and writes it as W3, D4, L5 (turns to the end; D alone: a draw by\n"
+	  "repetition).\n"
+	  "\n"
+	  "Options:\n" MOVES_OPTION "  --svg FILE   where to write the picture (required)\n"
+	  "  --values     mark every move's value (needs the solved table)\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"position\", \"svg\", \"marks\"}.\n" },
+	{ "openings", "every first move's value, as a list and a picture", bp_cmd_openings,
+	  "usage: boardproof openings GAME [--svg FILE] [--db DIR] [--json]\n"
+	  "\n"
+	  "Lists every first move of GAME with its value and remoteness for the first\n"
+	  "player from the solved table, best first, and the cells it changes. Where the\n"
+	  "game has a pie rule or a colour choice after the first turn (not part of the\n"
+	  "position), also what each opening is worth once the second player has chosen\n"
+	  "(a winning opening is taken over: a loss; draws stay draws) and the first\n"
+	  "player's best result. --svg draws the start with each first move's value over\n"
+	  "its cells as in render --values.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --svg FILE   also draw the opening map into FILE\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"position\", \"pie\", \"openings\": [{\"move\", \"value\",\n"
+	  "\"remoteness\", \"after_choice\" (pie games), \"cells\"}], \"value_with_choice\"}.\n" },
+	{ "play", "play against perfect play from the database", bp_cmd_play,
+	  "usage: boardproof play GAME [--position P] [--moves M] [--as first|second]\n"
+	  "                       [--hint] [--db DIR]\n"
+	  "\n"
+	  "Plays GAME against perfect play from its solved table, from the start or from P\n"
+	  "(then the moves M). You play the side to move first (--as first, default) or the\n"
+	  "other. Each turn shows the board and the position text; type a move, or undo\n"
+	  "(your last move and the reply), hint (every move's value), moves (the legal\n"
+	  "moves) or quit. An illegal move is named and asked for again. Where the game has a\n"
+	  "pie rule or a colour choice, the second player decides after the first turn\n"
+	  "whether to take over the first player's side (perfect play takes it exactly when\n"
+	  "the opening wins). Perfect play chooses the fastest win or the slowest loss. The\n"
+	  "game ends with who won, or a draw (a position seen three times is a draw by\n"
+	  "repetition). Input may come from a pipe, one move a line; it is echoed.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --position P start from position P\n" MOVES_OPTION
+	  "  --as SIDE    first or second: the side you play\n"
+	  "  --hint       show every move's value before each of your turns\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --help       this text\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -4,7 +4,8 @@
 # command line (shell words, after `boardproof`); NAME.out holds what it must print:
 # stdout, then "--- stderr" and stderr, then "--- exit N". NAME.setup, when present,
 # holds command lines run first (one a line, output discarded; a failing one fails the
-# test), for commands that need a solved database. Each test runs in its own empty
+# test), for commands that need a solved database; NAME.stdin, when present, is the
+# command's standard input (else /dev/null). Each test runs in its own empty
 # directory. Run with a pinned environment. `golden.sh BINARY DIR --update` rewrites
 # the .out files.
 set -u
@@ -30,7 +31,9 @@ for args in "$dir"/*.args; do
 			fi
 		done <"$dir/$name.setup"
 	fi
-	(cd "$work" && eval "\"$bin\" $line" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null)
+	input=/dev/null
+	[ -f "$dir/$name.stdin" ] && input="$(cd "$dir" && pwd)/$name.stdin"
+	(cd "$work" && eval "\"$bin\" $line" >"$tmp/stdout" 2>"$tmp/stderr" <"$input")
 	rc=$?
 	{ cat "$tmp/stdout"; echo "--- stderr"; cat "$tmp/stderr"; echo "--- exit $rc"; } >"$tmp/got"
 	if [ "$update" = --update ]; then
