@@ -241,6 +241,37 @@ const struct bp_command bp_commands[] = {
 	  "  --hint       show every move's value before each of your turns\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n"
 	  "  --help       this text\n" },
+	{ "claims", "verdicts on the designers' claims, with witnesses", bp_cmd_claims,
+	  "usage: boardproof claims GAME [--solve] [--claim NAME] [--all] [--check]\n"
+	  "                         [--db DIR] [--json]\n"
+	  "\n"
+	  "Checks the claims made about GAME's family against its solved table (with\n"
+	  "--solve, solving it first when it is missing) and prints for each a verdict:\n"
+	  "holds, fails, unknown (a value is missing, or the instance is too large to walk)\n"
+	  "or n/a; what was counted; and a witness to replay: a position and a line of moves,\n"
+	  "as a query command. Claims walk every position reachable from the start, one per\n"
+	  "symmetry class, so they are for small instances.\n"
+	  "  no-draw          no reachable position is a draw under perfect play; counts\n"
+	  "                   drawn ends and draws, and the start's value\n"
+	  "  soft-finite      no reachable position is a draw by repetition (games that\n"
+	  "                   repeat); a witness cycle\n"
+	  "  first-player     the start is a win for the first player\n"
+	  "  pie              with the pie rule or colour choice the first player can keep a\n"
+	  "                   draw: each opening's value after the choice\n"
+	  "  fewer-groups     on every reachable full board, fewer groups win\n"
+	  "  board-fills      the board fills in under 10% of perfect-play lines and of\n"
+	  "                   1000 random games (seed 1)\n"
+	  "  corner-openings  the best opening does not improve with the distance from a\n"
+	  "                   corner, and the corner's beats the farthest\n"
+	  "\n"
+	  "Options:\n"
+	  "  --solve      solve GAME into the database first when it is not there\n"
+	  "  --claim NAME check only this claim\n"
+	  "  --all        check every claim, not only those made about the family\n"
+	  "  --check      exit 1 when a claim fails\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"claims\": [{\"name\", \"verdict\", \"detail\", \"witness\":\n"
+	  "{\"position\", \"moves\", \"shows\"} or null, and the claim's counts}]}.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 
