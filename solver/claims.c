@@ -243,15 +243,15 @@ static void path_text(const struct walk *w, uint32_t i, struct bp_text *out)
 
 /* ---- values --------------------------------------------------------------------- */
 
-/* A move's worth for the mover, as one number: wins (sooner better) above draws above
- * losses (later better). */
+/* A move's worth for the mover, as one number: wins (sooner better) above draws
+ * (sooner better, as tablebases sort them) above losses (later better). */
 static long score(enum bp_value v, unsigned rem)
 {
 	if (v == BP_VALUE_WIN)
 		return 100000L - (long)rem;
 	if (v == BP_VALUE_LOSS)
 		return -100000L + (long)rem;
-	return 0;
+	return -(long)rem;
 }
 
 /* The best move of p by the oracle: its value for the mover (flipped child value) and
