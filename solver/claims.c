@@ -417,7 +417,8 @@ static int check_no_draw(const struct bp_game *g, const struct bp_oracle *o, str
 		int rep;
 		if ((rc = perfect_line(g, o, &s, 4096, &c->witness_moves, &end, &rep)))
 			return rc;
-		bp_text_printf(&c->witness_shows, "a perfect-play line; at its end the player to move has a %s",
+		bp_text_printf(&c->witness_shows,
+			       "a perfect-play line; at its end the player to move has a %s",
 			       bp_value_name(g->ops->outcome(g, &end)));
 	}
 	return BP_OK;

@@ -272,6 +272,20 @@ const struct bp_command bp_commands[] = {
 	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"claims\": [{\"name\", \"verdict\", \"detail\", \"witness\":\n"
 	  "{\"position\", \"moves\", \"shows\"} or null, and the claim's counts}]}.\n" },
+	{ "paper", "write a game family's paper from the database", bp_cmd_paper,
+	  "usage: boardproof paper FAMILY [--db DIR] [--out DIR] [--json]\n"
+	  "\n"
+	  "Writes OUT/FAMILY.md (default OUT: papers) and its figures in OUT/FAMILY/: the\n"
+	  "rules version and the reading of the rules (the family's spec keys), every\n"
+	  "instance of FAMILY solved in the database with its start value and position\n"
+	  "counts, each instance's opening map (an SVG and a table) and the verdicts on the\n"
+	  "family's claims with their witnesses (as in boardproof claims), and the commands\n"
+	  "that regenerate each part. The paper holds no times, dates or paths, so the same\n"
+	  "tables give the same bytes.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --out DIR    where to write (default papers)\n" COMMON_OPTIONS },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -19,6 +19,7 @@ int bp_cmd_render(int argc, char **argv);
 int bp_cmd_openings(int argc, char **argv);
 int bp_cmd_play(int argc, char **argv);
 int bp_cmd_claims(int argc, char **argv);
+int bp_cmd_paper(int argc, char **argv);
 
 struct bp_probe_move;
 struct bp_svg_mark;
