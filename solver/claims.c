@@ -526,6 +526,11 @@ static int check_pie(const struct bp_game *g, const struct bp_oracle *o, struct 
 	struct bp_pos s;
 	g->ops->start(g, &s);
 	int n = g->ops->moves(g, &s, mv), rc = BP_OK, counts[4] = { 0 }, best = -1;
+	enum bp_value *value = malloc(sizeof *value * (size_t)(n > 0 ? n : 1));
+	if (!value) {
+		free(mv);
+		return BP_ENOMEM;
+	}
 	long best_score = 0;
 	enum bp_value best_v = BP_VALUE_NONE;
 	for (int k = 0; k < n; k++) {
@@ -536,6 +541,7 @@ static int check_pie(const struct bp_game *g, const struct bp_oracle *o, struct 
 		if ((rc = o->value(o->ctx, &ch, &v, &rem)))
 			goto out;
 		v = bp_value_flip(v); /* for the opening's maker */
+		value[k] = v;
 		counts[v]++;
 		enum bp_value a = after_choice(v);
 		/* the maker's best: a draw, else the slowest loss */
@@ -553,14 +559,30 @@ static int check_pie(const struct bp_game *g, const struct bp_oracle *o, struct 
 		       "second player takes over after a winning opening, so the first player "
 		       "keeps a draw only with a drawing opening. Of %d openings, %d win for "
 		       "the player making them, %d draw and %d lose; with the choice the first "
-		       "player's best is a %s. Openings fair in practice (draws): %d.",
+		       "player's best is a %s. Openings fair in practice (draws): %d",
 		       n, counts[BP_VALUE_WIN], counts[BP_VALUE_DRAW], counts[BP_VALUE_LOSS],
 		       bp_value_name(best_v), counts[BP_VALUE_DRAW]);
 	bp_text_printf(&c->json,
 		       "\"openings\": %d, \"win\": %d, \"draw\": %d, \"loss\": %d, "
-		       "\"value_with_choice\": \"%s\", \"fair_openings\": %d",
+		       "\"value_with_choice\": \"%s\", \"fair\": [",
 		       n, counts[BP_VALUE_WIN], counts[BP_VALUE_DRAW], counts[BP_VALUE_LOSS],
-		       bp_value_name(best_v), counts[BP_VALUE_DRAW]);
+		       bp_value_name(best_v));
+	for (int k = 0, shown = 0; k < n; k++) {
+		if (value[k] != BP_VALUE_DRAW)
+			continue;
+		struct bp_text m = { 0 };
+		g->ops->move_format(g, &s, mv[k], &m);
+		if (shown < 12)
+			bp_text_printf(&c->detail, "%s%s", shown ? ", " : ": ", bp_text_str(&m));
+		else if (shown == 12)
+			bp_text_printf(&c->detail, ", ...");
+		bp_text_printf(&c->json, "%s", shown ? ", " : "");
+		bp_text_json_string(&c->json, bp_text_str(&m));
+		bp_text_free(&m);
+		shown++;
+	}
+	bp_text_printf(&c->detail, ".");
+	bp_text_printf(&c->json, "]");
 	if (best >= 0) {
 		set_witness(c, g, &s);
 		g->ops->move_format(g, &s, mv[best], &c->witness_moves);
@@ -570,6 +592,7 @@ static int check_pie(const struct bp_game *g, const struct bp_oracle *o, struct 
 			       bp_value_name(best_v));
 	}
 out:
+	free(value);
 	free(mv);
 	return rc;
 }
