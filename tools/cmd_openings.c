@@ -72,7 +72,7 @@ int bp_cmd_openings(int argc, char **argv)
 			       "player)\n",
 			       g->spec, n, counts[BP_VALUE_WIN], counts[BP_VALUE_DRAW],
 			       counts[BP_VALUE_LOSS]);
-		bp_text_printf(&out, "  %-10s %-18s %s\n", "move", "value", "cells");
+		bp_text_printf(&out, "  %-10s %-19s %s\n", "move", "value", "cells");
 	}
 	int *cells = malloc(sizeof *cells * (size_t)g->board->ncells);
 	for (int i = 0; i < n && cells; i++) {
@@ -100,7 +100,7 @@ int bp_cmd_openings(int argc, char **argv)
 			char val[40];
 			snprintf(val, sizeof val, "%s %s", bp_value_name(pm[i].value),
 				 bp_cli_remoteness(pm[i].remoteness, 0, rbuf));
-			bp_text_printf(&out, "  %-10s %-18s", bp_text_str(&m), val);
+			bp_text_printf(&out, "  %-10s %-19s ", bp_text_str(&m), val);
 			for (int j = 0; j < k; j++) {
 				char name[16];
 				bp_board_cell_name(g->board, cells[j], name, sizeof name);
