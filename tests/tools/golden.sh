@@ -11,7 +11,9 @@
 set -u
 bin=$1 dir=$2 update=${3:-}
 export LC_ALL=C NO_COLOR=1 TZ=UTC
-unset BOARDPROOF_DB
+# the default database lives under the home directory: pin one that does not exist
+export HOME=/nonexistent/golden-home
+unset BOARDPROOF_DB XDG_DATA_HOME
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
