@@ -84,10 +84,11 @@ char *bp_text_bytes(unsigned long long bytes, char *buf, size_t len)
 	}
 	double v = (double)bytes / 1024;
 	int u = 0;
-	while (v >= 1024 && u < 5) {
+	/* thresholds after rounding: 1023.6 KiB prints as 1.00 MiB, not "1024 KiB" */
+	while (v >= 1023.5 && u < 5) {
 		v /= 1024;
 		u++;
 	}
-	snprintf(buf, len, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	snprintf(buf, len, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
 	return buf;
 }
