@@ -48,6 +48,7 @@ int bp_claim_applies(const struct bp_game *g, const char *name)
 struct walk {
 	const struct bp_game *g;
 	int stride;
+	int exact;		  /* key by the position itself, not its canonical form */
 	uint64_t *canon, *actual; /* n * stride words each */
 	uint32_t *parent;
 	struct bp_move *move;
@@ -161,7 +162,10 @@ static int grow(struct walk *w)
 static int add(struct walk *w, const struct bp_pos *p, uint32_t parent, struct bp_move m)
 {
 	struct bp_pos canon;
-	bp_game_canonical(w->g, p, &canon);
+	if (w->exact)
+		canon = *p;
+	else
+		bp_game_canonical(w->g, p, &canon);
 	uint32_t *at;
 	if (w->nslot && find_slot(w, &canon, &at))
 		return BP_OK;
@@ -424,6 +428,73 @@ static int check_no_draw(const struct bp_game *g, const struct bp_oracle *o, str
 	return BP_OK;
 }
 
+/* A short cycle reachable from p along moves that keep a draw by repetition (each
+ * move's child is one too): breadth-first over exact positions from p until a move
+ * leads back to a position on the tree path that reached it. Appends the moves from
+ * p to the end of the cycle (the last position equals an earlier one of the line) and
+ * sets len to the cycle's turns. @return 1 found; 0 none within the search's room;
+ * < 0 an error. */
+static int shortest_cycle(const struct bp_game *g, const struct bp_oracle *o,
+			  const struct bp_pos *p, struct bp_text *out, int *len)
+{
+	struct walk w = { 0 };
+	w.g = g;
+	w.stride = 1;
+	w.exact = 1;
+	w.max = 200000;
+	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!mv)
+		return BP_ENOMEM;
+	int rc = add(&w, p, NONE, (struct bp_move){ 0 }), found = 0;
+	uint32_t from = NONE;
+	struct bp_move last = { 0 };
+	for (uint32_t i = 0; !rc && !found && i < w.n; i++) {
+		struct bp_pos q;
+		load(&w, w.actual, i, &q);
+		int n = g->ops->outcome(g, &q) ? 0 : g->ops->moves(g, &q, mv);
+		for (int k = 0; k < n && !rc && !found; k++) {
+			struct bp_pos ch = q;
+			enum bp_value v;
+			unsigned rem;
+			g->ops->apply(g, &ch, mv[k]);
+			if ((rc = o->value(o->ctx, &ch, &v, &rem)))
+				break;
+			if (v != BP_VALUE_DRAW || rem != BP_CLAIM_NO_REMOTENESS)
+				continue;
+			uint32_t *at;
+			if (w.nslot && find_slot(&w, &ch, &at)) {
+				/* seen: a cycle when it is on the tree path to q */
+				uint32_t j = *at - 1;
+				for (uint32_t e = i; e != NONE && !found; e = w.parent[e])
+					if (e == j) {
+						found = 1;
+						from = i;
+						last = mv[k];
+						*len = 1;
+						for (uint32_t f = i; f != j; f = w.parent[f])
+							(*len)++;
+					}
+			} else {
+				rc = add(&w, &ch, i, mv[k]);
+			}
+		}
+	}
+	if (found) {
+		struct bp_pos before;
+		if (from != 0)
+			path_text(&w, from, out);
+		load(&w, w.actual, from, &before);
+		if (out->len && out->s[out->len - 1] != ' ')
+			bp_text_printf(out, " ");
+		g->ops->move_format(g, &before, last, out);
+	}
+	free(mv);
+	walk_free(&w);
+	if (rc == BP_ERANGE)
+		return 0;
+	return rc ? rc : found;
+}
+
 static int check_soft_finite(const struct bp_game *g, const struct bp_oracle *o, struct walk *w,
 			     struct bp_claim *c)
 {
@@ -465,13 +536,24 @@ static int check_soft_finite(const struct bp_game *g, const struct bp_oracle *o,
 		set_witness(c, g, &s);
 		path_text(w, first, &c->witness_moves);
 		size_t mark = c->witness_moves.len;
-		if ((rc = perfect_line(g, o, &p, 4096, &c->witness_moves, &end, &repeated)))
+		int len = 0;
+		if ((rc = shortest_cycle(g, o, &p, &c->witness_moves, &len)) < 0)
 			return rc;
-		bp_text_printf(&c->witness_shows,
-			       "a shortest line to a draw by repetition (the first %s), then "
-			       "perfect play from there until a position repeats (%s)",
-			       mark ? "moves" : "position: the start",
-			       repeated ? "it does" : "cut");
+		if (rc == 1) {
+			bp_text_printf(&c->witness_shows,
+				       "a shortest line to a draw by repetition (%s), then moves "
+				       "that keep the draw into a cycle of %d turns: the last "
+				       "position of the line is one seen before",
+				       mark ? "the moves up to it" : "the start itself", len);
+		} else {
+			if ((rc = perfect_line(g, o, &p, 4096, &c->witness_moves, &end, &repeated)))
+				return rc;
+			bp_text_printf(&c->witness_shows,
+				       "a shortest line to a draw by repetition, then perfect "
+				       "play from there until a position repeats (%s)",
+				       repeated ? "it does" : "cut");
+		}
+		rc = BP_OK;
 	}
 	return BP_OK;
 }
