@@ -243,7 +243,7 @@ const struct bp_command bp_commands[] = {
 	  "  --help       this text\n" },
 	{ "claims", "verdicts on the designers' claims, with witnesses", bp_cmd_claims,
 	  "usage: boardproof claims GAME [--solve] [--claim NAME] [--all] [--check]\n"
-	  "                         [--db DIR] [--json]\n"
+	  "                         [--max-positions N] [--db DIR] [--json]\n"
 	  "\n"
 	  "Checks the claims made about GAME's family against its solved table (with\n"
 	  "--solve, solving it first when it is missing) and prints for each a verdict:\n"
@@ -269,6 +269,8 @@ const struct bp_command bp_commands[] = {
 	  "  --claim NAME check only this claim\n"
 	  "  --all        check every claim, not only those made about the family\n"
 	  "  --check      exit 1 when a claim fails\n"
+	  "  --max-positions N  classes a walk may hold (default 4M, about 64 bytes each);\n"
+	  "               past it the verdict is unknown\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"claims\": [{\"name\", \"verdict\", \"detail\", \"witness\":\n"
 	  "{\"position\", \"moves\", \"shows\"} or null, and the claim's counts}]}.\n" },

@@ -72,7 +72,7 @@ static void wrap(struct bp_text *out, const char *text, int indent, int width)
 int bp_cmd_claims(int argc, char **argv)
 {
 	const char *cmd = "claims";
-	static const char *const valued[] = { "db", "claim", NULL };
+	static const char *const valued[] = { "db", "claim", "max-positions", NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	bp_store *db = NULL;
@@ -115,6 +115,12 @@ int bp_cmd_claims(int argc, char **argv)
 			goto out;
 		}
 	}
+	struct bp_claims_opts copts = { 0 };
+	if (a.opt[2] && bp_cli_parse_bytes(a.opt[2], &copts.max_positions)) {
+		bp_cli_error(cmd, "bad --max-positions '%s' (a count, with K, M or G)", a.opt[2]);
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
 	    (rc = open_or_solve(cmd, bp_cli_db_path(a.opt[0]), g, solve, &db, &tab)))
 		goto out;
@@ -133,7 +139,7 @@ int bp_cmd_claims(int argc, char **argv)
 		if (a.opt[1] ? strcmp(a.opt[1], name) != 0 : !all && !bp_claim_applies(g, name))
 			continue;
 		struct bp_claim c;
-		int crc = bp_claim_check(g, name, &o, NULL, &c);
+		int crc = bp_claim_check(g, name, &o, &copts, &c);
 		if (crc) {
 			bp_cli_error(cmd, "checking %s: %s", name, bp_strerror(crc));
 			bp_claim_free(&c);
