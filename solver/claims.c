@@ -203,13 +203,17 @@ static void walk_free(struct walk *w)
 	memset(w, 0, sizeof *w);
 }
 
-/* Every class reachable from the start. */
-static int walk_all(struct walk *w, const struct bp_game *g, uint64_t max)
+/* Every class reachable from the start; with pred, only until the first position
+ * (in breadth-first order, so by a shortest line) for which pred returns non-zero:
+ * *found is then its entry (else NONE). pred's negative return is an error. */
+static int walk_until(struct walk *w, const struct bp_game *g, uint64_t max,
+		      int (*pred)(void *ctx, const struct bp_pos *p), void *pctx, uint32_t *found)
 {
 	memset(w, 0, sizeof *w);
 	w->g = g;
 	w->stride = 1;
 	w->max = max;
+	*found = NONE;
 	struct bp_move *mv = bp_game_move_buffer(g);
 	if (!mv)
 		return BP_ENOMEM;
@@ -218,6 +222,17 @@ static int walk_all(struct walk *w, const struct bp_game *g, uint64_t max)
 	int rc = add(w, &p, NONE, (struct bp_move){ 0 });
 	for (uint32_t i = 0; !rc && i < w->n; i++) {
 		load(w, w->actual, i, &p);
+		if (pred) {
+			int hit = pred(pctx, &p);
+			if (hit < 0) {
+				rc = hit;
+				break;
+			}
+			if (hit) {
+				*found = i;
+				break;
+			}
+		}
 		int n = g->ops->outcome(g, &p) ? 0 : g->ops->moves(g, &p, mv);
 		for (int k = 0; k < n && !rc; k++) {
 			struct bp_pos c = p;
@@ -227,6 +242,12 @@ static int walk_all(struct walk *w, const struct bp_game *g, uint64_t max)
 	}
 	free(mv);
 	return rc;
+}
+
+static int walk_all(struct walk *w, const struct bp_game *g, uint64_t max)
+{
+	uint32_t unused;
+	return walk_until(w, g, max, NULL, NULL, &unused);
 }
 
 /* The moves from the start to entry i, as text. */
@@ -359,72 +380,144 @@ static int is_full(const struct bp_game *g, const struct bp_pos *p)
 	return 1;
 }
 
-static int check_no_draw(const struct bp_game *g, const struct bp_oracle *o, struct walk *w,
+typedef int scan_visit(void *ctx, const struct bp_pos *p, enum bp_value v, unsigned rem);
+
+/* Visits every reachable class with its value: through the oracle's each() when it
+ * has one, else by walking from the start. @return BP_OK; BP_ERANGE (too many to
+ * walk); an oracle or visit error. */
+static int scan(const struct bp_game *g, const struct bp_oracle *o, uint64_t max, scan_visit *visit,
+		void *ctx)
+{
+	if (o->each) {
+		int rc = o->each(o->ctx, visit, ctx);
+		if (rc != BP_EUNSUPPORTED)
+			return rc;
+	}
+	struct walk w;
+	int rc = walk_all(&w, g, max);
+	for (uint32_t i = 0; !rc && i < w.n; i++) {
+		struct bp_pos p;
+		enum bp_value v;
+		unsigned rem;
+		load(&w, w.actual, i, &p);
+		if (!(rc = o->value(o->ctx, &p, &v, &rem)))
+			rc = visit(ctx, &p, v, rem);
+	}
+	walk_free(&w);
+	return rc;
+}
+
+/* Appends a shortest line from the start to a position where pred holds.
+ * @return 1 found; 0 not found (or the walk passed max); < 0 an error. */
+static int find_line(const struct bp_game *g, uint64_t max,
+		     int (*pred)(void *ctx, const struct bp_pos *p), void *pctx,
+		     struct bp_text *out, struct bp_pos *at)
+{
+	struct walk w;
+	uint32_t found;
+	int rc = walk_until(&w, g, max, pred, pctx, &found);
+	if (!rc && found != NONE) {
+		path_text(&w, found, out);
+		load(&w, w.actual, found, at);
+	}
+	walk_free(&w);
+	if (rc == BP_ERANGE)
+		return 0;
+	return rc ? rc : found != NONE;
+}
+
+struct pred_ctx {
+	const struct bp_game *g;
+	const struct bp_oracle *o;
+	int kind; /* 0 drawn end, 1 draw by value, 2 draw by repetition, 3 against groups */
+};
+
+static int groups_against(const struct bp_game *g, const struct bp_pos *p);
+
+static int pred(void *ctx, const struct bp_pos *p)
+{
+	const struct pred_ctx *c = ctx;
+	if (c->kind == 0)
+		return c->g->ops->outcome(c->g, p) == BP_VALUE_DRAW;
+	if (c->kind == 3)
+		return groups_against(c->g, p);
+	enum bp_value v;
+	unsigned rem;
+	int rc = c->o->value(c->o->ctx, p, &v, &rem);
+	if (rc)
+		return rc < 0 ? rc : BP_EINVAL;
+	return v == BP_VALUE_DRAW && (c->kind == 1 || rem == BP_CLAIM_NO_REMOTENESS);
+}
+
+struct draw_counts {
+	const struct bp_game *g;
+	uint64_t positions, ends, drawn_ends, draws, repetition;
+};
+
+static int count_draws(void *ctx, const struct bp_pos *p, enum bp_value v, unsigned rem)
+{
+	struct draw_counts *d = ctx;
+	enum bp_value out = d->g->ops->outcome(d->g, p);
+	d->positions++;
+	d->ends += out != BP_VALUE_NONE;
+	d->drawn_ends += out == BP_VALUE_DRAW;
+	d->draws += v == BP_VALUE_DRAW;
+	d->repetition += v == BP_VALUE_DRAW && rem == BP_CLAIM_NO_REMOTENESS;
+	return 0;
+}
+
+static int check_no_draw(const struct bp_game *g, const struct bp_oracle *o, uint64_t max,
 			 struct bp_claim *c)
 {
-	uint64_t ends = 0, drawn_ends = 0, draws = 0, repetition = 0;
-	uint32_t first_end = NONE, first_draw = NONE;
-	for (uint32_t i = 0; i < w->n; i++) {
-		struct bp_pos p;
-		load(w, w->actual, i, &p);
-		enum bp_value out = g->ops->outcome(g, &p), v;
-		unsigned rem;
-		ends += out != BP_VALUE_NONE;
-		if (out == BP_VALUE_DRAW && drawn_ends++ == 0)
-			first_end = i;
-		int rc = o->value(o->ctx, &p, &v, &rem);
-		if (rc)
-			return rc;
-		if (v == BP_VALUE_DRAW) {
-			if (draws++ == 0)
-				first_draw = i;
-			repetition += rem == BP_CLAIM_NO_REMOTENESS;
-		}
-	}
-	enum bp_value sv;
-	unsigned srem;
-	int rc = start_value(g, o, &sv, &srem);
+	struct draw_counts d = { .g = g };
+	int rc = scan(g, o, max, count_draws, &d);
 	if (rc)
 		return rc;
-	c->verdict = draws ? BP_VERDICT_FAILS : BP_VERDICT_HOLDS;
+	enum bp_value sv;
+	unsigned srem;
+	if ((rc = start_value(g, o, &sv, &srem)))
+		return rc;
+	c->verdict = d.draws ? BP_VERDICT_FAILS : BP_VERDICT_HOLDS;
 	bp_text_printf(&c->detail,
 		       "The claim \"the game never ends in a draw\" holds when no reachable "
 		       "position is a draw under perfect play (then no drawn end can be forced "
 		       "either). Of %llu reachable positions (up to symmetry), %llu are "
 		       "finished games, %llu of them drawn; %llu positions are draws under "
 		       "perfect play (%llu by repetition). The start is a ",
-		       (unsigned long long)w->n, (unsigned long long)ends,
-		       (unsigned long long)drawn_ends, (unsigned long long)draws,
-		       (unsigned long long)repetition);
+		       (unsigned long long)d.positions, (unsigned long long)d.ends,
+		       (unsigned long long)d.drawn_ends, (unsigned long long)d.draws,
+		       (unsigned long long)d.repetition);
 	value_words(&c->detail, sv, srem);
 	bp_text_printf(&c->detail, " for the first player.");
 	bp_text_printf(&c->json,
 		       "\"positions\": %llu, \"finished\": %llu, \"drawn_ends\": %llu, "
 		       "\"draws\": %llu, \"repetition_draws\": %llu, \"start\": \"%s\"",
-		       (unsigned long long)w->n, (unsigned long long)ends,
-		       (unsigned long long)drawn_ends, (unsigned long long)draws,
-		       (unsigned long long)repetition, bp_value_name(sv));
-	struct bp_pos s;
+		       (unsigned long long)d.positions, (unsigned long long)d.ends,
+		       (unsigned long long)d.drawn_ends, (unsigned long long)d.draws,
+		       (unsigned long long)d.repetition, bp_value_name(sv));
+	struct bp_pos s, end;
 	g->ops->start(g, &s);
-	if (first_end != NONE) {
-		set_witness(c, g, &s);
-		path_text(w, first_end, &c->witness_moves);
-		bp_text_printf(&c->witness_shows, "a shortest line to a drawn end");
-	} else if (first_draw != NONE) {
-		set_witness(c, g, &s);
-		path_text(w, first_draw, &c->witness_moves);
-		bp_text_printf(&c->witness_shows,
-			       "a shortest line to a position that is a draw under perfect play");
-	} else {
-		set_witness(c, g, &s);
-		struct bp_pos end;
-		int rep;
-		if ((rc = perfect_line(g, o, &s, 4096, &c->witness_moves, &end, &rep)))
+	set_witness(c, g, &s);
+	struct pred_ctx pc = { g, o, d.drawn_ends ? 0 : 1 };
+	if (d.draws) {
+		rc = find_line(g, max, pred, &pc, &c->witness_moves, &end);
+		if (rc < 0)
 			return rc;
-		bp_text_printf(&c->witness_shows,
-			       "a perfect-play line; at its end the player to move has a %s",
-			       bp_value_name(g->ops->outcome(g, &end)));
+		if (rc == 1)
+			bp_text_printf(&c->witness_shows,
+				       d.drawn_ends ? "a shortest line to a drawn end"
+						    : "a shortest line to a position that is a "
+						      "draw under perfect play");
+		else
+			c->has_witness = 0; /* too large to search */
+		return BP_OK;
 	}
+	int rep;
+	if ((rc = perfect_line(g, o, &s, 4096, &c->witness_moves, &end, &rep)))
+		return rc;
+	bp_text_printf(&c->witness_shows,
+		       "a perfect-play line; at its end the player to move has a %s",
+		       bp_value_name(g->ops->outcome(g, &end)));
 	return BP_OK;
 }
 
@@ -495,27 +588,18 @@ static int shortest_cycle(const struct bp_game *g, const struct bp_oracle *o,
 	return rc ? rc : found;
 }
 
-static int check_soft_finite(const struct bp_game *g, const struct bp_oracle *o, struct walk *w,
+static int check_soft_finite(const struct bp_game *g, const struct bp_oracle *o, uint64_t max,
 			     struct bp_claim *c)
 {
-	uint64_t rep = 0;
-	uint32_t first = NONE;
-	for (uint32_t i = 0; i < w->n; i++) {
-		struct bp_pos p;
-		enum bp_value v;
-		unsigned rem;
-		load(w, w->actual, i, &p);
-		int rc = o->value(o->ctx, &p, &v, &rem);
-		if (rc)
-			return rc;
-		if (v == BP_VALUE_DRAW && rem == BP_CLAIM_NO_REMOTENESS && rep++ == 0)
-			first = i;
-	}
-	enum bp_value sv;
-	unsigned srem;
-	int rc = start_value(g, o, &sv, &srem);
+	struct draw_counts d = { .g = g };
+	int rc = scan(g, o, max, count_draws, &d);
 	if (rc)
 		return rc;
+	enum bp_value sv;
+	unsigned srem;
+	if ((rc = start_value(g, o, &sv, &srem)))
+		return rc;
+	uint64_t rep = d.repetition;
 	int start_rep = sv == BP_VALUE_DRAW && srem == BP_CLAIM_NO_REMOTENESS;
 	c->verdict = rep ? BP_VERDICT_FAILS : BP_VERDICT_HOLDS;
 	bp_text_printf(&c->detail,
@@ -523,37 +607,43 @@ static int check_soft_finite(const struct bp_game *g, const struct bp_oracle *o,
 		       "fails when some reachable position is a draw by repetition under "
 		       "perfect play: neither side can force an end, so both keep a cycle. "
 		       "%llu of %llu reachable positions (up to symmetry) are; the start %s.",
-		       (unsigned long long)rep, (unsigned long long)w->n,
+		       (unsigned long long)rep, (unsigned long long)d.positions,
 		       start_rep ? "is one" : "is not");
-	bp_text_printf(
-		&c->json, "\"positions\": %llu, \"repetition_draws\": %llu, \"start_is_one\": %s",
-		(unsigned long long)w->n, (unsigned long long)rep, start_rep ? "true" : "false");
-	if (first != NONE) {
-		struct bp_pos s, p, end;
-		int repeated;
-		g->ops->start(g, &s);
-		load(w, w->actual, first, &p);
-		set_witness(c, g, &s);
-		path_text(w, first, &c->witness_moves);
-		size_t mark = c->witness_moves.len;
-		int len = 0;
-		if ((rc = shortest_cycle(g, o, &p, &c->witness_moves, &len)) < 0)
+	bp_text_printf(&c->json,
+		       "\"positions\": %llu, \"repetition_draws\": %llu, \"start_is_one\": %s",
+		       (unsigned long long)d.positions, (unsigned long long)rep,
+		       start_rep ? "true" : "false");
+	if (!rep)
+		return BP_OK;
+	struct bp_pos s, p, end;
+	int repeated;
+	struct pred_ctx pc = { g, o, 2 };
+	g->ops->start(g, &s);
+	set_witness(c, g, &s);
+	rc = find_line(g, max, pred, &pc, &c->witness_moves, &p);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		c->has_witness = 0;
+		return BP_OK;
+	}
+	size_t mark = c->witness_moves.len;
+	int len = 0;
+	if ((rc = shortest_cycle(g, o, &p, &c->witness_moves, &len)) < 0)
+		return rc;
+	if (rc == 1) {
+		bp_text_printf(&c->witness_shows,
+			       "a shortest line to a draw by repetition (%s), then moves that "
+			       "keep the draw into a cycle of %d turns: the last position of the "
+			       "line is one seen before",
+			       mark ? "the moves up to it" : "the start itself", len);
+	} else {
+		if ((rc = perfect_line(g, o, &p, 4096, &c->witness_moves, &end, &repeated)))
 			return rc;
-		if (rc == 1) {
-			bp_text_printf(&c->witness_shows,
-				       "a shortest line to a draw by repetition (%s), then moves "
-				       "that keep the draw into a cycle of %d turns: the last "
-				       "position of the line is one seen before",
-				       mark ? "the moves up to it" : "the start itself", len);
-		} else {
-			if ((rc = perfect_line(g, o, &p, 4096, &c->witness_moves, &end, &repeated)))
-				return rc;
-			bp_text_printf(&c->witness_shows,
-				       "a shortest line to a draw by repetition, then perfect "
-				       "play from there until a position repeats (%s)",
-				       repeated ? "it does" : "cut");
-		}
-		rc = BP_OK;
+		bp_text_printf(&c->witness_shows,
+			       "a shortest line to a draw by repetition, then perfect play from "
+			       "there until a position repeats (%s)",
+			       repeated ? "it does" : "cut");
 	}
 	return BP_OK;
 }
@@ -679,60 +769,76 @@ out:
 	return rc;
 }
 
-static int check_fewer_groups(const struct bp_game *g, const struct bp_oracle *o, struct walk *w,
+/* 1 when the finished position p contradicts "fewer groups win". */
+static int groups_against(const struct bp_game *g, const struct bp_pos *p)
+{
+	enum bp_value out = g->ops->outcome(g, p);
+	int mine, theirs;
+	if (!out || g->ops->groups(g, p, &mine, &theirs) || mine == theirs)
+		return 0;
+	return out != (mine < theirs ? BP_VALUE_WIN : BP_VALUE_LOSS);
+}
+
+struct group_counts {
+	const struct bp_game *g;
+	uint64_t ends, agree, ties, against;
+};
+
+static int count_groups(void *ctx, const struct bp_pos *p, enum bp_value v, unsigned rem)
+{
+	(void)v;
+	(void)rem;
+	struct group_counts *k = ctx;
+	const struct bp_game *g = k->g;
+	if (!g->ops->outcome(g, p))
+		return 0;
+	int mine, theirs;
+	int rc = g->ops->groups(g, p, &mine, &theirs);
+	if (rc)
+		return rc;
+	k->ends++;
+	if (mine == theirs)
+		k->ties++;
+	else if (groups_against(g, p))
+		k->against++;
+	else
+		k->agree++;
+	return 0;
+}
+
+static int check_fewer_groups(const struct bp_game *g, const struct bp_oracle *o, uint64_t max,
 			      struct bp_claim *c)
 {
-	(void)o;
-	if (!g->ops->groups) {
-		c->verdict = BP_VERDICT_NA;
-		bp_text_printf(&c->detail, "The game does not count groups.");
-		return BP_OK;
-	}
-	uint64_t ends = 0, agree = 0, ties = 0, against = 0;
-	uint32_t first = NONE;
-	for (uint32_t i = 0; i < w->n; i++) {
-		struct bp_pos p;
-		load(w, w->actual, i, &p);
-		enum bp_value out = g->ops->outcome(g, &p);
-		if (!out)
-			continue;
-		int mine, theirs;
-		int rc = g->ops->groups(g, &p, &mine, &theirs);
-		if (rc)
-			return rc;
-		ends++;
-		if (mine == theirs) {
-			ties++;
-			continue;
-		}
-		/* the claim: fewer groups win */
-		enum bp_value said = mine < theirs ? BP_VALUE_WIN : BP_VALUE_LOSS;
-		if (out == said) {
-			agree++;
-		} else if (against++ == 0) {
-			first = i;
-		}
-	}
-	c->verdict = against ? BP_VERDICT_FAILS : BP_VERDICT_HOLDS;
+	struct group_counts k = { .g = g };
+	int rc = scan(g, o, max, count_groups, &k);
+	if (rc)
+		return rc;
+	c->verdict = k.against ? BP_VERDICT_FAILS : BP_VERDICT_HOLDS;
 	bp_text_printf(&c->detail,
 		       "The claim \"on the full board the player with fewer groups wins\", "
 		       "checked on every reachable finished position (up to symmetry): %llu "
 		       "finished, %llu agree, %llu contradict it, and on %llu both players have "
 		       "as many groups (the claim says nothing there).",
-		       (unsigned long long)ends, (unsigned long long)agree,
-		       (unsigned long long)against, (unsigned long long)ties);
+		       (unsigned long long)k.ends, (unsigned long long)k.agree,
+		       (unsigned long long)k.against, (unsigned long long)k.ties);
 	bp_text_printf(&c->json,
 		       "\"finished\": %llu, \"agree\": %llu, \"contradict\": %llu, \"equal\": %llu",
-		       (unsigned long long)ends, (unsigned long long)agree,
-		       (unsigned long long)against, (unsigned long long)ties);
-	if (first != NONE) {
-		struct bp_pos s;
+		       (unsigned long long)k.ends, (unsigned long long)k.agree,
+		       (unsigned long long)k.against, (unsigned long long)k.ties);
+	if (k.against) {
+		struct bp_pos s, end;
+		struct pred_ctx pc = { g, o, 3 };
 		g->ops->start(g, &s);
 		set_witness(c, g, &s);
-		path_text(w, first, &c->witness_moves);
-		bp_text_printf(&c->witness_shows,
-			       "a line to a full board where the player with fewer groups does not "
-			       "win");
+		rc = find_line(g, max, pred, &pc, &c->witness_moves, &end);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			c->has_witness = 0;
+		else
+			bp_text_printf(&c->witness_shows,
+				       "a line to a full board where the player with fewer groups "
+				       "does not win");
 	}
 	return BP_OK;
 }
@@ -1049,8 +1155,6 @@ int bp_claim_check(const struct bp_game *g, const char *name, const struct bp_or
 		return BP_EINVAL;
 	out->name = bp_claim_names[known];
 	uint64_t max = opts && opts->max_positions ? opts->max_positions : 4000000;
-	int needs_walk = !strcmp(name, "no-draw") || !strcmp(name, "soft-finite") ||
-			 !strcmp(name, "fewer-groups") || !strcmp(name, "board-fills");
 	if (!strcmp(name, "soft-finite") && !(g->ops->flags & BP_GAME_CYCLIC)) {
 		out->verdict = BP_VERDICT_NA;
 		bp_text_printf(&out->detail, "Positions never repeat in this game.");
@@ -1063,35 +1167,36 @@ int bp_claim_check(const struct bp_game *g, const char *name, const struct bp_or
 	}
 	struct walk w = { 0 };
 	int rc = BP_OK;
-	if (needs_walk) {
-		rc = walk_all(&w, g, max);
-		if (rc == BP_ERANGE) {
-			out->verdict = BP_VERDICT_UNKNOWN;
-			bp_text_printf(
-				&out->detail,
-				"Unknown: the instance has more than %llu reachable positions "
-				"up to symmetry, more than the walk may hold.",
-				(unsigned long long)max);
-			rc = BP_OK;
-			goto out;
-		}
-		if (rc)
-			goto out;
+	if (!strcmp(name, "board-fills") && !(g->ops->flags & BP_GAME_CYCLIC) &&
+	    (rc = walk_all(&w, g, max)) && rc != BP_ERANGE)
+		goto out;
+	if (rc != BP_ERANGE) {
+		if (!strcmp(name, "no-draw"))
+			rc = check_no_draw(g, o, max, out);
+		else if (!strcmp(name, "soft-finite"))
+			rc = check_soft_finite(g, o, max, out);
+		else if (!strcmp(name, "first-player"))
+			rc = check_first_player(g, o, out);
+		else if (!strcmp(name, "pie"))
+			rc = check_pie(g, o, out);
+		else if (!strcmp(name, "fewer-groups"))
+			rc = check_fewer_groups(g, o, max, out);
+		else if (!strcmp(name, "board-fills"))
+			rc = check_board_fills(g, o, &w, opts, out);
+		else
+			rc = check_corner_openings(g, o, out);
 	}
-	if (!strcmp(name, "no-draw"))
-		rc = check_no_draw(g, o, &w, out);
-	else if (!strcmp(name, "soft-finite"))
-		rc = check_soft_finite(g, o, &w, out);
-	else if (!strcmp(name, "first-player"))
-		rc = check_first_player(g, o, out);
-	else if (!strcmp(name, "pie"))
-		rc = check_pie(g, o, out);
-	else if (!strcmp(name, "fewer-groups"))
-		rc = check_fewer_groups(g, o, &w, out);
-	else if (!strcmp(name, "board-fills"))
-		rc = check_board_fills(g, o, &w, opts, out);
-	else
-		rc = check_corner_openings(g, o, out);
+	if (rc == BP_ERANGE) {
+		bp_claim_free(out);
+		out->name = bp_claim_names[known];
+		out->verdict = BP_VERDICT_UNKNOWN;
+		bp_text_printf(&out->detail,
+			       "Unknown: the instance has more than %llu reachable positions up to "
+			       "symmetry, more than the walk may hold.",
+			       (unsigned long long)max);
+		rc = BP_OK;
+		goto out;
+	}
 	if (rc == BP_ENOTFOUND) {
 		/* a value the oracle does not have: no verdict */
 		bp_claim_free(out);

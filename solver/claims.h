@@ -32,6 +32,14 @@ const char *bp_verdict_name(enum bp_verdict v);
 struct bp_oracle {
 	int (*value)(void *ctx, const struct bp_pos *p, enum bp_value *v, unsigned *rem);
 	void *ctx;
+	/* Optional: calls visit once for every position reachable from the start, one per
+	 * symmetry class, with its value, stopping at visit's first non-zero return (and
+	 * returning it). A solved table does this tier by tier, much faster than the
+	 * walk from the start that the checks use otherwise (NULL). @return BP_OK, visit's
+	 * return, or an error (BP_EUNSUPPORTED: the checks walk instead). */
+	int (*each)(void *ctx,
+		    int (*visit)(void *vctx, const struct bp_pos *p, enum bp_value v, unsigned rem),
+		    void *vctx);
 };
 
 #define BP_CLAIM_NO_REMOTENESS 0x3fffu

@@ -13,14 +13,61 @@
 
 static int table_value(void *ctx, const struct bp_pos *p, enum bp_value *v, unsigned *rem)
 {
+	const struct bp_cmd_table_oracle *t = ctx;
 	struct bp_probe pr;
-	int rc =
-		bp_probe_position(((const struct bp_game **)ctx)[0], ((bp_table **)ctx)[1], p, &pr);
+	int rc = bp_probe_position(t->g, t->tab, p, &pr);
 	if (rc)
 		return rc;
 	*v = pr.value;
 	*rem = pr.remoteness == BP_RECORD_NO_REMOTENESS ? BP_CLAIM_NO_REMOTENESS : pr.remoteness;
 	return BP_OK;
+}
+
+/* Every stored position, tier by tier: the table holds exactly the reachable
+ * canonical positions (a zero record elsewhere), so no walk from the start is needed. */
+static int table_each(void *ctx,
+		      int (*visit)(void *vctx, const struct bp_pos *p, enum bp_value v,
+				   unsigned rem),
+		      void *vctx)
+{
+	const struct bp_cmd_table_oracle *t = ctx;
+	const struct bp_game *g = t->g;
+	struct bp_table_meta m;
+	int rc = bp_table_meta_get(t->tab, &m);
+	if (rc)
+		return rc;
+	if (!g->ops->unrank)
+		return BP_EUNSUPPORTED;
+	for (uint32_t tier = 0; tier < m.ntiers && !rc; tier++) {
+		uint16_t *rec =
+			malloc(sizeof *rec * (size_t)(m.tier_size[tier] ? m.tier_size[tier] : 1));
+		if (!rec)
+			return BP_ENOMEM;
+		rc = bp_table_get_tier(t->tab, tier, rec);
+		for (uint64_t i = 0; !rc && i < m.tier_size[tier]; i++) {
+			unsigned v = bp_record_value(rec[i]);
+			if (v == BP_VALUE_NONE)
+				continue;
+			struct bp_pos p;
+			if (g->ops->unrank(g, tier, i, &p))
+				continue;
+			unsigned r = bp_record_remoteness(rec[i]);
+			rc = visit(vctx, &p, (enum bp_value)v,
+				   r == BP_RECORD_NO_REMOTENESS ? BP_CLAIM_NO_REMOTENESS : r);
+		}
+		free(rec);
+	}
+	return rc;
+}
+
+void bp_cmd_table_oracle(const struct bp_game *g, bp_table *tab, struct bp_cmd_table_oracle *t,
+			 struct bp_oracle *o)
+{
+	t->g = g;
+	t->tab = tab;
+	o->value = table_value;
+	o->ctx = t;
+	o->each = table_each;
 }
 
 /* Opens g's table; with solve, solves it first when it is missing. */
@@ -124,8 +171,9 @@ int bp_cmd_claims(int argc, char **argv)
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
 	    (rc = open_or_solve(cmd, bp_cli_db_path(a.opt[0]), g, solve, &db, &tab)))
 		goto out;
-	const void *ctx[2] = { g, tab };
-	struct bp_oracle o = { table_value, (void *)ctx };
+	struct bp_cmd_table_oracle to;
+	struct bp_oracle o;
+	bp_cmd_table_oracle(g, tab, &to, &o);
 	int failed = 0, listed = 0;
 	if (a.json) {
 		bp_text_printf(&out, "{\"instance\": ");

@@ -57,18 +57,6 @@ static void slug(const char *spec, char *out, size_t len)
 	out[i] = '\0';
 }
 
-static int table_value(void *ctx, const struct bp_pos *p, enum bp_value *v, unsigned *rem)
-{
-	void *const *c = ctx;
-	struct bp_probe pr;
-	int rc = bp_probe_position(c[0], c[1], p, &pr);
-	if (rc)
-		return rc;
-	*v = pr.value;
-	*rem = pr.remoteness == BP_RECORD_NO_REMOTENESS ? BP_CLAIM_NO_REMOTENESS : pr.remoteness;
-	return BP_OK;
-}
-
 static void value_md(struct bp_text *t, enum bp_value v, unsigned rem)
 {
 	if (rem == BP_RECORD_NO_REMOTENESS)
@@ -172,8 +160,9 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 		       spec, family, name);
 
 	/* the claims */
-	void *ctx[2] = { g, tab };
-	struct bp_oracle o = { table_value, ctx };
+	struct bp_cmd_table_oracle to;
+	struct bp_oracle o;
+	bp_cmd_table_oracle(g, tab, &to, &o);
 	bp_text_printf(md, "\n### Claims\n\n");
 	for (int i = 0; bp_claim_names[i]; i++) {
 		if (!bp_claim_applies(g, bp_claim_names[i]))

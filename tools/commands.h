@@ -33,6 +33,16 @@ void bp_cmd_value_label(enum bp_value v, unsigned rem, char *buf, size_t len);
 int bp_cmd_value_marks(const struct bp_game *g, const struct bp_pos *p,
 		       const struct bp_probe_move *pm, int n, struct bp_svg_mark **out);
 
+/* Values from a solved table for the claim checks (solver/claims.h): value() probes,
+ * each() reads the table tier by tier. t must outlive o. */
+struct bp_oracle;
+struct bp_cmd_table_oracle {
+	const struct bp_game *g;
+	struct bp_table *tab;
+};
+void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
+			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);
+
 /* Writes t to path ("-": stdout), printing the error. @return 0 or BP_EXIT_IO. */
 int bp_cmd_write_file(const char *cmd, const char *path, const struct bp_text *t);
 

@@ -117,7 +117,7 @@ static void naive_close(struct naive *s)
 
 static struct bp_claim check(struct naive *s, const char *name)
 {
-	struct bp_oracle o = { naive_value, s };
+	struct bp_oracle o = { naive_value, s, NULL };
 	struct bp_claim c;
 	cr_assert_eq(bp_claim_check(s->g, name, &o, NULL, &c), BP_OK);
 	printf("%s %s: %s; %s\n", s->g->spec, name, bp_verdict_name(c.verdict),
@@ -450,7 +450,7 @@ Test(claims, soft_finite)
 	cr_assert_eq(bp_reach_solve(g, 1ull << 30, &t), BP_OK);
 	struct bp_reach_summary sum;
 	bp_reach_table_summary(t, &sum);
-	struct bp_oracle o = { reach_value, t };
+	struct bp_oracle o = { reach_value, t, NULL };
 	struct bp_claim c;
 	cr_assert_eq(bp_claim_check(g, "soft-finite", &o, NULL, &c), BP_OK);
 	printf("%s: %s; %s\n", g->spec, bp_verdict_name(c.verdict), bp_text_str(&c.detail));
@@ -502,7 +502,7 @@ static int no_value(void *ctx, const struct bp_pos *p, enum bp_value *v, unsigne
 Test(claims, unknown_without_values_or_room)
 {
 	struct bp_game *g = open_game("taifas:2x3");
-	struct bp_oracle o = { no_value, NULL };
+	struct bp_oracle o = { no_value, NULL, NULL };
 	struct bp_claim c;
 	for (int i = 0; bp_claim_names[i]; i++) {
 		if (!strcmp(bp_claim_names[i], "fewer-groups"))
@@ -513,7 +513,7 @@ Test(claims, unknown_without_values_or_room)
 		bp_claim_free(&c);
 	}
 	struct naive *s = naive_open("taifas:2x3");
-	struct bp_oracle no = { naive_value, s };
+	struct bp_oracle no = { naive_value, s, NULL };
 	struct bp_claims_opts tiny = { .max_positions = 10 };
 	cr_assert_eq(bp_claim_check(s->g, "no-draw", &no, &tiny, &c), BP_OK);
 	cr_expect_eq(c.verdict, BP_VERDICT_UNKNOWN);
@@ -521,4 +521,52 @@ Test(claims, unknown_without_values_or_room)
 	cr_expect_eq(bp_claim_check(g, "no-such-claim", &o, NULL, &c), BP_EINVAL);
 	naive_close(s);
 	bp_game_destroy(g);
+}
+
+/* ---- each(): the scan over stored classes gives what the walk gives ---------------- */
+
+static int naive_each(void *ctx,
+		      int (*visit)(void *vctx, const struct bp_pos *p, enum bp_value v,
+				   unsigned rem),
+		      void *vctx)
+{
+	struct naive *s = ctx;
+	/* one per class: the raw positions that are their own canonical form */
+	for (size_t i = 0; i < MEMO_CAP; i++) {
+		if (!s->e[i].used)
+			continue;
+		struct bp_pos canon, p = s->e[i].pos;
+		bp_game_canonical(s->g, &p, &canon);
+		if (!bp_pos_equal(&canon, &p))
+			continue;
+		int rc = visit(vctx, &p, s->e[i].value, s->e[i].rem);
+		if (rc)
+			return rc;
+	}
+	return BP_OK;
+}
+
+ParameterizedTestParameters(claims, each_agrees_with_walk)
+{
+	static char specs[][40] = { "taifas:2x2,tie=draw", "taifas:3x3,tie=last-stone",
+				    "taifas:2x3", "mirador:6x6" };
+	return cr_make_param_array(char[40], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[40], claims, each_agrees_with_walk)
+{
+	struct naive *s = naive_open(*spec);
+	struct bp_oracle walk = { naive_value, s, NULL }, each = { naive_value, s, naive_each };
+	for (int i = 0; bp_claim_names[i]; i++) {
+		struct bp_claim a, b;
+		cr_assert_eq(bp_claim_check(s->g, bp_claim_names[i], &walk, NULL, &a), BP_OK);
+		cr_assert_eq(bp_claim_check(s->g, bp_claim_names[i], &each, NULL, &b), BP_OK);
+		cr_expect_eq(a.verdict, b.verdict, "%s %s", *spec, bp_claim_names[i]);
+		cr_expect_str_eq(bp_text_str(&a.json), bp_text_str(&b.json), "%s %s", *spec,
+				 bp_claim_names[i]);
+		cr_expect_str_eq(bp_text_str(&a.witness_moves), bp_text_str(&b.witness_moves));
+		bp_claim_free(&a);
+		bp_claim_free(&b);
+	}
+	naive_close(s);
 }
