@@ -68,7 +68,48 @@ enum {
 	/* Every index that unrank() accepts is a position reachable from the start (the
 	 * game's comments prove it and its tests check it by enumeration), so a solver may
 	 * skip the reachability pass. */
-	BP_GAME_DENSE_REACHABLE = 2
+	BP_GAME_DENSE_REACHABLE = 2,
+	/* After the first turn the second player may take over the first player's side (a
+	 * pie rule or a colour choice). It is not part of the position: tools derive the
+	 * value of the choice from the openings' values. */
+	BP_GAME_PIE = 4
+};
+
+/* What a picture of a position shows besides each cell's character, filled by the
+ * game (bp_game_ops.picture); tools decide how to draw it. Colours are 0xRRGGBB. */
+#define BP_PICTURE_MAX_CHARS 8
+#define BP_PICTURE_MAX_RING 384
+#define BP_PICTURE_MAX_PIECES 1024
+#define BP_PICTURE_MAX_LINKS 4096
+
+struct bp_picture {
+	/* the stone characters of the position text, each with its colour and a name for
+	 * legends ("black"); neutral stones are also listed here */
+	int nchars;
+	char chars[BP_PICTURE_MAX_CHARS];
+	uint32_t colour[BP_PICTURE_MAX_CHARS];
+	const char *name[BP_PICTURE_MAX_CHARS];
+	char neutral; /* the neutral stone's character, or 0 */
+	/* coloured spaces off the board (a ring), at hex axial coordinates */
+	int nring;
+	struct {
+		int16_t q, r;
+		uint32_t colour;
+	} ring[BP_PICTURE_MAX_RING];
+	/* pieces covering size x size cells of a square grid, by their top-left cell */
+	int npieces;
+	struct {
+		int16_t cell;
+		uint8_t size;
+		uint32_t colour;
+	} piece[BP_PICTURE_MAX_PIECES];
+	/* links between two cells' pieces, or from a piece to a side (b = -1 north, -2
+	 * south, -3 west, -4 east); nlinks may stop at the maximum */
+	int nlinks;
+	struct {
+		int16_t a, b;
+		uint32_t colour;
+	} link[BP_PICTURE_MAX_LINKS];
 };
 
 #define BP_GAME_MAX_OPTIONS 8
@@ -175,6 +216,21 @@ struct bp_game_ops {
 	 * text. NULL: none. */
 	void (*describe)(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
 			 struct bp_text *text);
+
+	/* What a picture of p shows: stone colours and names, a ring, pieces and links
+	 * (out is zeroed by the caller). NULL: tools colour each character from a fixed
+	 * palette, with no names, ring, pieces or links. */
+	void (*picture)(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out);
+
+	/* The number of groups (maximal connected sets of one player's stones) of the
+	 * player to move and of the other player, for claims that compare them (Taifas'
+	 * "fewer groups wins"). NULL: such claims do not apply. @return BP_OK. */
+	int (*groups)(const struct bp_game *g, const struct bp_pos *p, int *mover, int *other);
+
+	/* The designers' claims about this family that `boardproof claims` checks, as
+	 * names separated by spaces ("no-draw first-player pie"). NULL: every claim that
+	 * the interface lets the tools compute. */
+	const char *claims;
 };
 
 /* One instance of a game. Made by bp_game_create(), read-only afterwards, so that

@@ -33,10 +33,10 @@ int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game 
 		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
 	if (!o->memory_limit || *need <= o->memory_limit)
 		return BP_OK;
-	return bp_err_set(err, BP_ERANGE,
-			  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
-			  g->spec, (unsigned long long)(*need >> 20),
-			  (unsigned long long)(o->memory_limit >> 20));
+	char nbuf[32], lbuf[32];
+	return bp_err_set(err, BP_ERANGE, "%s needs about %s, more than the memory limit of %s",
+			  g->spec, bp_text_bytes(*need, nbuf, sizeof nbuf),
+			  bp_text_bytes(o->memory_limit, lbuf, sizeof lbuf));
 }
 
 struct bp_move **bp_solve_move_buffers(const struct bp_game *g, int threads)

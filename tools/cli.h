@@ -28,11 +28,20 @@ struct bp_command {
 
 extern const struct bp_command bp_commands[];
 
-/* Prints "boardproof: <cmd>: <what>\n" to stderr. */
+/* Prints "boardproof: <cmd>: <what>\n" to stderr; in JSON mode (bp_cli_json_errors)
+ * keeps the message instead, for bp_cli_json_error_flush. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 void bp_cli_error(const char *cmd, const char *fmt, ...);
+
+/* Switches errors to JSON: bp_cli_error keeps the first message, and
+ * bp_cli_json_error_flush prints {"error": {"command", "message", "exit"}} on stderr
+ * once the exit code is known. Set by main when --json is on the command line. */
+void bp_cli_json_errors(int on);
+
+/* In JSON mode, prints the kept error (if any) with exit code rc. */
+void bp_cli_json_error_flush(const char *cmd, int rc);
 
 /* The exit code for a library error code. */
 int bp_cli_exit_code(int rc);
@@ -64,6 +73,18 @@ int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g);
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
 			 struct bp_pos *p);
 
+/* Plays the moves of `moves` (move texts separated by spaces) from p in place. A
+ * malformed or illegal move, or a move after the game ended, is an error naming the
+ * move's number (1 = the first move of the list), its text and why.
+ * @return 0 or BP_EXIT_USAGE (the error is printed). */
+int bp_cli_apply_moves(const char *cmd, const struct bp_game *g, const char *moves,
+		       struct bp_pos *p);
+
+/* bp_cli_open_position, then bp_cli_apply_moves when moves is not NULL.
+ * @return 0 or an exit code. */
+int bp_cli_open_position_moves(const char *cmd, const struct bp_game *g, const char *text,
+			       const char *moves, struct bp_pos *p);
+
 /* Writes the position's text into t (cleared first). */
 void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t);
 
@@ -75,7 +96,10 @@ int bp_cli_parse_bytes(const char *text, uint64_t *out);
  * otherwise prints the error for cmd. @return 0 or BP_EXIT_USAGE. */
 int bp_cli_threads(const char *cmd, const char *text, int *out);
 
-/* The database directory: --db, else $BOARDPROOF_DB, else "data/db". */
+/* The database directory: --db, else $BOARDPROOF_DB, else $XDG_DATA_HOME/boardproof/db,
+ * else $HOME/.local/share/boardproof/db; never silently relative to the current
+ * directory (tools/run sets BOARDPROOF_DB=data/db of the checkout). The returned
+ * string is static or opt. */
 const char *bp_cli_db_path(const char *opt);
 
 /* Opens the database, printing the error. flags as bp_store_open.

@@ -31,7 +31,10 @@ static int print_layout(void *ctx, uint64_t layout, int orbit)
 		bp_text_json_string(l->out, cells);
 		bp_text_printf(l->out, ", \"count\": %d}", orbit);
 	} else {
-		bp_text_printf(l->out, "  %-40s %6d\n", cells[0] ? cells : "(none)", orbit);
+		/* quoted: ';' would end a shell command, so layout='a1;c3' pastes as is */
+		char quoted[1040];
+		snprintf(quoted, sizeof quoted, "'%s'", cells);
+		bp_text_printf(l->out, "  %-40s %6d\n", cells[0] ? quoted : "(none)", orbit);
 	}
 	l->n++;
 	return 0;
@@ -168,7 +171,7 @@ int bp_cmd_layouts(int argc, char **argv)
 			       "board's %d symmetries\n",
 			       k, b->name, rs, cs, b->nsym);
 		if (listed)
-			bp_text_printf(&out, "\n  %-40s %6s\n%s", "layout (up to symmetry)",
+			bp_text_printf(&out, "\n  %-40s %6s\n%s", "layout= (up to symmetry)",
 				       "count", bp_text_str(&list));
 		else
 			bp_text_printf(&out, "(not listed: %s)\n",

@@ -37,7 +37,8 @@ int bp_cmd_show(int argc, char **argv)
 	struct bp_pos p;
 	struct bp_text pos = { 0 }, out = { 0 }, json = { 0 }, text = { 0 };
 	char *ptext = NULL;
-	int rc = bp_cli_parse(cmd, argc, argv, NULL, &a);
+	static const char *const valued[] = { "moves", NULL };
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
 	if (a.npos < 1) {
@@ -46,7 +47,7 @@ int bp_cmd_show(int argc, char **argv)
 	}
 	ptext = bp_cmd_join(&a, 1);
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
-	    (rc = bp_cli_open_position(cmd, g, ptext, &p)))
+	    (rc = bp_cli_open_position_moves(cmd, g, ptext, a.opt[0], &p)))
 		goto out;
 	bp_cli_position_text(g, &p, &pos);
 	const char *ps = bp_text_str(&pos);

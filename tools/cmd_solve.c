@@ -229,12 +229,13 @@ int bp_cmd_solve(int argc, char **argv)
 	struct bp_solve_result r;
 	struct bp_err err = { { 0 } };
 	opts.generic = strcmp(solver, "tiers") == 0;
+	/* a --solver that cannot run this game is bad input (exit 2), like a bad name */
 	int src = strcmp(solver, "cycles") == 0 ? bp_solve_cyclic(g, db, &opts, &r, &err)
 		  : strcmp(solver, "tiers") == 0 && (g->ops->flags & BP_GAME_CYCLIC)
-			  ? bp_err_set(&err, BP_EUNSUPPORTED,
+			  ? bp_err_set(&err, BP_EINVAL,
 				       "%s can repeat positions: use --solver cycles", g->spec)
 		  : strcmp(solver, "walk") == 0 && !g->ops->tier_walk
-			  ? bp_err_set(&err, BP_EUNSUPPORTED,
+			  ? bp_err_set(&err, BP_EINVAL,
 				       "%s has no tier walk: use --solver tiers or cycles", g->spec)
 			  : bp_solve(g, db, &opts, &r, &err);
 	if (src == BP_ERULES) {
@@ -289,7 +290,8 @@ int bp_cmd_solve(int argc, char **argv)
 		printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
 		       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
 		printf("solver:     %s\n", used);
-		printf("memory:     peak %.1f MiB\n", (double)r.peak_memory / (1 << 20));
+		char mbuf[32];
+		printf("memory:     peak %s\n", bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));
 		printf("database:   %s, %llu bytes, %.3f bits per position\n", path,
 		       (unsigned long long)r.stored_bytes, bpp);
 	}

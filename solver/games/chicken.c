@@ -571,6 +571,23 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
+static void chicken_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+{
+	(void)g;
+	(void)p;
+	out->nchars = 3;
+	out->chars[0] = 'b';
+	out->colour[0] = 0x1a1a1a;
+	out->name[0] = "black";
+	out->chars[1] = 'o';
+	out->colour[1] = 0xf08c1e;
+	out->name[1] = "orange";
+	out->chars[2] = 'n';
+	out->colour[2] = 0xb4b4b4;
+	out->name[2] = "neutral";
+	out->neutral = 'n';
+}
+
 const struct bp_game_ops bp_chicken_ops = {
 	.name = "chicken",
 	.title = "Glorieta \"Chicken\": friendly + neutral stone a turn until someone declines",
@@ -594,4 +611,6 @@ const struct bp_game_ops bp_chicken_ops = {
 	.rank = chicken_rank,
 	.unrank = chicken_unrank,
 	.describe = chicken_describe,
+	.picture = chicken_picture,
+	.claims = "no-draw first-player",
 };

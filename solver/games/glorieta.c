@@ -781,6 +781,32 @@ fail:
 	return rc;
 }
 
+/* Yellow, black, neutral (pink side up) stones and the ring's coloured spaces. */
+static void glorieta_picture(const struct bp_game *g, const struct bp_pos *p,
+			     struct bp_picture *out)
+{
+	(void)p;
+	static const uint32_t owner[2] = { 0xf2c81e, 0x1a1a1a }; /* yellow, black */
+	out->nchars = 3;
+	out->chars[0] = 'y';
+	out->colour[0] = owner[0];
+	out->name[0] = "yellow";
+	out->chars[1] = 'b';
+	out->colour[1] = owner[1];
+	out->name[1] = "black";
+	out->chars[2] = 'n';
+	out->colour[2] = 0xf0a0c0;
+	out->name[2] = "neutral";
+	out->neutral = 'n';
+	const struct glorieta *gl = GL(g);
+	for (int i = 0; i < gl->L.nring && i < BP_PICTURE_MAX_RING; i++) {
+		out->ring[i].q = gl->L.ring_q[i];
+		out->ring[i].r = gl->L.ring_r[i];
+		out->ring[i].colour = owner[gl->L.ring[i] ? 1 : 0];
+		out->nring = i + 1;
+	}
+}
+
 const struct bp_game_ops bp_glorieta_ops = {
 	.name = "glorieta",
 	.title = "Glorieta, revised: hands of stones, flips to neutral, a coloured ring",
@@ -804,4 +830,6 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.rank = glorieta_rank,
 	.unrank = glorieta_unrank,
 	.describe = glorieta_describe,
+	.picture = glorieta_picture,
+	.claims = "no-draw first-player board-fills",
 };

@@ -614,10 +614,30 @@ fail:
 	return rc;
 }
 
+/* The second player's colour choice is derived (BP_GAME_PIE). */
+static void landscape_picture(const struct bp_game *g, const struct bp_pos *p,
+			      struct bp_picture *out)
+{
+	(void)g;
+	(void)p;
+	out->nchars = 3;
+	out->chars[0] = 'b';
+	out->colour[0] = 0x1a1a1a;
+	out->name[0] = "black";
+	out->chars[1] = 'o';
+	out->colour[1] = 0xf08c1e;
+	out->name[1] = "orange";
+	out->chars[2] = 'n';
+	out->colour[2] = 0xb4b4b4;
+	out->name[2] = "neutral";
+	out->neutral = 'n';
+}
+
 const struct bp_game_ops bp_landscape_ops = {
 	.name = "landscape",
 	.title = "Glorieta \"Landscape\": neutral stones laid out, then one stone a turn",
 	.shapes = BP_SHAPES_HEXCELL,
+	.flags = BP_GAME_PIE, /* the colour choice */
 	.options = landscape_options,
 	.create = landscape_create,
 	.destroy = landscape_destroy,
@@ -637,6 +657,8 @@ const struct bp_game_ops bp_landscape_ops = {
 	.rank = landscape_rank,
 	.unrank = landscape_unrank,
 	.describe = landscape_describe,
+	.picture = landscape_picture,
+	.claims = "no-draw first-player pie",
 };
 
 /* ---- counting layouts on any board --------------------------------------------- */

@@ -1727,10 +1727,47 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
+/* Red and blue miradors and every link of each colour (rule 2). */
+static void mirador_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+{
+	static const uint32_t colour[2] = { 0xc82828, 0x2850c8 };
+	const struct mirador *m = M(g);
+	out->nchars = 2;
+	out->chars[0] = 'r';
+	out->colour[0] = colour[0];
+	out->name[0] = "red";
+	out->chars[1] = 'b';
+	out->colour[1] = colour[1];
+	out->name[1] = "blue";
+	struct mb b;
+	unpack(m, p, &b);
+	for (int c = 0; c < 2; c++) {
+		struct net t;
+		build_net(m, &b, c, &t);
+		for (int i = 0; i < t.n && out->npieces < BP_PICTURE_MAX_PIECES; i++) {
+			int k = out->npieces++;
+			out->piece[k].cell = (int16_t)(t.py[i] * m->w + t.px[i]);
+			out->piece[k].size = (uint8_t)m->p;
+			out->piece[k].colour = colour[c];
+		}
+		/* side numbers as bp_picture asks: N -1, S -2, W -3, E -4 */
+		for (int i = 0; i < t.nlinks && out->nlinks < BP_PICTURE_MAX_LINKS; i++) {
+			const struct link *l = &t.links[i];
+			int k = out->nlinks++;
+			out->link[k].a = (int16_t)(t.py[l->a] * m->w + t.px[l->a]);
+			out->link[k].b = l->b >= t.n ? (int16_t)(-1 - (l->b - t.n))
+						     : (int16_t)(t.py[l->b] * m->w + t.px[l->b]);
+			out->link[k].colour = colour[c];
+		}
+		net_free(&t);
+	}
+}
+
 const struct bp_game_ops bp_mirador_ops = {
 	.name = "mirador",
 	.title = "Mirador: place 2x2 watchtowers; an unbreakable side-to-side chain wins",
 	.shapes = BP_SHAPE_SQUARE,
+	.flags = BP_GAME_PIE,
 	.options = mirador_options,
 	.create = mirador_create,
 	.destroy = mirador_destroy,
@@ -1749,4 +1786,6 @@ const struct bp_game_ops bp_mirador_ops = {
 	.rank = mirador_rank,
 	.unrank = mirador_unrank,
 	.describe = mirador_describe,
+	.picture = mirador_picture,
+	.claims = "no-draw first-player pie corner-openings",
 };
