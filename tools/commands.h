@@ -15,6 +15,7 @@ int bp_cmd_query(int argc, char **argv);
 int bp_cmd_verify(int argc, char **argv);
 int bp_cmd_list(int argc, char **argv);
 int bp_cmd_layouts(int argc, char **argv);
+int bp_cmd_serve(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several
  * words); NULL when there are none. The caller frees the result. */
