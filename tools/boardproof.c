@@ -183,6 +183,7 @@ const struct bp_command bp_commands[] = {
 	  "      the position (P, default the start, then the moves), its value and\n"
 	  "      remoteness, every move with its value, remoteness and resulting position,\n"
 	  "      the moves grouped (winning, drawing, losing), and the board to draw\n"
+	  "      (moves separated by + or commas; a + inside a move, as in Blooms, is %2B)\n"
 	  "  GET /api/openings?instance=GAME            the first moves and their values\n"
 	  "Bad requests get a 4xx answer {\"error\": ...}; a position outside the solved table\n"
 	  "is 404. Tables are reopened every few seconds, so a solve may write meanwhile.\n"

@@ -128,7 +128,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 					   "method not allowed (GET or HEAD only)");
 	} else if (r && r->uri_len > BP_SERVE_MAX_URI) {
 		bp_text_clear(&body);
-		bp_text_printf(&body, "{\"error\": \"request URI too long (%zu bytes, at most %d)\"}\n",
+		bp_text_printf(&body,
+			       "{\"error\": \"request URI too long (%zu bytes, at most %d)\"}\n",
 			       r->uri_len, BP_SERVE_MAX_URI);
 		status = MHD_HTTP_URI_TOO_LONG;
 	} else if (traverses(url)) {
@@ -136,10 +137,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	} else if (strncmp(url, "/api/", 5) == 0) {
 		struct args_ctx a = { .n = 0 };
 		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect, &a);
-		status = bp_explorer_answer(ex, url, a.arg,
-					    a.n > BP_EXPLORER_MAX_ARGS ? BP_EXPLORER_MAX_ARGS + 1
-								       : a.n,
-					    &body);
+		status = bp_explorer_answer(
+			ex, url, a.arg, a.n > BP_EXPLORER_MAX_ARGS ? BP_EXPLORER_MAX_ARGS + 1 : a.n,
+			&body);
 	} else {
 		const char *want = strcmp(url, "/") == 0 ? "/index.html" : url;
 		for (const struct bp_web_file *f = bp_web_files; f->path; f++)

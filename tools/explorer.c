@@ -319,9 +319,10 @@ static void json_board(struct bp_text *t, const struct bp_game *g, const struct 
 	for (int c = 0; c < b->ncells; c++) {
 		char name[16], ch[2] = { g->ops->cell_char(g, p, c), 0 };
 		bp_board_cell_name(b, c, name, sizeof name);
-		bp_text_printf(t, "%s{\"name\": \"%s\", \"row\": %u, \"col\": %u, \"x\": %d, \"char\": ",
-			       c ? ", " : "", name, b->cells[c].row, b->cells[c].col,
-			       bp_board_draw_x(b, c));
+		bp_text_printf(
+			t, "%s{\"name\": \"%s\", \"row\": %u, \"col\": %u, \"x\": %d, \"char\": ",
+			c ? ", " : "", name, b->cells[c].row, b->cells[c].col,
+			bp_board_draw_x(b, c));
 		bp_text_json_string(t, ch);
 		bp_text_printf(t, "}");
 	}
@@ -421,8 +422,8 @@ static const char *arg(const struct bp_explorer_arg *args, int nargs, const char
 /* Plays the moves of line (separated by spaces or commas; a '+' in a URL decodes to
  * a space) from p, appending {"move", "position"} entries to t. @return 0, or an HTTP
  * status with body set naming the bad move and why. */
-static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line,
-		     struct bp_text *t, struct bp_text *body)
+static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line, struct bp_text *t,
+		     struct bp_text *body)
 {
 	char tok[256], qb[72];
 	struct bp_text s = { 0 };
@@ -479,8 +480,8 @@ static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line
 
 /* /api/query and /api/openings (openings: the start position, no position or moves
  * arguments). */
-static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int nargs,
-		     int openings, struct bp_text *body)
+static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int nargs, int openings,
+		     struct bp_text *body)
 {
 	const char *spec = arg(args, nargs, "instance");
 	const char *ptext = openings ? NULL : arg(args, nargs, "position");
@@ -682,10 +683,11 @@ int bp_explorer_answer(bp_explorer *ex, const char *path, const struct bp_explor
 		 * characters, bytes that are not ASCII) is refused before parsing */
 		for (const unsigned char *c = (const unsigned char *)args[i].value; *c; c++)
 			if (*c < 0x20 || *c > 0x7e)
-				return fail(body, 400,
-					    "parameter '%s' holds a byte that is not printable ASCII "
-					    "(0x%02x)",
-					    quote(args[i].key, qb), *c);
+				return fail(
+					body, 400,
+					"parameter '%s' holds a byte that is not printable ASCII "
+					"(0x%02x)",
+					quote(args[i].key, qb), *c);
 	}
 	if (strcmp(path, "/api/instances") == 0)
 		return (st = check_args(args, nargs, none, path, body)) ? st
@@ -698,7 +700,8 @@ int bp_explorer_answer(bp_explorer *ex, const char *path, const struct bp_explor
 		return (st = check_args(args, nargs, opening, path, body))
 			       ? st
 			       : api_query(ex, args, nargs, 1, body);
-	return fail(body, 404, "unknown path '%s' (the API: /api/instances, /api/query, "
-			       "/api/openings)",
+	return fail(body, 404,
+		    "unknown path '%s' (the API: /api/instances, /api/query, "
+		    "/api/openings)",
 		    quote(path, qb));
 }
