@@ -77,7 +77,8 @@ static int exchange(int fd, const char *path, char *buf, size_t cap, int *keep)
 	for (char *h = buf; h < end; h++)
 		if ((h == buf || h[-1] == '\n') && strncasecmp(h, "content-length:", 15) == 0)
 			len = strtoul(h + 15, NULL, 10);
-		else if ((h == buf || h[-1] == '\n') && strncasecmp(h, "connection: close", 17) == 0)
+		else if ((h == buf || h[-1] == '\n') &&
+			 strncasecmp(h, "connection: close", 17) == 0)
 			*keep = 0;
 	size_t body = have - head;
 	while (body < len) {
@@ -197,7 +198,7 @@ int main(int argc, char **argv)
 	printf("{\"requests\": %ld, \"not_200\": %ld, \"failed\": %ld, \"connections\": %ld, "
 	       "\"seconds\": %.3f, \"requests_per_second\": %.0f, \"p50_ms\": %.3f, "
 	       "\"p90_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, \"paths\": %ld}\n",
-	       n, atomic_load(&s.not_ok), atomic_load(&s.failed), conns, wall,
-	       (double)n / wall, PCT(0.50), PCT(0.90), PCT(0.99), PCT(1.0), s.npaths);
+	       n, atomic_load(&s.not_ok), atomic_load(&s.failed), conns, wall, (double)n / wall,
+	       PCT(0.50), PCT(0.90), PCT(0.99), PCT(1.0), s.npaths);
 	return 0;
 }

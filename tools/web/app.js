@@ -261,6 +261,11 @@ function moveButton(m) {
 function renderMoves(a) {
   const box = $('moves');
   box.replaceChildren();
+  if (a.missing) {
+    box.appendChild(html('p', { class: 'none' },
+      'No values: this position is not in the database.'));
+    return;
+  }
   if (a.terminal) {
     box.appendChild(html('p', { class: 'none' }, 'The game is over: no moves.'));
     return;
@@ -324,6 +329,11 @@ function chooser(cell, moves) {
 function renderStatus(a) {
   const s = $('status');
   s.replaceChildren();
+  if (a.missing) {
+    s.appendChild(document.createTextNode(`${a.to_move} to move: `));
+    s.appendChild(html('span', { class: 'v-none', id: 'missing' }, 'not in the database'));
+    return;
+  }
   if (a.value === undefined) return;
   const who = a.to_move ? `${a.to_move} to move` : 'to move';
   if (a.terminal) {
@@ -341,7 +351,7 @@ async function load() {
   state = parseHash();
   $('chooser').hidden = true;
   if (!state.instance) {
-    const first = instances.find((i) => i.current && i.complete);
+    const first = instances.find((i) => i.current && i.complete) || instances.find((i) => i.current);
     if (first) {
       history.replaceState(null, '', hashOf({ instance: first.instance, position: '', moves: [] }));
       state = parseHash();
@@ -365,7 +375,8 @@ async function load() {
     }
   } else if (status === 404 && body.board) {
     // drawn, but with no values: said plainly
-    current = Object.assign({ moves: [], groups: { winning: [], drawing: [], losing: [] } }, body);
+    current = Object.assign({ moves: [], groups: { winning: [], drawing: [], losing: [] } }, body,
+      { missing: true });
     showBanner('Not in the database: ' + body.error.replace(/^position not in the database: /, ''));
   } else {
     showBanner(body.error || `error ${status}`);
@@ -425,10 +436,12 @@ async function init() {
   if (status === 200) {
     instances = body.instances;
     for (const i of instances) {
-      const usable = i.current && i.complete;
-      const label = `${i.instance} \u2014 ${usable ? valueText(i.value, i.remoteness) : i.value}`;
+      // a table of another rules version is never answered from; an unfinished one
+      // (a solve under way) answers for the tiers it has
+      const valued = i.value === 'win' || i.value === 'loss' || i.value === 'draw';
+      const label = `${i.instance} \u2014 ${valued ? valueText(i.value, i.remoteness) : i.value}`;
       const o = html('option', { value: i.instance }, label);
-      if (!usable) o.disabled = true;
+      if (!i.current) o.disabled = true;
       sel.appendChild(o);
     }
   } else {

@@ -126,6 +126,8 @@ const T = { timeout: 10000 };
       check('not in the database, said plainly', /^Not in the database/.test(banner), banner);
       const cells = await page.$$('#board g.cell');
       check('unvalued position still drawn', cells.length > 0);
+      check('status says it', (await page.textContent('#status')).includes('not in the database'));
+      check('no moves offered', (await page.$$('#moves button.move')).length === 0);
     }
     check('no script errors', errors.length === 0, errors);
   } finally {
