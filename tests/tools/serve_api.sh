@@ -176,6 +176,29 @@ port=$(jq -r .port "$tmp/serve.json")
 reply=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GARBAGE \\x01\\x02\\r\\n\\r\\n' >&3; head -c 12 <&3")
 [ "$?" != 124 ] && ok || bad "garbage stalled the connection"
 
+## seeded random requests made of pieces of specs, positions and moves and of bytes
+## that break parsers: every answer is JSON with a 200, 400, 404 or 414 status
+RANDOM=20261124
+pieces=(a b c x o n 1 2 3 9 / + , = . - _ % %00 %01 %7f %80 %ff %2B %20 %3D %2F %25 : ';' "'" '"'
+	'<' '>' '{' '}' '[' ']' '\\' '*' hex2 3x3 rh2x2 taifas: chicken: taifas:3x3 chicken:hex2 start
+	last=x declined=- xa1 a1+b1 ra1%2Byb1 pass)
+rnd() { local s="" i; for ((i = RANDOM % 10; i > 0; i--)); do s+=${pieces[RANDOM % ${#pieces[@]}]}; done; printf %s "$s"; }
+odd=0
+for i in $(seq 150); do
+	case $((RANDOM % 4)) in
+	0) path="/api/query?instance=$(rnd)" ;;
+	1) path="/api/query?instance=taifas:3x3&position=$(rnd)&moves=$(rnd)" ;;
+	2) path="/api/query?instance=chicken:hex2&moves=$(rnd)" ;;
+	3) path="/api/$(rnd)?$(rnd)=$(rnd)" ;;
+	esac
+	code=$(curl -s -g --path-as-is --max-time 10 -o "$tmp/body" -w '%{http_code}' "$url${path#/}")
+	case $code in 200 | 400 | 404 | 414) jq -e . "$tmp/body" >/dev/null 2>&1 || { odd=$((odd + 1)); echo "not JSON: $path"; } ;;
+	*) odd=$((odd + 1)); echo "status $code: $path" ;;
+	esac
+done
+[ $odd = 0 ] && ok || bad "$odd of 150 random requests answered oddly"
+get alive_after_random 200 /api/instances
+
 ## a slow client: a request that never ends is dropped after --timeout (2 s), and
 ## others are served meanwhile
 exec 5<>/dev/tcp/127.0.0.1/"$port"
