@@ -308,7 +308,9 @@ static const char *shape_name(enum bp_shape s)
 }
 
 /* "board": the geometry to draw and each cell's character in p. x is the horizontal
- * place in half-cells (hex rows are offset by half a cell), row the row from the top. */
+ * place in half-cells (hex rows are offset by half a cell), row the row from the top,
+ * col the place in the row; q and r are canon/board.h's coordinates (axial on hex
+ * cells, x and y on squares). */
 static void json_board(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p)
 {
 	const struct bp_board *b = g->board;
@@ -320,9 +322,11 @@ static void json_board(struct bp_text *t, const struct bp_game *g, const struct 
 		char name[16], ch[2] = { g->ops->cell_char(g, p, c), 0 };
 		bp_board_cell_name(b, c, name, sizeof name);
 		bp_text_printf(
-			t, "%s{\"name\": \"%s\", \"row\": %u, \"col\": %u, \"x\": %d, \"char\": ",
+			t,
+			"%s{\"name\": \"%s\", \"row\": %u, \"col\": %u, \"x\": %d, \"q\": %d, "
+			"\"r\": %d, \"char\": ",
 			c ? ", " : "", name, b->cells[c].row, b->cells[c].col,
-			bp_board_draw_x(b, c));
+			bp_board_draw_x(b, c), b->cells[c].q, b->cells[c].r);
 		bp_text_json_string(t, ch);
 		bp_text_printf(t, "}");
 	}

@@ -459,6 +459,12 @@ async function init() {
     go({ instance: state.instance, position: $('position').value.trim(), moves: [] });
   });
   window.addEventListener('hashchange', load);
+  // arrow keys walk the history, as the back and forward buttons do
+  window.addEventListener('keydown', (e) => {
+    if (e.target && (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT')) return;
+    if (e.key === 'ArrowLeft') history.back();
+    else if (e.key === 'ArrowRight') history.forward();
+  });
   await load();
 }
 
