@@ -43,5 +43,5 @@ export PW_DIR=$pw CHROMIUM=$chromium
 timeout 120 node "$src/explorer.cjs" "$url" "$out/explorer-taifas.png" taifas:3x3 || status=1
 timeout 120 node "$src/explorer.cjs" "$url" "$out/explorer-chicken.png" chicken:hex2 \
 	chicken:hex2 'bo/1n1/2 b declined=-' || status=1
-echo "screenshots: $out/explorer-taifas.png $out/explorer-chicken.png"
+echo "screenshots: $(ls "$out"/explorer-*.png | tr '\n' ' ')"
 exit $status

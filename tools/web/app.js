@@ -180,10 +180,15 @@ function drawBoard(svg, answer, size, opts) {
     const p = L.pts[i];
     const g = el('g', { class: 'cell', 'data-cell': c.name }, svg);
     const best = byCell[i][0];
+    const path = cellPath(L.hex, p.x, p.y, size);
+    // a few one-cell moves on an empty cell (Taifas: either colour) each get a slice
+    // of it with their own value; otherwise the cell shows its best move's
+    const split = opts.values && opts.split && c.char === '.' && byCell[i].length >= 2 &&
+      byCell[i].length <= 4 && byCell[i].every((m) => m.cells.length === 1);
     const shape = el('path', {
-      d: cellPath(L.hex, p.x, p.y, size),
+      d: path,
       class: 'cell-shape',
-      fill: best && opts.values ? VALUE_FILL[best.value] || '#eee' : '#eef0f2',
+      fill: best && opts.values && !split ? VALUE_FILL[best.value] || '#eee' : '#eef0f2',
     }, g);
     if (best && opts.values) shape.setAttribute('fill-opacity', '0.85');
     if (c.char !== '.') {
@@ -194,11 +199,48 @@ function drawBoard(svg, answer, size, opts) {
         fill: dark(col) ? '#fff' : '#222',
       }, g);
       t.textContent = c.char;
-    } else if (opts.names && L.hex) {
+    } else if (opts.names && L.hex && !split) {
       const t = el('text', { x: p.x, y: p.y - size * 0.5, 'text-anchor': 'middle', class: 'cellname' }, g);
       t.textContent = c.name;
     }
-    if (best && opts.values && c.char === '.') {
+    if (split) {
+      const id = `${svg.id}-clip-${i}`;
+      const clip = el('clipPath', { id }, g);
+      el('path', { d: path }, clip);
+      const subs = byCell[i].slice().sort((a, b) => (a.move < b.move ? -1 : a.move > b.move ? 1 : 0));
+      const k = subs.length, w = L.hex ? L.w : 2 * size, x0 = p.x - w / 2;
+      subs.forEach((m, j) => {
+        const sg = el('g', { class: 'sub', 'data-move': m.move }, g);
+        el('rect', {
+          x: x0 + (j * w) / k, y: p.y - size * 1.2, width: w / k, height: size * 2.4,
+          fill: VALUE_FILL[m.value] || '#eee', 'fill-opacity': '0.85', 'clip-path': `url(#${id})`,
+          class: 'slice',
+        }, sg);
+        const cx = x0 + ((j + 0.5) * w) / k;
+        const label = el('text', { x: cx, y: p.y - size * 0.35, 'text-anchor': 'middle', class: 'slice-label' }, sg);
+        label.textContent = m.move.replace(c.name, '');
+        const t = el('text', {
+          x: cx, y: p.y + size * 0.4, 'text-anchor': 'middle',
+          class: 'remote' + (m.value === 'draw' ? ' dark' : ''),
+        }, sg);
+        t.textContent = m.remoteness === null ? '\u221e' : String(m.remoteness);
+        const st = el('title', {}, sg);
+        st.textContent = `${m.move}: ${valueText(m.value, m.remoteness)} for the mover`;
+        if (opts.onMove) {
+          sg.classList.add('playable');
+          sg.addEventListener('click', (e) => {
+            e.stopPropagation();
+            opts.onMove(m.move);
+          });
+        }
+      });
+      if (k > 1) {
+        for (let j = 1; j < k; j++) {
+          const x = x0 + (j * w) / k;
+          el('line', { x1: x, x2: x, y1: p.y - size, y2: p.y + size, class: 'slice-line', 'clip-path': `url(#${id})` }, g);
+        }
+      }
+    } else if (best && opts.values && c.char === '.') {
       const t = el('text', {
         x: p.x, y: p.y + 6, 'text-anchor': 'middle',
         class: 'remote' + (best.value === 'draw' ? ' dark' : ''),
@@ -209,7 +251,7 @@ function drawBoard(svg, answer, size, opts) {
     title.textContent = c.name + (byCell[i].length
       ? ': ' + byCell[i].map((m) => `${m.move} ${valueText(m.value, m.remoteness)}`).join(', ')
       : '');
-    if (byCell[i].length && opts.onCell) {
+    if (byCell[i].length && opts.onCell && !(split && opts.onMove)) {
       g.classList.add('playable');
       g.addEventListener('click', () => opts.onCell(i, byCell[i]));
     }
@@ -239,6 +281,8 @@ function highlight(move, on) {
   if (!current) return;
   const m = current.moves.find((x) => x.move === move);
   if (!m) return;
+  const sub = document.querySelector(`#board g.sub[data-move="${move}"]`);
+  if (sub) sub.classList.toggle('hl', on);
   for (const c of m.cells) {
     const g = document.querySelector(`#board g.cell[data-cell="${current.board.cells[c].name}"]`);
     if (g) g.classList.toggle('hl', on);
@@ -392,7 +436,9 @@ async function load() {
   }
   $('position').value = current.position;
   renderStatus(current);
-  drawBoard($('board'), current, current.board.cells.length > 40 ? 24 : 32, { margins: true, values: true, names: true, onCell: chooser });
+  drawBoard($('board'), current, current.board.cells.length > 40 ? 24 : 32, {
+    margins: true, values: true, names: true, split: true, onCell: chooser, onMove: play,
+  });
   renderMoves(current);
   renderLine(current);
   document.title = `${current.position} \u2014 ${current.instance}`;

@@ -2,8 +2,8 @@
 // Drives the explorer page in headless Chromium (Debian's, never a downloaded one):
 // loads it, checks the position and values against the API, clicks a move in the
 // list, sees the new position and its values, plays a move by clicking a board cell,
-// goes back twice, and opens a position that is not in the database. Saves a
-// screenshot. Usage:
+// goes back twice, and opens a position that is not in the database. Saves
+// screenshots of the start (NAME-start.png) and after the first move (NAME.png). Usage:
 //   node explorer.cjs URL SCREENSHOT.png SPEC [NOTFOUND-SPEC NOTFOUND-POSITION]
 // with PW_DIR the folder whose node_modules holds playwright-core, CHROMIUM the
 // browser (default /usr/bin/chromium). Prints "browser: N passed, M failed".
@@ -67,9 +67,23 @@ const T = { timeout: 10000 };
     const m0 = a0.moves[0];
     if (m0.cells.length) {
       const name = a0.board.cells[m0.cells[0]].name;
-      const txt = await page.textContent(`#board g.cell[data-cell="${name}"] text.remote`);
+      // a cell split between its moves (Taifas: either colour) shows each move's number
+      const slice = await page.$(`#board g.sub[data-move="${m0.move}"] text.remote`);
+      const txt = slice ? await slice.textContent()
+        : await page.textContent(`#board g.cell[data-cell="${name}"] text.remote`);
       check('value number on the cell', txt === (m0.remoteness === null ? '\u221e' : String(m0.remoteness)), [name, txt]);
     }
+
+    const slices = await page.$$eval('#board g.sub', (gs) => gs.map((g) => g.dataset.move));
+    const oneCell = a0.moves.filter((m) => m.cells.length === 1);
+    const perCell = {};
+    a0.moves.forEach((m) => m.cells.forEach((c) => { perCell[c] = (perCell[c] || 0) + 1; }));
+    const expectSlices = oneCell.filter((m) => a0.moves.filter((x) => x.cells.includes(m.cells[0]))
+      .every((x) => x.cells.length === 1) && perCell[m.cells[0]] >= 2 && perCell[m.cells[0]] <= 4);
+    check('a slice per move where moves share a cell', slices.length === expectSlices.length,
+      [slices.length, expectSlices.length]);
+
+    await page.screenshot({ path: shot.replace(/\.png$/, '-start.png'), fullPage: true });
 
     // 2. click the best move in the list: the new position and its values
     await page.click(`#moves button.move[data-move="${m0.move}"]`);
@@ -91,9 +105,14 @@ const T = { timeout: 10000 };
     const m1 = a1.moves.find((m) => m.cells.length > 0);
     if (m1) {
       const name = a1.board.cells[m1.cells[0]].name;
-      await page.click(`#board g.cell[data-cell="${name}"]`);
-      const chooser = await page.isVisible('#chooser');
-      if (chooser) await page.click(`#chooser button.move[data-move="${m1.move}"]`);
+      const slice = await page.$(`#board g.sub[data-move="${m1.move}"]`);
+      if (slice) {
+        await slice.click();
+      } else {
+        await page.click(`#board g.cell[data-cell="${name}"]`);
+        const chooser = await page.isVisible('#chooser');
+        if (chooser) await page.click(`#chooser button.move[data-move="${m1.move}"]`);
+      }
       await page.waitForFunction((p) => document.getElementById('position').value === p, m1.position, T);
       check('cell click plays the move', (await page.inputValue('#position')) === m1.position);
     }
