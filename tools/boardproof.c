@@ -290,6 +290,31 @@ const struct bp_command bp_commands[] = {
 	  "Options:\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n"
 	  "  --out DIR    where to write (default papers)\n" COMMON_OPTIONS },
+	{ "serve", "the explorer: a local web page and JSON API over the database", bp_cmd_serve,
+	  "usage: boardproof serve [--db DIR] [--port P] [--host H] [--threads N]\n"
+	  "                        [--timeout S] [--json]\n"
+	  "\n"
+	  "Serves the explorer on http://H:P/: a page that draws a position of any solved\n"
+	  "instance with every move's value and remoteness, plays a move on a click, and\n"
+	  "keeps a shareable address per position; and its JSON API, read-only:\n"
+	  "  GET /api/instances                        the tables in the database\n"
+	  "  GET /api/query?instance=GAME[&position=P][&moves=M1+M2...]\n"
+	  "      the position (P, default the start, then the moves), its value and\n"
+	  "      remoteness, every move with its value, remoteness and resulting position,\n"
+	  "      the moves grouped (winning, drawing, losing), and the board to draw\n"
+	  "      (moves separated by + or commas; a + inside a move, as in Blooms, is %2B)\n"
+	  "  GET /api/openings?instance=GAME            the first moves and their values\n"
+	  "Bad requests get a 4xx answer {\"error\": ...}; a position outside the solved table\n"
+	  "is 404. Tables are reopened every few seconds, so a solve may write meanwhile.\n"
+	  "Prints the address, then serves until interrupted (SIGINT or SIGTERM).\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --port P     the TCP port (default 8417; 0: any free port, printed)\n"
+	  "  --host H     the address to listen on (default 127.0.0.1: this machine only)\n"
+	  "  --threads N  threads serving connections (default 4)\n"
+	  "  --timeout S  seconds a silent connection is kept (default 10)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"url\", \"host\", \"port\", \"db\"} once listening.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -45,6 +45,7 @@ void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 
 /* Writes t to path ("-": stdout), printing the error. @return 0 or BP_EXIT_IO. */
 int bp_cmd_write_file(const char *cmd, const char *path, const struct bp_text *t);
+int bp_cmd_serve(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several
  * words); NULL when there are none. The caller frees the result. */
