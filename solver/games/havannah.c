@@ -23,7 +23,8 @@
  *     - a fork: a group touching three different sides.
  *     Only the mover's structures can be completed by a turn.
  *  5. A full board without a winning structure is a draw.
- *  6. swap=yes (the pie rule; default no, as in the published solutions): on Black's
+ *  6. swap=yes (the pie rule, which Freeling's rules grant the second player; default
+ *     no, as in the published solutions and Morat): on Black's
  *     first turn, Black may play `swap` instead of a stone: White's first stone turns
  *     black, and White moves next. The position after a swap is written as any other
  *     (the stone is a `b`); it is told apart by the counts and the side to move:
