@@ -24,9 +24,9 @@
  *     Only the mover's structures can be completed by a turn.
  *  5. A full board without a winning structure is a draw.
  *  6. swap=yes (the pie rule, which Freeling's rules grant the second player; default
- *     no, as in the published solutions and Morat): on Black's
- *     first turn, Black may play `swap` instead of a stone: White's first stone turns
- *     black, and White moves next. The position after a swap is written as any other
+ *     no, as in the published solutions and Morat): on Black's first turn, Black may
+ *     play `swap` instead of a stone: White's first stone turns black, and White moves
+ *     next (players exchanging colours instead is the same game, colours renamed). The position after a swap is written as any other
  *     (the stone is a `b`); it is told apart by the counts and the side to move:
  *         no swap:    w to move with #w == #b,   b to move with #w == #b + 1
  *         a swap:     w to move with #b == #w + 1, b to move with #b == #w >= 1
