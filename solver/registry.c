@@ -4,6 +4,7 @@
 #include "solver/games/blooms.h"
 #include "solver/games/chicken.h"
 #include "solver/games/glorieta.h"
+#include "solver/games/havannah.h"
 #include "solver/games/landscape.h"
 #include "solver/games/mirador.h"
 #include "solver/games/taifas.h"
@@ -15,5 +16,6 @@ const struct bp_game_ops *const bp_games[] = {
 	&bp_glorieta_ops,
 	&bp_blooms_ops,
 	&bp_mirador_ops,
+	&bp_havannah_ops,
 	NULL,
 };
