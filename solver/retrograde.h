@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "store/store.h"
 
 /* What a progress callback sees, after each tier of each phase. */

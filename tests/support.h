@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "solver/retrograde.h"
 #include "solver/verify.h"
 #include "store/store.h"

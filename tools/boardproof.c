@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "bp_config.h"
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 /* Exit codes, documented in `boardproof --help`. */
 enum {

@@ -10,7 +10,7 @@
 #include <gmp.h>
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_landscape_ops;
 

@@ -80,7 +80,7 @@
 
 #include "canon/rank.h"
 #include "canon/symmetry.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 #define MAX_SIDE 64
 #define MAX_CELLS 768

@@ -8,7 +8,7 @@
 
 #include "naive_loops.h"
 #include "solver/enumerate.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 

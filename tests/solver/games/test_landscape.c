@@ -10,7 +10,7 @@
 #include "canon/symmetry.h"
 #include "naive_loops.h"
 #include "solver/games/landscape.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Generic part of the game interface: spec parsing (names, boards, keys, defaults,
  * the canonical spelling), and helpers that work for every game. */
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Depth-first, one move buffer per level, counting the last level in bulk (the
  * number of moves of each node one level up) instead of visiting it. */
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 #include <stdlib.h>
 

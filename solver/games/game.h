@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The game interface: one `struct bp_game_ops` table per game family, listed in the
- * registry (solver/registry.c), and `struct bp_game`, one instance of a family made
+ * registry (solver/games/registry.c), and `struct bp_game`, one instance of a family made
  * from a spec such as "taifas:4x4,tie=draw". Everything tools and solvers do with a
  * game goes through this table, so a new game is one new file plus a registry line.
  * There is no global state: any number of instances may live in one process.
@@ -9,8 +9,8 @@
  * game; games keep every unused word zero so that positions compare and hash as
  * bytes. Moves are 32-bit codes whose meaning also belongs to the game; a turn that
  * places two stones, flips a stone or passes is one move. */
-#ifndef BP_SOLVER_GAME_H
-#define BP_SOLVER_GAME_H
+#ifndef BP_SOLVER_GAMES_GAME_H
+#define BP_SOLVER_GAMES_GAME_H
 
 #include <gmp.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Every game family the tools know, in the order listings show them. */
-#include "solver/game.h"
 #include "solver/games/blooms.h"
 #include "solver/games/chicken.h"
+#include "solver/games/game.h"
 #include "solver/games/glorieta.h"
 #include "solver/games/landscape.h"
 #include "solver/games/mirador.h"
