@@ -244,6 +244,20 @@ const char *bp_game_option(const struct bp_game *g, const char *key)
 	return k < 0 ? NULL : g->value[k];
 }
 
+void bp_game_fail(const struct bp_game *g, int code)
+{
+	int expected = BP_OK;
+	/* the flag lives in a non-const object (bp_game_create allocates it), so
+	 * writing through the cast is defined */
+	__atomic_compare_exchange_n(&((struct bp_game *)g)->failed, &expected, code, 0,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+int bp_game_status(const struct bp_game *g)
+{
+	return __atomic_load_n(&g->failed, __ATOMIC_RELAXED);
+}
+
 struct bp_move *bp_game_move_buffer(const struct bp_game *g)
 {
 	return malloc(sizeof(struct bp_move) * (size_t)(g->max_moves > 0 ? g->max_moves : 1));

@@ -190,6 +190,7 @@ struct bp_game {
 	int nsym;	 /* set by create: number of symmetries transform() knows */
 	uint32_t ntiers; /* set by create for tiered games: tiers are 0 .. ntiers-1 */
 	void *impl;	 /* the game's own data */
+	int failed;	 /* bp_game_fail: the first error of an op without an error path */
 };
 
 /* The registry: every game family, NULL-terminated. */
@@ -204,6 +205,19 @@ const struct bp_game_ops *bp_game_find(const char *name);
 int bp_game_create(const char *spec, struct bp_game **out, struct bp_err *err);
 
 void bp_game_destroy(struct bp_game *g);
+
+/* Errors of ops that have no error path. outcome(), moves(), apply(), canonical()
+ * and describe() return no code, yet a game may need memory in them (Mirador's
+ * chain-breaking search does, in outcome()). Such an op calls bp_game_fail with the
+ * code, returns something harmless, and the first code sticks to the instance
+ * (atomically: threads share it). Whoever runs ops over many positions (the engines,
+ * verify, perft, enumeration) checks bp_game_status when its work is done, before
+ * storing anything, and fails with that code: a result computed after a failure is
+ * never kept. g stays const: the flag is the one field that changes after create. */
+void bp_game_fail(const struct bp_game *g, int code);
+
+/* BP_OK, or the first code given to bp_game_fail. */
+int bp_game_status(const struct bp_game *g);
 
 /* The value of option key, or NULL when absent. */
 const char *bp_game_option(const struct bp_game *g, const char *key);
