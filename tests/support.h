@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "solver/games/game.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
 

@@ -5,7 +5,6 @@
 
 #include "bp_config.h"
 #include "solver/games/game.h"
-#include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 

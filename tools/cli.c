@@ -127,6 +127,27 @@ int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g)
 	return 0;
 }
 
+int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_game **member, struct bp_pos *q)
+{
+	char spec[256];
+	*member = NULL;
+	*q = *p;
+	if (!bp_game_is_family(g))
+		return 0;
+	if (!g->ops->family_member) {
+		bp_cli_error(cmd, "%s stands for several instances: name one", g->spec);
+		return BP_EXIT_USAGE;
+	}
+	int rc = g->ops->family_member(g, p, spec, sizeof spec, q);
+	if (rc) {
+		bp_cli_error(cmd, "%s: finding the instance of the position: %s", g->spec,
+			     bp_strerror(rc));
+		return bp_cli_exit_code(rc);
+	}
+	return bp_cli_open_game(cmd, spec, member);
+}
+
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
 			 struct bp_pos *p)
 {

@@ -59,6 +59,12 @@ int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a);
  * @return 0 or an exit code. */
 int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g);
 
+/* For a family spec g (bp_game_is_family): the member instance position p belongs
+ * to, created into *member, with p carried into its frame (*q). For any other g:
+ * *member = NULL and *q = *p. @return 0 or an exit code (the error printed). */
+int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_game **member, struct bp_pos *q);
+
 /* Parses a position (NULL or "start": the start position), printing the error.
  * @return 0 or an exit code. */
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,

@@ -10,7 +10,8 @@
 #include "solver/games/game.h"
 
 /* counts[d] for d = 0..depth: sequences of exactly d moves from p (counts[0] = 1).
- * @return BP_OK; BP_ENOMEM; BP_ERANGE when a count passes 2^64 - 1. */
+ * @return BP_OK; BP_ENOMEM (also when an op of g failed, bp_game_status); BP_ERANGE
+ * when a count passes 2^64 - 1. */
 int bp_perft(const struct bp_game *g, const struct bp_pos *p, int depth, uint64_t *counts);
 
 #endif

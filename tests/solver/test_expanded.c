@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
 #include "tests/support.h"
@@ -187,7 +187,7 @@ ParameterizedTest(char (*spec)[64], expanded, agrees_with_the_generic_solver)
 	char *a = temp_db(), *b = temp_db();
 	struct bp_solve_result ra, rb;
 	ra = solve_into(
-		a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024, .generic = 1 });
+		a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024, .engine = BP_ENGINE_TIERS });
 	rb = solve_into(b, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024 });
 	cr_expect_eq(ra.value, rb.value);
 	cr_expect_eq(ra.remoteness, rb.remoteness);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "solver/probe.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "tests/support.h"
 
@@ -316,7 +316,7 @@ ParameterizedTest(char (*spec)[64], cyclic, agrees_with_tiered_solver)
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(bp_store_open(b, BP_STORE_CREATE, &db, &err), BP_OK);
 	struct bp_solve_opts o = { .threads = 2, .block_records = 512 };
-	cr_assert_eq(bp_solve_cyclic(g, db, &o, &rb, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_solve_cycles(g, db, &o, &rb, &err), BP_OK, "%s", err.msg);
 	bp_store_close(db);
 	cr_expect_eq(ra.value, rb.value);
 	cr_expect_eq(ra.remoteness, rb.remoteness);
@@ -466,7 +466,7 @@ ParameterizedTest(char (*spec)[64], cyclic, agrees_with_counter_retrograde)
 	struct bp_solve_result res;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK);
 	struct bp_solve_opts o = { .threads = 2 };
-	cr_assert_eq(bp_solve_cyclic(g, db, &o, &res, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_solve_cycles(g, db, &o, &res, &err), BP_OK, "%s", err.msg);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
 	uint64_t repetition = 0;
 	for (uint32_t i = 0; i < n; i++) {

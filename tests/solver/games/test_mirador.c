@@ -17,7 +17,7 @@
 #include "solver/games/mirador.h"
 #include "solver/games/perft.h"
 #include "solver/probe.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "tests/support.h"
 
