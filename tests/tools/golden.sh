@@ -4,6 +4,13 @@
 # command line (shell words, after `boardproof`); NAME.out holds what it must print:
 # stdout, then "--- stderr" and stderr, then "--- exit N". Run with a pinned
 # environment. `golden.sh BINARY DIR --update` rewrites the .out files.
+#
+# Every line runs in one scratch directory, in name order; a line may chain commands
+# with `&& "$bin" ...` (a solve, then a query of its database: give each its own
+# --db). Figures that depend on the clock or the machine are pinned out of stdout
+# before the comparison: JSON "seconds", "positions_per_second" and
+# "peak_memory_bytes", and the text "time:" and "memory:" lines of solve and the time
+# on the last line of a family's solve.
 set -u
 bin=$1 dir=$2 update=${3:-}
 export LC_ALL=C NO_COLOR=1 TZ=UTC
@@ -14,8 +21,12 @@ trap 'rm -rf "$tmp"' EXIT
 for args in "$dir"/*.args; do
 	name=$(basename "$args" .args)
 	line=$(cat "$args")
-	(cd "$tmp" && eval "\"$bin\" $line" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null)
+	(cd "$tmp" && eval "\"$bin\" $line" >"$tmp/raw" 2>"$tmp/stderr" </dev/null)
 	rc=$?
+	sed -E -e 's/"(seconds|positions_per_second|peak_memory_bytes)": [0-9.]+/"\1": (pinned)/g' \
+		-e 's/^(time: +)[0-9.]+ s, [0-9]+ positions per second/\1(pinned)/' \
+		-e 's/^(memory: +peak )[0-9.]+ MiB/\1(pinned)/' \
+		-e 's/^(positions: .*, in )[0-9.]+ s$/\1(pinned)/' "$tmp/raw" >"$tmp/stdout"
 	{ cat "$tmp/stdout"; echo "--- stderr"; cat "$tmp/stderr"; echo "--- exit $rc"; } >"$tmp/got"
 	if [ "$update" = --update ]; then
 		cp "$tmp/got" "$dir/$name.out"
