@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Plumbing shared by the two solvers (solver/retrograde.c, solver/cyclic.c): the
+/* Plumbing shared by the three engines (retrograde.c, expanded.c, cyclic.c): the
  * memory check made before any work, per-worker move buffers, opening the instance's
  * table with its tier layout, and the clocks behind the figures they report. */
 #ifndef BP_SOLVER_SOLVE_COMMON_H
