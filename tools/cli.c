@@ -148,6 +148,15 @@ int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp
 	return bp_cli_open_game(cmd, spec, member);
 }
 
+int bp_cli_game_status(const char *cmd, const struct bp_game *g)
+{
+	int rc = bp_game_status(g);
+	if (!rc)
+		return 0;
+	bp_cli_error(cmd, "%s: a rule could not be evaluated: %s", g->spec, bp_strerror(rc));
+	return bp_cli_exit_code(rc);
+}
+
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
 			 struct bp_pos *p)
 {

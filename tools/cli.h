@@ -73,6 +73,10 @@ int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *t
 /* Writes the position's text into t (cleared first). */
 void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t);
 
+/* After a command has run g's ops: when one of them failed without an error path
+ * (bp_game_status), prints why and returns the exit code; else 0. */
+int bp_cli_game_status(const char *cmd, const struct bp_game *g);
+
 /* Parses a byte count: digits with an optional K, M, G or T suffix.
  * @return 0, or -1 when malformed. */
 int bp_cli_parse_bytes(const char *text, uint64_t *out);

@@ -106,6 +106,8 @@ int bp_cmd_show(int argc, char **argv)
 		else
 			bp_text_printf(&out, "status:   in play, %d legal moves\n", nmoves);
 	}
+	if ((rc = bp_cli_game_status(cmd, g)))
+		goto out;
 	fputs(bp_text_str(&out), stdout);
 out:
 	free(ptext);
