@@ -112,7 +112,8 @@ int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const 
 	char extra[128];
 	int failed = bp_game_status(g);
 	if (failed) {
-		snprintf(errmsg, errlen, "solving tier %u: a rule failed: %s", t, bp_strerror(failed));
+		snprintf(errmsg, errlen, "solving tier %u: a rule failed: %s", t,
+			 bp_strerror(failed));
 		return failed;
 	}
 	snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n", threads,
