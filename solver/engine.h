@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What every solving engine shares: the options of a solve, the progress it reports
- * and the result it returns, and the engines' names. The engines are peers, each with
+/* The types every solving engine shares: the options of a solve, the progress it
+ * reports and the result it returns. The engines are peers, each with
  * its own header (solver/retrograde.h: tiers; solver/expanded.h: the tier walk;
  * solver/cyclic.h: level passes for games with cycles); solver/solve.h picks one. */
 #ifndef BP_SOLVER_ENGINE_H
@@ -19,12 +19,6 @@ enum bp_engine {
 	BP_ENGINE_WALK,	    /* the same over expanded tiers with the game's tier walk */
 	BP_ENGINE_CYCLES    /* level passes over the whole index space (cycles allowed) */
 };
-
-/* "auto", "tiers", "walk" or "cycles". */
-const char *bp_engine_name(enum bp_engine e);
-
-/* The engine named name. @return BP_OK; BP_ENOTFOUND. */
-int bp_engine_parse(const char *name, enum bp_engine *out);
 
 /* What a progress callback sees, after each tier of each phase. */
 struct bp_solve_progress {

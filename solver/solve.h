@@ -12,6 +12,12 @@
 
 #include "solver/engine.h"
 
+/* "auto", "tiers", "walk" or "cycles"; "unknown" for a number outside the enum. */
+const char *bp_engine_name(enum bp_engine e);
+
+/* The engine named name. @return BP_OK; BP_ENOTFOUND. */
+int bp_engine_parse(const char *name, enum bp_engine *out);
+
 /* Solves g into db (the table named g->spec, created if absent; the tiered engines
  * reuse completed tiers) with opts->engine: BP_ENGINE_AUTO picks cycles for games
  * flagged BP_GAME_CYCLIC, else walk for games with a tier walk, else tiers. out->engine
