@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 enum bp_verdict {
 	BP_VERDICT_UNKNOWN = 0, /* values missing, or the instance too large to walk */

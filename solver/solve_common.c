@@ -105,10 +105,17 @@ void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
 	}
 }
 
-int bp_solve_put_tier(bp_table *tab, uint32_t t, const uint16_t *rec, int threads, double seconds,
-		      const struct bp_solve_result *out, char *errmsg, size_t errlen)
+int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
+		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
+		      size_t errlen)
 {
 	char extra[128];
+	int failed = bp_game_status(g);
+	if (failed) {
+		snprintf(errmsg, errlen, "solving tier %u: a rule failed: %s", t,
+			 bp_strerror(failed));
+		return failed;
+	}
 	snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n", threads,
 		 (unsigned long long)out->memory_estimate);
 	int rc = bp_table_put_tier(tab, t, rec, seconds, bp_solve_peak_memory(), extra);

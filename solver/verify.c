@@ -435,6 +435,8 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		problem(&v, "the start position has no stored value");
 	}
 	out->content_hash = v.hash;
+	if (!rc)
+		rc = bp_game_status(g); /* a rule failed: the check means nothing */
 out:
 	for (uint32_t tr = 0; v.cache && tr < g->ntiers; tr++)
 		free(v.cache[tr].rec);

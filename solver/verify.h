@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "store/store.h"
 
 struct bp_verify_report {

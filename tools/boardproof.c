@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "bp_config.h"
-#include "solver/game.h"
-#include "solver/retrograde.h"
+#include "solver/games/game.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -110,6 +109,9 @@ const struct bp_command bp_commands[] = {
 	  "and remoteness, stored in the database one tier at a time. An interrupted solve\n"
 	  "resumes at its first unfinished tier. Prints the start position's value and\n"
 	  "remoteness, the positions, time, peak memory and database bits per position.\n"
+	  "A spec that stands for a family of instances (landscape without layout=) solves\n"
+	  "one instance per class up to symmetry, each into its own table, and reports\n"
+	  "each class with the number of instances in it.\n"
 	  "\n"
 	  "Options:\n"
 	  "  --db DIR          the database (default: see boardproof help db)\n"
@@ -118,9 +120,10 @@ const struct bp_command bp_commands[] = {
 	  "  --block-records N records per compressed block (default 16384; larger blocks\n"
 	  "                    store less and probe slower)\n"
 	  "  --level L         zstd compression level\n"
-	  "  --solver S        auto (default: walk where the game has one, else tiers or\n"
-	  "                    cycles), walk (tier by tier over expanded tiers: children\n"
-	  "                    read in place, no canonical form per child; Taifas), tiers\n"
+	  "  --solver S        the engine: auto (default: cycles for games that repeat,\n"
+	  "                    else walk where the game has one, else tiers), walk (tier\n"
+	  "                    by tier over expanded tiers: children read in place, no\n"
+	  "                    canonical form per child; games with a tier walk), tiers\n"
 	  "                    (tier by tier, canonicalizing every child; resumable too), or\n"
 	  "                    cycles (level passes over all positions in memory; any game\n"
 	  "                    with dense ranking, the only one for games that repeat)\n"
@@ -140,7 +143,9 @@ const struct bp_command bp_commands[] = {
 	  "to, grouped winning, drawing and losing, best first. --line adds a perfect-play\n"
 	  "line to the end of the game (or to the first repeated position of a draw by\n"
 	  "repetition). A position outside the solved set is an error (exit 2); an unsolved\n"
-	  "GAME exits 3.\n"
+	  "GAME exits 3. For a spec that stands for a family of instances, the position's\n"
+	  "own instance (for landscape without layout=, the layout of its neutral stones,\n"
+	  "up to symmetry) is looked up.\n"
 	  "\n"
 	  "Options:\n" MOVES_OPTION
 	  "  --line       also print a perfect-play line from the position\n"
@@ -165,6 +170,7 @@ const struct bp_command bp_commands[] = {
 	  "  --threads N  worker threads (default: one per core)\n"
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "A GAME that stands for a family of instances checks every member's table.\n"
 	  "JSON: {\"ok\", \"positions_checked\", \"inconsistencies\", \"corrupt_blocks\",\n"
 	  "\"content_hash\", \"tables\": [...]}.\n" },
 	{ "list", "the solved instances in the database", bp_cmd_list,
@@ -175,20 +181,23 @@ const struct bp_command bp_commands[] = {
 	  "\n"
 	  "Options:\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS },
-	{ "layouts", "count and list Landscape layouts up to symmetry", bp_cmd_layouts,
+	{ "layouts", "count and list the instances a family spec stands for", bp_cmd_layouts,
 	  "usage: boardproof layouts GAME [--limit N] [--json]\n"
 	  "\n"
-	  "GAME is landscape:BOARD,neutrals=K (other keys are ignored). Counts the layouts:\n"
-	  "the sets of K pairwise non-adjacent cells of BOARD, exactly (GMP) and up to the\n"
-	  "board's symmetries, on any board size; then, for boards of at most 64 cells with\n"
-	  "at most N classes, lists one layout per class (the smallest as a cell set, in\n"
-	  "the layout=a1;c2;e3 form) with the number of layouts in its class.\n"
+	  "GAME is a spec that stands for a family of instances: landscape:BOARD,neutrals=K\n"
+	  "without layout= stands for every layout, the sets of K pairwise non-adjacent\n"
+	  "cells of BOARD. Counts them exactly (GMP) and up to the board's symmetries, on\n"
+	  "any board size; then, when the game can list them (landscape: boards of at most\n"
+	  "64 cells) and there are at most N classes, lists one per class (for landscape\n"
+	  "the smallest as a cell set, in the layout=a1;c2;e3 form) with the number of\n"
+	  "instances in its class.\n"
 	  "\n"
 	  "Options:\n"
 	  "  --limit N    list only when there are at most N classes (default "
 	  "1000)\n" COMMON_OPTIONS "\n"
-	  "JSON: {\"board\", \"neutrals\", \"symmetries\", \"layouts\", \"classes\", \"listed\",\n"
-	  "\"list\": [{\"layout\", \"count\"}]}; numbers may exceed 2^64.\n" },
+	  "JSON: {\"instance\", \"symmetries\", \"layouts\", \"classes\", \"listed\",\n"
+	  "\"list\": [{\"layout\", \"count\"}]} (the key named after the family's key);\n"
+	  "numbers may exceed 2^64.\n" },
 	{ "render", "draw a position as SVG, optionally with every move's value", bp_cmd_render,
 	  "usage: boardproof render GAME [POSITION] [--moves M] --svg FILE [--values]\n"
 	  "                         [--db DIR] [--json]\n"

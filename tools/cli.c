@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include "solver/retrograde.h"
 #include "store/store.h"
 
 #include <stdarg.h>
@@ -159,6 +158,36 @@ int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g)
 		return bp_cli_exit_code(rc);
 	}
 	return 0;
+}
+
+int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_game **member, struct bp_pos *q)
+{
+	char spec[256];
+	*member = NULL;
+	*q = *p;
+	if (!bp_game_is_family(g))
+		return 0;
+	if (!g->ops->family_member) {
+		bp_cli_error(cmd, "%s stands for several instances: name one", g->spec);
+		return BP_EXIT_USAGE;
+	}
+	int rc = g->ops->family_member(g, p, spec, sizeof spec, q);
+	if (rc) {
+		bp_cli_error(cmd, "%s: finding the instance of the position: %s", g->spec,
+			     bp_strerror(rc));
+		return bp_cli_exit_code(rc);
+	}
+	return bp_cli_open_game(cmd, spec, member);
+}
+
+int bp_cli_game_status(const char *cmd, const struct bp_game *g)
+{
+	int rc = bp_game_status(g);
+	if (!rc)
+		return 0;
+	bp_cli_error(cmd, "%s: a rule could not be evaluated: %s", g->spec, bp_strerror(rc));
+	return bp_cli_exit_code(rc);
 }
 
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,

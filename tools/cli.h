@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 /* Exit codes, documented in `boardproof --help`. */
 enum {
@@ -68,6 +68,12 @@ int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a);
  * @return 0 or an exit code. */
 int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g);
 
+/* For a family spec g (bp_game_is_family): the member instance position p belongs
+ * to, created into *member, with p carried into its frame (*q). For any other g:
+ * *member = NULL and *q = *p. @return 0 or an exit code (the error printed). */
+int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_game **member, struct bp_pos *q);
+
 /* Parses a position (NULL or "start": the start position), printing the error.
  * @return 0 or an exit code. */
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
@@ -87,6 +93,10 @@ int bp_cli_open_position_moves(const char *cmd, const struct bp_game *g, const c
 
 /* Writes the position's text into t (cleared first). */
 void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t);
+
+/* After a command has run g's ops: when one of them failed without an error path
+ * (bp_game_status), prints why and returns the exit code; else 0. */
+int bp_cli_game_status(const char *cmd, const struct bp_game *g);
 
 /* Parses a byte count: digits with an optional K, M, G or T suffix.
  * @return 0, or -1 when malformed. */

@@ -7,7 +7,7 @@
 
 #include "solver/claims.h"
 #include "solver/probe.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 

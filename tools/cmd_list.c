@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "solver/probe.h"
-#include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 

@@ -84,6 +84,8 @@ int bp_cmd_moves(int argc, char **argv)
 			       bp_value_name(over ? over : BP_VALUE_DRAW));
 	else if (a.json)
 		bp_text_printf(&out, "], \"count\": %d}\n", n);
+	if ((rc = bp_cli_game_status(cmd, g)))
+		goto out;
 	fputs(bp_text_str(&out), stdout);
 out:
 	free(args);

@@ -11,7 +11,6 @@
 
 #include "solver/claims.h"
 #include "solver/probe.h"
-#include "solver/retrograde.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/svg.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 

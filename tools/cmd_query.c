@@ -110,13 +110,14 @@ int bp_cmd_query(int argc, char **argv)
 	const char *cmd = "query";
 	static const char *const valued[] = { "db", "moves", NULL };
 	struct bp_cli_args a;
-	struct bp_game *g = NULL;
+	struct bp_game *fam = NULL, *member = NULL;
+	const struct bp_game *g = NULL;
 	bp_store *db = NULL;
 	bp_table *tab = NULL;
 	struct bp_probe_move *pm = NULL;
 	struct bp_text out = { 0 }, pos = { 0 };
 	char *ptext = NULL;
-	struct bp_pos p;
+	struct bp_pos p, fp;
 	int line = 0;
 	/* --line is this command's own flag: take it out before the shared parser */
 	char **args = malloc(sizeof *args * (size_t)(argc + 1));
@@ -140,9 +141,14 @@ int bp_cmd_query(int argc, char **argv)
 		goto out;
 	}
 	ptext = bp_cmd_join(&a, 1);
-	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
-	    (rc = bp_cli_open_position_moves(cmd, g, ptext, a.opt[1], &p)))
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &fam)) ||
+	    (rc = bp_cli_open_position_moves(cmd, fam, ptext, a.opt[1], &fp)))
 		goto out;
+	/* a family spec: the member the position belongs to (its own table), with the
+	 * position carried into that member's frame */
+	if ((rc = bp_cli_open_member(cmd, fam, &fp, &member, &p)))
+		goto out;
+	g = member ? member : fam;
 	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)) ||
 	    (rc = bp_cli_open_table(cmd, db, g, &tab)))
 		goto out;
@@ -200,6 +206,9 @@ int bp_cmd_query(int argc, char **argv)
 		}
 		bp_text_printf(&out, "]");
 	} else {
+		if (member && strcmp(g->spec, fam->spec))
+			bp_text_printf(&out, "instance: %s (of the family %s)\n", g->spec,
+				       fam->spec);
 		bp_text_printf(&out, "position: %s\nvalue:    ", bp_text_str(&pos));
 		value_text(&out, pr.value, pr.remoteness);
 		bp_text_printf(&out, " for the player to move%s\n",
@@ -250,6 +259,7 @@ out:
 	bp_table_close(tab);
 	if (db)
 		bp_store_close(db);
-	bp_game_destroy(g);
+	bp_game_destroy(member);
+	bp_game_destroy(fam);
 	return rc;
 }

@@ -25,6 +25,14 @@ static void collect(void *ctx, const char *spec)
 		s->n++;
 }
 
+static int collect_member(void *ctx, const char *spec, const char *value, uint64_t multiplicity)
+{
+	(void)value;
+	(void)multiplicity;
+	collect(ctx, spec);
+	return 0;
+}
+
 struct vctx {
 	int quiet;
 	int shown;
@@ -67,10 +75,21 @@ int bp_cmd_verify(int argc, char **argv)
 		return rc;
 	if (a.npos == 1) {
 		struct bp_game *g;
+		struct bp_err err = { { 0 } };
 		if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 			return rc;
-		collect(&specs, g->spec);
+		/* a family spec: every member's table */
+		int frc = bp_game_is_family(g)
+				  ? g->ops->family_list(g, collect_member, &specs, &err)
+				  : (collect(&specs, g->spec), BP_OK);
+		if (frc) {
+			bp_cli_error(cmd, "%s: listing its instances: %s", g->spec,
+				     err.msg[0] ? err.msg : bp_strerror(frc));
+			rc = bp_cli_exit_code(frc);
+		}
 		bp_game_destroy(g);
+		if (rc)
+			goto out;
 	}
 	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
 		goto out;

@@ -34,7 +34,6 @@
 #include <time.h>
 
 #include "solver/probe.h"
-#include "solver/retrograde.h"
 #include "store/store.h"
 
 #define MAX_INSTANCES 256

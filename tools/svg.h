@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 /* Something written over one cell: a tint and a short label. */
 struct bp_svg_mark {

@@ -40,7 +40,7 @@
 
 #include "canon/rank.h"
 #include "canon/symmetry.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 struct blooms {
 	int n;

@@ -39,7 +39,7 @@
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 struct chicken {
 	struct bp_loops L;

@@ -43,7 +43,7 @@
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 #define HAND_NONE 0x100u
 #define HAND_PLUS 0x80u

@@ -25,7 +25,7 @@
 #include "canon/count.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 enum tie_rule { TIE_LAST_ZONE, TIE_LAST_STONE, TIE_DRAW };
 enum score_rule { SCORE_ZONES, SCORE_FRACTION };

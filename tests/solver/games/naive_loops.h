@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "canon/board.h"
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "tests/support.h"
 
 #define NAIVE_MAX_RING (6 * 8)

@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/cyclic.h"
 #include "solver/probe.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "tests/support.h"
 
 /* A naive game: states are `size` bytes, copied freely. */
@@ -112,7 +111,7 @@ static inline void naive_minimax(const struct naive_game *ng, struct naive_memo 
 	*rem = best_rem;
 }
 
-/* Solves g with the tiered solver and with the level-pass solver into fresh
+/* Solves g with the tiers engine and with the cycles engine into fresh
  * databases, runs the naive minimax from start, and checks that both tables hold the
  * naive value and remoteness of every position it reached. Returns that count. */
 static inline size_t naive_check_solvers(const struct bp_game *g, const struct naive_game *ng,
@@ -129,10 +128,12 @@ static inline size_t naive_check_solvers(const struct bp_game *g, const struct n
 		bp_store *db;
 		struct bp_err err = { { 0 } };
 		struct bp_solve_result r;
-		struct bp_solve_opts o = { .threads = 2, .block_records = 512 };
+		struct bp_solve_opts o = { .threads = 2,
+					   .block_records = 512,
+					   .engine = engine == 0 ? BP_ENGINE_TIERS
+								 : BP_ENGINE_CYCLES };
 		cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-		int rc = engine == 0 ? bp_solve(g, db, &o, &r, &err)
-				     : bp_solve_cyclic(g, db, &o, &r, &err);
+		int rc = bp_solve(g, db, &o, &r, &err);
 		cr_assert_eq(rc, BP_OK, "%s: %s", g->spec, err.msg);
 		cr_expect_eq(r.value, v, "%s engine %d: start value", g->spec, engine);
 		cr_expect_eq(r.remoteness, rem, "%s engine %d: start remoteness", g->spec, engine);

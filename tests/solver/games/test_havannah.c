@@ -13,7 +13,7 @@
 #include "naive_loops.h"
 #include "naive_solve.h"
 #include "solver/enumerate.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 

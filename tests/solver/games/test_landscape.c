@@ -11,7 +11,7 @@
 #include "naive_loops.h"
 #include "naive_solve.h"
 #include "solver/games/landscape.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 

@@ -7,8 +7,8 @@
  * and a decimal number for a run of empty cells. This module checks the row count
  * and lengths, the characters, and that keys are neither repeated nor unknown; the
  * game then checks what the characters and keys mean. */
-#ifndef BP_SOLVER_POSTEXT_H
-#define BP_SOLVER_POSTEXT_H
+#ifndef BP_SOLVER_GAMES_POSTEXT_H
+#define BP_SOLVER_GAMES_POSTEXT_H
 
 #include "canon/board.h"
 #include "canon/error.h"

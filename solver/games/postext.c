@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 #include <string.h>
 

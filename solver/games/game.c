@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Generic part of the game interface: spec parsing (names, boards, keys, defaults,
  * the canonical spelling), and helpers that work for every game. */
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,7 +144,8 @@ static int spell(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
-int bp_game_create(const char *spec, struct bp_game **out, struct bp_err *err)
+/* Everything of bp_game_create but ops->create. */
+static int parse_spec(const char *spec, struct bp_game **out, struct bp_err *err)
 {
 	int rc;
 	char known[160], boardname[64];
@@ -212,13 +213,6 @@ int bp_game_create(const char *spec, struct bp_game **out, struct bp_err *err)
 		}
 	}
 	rc = spell(g, err);
-	if (rc)
-		goto out;
-	rc = ops->create(g, err);
-	if (rc) {
-		g->impl = NULL; /* create cleans up after itself on failure */
-		goto out;
-	}
 out:
 	if (rc) {
 		bp_game_destroy(g);
@@ -226,6 +220,30 @@ out:
 	}
 	*out = g;
 	return BP_OK;
+}
+
+int bp_game_parse_spec(const char *spec, struct bp_game **out, struct bp_err *err)
+{
+	return parse_spec(spec, out, err);
+}
+
+int bp_game_create(const char *spec, struct bp_game **out, struct bp_err *err)
+{
+	int rc = parse_spec(spec, out, err);
+	if (rc)
+		return rc;
+	struct bp_game *g = *out;
+	if ((rc = g->ops->create(g, err))) {
+		g->impl = NULL; /* create cleans up after itself on failure */
+		bp_game_destroy(g);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int bp_game_is_family(const struct bp_game *g)
+{
+	return g->ops->family_key && !bp_game_option(g, g->ops->family_key);
 }
 
 void bp_game_destroy(struct bp_game *g)
@@ -242,6 +260,20 @@ const char *bp_game_option(const struct bp_game *g, const char *key)
 {
 	int k = option_index(g->ops, key, strlen(key));
 	return k < 0 ? NULL : g->value[k];
+}
+
+void bp_game_fail(const struct bp_game *g, int code)
+{
+	int expected = BP_OK;
+	/* the flag lives in a non-const object (bp_game_create allocates it), so
+	 * writing through the cast is defined */
+	__atomic_compare_exchange_n(&((struct bp_game *)g)->failed, &expected, code, 0,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+int bp_game_status(const struct bp_game *g)
+{
+	return __atomic_load_n(&g->failed, __ATOMIC_RELAXED);
 }
 
 struct bp_move *bp_game_move_buffer(const struct bp_game *g)

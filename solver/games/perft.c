@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Depth-first, one move buffer per level, counting the last level in bulk (the
  * number of moves of each node one level up) instead of visiting it. */
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 #include <stdlib.h>
 
@@ -43,5 +43,6 @@ int bp_perft(const struct bp_game *g, const struct bp_pos *p, int depth, uint64_
 		return BP_ENOMEM;
 	walk(&w, p, 0);
 	free(w.buf);
-	return w.overflow ? BP_ERANGE : BP_OK;
+	int failed = bp_game_status(g);
+	return failed ? failed : w.overflow ? BP_ERANGE : BP_OK;
 }

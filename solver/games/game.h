@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The game interface: one `struct bp_game_ops` table per game family, listed in the
- * registry (solver/registry.c), and `struct bp_game`, one instance of a family made
+ * registry (solver/games/registry.c), and `struct bp_game`, one instance of a family made
  * from a spec such as "taifas:4x4,tie=draw". Everything tools and solvers do with a
  * game goes through this table, so a new game is one new file plus a registry line.
  * There is no global state: any number of instances may live in one process.
@@ -9,8 +9,8 @@
  * game; games keep every unused word zero so that positions compare and hash as
  * bytes. Moves are 32-bit codes whose meaning also belongs to the game; a turn that
  * places two stones, flips a stone or passes is one move. */
-#ifndef BP_SOLVER_GAME_H
-#define BP_SOLVER_GAME_H
+#ifndef BP_SOLVER_GAMES_GAME_H
+#define BP_SOLVER_GAMES_GAME_H
 
 #include <gmp.h>
 #include <stdint.h>
@@ -19,6 +19,11 @@
 #include "canon/board.h"
 #include "canon/error.h"
 #include "canon/text.h"
+
+/* The version of ../shared/RULES.md the games here implement. Stored with every
+ * solved table (store/), so that values solved under other rules are told apart; it
+ * belongs to the rules layer because a rule change is made here. */
+#define BP_RULES_VERSION 2
 
 /* Room for the largest state: the seed's 27x27 Mirador grid as two 729-bit planes
  * (24 words) plus game keys. */
@@ -211,6 +216,35 @@ struct bp_game_ops {
 	 * enumeration only. @return BP_OK; BP_EUNSUPPORTED. */
 	int (*count_tier)(const struct bp_game *g, uint32_t tier, mpz_t raw, mpz_t classes);
 
+	/* Families. A spec without the key `family_key` stands for a family of instances,
+	 * one for each value of that key (Landscape without layout=: every layout, RULES.md
+	 * 5.1). NULL: every spec is one instance. With family_key set, family_count and
+	 * family_list are REQUIRED; family_member too, for query and verify on a family.
+	 * Count and list read only the parsed spec (g->board, g->value[]; see
+	 * bp_game_parse_spec), so they work on boards too big to play. */
+	const char *family_key;
+	/* The number of instances in g's family, exactly, raw and up to the board's
+	 * symmetry (classes). @return BP_OK; BP_ESPEC (err names the bad key); BP_ENOMEM;
+	 * BP_ERANGE (too large to count). */
+	int (*family_count)(const struct bp_game *g, mpz_t raw, mpz_t classes, struct bp_err *err);
+	/* Calls visit once per class of instances up to symmetry, in a fixed order, with
+	 * the spec of the class's representative instance (canonical spelling; it may
+	 * equal g's own spec when the family has a single instance that the key cannot
+	 * name), the family key's value in it ("" when absent), and the number of
+	 * instances in the class. A non-zero return of visit stops the walk and is
+	 * returned. @return BP_OK; BP_ESPEC; BP_ERANGE (too large to list); BP_ENOMEM. */
+	int (*family_list)(const struct bp_game *g,
+			   int (*visit)(void *ctx, const char *spec, const char *key_value,
+					uint64_t multiplicity),
+			   void *ctx, struct bp_err *err);
+	/* The member a position of the created family instance g belongs to: writes the
+	 * spec that family_list gives for its class into spec (len bytes) and p carried by
+	 * a symmetry into that member's own frame into out (a valid position of the
+	 * member instance, whose position layout is g's). @return BP_OK; BP_ERANGE (spec
+	 * too long). */
+	int (*family_member)(const struct bp_game *g, const struct bp_pos *p, char *spec,
+			     size_t len, struct bp_pos *out);
+
 	/* The game's own figures for a position: JSON members (`"zones": {...}`, no
 	 * surrounding braces, no trailing comma) into json and human-readable lines into
 	 * text. NULL: none. */
@@ -246,6 +280,7 @@ struct bp_game {
 	int nsym;	 /* set by create: number of symmetries transform() knows */
 	uint32_t ntiers; /* set by create for tiered games: tiers are 0 .. ntiers-1 */
 	void *impl;	 /* the game's own data */
+	int failed;	 /* bp_game_fail: the first error of an op without an error path */
 };
 
 /* The registry: every game family, NULL-terminated. */
@@ -260,6 +295,28 @@ const struct bp_game_ops *bp_game_find(const char *name);
 int bp_game_create(const char *spec, struct bp_game **out, struct bp_err *err);
 
 void bp_game_destroy(struct bp_game *g);
+
+/* Parses a spec as bp_game_create does (game, board, keys, defaults, spelling) without
+ * making the instance: g->impl stays NULL and only the family ops (family_count,
+ * family_list) may be called on it. For boards too big to play.
+ * @return as bp_game_create. The caller owns *out (bp_game_destroy). */
+int bp_game_parse_spec(const char *spec, struct bp_game **out, struct bp_err *err);
+
+/* 1 when g's spec stands for a family of instances (see bp_game_ops.family_key). */
+int bp_game_is_family(const struct bp_game *g);
+
+/* Errors of ops that have no error path. outcome(), moves(), apply(), canonical()
+ * and describe() return no code, yet a game may need memory in them (Mirador's
+ * chain-breaking search does, in outcome()). Such an op calls bp_game_fail with the
+ * code, returns something harmless, and the first code sticks to the instance
+ * (atomically: threads share it). Whoever runs ops over many positions (the engines,
+ * verify, perft, enumeration) checks bp_game_status when its work is done, before
+ * storing anything, and fails with that code: a result computed after a failure is
+ * never kept. g stays const: the flag is the one field that changes after create. */
+void bp_game_fail(const struct bp_game *g, int code);
+
+/* BP_OK, or the first code given to bp_game_fail. */
+int bp_game_status(const struct bp_game *g);
 
 /* The value of option key, or NULL when absent. */
 const char *bp_game_option(const struct bp_game *g, const char *key);
