@@ -15,6 +15,9 @@ int bp_cmd_query(int argc, char **argv);
 int bp_cmd_verify(int argc, char **argv);
 int bp_cmd_list(int argc, char **argv);
 int bp_cmd_layouts(int argc, char **argv);
+int bp_cmd_prove(int argc, char **argv);
+/* verify GAME --proofs (tools/cmd_prove.c): checks the saved proofs of GAME. */
+int bp_cmd_verify_proofs(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several
  * words); NULL when there are none. The caller frees the result. */
