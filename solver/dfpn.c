@@ -28,7 +28,7 @@
  *            8  u32  dn
  *           12  u32  bits 0-29 work (expansions in the subtree, saturating),
  *                    bit 30 strict (a final value that holds for the stricter goal),
- *                    bit 31 unused
+ *                    bit 31 path entry: bits 0-29 are then the depth it relies on
  *
  * The key mixes the canonical position's hash with the goal and the node type (a
  * colour-exchanged position of the other side to move is the same canonical position
@@ -77,6 +77,7 @@
 #define NBUSY 65536
 #define WORK_MAX ((1u << 30) - 1)
 #define STRICT_BIT (1u << 30)
+#define DEP_BIT (1u << 31)
 
 struct tt_entry {
 	uint32_t check, pn, dn, meta;
@@ -99,6 +100,7 @@ struct frame {
 	struct bp_pos pos, canon;
 	uint64_t phash; /* hash of canon, for the repetition check */
 	uint64_t key;
+	uint64_t ph; /* hash of the keys of the path from the root to here */
 	struct child *ch;
 	int n;
 };
@@ -156,6 +158,26 @@ static inline uint64_t node_key(uint64_t h, int goal, int or_node)
 	return mix(h ^ (0x5851f42d4c957f2dull * (uint64_t)(1 + goal * 2 + or_node)));
 }
 
+/* The key of a path entry: a final value that holds only on the path whose hash is ph
+ * (see "Cycles" above). */
+static inline uint64_t path_key(uint64_t ph)
+{
+	return mix(ph ^ 0x2545f4914f6cdd1dull);
+}
+
+/* A hash of a position's words up to its last non-zero one (games keep unused words
+ * zero, so most positions end early). */
+static inline uint64_t pos_hash(const struct bp_pos *p)
+{
+	int n = BP_POS_WORDS;
+	while (n > 0 && p->w[n - 1] == 0)
+		n--;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ p->w[i]) * 0xbf58476d1ce4e5b9ull + (h >> 29);
+	return mix(h);
+}
+
 static inline uint32_t add_sat(uint32_t a, uint32_t b)
 {
 	if (a == INF || b == INF)
@@ -186,7 +208,7 @@ static inline void unlock(bp_dfpn *d, uint64_t key)
 }
 
 /* Reads the entry of key. @return 1 and the numbers when present. */
-static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, int *strict)
+static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
 {
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
@@ -196,7 +218,7 @@ static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, int *str
 		if (b->e[i].check == check) {
 			*pn = b->e[i].pn;
 			*dn = b->e[i].dn;
-			*strict = (b->e[i].meta & STRICT_BIT) != 0;
+			*meta = b->e[i].meta;
 			found = 1;
 			break;
 		}
@@ -210,7 +232,8 @@ static inline uint64_t priority(const struct tt_entry *e)
 	return e->pn == 0 || e->dn == 0 ? w + ((uint64_t)1 << 31) : w;
 }
 
-static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, int strict, uint64_t work)
+static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t flags,
+		   uint64_t work)
 {
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1;
@@ -219,7 +242,7 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, int stric
 	for (int i = 0; i < 4 && !v; i++)
 		if (b->e[i].check == check)
 			v = &b->e[i];
-	if (v)
+	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
 		work += v->meta & WORK_MAX;
 	else {
 		for (int i = 0; i < 4 && !v; i++)
@@ -237,7 +260,7 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, int stric
 	v->check = check;
 	v->pn = pn;
 	v->dn = dn;
-	v->meta = (uint32_t)(work > WORK_MAX ? WORK_MAX : work) | (strict ? STRICT_BIT : 0);
+	v->meta = (uint32_t)(work > WORK_MAX ? WORK_MAX : work) | flags;
 	unlock(d, key);
 }
 
@@ -320,7 +343,7 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		}
 		bp_game_canonical(g, &p, &canon);
-		uint64_t h = bp_pos_hash(&canon);
+		uint64_t h = pos_hash(&canon);
 		if (d->cyclic) {
 			int rep = -1;
 			for (int k = depth; k >= 0 && rep < 0; k--)
@@ -342,11 +365,24 @@ static int expand(struct search *s, int depth, int or_node)
 		}
 		c->known = 0;
 		c->key = node_key(h, s->goal, !or_node);
+		__builtin_prefetch(bucket_of(d, c->key));
+	}
+	/* the table look-ups after the moves, their cache lines fetched meanwhile */
+	for (int i = 0; i < n; i++) {
+		struct child *c = &f->ch[i];
+		if (c->known)
+			continue;
 		s->probes++;
-		int strict;
-		if (tt_get(d, c->key, &c->pn, &c->dn, &strict)) {
+		uint32_t meta;
+		if (d->cyclic && tt_get(d, path_key(mix(f->ph ^ c->key)), &c->pn, &c->dn, &meta) &&
+		    (meta & DEP_BIT)) {
+			/* a value proven on exactly this path, relying on a position of it */
 			s->hits++;
-			c->strict = (uint8_t)strict;
+			c->strict = (meta & STRICT_BIT) != 0;
+			c->dep = (int32_t)(meta & WORK_MAX);
+		} else if (tt_get(d, c->key, &c->pn, &c->dn, &meta)) {
+			s->hits++;
+			c->strict = (meta & STRICT_BIT) != 0;
 		} else {
 			c->pn = 1;
 			c->dn = 1;
@@ -413,7 +449,7 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 	for (;;) {
 		struct frame *f = &s->path[depth];
 		/* phi/delta view: at an OR node phi = pn, delta = dn; at an AND node swapped */
-		uint32_t phi = INF, delta = 0, best = INF, second = INF;
+		uint32_t phi = INF, delta = 0, best = INF, second = INF, dmax = 0, nopen = 0;
 		int bi = -1;
 		for (int i = 0; i < f->n; i++) {
 			const struct child *c = &f->ch[i];
@@ -422,6 +458,9 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			if (cphi < phi)
 				phi = cphi;
 			delta = add_sat(delta, cdelta);
+			if (cdelta > dmax)
+				dmax = cdelta;
+			nopen += cdelta != 0;
 			uint32_t sel = cphi;
 			if (multi && c->key && cphi && cphi != INF && cphi < INF / 2 &&
 			    atomic_load_explicit(busy_of(d, c->key), memory_order_relaxed))
@@ -433,6 +472,11 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			} else if (sel < second)
 				second = sel;
 		}
+		/* games that repeat: weak proof numbers (Ueda et al.), max + open children - 1,
+		 * since the sum counts the same positions again around every cycle and
+		 * grows without bound */
+		if (d->cyclic && delta != INF && delta != 0)
+			delta = add_sat(dmax, nopen - 1);
 		pn = or_node ? phi : delta;
 		dn = or_node ? delta : phi;
 		if (depth == 0) {
@@ -444,10 +488,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			break;
 		struct child *c = &f->ch[bi];
 		uint32_t cphi = or_node ? c->pn : c->dn, cdelta = or_node ? c->dn : c->pn;
-		uint32_t cthphi = second == INF ? thphi : second + second / 4 + 1;
-		if (cthphi > thphi)
-			cthphi = thphi;
-		uint32_t cthdelta = thdelta == INF ? INF : thdelta - delta + cdelta;
+		uint64_t t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
+		uint32_t cthphi = t > thphi ? thphi : (uint32_t)t;
+		t = thdelta == INF ? INF : (uint64_t)thdelta - delta + cdelta;
+		uint32_t cthdelta = t >= INF ? INF - 1 : (uint32_t)t;
 		(void)cphi;
 		if ((rc = grow_path(s, depth + 1))) {
 			s->err = rc;
@@ -460,8 +504,9 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		nf->pos = f->pos;
 		g->ops->apply(g, &nf->pos, c->m);
 		bp_game_canonical(g, &nf->pos, &nf->canon);
-		nf->phash = bp_pos_hash(&nf->canon);
+		nf->phash = pos_hash(&nf->canon);
 		nf->key = c->key;
+		nf->ph = mix(f->ph ^ c->key);
 		uint32_t cpn, cdn;
 		int32_t cdep;
 		uint8_t cstrict;
@@ -512,7 +557,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 	}
 	uint64_t work = s->nodes - start;
 	if (dep == INDEP)
-		tt_put(d, f->key, pn, dn, strict, work);
+		tt_put(d, f->key, pn, dn, strict ? STRICT_BIT : 0, work);
+	else
+		tt_put(d, path_key(f->ph), pn, dn, DEP_BIT | (strict ? STRICT_BIT : 0),
+		       (uint64_t)dep);
 	if (dep == INDEP && (pn == 0 || dn == 0) && d->o.record &&
 	    work >= (d->o.record_work ? d->o.record_work : 256)) {
 		/* the attacker's bounds, then the mover's */
@@ -559,10 +607,13 @@ static void *run_search(void *arg)
 	struct frame *f = &s->path[0];
 	f->pos = r->root;
 	bp_game_canonical(d->g, &f->pos, &f->canon);
-	f->phash = bp_pos_hash(&f->canon);
+	f->phash = pos_hash(&f->canon);
 	f->key = node_key(f->phash, r->goal, r->root_or);
+	f->ph = mix(f->key);
 	int32_t dep;
-	mid(s, 0, INF, INF, &r->pn, &r->dn, &dep, &r->strict);
+	/* thresholds INF - 1: numbers that saturate end the search as undecided instead of
+	 * spinning at the root */
+	mid(s, 0, INF - 1, INF - 1, &r->pn, &r->dn, &dep, &r->strict);
 	if ((r->pn == 0 || r->dn == 0) && !d->stop)
 		d->stop = 3;
 	atomic_fetch_add(&d->nodes, s->pending);
@@ -739,9 +790,8 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	struct bp_dfpn_bound b;
 	if (d->o.known && d->o.known(d->o.ctx, &canon, &b) && decide(goal, or_node, b.lo, b.hi, &c))
 		return c.pn == 0;
-	uint32_t pn, dn;
-	int strict;
-	if (tt_get(d, node_key(bp_pos_hash(&canon), goal, or_node), &pn, &dn, &strict) &&
+	uint32_t pn, dn, meta;
+	if (tt_get(d, node_key(pos_hash(&canon), goal, or_node), &pn, &dn, &meta) &&
 	    (pn == 0 || dn == 0))
 		return pn == 0;
 	if (!may_search)

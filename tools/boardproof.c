@@ -155,7 +155,7 @@ const struct bp_command bp_commands[] = {
 	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
 	  "usage: boardproof prove GAME [--position P] [--memory SIZE] [--time-limit S]\n"
 	  "                        [--max-nodes N] [--threads N] [--openings] [--save-proof]\n"
-	  "                        [--db DIR] [--progress] [--json]\n"
+	  "                        [--db DIR] [--checkpoint S] [--progress] [--json]\n"
 	  "\n"
 	  "Proves the value of P (default: the start) for its player to move by depth-first\n"
 	  "proof-number search (df-pn with the 1+epsilon threshold) over canonical positions,\n"
@@ -178,6 +178,7 @@ const struct bp_command bp_commands[] = {
 	  "  --save-proof   store the proof tree in the database (check it with verify GAME\n"
 	  "                 --proofs)\n"
 	  "  --db DIR       the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --checkpoint S write proven values every S seconds (default 10; 0: at once)\n"
 	  "  --progress     the root's numbers on stderr every second (default when stderr\n"
 	  "                 is a terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"position\", \"value\" (win, loss, draw or unknown),\n"

@@ -119,7 +119,7 @@ int bp_cmd_prove(int argc, char **argv)
 {
 	const char *cmd = "prove";
 	static const char *const valued[] = { "position", "memory", "time-limit", "max-nodes",
-					      "threads",  "db",	    NULL };
+					      "threads",  "db",	    "checkpoint", NULL };
 	struct bp_cli_args a;
 	struct prove_state st = { 0 };
 	struct bp_text out = { 0 }, pos = { 0 };
@@ -191,6 +191,16 @@ int bp_cmd_prove(int argc, char **argv)
 		goto out;
 	}
 	bp_dfpn_db_attach(st.db, &o);
+	if (a.opt[6]) {
+		char *end;
+		double iv = strtod(a.opt[6], &end);
+		if (*end || !(iv >= 0)) {
+			bp_cli_error(cmd, "bad --checkpoint '%s' (seconds, 0 or more)", a.opt[6]);
+			rc = BP_EXIT_USAGE;
+			goto out;
+		}
+		bp_dfpn_db_set_interval(st.db, iv);
+	}
 	if ((drc = bp_dfpn_create(st.g, &o, &st.d, &err))) {
 		bp_cli_error(cmd, "%s", err.msg);
 		rc = drc == BP_ERANGE ? BP_EXIT_USAGE : BP_EXIT_IO;
