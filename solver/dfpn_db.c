@@ -320,3 +320,26 @@ int bp_dfpn_db_each_proof(struct bp_dfpn_db *db,
 	struct each e = { fn, ctx };
 	return bp_kv_each(db->proofs, each_one, &e);
 }
+
+int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_dfpn_bound *out)
+{
+	char name[300];
+	bp_kv *kv;
+	struct bp_pos canon;
+	uint8_t v;
+	snprintf(name, sizeof name, ".proven:%s", g->spec);
+	int rc = bp_kv_open(s, name, BP_STORE_READONLY, &kv, NULL);
+	if (rc == BP_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	bp_game_canonical(g, p, &canon);
+	rc = bp_kv_get_small(kv, canon.w, key_of(&canon), &v, 1);
+	bp_kv_close(kv);
+	if (rc == BP_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return rc;
+	return rc == 1 && byte_bound(v, out);
+}

@@ -37,6 +37,12 @@ int bp_dfpn_db_checkpoint(struct bp_dfpn_db *db);
  * 0 when not, negative on error. */
 int bp_dfpn_db_lookup(struct bp_dfpn_db *db, const struct bp_pos *p, struct bp_dfpn_bound *out);
 
+/* The proven bound of p (any position, canonicalized here) in the sparse table of g in
+ * an open store, for readers such as `query` that hold the store already.
+ * @return 1 when known, 0 when not (or no sparse table), negative on error. */
+int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_dfpn_bound *out);
+
 /* The solved table of the instance, or NULL. */
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);
 

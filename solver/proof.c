@@ -234,7 +234,7 @@ static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int 
 	int kind = KIND_INNER;
 	if (v != BP_VALUE_NONE)
 		kind = KIND_TERMINAL;
-	else if (table_value(g, b->table, c, &v))
+	else if (depth > 0 && table_value(g, b->table, c, &v))
 		kind = KIND_TABLE;
 	if (kind != KIND_INNER && !meets(pt, pmove, v))
 		return BP_ECORRUPT;
