@@ -66,6 +66,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define INF BP_DFPN_INF
@@ -713,7 +714,14 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	d->nbuckets = o.memory / sizeof(struct tt_bucket);
 	if (d->nbuckets > ((uint64_t)1 << 32)) /* the bucket index is 32 bits of the key */
 		d->nbuckets = (uint64_t)1 << 32;
-	d->tt = aligned_alloc(64, d->nbuckets * sizeof(struct tt_bucket));
+	/* 2 MiB alignment and huge pages where the system allows them: a probe is a
+	 * random access anywhere in the table, and 4 KiB pages would add a TLB miss to
+	 * most of them */
+	size_t bytes = (size_t)(d->nbuckets * sizeof(struct tt_bucket));
+	size_t align = (size_t)2 << 20;
+	d->tt = aligned_alloc(align, (bytes + align - 1) / align * align);
+	if (d->tt)
+		madvise(d->tt, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
 	if (!d->tt) {
 		free(d);
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
