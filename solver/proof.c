@@ -86,7 +86,8 @@ static uint64_t node_hash(const struct bp_pos *p, int pmove)
 static void node_pos(const struct part *pt, const struct pnode *n, struct bp_pos *out)
 {
 	memset(out, 0, sizeof *out);
-	memcpy(out->w, pt->words + n->off, sizeof(uint64_t) * n->nwords);
+	if (n->nwords)
+		memcpy(out->w, pt->words + n->off, sizeof(uint64_t) * n->nwords);
 }
 
 /* @return the node number of (p, pmove) in pt, or -1. */
@@ -101,7 +102,7 @@ static int64_t part_find(const struct part *pt, const struct bp_pos *p, int pmov
 			return -1;
 		const struct pnode *n = &pt->n[v - 1];
 		if (n->pmove == pmove && n->nwords == nw &&
-		    memcmp(pt->words + n->off, p->w, sizeof(uint64_t) * (size_t)nw) == 0)
+		    (!nw || memcmp(pt->words + n->off, p->w, sizeof(uint64_t) * (size_t)nw) == 0))
 			return (int64_t)(v - 1);
 	}
 }
@@ -166,7 +167,8 @@ static int64_t part_add(struct part *pt, const struct bp_pos *p, int pmove, int 
 	n->kind = (uint8_t)kind;
 	n->pmove = (uint8_t)pmove;
 	n->move = 0;
-	memcpy(pt->words + pt->nw, p->w, sizeof(uint64_t) * (size_t)nw);
+	if (nw) /* an all-zero position (an empty board) has no words */
+		memcpy(pt->words + pt->nw, p->w, sizeof(uint64_t) * (size_t)nw);
 	pt->nw += (uint64_t)nw;
 	pt->count++;
 	return (int64_t)(pt->count - 1);
