@@ -54,13 +54,14 @@ struct bp_dfpn_progress {
 };
 
 struct bp_dfpn_opts {
-	uint64_t memory;	/* bytes of transposition table; 0: 64 MiB */
-	double time_limit;	/* seconds; 0: none */
-	uint64_t max_nodes;	/* expansions; 0: none */
-	int threads;		/* search threads sharing the table; <= 0: 1 */
-	bp_dfpn_known *known;	/* may be NULL */
-	bp_dfpn_record *record; /* may be NULL */
-	uint64_t record_work;	/* 0: 256 */
+	uint64_t memory;    /* bytes of transposition table; 0: 64 MiB */
+	double time_limit;  /* seconds; 0: none */
+	uint64_t max_nodes; /* expansions; 0: none */
+	int threads; /* > 1: the "win" and "not lose" searches at once, on two threads sharing
+			 the table (see solver/dfpn.c); <= 1: one thread */
+	bp_dfpn_known *known;					       /* may be NULL */
+	bp_dfpn_record *record;					       /* may be NULL */
+	uint64_t record_work;					       /* 0: 256 */
 	void (*progress)(void *ctx, const struct bp_dfpn_progress *p); /* may be NULL; ~1/s */
 	void *ctx;	/* for known, record and progress */
 	int keep_table; /* keep the table in the handle after the call (proofs) */
