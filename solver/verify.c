@@ -40,7 +40,6 @@
 #include <string.h>
 
 #include "solver/parallel.h"
-#include "solver/retrograde.h"
 
 #define CHUNK 1024		 /* indices a work item checks */
 #define CACHE_BYTES (4ull << 30) /* the cache's byte budget, at least */

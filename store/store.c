@@ -11,6 +11,10 @@
  *   SPEC            one per table, named by its canonical spec (never starting with '.'):
  *                     key "meta" (4 bytes)  -> the table's metadata (store/meta.c)
  *                     key tier:u32be block:u64be (12 bytes) -> one block (store/codec.c)
+ *   ".KIND:SPEC"    key spaces of store/kv.h (added in format 1 without changing the
+ *                   above: older readers never open them): ".proven:SPEC" values that
+ *                   proof-number search proved, ".proof:SPEC" saved proof trees; their
+ *                   keys and values are documented in solver/dfpn_db.c.
  *
  * Block b of tier t holds records [b * B, min((b + 1) * B, size)) of the tier, B the
  * table's records per block; a done tier of n records has exactly ceil(n / B) blocks
@@ -65,6 +69,7 @@
 #include "bp_config.h"
 #include "store/codec.h"
 #include "store/meta.h"
+#include "store/store_env.h"
 
 #define BP_STORE_MAGIC "BPSTORE"
 #define BP_STORE_HEADER_DB ".boardproof"
@@ -1205,4 +1210,21 @@ int bp_table_check_blocks(bp_table *t,
 	}
 	walk_end(&w);
 	return ret == BP_OK ? c.nbad : ret;
+}
+
+/* ---- for store/kv.c (store/store_env.h) ---- */
+
+MDB_env *bp_store_env(bp_store *s)
+{
+	return s->env;
+}
+
+int bp_store_readonly(const bp_store *s)
+{
+	return s->readonly;
+}
+
+void bp_store_handles(bp_store *s, int delta)
+{
+	s->ntables += delta;
 }

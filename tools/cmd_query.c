@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/dfpn_db.h"
 #include "solver/probe.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -105,6 +106,39 @@ out:
 	return rc;
 }
 
+/* A position that no solved table holds but proof-number search proved (`prove`):
+ * its value (or bound) without remoteness or moves. @return 1 when answered. */
+static int answer_proven(bp_store *db, const struct bp_game *g, const struct bp_pos *p,
+			 const struct bp_text *pos, int json)
+{
+	static const char *const names[] = { "loss", "draw", "win" };
+	struct bp_dfpn_bound b;
+	if (bp_dfpn_proven_get(db, g, p, &b) != 1)
+		return 0;
+	char value[32];
+	if (b.lo == b.hi)
+		snprintf(value, sizeof value, "%s", names[b.lo + 1]);
+	else
+		snprintf(value, sizeof value, "%s", b.lo == 0 ? "at least draw" : "at most draw");
+	if (json) {
+		struct bp_text t = { 0 };
+		bp_text_printf(&t, "{\"instance\": ");
+		bp_text_json_string(&t, g->spec);
+		bp_text_printf(&t, ", \"position\": ");
+		bp_text_json_string(&t, bp_text_str(pos));
+		bp_text_printf(&t,
+			       ", \"value\": \"%s\", \"remoteness\": null, \"source\": "
+			       "\"proven\"}\n",
+			       value);
+		fputs(bp_text_str(&t), stdout);
+		bp_text_free(&t);
+	} else
+		printf("position: %s\nvalue:    %s for the player to move (proven by prove; no "
+		       "remoteness, no table)\n",
+		       bp_text_str(pos), value);
+	return 1;
+}
+
 int bp_cmd_query(int argc, char **argv)
 {
 	const char *cmd = "query";
@@ -149,12 +183,22 @@ int bp_cmd_query(int argc, char **argv)
 	if ((rc = bp_cli_open_member(cmd, fam, &fp, &member, &p)))
 		goto out;
 	g = member ? member : fam;
-	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)) ||
-	    (rc = bp_cli_open_table(cmd, db, g, &tab)))
+	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
 		goto out;
 	bp_cli_position_text(g, &p, &pos);
+	/* no table of the instance: a value that prove proved, if any */
+	if (bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, NULL) == BP_ENOTFOUND &&
+	    answer_proven(db, g, &p, &pos, a.json))
+		goto out;
+	bp_table_close(tab);
+	tab = NULL;
+	/* the table, refused when it is of another rules version */
+	if ((rc = bp_cli_open_table(cmd, db, g, &tab)))
+		goto out;
 	struct bp_probe pr;
 	int prc = bp_probe_position(g, tab, &p, &pr);
+	if (prc == BP_ENOTFOUND && answer_proven(db, g, &p, &pos, a.json))
+		goto out;
 	if (prc) {
 		if (prc == BP_ENOTFOUND)
 			bp_cli_error(cmd,

@@ -63,6 +63,9 @@ int bp_cmd_verify(int argc, char **argv)
 	bp_store *db = NULL;
 	struct specs specs = { 0 };
 	struct bp_text out = { 0 };
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (strcmp(argv[i], "--proofs") == 0)
+			return bp_cmd_verify_proofs(argc, argv);
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;

@@ -46,6 +46,9 @@ void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 /* Writes t to path ("-": stdout), printing the error. @return 0 or BP_EXIT_IO. */
 int bp_cmd_write_file(const char *cmd, const char *path, const struct bp_text *t);
 int bp_cmd_serve(int argc, char **argv);
+int bp_cmd_prove(int argc, char **argv);
+/* verify GAME --proofs (tools/cmd_prove.c): checks the saved proofs of GAME. */
+int bp_cmd_verify_proofs(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several
  * words); NULL when there are none. The caller frees the result. */
