@@ -350,6 +350,111 @@ static void landscape_describe(const struct bp_game *g, const struct bp_pos *p,
 	bp_loops_describe(&LS(g)->L, g->board, sets, "bo", json, text);
 }
 
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * One stone a turn, so every move leads from tier t to t + 1, and rank() covers every
+ * position of a layout, canonical or not. The walk steps through the indices of the
+ * start layout's block, keeps the canonical positions that are valid (the player to
+ * move has no loop) and reachable, and lists their children as ranks of the child's
+ * own stones: no canonical form and no check per child.
+ *
+ * Reachable, without a search: adding stones never breaks a loop, so every position
+ * without a loop is reached (any order of its stones, black first, passes only through
+ * positions without loops), and a position where the player who just moved has a loop
+ * is reached exactly when removing one of that player's stones leaves no loop (that
+ * parent is reached, and the game was not over there). The tiers engine marks the
+ * same set by search; the tests compare both tables. */
+
+/* The index of p in its tier, given its occupied set and tier (no checks). */
+static uint64_t walk_rank(const struct landscape *ls, uint64_t occ, uint64_t orange, int t,
+			  uint64_t base)
+{
+	uint64_t free_ = ls->L.full & ~ls->layout;
+	return base + bp_rank_subset(bp_bits_extract(occ, free_)) * bp_binom(t, t / 2) +
+	       bp_rank_subset(bp_bits_extract(orange, occ));
+}
+
+static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			       unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			       void *ctx)
+{
+	const struct landscape *ls = LS(g);
+	uint64_t size, per = 0, cper = 0;
+	int rc = landscape_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (lo > hi || hi > size)
+		return BP_ERANGE;
+	per_layout(ls, tier, &per);
+	per_layout(ls, tier + 1, &cper); /* 0 past the last tier */
+	/* without layout=, the index has a block per neutral set: only the start
+	 * layout's block is reachable (and the symmetries keep that layout) */
+	uint64_t block = ls->fixed ? 0 : bp_rank_subset(ls->layout);
+	uint64_t b0 = block * per, cbase = block * cper;
+	if (lo < b0)
+		lo = b0;
+	if (hi > b0 + per)
+		hi = b0 + per;
+	const int t = (int)tier, mover = t & 1, nsym = g->nsym;
+	const uint64_t co = bp_binom(t, t / 2), free_ = ls->L.full & ~ls->layout;
+	uint64_t children[64], images[16];
+	struct bp_pos p, c;
+	memset(&p, 0, sizeof p);
+	NEUTRAL(&p) = ls->layout;
+	for (uint64_t idx = lo; idx < hi; idx++) {
+		uint64_t i = idx - b0;
+		uint64_t occ = bp_bits_deposit(bp_unrank_subset(t, i / co), free_);
+		ORANGE(&p) = bp_bits_deposit(bp_unrank_subset(t / 2, i % co), occ);
+		BLACK(&p) = occ & ~ORANGE(&p);
+		OVER(&p) = 0;
+		/* canonical: no symmetry gives a smaller image (bp_perm64_canonical's order) */
+		uint64_t cw[3];
+		bp_perm64_canonical(ls->perm, p.w, 3, cw);
+		if (cw[0] != BLACK(&p) || cw[1] != ORANGE(&p) || cw[2] != NEUTRAL(&p))
+			continue;
+		/* the player who just moved (black when the counts differ) may have a loop,
+		 * the player to move may not */
+		int last = !mover;
+		if (bp_loops_enclosed(&ls->L, mover, p.w[mover] | NEUTRAL(&p)))
+			continue;
+		int over = bp_loops_enclosed(&ls->L, last, p.w[last] | NEUTRAL(&p)) != 0;
+		if (over) {
+			int reached = 0;
+			for (uint64_t m = p.w[last]; m && !reached; m &= m - 1)
+				reached = !bp_loops_enclosed(&ls->L, last,
+							     (p.w[last] & ~(m & -m)) | NEUTRAL(&p));
+			if (!reached)
+				continue;
+		}
+		struct bp_walk w = { .index = idx, .nchildren = -1 };
+		if (!over && occ != free_) {
+			w.nchildren = 0;
+			if (what & BP_WALK_CHILDREN)
+				for (uint64_t e = free_ & ~occ; e; e &= e - 1) {
+					uint64_t v = e & -e;
+					children[w.nchildren++] =
+						walk_rank(ls, occ | v, ORANGE(&p) | (mover ? v : 0),
+							  t + 1, cbase);
+				}
+			else
+				w.nchildren = popc(free_ & ~occ);
+			w.children = children;
+		}
+		if (what & BP_WALK_IMAGES) {
+			for (int s = 1; s < nsym; s++) {
+				landscape_transform(g, &p, s, &c);
+				uint64_t r;
+				if (landscape_rank(g, &c, &r) == BP_OK && r != idx)
+					images[w.nimages++] = r;
+			}
+			w.images = images;
+		}
+		if ((rc = visit(ctx, &w)))
+			return rc;
+	}
+	return BP_OK;
+}
+
 /* ---- layouts ------------------------------------------------------------------- */
 
 /* The colex-smallest set of k pairwise non-adjacent cells within allowed, or 0 with
@@ -758,6 +863,7 @@ const struct bp_game_ops bp_landscape_ops = {
 	.tier_size = landscape_tier_size,
 	.rank = landscape_rank,
 	.unrank = landscape_unrank,
+	.tier_walk = landscape_tier_walk,
 	.family_key = "layout",
 	.family_count = landscape_family_count,
 	.family_list = landscape_family_list,
