@@ -374,6 +374,34 @@ static uint64_t walk_rank(const struct landscape *ls, uint64_t occ, uint64_t ora
 	       bp_rank_subset(bp_bits_extract(orange, occ));
 }
 
+/* What the walk prepares once per occupied set: its cells, and per empty cell the
+ * part of a child's index that depends on the occupied set only. */
+struct lwalk_block {
+	uint64_t occ;
+	uint64_t cell[64]; /* cell[j]: the j-th lowest cell of occ */
+	int nempty;
+	uint64_t ecell[64], ebase[64];
+	int eshift[64]; /* cells of occ below the empty cell */
+};
+
+static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_t cbase,
+			struct lwalk_block *B)
+{
+	const uint64_t free_ = ls->L.full & ~ls->layout, cco = bp_binom(t + 1, (t + 1) / 2);
+	B->occ = occ;
+	int j = 0;
+	for (uint64_t m = occ; m; m &= m - 1)
+		B->cell[j++] = m & -m;
+	B->nempty = 0;
+	for (uint64_t e = free_ & ~occ; e; e &= e - 1) {
+		uint64_t v = e & -e;
+		B->ecell[B->nempty] = v;
+		B->eshift[B->nempty] = popc(occ & (v - 1));
+		B->ebase[B->nempty] = cbase + bp_rank_subset(bp_bits_extract(occ | v, free_)) * cco;
+		B->nempty++;
+	}
+}
+
 static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			       unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
 			       void *ctx)
@@ -395,56 +423,70 @@ static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t 
 		lo = b0;
 	if (hi > b0 + per)
 		hi = b0 + per;
-	const int t = (int)tier, mover = t & 1, nsym = g->nsym;
+	if (lo >= hi)
+		return BP_OK;
+	const int t = (int)tier, mover = t & 1, last = !mover, nsym = g->nsym;
 	const uint64_t co = bp_binom(t, t / 2), free_ = ls->L.full & ~ls->layout;
+	const uint64_t neutral = ls->layout;
 	uint64_t children[64], images[16];
-	struct bp_pos p, c;
-	memset(&p, 0, sizeof p);
-	NEUTRAL(&p) = ls->layout;
+	struct lwalk_block B;
+	/* the orange pattern b (bit j: the j-th cell of occ is orange) runs through the
+	 * t/2-subsets in colex order, which is numeric order: Gosper's step */
+	uint64_t R = (lo - b0) / co, b = bp_unrank_subset(t / 2, (lo - b0) % co);
+	lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t, cbase, &B);
 	for (uint64_t idx = lo; idx < hi; idx++) {
-		uint64_t i = idx - b0;
-		uint64_t occ = bp_bits_deposit(bp_unrank_subset(t, i / co), free_);
-		ORANGE(&p) = bp_bits_deposit(bp_unrank_subset(t / 2, i % co), occ);
-		BLACK(&p) = occ & ~ORANGE(&p);
-		OVER(&p) = 0;
+		if (idx > lo) {
+			if ((idx - b0) % co == 0) {
+				R++;
+				b = t / 2 ? (1ull << (t / 2)) - 1 : 0;
+				lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t,
+					    cbase, &B);
+			} else {
+				uint64_t c = b & -b, r = b + c;
+				b = (((r ^ b) >> 2) / c) | r;
+			}
+		}
+		const uint64_t occ = B.occ;
+		uint64_t orange = 0;
+		for (uint64_t m = b; m; m &= m - 1)
+			orange |= B.cell[__builtin_ctzll(m)];
+		const uint64_t planes[3] = { occ & ~orange, orange, neutral };
 		/* canonical: no symmetry gives a smaller image (bp_perm64_canonical's order) */
 		uint64_t cw[3];
-		bp_perm64_canonical(ls->perm, p.w, 3, cw);
-		if (cw[0] != BLACK(&p) || cw[1] != ORANGE(&p) || cw[2] != NEUTRAL(&p))
+		bp_perm64_canonical(ls->perm, planes, 3, cw);
+		if (cw[0] != planes[0] || cw[1] != planes[1])
 			continue;
-		/* the player who just moved (black when the counts differ) may have a loop,
-		 * the player to move may not */
-		int last = !mover;
-		if (bp_loops_enclosed(&ls->L, mover, p.w[mover] | NEUTRAL(&p)))
+		/* the player to move may not have a loop; the one who just moved may */
+		if (bp_loops_enclosed(&ls->L, mover, planes[mover] | neutral))
 			continue;
-		int over = bp_loops_enclosed(&ls->L, last, p.w[last] | NEUTRAL(&p)) != 0;
+		int over = bp_loops_enclosed(&ls->L, last, planes[last] | neutral) != 0;
 		if (over) {
 			int reached = 0;
-			for (uint64_t m = p.w[last]; m && !reached; m &= m - 1)
+			for (uint64_t m = planes[last]; m && !reached; m &= m - 1)
 				reached = !bp_loops_enclosed(&ls->L, last,
-							     (p.w[last] & ~(m & -m)) | NEUTRAL(&p));
+							     (planes[last] & ~(m & -m)) | neutral);
 			if (!reached)
 				continue;
 		}
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
 		if (!over && occ != free_) {
-			w.nchildren = 0;
+			w.nchildren = B.nempty;
 			if (what & BP_WALK_CHILDREN)
-				for (uint64_t e = free_ & ~occ; e; e &= e - 1) {
-					uint64_t v = e & -e;
-					children[w.nchildren++] =
-						walk_rank(ls, occ | v, ORANGE(&p) | (mover ? v : 0),
-							  t + 1, cbase);
+				for (int e = 0; e < B.nempty; e++) {
+					int sh = B.eshift[e];
+					uint64_t lowm = (1ull << sh) - 1;
+					uint64_t pat = (b & lowm) | (b & ~lowm) << 1 |
+						       (uint64_t)mover << sh;
+					children[e] = B.ebase[e] + bp_rank_subset(pat);
 				}
-			else
-				w.nchildren = popc(free_ & ~occ);
 			w.children = children;
 		}
 		if (what & BP_WALK_IMAGES) {
 			for (int s = 1; s < nsym; s++) {
-				landscape_transform(g, &p, s, &c);
-				uint64_t r;
-				if (landscape_rank(g, &c, &r) == BP_OK && r != idx)
+				uint64_t so = bp_perm64_apply(ls->perm, s, orange);
+				uint64_t sx = bp_perm64_apply(ls->perm, s, occ);
+				uint64_t r = walk_rank(ls, sx, so, t, b0);
+				if (r != idx)
 					images[w.nimages++] = r;
 			}
 			w.images = images;
