@@ -393,11 +393,13 @@ static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_
 	for (uint64_t m = occ; m; m &= m - 1)
 		B->cell[j++] = m & -m;
 	B->nempty = 0;
+	const uint64_t x = bp_bits_extract(occ, free_);
 	for (uint64_t e = free_ & ~occ; e; e &= e - 1) {
 		uint64_t v = e & -e;
 		B->ecell[B->nempty] = v;
 		B->eshift[B->nempty] = popc(occ & (v - 1));
-		B->ebase[B->nempty] = cbase + bp_rank_subset(bp_bits_extract(occ | v, free_)) * cco;
+		B->ebase[B->nempty] =
+			cbase + bp_rank_subset(x | 1ull << popc(free_ & (v - 1))) * cco;
 		B->nempty++;
 	}
 }
@@ -451,10 +453,17 @@ static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t 
 		for (uint64_t m = b; m; m &= m - 1)
 			orange |= B.cell[__builtin_ctzll(m)];
 		const uint64_t planes[3] = { occ & ~orange, orange, neutral };
-		/* canonical: no symmetry gives a smaller image (bp_perm64_canonical's order) */
-		uint64_t cw[3];
-		bp_perm64_canonical(ls->perm, planes, 3, cw);
-		if (cw[0] != planes[0] || cw[1] != planes[1])
+		/* canonical: no symmetry gives a smaller image, in bp_perm64_canonical's
+		 * order (black, then orange; the instance's symmetries keep the neutral
+		 * plane), stopping at the first smaller one */
+		int canonical = 1;
+		for (int sy = 1; sy < nsym && canonical; sy++) {
+			uint64_t sb = bp_perm64_apply(ls->perm, sy, planes[0]);
+			canonical = sb > planes[0] ||
+				    (sb == planes[0] &&
+				     bp_perm64_apply(ls->perm, sy, planes[1]) >= planes[1]);
+		}
+		if (!canonical)
 			continue;
 		/* the player to move may not have a loop; the one who just moved may */
 		if (bp_loops_enclosed(&ls->L, mover, planes[mover] | neutral))
