@@ -360,6 +360,7 @@ int bp_cmd_solve(int argc, char **argv)
 		       "\"counts\": {\"win\": %llu, \"loss\": %llu, \"draw\": %llu}, \"seconds\": "
 		       "%.3f, "
 		       "\"positions_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
+		       "\"memory_estimate_bytes\": %llu, "
 		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
 		       "%u, \"already_solved\": %s, "
 		       "\"threads\": %d, \"solver\": \"%s\", \"db\": ",
@@ -367,8 +368,9 @@ int bp_cmd_solve(int argc, char **argv)
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
 		       (unsigned long long)r.counts[BP_VALUE_DRAW], r.seconds, pps,
-		       (unsigned long long)r.peak_memory, (unsigned long long)r.stored_bytes, bpp,
-		       r.resumed_tiers, already ? "true" : "false",
+		       (unsigned long long)r.peak_memory, (unsigned long long)r.memory_estimate,
+		       (unsigned long long)r.stored_bytes, bpp, r.resumed_tiers,
+		       already ? "true" : "false",
 		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN), used);
 		struct bp_text t = { 0 };
 		bp_text_json_string(&t, path);
