@@ -84,10 +84,11 @@ struct bp_solve_meter {
 	double t0;			  /* the solve's start, bp_solve_clock */
 	uint64_t phase_done, phase_total; /* see bp_solve_tick; phase_done advances */
 	/* inside a run: */
-	struct bp_solve_tick tick;
+	struct bp_solve_tick tick; /* its fields that workers do not change */
+	uint64_t tier_done;	   /* changed by the workers, atomically */
 	uint64_t item_indices;
-	double next; /* clock time of the next tick */
-	int busy;    /* a worker is ticking */
+	uint64_t next_ns; /* clock time of the next tick, in nanoseconds (atomic) */
+	int busy;	  /* a worker is ticking */
 	int (*fn)(void *ctx, int worker, uint64_t item);
 	void *ctx;
 };
