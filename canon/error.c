@@ -20,6 +20,7 @@ const char *bp_strerror(int code)
 	case BP_ERULES: return "solved under another rules version";
 	case BP_EIO: return "i/o error";
 	case BP_EUNSUPPORTED: return "not supported";
+	case BP_ECANCELED: return "canceled";
 	default: return "unknown error";
 	}
 }

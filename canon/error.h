@@ -20,7 +20,8 @@ enum bp_error_code {
 	BP_EFORMAT = -9,       /* stored data of another format version or instance */
 	BP_EIO = -10,	       /* an operating-system I/O failure */
 	BP_EUNSUPPORTED = -11, /* the game or instance does not offer this operation */
-	BP_ERULES = -12	       /* a table solved under another version of RULES.md */
+	BP_ERULES = -12,       /* a table solved under another version of RULES.md */
+	BP_ECANCELED = -13     /* stopped because the caller asked (a cancel callback) */
 };
 
 /* An optional place for a human-readable message naming the bad part of an input.

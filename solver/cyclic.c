@@ -40,9 +40,11 @@ struct csolve {
 	uint32_t nt;
 	uint64_t *chunk_start; /* first global chunk of each tier; [nt] = total */
 	struct bp_move **mv;
-	int phase;		/* what a pass does: see pass_chunk */
-	unsigned level;		/* the remoteness being resolved */
-	uint64_t (*changed)[8]; /* per worker, [0]; a cache line each (no false sharing) */
+	int phase;		     /* what a pass does: see pass_chunk */
+	unsigned level;		     /* the remoteness being resolved */
+	uint64_t (*changed)[8];	     /* per worker, [0]; a cache line each (no false sharing) */
+	struct bp_solve_meter meter; /* cancel and ticks inside a pass */
+	uint32_t passes;	     /* run so far */
 	char errmsg[200];
 };
 
@@ -174,7 +176,9 @@ static uint64_t run_pass(struct csolve *s, int threads, int phase, unsigned leve
 	s->phase = phase;
 	s->level = level;
 	memset(s->changed, 0, sizeof *s->changed * (size_t)threads);
-	*rc = bp_parallel_for(threads, s->chunk_start[s->nt], pass_chunk, s);
+	uint64_t n = s->chunk_start[s->nt];
+	*rc = bp_solve_metered(&s->meter, 2, ++s->passes, 0, threads, n, CHUNK_WORDS * 64,
+			       n * CHUNK_WORDS * 64, pass_chunk, s);
 	uint64_t total = 0;
 	for (int i = 0; i < threads; i++)
 		total += s->changed[i][0];
@@ -238,6 +242,25 @@ int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve
 	uint64_t sidx;
 	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
+	/* a table stored completely is not solved again: the engine has nothing to
+	 * resume from otherwise, and the same rules give the same table */
+	struct bp_table_meta meta;
+	if ((rc = bp_table_meta_get(tab, &meta)))
+		goto out;
+	uint32_t ndone = 0;
+	for (uint32_t t = 0; t < s.nt; t++)
+		ndone += meta.tier_done[t] != 0;
+	if (ndone == s.nt) {
+		for (uint32_t t = 0; t < s.nt; t++)
+			for (int v = 1; v < 4; v++)
+				out->counts[v] += meta.tier_count[(size_t)t * 4 + v];
+		out->resumed_tiers = s.nt;
+		uint16_t r = 0;
+		if ((rc = bp_table_get(tab, st, sidx, &r)) || (rc = bp_solve_finish(tab, r, out)))
+			goto out;
+		goto out;
+	}
+	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
 	while (run_pass(&s, threads, EXPAND, 0, &rc) && !rc)
 		;
@@ -281,6 +304,7 @@ int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve
 				 bp_strerror(rc));
 			goto out;
 		}
+		out->solved_tiers++;
 	}
 	out->counts[0] = 0;
 	if ((rc = bp_solve_finish(tab, s.tiers[st].rec[sidx], out)))

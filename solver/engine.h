@@ -29,6 +29,18 @@ struct bp_solve_progress {
 	int resumed;	    /* 1 when the tier was already stored */
 };
 
+/* What a tick sees: how far the current tier (or pass) and the whole phase have got,
+ * in dense indices walked (the unit every engine shares: a work item covers a range of
+ * indices, canonical or not). */
+struct bp_solve_tick {
+	int phase;	       /* as bp_solve_progress; 2: a level pass of the cycles engine */
+	uint32_t tier, ntiers; /* the tier; for phase 2 the pass number and 0 */
+	uint64_t tier_done, tier_total;	  /* indices of this tier (pass) walked, and in all */
+	uint64_t phase_done, phase_total; /* the same over the phase's work in this run (for
+					   * phase 2: the passes so far, total unknown: 0) */
+	double seconds;			  /* since the solve started */
+};
+
 struct bp_solve_opts {
 	enum bp_engine engine;	/* bp_solve only; engines called directly ignore it */
 	int threads;		/* worker threads; <= 0: one per online core */
@@ -36,7 +48,18 @@ struct bp_solve_opts {
 	uint32_t block_records; /* passed to the store; 0: its default */
 	int compression_level;	/* passed to the store; 0: its default */
 	void (*progress)(void *ctx, const struct bp_solve_progress *p); /* may be NULL */
-	void *ctx;
+	/* Inside a tier or pass, about every tick_seconds (0: 0.25 s), from any one of the
+	 * workers at a time (never two at once); may be NULL. */
+	void (*tick)(void *ctx, const struct bp_solve_tick *t);
+	double tick_seconds;
+	/* Polled between work items (a few thousand times a second at most): when it
+	 * returns nonzero the solve stops with BP_ECANCELED. Tiers already stored stay
+	 * stored, so the tiers and walk engines resume from them; the cycles engine stores
+	 * nothing until it has finished. May be NULL. The library installs no signal
+	 * handler: a caller that wants Ctrl-C sets a flag in its own handler and returns
+	 * it here. */
+	int (*cancel)(void *ctx);
+	void *ctx; /* passed to progress, tick and cancel */
 };
 
 struct bp_solve_result {
@@ -50,6 +73,8 @@ struct bp_solve_result {
 	uint64_t memory_estimate; /* bytes the solve planned for */
 	uint64_t stored_bytes;	  /* compressed size of the table */
 	uint32_t resumed_tiers;	  /* tiers found already stored */
+	uint32_t solved_tiers;	  /* tiers solved and stored by this run (also when it
+				   * stopped early: what an interrupted run kept) */
 };
 
 #endif

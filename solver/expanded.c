@@ -49,7 +49,8 @@ struct expanded {
 	uint8_t *done;		   /* per tier: found stored when the solve began */
 	uint64_t (*done_count)[4]; /* and its counts per value */
 	int threads;
-	uint64_t (*counts)[4]; /* per worker */
+	uint64_t (*counts)[4];	     /* per worker */
+	struct bp_solve_meter meter; /* cancel and ticks inside a tier */
 	char errmsg[200];
 };
 
@@ -261,6 +262,9 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
 
+	x.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
+	for (uint32_t t = st; t < x.nt; t++)
+		x.meter.phase_total += x.done[t] ? 0 : x.size[t];
 	for (uint32_t t = x.nt; t-- > st;) {
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x.nt };
 		if (x.done[t]) {
@@ -274,7 +278,8 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 				goto out;
 			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
 			x.t = t;
-			if ((rc = bp_parallel_for(x.threads, chunks(&x), solve_chunk, &x)))
+			if ((rc = bp_solve_metered(&x.meter, 1, t, x.nt, x.threads, chunks(&x),
+						   CHUNK, x.size[t], solve_chunk, &x)))
 				goto out;
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < x.threads; i++)
@@ -284,6 +289,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 						    prior_seconds + (bp_solve_clock() - t0), out,
 						    x.errmsg, sizeof x.errmsg)))
 				goto out;
+			out->solved_tiers++;
 			bp_solve_add_counts(tc, out, &pr);
 			if (t > st && !x.done[t - 1] && (rc = expand(&x, t)))
 				goto out;

@@ -56,6 +56,7 @@ struct solve {
 	/* per worker: canonical positions per value; a cache line each, or the workers'
 	 * increments would fight over one */
 	uint64_t (*counts)[8];
+	struct bp_solve_meter meter; /* cancel and ticks inside a tier */
 	char errmsg[200];
 };
 
@@ -223,10 +224,11 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 	return each_marked(ctx, worker, item, solve_one);
 }
 
-static int run_tier(struct solve *s, uint32_t t, int (*fn)(void *, int, uint64_t))
+static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, int, uint64_t))
 {
 	s->t = t;
-	return bp_parallel_for(s->threads, chunks_of(s->tiers[t].size), fn, s);
+	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, chunks_of(s->tiers[t].size),
+				CHUNK_WORDS * 64, s->tiers[t].size, fn, s);
 }
 
 /* Makes tier t's records available in memory. */
@@ -336,8 +338,11 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	 * by reads it back from the table) */
 	for (uint32_t t = 0; dense && t < s.nt; t++)
 		s.tiers[t].lastuse = t ? t - 1 : UINT32_MAX;
+	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
+	for (uint32_t t = st; !dense && t < s.nt; t++)
+		s.meter.phase_total += s.tiers[t].size;
 	for (uint32_t t = st; !dense && t < s.nt; t++) {
-		if ((rc = run_tier(&s, t, forward_chunk)))
+		if ((rc = run_tier(&s, t, 0, forward_chunk)))
 			goto out;
 		if (opts->progress) {
 			struct bp_solve_progress pr = { .phase = 0,
@@ -355,6 +360,9 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 				s.tiers[c].lastuse = t;
 
 	/* 2. tiers from the last to the first */
+	s.meter.phase_done = s.meter.phase_total = 0;
+	for (uint32_t t = st; t < s.nt; t++)
+		s.meter.phase_total += s.tiers[t].done ? 0 : s.tiers[t].size;
 	for (uint32_t t = s.nt; t-- > st;) {
 		struct tier *tt = &s.tiers[t];
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };
@@ -369,7 +377,9 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 				if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1 &&
 				    (rc = load_tier(&s, c)))
 					goto out;
-			if (dense && (rc = run_tier(&s, t, mark_chunk)))
+			s.t = t; /* marking is not metered: solving the tier follows at once */
+			if (dense &&
+			    (rc = bp_parallel_for(s.threads, chunks_of(tt->size), mark_chunk, &s)))
 				goto out;
 			tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t));
 			if (!tt->rec) {
@@ -377,7 +387,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 				goto out;
 			}
 			memset(s.counts, 0, sizeof *s.counts * (size_t)s.threads);
-			if ((rc = run_tier(&s, t, solve_chunk)))
+			if ((rc = run_tier(&s, t, 1, solve_chunk)))
 				goto out;
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < s.threads; i++)
@@ -387,6 +397,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 						    prior_seconds + (bp_solve_clock() - t0), out,
 						    s.errmsg, sizeof s.errmsg)))
 				goto out;
+			out->solved_tiers++;
 			bp_solve_add_counts(tc, out, &pr);
 		}
 		/* children no lower tier needs any more */

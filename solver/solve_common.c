@@ -123,3 +123,62 @@ int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const 
 		snprintf(errmsg, errlen, "writing tier %u: %s", t, bp_strerror(rc));
 	return rc;
 }
+
+static uint64_t ns_of(double seconds)
+{
+	return (uint64_t)(seconds * 1e9);
+}
+
+static int metered_item(void *ctx, int worker, uint64_t item)
+{
+	struct bp_solve_meter *m = ctx;
+	const struct bp_solve_opts *o = m->o;
+	if (o->cancel && o->cancel(o->ctx))
+		return BP_ECANCELED;
+	int rc = m->fn(m->ctx, worker, item);
+	uint64_t n = m->item_indices, total = m->tick.tier_total;
+	if ((item + 1) * n > total)
+		n = total > item * n ? total - item * n : 0;
+	__atomic_fetch_add(&m->tier_done, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&m->phase_done, n, __ATOMIC_RELAXED);
+	if (rc || !o->tick)
+		return rc;
+	double now = bp_solve_clock();
+	if (ns_of(now) < __atomic_load_n(&m->next_ns, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&m->busy, 1, __ATOMIC_ACQUIRE))
+		return rc;
+	/* another worker may have ticked in between */
+	if (ns_of(now) >= __atomic_load_n(&m->next_ns, __ATOMIC_RELAXED)) {
+		struct bp_solve_tick t = m->tick;
+		t.tier_done = __atomic_load_n(&m->tier_done, __ATOMIC_RELAXED);
+		t.phase_done = __atomic_load_n(&m->phase_done, __ATOMIC_RELAXED);
+		t.phase_total = m->phase_total;
+		t.seconds = now - m->t0;
+		o->tick(o->ctx, &t);
+		double every = o->tick_seconds > 0 ? o->tick_seconds : 0.25;
+		__atomic_store_n(&m->next_ns, ns_of(now + every), __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
+	return rc;
+}
+
+int bp_solve_metered(struct bp_solve_meter *m, int phase, uint32_t tier, uint32_t ntiers,
+		     int threads, uint64_t nitems, uint64_t item_indices, uint64_t tier_total,
+		     int (*fn)(void *ctx, int worker, uint64_t item), void *ctx)
+{
+	if (!m->o->tick && !m->o->cancel) {
+		m->phase_done += tier_total;
+		return bp_parallel_for(threads, nitems, fn, ctx);
+	}
+	m->tick = (struct bp_solve_tick){
+		.phase = phase, .tier = tier, .ntiers = ntiers, .tier_total = tier_total
+	};
+	m->tier_done = 0;
+	m->item_indices = item_indices;
+	m->fn = fn;
+	m->ctx = ctx;
+	if (m->next_ns == 0)
+		m->next_ns = ns_of(bp_solve_clock() +
+				   (m->o->tick_seconds > 0 ? m->o->tick_seconds : 0.25));
+	return bp_parallel_for(threads, nitems, metered_item, m);
+}

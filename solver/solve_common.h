@@ -78,4 +78,29 @@ static inline enum bp_value bp_solve_value_of_key(uint32_t best, unsigned *remot
 	return cls == 3 ? BP_VALUE_WIN : cls == 2 ? BP_VALUE_DRAW : BP_VALUE_LOSS;
 }
 
+/* The state behind bp_solve_metered: one per solve, zeroed but for o and t0. */
+struct bp_solve_meter {
+	const struct bp_solve_opts *o;
+	double t0;			  /* the solve's start, bp_solve_clock */
+	uint64_t phase_done, phase_total; /* see bp_solve_tick; phase_done advances */
+	/* inside a run: */
+	struct bp_solve_tick tick; /* its fields that workers do not change */
+	uint64_t tier_done;	   /* changed by the workers, atomically */
+	uint64_t item_indices;
+	uint64_t next_ns; /* clock time of the next tick, in nanoseconds (atomic) */
+	int busy;	  /* a worker is ticking */
+	int (*fn)(void *ctx, int worker, uint64_t item);
+	void *ctx;
+};
+
+/* Runs a tier's (or pass's) work items on threads, as bp_parallel_for, with the
+ * caller's cancel callback polled before each item and its tick callback called, at
+ * most every o->tick_seconds, from one worker at a time. Each item covers
+ * item_indices dense indices of the tier (the last one may cover fewer; tier_total is
+ * the tier's size).
+ * @return as fn; BP_ECANCELED when o->cancel asked to stop. */
+int bp_solve_metered(struct bp_solve_meter *m, int phase, uint32_t tier, uint32_t ntiers,
+		     int threads, uint64_t nitems, uint64_t item_indices, uint64_t tier_total,
+		     int (*fn)(void *ctx, int worker, uint64_t item), void *ctx);
+
 #endif

@@ -13,10 +13,11 @@
 /* Exit codes, documented in `boardproof --help`. */
 enum {
 	BP_EXIT_OK = 0,
-	BP_EXIT_PROBLEM = 1, /* a check found a problem, or the command is not available */
-	BP_EXIT_USAGE = 2,   /* usage or bad input: game spec, position, move */
-	BP_EXIT_DB = 3,	     /* database missing, corrupt or of another format */
-	BP_EXIT_IO = 4	     /* I/O or resource failure */
+	BP_EXIT_PROBLEM = 1,	  /* a check found a problem, or the command is not available */
+	BP_EXIT_USAGE = 2,	  /* usage or bad input: game spec, position, move */
+	BP_EXIT_DB = 3,		  /* database missing, corrupt or of another format */
+	BP_EXIT_IO = 4,		  /* I/O or resource failure */
+	BP_EXIT_INTERRUPTED = 130 /* stopped by Ctrl-C (128 + SIGINT, as shells report) */
 };
 
 struct bp_command {

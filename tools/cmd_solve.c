@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* boardproof solve GAME: strongly solves an instance into the database, resuming an
  * interrupted solve at its first unfinished tier. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
@@ -10,9 +11,74 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 
-static void progress(void *ctx, const struct bp_solve_progress *p)
+/* Ctrl-C: the handler only sets a flag, which the engines poll through opts.cancel
+ * between work items; the solve then returns BP_ECANCELED with its finished tiers
+ * stored, and the command says how to resume. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The progress display: whole-tier lines, and inside a tier a line that a terminal
+ * overwrites in place (on other outputs, with --progress, each tick is a line). */
+struct meter {
+	int tty, open; /* stderr is a terminal; a tick line is showing */
+	int phase;     /* of the last tick, and where its rate is measured from: */
+	uint64_t done0;
+	double sec0;
+};
+
+static int cancel(void *ctx)
 {
 	(void)ctx;
+	return interrupted;
+}
+
+static void end_tick_line(struct meter *m)
+{
+	if (m->open && m->tty)
+		fputs("\r\033[K", stderr);
+	m->open = 0;
+}
+
+static void tick(void *ctx, const struct bp_solve_tick *t)
+{
+	struct meter *m = ctx;
+	if (t->phase != m->phase || t->phase_done < m->done0) {
+		m->phase = t->phase;
+		m->done0 = t->phase_done;
+		m->sec0 = t->seconds;
+		return; /* a rate needs two points */
+	}
+	double dt = t->seconds - m->sec0;
+	double rate = dt > 0 ? (double)(t->phase_done - m->done0) / dt : 0;
+	double pct = t->tier_total ? 100.0 * (double)t->tier_done / (double)t->tier_total : 0;
+	const char *what = t->phase == 0 ? "reachable: tier" : t->phase == 1 ? "tier" : "pass";
+	char line[200];
+	int n = snprintf(line, sizeof line, "solve: %s %u", what, t->tier);
+	if (t->ntiers)
+		n += snprintf(line + n, sizeof line - (size_t)n, " of %u", t->ntiers);
+	n += snprintf(line + n, sizeof line - (size_t)n, ": %5.1f%%, %.2f M indices/s", pct,
+		      rate / 1e6);
+	if (t->phase_total && rate > 0) {
+		double left = (double)(t->phase_total - t->phase_done) / rate;
+		snprintf(line + n, sizeof line - (size_t)n, ", %.0f%% of the %s, about %.0f s left",
+			 100.0 * (double)t->phase_done / (double)t->phase_total,
+			 t->phase == 0 ? "marking" : "solve", left);
+	}
+	if (m->tty)
+		fprintf(stderr, "\r\033[K%s", line);
+	else
+		fprintf(stderr, "%s\n", line);
+	m->open = 1;
+}
+
+static void progress(void *ctx, const struct bp_solve_progress *p)
+{
+	end_tick_line(ctx);
 	if (p->phase == 0)
 		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions (%.1f s)\n",
 			p->tier, p->ntiers, (unsigned long long)p->positions, p->seconds);
@@ -20,6 +86,24 @@ static void progress(void *ctx, const struct bp_solve_progress *p)
 		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier,
 			p->ntiers, p->resumed ? "already stored" : "solved",
 			(unsigned long long)p->positions, p->seconds);
+}
+
+/* What an interrupted solve prints: what it kept and how to go on. */
+static int interrupted_exit(const char *cmd, const struct bp_game *g,
+			    const struct bp_solve_result *r)
+{
+	if (r->engine == BP_ENGINE_CYCLES)
+		bp_cli_error(cmd,
+			     "%s: interrupted; nothing was stored (the cycles engine stores "
+			     "its table at the end): run the same command again to solve it",
+			     g->spec);
+	else
+		bp_cli_error(cmd,
+			     "%s: interrupted; %u of %u tiers are stored (%u in this run): run "
+			     "the same command again to resume from them",
+			     g->spec, r->resumed_tiers + r->solved_tiers, g->ntiers,
+			     r->solved_tiers);
+	return BP_EXIT_INTERRUPTED;
 }
 
 /* A spec that stands for a family of instances (Landscape without layout=, RULES.md
@@ -60,6 +144,13 @@ static int solve_member(void *ctx, const char *spec, const char *value, uint64_t
 	if (f->replace)
 		bp_store_drop_table(f->db, mg->spec, NULL);
 	int src = bp_solve(mg, f->db, f->opts, &r, &err);
+	if (f->opts->ctx)
+		end_tick_line(f->opts->ctx);
+	if (src == BP_ECANCELED) {
+		f->rc = interrupted_exit(f->cmd, mg, &r);
+		bp_game_destroy(mg);
+		return 1;
+	}
 	if (src == BP_ERULES)
 		bp_cli_rules_error(f->cmd, mg->spec, err.msg);
 	else if (src)
@@ -201,8 +292,15 @@ int bp_cmd_solve(int argc, char **argv)
 		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers or cycles)", solver);
 		return BP_EXIT_USAGE;
 	}
-	if (a.progress || isatty(2))
+	struct meter m = { .tty = isatty(2), .phase = -1 };
+	if (a.progress || m.tty) {
 		opts.progress = progress;
+		opts.tick = tick;
+		opts.ctx = &m;
+	}
+	opts.cancel = cancel;
+	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
+	int caught = 0;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		return rc;
 	const char *path = bp_cli_db_path(a.opt[0]);
@@ -218,6 +316,8 @@ int bp_cmd_solve(int argc, char **argv)
 			goto out;
 		}
 	}
+	sigemptyset(&sa.sa_mask);
+	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
 	if (bp_game_is_family(g)) {
 		rc = solve_family(cmd, g, db, &opts, a.json, a.replace);
 		goto out;
@@ -225,6 +325,11 @@ int bp_cmd_solve(int argc, char **argv)
 	struct bp_solve_result r;
 	struct bp_err err = { { 0 } };
 	int src = bp_solve(g, db, &opts, &r, &err);
+	end_tick_line(&m);
+	if (src == BP_ECANCELED) {
+		rc = interrupted_exit(cmd, g, &r);
+		goto out;
+	}
 	if (src == BP_ERULES) {
 		bp_cli_rules_error(cmd, g->spec, err.msg);
 		rc = BP_EXIT_DB;
@@ -244,6 +349,8 @@ int bp_cmd_solve(int argc, char **argv)
 		goto out;
 	}
 	const char *used = bp_engine_name(r.engine);
+	/* nothing solved in this run: a rate would be the speed of reading the table */
+	int already = r.solved_tiers == 0 && r.resumed_tiers > 0;
 	double pps = r.seconds > 0 ? (double)r.positions / r.seconds : 0;
 	double bpp = r.positions ? (double)r.stored_bytes * 8 / (double)r.positions : 0;
 	if (a.json) {
@@ -253,15 +360,17 @@ int bp_cmd_solve(int argc, char **argv)
 		       "\"counts\": {\"win\": %llu, \"loss\": %llu, \"draw\": %llu}, \"seconds\": "
 		       "%.3f, "
 		       "\"positions_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
+		       "\"memory_estimate_bytes\": %llu, "
 		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
-		       "%u, "
+		       "%u, \"already_solved\": %s, "
 		       "\"threads\": %d, \"solver\": \"%s\", \"db\": ",
 		       g->spec, bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 1, rbuf),
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
 		       (unsigned long long)r.counts[BP_VALUE_DRAW], r.seconds, pps,
-		       (unsigned long long)r.peak_memory, (unsigned long long)r.stored_bytes, bpp,
-		       r.resumed_tiers,
+		       (unsigned long long)r.peak_memory, (unsigned long long)r.memory_estimate,
+		       (unsigned long long)r.stored_bytes, bpp, r.resumed_tiers,
+		       already ? "true" : "false",
 		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN), used);
 		struct bp_text t = { 0 };
 		bp_text_json_string(&t, path);
@@ -275,8 +384,13 @@ int bp_cmd_solve(int argc, char **argv)
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
 		       (unsigned long long)r.counts[BP_VALUE_DRAW]);
-		printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
-		       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
+		if (already)
+			printf("time:       already solved: nothing to do (solve %s --replace "
+			       "solves it again)\n",
+			       g->spec);
+		else
+			printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
+			       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
 		printf("solver:     %s\n", used);
 		char mbuf[32];
 		printf("memory:     peak %s\n", bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));
@@ -284,6 +398,8 @@ int bp_cmd_solve(int argc, char **argv)
 		       (unsigned long long)r.stored_bytes, bpp);
 	}
 out:
+	if (caught)
+		sigaction(SIGINT, &old_sa, NULL);
 	if (db)
 		bp_store_close(db);
 	bp_game_destroy(g);

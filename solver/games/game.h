@@ -201,8 +201,8 @@ struct bp_game_ops {
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 and whose rank() covers every
-	 * position, canonical or not. Visits, in index order, each canonical position whose
-	 * index in `tier` lies in [lo, hi) (any bounds: a range may start or end inside a
+	 * position, canonical or not. Visits, in index order, each canonical position
+	 * reachable from the start whose index in `tier` lies in [lo, hi) (any bounds: a range may start or end inside a
 	 * game's own blocks), telling what `what` asks for (BP_WALK_*). Must agree exactly
 	 * with canonical(), moves(), apply(), tier() and rank(); the tests compare the
 	 * tables both ways. Stops at and returns visit's first non-zero return.

@@ -350,6 +350,162 @@ static void landscape_describe(const struct bp_game *g, const struct bp_pos *p,
 	bp_loops_describe(&LS(g)->L, g->board, sets, "bo", json, text);
 }
 
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * One stone a turn, so every move leads from tier t to t + 1, and rank() covers every
+ * position of a layout, canonical or not. The walk steps through the indices of the
+ * start layout's block, keeps the canonical positions that are valid (the player to
+ * move has no loop) and reachable, and lists their children as ranks of the child's
+ * own stones: no canonical form and no check per child.
+ *
+ * Reachable, without a search: adding stones never breaks a loop, so every position
+ * without a loop is reached (any order of its stones, black first, passes only through
+ * positions without loops), and a position where the player who just moved has a loop
+ * is reached exactly when removing one of that player's stones leaves no loop (that
+ * parent is reached, and the game was not over there). The tiers engine marks the
+ * same set by search; the tests compare both tables. */
+
+/* The index of p in its tier, given its occupied set and tier (no checks). */
+static uint64_t walk_rank(const struct landscape *ls, uint64_t occ, uint64_t orange, int t,
+			  uint64_t base)
+{
+	uint64_t free_ = ls->L.full & ~ls->layout;
+	return base + bp_rank_subset(bp_bits_extract(occ, free_)) * bp_binom(t, t / 2) +
+	       bp_rank_subset(bp_bits_extract(orange, occ));
+}
+
+/* What the walk prepares once per occupied set: its cells, and per empty cell the
+ * part of a child's index that depends on the occupied set only. */
+struct lwalk_block {
+	uint64_t occ;
+	uint64_t cell[64]; /* cell[j]: the j-th lowest cell of occ */
+	int nempty;
+	uint64_t ecell[64], ebase[64];
+	int eshift[64]; /* cells of occ below the empty cell */
+};
+
+static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_t cbase,
+			struct lwalk_block *B)
+{
+	const uint64_t free_ = ls->L.full & ~ls->layout, cco = bp_binom(t + 1, (t + 1) / 2);
+	B->occ = occ;
+	int j = 0;
+	for (uint64_t m = occ; m; m &= m - 1)
+		B->cell[j++] = m & -m;
+	B->nempty = 0;
+	const uint64_t x = bp_bits_extract(occ, free_);
+	for (uint64_t e = free_ & ~occ; e; e &= e - 1) {
+		uint64_t v = e & -e;
+		B->ecell[B->nempty] = v;
+		B->eshift[B->nempty] = popc(occ & (v - 1));
+		B->ebase[B->nempty] =
+			cbase + bp_rank_subset(x | 1ull << popc(free_ & (v - 1))) * cco;
+		B->nempty++;
+	}
+}
+
+static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			       unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			       void *ctx)
+{
+	const struct landscape *ls = LS(g);
+	uint64_t size, per = 0, cper = 0;
+	int rc = landscape_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (lo > hi || hi > size)
+		return BP_ERANGE;
+	per_layout(ls, tier, &per);
+	per_layout(ls, tier + 1, &cper); /* 0 past the last tier */
+	/* without layout=, the index has a block per neutral set: only the start
+	 * layout's block is reachable (and the symmetries keep that layout) */
+	uint64_t block = ls->fixed ? 0 : bp_rank_subset(ls->layout);
+	uint64_t b0 = block * per, cbase = block * cper;
+	if (lo < b0)
+		lo = b0;
+	if (hi > b0 + per)
+		hi = b0 + per;
+	if (lo >= hi)
+		return BP_OK;
+	const int t = (int)tier, mover = t & 1, last = !mover, nsym = g->nsym;
+	const uint64_t co = bp_binom(t, t / 2), free_ = ls->L.full & ~ls->layout;
+	const uint64_t neutral = ls->layout;
+	uint64_t children[64], images[16];
+	struct lwalk_block B;
+	/* the orange pattern b (bit j: the j-th cell of occ is orange) runs through the
+	 * t/2-subsets in colex order, which is numeric order: Gosper's step */
+	uint64_t R = (lo - b0) / co, b = bp_unrank_subset(t / 2, (lo - b0) % co);
+	lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t, cbase, &B);
+	for (uint64_t idx = lo; idx < hi; idx++) {
+		if (idx > lo) {
+			if ((idx - b0) % co == 0) {
+				R++;
+				b = t / 2 ? (1ull << (t / 2)) - 1 : 0;
+				lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t,
+					    cbase, &B);
+			} else {
+				uint64_t c = b & -b, r = b + c;
+				b = (((r ^ b) >> 2) / c) | r;
+			}
+		}
+		const uint64_t occ = B.occ;
+		uint64_t orange = 0;
+		for (uint64_t m = b; m; m &= m - 1)
+			orange |= B.cell[__builtin_ctzll(m)];
+		const uint64_t planes[3] = { occ & ~orange, orange, neutral };
+		/* canonical: no symmetry gives a smaller image, in bp_perm64_canonical's
+		 * order (black, then orange; the instance's symmetries keep the neutral
+		 * plane), stopping at the first smaller one */
+		int canonical = 1;
+		for (int sy = 1; sy < nsym && canonical; sy++) {
+			uint64_t sb = bp_perm64_apply(ls->perm, sy, planes[0]);
+			canonical = sb > planes[0] ||
+				    (sb == planes[0] &&
+				     bp_perm64_apply(ls->perm, sy, planes[1]) >= planes[1]);
+		}
+		if (!canonical)
+			continue;
+		/* the player to move may not have a loop; the one who just moved may */
+		if (bp_loops_enclosed(&ls->L, mover, planes[mover] | neutral))
+			continue;
+		int over = bp_loops_enclosed(&ls->L, last, planes[last] | neutral) != 0;
+		if (over) {
+			int reached = 0;
+			for (uint64_t m = planes[last]; m && !reached; m &= m - 1)
+				reached = !bp_loops_enclosed(&ls->L, last,
+							     (planes[last] & ~(m & -m)) | neutral);
+			if (!reached)
+				continue;
+		}
+		struct bp_walk w = { .index = idx, .nchildren = -1 };
+		if (!over && occ != free_) {
+			w.nchildren = B.nempty;
+			if (what & BP_WALK_CHILDREN)
+				for (int e = 0; e < B.nempty; e++) {
+					int sh = B.eshift[e];
+					uint64_t lowm = (1ull << sh) - 1;
+					uint64_t pat = (b & lowm) | (b & ~lowm) << 1 |
+						       (uint64_t)mover << sh;
+					children[e] = B.ebase[e] + bp_rank_subset(pat);
+				}
+			w.children = children;
+		}
+		if (what & BP_WALK_IMAGES) {
+			for (int s = 1; s < nsym; s++) {
+				uint64_t so = bp_perm64_apply(ls->perm, s, orange);
+				uint64_t sx = bp_perm64_apply(ls->perm, s, occ);
+				uint64_t r = walk_rank(ls, sx, so, t, b0);
+				if (r != idx)
+					images[w.nimages++] = r;
+			}
+			w.images = images;
+		}
+		if ((rc = visit(ctx, &w)))
+			return rc;
+	}
+	return BP_OK;
+}
+
 /* ---- layouts ------------------------------------------------------------------- */
 
 /* The colex-smallest set of k pairwise non-adjacent cells within allowed, or 0 with
@@ -758,6 +914,7 @@ const struct bp_game_ops bp_landscape_ops = {
 	.tier_size = landscape_tier_size,
 	.rank = landscape_rank,
 	.unrank = landscape_unrank,
+	.tier_walk = landscape_tier_walk,
 	.family_key = "layout",
 	.family_count = landscape_family_count,
 	.family_list = landscape_family_list,

@@ -3,7 +3,9 @@
  * and the expanded solver (solver/expanded.c) against the generic tiered one.
  *
  * 1. For every index of every tier: the walk visits it exactly when unrank() gives a
- *    canonical position; its children are the ranks of apply() over moves() (as
+ *    canonical position reachable from the start (reachability found here by a plain
+ *    forward search over raw positions: every move of every reached position that
+ *    is not over); its children are the ranks of apply() over moves() (as
  *    multisets), its images the ranks of transform() over the symmetries, less itself;
  *    a terminal position (outcome() decided) has nchildren -1. Ranges are cut at
  *    uneven places, so a walk that starts inside a block is checked too.
@@ -99,7 +101,7 @@ static int check_visit(void *ctx, const struct bp_walk *w)
 }
 
 struct walk_case {
-	char spec[48];
+	char spec[64];
 	uint32_t tiers; /* the first tiers checked; 0: all */
 };
 
@@ -117,16 +119,59 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "taifas:3x4,tie=draw", 0 },
 		/* over 24 cells: no completes table, completes_zone per child */
 		{ "taifas:5x5", 4 },
+		/* Landscape: holes (the mover's loop), terminal positions that no game
+		 * reaches, and without layout= an index block per neutral set */
+		{ "landscape:hex2,neutrals=1,layout=a1", 0 },
+		{ "landscape:hex2,neutrals=1,layout=b2", 0 },
+		{ "landscape:hex2,neutrals=0", 0 },
+		{ "landscape:hex2,neutrals=2", 0 },
+		{ "landscape:rh3x3,neutrals=1,layout=a1", 0 },
+		{ "landscape:tri4,neutrals=2,layout=a1;a3", 0 },
+		{ "landscape:hex3,neutrals=6,layout=a1;a3;c1;c3;c5;e1", 0 },
+		{ "landscape:hex3,neutrals=6,layout=a2;b1;b4;c3;d1;d4", 0 },
 	};
 	return cr_make_param_array(struct walk_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Marks in next (tier t + 1) every child of the reached positions of tier t. */
+static void reach_next(const struct bp_game *g, uint32_t t, uint64_t size, const uint8_t *reached,
+		       uint8_t *next)
+{
+	struct bp_move mv[256];
+	for (uint64_t i = 0; i < size; i++) {
+		struct bp_pos p, c;
+		if (!reached[i])
+			continue;
+		cr_assert_eq(g->ops->unrank(g, t, i, &p), BP_OK);
+		if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+			continue;
+		int n = g->ops->moves(g, &p, mv);
+		for (int k = 0; k < n; k++) {
+			uint64_t r;
+			c = p;
+			g->ops->apply(g, &c, mv[k]);
+			cr_assert_eq(g->ops->tier(g, &c), t + 1);
+			cr_assert_eq(g->ops->rank(g, &c, &r), BP_OK);
+			next[r] = 1;
+		}
+	}
 }
 
 ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 {
 	struct bp_game *g = open_game(wc->spec);
 	cr_assert_not_null(g->ops->tier_walk, "%s has no tier walk", wc->spec);
+	/* reached positions, raw: tier 0 holds the start */
+	struct bp_pos start;
+	uint64_t sidx, size0;
+	g->ops->start(g, &start);
+	cr_assert_eq(g->ops->tier(g, &start), 0);
+	cr_assert_eq(g->ops->rank(g, &start, &sidx), BP_OK);
+	cr_assert_eq(g->ops->tier_size(g, 0, &size0), BP_OK);
+	uint8_t *reached = calloc(size0 + 1, 1);
+	reached[sidx] = 1;
 	for (uint32_t t = 0; t < (wc->tiers ? wc->tiers : g->ntiers); t++) {
-		uint64_t size;
+		uint64_t size, nsize = 0;
 		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
 		struct seen s = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
 		/* uneven ranges: 1, 2, 3, ... indices */
@@ -137,20 +182,33 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 						       check_visit, &s),
 				     BP_OK);
 		}
-		/* every canonical position was visited */
+		/* visited exactly the reached canonical positions */
 		for (uint64_t i = 0; i < size; i++) {
 			struct bp_pos p, canon;
-			if (s.visited[i])
+			if (s.visited[i]) {
+				cr_assert(reached[i], "tier %u index %llu: visited, never reached",
+					  t, (unsigned long long)i);
 				continue;
-			if (g->ops->unrank(g, t, i, &p) != BP_OK)
+			}
+			if (!reached[i])
 				continue;
+			cr_assert_eq(g->ops->unrank(g, t, i, &p), BP_OK);
 			bp_game_canonical(g, &p, &canon);
 			cr_assert_not(bp_pos_equal(&p, &canon),
 				      "tier %u index %llu: canonical %s never visited", t,
 				      (unsigned long long)i, fmt_pos(g, &p));
 		}
 		free(s.visited);
+		uint8_t *next = NULL;
+		if (t + 1 < g->ntiers) {
+			cr_assert_eq(g->ops->tier_size(g, t + 1, &nsize), BP_OK);
+			next = calloc(nsize + 1, 1);
+			reach_next(g, t, size, reached, next);
+		}
+		free(reached);
+		reached = next;
 	}
+	free(reached);
 	bp_game_destroy(g);
 }
 
@@ -177,6 +235,13 @@ ParameterizedTestParameters(expanded, agrees_with_the_generic_solver)
 		"taifas:2x5,score=fraction",
 		"taifas:3x3,score=fraction,tie=draw",
 		"taifas:4x3,tie=last-stone",
+		"landscape:hex2,neutrals=1,layout=a1",
+		"landscape:hex2,neutrals=0",
+		"landscape:hex2,neutrals=2",
+		"landscape:rh3x3,neutrals=1,layout=a1",
+		"landscape:tri4,neutrals=2,layout=a1;a3",
+		"landscape:hex3,neutrals=6,layout=a1;a3;c1;c3;c5;e1",
+		"landscape:hex3,neutrals=5,layout=a1;a3;c1;c3;c5",
 	};
 	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
 }
