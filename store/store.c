@@ -64,6 +64,7 @@
 
 #include "bp_config.h"
 #include "store/codec.h"
+#include "store/guard.h"
 #include "store/meta.h"
 
 #define BP_STORE_MAGIC "BPSTORE"
@@ -86,7 +87,9 @@ static const char bp_meta_key[4] = { 'm', 'e', 't', 'a' };
 struct bp_store {
 	MDB_env *env;
 	int readonly;
-	int ntables; /* open bp_table handles */
+	int ntables;	     /* open bp_table handles */
+	int fd;		     /* data.mdb, LMDB's descriptor */
+	uint64_t file_bytes; /* data.mdb's length when last looked at (atomic) */
 };
 
 struct cache_slot {
@@ -111,11 +114,28 @@ struct bp_table {
 	int nwcodec;
 };
 
+/* Codes of the guarded LMDB reads below, next to LMDB's own (-30799..-30780) and errno
+ * values: LMDB faulted or failed an assertion on a damaged page (caught by the guard),
+ * or handed back a value that reaches past the end of data.mdb. */
+#define STORE_MDB_FAULT (-30500)
+#define STORE_MDB_OUTSIDE (-30501)
+
+static const char *store_strerror(int rc)
+{
+	switch (rc) {
+	case STORE_MDB_FAULT: return "damaged LMDB page (LMDB faulted reading it)";
+	case STORE_MDB_OUTSIDE: return "damaged LMDB page (a value past the end of the file)";
+	default: return mdb_strerror(rc);
+	}
+}
+
 /* Translates an LMDB or errno code at the store's edge. */
 static int mdb_to_bp(int rc)
 {
 	switch (rc) {
 	case MDB_SUCCESS: return BP_OK;
+	case STORE_MDB_FAULT:
+	case STORE_MDB_OUTSIDE: return BP_ECORRUPT;
 	case MDB_NOTFOUND: return BP_ENOTFOUND;
 	case ENOENT: return BP_ENOTFOUND;
 	case ENOMEM: return BP_ENOMEM;
@@ -132,7 +152,159 @@ static int mdb_to_bp(int rc)
 
 static int mdb_err(struct bp_err *err, int rc, const char *what, const char *name)
 {
-	return bp_err_set(err, mdb_to_bp(rc), "%s %s: %s", what, name, mdb_strerror(rc));
+	return bp_err_set(err, mdb_to_bp(rc), "%s %s: %s", what, name, store_strerror(rc));
+}
+
+/* ---- guarded reads ----
+ *
+ * LMDB trusts the pages of data.mdb, so a damaged page number or node offset makes it
+ * read past the end of the file (SIGBUS) or of the map (SIGSEGV), or trip one of its
+ * assertions (abort). Every LMDB call that reads pages on behalf of a reader (and
+ * mdb_get in a write transaction, which reads just the same) runs under the fault
+ * guard (store/guard.c, which explains why abandoning these calls is sound). Every
+ * value LMDB hands back is touched, one byte per memory page, inside the same guarded
+ * call, since the codec reads values on worker threads outside the guard: a damaged
+ * node's length or overflow page number can point past the end of the file. A value
+ * longer than the file is refused without touching it. (LMDB does not say where it
+ * mapped the file, so the pointer itself cannot be checked against the map: past the
+ * map lies either unmapped memory, which faults inside the guard, or the process's
+ * own readable memory, whose bytes then fail the block's checksum.) A caught fault
+ * becomes STORE_MDB_FAULT, reported as damage (BP_ECORRUPT); the caller resets its
+ * read transaction before the next read. Writes (mdb_put, commits, mdb_dbi_open with
+ * MDB_CREATE) are never guarded. */
+
+static void lmdb_assert(MDB_env *env, const char *msg)
+{
+	(void)env;
+	(void)msg;
+	bp_guard_abandon(); /* inside a guarded read: return as a fault; else LMDB aborts */
+}
+
+/* Whether the n bytes at p can be a value of data.mdb: no longer than the file (looked
+ * up again when a value seems to pass it: the file grows while a solve writes) and
+ * readable (touched here, one byte per page: a fault is caught by the caller's guard).
+ * Called inside a guarded call. */
+static int value_ok(bp_store *s, const void *p, size_t n)
+{
+	if (n == 0)
+		return 1;
+	if (!p)
+		return 0;
+	uint64_t len = __atomic_load_n(&s->file_bytes, __ATOMIC_RELAXED);
+	struct stat st;
+	if (n > len) {
+		if (fstat(s->fd, &st) != 0 || n > (uint64_t)st.st_size)
+			return 0;
+		__atomic_store_n(&s->file_bytes, (uint64_t)st.st_size, __ATOMIC_RELAXED);
+	}
+	const volatile unsigned char *c = p;
+	unsigned sum = 0;
+	for (size_t i = 0; i < n; i += 4096)
+		sum += c[i];
+	sum += c[n - 1];
+	return sum < UINT_MAX; /* always: the reads are what matters */
+}
+
+struct get_op {
+	bp_store *s;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val *k, *v;
+	int rc;
+};
+
+static int get_fn(void *ctx)
+{
+	struct get_op *g = ctx;
+	g->rc = mdb_get(g->txn, g->dbi, g->k, g->v);
+	if (g->rc == 0 && !value_ok(g->s, g->v->mv_data, g->v->mv_size))
+		g->rc = STORE_MDB_OUTSIDE;
+	return BP_OK;
+}
+
+/* mdb_get under the guard, its value checked (value_ok). @return an LMDB code,
+ * STORE_MDB_FAULT or STORE_MDB_OUTSIDE. */
+static int safe_get(bp_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
+{
+	struct get_op g = { s, txn, dbi, k, v, 0 };
+	return bp_guard_call(get_fn, &g) != BP_OK ? STORE_MDB_FAULT : g.rc;
+}
+
+struct dbi_op {
+	MDB_txn *txn;
+	const char *name;
+	MDB_dbi *dbi;
+	MDB_stat *st; /* not NULL: mdb_stat too */
+	int rc;
+};
+
+static int dbi_fn(void *ctx)
+{
+	struct dbi_op *d = ctx;
+	d->rc = mdb_dbi_open(d->txn, d->name, 0, d->dbi);
+	if (d->rc == 0 && d->st)
+		d->rc = mdb_stat(d->txn, *d->dbi, d->st);
+	return BP_OK;
+}
+
+/* mdb_dbi_open without MDB_CREATE (a search of the main database: a read), and
+ * mdb_stat when st is not NULL, under the guard. @return an LMDB code or
+ * STORE_MDB_FAULT. */
+static int safe_dbi_open(MDB_txn *txn, const char *name, MDB_dbi *dbi, MDB_stat *st)
+{
+	struct dbi_op d = { txn, name, dbi, st, 0 };
+	return bp_guard_call(dbi_fn, &d) != BP_OK ? STORE_MDB_FAULT : d.rc;
+}
+
+struct cursor_op {
+	bp_store *s;
+	MDB_cursor *cur;
+	MDB_val *k, *v;
+	MDB_cursor_op op;
+	int rc;
+};
+
+static int cursor_fn(void *ctx)
+{
+	struct cursor_op *c = ctx;
+	c->rc = mdb_cursor_get(c->cur, c->k, c->v, c->op);
+	if (c->rc == 0 && !value_ok(c->s, c->k->mv_data, c->k->mv_size))
+		c->rc = STORE_MDB_OUTSIDE;
+	return BP_OK;
+}
+
+/* mdb_cursor_get under the guard, its key checked (value_ok). */
+static int safe_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+	struct cursor_op c = { s, cur, k, v, op, 0 };
+	return bp_guard_call(cursor_fn, &c) != BP_OK ? STORE_MDB_FAULT : c.rc;
+}
+
+/* Reads how long data.mdb is, and checks that the file
+ * holds every page the newest meta page counts: a truncated data.mdb (a copy cut
+ * short, a full disk during a copy) or a damaged page count is reported here, by name,
+ * rather than as damage to whichever block first points past the end. */
+static int map_check(bp_store *s, const char *dir, struct bp_err *err)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	struct stat fs;
+	int rc;
+	if ((rc = mdb_env_info(s->env, &info)) || (rc = mdb_env_stat(s->env, &st)) ||
+	    (rc = mdb_env_get_fd(s->env, &s->fd)))
+		return mdb_err(err, rc, "opening", dir);
+	if (fstat(s->fd, &fs) != 0)
+		return bp_err_set(err, BP_EIO, "%s/data.mdb: %s", dir, strerror(errno));
+	s->file_bytes = (uint64_t)fs.st_size;
+	uint64_t need = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
+	if (need > (uint64_t)fs.st_size)
+		return bp_err_set(err, BP_ECORRUPT,
+				  "%s/data.mdb: damaged: %llu bytes long but its newest meta "
+				  "page counts %llu pages of %u bytes (truncated, or the meta "
+				  "page is damaged)",
+				  dir, (unsigned long long)fs.st_size,
+				  (unsigned long long)info.me_last_pgno + 1, st.ms_psize);
+	return BP_OK;
 }
 
 /* ---- store ---- */
@@ -157,10 +329,10 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-static int header_check(MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_err *err)
+static int header_check(bp_store *s, MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_err *err)
 {
 	MDB_val k = { 6, "header" }, v;
-	int rc = mdb_get(txn, hdr, &k, &v);
+	int rc = safe_get(s, txn, hdr, &k, &v);
 	if (rc == MDB_NOTFOUND)
 		return bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (no header)",
 				  dir);
@@ -181,25 +353,25 @@ static int header_check(MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_er
 }
 
 /* Writes the header into an empty environment; leaves a non-empty one alone. */
-static int header_create(MDB_env *env, const char *dir, struct bp_err *err)
+static int header_create(bp_store *s, const char *dir, struct bp_err *err)
 {
 	MDB_txn *txn = NULL;
 	MDB_dbi main, hdr;
 	MDB_stat st;
-	int rc = mdb_txn_begin(env, NULL, 0, &txn), ret;
-	if (rc || (rc = mdb_dbi_open(txn, NULL, 0, &main)) || (rc = mdb_stat(txn, main, &st))) {
+	int rc = mdb_txn_begin(s->env, NULL, 0, &txn), ret;
+	if (rc || (rc = safe_dbi_open(txn, NULL, &main, &st))) {
 		ret = mdb_err(err, rc, "creating", dir);
 		goto out;
 	}
 	if (st.ms_entries != 0) {
 		/* another process may have won the race: then the header is there */
-		rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, 0, &hdr);
+		rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL);
 		if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
 			ret = bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database", dir);
 		else if (rc)
 			ret = mdb_err(err, rc, "opening", dir);
 		else
-			ret = header_check(txn, hdr, dir, err);
+			ret = header_check(s, txn, hdr, dir, err);
 		goto out;
 	}
 	uint8_t buf[12 + sizeof BP_VERSION];
@@ -268,21 +440,24 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 			ret = mdb_err(err, rc, "opening", dir);
 		goto out;
 	}
+	mdb_env_set_assert(s->env, lmdb_assert);
+	if ((ret = map_check(s, dir, err)) != BP_OK)
+		goto out;
 
 	/* Check the header in a read transaction, so that opening never waits for a
 	 * writer; only an empty environment gets a header written. */
 	MDB_dbi main, hdr;
 	MDB_stat ms;
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) ||
-	    (rc = mdb_dbi_open(txn, NULL, 0, &main)) || (rc = mdb_stat(txn, main, &ms))) {
+	    (rc = safe_dbi_open(txn, NULL, &main, &ms))) {
 		ret = mdb_err(err, rc, "opening", dir);
 		goto out;
 	}
-	rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, 0, &hdr);
+	rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL);
 	if (rc == MDB_NOTFOUND && ms.ms_entries == 0 && create) {
 		mdb_txn_abort(txn);
 		txn = NULL;
-		ret = header_create(s->env, dir, err);
+		ret = header_create(s, dir, err);
 		goto out;
 	}
 	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
@@ -293,7 +468,7 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 		ret = mdb_err(err, rc, "opening", dir);
 		goto out;
 	}
-	ret = header_check(txn, hdr, dir, err);
+	ret = header_check(s, txn, hdr, dir, err);
 out:
 	if (txn)
 		mdb_txn_abort(txn);
@@ -334,12 +509,13 @@ int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *
 	if (!s || !fn)
 		return BP_EINVAL;
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) ||
-	    (rc = mdb_dbi_open(txn, NULL, 0, &main)) || (rc = mdb_cursor_open(txn, main, &cur))) {
+	    (rc = safe_dbi_open(txn, NULL, &main, NULL)) ||
+	    (rc = mdb_cursor_open(txn, main, &cur))) {
 		ret = mdb_to_bp(rc);
 		goto out;
 	}
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+	for (rc = safe_cursor_get(s, cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = safe_cursor_get(s, cur, &k, &v, MDB_NEXT)) {
 		char name[512];
 		if (k.mv_size == 0 || k.mv_size >= sizeof name || *(const char *)k.mv_data == '.')
 			continue;
@@ -386,11 +562,11 @@ static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
 }
 
 /* Reads and decodes the metadata of an open table database. */
-static int meta_read(MDB_txn *txn, MDB_dbi dbi, const char *spec, struct bp_meta *m,
+static int meta_read(bp_store *s, MDB_txn *txn, MDB_dbi dbi, const char *spec, struct bp_meta *m,
 		     struct bp_err *err)
 {
 	MDB_val k = { sizeof bp_meta_key, (void *)bp_meta_key }, v;
-	int rc = mdb_get(txn, dbi, &k, &v);
+	int rc = safe_get(s, txn, dbi, &k, &v);
 	if (rc == MDB_NOTFOUND)
 		return bp_err_set(err, BP_ECORRUPT, "table %s: no metadata", spec);
 	if (rc)
@@ -437,11 +613,15 @@ static int table_create(bp_store *s, const char *spec, const struct bp_table_inf
 		goto out;
 	}
 	MDB_val k = { sizeof bp_meta_key, (void *)bp_meta_key }, v;
-	rc = mdb_get(txn, *dbi, &k, &v);
+	rc = safe_get(s, txn, *dbi, &k, &v);
 	if (rc == 0) {
-		ret = meta_read(txn, *dbi, spec, m, err);
+		ret = meta_read(s, txn, *dbi, spec, m, err);
 		if (ret == BP_OK)
 			ret = meta_match(m, info, err);
+		goto out;
+	}
+	if (rc != MDB_NOTFOUND) { /* damage is not absence: never write over it */
+		ret = mdb_err(err, rc, "reading table", spec);
 		goto out;
 	}
 	if ((ret = bp_meta_init(m, info->ntiers)) != BP_OK)
@@ -515,7 +695,7 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 		ret = mdb_err(err, rc, "opening table", spec);
 		goto out;
 	}
-	rc = mdb_dbi_open(txn, spec, 0, &t->dbi);
+	rc = safe_dbi_open(txn, spec, &t->dbi, NULL);
 	if (rc == MDB_NOTFOUND && (flags & BP_STORE_CREATE)) {
 		mdb_txn_abort(txn);
 		txn = NULL;
@@ -529,7 +709,7 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 			      : mdb_err(err, rc, "opening table", spec);
 		goto out;
 	}
-	ret = meta_read(txn, t->dbi, spec, &t->meta, err);
+	ret = meta_read(s, txn, t->dbi, spec, &t->meta, err);
 	if (ret == BP_OK && info)
 		ret = meta_match(&t->meta, info, err);
 	if (ret == BP_OK) {
@@ -866,6 +1046,14 @@ static void encode_batch(void *ctx, int worker)
 		w->count[worker][v] += count[v];
 }
 
+/* After a fault inside LMDB: drops the read transaction's snapshot and takes a fresh
+ * one, so that nothing LMDB left half-done in it is used again. @return an LMDB code. */
+static int read_restart(bp_table *t)
+{
+	mdb_txn_reset(t->rtxn);
+	return mdb_txn_renew(t->rtxn);
+}
+
 /* Looks up the batch's blocks in the open read transaction, in order, on the calling
  * thread. A missing block of a done tier is damage, not absence; any other LMDB failure
  * ends the batch there, as it would end a walk by one thread. */
@@ -877,7 +1065,7 @@ static void fetch_batch(struct walk *w)
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		bp_codec_key(key, w->tier, w->first + i);
 		MDB_val k = { sizeof key, key }, v;
-		int rc = mdb_get(t->rtxn, t->dbi, &k, &v);
+		int rc = safe_get(t->s, t->rtxn, t->dbi, &k, &v);
 		sl->why = NULL;
 		if (rc == 0) {
 			sl->ret = BP_OK;
@@ -886,9 +1074,21 @@ static void fetch_batch(struct walk *w)
 		} else if (rc == MDB_NOTFOUND) {
 			sl->ret = BP_ECORRUPT;
 			sl->why = "missing block";
+		} else if (rc == STORE_MDB_FAULT || rc == STORE_MDB_OUTSIDE ||
+			   rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND) {
+			/* damage in the B-tree on the way to this block: report it and go on
+			 * with the next block, from a fresh snapshot after a fault */
+			sl->ret = BP_ECORRUPT;
+			sl->why = store_strerror(rc);
+			if (rc == STORE_MDB_FAULT && (rc = read_restart(t)) != 0) {
+				sl->ret = mdb_to_bp(rc);
+				sl->why = store_strerror(rc);
+				w->n = i + 1;
+				break;
+			}
 		} else {
 			sl->ret = mdb_to_bp(rc);
-			sl->why = mdb_strerror(rc);
+			sl->why = store_strerror(rc);
 			w->n = i + 1;
 			break;
 		}
@@ -1020,13 +1220,13 @@ static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *reco
 	uint8_t key[BP_CODEC_KEY_SIZE];
 	bp_codec_key(key, tier, block);
 	MDB_val k = { sizeof key, key }, v;
-	int rc = mdb_get(t->rtxn, t->dbi, &k, &v);
+	int rc = safe_get(t->s, t->rtxn, t->dbi, &k, &v);
 	if (rc == MDB_NOTFOUND) {
 		*why = "missing block";
 		return BP_ECORRUPT;
 	}
 	if (rc) {
-		*why = mdb_strerror(rc);
+		*why = store_strerror(rc);
 		return mdb_to_bp(rc);
 	}
 	return bp_codec_decode(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size, records,

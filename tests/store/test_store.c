@@ -659,6 +659,144 @@ Test(store, block_from_another_table)
 	damage_case(FOREIGN);
 }
 
+/* ---- damaged LMDB pages ----
+ *
+ * LMDB trusts its pages. It checks a page number against the newest meta page's page
+ * count (MDB_PAGE_NOTFOUND), but not node flags: a leaf node whose "duplicates" flag
+ * (F_DUPDATA, 4) is flipped on, in a database without duplicates, makes mdb_get write
+ * through a NULL sub-cursor (the SIGSEGV the corruption campaign found). These tests
+ * damage data.mdb that way, and by pointing branch pages past the file, and expect
+ * reads to report damage (BP_ECORRUPT) instead of dying. LMDB 0.9's page layout on a
+ * 64-bit machine: an 8-byte page number, 2 bytes of padding, 2 bytes of flags
+ * (1: branch, 2: leaf, 8: meta), the 2-byte lower and upper bounds, then 2-byte node
+ * offsets; a node starts with three 16-bit words (lo, hi, flags; a branch node's
+ * child page number is all three) and its 16-bit key size. */
+enum { PSIZE = 4096 };
+
+/* For every node of every page of kind `flags` whose first key is `ksize` bytes long:
+ * mode 0 sets the child page number to child + the node's number; mode 1 sets F_DUPDATA
+ * in the node's flags. @return the pages changed. */
+static int damage_pages(unsigned kind, unsigned ksize, int mode, uint64_t child)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	size_t len;
+	uint8_t *f = (uint8_t *)slurp("data.mdb", &len);
+	int pages = 0;
+	for (size_t p = 2; p < len / PSIZE; p++) {
+		uint8_t *pg = f + p * PSIZE;
+		uint64_t pgno;
+		uint16_t flags, lower, first, k;
+		memcpy(&pgno, pg, 8);
+		memcpy(&flags, pg + 10, 2);
+		memcpy(&lower, pg + 12, 2);
+		memcpy(&first, pg + 16, 2);
+		if (pgno != p || flags != kind || lower <= 16 || lower > PSIZE ||
+		    first + 8u > PSIZE)
+			continue;
+		memcpy(&k, pg + first + 6, 2);
+		if (kind == 2 && k != ksize)
+			continue;
+		for (unsigned i = 0; i < (lower - 16u) / 2; i++) {
+			uint16_t off;
+			memcpy(&off, pg + 16 + 2 * i, 2);
+			if (off + 6u > PSIZE)
+				continue;
+			if (mode == 1) {
+				pg[off + 4] |= 4;
+				continue;
+			}
+			uint64_t c = child + i;
+			for (int w = 0; w < 3; w++) {
+				uint16_t part = (uint16_t)(c >> 16 * w);
+				memcpy(pg + off + 2 * w, &part, 2);
+			}
+		}
+		pages++;
+	}
+	FILE *out = fopen(path, "r+b");
+	cr_assert(out);
+	cr_assert_eq(fwrite(f, 1, len, out), len);
+	fclose(out);
+	free(f);
+	return pages;
+}
+
+/* A table of 800 blocks (several leaf pages under a branch page). */
+static const uint64_t psize800[] = { 256 * 800 };
+static const struct bp_table_info pinfo = {
+	.spec = "p:1", .ntiers = 1, .tier_size = psize800, .block_records = 256
+};
+
+static uint16_t *write_800_blocks(void)
+{
+	uint16_t *t0 = tier_records(psize800[0]);
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &pinfo, BP_STORE_CREATE);
+	cr_assert_eq(bp_table_put_tier(t, 0, t0, 0, 0, NULL), BP_OK);
+	bp_table_close(t);
+	bp_store_close(s);
+	return t0;
+}
+
+/* Every read of the damaged table reports damage, on one thread and two. */
+static void expect_damage_reported(uint16_t *buf)
+{
+	bp_store *rs;
+	bp_table *t;
+	struct bp_err err = { "" };
+	int rc = bp_store_open(dir, BP_STORE_READONLY, &rs, &err);
+	cr_assert_eq(rc, BP_OK, "%s", err.msg);
+	rc = bp_table_open(rs, pinfo.spec, &pinfo, 0, &t, &err);
+	if (rc == BP_OK) {
+		for (int threads = 1; threads <= 2; threads++) {
+			cr_expect_eq(bp_table_set_threads(t, threads), BP_OK);
+			cr_expect_gt(bp_table_check_blocks(t, NULL, NULL), 0);
+			uint16_t r;
+			cr_expect_eq(bp_table_get(t, 0, 1000, &r), BP_ECORRUPT);
+			cr_expect_eq(bp_table_get_tier(t, 0, buf), BP_ECORRUPT);
+		}
+		bp_table_close(t);
+	} else {
+		cr_expect_eq(rc, BP_ECORRUPT, "%s", err.msg);
+	}
+	bp_store_close(rs);
+}
+
+Test(store, leaf_nodes_flagged_as_duplicates)
+{
+	uint16_t *t0 = write_800_blocks();
+	cr_assert_gt(damage_pages(2, BP_CODEC_KEY_SIZE, 1, 0), 1, "no leaf page of blocks");
+	expect_damage_reported(t0);
+	free(t0);
+}
+
+Test(store, branch_page_past_the_file)
+{
+	uint16_t *t0 = write_800_blocks();
+	size_t len;
+	free(slurp("data.mdb", &len));
+	cr_assert_gt(damage_pages(1, 0, 0, len / PSIZE + 3), 0, "no branch page");
+	expect_damage_reported(t0);
+	free(t0);
+}
+
+/* A data.mdb cut short is named as such when the store opens. */
+Test(store, truncated_file)
+{
+	uint16_t *t0 = write_800_blocks();
+	bp_store *s;
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(truncate(path, st.st_size / 2), 0);
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_store_open(dir, BP_STORE_READONLY, &s, &err), BP_ECORRUPT);
+	cr_expect(strstr(err.msg, "truncated"), "message: %s", err.msg);
+	free(t0);
+}
+
 /* ---- threads ---- */
 
 /* Tiers of TB-record blocks: empty, one record, whole blocks, and enough blocks with a
