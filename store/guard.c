@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* Fault guard (see guard.h).
  *
- * Why a guard at all. LMDB trusts its own pages: mdb_get descends from the root page
- * through the page numbers stored in branch nodes and reads nodes at the offsets
- * stored in each page, checking neither against the file. One flipped bit in a page
- * number sends it to an address past the end of data.mdb but inside the map (SIGBUS:
- * the kernel cannot back that page) or past the map (SIGSEGV). The corruption
- * campaign (bench/corrupt.sh) hit both. The alternatives were weighed:
+ * Why a guard at all. LMDB trusts its own pages. It checks a page number against the
+ * newest meta page's page count, but nothing else: random byte flips in a solved
+ * table (bench/corrupt.sh) made mdb_get die with SIGSEGV when a leaf node's "has
+ * duplicates" flag was flipped on (LMDB 0.9.24 then initialises a sub-cursor that a
+ * database without duplicates does not have: a write through NULL), and with SIGBUS
+ * when the meta page counts more pages than the file holds (a truncated copy, or a
+ * flipped page count), or a damaged node's size reaches past the last page. The
+ * alternatives were weighed:
  *
- *  - checking every page number against the file size: LMDB 0.9 has no hook for it;
- *    doing it ourselves means re-implementing LMDB's B-tree walk over its private
- *    page layout (offsets, node flags, overflow pages), and a walk that checks the
- *    whole tree before use costs a full read of the file on every open of a query;
+ *  - checking the pages ourselves before LMDB uses them: LMDB 0.9 has no hook for it;
+ *    it means re-implementing LMDB's B-tree walk over its private page layout (node
+ *    flags, offsets, overflow pages), and a walk that checks the whole tree before
+ *    use costs a full read of the file on every open of a query;
  *  - a map no larger than the file: only turns SIGBUS into SIGSEGV;
- *  - mdb_env_info/mdb_stat at open: they read only the meta pages and the root; they
- *    catch a truncated file (store.c checks that) but not a damaged inner page.
+ *  - mdb_env_info/mdb_env_stat at open: they read only the meta pages; they catch a
+ *    file shorter than its page count (store.c checks that, to name it), not a
+ *    damaged node.
  *
  * So the reads run under a guard: sigsetjmp before the LMDB call, and a SIGBUS or
  * SIGSEGV handler that siglongjmps back when (and only when) the faulting thread is
@@ -31,6 +34,9 @@
  *    only transaction state a read touches is the copy of a named database's record
  *    (refreshed when stale), which is a plain copy left stale if interrupted; callers
  *    still reset and renew the transaction after a fault, starting from a clean slate.
+ *    The one wild write damage can cause is the one above: through the sub-cursor
+ *    pointer, which is NULL in our databases (none has duplicates), so it faults at
+ *    a small address and writes nothing.
  *
  * Write transactions are never guarded: jumping out of mdb_put would leave its cursor
  * linked into the transaction's cursor list and a page split half-done. A solve
