@@ -420,6 +420,13 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 	int fresh = stat(path, &st) != 0;
 	if (fresh && !create)
 		return bp_err_set(err, BP_ENOTFOUND, "%s: no database here", dir);
+	/* LMDB writes the first two pages when it creates data.mdb; an empty file is a
+	 * creation that failed (a full disk, an I/O error), which solve completes */
+	if (!fresh && st.st_size == 0 && !create)
+		return bp_err_set(err, BP_ENOTFOUND,
+				  "%s: no database here (data.mdb is empty: its creation was "
+				  "interrupted)",
+				  dir);
 
 	s = calloc(1, sizeof *s);
 	if (!s)
@@ -458,6 +465,13 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 		mdb_txn_abort(txn);
 		txn = NULL;
 		ret = header_create(s, dir, err);
+		goto out;
+	}
+	if (rc == MDB_NOTFOUND && ms.ms_entries == 0) {
+		ret = bp_err_set(err, BP_ENOTFOUND,
+				 "%s: no database here (an empty LMDB environment: its creation "
+				 "was interrupted)",
+				 dir);
 		goto out;
 	}
 	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
