@@ -9,17 +9,19 @@
 
 enum bp_error_code {
 	BP_OK = 0,
-	BP_EINVAL = -1,	      /* a bad argument from the caller (a programming error) */
-	BP_ESPEC = -2,	      /* malformed or unknown game spec, board or option */
-	BP_EPARSE = -3,	      /* malformed position or move text */
-	BP_EILLEGAL = -4,     /* well-formed move that is not legal in the position */
-	BP_ENOMEM = -5,	      /* out of memory */
-	BP_ERANGE = -6,	      /* a size or count beyond what the function supports */
-	BP_ENOTFOUND = -7,    /* no such record, table or position */
-	BP_ECORRUPT = -8,     /* stored data fails its checksum or does not decode */
-	BP_EFORMAT = -9,      /* stored data of another format version or instance */
-	BP_EIO = -10,	      /* an operating-system I/O failure */
-	BP_EUNSUPPORTED = -11 /* the game or instance does not offer this operation */
+	BP_EINVAL = -1,	       /* a bad argument from the caller (a programming error) */
+	BP_ESPEC = -2,	       /* malformed or unknown game spec, board or option */
+	BP_EPARSE = -3,	       /* malformed position or move text */
+	BP_EILLEGAL = -4,      /* well-formed move that is not legal in the position */
+	BP_ENOMEM = -5,	       /* out of memory */
+	BP_ERANGE = -6,	       /* a size or count beyond what the function supports */
+	BP_ENOTFOUND = -7,     /* no such record, table or position */
+	BP_ECORRUPT = -8,      /* stored data fails its checksum or does not decode */
+	BP_EFORMAT = -9,       /* stored data of another format version or instance */
+	BP_EIO = -10,	       /* an operating-system I/O failure */
+	BP_EUNSUPPORTED = -11, /* the game or instance does not offer this operation */
+	BP_EBUSY = -12	       /* in use by another process (a table being solved, every
+				  reader slot taken); trying again later may succeed */
 };
 
 /* An optional place for a human-readable message naming the bad part of an input.

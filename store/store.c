@@ -49,10 +49,12 @@
  * meets the target of 50,000 cold probes a second a core; 65536 or more (and a higher
  * zstd level) favour space. A dictionary trained on the table's blocks saved 2% at
  * 16384 records and nothing at 65536, so there is none. */
+#define _GNU_SOURCE /* F_OFD_SETLK */
 #include "store/store.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <lmdb.h>
 #include <pthread.h>
@@ -61,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bp_config.h"
 #include "store/codec.h"
@@ -101,6 +104,7 @@ struct cache_slot {
 
 struct bp_table {
 	bp_store *s;
+	int lockfd; /* writers.lock, holding this table's writer lock; -1 for readers */
 	MDB_dbi dbi;
 	uint64_t seed; /* bp_hash64(spec): mixed into every block checksum */
 	int level;     /* zstd level for writes, 0 = codec default */
@@ -144,14 +148,19 @@ static int mdb_to_bp(int rc)
 	case MDB_INVALID:
 	case MDB_VERSION_MISMATCH:
 	case MDB_INCOMPATIBLE: return BP_EFORMAT;
-	case MDB_DBS_FULL:
-	case MDB_READERS_FULL: return BP_ERANGE;
+	case MDB_DBS_FULL: return BP_ERANGE;
+	case MDB_READERS_FULL: return BP_EBUSY;
 	default: return BP_EIO;
 	}
 }
 
 static int mdb_err(struct bp_err *err, int rc, const char *what, const char *name)
 {
+	if (rc == MDB_READERS_FULL)
+		return bp_err_set(err, BP_EBUSY,
+				  "%s %s: every reader slot is taken (%d processes or tables are "
+				  "reading the database at once); try again when some have ended",
+				  what, name, BP_STORE_MAX_READERS);
 	return bp_err_set(err, mdb_to_bp(rc), "%s %s: %s", what, name, store_strerror(rc));
 }
 
@@ -307,6 +316,181 @@ static int map_check(bp_store *s, const char *dir, struct bp_err *err)
 	return BP_OK;
 }
 
+/* ---- the table registry ----
+ *
+ * The names of the tables are the keys of LMDB's main database, which no checksum
+ * covers: a flipped byte in its leaf page can hide a table from a walk (a node count
+ * cut short, a key length made huge), and `verify` would then report every table of
+ * the database fine while skipping one. So the header database also keeps the list of
+ * table names, with a checksum, written in the transaction that creates each table:
+ *
+ *   ".boardproof" key "tables" ->  offset 0  8 bytes  magic "BPTABLES"
+ *                                         8  4 bytes  n, little-endian
+ *                                        12           n names, each ending in a 0 byte
+ *                                        end - 8      bp_hash64(all bytes before, 0)
+ *
+ * bp_store_tables walks the main database and compares: a table in one list and not
+ * the other, a damaged registry or a name that is no name is damage (BP_ECORRUPT). A
+ * database written before the registry existed has none, and is listed by the walk
+ * alone until a solve creates its next table (which writes the registry). */
+
+static const char bp_registry_key[6] = { 't', 'a', 'b', 'l', 'e', 's' };
+#define BP_REGISTRY_MAGIC "BPTABLES"
+
+struct names {
+	char **v;
+	uint32_t n;
+};
+
+static void names_free(struct names *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct names){ 0 };
+}
+
+static int names_has(const struct names *l, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (strlen(l->v[i]) == len && memcmp(l->v[i], name, len) == 0)
+			return 1;
+	return 0;
+}
+
+static int names_add(struct names *l, const char *name, size_t len)
+{
+	if (names_has(l, name, len))
+		return BP_OK;
+	char **v = realloc(l->v, sizeof *v * ((size_t)l->n + 1));
+	if (!v)
+		return BP_ENOMEM;
+	l->v = v;
+	if (!(v[l->n] = malloc(len + 1)))
+		return BP_ENOMEM;
+	memcpy(v[l->n], name, len);
+	v[l->n++][len] = 0;
+	return BP_OK;
+}
+
+/* A table name as the main database may hold it: 1 to 255 bytes, printable ASCII,
+ * not starting with '.' (the store's own databases). */
+static int good_name(const char *p, size_t len)
+{
+	if (len == 0 || len >= sizeof((struct bp_table_info *)0)->spec || p[0] == '.')
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x21 || p[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+static int registry_decode(const uint8_t *p, size_t len, struct names *l)
+{
+	if (len < 20 || memcmp(p, BP_REGISTRY_MAGIC, 8) != 0)
+		return BP_ECORRUPT;
+	uint64_t sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum |= (uint64_t)p[len - 8 + (size_t)i] << 8 * i;
+	if (sum != bp_hash64(p, len - 8, 0))
+		return BP_ECORRUPT;
+	uint32_t n = p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
+	size_t at = 12;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *end = memchr(p + at, 0, len - 8 - at);
+		if (!end || !good_name((const char *)p + at, (size_t)(end - p) - at))
+			return BP_ECORRUPT;
+		int ret = names_add(l, (const char *)p + at, (size_t)(end - p) - at);
+		if (ret != BP_OK)
+			return ret;
+		at = (size_t)(end - p) + 1;
+	}
+	return at == len - 8 && l->n == n ? BP_OK : BP_ECORRUPT;
+}
+
+/* Writes the registry l under the header database in txn. @return an LMDB code. */
+static int registry_put(MDB_txn *txn, MDB_dbi hdr, const struct names *l)
+{
+	size_t len = 20;
+	for (uint32_t i = 0; i < l->n; i++)
+		len += strlen(l->v[i]) + 1;
+	uint8_t *buf = malloc(len);
+	if (!buf)
+		return ENOMEM;
+	memcpy(buf, BP_REGISTRY_MAGIC, 8);
+	for (int i = 0; i < 4; i++)
+		buf[8 + i] = (uint8_t)(l->n >> 8 * i);
+	size_t at = 12;
+	for (uint32_t i = 0; i < l->n; i++) {
+		size_t n = strlen(l->v[i]) + 1;
+		memcpy(buf + at, l->v[i], n);
+		at += n;
+	}
+	uint64_t sum = bp_hash64(buf, at, 0);
+	for (int i = 0; i < 8; i++)
+		buf[at + (size_t)i] = (uint8_t)(sum >> 8 * i);
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v = { len, buf };
+	int rc = mdb_put(txn, hdr, &k, &v, 0);
+	free(buf);
+	return rc;
+}
+
+/* Walks the main database in txn: the table names into l (when not NULL), and
+ * whether the header database was seen. @return an LMDB or store code; BP_ECORRUPT as
+ * STORE_MDB_FAULT for a key that is neither. */
+static int walk_names(bp_store *s, MDB_txn *txn, struct names *l, int *header)
+{
+	MDB_cursor *cur = NULL;
+	MDB_dbi main;
+	MDB_val k, v;
+	int rc;
+	*header = 0;
+	if ((rc = safe_dbi_open(txn, NULL, &main, NULL)) || (rc = mdb_cursor_open(txn, main, &cur)))
+		return rc;
+	for (rc = safe_cursor_get(s, cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = safe_cursor_get(s, cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size == sizeof BP_STORE_HEADER_DB - 1 &&
+		    memcmp(k.mv_data, BP_STORE_HEADER_DB, k.mv_size) == 0) {
+			*header = 1;
+			continue;
+		}
+		if (!good_name(k.mv_data, k.mv_size)) {
+			rc = STORE_MDB_OUTSIDE;
+			break;
+		}
+		if (l && names_add(l, k.mv_data, k.mv_size) != BP_OK) {
+			rc = ENOMEM;
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* In a write transaction creating table spec: adds it to the registry (made from a
+ * walk of the main database when there is none yet). @return an LMDB code. */
+static int registry_add(bp_store *s, MDB_txn *txn, const char *spec)
+{
+	MDB_dbi hdr;
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
+	struct names l = { 0 };
+	int header, rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL);
+	if (rc)
+		return rc;
+	rc = safe_get(s, txn, hdr, &k, &v);
+	if (rc == 0) {
+		int ret = registry_decode(v.mv_data, v.mv_size, &l);
+		rc = ret == BP_ENOMEM ? ENOMEM : ret != BP_OK ? MDB_CORRUPTED : 0;
+	} else if (rc == MDB_NOTFOUND) {
+		rc = walk_names(s, txn, &l, &header);
+	}
+	if (rc == 0)
+		rc = names_add(&l, spec, strlen(spec)) == BP_OK ? registry_put(txn, hdr, &l)
+								: ENOMEM;
+	names_free(&l);
+	return rc;
+}
+
 /* ---- store ---- */
 
 /* mkdir -p: creates dir and its missing parents. */
@@ -380,8 +564,9 @@ static int header_create(bp_store *s, const char *dir, struct bp_err *err)
 		buf[8 + i] = (uint8_t)(BP_STORE_FORMAT >> 8 * i);
 	memcpy(buf + 12, BP_VERSION, sizeof BP_VERSION - 1);
 	MDB_val k = { 6, "header" }, v = { 12 + sizeof BP_VERSION - 1, buf };
+	struct names none = { 0 };
 	if ((rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, MDB_CREATE, &hdr)) ||
-	    (rc = mdb_put(txn, hdr, &k, &v, 0))) {
+	    (rc = mdb_put(txn, hdr, &k, &v, 0)) || (rc = registry_put(txn, hdr, &none))) {
 		ret = mdb_err(err, rc, "creating", dir);
 		goto out;
 	}
@@ -516,34 +701,44 @@ int bp_store_set_map_size(bp_store *s, uint64_t bytes)
 int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx)
 {
 	MDB_txn *txn = NULL;
-	MDB_cursor *cur = NULL;
-	MDB_dbi main;
-	MDB_val k, v;
-	int rc, ret = BP_OK;
+	MDB_dbi hdr;
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
+	struct names walked = { 0 }, reg = { 0 };
+	int rc, ret = BP_OK, header;
 	if (!s || !fn)
 		return BP_EINVAL;
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) ||
-	    (rc = safe_dbi_open(txn, NULL, &main, NULL)) ||
-	    (rc = mdb_cursor_open(txn, main, &cur))) {
+	    (rc = walk_names(s, txn, &walked, &header)) ||
+	    (rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL))) {
 		ret = mdb_to_bp(rc);
 		goto out;
 	}
-	for (rc = safe_cursor_get(s, cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = safe_cursor_get(s, cur, &k, &v, MDB_NEXT)) {
-		char name[512];
-		if (k.mv_size == 0 || k.mv_size >= sizeof name || *(const char *)k.mv_data == '.')
-			continue;
-		memcpy(name, k.mv_data, k.mv_size);
-		name[k.mv_size] = 0;
-		fn(ctx, name);
+	if (!header) { /* opened by name when the store opened: the walk missed it */
+		ret = BP_ECORRUPT;
+		goto out;
 	}
-	if (rc != MDB_NOTFOUND)
+	rc = safe_get(s, txn, hdr, &k, &v);
+	if (rc == 0) {
+		if ((ret = registry_decode(v.mv_data, v.mv_size, &reg)) != BP_OK)
+			goto out;
+		for (uint32_t i = 0; i < reg.n && ret == BP_OK; i++)
+			if (!names_has(&walked, reg.v[i], strlen(reg.v[i])))
+				ret = BP_ECORRUPT;
+		for (uint32_t i = 0; i < walked.n && ret == BP_OK; i++)
+			if (!names_has(&reg, walked.v[i], strlen(walked.v[i])))
+				ret = BP_ECORRUPT;
+	} else if (rc != MDB_NOTFOUND) { /* none: a database from before the registry */
 		ret = mdb_to_bp(rc);
+	}
+	mdb_txn_abort(txn);
+	txn = NULL;
+	for (uint32_t i = 0; i < walked.n && ret == BP_OK; i++)
+		fn(ctx, walked.v[i]);
 out:
-	if (cur)
-		mdb_cursor_close(cur);
 	if (txn)
 		mdb_txn_abort(txn);
+	names_free(&walked);
+	names_free(&reg);
 	return ret;
 }
 
@@ -612,6 +807,47 @@ static int meta_put(MDB_txn *txn, MDB_dbi dbi, const struct bp_meta *m)
 	return rc;
 }
 
+/* One writer per table: a table opened for writing (BP_STORE_CREATE, what a solve
+ * does) holds an exclusive lock on one byte of DIR/writers.lock, at an offset hashed
+ * from its spec, until it is closed. A second solve of the same table, in this or
+ * another process, is refused at once instead of computing the same tiers again and
+ * rewriting them. LMDB alone would let both run, taking turns at each transaction:
+ * nothing would be corrupted, but the work would be done twice and each solve's
+ * figures would be the other's. Open file description locks (F_OFD_SETLK) belong to
+ * the descriptor, so they hold between handles of one process too, and the kernel
+ * drops them when the process dies: a killed solve never leaves a stale lock. Two
+ * tables whose offsets collide (one chance in 2^31 per pair) could not be solved at
+ * the same moment, nothing worse. */
+static int writer_lock(bp_store *s, const char *spec, int *out, struct bp_err *err)
+{
+	const char *dir;
+	char path[4096];
+	int rc = mdb_env_get_path(s->env, &dir);
+	if (rc)
+		return mdb_err(err, rc, "locking table", spec);
+	if (snprintf(path, sizeof path, "%s/writers.lock", dir) >= (int)sizeof path)
+		return bp_err_set(err, BP_EINVAL, "%s: path too long", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0664);
+	if (fd < 0)
+		return bp_err_set(err, BP_EIO, "%s: %s", path, strerror(errno));
+	struct flock fl = { .l_type = F_WRLCK,
+			    .l_whence = SEEK_SET,
+			    .l_start = (off_t)(bp_hash64(spec, strlen(spec), 1) & 0x7fffffff),
+			    .l_len = 1 };
+	if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+		int e = errno;
+		close(fd);
+		if (e == EAGAIN || e == EACCES)
+			return bp_err_set(err, BP_EBUSY,
+					  "table %s is being solved by another process (or "
+					  "handle); run one solve of a table at a time",
+					  spec);
+		return bp_err_set(err, BP_EIO, "locking %s: %s", path, strerror(e));
+	}
+	*out = fd;
+	return BP_OK;
+}
+
 /* Creates the table (one write transaction), or checks it if another process created
  * it meanwhile. */
 static int table_create(bp_store *s, const char *spec, const struct bp_table_info *info,
@@ -647,7 +883,7 @@ static int table_create(bp_store *s, const char *spec, const struct bp_table_inf
 	m->block_records = info->block_records ? info->block_records : BP_DEFAULT_BLOCK_RECORDS;
 	for (uint32_t i = 0; i < info->ntiers; i++)
 		m->tier_size[i] = info->tier_size[i];
-	if ((rc = meta_put(txn, *dbi, m)) != 0) {
+	if ((rc = meta_put(txn, *dbi, m)) != 0 || (rc = registry_add(s, txn, spec)) != 0) {
 		ret = mdb_err(err, rc, "creating table", spec);
 		goto out;
 	}
@@ -664,6 +900,8 @@ void bp_table_close(bp_table *t)
 {
 	if (!t)
 		return;
+	if (t->lockfd >= 0)
+		close(t->lockfd); /* releases the writer lock */
 	if (t->rtxn)
 		mdb_txn_abort(t->rtxn);
 	bp_codec_destroy(t->codec);
@@ -696,6 +934,7 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 	if (!t)
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
 	t->s = s;
+	t->lockfd = -1;
 	t->threads = 1;
 	s->ntables++;
 	t->seed = bp_hash64(spec, strlen(spec), 0);
@@ -704,6 +943,8 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 		ret = bp_err_set(err, BP_ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((flags & BP_STORE_CREATE) && (ret = writer_lock(s, spec, &t->lockfd, err)) != BP_OK)
+		goto out;
 
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn))) {
 		ret = mdb_err(err, rc, "opening table", spec);

@@ -96,24 +96,33 @@ static int hit(enum site s)
 
 /* ---- alloc ---- */
 
+/* A failing allocation sets errno as the C library's does (glibc's own code checks it). */
+static int fail_alloc(void)
+{
+	if (!hit(ALLOC))
+		return 0;
+	errno = ENOMEM;
+	return 1;
+}
+
 void *malloc(size_t n)
 {
-	return hit(ALLOC) ? NULL : __libc_malloc(n);
+	return fail_alloc() ? NULL : __libc_malloc(n);
 }
 
 void *calloc(size_t k, size_t n)
 {
-	return hit(ALLOC) ? NULL : __libc_calloc(k, n);
+	return fail_alloc() ? NULL : __libc_calloc(k, n);
 }
 
 void *realloc(void *p, size_t n)
 {
-	return hit(ALLOC) ? NULL : __libc_realloc(p, n);
+	return fail_alloc() ? NULL : __libc_realloc(p, n);
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
-	return hit(ALLOC) ? NULL : __libc_memalign(align, n);
+	return fail_alloc() ? NULL : __libc_memalign(align, n);
 }
 
 int posix_memalign(void **out, size_t align, size_t n)

@@ -1167,6 +1167,144 @@ static int version_of(const uint16_t *r)
 
 /* A reader in another process, reading whole tiers while this one rewrites them, sees
  * one version at a time, and sees new versions appear. */
+/* The list of tables is checked against the registry in the header database: a table
+ * missing from LMDB's main database (as a damaged leaf page can hide one), a table
+ * nobody registered, or a damaged registry is damage, not a shorter list. */
+static void count_table(void *ctx, const char *spec)
+{
+	(void)spec;
+	++*(int *)ctx;
+}
+
+Test(store, table_registry)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	struct bp_table_info other = vinfo;
+	snprintf(other.spec, sizeof other.spec, "v:2");
+	bp_table_close(open_table(s, &vinfo, BP_STORE_CREATE));
+	bp_table_close(open_table(s, &other, BP_STORE_CREATE));
+	int n = 0;
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_OK);
+	cr_expect_eq(n, 2);
+	bp_store_close(s);
+
+	/* a damaged registry (then put back) */
+	size_t len;
+	uint8_t *reg = raw_get(".boardproof", "tables", 6, &len);
+	reg[len / 2] ^= 1;
+	raw_put(".boardproof", "tables", 6, reg, len);
+	s = open_store(BP_STORE_READONLY);
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "a damaged registry");
+	bp_store_close(s);
+	reg[len / 2] ^= 1;
+	raw_put(".boardproof", "tables", 6, reg, len);
+	free(reg);
+
+	/* hide v:2 from the main database */
+	MDB_env *env = raw_open();
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, "v:2", 0, &dbi), 0);
+	cr_assert_eq(mdb_drop(txn, dbi, 1), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	s = open_store(BP_STORE_READONLY);
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "a hidden table");
+	bp_store_close(s);
+
+	/* a table nobody registered (and v:2 back) */
+	raw_put("v:2", "meta", 4, "x", 1);
+	raw_put("v:3", "meta", 4, "x", 1);
+	s = open_store(BP_STORE_READONLY);
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "an unregistered table");
+	bp_store_close(s);
+}
+
+/* One writer per table: a second handle opened for writing is refused with BP_EBUSY
+ * while the first is open (in this process or another), and accepted after it closes;
+ * another table, and readers, are not held up. */
+Test(store, one_writer_per_table)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &vinfo, BP_STORE_CREATE), *t2;
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_table_open(s, vinfo.spec, &vinfo, BP_STORE_CREATE, &t2, &err), BP_EBUSY);
+	cr_expect(strstr(err.msg, "being solved by another"), "message: %s", err.msg);
+	cr_expect_eq(bp_table_open(s, vinfo.spec, &vinfo, 0, &t2, &err), BP_OK, "a reader: %s",
+		     err.msg);
+	bp_table_close(t2);
+	struct bp_table_info other = vinfo;
+	snprintf(other.spec, sizeof other.spec, "v:2");
+	bp_table *t3 = open_table(s, &other, BP_STORE_CREATE);
+	bp_table_close(t3);
+
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) { /* another process: 0 refused as expected */
+		bp_store *cs;
+		bp_table *ct;
+		int rc = bp_store_open(dir, 0, &cs, NULL);
+		if (rc == BP_OK)
+			rc = bp_table_open(cs, vinfo.spec, &vinfo, BP_STORE_CREATE, &ct, NULL);
+		_exit(rc == BP_EBUSY ? 0 : 1);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "another process was let in");
+	bp_table_close(t);
+	t = open_table(s, &vinfo, BP_STORE_CREATE);
+	bp_table_close(t);
+	bp_store_close(s);
+}
+
+/* Every reader slot taken: opening the database says so (BP_EBUSY). Another process
+ * creates the lock file with room for two readers and holds both. */
+Test(store, reader_slots_exhausted)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_store_close(s);
+	char lock[128];
+	snprintf(lock, sizeof lock, "%s/lock.mdb", dir);
+	cr_assert_eq(unlink(lock), 0);
+	int ready[2], done[2];
+	cr_assert_eq(pipe(ready), 0);
+	cr_assert_eq(pipe(done), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		MDB_txn *a, *b;
+		if (mdb_env_create(&env) || mdb_env_set_maxreaders(env, 2) ||
+		    mdb_env_set_maxdbs(env, 16) || mdb_env_open(env, dir, MDB_NOTLS, 0664) ||
+		    mdb_txn_begin(env, NULL, MDB_RDONLY, &a) ||
+		    mdb_txn_begin(env, NULL, MDB_RDONLY, &b))
+			_exit(1);
+		(void)!write(ready[1], "r", 1);
+		char c;
+		(void)!read(done[0], &c, 1);
+		_exit(0);
+	}
+	char c;
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the holder did not start");
+	struct bp_err err = { "" };
+	int rc = bp_store_open(dir, BP_STORE_READONLY, &s, &err);
+	cr_expect_eq(rc, BP_EBUSY, "%s", bp_strerror(rc));
+	cr_expect(strstr(err.msg, "reader slot"), "message: %s", err.msg);
+	if (rc == BP_OK)
+		bp_store_close(s);
+	(void)!write(done[1], "d", 1);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	s = open_store(BP_STORE_READONLY); /* free again */
+	bp_store_close(s);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
 Test(store, reader_during_writes)
 {
 	uint16_t *buf = malloc(VSIZE * sizeof *buf);
