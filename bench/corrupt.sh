@@ -16,8 +16,9 @@
 #   harmless      exit 0 and the clean content hash (the change hit free space)
 #   lmdb          damage LMDB or the store's LMDB checks found (MDB_* codes, a caught
 #                 fault in LMDB, a file shorter than its page count, an unreadable
-#                 table record)
-#   block         a block failing its checksums (header, frame or content)
+#                 table record, the table list disagreeing with the registry)
+#   block         a block failing its checksums or header checks (header, length,
+#                 frame or content)
 #   metadata      a table's metadata failing its checksum
 #   header        the store header (magic, format) unreadable
 #   other3        any other exit 3 report
@@ -73,9 +74,9 @@ classify() {
 	elif [ $rc = 0 ] || [ $rc = 1 ]; then
 		kind=WRONG
 	elif [ $rc = 3 ]; then
-		if grep -q -E 'MDB_|LMDB|data.mdb: damaged|not a boardproof table|is not solved in this database' "$tmp/v.err"; then
+		if grep -q -E 'MDB_|LMDB|data.mdb: damaged|not a boardproof table|is not solved in this database|listing tables' "$tmp/v.err"; then
 			kind=lmdb
-		elif grep -q -E 'checksum|block header|frame|missing block|record count' "$tmp/v.err"; then
+		elif grep -q -E 'checksum|block header|frame|missing block|record count|overlong block' "$tmp/v.err"; then
 			kind=block
 		elif grep -q -E 'metadata' "$tmp/v.err"; then
 			kind=metadata
