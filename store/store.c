@@ -617,13 +617,26 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 	if (!s)
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
 	s->readonly = readonly;
-	if ((rc = mdb_env_create(&s->env)) || (rc = mdb_env_set_maxdbs(s->env, BP_STORE_MAX_DBS)) ||
-	    (rc = mdb_env_set_maxreaders(s->env, BP_STORE_MAX_READERS)) ||
-	    (rc = mdb_env_set_mapsize(s->env, BP_STORE_MAP_SIZE))) {
-		ret = mdb_err(err, rc, "opening", dir);
-		goto out;
+	/* The map is address space, not memory, but a process may have little of it
+	 * (ulimit -v, Valgrind): when mapping 256 GiB fails, smaller maps are tried, down
+	 * to 1 GiB (LMDB maps at least the whole file whatever is asked). A solve then
+	 * stops with a clear "map full" error if its table outgrows the map. */
+	static const uint64_t maps[] = { BP_STORE_MAP_SIZE, (uint64_t)32 << 30, (uint64_t)4 << 30,
+					 (uint64_t)1 << 30 };
+	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+		if ((rc = mdb_env_create(&s->env)) ||
+		    (rc = mdb_env_set_maxdbs(s->env, BP_STORE_MAX_DBS)) ||
+		    (rc = mdb_env_set_maxreaders(s->env, BP_STORE_MAX_READERS)) ||
+		    (rc = mdb_env_set_mapsize(s->env, (size_t)maps[i]))) {
+			ret = mdb_err(err, rc, "opening", dir);
+			goto out;
+		}
+		rc = mdb_env_open(s->env, dir, MDB_NOTLS | (readonly ? MDB_RDONLY : 0), 0664);
+		if ((rc != ENOMEM && rc != EINVAL) || i + 1 == sizeof maps / sizeof maps[0])
+			break;
+		mdb_env_close(s->env);
+		s->env = NULL;
 	}
-	rc = mdb_env_open(s->env, dir, MDB_NOTLS | (readonly ? MDB_RDONLY : 0), 0664);
 	if (rc) {
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
 			ret = bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (%s)", dir,
