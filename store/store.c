@@ -116,6 +116,7 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
+	char why[160]; /* what the last failing bp_table_get found */
 };
 
 /* Codes of the guarded LMDB reads below, next to LMDB's own (-30799..-30780) and errno
@@ -711,6 +712,20 @@ int bp_store_set_map_size(bp_store *s, uint64_t bytes)
 	return rc == EINVAL ? BP_EINVAL : mdb_to_bp(rc);
 }
 
+/* Whether the registry (readable, checksum right) names spec. */
+static int registry_has(bp_store *s, MDB_txn *txn, const char *spec)
+{
+	MDB_dbi hdr;
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
+	struct names l = { 0 };
+	int has = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL) == 0 &&
+		  safe_get(s, txn, hdr, &k, &v) == 0 &&
+		  registry_decode(v.mv_data, v.mv_size, &l) == BP_OK &&
+		  names_has(&l, spec, strlen(spec));
+	names_free(&l);
+	return has;
+}
+
 int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx)
 {
 	MDB_txn *txn = NULL;
@@ -968,6 +983,13 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 		mdb_txn_abort(txn);
 		txn = NULL;
 		ret = table_create(s, spec, info, &t->dbi, &t->meta, err);
+		goto out;
+	}
+	if (rc == MDB_NOTFOUND && registry_has(s, txn, spec)) {
+		ret = bp_err_set(err, BP_ECORRUPT,
+				 "table %s: damaged: the registry lists it but LMDB's main "
+				 "database has lost it",
+				 spec);
 		goto out;
 	}
 	if (rc) {
@@ -1551,6 +1573,11 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 	return ret;
 }
 
+const char *bp_table_why(const bp_table *t)
+{
+	return t ? t->why : "";
+}
+
 int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record)
 {
 	if (!t || !record)
@@ -1575,15 +1602,18 @@ int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record)
 			return BP_ENOMEM;
 	}
 	victim->used = 0;
-	const char *why;
+	const char *why = NULL;
 	int ret = read_begin(t);
 	if (ret != BP_OK)
 		return ret;
 	/* the value checksum covers key, table and every stored byte: enough for a probe */
 	ret = read_block(t, tier, block, victim->records, BP_CODEC_FAST, &why);
 	mdb_txn_reset(t->rtxn);
-	if (ret != BP_OK)
+	if (ret != BP_OK) {
+		snprintf(t->why, sizeof t->why, "tier %u block %llu: %s", tier,
+			 (unsigned long long)block, why ? why : bp_strerror(ret));
 		return ret;
+	}
 	victim->tier = tier;
 	victim->block = block;
 	victim->used = ++t->clock;

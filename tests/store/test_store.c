@@ -1214,6 +1214,11 @@ Test(store, table_registry)
 	mdb_env_close(env);
 	s = open_store(BP_STORE_READONLY);
 	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "a hidden table");
+	bp_table *t;
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_table_open(s, "v:2", NULL, 0, &t, &err), BP_ECORRUPT,
+		     "opening a hidden table is damage, not absence");
+	cr_expect(strstr(err.msg, "registry"), "message: %s", err.msg);
 	bp_store_close(s);
 
 	/* a table nobody registered (and v:2 back) */
