@@ -1230,6 +1230,7 @@ struct walk {
 	const uint16_t *in; /* put: the tier's records */
 	uint16_t *out;	    /* get: the tier's records (NULL: into scratch) */
 	int flags;	    /* for bp_codec_decode */
+	int restart;	    /* renew the read transaction before the next fetch */
 };
 
 static bp_codec *worker_codec(const bp_table *t, int worker)
@@ -1350,6 +1351,16 @@ static int read_restart(bp_table *t)
 static void fetch_batch(struct walk *w)
 {
 	bp_table *t = w->t;
+	if (w->restart) {
+		w->restart = 0;
+		int rc = read_restart(t);
+		if (rc) {
+			w->slot[0] =
+				(struct slot){ .ret = mdb_to_bp(rc), .why = store_strerror(rc) };
+			w->n = 1;
+			return;
+		}
+	}
 	for (uint64_t i = 0; i < w->n; i++) {
 		struct slot *sl = &w->slot[i];
 		uint8_t key[BP_CODEC_KEY_SIZE];
@@ -1367,12 +1378,13 @@ static void fetch_batch(struct walk *w)
 		} else if (rc == STORE_MDB_FAULT || rc == STORE_MDB_OUTSIDE ||
 			   rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND) {
 			/* damage in the B-tree on the way to this block: report it and go on
-			 * with the next block, from a fresh snapshot after a fault */
+			 * with the next block; after a fault, the batch ends here and the next
+			 * one starts from a fresh snapshot (the values fetched so far stay
+			 * valid until this batch is decoded) */
 			sl->ret = BP_ECORRUPT;
 			sl->why = store_strerror(rc);
-			if (rc == STORE_MDB_FAULT && (rc = read_restart(t)) != 0) {
-				sl->ret = mdb_to_bp(rc);
-				sl->why = store_strerror(rc);
+			if (rc == STORE_MDB_FAULT) {
+				w->restart = 1;
 				w->n = i + 1;
 				break;
 			}
