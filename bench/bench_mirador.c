@@ -14,10 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "solver/games/mirador.h"
-#include "solver/perft.h"
-#include "solver/postext.h"
+#include "solver/games/perft.h"
+#include "solver/games/postext.h"
 
 static double now(void)
 {

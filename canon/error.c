@@ -17,6 +17,7 @@ const char *bp_strerror(int code)
 	case BP_ENOTFOUND: return "not found";
 	case BP_ECORRUPT: return "corrupt data";
 	case BP_EFORMAT: return "data of another format";
+	case BP_ERULES: return "solved under another rules version";
 	case BP_EIO: return "i/o error";
 	case BP_EUNSUPPORTED: return "not supported";
 	case BP_EBUSY: return "in use by another process";

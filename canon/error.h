@@ -20,7 +20,8 @@ enum bp_error_code {
 	BP_EFORMAT = -9,       /* stored data of another format version or instance */
 	BP_EIO = -10,	       /* an operating-system I/O failure */
 	BP_EUNSUPPORTED = -11, /* the game or instance does not offer this operation */
-	BP_EBUSY = -12	       /* in use by another process (a table being solved, every
+	BP_ERULES = -12,       /* a table solved under another version of RULES.md */
+	BP_EBUSY = -13	       /* in use by another process (a table being solved, every
 				  reader slot taken); trying again later may succeed */
 };
 

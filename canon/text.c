@@ -74,3 +74,21 @@ void bp_text_free(struct bp_text *t)
 	t->len = t->cap = 0;
 	t->failed = 0;
 }
+
+char *bp_text_bytes(unsigned long long bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu byte%s", bytes, bytes == 1 ? "" : "s");
+		return buf;
+	}
+	double v = (double)bytes / 1024;
+	int u = 0;
+	/* thresholds after rounding: 1023.6 KiB prints as 1.00 MiB, not "1024 KiB" */
+	while (v >= 1023.5 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}

@@ -31,4 +31,9 @@ void bp_text_clear(struct bp_text *t);
 /* Frees the buffer's memory and empties it. */
 void bp_text_free(struct bp_text *t);
 
+/* Writes a byte count in human units into buf ("512 bytes", "1.50 KiB", "153 TiB"):
+ * three significant figures, binary prefixes, never "0 MiB" for a non-zero count.
+ * @return buf. */
+char *bp_text_bytes(unsigned long long bytes, char *buf, size_t len);
+
 #endif

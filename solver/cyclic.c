@@ -181,7 +181,7 @@ static uint64_t run_pass(struct csolve *s, int threads, int phase, unsigned leve
 	return total;
 }
 
-int bp_solve_cyclic_estimate(const struct bp_game *g, uint64_t *bytes)
+int bp_solve_cycles_estimate(const struct bp_game *g, uint64_t *bytes)
 {
 	if (!g->ops->tier || !g->ops->tier_size || !g->ops->rank || !g->ops->unrank || !g->ntiers)
 		return BP_EUNSUPPORTED;
@@ -197,7 +197,7 @@ int bp_solve_cyclic_estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
-int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		    struct bp_solve_result *out, struct bp_err *err)
 {
 	double t0 = bp_solve_clock();
@@ -206,7 +206,7 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 	bp_table *tab = NULL;
 	uint64_t *sizes = NULL;
 	memset(out, 0, sizeof *out);
-	if ((rc = bp_solve_plan(g, bp_solve_cyclic_estimate, opts, &out->memory_estimate, err)))
+	if ((rc = bp_solve_plan(g, bp_solve_cycles_estimate, opts, &out->memory_estimate, err)))
 		return rc;
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	s.chunk_start = calloc(s.nt + 1, sizeof *s.chunk_start);
@@ -267,6 +267,8 @@ int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve
 		}
 	if (!rc)
 		run_pass(&s, threads, REPETITION, 0, &rc);
+	if (!rc && (rc = bp_game_status(g)))
+		snprintf(s.errmsg, sizeof s.errmsg, "a rule failed: %s", bp_strerror(rc));
 	if (rc)
 		goto out;
 	for (uint32_t t = 0; t < s.nt; t++) {

@@ -7,15 +7,16 @@
 #ifndef BP_SOLVER_CYCLIC_H
 #define BP_SOLVER_CYCLIC_H
 
-#include "solver/retrograde.h"
+#include "solver/engine.h"
 
-/* As bp_solve, for any game with tier, tier_size, rank and unrank, whether or not its
+/* The cycles engine, as bp_solve, for any game with tier, tier_size, rank and unrank,
+ * whether or not its
  * moves raise the tier. Every tier is in memory at once; the table is written when
  * the solve is complete (an interrupted cyclic solve starts again). */
-int bp_solve_cyclic(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		    struct bp_solve_result *out, struct bp_err *err);
 
-/* The memory bp_solve_cyclic needs. @return as bp_solve_estimate. */
-int bp_solve_cyclic_estimate(const struct bp_game *g, uint64_t *bytes);
+/* The memory bp_solve_cycles needs. @return as bp_solve_tiers_estimate. */
+int bp_solve_cycles_estimate(const struct bp_game *g, uint64_t *bytes);
 
 #endif

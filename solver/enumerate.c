@@ -100,6 +100,7 @@ int bp_enumerate(const struct bp_game *g, uint64_t max_bytes, bp_enum_progress *
 		if (progress)
 			progress(ctx, t, out->raw[t], out->classes[t]);
 	}
+	rc = bp_game_status(g); /* a rule failed: the counts mean nothing */
 out:
 	if (bits)
 		for (uint32_t t = 0; t < nt; t++)

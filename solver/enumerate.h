@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 struct bp_enum_counts {
 	uint32_t ntiers;

@@ -23,14 +23,15 @@
  * it needs it. Memory: two tiers of 16-bit records at a time (4.8 GiB for taifas:4x5).
  *
  * The result is the same table as solver/retrograde.c's; the tests compare content
- * hashes of both, and `solve --solver tiers` runs the other path. */
+ * hashes of both, and `solve --solver tiers` runs the other path (solver/solve.h). */
+#include "solver/expanded.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "solver/parallel.h"
-#include "solver/retrograde.h"
 #include "solver/solve_common.h"
 
 #define CHUNK ((uint64_t)1 << 16) /* indices a work item covers */
@@ -221,8 +222,8 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
-int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
-		      struct bp_solve_result *out, struct bp_err *err)
+int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+		  struct bp_solve_result *out, struct bp_err *err)
 {
 	int rc;
 	double t0 = bp_solve_clock();
@@ -279,7 +280,7 @@ int bp_solve_expanded(const struct bp_game *g, bp_store *db, const struct bp_sol
 			for (int i = 0; i < x.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += x.counts[i][v];
-			if ((rc = bp_solve_put_tier(x.tab, t, x.rec[t], x.threads,
+			if ((rc = bp_solve_put_tier(x.g, x.tab, t, x.rec[t], x.threads,
 						    prior_seconds + (bp_solve_clock() - t0), out,
 						    x.errmsg, sizeof x.errmsg)))
 				goto out;

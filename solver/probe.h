@@ -5,7 +5,7 @@
 #ifndef BP_SOLVER_PROBE_H
 #define BP_SOLVER_PROBE_H
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "store/store.h"
 
 struct bp_probe {

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 struct bp_reach_counts {
 	uint32_t ndepths;

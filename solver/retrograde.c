@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/cyclic.h"
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
@@ -258,7 +257,7 @@ static void free_tier(struct tier *tt)
 
 /* ---- driver ----------------------------------------------------------------- */
 
-int bp_solve_estimate(const struct bp_game *g, uint64_t *bytes)
+int bp_solve_tiers_estimate(const struct bp_game *g, uint64_t *bytes)
 {
 	const struct bp_game_ops *ops = g->ops;
 	if (!ops->tier || !ops->tier_size || !ops->rank || !ops->unrank || g->ntiers == 0)
@@ -278,19 +277,15 @@ int bp_solve_estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
-int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
-	     struct bp_solve_result *out, struct bp_err *err)
+int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+		   struct bp_solve_result *out, struct bp_err *err)
 {
 	int rc;
 	double t0 = bp_solve_clock();
 	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
 	uint64_t *sizes = NULL, *done_count = NULL;
 	memset(out, 0, sizeof *out);
-	if (g->ops->flags & BP_GAME_CYCLIC)
-		return bp_solve_cyclic(g, db, opts, out, err);
-	if (g->ops->tier_walk && !opts->generic)
-		return bp_solve_expanded(g, db, opts, out, err);
-	if ((rc = bp_solve_plan(g, bp_solve_estimate, opts, &out->memory_estimate, err)))
+	if ((rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err)))
 		return rc;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
@@ -388,7 +383,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			for (int i = 0; i < s.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += s.counts[i][v];
-			if ((rc = bp_solve_put_tier(s.tab, t, tt->rec, s.threads,
+			if ((rc = bp_solve_put_tier(g, s.tab, t, tt->rec, s.threads,
 						    prior_seconds + (bp_solve_clock() - t0), out,
 						    s.errmsg, sizeof s.errmsg)))
 				goto out;

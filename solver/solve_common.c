@@ -33,10 +33,10 @@ int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game 
 		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
 	if (!o->memory_limit || *need <= o->memory_limit)
 		return BP_OK;
-	return bp_err_set(err, BP_ERANGE,
-			  "%s needs about %llu MiB, more than the memory limit of %llu MiB",
-			  g->spec, (unsigned long long)(*need >> 20),
-			  (unsigned long long)(o->memory_limit >> 20));
+	char nbuf[32], lbuf[32];
+	return bp_err_set(err, BP_ERANGE, "%s needs about %s, more than the memory limit of %s",
+			  g->spec, bp_text_bytes(*need, nbuf, sizeof nbuf),
+			  bp_text_bytes(o->memory_limit, lbuf, sizeof lbuf));
 }
 
 struct bp_move **bp_solve_move_buffers(const struct bp_game *g, int threads)
@@ -105,10 +105,17 @@ void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
 	}
 }
 
-int bp_solve_put_tier(bp_table *tab, uint32_t t, const uint16_t *rec, int threads, double seconds,
-		      const struct bp_solve_result *out, char *errmsg, size_t errlen)
+int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
+		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
+		      size_t errlen)
 {
 	char extra[128];
+	int failed = bp_game_status(g);
+	if (failed) {
+		snprintf(errmsg, errlen, "solving tier %u: a rule failed: %s", t,
+			 bp_strerror(failed));
+		return failed;
+	}
 	snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n", threads,
 		 (unsigned long long)out->memory_estimate);
 	int rc = bp_table_put_tier(tab, t, rec, seconds, bp_solve_peak_memory(), extra);

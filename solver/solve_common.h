@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Plumbing shared by the two solvers (solver/retrograde.c, solver/cyclic.c): the
+/* Plumbing shared by the three engines (retrograde.c, expanded.c, cyclic.c): the
  * memory check made before any work, per-worker move buffers, opening the instance's
  * table with its tier layout, and the clocks behind the figures they report. */
 #ifndef BP_SOLVER_SOLVE_COMMON_H
@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "solver/retrograde.h"
+#include "solver/engine.h"
 
 /* Seconds on a monotonic clock. */
 double bp_solve_clock(void);
@@ -39,10 +39,12 @@ void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
 			 struct bp_solve_progress *pr);
 
 /* Stores a solved tier with the solve's figures: threads, memory estimate, seconds so
- * far, peak memory. On failure writes why into errmsg (errlen bytes).
- * @return as bp_table_put_tier. */
-int bp_solve_put_tier(bp_table *tab, uint32_t t, const uint16_t *rec, int threads, double seconds,
-		      const struct bp_solve_result *out, char *errmsg, size_t errlen);
+ * far, peak memory; unless an op of g failed while solving it (bp_game_status), which
+ * is returned instead. On failure writes why into errmsg (errlen bytes).
+ * @return as bp_table_put_tier; the code of bp_game_status. */
+int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
+		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
+		      size_t errlen);
 
 /* The tier and dense index of the start position's canonical form.
  * @return as ops->rank. */

@@ -352,6 +352,8 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		return rc;
 	if (strcmp(v.meta.spec, g->spec) != 0 || v.meta.ntiers != g->ntiers)
 		return BP_EFORMAT;
+	if (bp_table_check_rules(t, BP_RULES_VERSION, NULL))
+		return BP_ERULES; /* re-deriving values under other rules proves nothing */
 	v.threads = v.o.threads > 0 ? v.o.threads : bp_parallel_cores();
 	v.budget = CACHE_BYTES;
 	uint64_t max_chunks = 0;
@@ -432,6 +434,8 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		problem(&v, "the start position has no stored value");
 	}
 	out->content_hash = v.hash;
+	if (!rc)
+		rc = bp_game_status(g); /* a rule failed: the check means nothing */
 out:
 	for (uint32_t tr = 0; v.cache && tr < g->ntiers; tr++)
 		free(v.cache[tr].rec);

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "store/store.h"
 
 struct bp_verify_report {
@@ -37,7 +37,8 @@ struct bp_verify_opts {
  * Problems are counted in out and described to opts->problem. The report, the content
  * hash included, is the same for any number of threads.
  * @return BP_OK when the check ran (look at out for its findings); BP_EUNSUPPORTED;
- * BP_EFORMAT (the table is not of g); BP_ENOMEM; BP_EIO. */
+ * BP_EFORMAT (the table is not of g); BP_ERULES (solved under another rules version);
+ * BP_ENOMEM; BP_EIO. */
 int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts *opts,
 	      struct bp_verify_report *out);
 

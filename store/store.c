@@ -11,6 +11,10 @@
  *   SPEC            one per table, named by its canonical spec (never starting with '.'):
  *                     key "meta" (4 bytes)  -> the table's metadata (store/meta.c)
  *                     key tier:u32be block:u64be (12 bytes) -> one block (store/codec.c)
+ *   ".KIND:SPEC"    key spaces of store/kv.h (added in format 1 without changing the
+ *                   above: older readers never open them): ".proven:SPEC" values that
+ *                   proof-number search proved, ".proof:SPEC" saved proof trees; their
+ *                   keys and values are documented in solver/dfpn_db.c.
  *
  * Block b of tier t holds records [b * B, min((b + 1) * B, size)) of the tier, B the
  * table's records per block; a done tier of n records has exactly ceil(n / B) blocks
@@ -69,6 +73,7 @@
 #include "store/codec.h"
 #include "store/guard.h"
 #include "store/meta.h"
+#include "store/store_env.h"
 
 #define BP_STORE_MAGIC "BPSTORE"
 #define BP_STORE_HEADER_DB ".boardproof"
@@ -455,6 +460,12 @@ static int walk_names(bp_store *s, MDB_txn *txn, struct names *l, int *header)
 			*header = 1;
 			continue;
 		}
+		/* the store's own spaces (".boardproof", bp_kv's key spaces) start with
+		 * '.'; they must still be names */
+		const char *key = k.mv_data;
+		int own = k.mv_size > 1 && key[0] == '.' && good_name(key + 1, k.mv_size - 1);
+		if (own)
+			continue;
 		if (!good_name(k.mv_data, k.mv_size)) {
 			rc = STORE_MDB_OUTSIDE;
 			break;
@@ -468,9 +479,10 @@ static int walk_names(bp_store *s, MDB_txn *txn, struct names *l, int *header)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-/* In a write transaction creating table spec: adds it to the registry (made from a
- * walk of the main database when there is none yet). @return an LMDB code. */
-static int registry_add(bp_store *s, MDB_txn *txn, const char *spec)
+/* In a write transaction creating (add) or dropping (!add) table spec: adds it to the
+ * registry (made from a walk of the main database when there is none yet) or takes it
+ * out. @return an LMDB code. */
+static int registry_update(bp_store *s, MDB_txn *txn, const char *spec, int add)
 {
 	MDB_dbi hdr;
 	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
@@ -483,11 +495,22 @@ static int registry_add(bp_store *s, MDB_txn *txn, const char *spec)
 		int ret = registry_decode(v.mv_data, v.mv_size, &l);
 		rc = ret == BP_ENOMEM ? ENOMEM : ret != BP_OK ? MDB_CORRUPTED : 0;
 	} else if (rc == MDB_NOTFOUND) {
+		if (!add)
+			return 0; /* a database from before the registry */
 		rc = walk_names(s, txn, &l, &header);
 	}
-	if (rc == 0)
+	if (rc == 0 && add)
 		rc = names_add(&l, spec, strlen(spec)) == BP_OK ? registry_put(txn, hdr, &l)
 								: ENOMEM;
+	if (rc == 0 && !add) {
+		for (uint32_t i = 0; i < l.n; i++)
+			if (strcmp(l.v[i], spec) == 0) {
+				free(l.v[i]);
+				l.v[i] = l.v[--l.n];
+				break;
+			}
+		rc = registry_put(txn, hdr, &l);
+	}
 	names_free(&l);
 	return rc;
 }
@@ -770,7 +793,51 @@ out:
 	return ret;
 }
 
+int bp_store_drop_table(bp_store *s, const char *spec, struct bp_err *err)
+{
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	int rc;
+	if (!s || !spec || !*spec || spec[0] == '.')
+		return bp_err_set(err, BP_EINVAL, "bad table name '%s'", spec ? spec : "");
+	if (s->readonly || s->ntables)
+		return bp_err_set(err, BP_EINVAL, "table %s: cannot drop it %s", spec,
+				  s->readonly ? "from a read-only store" : "while tables are open");
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)))
+		return mdb_err(err, rc, "dropping table", spec);
+	rc = mdb_dbi_open(txn, spec, 0, &dbi);
+	if (rc == MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return bp_err_set(err, BP_ENOTFOUND, "no table %s", spec);
+	}
+	/* mdb_drop with del = 1 deletes the named database and closes its handle */
+	if (rc || (rc = mdb_drop(txn, dbi, 1)) || (rc = registry_update(s, txn, spec, 0))) {
+		mdb_txn_abort(txn);
+		return mdb_err(err, rc, "dropping table", spec);
+	}
+	if ((rc = mdb_txn_commit(txn)))
+		return mdb_err(err, rc, "dropping table", spec);
+	return BP_OK;
+}
+
 /* ---- tables ---- */
+
+static int rules_mismatch(const struct bp_meta *m, uint32_t rules_version, struct bp_err *err)
+{
+	return bp_err_set(err, BP_ERULES,
+			  "table %s was solved under rules version %u, but this build implements "
+			  "rules version %u",
+			  m->spec, m->rules_version, rules_version);
+}
+
+int bp_table_check_rules(bp_table *t, uint32_t rules_version, struct bp_err *err)
+{
+	if (!t)
+		return BP_EINVAL;
+	return t->meta.rules_version == rules_version
+		       ? BP_OK
+		       : rules_mismatch(&t->meta, rules_version, err);
+}
 
 /* Compares stored metadata with what the caller expects; names the first difference. */
 static int meta_match(const struct bp_meta *m, const struct bp_table_info *info, struct bp_err *err)
@@ -778,9 +845,7 @@ static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
 	if (strcmp(m->spec, info->spec) != 0)
 		return bp_err_set(err, BP_EFORMAT, "table %s holds %s", info->spec, m->spec);
 	if (m->rules_version != info->rules_version)
-		return bp_err_set(err, BP_EFORMAT,
-				  "table %s: solved under rules version %u, not %u", info->spec,
-				  m->rules_version, info->rules_version);
+		return rules_mismatch(m, info->rules_version, err);
 	if (m->ntiers != info->ntiers)
 		return bp_err_set(err, BP_EFORMAT, "table %s: %u tiers stored, %u expected",
 				  info->spec, m->ntiers, info->ntiers);
@@ -814,6 +879,8 @@ static int meta_read(bp_store *s, MDB_txn *txn, MDB_dbi dbi, const char *spec, s
 				  "table %s: metadata of another format version (this "
 				  "boardproof reads version %d)",
 				  spec, BP_STORE_FORMAT);
+	if (ret == BP_ENOMEM)
+		return bp_err_set(err, ret, "table %s: out of memory reading its metadata", spec);
 	if (ret != BP_OK)
 		return bp_err_set(err, ret, "table %s: unreadable metadata", spec);
 	if (strcmp(m->spec, spec) != 0)
@@ -911,7 +978,7 @@ static int table_create(bp_store *s, const char *spec, const struct bp_table_inf
 	m->block_records = info->block_records ? info->block_records : BP_DEFAULT_BLOCK_RECORDS;
 	for (uint32_t i = 0; i < info->ntiers; i++)
 		m->tier_size[i] = info->tier_size[i];
-	if ((rc = meta_put(txn, *dbi, m)) != 0 || (rc = registry_add(s, txn, spec)) != 0) {
+	if ((rc = meta_put(txn, *dbi, m)) != 0 || (rc = registry_update(s, txn, spec, 1)) != 0) {
 		ret = mdb_err(err, rc, "creating table", spec);
 		goto out;
 	}
@@ -1673,4 +1740,21 @@ int bp_table_check_blocks(bp_table *t,
 	}
 	walk_end(&w);
 	return ret == BP_OK ? c.nbad : ret;
+}
+
+/* ---- for store/kv.c (store/store_env.h) ---- */
+
+MDB_env *bp_store_env(bp_store *s)
+{
+	return s->env;
+}
+
+int bp_store_readonly(const bp_store *s)
+{
+	return s->readonly;
+}
+
+void bp_store_handles(bp_store *s, int delta)
+{
+	s->ntables += delta;
 }

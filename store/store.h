@@ -78,14 +78,26 @@ struct bp_table_info {
 
 /* Opens the table of spec, creating it (empty, no tier done) with BP_STORE_CREATE when
  * absent. An existing table must match info exactly (spec, rules version, tiers and
- * their sizes): otherwise BP_EFORMAT, and nothing is changed. With info NULL the table
- * is opened as it is (for reading).
- * @return BP_OK; BP_ENOTFOUND; BP_EFORMAT; BP_ECORRUPT (unreadable metadata); BP_EIO.
+ * their sizes): otherwise BP_ERULES (another rules version) or BP_EFORMAT, and nothing
+ * is changed. With info NULL the table is opened as it is (for reading; see
+ * bp_table_check_rules).
+ * @return BP_OK; BP_ENOTFOUND; BP_EFORMAT; BP_ERULES; BP_ECORRUPT (unreadable
+ * metadata); BP_EIO.
  * The caller owns *out (bp_table_close), which must be closed before the store. */
 int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *info, int flags,
 		  bp_table **out, struct bp_err *err);
 
 void bp_table_close(bp_table *t);
+
+/* Whether the table's values were solved under rules version rules_version: a table
+ * of another version must never be answered from (RULES.md: tables are refused, never
+ * silently mixed). @return BP_OK; BP_ERULES, err naming both versions; BP_EINVAL. */
+int bp_table_check_rules(bp_table *t, uint32_t rules_version, struct bp_err *err);
+
+/* Removes the table of spec and everything in it, in one transaction; the only way a
+ * table is ever deleted (solve --replace). @return BP_OK; BP_ENOTFOUND; BP_EINVAL
+ * (read-only store, or the table is open); BP_EIO. */
+int bp_store_drop_table(bp_store *s, const char *spec, struct bp_err *err);
 
 /* Metadata read from the table. Strings are owned by the table. */
 struct bp_table_meta {

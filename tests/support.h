@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/game.h"
-#include "solver/retrograde.h"
+#include "solver/games/game.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
 

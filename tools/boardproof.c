@@ -4,14 +4,23 @@
 #include <string.h>
 
 #include "bp_config.h"
-#include "solver/game.h"
-#include "solver/retrograde.h"
+#include "solver/games/game.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
 #define COMMON_OPTIONS                                       \
 	"  --json       machine-readable output on stdout\n" \
 	"  --help       this text\n"
+
+#define MOVES_OPTION                                                                              \
+	"  --moves M    then play the moves M (one argument: \"xa1 ob2 ...\"); an illegal move\n" \
+	"               is named by its number\n"
+
+#define DB_HELP                                                                                 \
+	"The database directory, for solve, query, verify, list, claims, openings, play and\n"  \
+	"paper: --db DIR when given; else $BOARDPROOF_DB; else $XDG_DATA_HOME/boardproof/db;\n" \
+	"else ~/.local/share/boardproof/db. It is never taken relative to the current\n"        \
+	"directory unless you say so (tools/run uses data/db of the checkout).\n"
 
 #define EXIT_CODES                                                                              \
 	"Exit codes: 0 success; 1 a check found a problem or the command is not available;\n"   \
@@ -20,34 +29,35 @@
 
 const struct bp_command bp_commands[] = {
 	{ "show", "draw a position with its state and the game's evaluation", bp_cmd_show,
-	  "usage: boardproof show GAME [POSITION] [--json]\n"
+	  "usage: boardproof show GAME [POSITION] [--moves M] [--json]\n"
 	  "\n"
 	  "Draws POSITION (default: the start position) of GAME: the board, the side to move,\n"
 	  "the state keys, the game's own figures (Taifas: zones), and whether the game is over\n"
 	  "with its outcome for the player to move. POSITION may be quoted or given as several\n"
 	  "words; \"start\" names the start position.\n"
 	  "\n"
-	  "Options:\n" COMMON_OPTIONS "\n"
+	  "Options:\n" MOVES_OPTION COMMON_OPTIONS "\n"
 	  "JSON: {\"game\", \"position\", \"to_move\", \"terminal\", \"outcome\" (win, loss, draw "
 	  "or\n"
 	  "null), \"moves\", and the game's figures}.\n" },
 	{ "moves", "list the legal moves of a position", bp_cmd_moves,
-	  "usage: boardproof moves GAME [POSITION] [--count] [--json]\n"
+	  "usage: boardproof moves GAME [POSITION] [--moves M] [--count] [--json]\n"
 	  "\n"
 	  "Lists every legal move of POSITION (default: the start position), one a line.\n"
-	  "A turn that places two stones is one move (Blooms: rc3+yd2).\n"
+	  "A turn that places two stones is one move (Blooms: rc3+yd2). On a finished game\n"
+	  "it says so (JSON: \"finished\": true and the \"outcome\" for the player to move).\n"
 	  "\n"
-	  "Options:\n"
+	  "Options:\n" MOVES_OPTION
 	  "  --count      print only the number of legal moves\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"moves\": [...], \"count\": N}; with --count only {\"count\": N}.\n" },
 	{ "perft", "count move sequences to a depth", bp_cmd_perft,
-	  "usage: boardproof perft GAME DEPTH [--position P] [--stats] [--json]\n"
+	  "usage: boardproof perft GAME DEPTH [--position P] [--moves M] [--stats] [--json]\n"
 	  "\n"
 	  "For d = 1..DEPTH prints \"perft d = N\": the number of distinct move sequences of\n"
 	  "length d from the start (or from P). A sequence that ends the game is not extended.\n"
 	  "\n"
 	  "Options:\n"
-	  "  --position P start from position P instead of the start position\n"
+	  "  --position P start from position P instead of the start position\n" MOVES_OPTION
 	  "  --stats      also print the moves generated and moves per second\n" COMMON_OPTIONS },
 	{ "count", "count reachable positions exactly, per tier and up to symmetry", bp_cmd_count,
 	  "usage: boardproof count GAME [--method auto|formula|enumerate] [--memory BYTES]\n"
@@ -92,46 +102,66 @@ const struct bp_command bp_commands[] = {
 	{ "solve", "strongly solve an instance into the database", bp_cmd_solve,
 	  "usage: boardproof solve GAME [--db DIR] [--threads N] [--memory BYTES]\n"
 	  "                        [--block-records N] [--level L] [--solver S]\n"
-	  "                        [--progress] [--json]\n"
+	  "                        [--replace] [--progress] [--json]\n"
 	  "\n"
 	  "Strongly solves GAME by retrograde analysis: every position reachable from the\n"
 	  "start, up to symmetry, gets its value (win, loss or draw for the player to move)\n"
 	  "and remoteness, stored in the database one tier at a time. An interrupted solve\n"
 	  "resumes at its first unfinished tier. Prints the start position's value and\n"
 	  "remoteness, the positions, time, peak memory and database bits per position.\n"
+	  "A spec that stands for a family of instances (landscape without layout=) solves\n"
+	  "one instance per class up to symmetry, each into its own table, and reports\n"
+	  "each class with the number of instances in it.\n"
 	  "\n"
 	  "Options:\n"
-	  "  --db DIR          the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --db DIR          the database (default: see boardproof help db)\n"
 	  "  --threads N       worker threads (default: one per core)\n"
 	  "  --memory B        refuse up front when the solve needs more (default 80% of RAM)\n"
 	  "  --block-records N records per compressed block (default 16384; larger blocks\n"
 	  "                    store less and probe slower)\n"
 	  "  --level L         zstd compression level\n"
-	  "  --solver S        auto (default: walk where the game has one, else tiers or\n"
-	  "                    cycles), walk (tier by tier over expanded tiers: children\n"
-	  "                    read in place, no canonical form per child; Taifas), tiers\n"
+	  "  --solver S        the engine: auto (default: cycles for games that repeat,\n"
+	  "                    else walk where the game has one, else tiers), walk (tier\n"
+	  "                    by tier over expanded tiers: children read in place, no\n"
+	  "                    canonical form per child; games with a tier walk), tiers\n"
 	  "                    (tier by tier, canonicalizing every child; resumable too), or\n"
 	  "                    cycles (level passes over all positions in memory; any game\n"
 	  "                    with dense ranking, the only one for games that repeat)\n"
+	  "  --replace         drop GAME's table first and solve it anew (needed for a table\n"
+	  "                    solved under another rules version, which is refused: exit 3)\n"
 	  "  --progress        a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"
 	  "\"positions_per_second\", \"peak_memory_bytes\", \"bits_per_position\", \"solver\",\n"
 	  "...}.\n" },
 	{ "query", "value and every move's value of a position: perfect play", bp_cmd_query,
-	  "usage: boardproof query GAME [POSITION] [--db DIR] [--json]\n"
+	  "usage: boardproof query GAME [POSITION] [--moves M] [--line] [--db DIR] [--json]\n"
 	  "\n"
-	  "Looks POSITION (default: the start) up in the solved table of GAME and prints its\n"
-	  "value and remoteness, then every legal move with the value and remoteness it\n"
-	  "leads to, for the player making it, best first. A position outside the solved set\n"
-	  "is an error (exit 2); an unsolved GAME exits 3.\n"
+	  "Looks POSITION (default: the start; then the moves M) up in the solved table of\n"
+	  "GAME and prints its value and remoteness, then every legal move with the value\n"
+	  "and remoteness it leads to, for the player making it, and the position it leads\n"
+	  "to, grouped winning, drawing and losing, best first. --line adds a perfect-play\n"
+	  "line to the end of the game (or to the first repeated position of a draw by\n"
+	  "repetition). A position outside the solved set is an error (exit 2); an unsolved\n"
+	  "GAME exits 3. For a spec that stands for a family of instances, the position's\n"
+	  "own instance (for landscape without layout=, the layout of its neutral stones,\n"
+	  "up to symmetry) is looked up.\n"
 	  "\n"
-	  "Options:\n"
-	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS "\n"
-	  "JSON: {\"position\", \"value\", \"remoteness\", \"moves\": [{\"move\", \"value\",\n"
-	  "\"remoteness\"}, ...]}.\n" },
+	  "Options:\n" MOVES_OPTION
+	  "  --line       also print a perfect-play line from the position\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"position\", \"value\", \"remoteness\", \"terminal\", \"moves\":\n"
+	  "[{\"move\", \"value\", \"remoteness\", \"group\" (winning, drawing, losing),\n"
+	  "\"position\"}, ...]}; with --line also \"line\": [{\"move\", \"value\", "
+	  "\"remoteness\",\n"
+	  "\"position\"}, ...] and \"line_end\".\n" },
 	{ "verify", "re-derive every stored value from its children", bp_cmd_verify,
 	  "usage: boardproof verify [GAME] [--db DIR] [--threads N] [--progress] [--json]\n"
+	  "       boardproof verify GAME --proofs [--db DIR] [--json]\n"
+	  "\n"
+	  "With --proofs: checks every proof that `prove --save-proof` saved for GAME, from\n"
+	  "the rules alone (each node's moves regenerated, each leaf terminal or in the solved\n"
+	  "table); exit 1 when one fails.\n"
 	  "\n"
 	  "Checks the table of GAME (default: every table): decodes and checksums every\n"
 	  "block, and recomputes every stored position's value and remoteness from the\n"
@@ -141,12 +171,51 @@ const struct bp_command bp_commands[] = {
 	  "report, the hash and the order of the problems shown do not depend on --threads.\n"
 	  "\n"
 	  "Options:\n"
-	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
 	  "  --threads N  worker threads (default: one per core)\n"
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "A GAME that stands for a family of instances checks every member's table.\n"
 	  "JSON: {\"ok\", \"positions_checked\", \"inconsistencies\", \"corrupt_blocks\",\n"
 	  "\"content_hash\", \"tables\": [...]}.\n" },
+	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
+	  "usage: boardproof prove GAME [--position P] [--memory SIZE] [--time-limit S]\n"
+	  "                        [--max-nodes N] [--threads N] [--openings] [--save-proof]\n"
+	  "                        [--db DIR] [--checkpoint S] [--progress] [--json]\n"
+	  "\n"
+	  "Proves the value of P (default: the start) for its player to move by depth-first\n"
+	  "proof-number search (df-pn with the 1+epsilon threshold) over canonical positions,\n"
+	  "without enumerating the instance: win or loss by one search, a draw by two (win\n"
+	  "against not-win, then loss against not-loss). Positions of a solved table in the\n"
+	  "database end the search with their stored value; values proven on the way (for\n"
+	  "subtrees of 256 nodes or more) are written to the database every 10 s and at the\n"
+	  "end, so that `query` answers them and a later prove starts from them. Positions\n"
+	  "that repeat count as draws on the search path, and no result that rests on the\n"
+	  "path is reused elsewhere. Remoteness is not computed.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --position P   the position to prove (default: the start)\n"
+	  "  --memory SIZE  transposition table size (default 256M; at least 1M): entries of\n"
+	  "                 16 bytes in buckets of four\n"
+	  "  --time-limit S, --max-nodes N  stop cleanly: the value is then unknown and the\n"
+	  "                 root's proof and disproof numbers are reported\n"
+	  "  --threads N    2 or more: the win and not-lose searches at once on two threads\n"
+	  "                 sharing the table (default 1)\n"
+	  "  --openings     prove each move from P in turn\n"
+	  "  --save-proof   store the proof tree in the database (check it with verify GAME\n"
+	  "                 --proofs)\n"
+	  "  --db DIR       the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --checkpoint S write proven values every S seconds (default 10; 0: at once)\n"
+	  "  --progress     the root's numbers on stderr every second (default when stderr\n"
+	  "                 is a terminal)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"position\", \"value\" (win, loss, draw or unknown),\n"
+	  "\"remoteness\": null, \"proof_size\", \"root_pn\", \"root_dn\", \"search\", "
+	  "\"searches\",\n"
+	  "\"stopped\", \"nodes\", \"evaluated\", \"seconds\", \"nodes_per_second\",\n"
+	  "\"tt_hit_rate\", \"tt_entries\", \"tt_used\", \"threads\", \"peak_memory_bytes\",\n"
+	  "\"proof_saved\"}; with --openings {\"openings\": [{\"move\", \"value\", "
+	  "\"proof_size\",\n"
+	  "\"nodes\"}], ...}.\n" },
 	{ "list", "the solved instances in the database", bp_cmd_list,
 	  "usage: boardproof list [--db DIR] [--json]\n"
 	  "\n"
@@ -154,21 +223,150 @@ const struct bp_command bp_commands[] = {
 	  "positions, stored bytes, bits per position, tiers stored.\n"
 	  "\n"
 	  "Options:\n"
-	  "  --db DIR     the database (default $BOARDPROOF_DB, else data/db)\n" COMMON_OPTIONS },
-	{ "layouts", "count and list Landscape layouts up to symmetry", bp_cmd_layouts,
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS },
+	{ "layouts", "count and list the instances a family spec stands for", bp_cmd_layouts,
 	  "usage: boardproof layouts GAME [--limit N] [--json]\n"
 	  "\n"
-	  "GAME is landscape:BOARD,neutrals=K (other keys are ignored). Counts the layouts:\n"
-	  "the sets of K pairwise non-adjacent cells of BOARD, exactly (GMP) and up to the\n"
-	  "board's symmetries, on any board size; then, for boards of at most 64 cells with\n"
-	  "at most N classes, lists one layout per class (the smallest as a cell set, in\n"
-	  "the layout=a1;c2;e3 form) with the number of layouts in its class.\n"
+	  "GAME is a spec that stands for a family of instances: landscape:BOARD,neutrals=K\n"
+	  "without layout= stands for every layout, the sets of K pairwise non-adjacent\n"
+	  "cells of BOARD. Counts them exactly (GMP) and up to the board's symmetries, on\n"
+	  "any board size; then, when the game can list them (landscape: boards of at most\n"
+	  "64 cells) and there are at most N classes, lists one per class (for landscape\n"
+	  "the smallest as a cell set, in the layout=a1;c2;e3 form) with the number of\n"
+	  "instances in its class.\n"
 	  "\n"
 	  "Options:\n"
 	  "  --limit N    list only when there are at most N classes (default "
 	  "1000)\n" COMMON_OPTIONS "\n"
-	  "JSON: {\"board\", \"neutrals\", \"symmetries\", \"layouts\", \"classes\", \"listed\",\n"
-	  "\"list\": [{\"layout\", \"count\"}]}; numbers may exceed 2^64.\n" },
+	  "JSON: {\"instance\", \"symmetries\", \"layouts\", \"classes\", \"listed\",\n"
+	  "\"list\": [{\"layout\", \"count\"}]} (the key named after the family's key);\n"
+	  "numbers may exceed 2^64.\n" },
+	{ "render", "draw a position as SVG, optionally with every move's value", bp_cmd_render,
+	  "usage: boardproof render GAME [POSITION] [--moves M] --svg FILE [--values]\n"
+	  "                         [--db DIR] [--json]\n"
+	  "\n"
+	  "Draws POSITION (default: the start; then the moves M) of GAME as an SVG picture\n"
+	  "into FILE (\"-\": stdout): hex or square cells with the row letters and cell\n"
+	  "numbers on the margins (and each empty hex cell's name), the stones in the game's\n"
+	  "colours with a legend, neutral stones dashed, a ring's coloured spaces, pieces and\n"
+	  "their links. --values tints every cell that a legal move changes with the best\n"
+	  "such move's value from the database (green win, grey draw, red loss, for the\n"
+	  "player to move) and writes it as W3, D4, L5 (turns to the end; D alone: a draw by\n"
+	  "repetition).\n"
+	  "\n"
+	  "Options:\n" MOVES_OPTION "  --svg FILE   where to write the picture (required)\n"
+	  "  --values     mark every move's value (needs the solved table)\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"position\", \"svg\", \"marks\"}.\n" },
+	{ "openings", "every first move's value, as a list and a picture", bp_cmd_openings,
+	  "usage: boardproof openings GAME [--svg FILE] [--db DIR] [--json]\n"
+	  "\n"
+	  "Lists every first move of GAME with its value and remoteness for the first\n"
+	  "player from the solved table, best first, and the cells it changes. Where the\n"
+	  "game has a pie rule or a colour choice after the first turn (not part of the\n"
+	  "position), also what each opening is worth once the second player has chosen\n"
+	  "(a winning opening is taken over: a loss; draws stay draws) and the first\n"
+	  "player's best result. --svg draws the start with each first move's value over\n"
+	  "its cells as in render --values.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --svg FILE   also draw the opening map into FILE\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"position\", \"pie\", \"openings\": [{\"move\", \"value\",\n"
+	  "\"remoteness\", \"after_choice\" (pie games), \"cells\"}], \"value_with_choice\"}.\n" },
+	{ "play", "play against perfect play from the database", bp_cmd_play,
+	  "usage: boardproof play GAME [--position P] [--moves M] [--as first|second]\n"
+	  "                       [--hint] [--db DIR]\n"
+	  "\n"
+	  "Plays GAME against perfect play from its solved table, from the start or from P\n"
+	  "(then the moves M). You play the side to move first (--as first, default) or the\n"
+	  "other. Each turn shows the board and the position text; type a move, or undo\n"
+	  "(your last move and the reply), hint (every move's value), moves (the legal\n"
+	  "moves) or quit. An illegal move is named and asked for again. Where the game has a\n"
+	  "pie rule or a colour choice, the second player decides after the first turn\n"
+	  "whether to take over the first player's side (perfect play takes it exactly when\n"
+	  "the opening wins). Perfect play chooses the fastest win or the slowest loss. The\n"
+	  "game ends with who won, or a draw (a position seen three times is a draw by\n"
+	  "repetition). Input may come from a pipe, one move a line; it is echoed.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --position P start from position P\n" MOVES_OPTION
+	  "  --as SIDE    first or second: the side you play\n"
+	  "  --hint       show every move's value before each of your turns\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --help       this text\n" },
+	{ "claims", "verdicts on the designers' claims, with witnesses", bp_cmd_claims,
+	  "usage: boardproof claims GAME [--solve] [--claim NAME] [--all] [--check]\n"
+	  "                         [--max-positions N] [--db DIR] [--json]\n"
+	  "\n"
+	  "Checks the claims made about GAME's family against its solved table (with\n"
+	  "--solve, solving it first when it is missing) and prints for each a verdict:\n"
+	  "holds, fails, unknown (a value is missing, or the instance is too large to walk)\n"
+	  "or n/a; what was counted; and a witness to replay: a position and a line of moves,\n"
+	  "as a query command. Claims walk every position reachable from the start, one per\n"
+	  "symmetry class, so they are for small instances.\n"
+	  "  no-draw          no reachable position is a draw under perfect play; counts\n"
+	  "                   drawn ends and draws, and the start's value\n"
+	  "  soft-finite      no reachable position is a draw by repetition (games that\n"
+	  "                   repeat); a witness cycle\n"
+	  "  first-player     the start is a win for the first player\n"
+	  "  pie              with the pie rule or colour choice the first player can keep a\n"
+	  "                   draw: each opening's value after the choice\n"
+	  "  fewer-groups     on every reachable full board, fewer groups win\n"
+	  "  board-fills      the board fills in under 10% of perfect-play lines and of\n"
+	  "                   1000 random games (seed 1)\n"
+	  "  corner-openings  the best opening does not improve with the distance from a\n"
+	  "                   corner, and the corner's beats the farthest\n"
+	  "\n"
+	  "Options:\n"
+	  "  --solve      solve GAME into the database first when it is not there\n"
+	  "  --claim NAME check only this claim\n"
+	  "  --all        check every claim, not only those made about the family\n"
+	  "  --check      exit 1 when a claim fails\n"
+	  "  --max-positions N  classes a walk may hold (default 4M, about 64 bytes each);\n"
+	  "               past it the verdict is unknown\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"instance\", \"claims\": [{\"name\", \"verdict\", \"detail\", \"witness\":\n"
+	  "{\"position\", \"moves\", \"shows\"} or null, and the claim's counts}]}.\n" },
+	{ "paper", "write a game family's paper from the database", bp_cmd_paper,
+	  "usage: boardproof paper FAMILY [--db DIR] [--out DIR] [--json]\n"
+	  "\n"
+	  "Writes OUT/FAMILY.md (default OUT: papers) and its figures in OUT/FAMILY/: the\n"
+	  "rules version and the reading of the rules (the family's spec keys), every\n"
+	  "instance of FAMILY solved in the database with its start value and position\n"
+	  "counts, each instance's opening map (an SVG and a table) and the verdicts on the\n"
+	  "family's claims with their witnesses (as in boardproof claims), and the commands\n"
+	  "that regenerate each part. The paper holds no times, dates or paths, so the same\n"
+	  "tables give the same bytes.\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --out DIR    where to write (default papers)\n" COMMON_OPTIONS },
+	{ "serve", "the explorer: a local web page and JSON API over the database", bp_cmd_serve,
+	  "usage: boardproof serve [--db DIR] [--port P] [--host H] [--threads N]\n"
+	  "                        [--timeout S] [--json]\n"
+	  "\n"
+	  "Serves the explorer on http://H:P/: a page that draws a position of any solved\n"
+	  "instance with every move's value and remoteness, plays a move on a click, and\n"
+	  "keeps a shareable address per position; and its JSON API, read-only:\n"
+	  "  GET /api/instances                        the tables in the database\n"
+	  "  GET /api/query?instance=GAME[&position=P][&moves=M1+M2...]\n"
+	  "      the position (P, default the start, then the moves), its value and\n"
+	  "      remoteness, every move with its value, remoteness and resulting position,\n"
+	  "      the moves grouped (winning, drawing, losing), and the board to draw\n"
+	  "      (moves separated by + or commas; a + inside a move, as in Blooms, is %2B)\n"
+	  "  GET /api/openings?instance=GAME            the first moves and their values\n"
+	  "Bad requests get a 4xx answer {\"error\": ...}; a position outside the solved table\n"
+	  "is 404. Tables are reopened every few seconds, so a solve may write meanwhile.\n"
+	  "Prints the address, then serves until interrupted (SIGINT or SIGTERM).\n"
+	  "\n"
+	  "Options:\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --port P     the TCP port (default 8417; 0: any free port, printed)\n"
+	  "  --host H     the address to listen on (default 127.0.0.1: this machine only)\n"
+	  "  --threads N  threads serving connections (default 4)\n"
+	  "  --timeout S  seconds a silent connection is kept (default 10)\n" COMMON_OPTIONS "\n"
+	  "JSON: {\"url\", \"host\", \"port\", \"db\"} once listening.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -198,7 +396,10 @@ static void usage(FILE *f)
 		}
 	}
 	fprintf(f,
-		"\nEvery command takes --help and --json. Run 'boardproof <command> --help'.\n\n%s",
+		"\nEvery command takes --help and --json (errors are then JSON on stderr:\n"
+		"{\"error\": {\"command\", \"message\", \"exit\"}}). Run 'boardproof help "
+		"<command>'\n"
+		"or 'boardproof help db' (where the database is).\n\n%s",
 		EXIT_CODES);
 }
 
@@ -206,6 +407,21 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
+		return BP_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "help") == 0 && argc > 2) {
+		/* boardproof help query: the command's --help */
+		for (int i = 0; bp_commands[i].name; i++)
+			if (strcmp(argv[2], bp_commands[i].name) == 0) {
+				fputs(bp_commands[i].help, stdout);
+				return BP_EXIT_OK;
+			}
+		if (strcmp(argv[2], "db") == 0) {
+			fputs(DB_HELP, stdout);
+			return BP_EXIT_OK;
+		}
+		fprintf(stderr, "boardproof: help: unknown command '%s' (see boardproof --help)\n",
+			argv[2]);
 		return BP_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -218,8 +434,15 @@ int main(int argc, char **argv)
 		return BP_EXIT_OK;
 	}
 	for (int i = 0; bp_commands[i].name; i++)
-		if (strcmp(argv[1], bp_commands[i].name) == 0)
-			return bp_commands[i].run(argc - 1, argv + 1);
+		if (strcmp(argv[1], bp_commands[i].name) == 0) {
+			/* with --json, errors are JSON too: {"error": {..., "exit": N}} */
+			for (int k = 2; k < argc && strcmp(argv[k], "--") != 0; k++)
+				if (strcmp(argv[k], "--json") == 0)
+					bp_cli_json_errors(1);
+			int rc = bp_commands[i].run(argc - 1, argv + 1);
+			bp_cli_json_error_flush(bp_commands[i].name, rc);
+			return rc;
+		}
 	fprintf(stderr, "boardproof: unknown command '%s' (see boardproof --help)\n", argv[1]);
 	return BP_EXIT_USAGE;
 }

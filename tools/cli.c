@@ -9,9 +9,41 @@
 #include <string.h>
 #include <time.h>
 
+static int json_errors;
+static char json_message[1024];
+
+void bp_cli_json_errors(int on)
+{
+	json_errors = on;
+	json_message[0] = '\0';
+}
+
+void bp_cli_json_error_flush(const char *cmd, int rc)
+{
+	if (!json_errors || !json_message[0])
+		return;
+	struct bp_text t = { 0 };
+	bp_text_printf(&t, "{\"error\": {\"command\": ");
+	bp_text_json_string(&t, cmd);
+	bp_text_printf(&t, ", \"message\": ");
+	bp_text_json_string(&t, json_message);
+	bp_text_printf(&t, ", \"exit\": %d}}\n", rc);
+	fputs(bp_text_str(&t), stderr);
+	bp_text_free(&t);
+	json_message[0] = '\0';
+}
+
 void bp_cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	if (json_errors) {
+		if (json_message[0])
+			return; /* the first error is the one that stopped the command */
+		va_start(ap, fmt);
+		vsnprintf(json_message, sizeof json_message, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	fprintf(stderr, "boardproof: %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -30,13 +62,14 @@ int bp_cli_exit_code(int rc)
 	case BP_ERANGE: return BP_EXIT_USAGE;
 	case BP_ECORRUPT:
 	case BP_EFORMAT:
+	case BP_ERULES:
 	case BP_ENOTFOUND: return BP_EXIT_DB;
 	case BP_EUNSUPPORTED: return BP_EXIT_PROBLEM;
 	default: return BP_EXIT_IO;
 	}
 }
 
-static const char *const cli_flags[] = { "json", "help", "progress", "stats", NULL };
+static const char *const cli_flags[] = { "json", "help", "progress", "stats", "replace", NULL };
 
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out)
@@ -79,8 +112,8 @@ int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valu
 						     cli_flags[f]);
 					return BP_EXIT_USAGE;
 				}
-				int *slot[] = { &out->json, &out->help, &out->progress,
-						&out->stats };
+				int *slot[] = { &out->json, &out->help, &out->progress, &out->stats,
+						&out->replace };
 				*slot[f] = 1;
 				matched = 1;
 			}
@@ -127,6 +160,36 @@ int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g)
 	return 0;
 }
 
+int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_game **member, struct bp_pos *q)
+{
+	char spec[256];
+	*member = NULL;
+	*q = *p;
+	if (!bp_game_is_family(g))
+		return 0;
+	if (!g->ops->family_member) {
+		bp_cli_error(cmd, "%s stands for several instances: name one", g->spec);
+		return BP_EXIT_USAGE;
+	}
+	int rc = g->ops->family_member(g, p, spec, sizeof spec, q);
+	if (rc) {
+		bp_cli_error(cmd, "%s: finding the instance of the position: %s", g->spec,
+			     bp_strerror(rc));
+		return bp_cli_exit_code(rc);
+	}
+	return bp_cli_open_game(cmd, spec, member);
+}
+
+int bp_cli_game_status(const char *cmd, const struct bp_game *g)
+{
+	int rc = bp_game_status(g);
+	if (!rc)
+		return 0;
+	bp_cli_error(cmd, "%s: a rule could not be evaluated: %s", g->spec, bp_strerror(rc));
+	return bp_cli_exit_code(rc);
+}
+
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
 			 struct bp_pos *p)
 {
@@ -138,6 +201,67 @@ int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *t
 		return bp_cli_exit_code(rc);
 	}
 	return 0;
+}
+
+int bp_cli_apply_moves(const char *cmd, const struct bp_game *g, const char *moves,
+		       struct bp_pos *p)
+{
+	int number = 0;
+	const char *s = moves;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			return 0;
+		size_t len = strcspn(s, " \t\n");
+		char word[64];
+		number++;
+		if (len >= sizeof word) {
+			bp_cli_error(cmd, "move %d '%.20s...': too long", number, s);
+			return BP_EXIT_USAGE;
+		}
+		memcpy(word, s, len);
+		word[len] = '\0';
+		s += len;
+		enum bp_value over = g->ops->outcome(g, p);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		int n = mv ? g->ops->moves(g, p, mv) : -1;
+		free(mv);
+		if (n < 0) {
+			bp_cli_error(cmd, "out of memory");
+			return BP_EXIT_IO;
+		}
+		if (over || n == 0) {
+			bp_cli_error(cmd,
+				     "move %d '%s': the game is already over (%s for the player "
+				     "to move)",
+				     number, word, bp_value_name(over ? over : BP_VALUE_DRAW));
+			return BP_EXIT_USAGE;
+		}
+		struct bp_err err = { { 0 } };
+		struct bp_move m;
+		int rc = g->ops->move_parse(g, p, word, &m, &err);
+		if (rc) {
+			/* games often start their message with "move TEXT: " already */
+			const char *why = err.msg[0] ? err.msg : bp_strerror(rc);
+			char head[80];
+			snprintf(head, sizeof head, "move %s: ", word);
+			if (strncmp(why, head, strlen(head)) == 0)
+				why += strlen(head);
+			bp_cli_error(cmd, "move %d '%s': %s", number, word, why);
+			return BP_EXIT_USAGE;
+		}
+		g->ops->apply(g, p, m);
+	}
+}
+
+int bp_cli_open_position_moves(const char *cmd, const struct bp_game *g, const char *text,
+			       const char *moves, struct bp_pos *p)
+{
+	int rc = bp_cli_open_position(cmd, g, text, p);
+	if (!rc && moves)
+		rc = bp_cli_apply_moves(cmd, g, moves, p);
+	return rc;
 }
 
 void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t)
@@ -202,7 +326,18 @@ const char *bp_cli_db_path(const char *opt)
 	if (opt)
 		return opt;
 	const char *env = getenv("BOARDPROOF_DB");
-	return env && *env ? env : "data/db";
+	if (env && *env)
+		return env;
+	static char path[4096];
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && xdg[0] == '/')
+		snprintf(path, sizeof path, "%s/boardproof/db", xdg);
+	else if (home && *home)
+		snprintf(path, sizeof path, "%s/.local/share/boardproof/db", home);
+	else
+		return "/tmp/boardproof-db"; /* no home at all: say so in every message */
+	return path;
 }
 
 int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_store **out)
@@ -221,11 +356,26 @@ int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_st
 	return 0;
 }
 
+void bp_cli_rules_error(const char *cmd, const char *spec, const char *msg)
+{
+	bp_cli_error(cmd,
+		     "%s; its values are of another reading of the rules and are not used. "
+		     "Re-solve it with 'boardproof solve %s --replace' (which replaces the old "
+		     "table), or into another database with --db DIR",
+		     msg, spec);
+}
+
 int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,
 		      struct bp_table **out)
 {
 	struct bp_err err = { { 0 } };
 	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, &err);
+	if (rc == BP_OK && (rc = bp_table_check_rules(*out, BP_RULES_VERSION, &err))) {
+		bp_table_close(*out);
+		*out = NULL;
+		bp_cli_rules_error(cmd, g->spec, err.msg);
+		return BP_EXIT_DB;
+	}
 	if (rc == BP_ENOTFOUND) {
 		bp_cli_error(cmd, "%s is not solved in this database (run boardproof solve %s)",
 			     g->spec, g->spec);

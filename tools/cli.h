@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 /* Exit codes, documented in `boardproof --help`. */
 enum {
@@ -28,26 +28,35 @@ struct bp_command {
 
 extern const struct bp_command bp_commands[];
 
-/* Prints "boardproof: <cmd>: <what>\n" to stderr. */
+/* Prints "boardproof: <cmd>: <what>\n" to stderr; in JSON mode (bp_cli_json_errors)
+ * keeps the message instead, for bp_cli_json_error_flush. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 void bp_cli_error(const char *cmd, const char *fmt, ...);
+
+/* Switches errors to JSON: bp_cli_error keeps the first message, and
+ * bp_cli_json_error_flush prints {"error": {"command", "message", "exit"}} on stderr
+ * once the exit code is known. Set by main when --json is on the command line. */
+void bp_cli_json_errors(int on);
+
+/* In JSON mode, prints the kept error (if any) with exit code rc. */
+void bp_cli_json_error_flush(const char *cmd, int rc);
 
 /* The exit code for a library error code. */
 int bp_cli_exit_code(int rc);
 
 /* A parsed command line: flags and options known to the command, positionals. */
 struct bp_cli_args {
-	int json, help, progress, stats;
+	int json, help, progress, stats, replace;
 	const char *opt[8]; /* values of the command's valued options, in spec order */
 	int npos;
 	char *pos[8];
 };
 
 /* Parses argv for a command. valued lists the long options that take a value
- * ("position", "samples"), NULL-terminated; flags --json, --help, --progress and
- * --stats are always understood. Prints an error and returns BP_EXIT_USAGE on a
+ * ("position", "samples"), NULL-terminated; flags --json, --help, --progress,
+ * --stats and --replace are always understood. Prints an error and returns BP_EXIT_USAGE on a
  * bad or unknown option or too many positionals, else 0. */
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out);
@@ -59,13 +68,35 @@ int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a);
  * @return 0 or an exit code. */
 int bp_cli_open_game(const char *cmd, const char *spec, struct bp_game **g);
 
+/* For a family spec g (bp_game_is_family): the member instance position p belongs
+ * to, created into *member, with p carried into its frame (*q). For any other g:
+ * *member = NULL and *q = *p. @return 0 or an exit code (the error printed). */
+int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_game **member, struct bp_pos *q);
+
 /* Parses a position (NULL or "start": the start position), printing the error.
  * @return 0 or an exit code. */
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
 			 struct bp_pos *p);
 
+/* Plays the moves of `moves` (move texts separated by spaces) from p in place. A
+ * malformed or illegal move, or a move after the game ended, is an error naming the
+ * move's number (1 = the first move of the list), its text and why.
+ * @return 0 or BP_EXIT_USAGE (the error is printed). */
+int bp_cli_apply_moves(const char *cmd, const struct bp_game *g, const char *moves,
+		       struct bp_pos *p);
+
+/* bp_cli_open_position, then bp_cli_apply_moves when moves is not NULL.
+ * @return 0 or an exit code. */
+int bp_cli_open_position_moves(const char *cmd, const struct bp_game *g, const char *text,
+			       const char *moves, struct bp_pos *p);
+
 /* Writes the position's text into t (cleared first). */
 void bp_cli_position_text(const struct bp_game *g, const struct bp_pos *p, struct bp_text *t);
+
+/* After a command has run g's ops: when one of them failed without an error path
+ * (bp_game_status), prints why and returns the exit code; else 0. */
+int bp_cli_game_status(const char *cmd, const struct bp_game *g);
 
 /* Parses a byte count: digits with an optional K, M, G or T suffix.
  * @return 0, or -1 when malformed. */
@@ -75,7 +106,10 @@ int bp_cli_parse_bytes(const char *text, uint64_t *out);
  * otherwise prints the error for cmd. @return 0 or BP_EXIT_USAGE. */
 int bp_cli_threads(const char *cmd, const char *text, int *out);
 
-/* The database directory: --db, else $BOARDPROOF_DB, else "data/db". */
+/* The database directory: --db, else $BOARDPROOF_DB, else $XDG_DATA_HOME/boardproof/db,
+ * else $HOME/.local/share/boardproof/db; never silently relative to the current
+ * directory (tools/run sets BOARDPROOF_DB=data/db of the checkout). The returned
+ * string is static or opt. */
 const char *bp_cli_db_path(const char *opt);
 
 /* Opens the database, printing the error. flags as bp_store_open.
@@ -83,7 +117,12 @@ const char *bp_cli_db_path(const char *opt);
 struct bp_store;
 int bp_cli_open_store(const char *cmd, const char *path, int flags, struct bp_store **out);
 
-/* Opens the table of g for reading, printing the error (exit 3 when absent).
+/* Says that the table of spec (msg: the store's words) was solved under another rules
+ * version, and how to solve it again. */
+void bp_cli_rules_error(const char *cmd, const char *spec, const char *msg);
+
+/* Opens the table of g for reading, printing the error (exit 3 when absent, or solved
+ * under another rules version).
  * @return 0 or an exit code. */
 struct bp_table;
 int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game *g,

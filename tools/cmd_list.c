@@ -30,13 +30,16 @@ static void one(void *ctx, const char *spec)
 		for (int v = 1; v < 4; v++)
 			positions += m.tier_count[(size_t)t * 4 + v];
 	}
-	/* the start position's value, when the game is known and the table complete */
-	const char *value = "unfinished";
+	/* the start position's value, when the game is known and the table complete and
+	 * solved under these rules (a table of another rules version is never answered
+	 * from: "outdated") */
+	const char *value = m.rules_version != BP_RULES_VERSION ? "outdated" : "unfinished";
 	unsigned rem = 0;
 	struct bp_game *g = NULL;
 	struct bp_probe pr;
 	struct bp_pos p;
-	if (done == m.ntiers && bp_game_create(spec, &g, NULL) == BP_OK) {
+	if (m.rules_version == BP_RULES_VERSION && done == m.ntiers &&
+	    bp_game_create(spec, &g, NULL) == BP_OK) {
 		g->ops->start(g, &p);
 		if (bp_probe_position(g, tab, &p, &pr) == BP_OK) {
 			value = bp_value_name(pr.value);
@@ -57,10 +60,10 @@ static void one(void *ctx, const char *spec)
 			(unsigned long long)m.stored_bytes, bpp, m.seconds, m.rules_version);
 	else
 		bp_text_printf(
-			l->out, "%-44s %-10s %5s %14llu %12llu %8.3f %3u/%-3u\n", spec, value,
+			l->out, "%-44s %-10s %5s %14llu %12llu %8.3f %3u/%-3u %5u\n", spec, value,
 			rem == BP_RECORD_NO_REMOTENESS ? "rep" : bp_cli_remoteness(rem, 1, rbuf),
 			(unsigned long long)positions, (unsigned long long)m.stored_bytes, bpp,
-			done, m.ntiers);
+			done, m.ntiers, m.rules_version);
 	l->n++;
 	bp_game_destroy(g);
 	bp_table_close(tab);
@@ -85,8 +88,8 @@ int bp_cmd_list(int argc, char **argv)
 		return rc;
 	struct lister l = { db, a.json, 0, &out };
 	if (!a.json)
-		bp_text_printf(&out, "%-44s %-10s %5s %14s %12s %8s %7s\n", "instance", "value",
-			       "rem", "positions", "bytes", "bits/pos", "tiers");
+		bp_text_printf(&out, "%-44s %-10s %5s %14s %12s %8s %7s %5s\n", "instance", "value",
+			       "rem", "positions", "bytes", "bits/pos", "tiers", "rules");
 	else
 		bp_text_printf(&out, "{\"tables\": [");
 	int lrc = bp_store_tables(db, one, &l);

@@ -10,7 +10,7 @@
 int bp_cmd_moves(int argc, char **argv)
 {
 	const char *cmd = "moves";
-	static const char *const valued[] = { NULL };
+	static const char *const valued[] = { "moves", NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	struct bp_pos p;
@@ -42,7 +42,7 @@ int bp_cmd_moves(int argc, char **argv)
 	}
 	ptext = bp_cmd_join(&a, 1);
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
-	    (rc = bp_cli_open_position(cmd, g, ptext, &p)))
+	    (rc = bp_cli_open_position_moves(cmd, g, ptext, a.opt[0], &p)))
 		goto out;
 	mv = bp_game_move_buffer(g);
 	if (!mv) {
@@ -51,6 +51,13 @@ int bp_cmd_moves(int argc, char **argv)
 		goto out;
 	}
 	int n = g->ops->moves(g, &p, mv);
+	enum bp_value over = g->ops->outcome(g, &p);
+	if (n == 0 && !a.json && !only_count) {
+		/* say so rather than print nothing: an empty list reads as a bug */
+		printf("the game is over: %s for the player to move; no legal moves\n",
+		       bp_value_name(over ? over : BP_VALUE_DRAW));
+		goto out;
+	}
 	if (only_count) {
 		if (a.json)
 			printf("{\"count\": %d}\n", n);
@@ -72,8 +79,13 @@ int bp_cmd_moves(int argc, char **argv)
 			bp_text_printf(&out, "\n");
 		}
 	}
-	if (a.json)
+	if (a.json && n == 0)
+		bp_text_printf(&out, "], \"count\": 0, \"finished\": true, \"outcome\": \"%s\"}\n",
+			       bp_value_name(over ? over : BP_VALUE_DRAW));
+	else if (a.json)
 		bp_text_printf(&out, "], \"count\": %d}\n", n);
+	if ((rc = bp_cli_game_status(cmd, g)))
+		goto out;
 	fputs(bp_text_str(&out), stdout);
 out:
 	free(args);

@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
 int bp_cmd_perft(int argc, char **argv)
 {
 	const char *cmd = "perft";
-	static const char *const valued[] = { "position", NULL };
+	static const char *const valued[] = { "position", "moves", NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	struct bp_pos p;
@@ -30,7 +30,7 @@ int bp_cmd_perft(int argc, char **argv)
 		return BP_EXIT_USAGE;
 	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
-	    (rc = bp_cli_open_position(cmd, g, a.opt[0], &p)))
+	    (rc = bp_cli_open_position_moves(cmd, g, a.opt[0], a.opt[1], &p)))
 		goto out;
 	counts = calloc((size_t)depth + 1, sizeof *counts);
 	if (!counts) {

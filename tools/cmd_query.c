@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* boardproof query GAME [POSITION]: perfect play from the database. */
+/* boardproof query GAME [POSITION] [--moves M] [--line]: perfect play from the
+ * database. Every move is shown with the position it leads to, so that a client can
+ * walk the game tree with no game logic of its own; moves are grouped winning,
+ * drawing and losing, as tablebase explorers show them. */
 #include <stdlib.h>
+#include <string.h>
 
+#include "solver/dfpn_db.h"
 #include "solver/probe.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+
+/* The longest --line printed: a draw by repetition is cut where a position repeats,
+ * so this only guards against a table that is not what it claims. */
+#define QUERY_MAX_LINE 4096
 
 static void value_text(struct bp_text *t, enum bp_value v, unsigned rem)
 {
@@ -23,35 +32,173 @@ static void value_json(struct bp_text *t, enum bp_value v, unsigned rem)
 		bp_text_printf(t, "%u", rem);
 }
 
+static const char *const group_name[] = {
+	[BP_VALUE_WIN] = "winning", [BP_VALUE_DRAW] = "drawing", [BP_VALUE_LOSS] = "losing"
+};
+
+/* The perfect-play line from p: the first (best) move each time, until the game ends
+ * or a position repeats (a draw by repetition keeps cycling). */
+static int line_out(const struct bp_game *g, bp_table *tab, const struct bp_pos *start,
+		    struct bp_probe_move *pm, int json, struct bp_text *out)
+{
+	struct bp_pos p = *start;
+	struct bp_pos *seen = malloc(sizeof *seen * QUERY_MAX_LINE);
+	if (!seen)
+		return BP_ENOMEM;
+	int nseen = 0, rc = BP_OK;
+	const char *end = "the game is over";
+	bp_text_printf(out, json ? ", \"line\": [" : "perfect-play line:\n");
+	for (int ply = 1;; ply++) {
+		if (g->ops->outcome(g, &p))
+			break;
+		int repeat = -1;
+		for (int i = 0; i < nseen && repeat < 0; i++)
+			if (bp_pos_equal(&seen[i], &p))
+				repeat = i;
+		if (repeat >= 0) {
+			end = "the position repeats: a draw by repetition";
+			break;
+		}
+		if (nseen == QUERY_MAX_LINE) {
+			end = "the line is cut here";
+			break;
+		}
+		seen[nseen++] = p;
+		int n = bp_probe_moves(g, tab, &p, pm);
+		if (n < 0) {
+			rc = n;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		struct bp_text m = { 0 }, pt = { 0 };
+		g->ops->move_format(g, &p, pm[0].move, &m);
+		g->ops->apply(g, &p, pm[0].move);
+		g->ops->pos_format(g, &p, &pt);
+		if (json) {
+			bp_text_printf(out, "%s{\"move\": ", ply > 1 ? ", " : "");
+			bp_text_json_string(out, bp_text_str(&m));
+			bp_text_printf(out, ", ");
+			value_json(out, pm[0].value, pm[0].remoteness);
+			bp_text_printf(out, ", \"position\": ");
+			bp_text_json_string(out, bp_text_str(&pt));
+			bp_text_printf(out, "}");
+		} else {
+			bp_text_printf(out, "  %3d. %-10s ", ply, bp_text_str(&m));
+			value_text(out, pm[0].value, pm[0].remoteness);
+			bp_text_printf(out, "  -> %s\n", bp_text_str(&pt));
+		}
+		bp_text_free(&m);
+		bp_text_free(&pt);
+	}
+	if (json) {
+		bp_text_printf(out, "], \"line_end\": ");
+		bp_text_json_string(out, end);
+	} else {
+		enum bp_value v = g->ops->outcome(g, &p);
+		bp_text_printf(out, "  %s", end);
+		if (v)
+			bp_text_printf(out, ": %s for the player to move", bp_value_name(v));
+		bp_text_printf(out, "\n");
+	}
+out:
+	free(seen);
+	return rc;
+}
+
+/* A position that no solved table holds but proof-number search proved (`prove`):
+ * its value (or bound) without remoteness or moves. @return 1 when answered. */
+static int answer_proven(bp_store *db, const struct bp_game *g, const struct bp_pos *p,
+			 const struct bp_text *pos, int json)
+{
+	static const char *const names[] = { "loss", "draw", "win" };
+	struct bp_dfpn_bound b;
+	if (bp_dfpn_proven_get(db, g, p, &b) != 1)
+		return 0;
+	char value[32];
+	if (b.lo == b.hi)
+		snprintf(value, sizeof value, "%s", names[b.lo + 1]);
+	else
+		snprintf(value, sizeof value, "%s", b.lo == 0 ? "at least draw" : "at most draw");
+	if (json) {
+		struct bp_text t = { 0 };
+		bp_text_printf(&t, "{\"instance\": ");
+		bp_text_json_string(&t, g->spec);
+		bp_text_printf(&t, ", \"position\": ");
+		bp_text_json_string(&t, bp_text_str(pos));
+		bp_text_printf(&t,
+			       ", \"value\": \"%s\", \"remoteness\": null, \"source\": "
+			       "\"proven\"}\n",
+			       value);
+		fputs(bp_text_str(&t), stdout);
+		bp_text_free(&t);
+	} else
+		printf("position: %s\nvalue:    %s for the player to move (proven by prove; no "
+		       "remoteness, no table)\n",
+		       bp_text_str(pos), value);
+	return 1;
+}
+
 int bp_cmd_query(int argc, char **argv)
 {
 	const char *cmd = "query";
-	static const char *const valued[] = { "db", NULL };
+	static const char *const valued[] = { "db", "moves", NULL };
 	struct bp_cli_args a;
-	struct bp_game *g = NULL;
+	struct bp_game *fam = NULL, *member = NULL;
+	const struct bp_game *g = NULL;
 	bp_store *db = NULL;
 	bp_table *tab = NULL;
 	struct bp_probe_move *pm = NULL;
 	struct bp_text out = { 0 }, pos = { 0 };
 	char *ptext = NULL;
-	struct bp_pos p;
-	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	struct bp_pos p, fp;
+	int line = 0;
+	/* --line is this command's own flag: take it out before the shared parser */
+	char **args = malloc(sizeof *args * (size_t)(argc + 1));
+	if (!args)
+		return BP_EXIT_IO;
+	int kept = 0;
+	for (int i = 0, options = 1; i < argc; i++) {
+		options &= strcmp(argv[i], "--") != 0;
+		if (i > 0 && options && strcmp(argv[i], "--line") == 0)
+			line = 1;
+		else
+			args[kept++] = argv[i];
+	}
+	args[kept] = NULL;
+	int rc = bp_cli_parse(cmd, kept, args, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
-		return rc;
+		goto out;
 	if (a.npos < 1) {
 		bp_cli_error(cmd, "missing GAME (see boardproof query --help)");
-		return BP_EXIT_USAGE;
+		rc = BP_EXIT_USAGE;
+		goto out;
 	}
 	ptext = bp_cmd_join(&a, 1);
-	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
-	    (rc = bp_cli_open_position(cmd, g, ptext, &p)))
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &fam)) ||
+	    (rc = bp_cli_open_position_moves(cmd, fam, ptext, a.opt[1], &fp)))
 		goto out;
-	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)) ||
-	    (rc = bp_cli_open_table(cmd, db, g, &tab)))
+	/* a family spec: the member the position belongs to (its own table), with the
+	 * position carried into that member's frame */
+	if ((rc = bp_cli_open_member(cmd, fam, &fp, &member, &p)))
+		goto out;
+	g = member ? member : fam;
+	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
 		goto out;
 	bp_cli_position_text(g, &p, &pos);
+	/* no table of the instance: a value that prove proved, if any */
+	if (bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, NULL) == BP_ENOTFOUND &&
+	    answer_proven(db, g, &p, &pos, a.json))
+		goto out;
+	bp_table_close(tab);
+	tab = NULL;
+	/* the table, refused when it is of another rules version */
+	if ((rc = bp_cli_open_table(cmd, db, g, &tab)))
+		goto out;
 	struct bp_probe pr;
 	int prc = bp_probe_position(g, tab, &p, &pr);
+	if (prc == BP_ENOTFOUND && answer_proven(db, g, &p, &pos, a.json))
+		goto out;
 	if (prc) {
 		if (prc == BP_ENOTFOUND)
 			bp_cli_error(cmd,
@@ -77,6 +224,7 @@ int bp_cmd_query(int argc, char **argv)
 		rc = BP_EXIT_DB;
 		goto out;
 	}
+	enum bp_value over = g->ops->outcome(g, &p);
 	if (a.json) {
 		bp_text_printf(&out, "{\"instance\": ");
 		bp_text_json_string(&out, g->spec);
@@ -84,35 +232,72 @@ int bp_cmd_query(int argc, char **argv)
 		bp_text_json_string(&out, bp_text_str(&pos));
 		bp_text_printf(&out, ", ");
 		value_json(&out, pr.value, pr.remoteness);
-		bp_text_printf(&out, ", \"moves\": [");
+		bp_text_printf(&out, ", \"terminal\": %s, \"moves\": [", over ? "true" : "false");
 		for (int i = 0; i < n; i++) {
-			struct bp_text m = { 0 };
+			struct bp_text m = { 0 }, child = { 0 };
+			struct bp_pos c = p;
 			g->ops->move_format(g, &p, pm[i].move, &m);
+			g->ops->apply(g, &c, pm[i].move);
+			g->ops->pos_format(g, &c, &child);
 			bp_text_printf(&out, "%s{\"move\": ", i ? ", " : "");
 			bp_text_json_string(&out, bp_text_str(&m));
 			bp_text_printf(&out, ", ");
 			value_json(&out, pm[i].value, pm[i].remoteness);
+			bp_text_printf(&out, ", \"group\": \"%s\", \"position\": ",
+				       group_name[pm[i].value]);
+			bp_text_json_string(&out, bp_text_str(&child));
 			bp_text_printf(&out, "}");
 			bp_text_free(&m);
+			bp_text_free(&child);
 		}
-		bp_text_printf(&out, "]}\n");
+		bp_text_printf(&out, "]");
 	} else {
+		if (member && strcmp(g->spec, fam->spec))
+			bp_text_printf(&out, "instance: %s (of the family %s)\n", g->spec,
+				       fam->spec);
 		bp_text_printf(&out, "position: %s\nvalue:    ", bp_text_str(&pos));
 		value_text(&out, pr.value, pr.remoteness);
-		bp_text_printf(&out, " for the player to move\n");
-		if (n)
-			bp_text_printf(&out, "moves (best first, values for the mover):\n");
+		bp_text_printf(&out, " for the player to move%s\n",
+			       over ? " (the game is over)" : "");
+		/* bp_probe_moves sorts wins, then draws, then losses: print a heading at
+		 * each change */
+		enum bp_value group = BP_VALUE_NONE;
 		for (int i = 0; i < n; i++) {
-			struct bp_text m = { 0 };
+			if (pm[i].value != group) {
+				group = pm[i].value;
+				bp_text_printf(&out,
+					       "%s moves (best first; value for the mover, "
+					       "then the position it leads to):\n",
+					       group_name[group]);
+			}
+			struct bp_text m = { 0 }, child = { 0 };
+			struct bp_pos c = p;
 			g->ops->move_format(g, &p, pm[i].move, &m);
+			g->ops->apply(g, &c, pm[i].move);
+			g->ops->pos_format(g, &c, &child);
+			size_t before = out.len;
 			bp_text_printf(&out, "  %-10s ", bp_text_str(&m));
 			value_text(&out, pm[i].value, pm[i].remoteness);
-			bp_text_printf(&out, "\n");
+			int used = (int)(out.len - before);
+			bp_text_printf(&out, "%*s %s\n", used < 34 ? 34 - used : 0, "",
+				       bp_text_str(&child));
 			bp_text_free(&m);
+			bp_text_free(&child);
 		}
 	}
+	if (line) {
+		int lrc = line_out(g, tab, &p, pm, a.json, &out);
+		if (lrc) {
+			bp_cli_error(cmd, "reading the line of %s: %s", g->spec, bp_strerror(lrc));
+			rc = lrc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_DB;
+			goto out;
+		}
+	}
+	if (a.json)
+		bp_text_printf(&out, "}\n");
 	fputs(bp_text_str(&out), stdout);
 out:
+	free(args);
 	free(pm);
 	free(ptext);
 	bp_text_free(&out);
@@ -120,6 +305,7 @@ out:
 	bp_table_close(tab);
 	if (db)
 		bp_store_close(db);
-	bp_game_destroy(g);
+	bp_game_destroy(member);
+	bp_game_destroy(fam);
 	return rc;
 }

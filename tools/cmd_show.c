@@ -37,7 +37,8 @@ int bp_cmd_show(int argc, char **argv)
 	struct bp_pos p;
 	struct bp_text pos = { 0 }, out = { 0 }, json = { 0 }, text = { 0 };
 	char *ptext = NULL;
-	int rc = bp_cli_parse(cmd, argc, argv, NULL, &a);
+	static const char *const valued[] = { "moves", NULL };
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
 	if (a.npos < 1) {
@@ -46,8 +47,18 @@ int bp_cmd_show(int argc, char **argv)
 	}
 	ptext = bp_cmd_join(&a, 1);
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
-	    (rc = bp_cli_open_position(cmd, g, ptext, &p)))
+	    (rc = bp_cli_open_position_moves(cmd, g, ptext, a.opt[0], &p)))
 		goto out;
+	/* a family spec: the member instance this position belongs to (for Landscape
+	 * without layout=, the layout of its neutral stones, up to symmetry) */
+	struct bp_game *member = NULL;
+	struct bp_pos q;
+	if ((rc = bp_cli_open_member(cmd, g, &p, &member, &q)))
+		goto out;
+	char mspec[sizeof g->spec];
+	snprintf(mspec, sizeof mspec, "%s",
+		 member && strcmp(member->spec, g->spec) ? member->spec : "");
+	bp_game_destroy(member);
 	bp_cli_position_text(g, &p, &pos);
 	const char *ps = bp_text_str(&pos);
 	const char *sp = strchr(ps, ' ');
@@ -73,12 +84,21 @@ int bp_cmd_show(int argc, char **argv)
 		else
 			bp_text_printf(&out, "null");
 		bp_text_printf(&out, ", \"moves\": %d", nmoves);
+		if (mspec[0]) {
+			bp_text_printf(&out, ", \"member\": ");
+			bp_text_json_string(&out, mspec);
+		}
 		if (json.len)
 			bp_text_printf(&out, ", %s", bp_text_str(&json));
 		bp_text_printf(&out, "}\n");
 	} else {
-		bp_text_printf(&out, "game:     %s\nposition: %s\nto move:  %s\n\n", g->spec, ps,
-			       to_move);
+		bp_text_printf(&out, "game:     %s\n", g->spec);
+		if (mspec[0])
+			bp_text_printf(&out,
+				       "member:   %s (the spec stands for a family; this position "
+				       "belongs to that instance, up to symmetry)\n",
+				       mspec);
+		bp_text_printf(&out, "position: %s\nto move:  %s\n\n", ps, to_move);
 		bp_draw_board(g, &p, &out);
 		bp_text_printf(&out, "\n%s", bp_text_str(&text));
 		if (v)
@@ -87,6 +107,8 @@ int bp_cmd_show(int argc, char **argv)
 		else
 			bp_text_printf(&out, "status:   in play, %d legal moves\n", nmoves);
 	}
+	if ((rc = bp_cli_game_status(cmd, g)))
+		goto out;
 	fputs(bp_text_str(&out), stdout);
 out:
 	free(ptext);

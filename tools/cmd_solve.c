@@ -6,9 +6,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
-#include "solver/cyclic.h"
-#include "solver/games/landscape.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -24,107 +22,112 @@ static void progress(void *ctx, const struct bp_solve_progress *p)
 			(unsigned long long)p->positions, p->seconds);
 }
 
-/* Landscape without layout=: RULES.md 5.1 asks for every valid layout up to symmetry,
- * so each class's smallest layout is solved as its own instance (its own table) and
- * the results are reported per class, with the number of layouts in the class. */
-struct layouts {
-	uint64_t *cells;
-	int *copies;
-	int n, cap;
+/* A spec that stands for a family of instances (Landscape without layout=, RULES.md
+ * 5.1): each class's representative instance is solved into its own table and the
+ * results are reported per class, with the number of instances in the class. The
+ * output names the family key ("layout") that tells the members apart. */
+struct family {
+	const char *cmd;
+	const struct bp_game *g;
+	bp_store *db;
+	const struct bp_solve_opts *opts;
+	int json, replace, n, nmembers, rc;
+	struct bp_text *out;
+	uint64_t positions, bytes, peak, dist[4];
+	double seconds;
 };
 
-static int collect_layout(void *ctx, uint64_t layout, int orbit)
+static int count_member(void *ctx, const char *spec, const char *value, uint64_t multiplicity)
 {
-	struct layouts *l = ctx;
-	if (l->n == l->cap) {
-		int cap = l->cap ? 2 * l->cap : 64;
-		uint64_t *c = realloc(l->cells, sizeof *c * (size_t)cap);
-		int *o = c ? realloc(l->copies, sizeof *o * (size_t)cap) : NULL;
-		if (c)
-			l->cells = c;
-		if (!c || !o)
-			return BP_ENOMEM;
-		l->copies = o;
-		l->cap = cap;
-	}
-	l->cells[l->n] = layout;
-	l->copies[l->n++] = orbit;
+	(void)spec;
+	(void)value;
+	(void)multiplicity;
+	((struct family *)ctx)->nmembers++;
 	return 0;
 }
 
-static int solve_layouts(const char *cmd, const struct bp_game *g, bp_store *db,
-			 const struct bp_solve_opts *opts, int json)
+static int solve_member(void *ctx, const char *spec, const char *value, uint64_t multiplicity)
 {
-	struct layouts l = { 0 };
-	mpz_t raw, classes;
-	mpz_inits(raw, classes, NULL);
-	int k = atoi(bp_game_option(g, "neutrals"));
-	int rc = bp_landscape_layouts(g->board, k, collect_layout, &l, raw, classes);
-	mpz_clears(raw, classes, NULL);
-	if (rc) {
-		bp_cli_error(cmd, "%s: listing the layouts: %s", g->spec, bp_strerror(rc));
-		free(l.cells);
-		free(l.copies);
-		return bp_cli_exit_code(rc);
+	struct family *f = ctx;
+	struct bp_game *mg = NULL;
+	struct bp_solve_result r;
+	struct bp_err err = { { 0 } };
+	if ((f->rc = bp_cli_open_game(f->cmd, spec, &mg)))
+		return 1;
+	if (f->opts->progress)
+		fprintf(stderr, "solve: %s %d of %d: %s\n", f->g->ops->family_key, f->n + 1,
+			f->nmembers, mg->spec);
+	if (f->replace)
+		bp_store_drop_table(f->db, mg->spec, NULL);
+	int src = bp_solve(mg, f->db, f->opts, &r, &err);
+	if (src == BP_ERULES)
+		bp_cli_rules_error(f->cmd, mg->spec, err.msg);
+	else if (src)
+		bp_cli_error(f->cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
+	bp_game_destroy(mg);
+	if (src) {
+		f->rc = bp_cli_exit_code(src);
+		return 1;
 	}
+	char rbuf[24];
+	const char *shown = value[0] ? value : "(none)";
+	if (f->json) {
+		bp_text_printf(f->out, "%s{\"%s\": ", f->n ? ", " : "", f->g->ops->family_key);
+		bp_text_json_string(f->out, value);
+		bp_text_printf(f->out,
+			       ", \"copies\": %llu, \"value\": \"%s\", \"remoteness\": %s, "
+			       "\"positions\": %llu}",
+			       (unsigned long long)multiplicity, bp_value_name(r.value),
+			       bp_cli_remoteness(r.remoteness, 1, rbuf),
+			       (unsigned long long)r.positions);
+	} else {
+		bp_text_printf(f->out, "  %-24s %6llu  %s %s\n", shown,
+			       (unsigned long long)multiplicity, bp_value_name(r.value),
+			       bp_cli_remoteness(r.remoteness, 0, rbuf));
+	}
+	f->n++;
+	f->positions += r.positions;
+	f->bytes += r.stored_bytes;
+	f->seconds += r.seconds;
+	f->peak = r.peak_memory > f->peak ? r.peak_memory : f->peak;
+	f->dist[r.value] += multiplicity;
+	return 0;
+}
+
+static int solve_family(const char *cmd, const struct bp_game *g, bp_store *db,
+			const struct bp_solve_opts *opts, int json, int replace)
+{
 	struct bp_text out = { 0 };
-	uint64_t positions = 0, bytes = 0, peak = 0, dist[4] = { 0 };
-	double seconds = 0;
-	if (json)
-		bp_text_printf(&out,
-			       "{\"instance\": \"%s\", \"value\": null, \"remoteness\": null, "
-			       "\"layouts\": [",
-			       g->spec);
-	else
-		bp_text_printf(&out, "%s: %d layout classes\n  %-24s %6s  %s\n", g->spec, l.n,
-			       "layout", "copies", "value (first player to move)");
-	for (int i = 0; i < l.n && !rc; i++) {
-		char spec[512], name[16];
-		int len = snprintf(spec, sizeof spec, "%s,layout=", g->spec);
-		for (uint64_t m = l.cells[i]; m; m &= m - 1) {
-			bp_board_cell_name(g->board, __builtin_ctzll(m), name, sizeof name);
-			len += snprintf(spec + len, sizeof spec - (size_t)len, "%s%s", name,
-					(m & (m - 1)) ? ";" : "");
-		}
-		struct bp_game *lg = NULL;
-		struct bp_solve_result r;
-		struct bp_err err = { { 0 } };
-		if ((rc = bp_cli_open_game(cmd, spec, &lg)))
-			break;
-		if (opts->progress)
-			fprintf(stderr, "solve: layout %d of %d: %s\n", i + 1, l.n, lg->spec);
-		int src = bp_solve(lg, db, opts, &r, &err);
-		if (src) {
-			bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
-			rc = bp_cli_exit_code(src);
-			bp_game_destroy(lg);
-			break;
-		}
-		const char *layout = strstr(lg->spec, "layout=") + 7;
-		int llen = (int)strcspn(layout, ",");
-		char rbuf[24];
-		if (json)
-			bp_text_printf(
-				&out,
-				"%s{\"layout\": \"%.*s\", \"copies\": %d, \"value\": \"%s\", "
-				"\"remoteness\": %s, \"positions\": %llu}",
-				i ? ", " : "", llen, layout, l.copies[i], bp_value_name(r.value),
-				bp_cli_remoteness(r.remoteness, 1, rbuf),
-				(unsigned long long)r.positions);
-		else
-			bp_text_printf(&out, "  %-24.*s %6d  %s %s\n", llen, layout, l.copies[i],
-				       bp_value_name(r.value),
-				       bp_cli_remoteness(r.remoteness, 0, rbuf));
-		positions += r.positions;
-		bytes += r.stored_bytes;
-		seconds += r.seconds;
-		peak = r.peak_memory > peak ? r.peak_memory : peak;
-		dist[r.value] += (uint64_t)l.copies[i];
-		bp_game_destroy(lg);
-	}
+	struct bp_err err = { { 0 } };
+	struct family f = { .cmd = cmd,
+			    .g = g,
+			    .db = db,
+			    .opts = opts,
+			    .json = json,
+			    .replace = replace,
+			    .out = &out };
+	const char *key = g->ops->family_key;
+	int rc = g->ops->family_list(g, count_member, &f, &err);
 	if (!rc) {
-		double pps = seconds > 0 ? (double)positions / seconds : 0;
-		double bpp = positions ? (double)bytes * 8 / (double)positions : 0;
+		if (json)
+			bp_text_printf(&out,
+				       "{\"instance\": \"%s\", \"value\": null, \"remoteness\": "
+				       "null, \"%ss\": [",
+				       g->spec, key);
+		else
+			bp_text_printf(&out, "%s: %d %s classes\n  %-24s %6s  %s\n", g->spec,
+				       f.nmembers, key, key, "copies",
+				       "value (first player to move)");
+		rc = g->ops->family_list(g, solve_member, &f, &err);
+	}
+	if (rc && !f.rc) {
+		bp_cli_error(cmd, "%s: listing the %ss: %s", g->spec, key,
+			     err.msg[0] ? err.msg : bp_strerror(rc));
+		f.rc = bp_cli_exit_code(rc);
+	}
+	if (!f.rc) {
+		double pps = f.seconds > 0 ? (double)f.positions / f.seconds : 0;
+		double bpp = f.positions ? (double)f.bytes * 8 / (double)f.positions : 0;
 		if (json)
 			bp_text_printf(
 				&out,
@@ -132,22 +135,21 @@ static int solve_layouts(const char *cmd, const struct bp_game *g, bp_store *db,
 				"%llu}, \"positions\": %llu, \"seconds\": %.3f, "
 				"\"positions_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
 				"\"stored_bytes\": %llu, \"bits_per_position\": %.4f}\n",
-				(unsigned long long)dist[1], (unsigned long long)dist[2],
-				(unsigned long long)dist[3], (unsigned long long)positions, seconds,
-				pps, (unsigned long long)peak, (unsigned long long)bytes, bpp);
+				(unsigned long long)f.dist[1], (unsigned long long)f.dist[2],
+				(unsigned long long)f.dist[3], (unsigned long long)f.positions,
+				f.seconds, pps, (unsigned long long)f.peak,
+				(unsigned long long)f.bytes, bpp);
 		else
 			bp_text_printf(&out,
-				       "layouts (with copies): win %llu, loss %llu, draw %llu\n"
+				       "%ss (with copies): win %llu, loss %llu, draw %llu\n"
 				       "positions:  %llu up to symmetry, in %.2f s\n",
-				       (unsigned long long)dist[1], (unsigned long long)dist[2],
-				       (unsigned long long)dist[3], (unsigned long long)positions,
-				       seconds);
+				       key, (unsigned long long)f.dist[1],
+				       (unsigned long long)f.dist[2], (unsigned long long)f.dist[3],
+				       (unsigned long long)f.positions, f.seconds);
 		fputs(bp_text_str(&out), stdout);
 	}
 	bp_text_free(&out);
-	free(l.cells);
-	free(l.copies);
-	return rc;
+	return f.rc;
 }
 
 int bp_cmd_solve(int argc, char **argv)
@@ -195,8 +197,7 @@ int bp_cmd_solve(int argc, char **argv)
 		opts.compression_level = (int)v;
 	}
 	const char *solver = a.opt[5] ? a.opt[5] : "auto";
-	if (strcmp(solver, "auto") && strcmp(solver, "tiers") && strcmp(solver, "walk") &&
-	    strcmp(solver, "cycles")) {
+	if (bp_engine_parse(solver, &opts.engine)) {
 		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers or cycles)", solver);
 		return BP_EXIT_USAGE;
 	}
@@ -207,21 +208,34 @@ int bp_cmd_solve(int argc, char **argv)
 	const char *path = bp_cli_db_path(a.opt[0]);
 	if ((rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db)))
 		goto out;
-	if (g->ops == &bp_landscape_ops && !bp_game_option(g, "layout")) {
-		rc = solve_layouts(cmd, g, db, &opts, a.json);
+	if (a.replace) {
+		/* the one way a table is removed: asked for by name, before solving anew */
+		struct bp_err derr = { { 0 } };
+		int drc = bp_store_drop_table(db, g->spec, &derr);
+		if (drc && drc != BP_ENOTFOUND) {
+			bp_cli_error(cmd, "replacing %s: %s", g->spec, derr.msg);
+			rc = bp_cli_exit_code(drc);
+			goto out;
+		}
+	}
+	if (bp_game_is_family(g)) {
+		rc = solve_family(cmd, g, db, &opts, a.json, a.replace);
 		goto out;
 	}
 	struct bp_solve_result r;
 	struct bp_err err = { { 0 } };
-	opts.generic = strcmp(solver, "tiers") == 0;
-	int src = strcmp(solver, "cycles") == 0 ? bp_solve_cyclic(g, db, &opts, &r, &err)
-		  : strcmp(solver, "tiers") == 0 && (g->ops->flags & BP_GAME_CYCLIC)
-			  ? bp_err_set(&err, BP_EUNSUPPORTED,
-				       "%s can repeat positions: use --solver cycles", g->spec)
-		  : strcmp(solver, "walk") == 0 && !g->ops->tier_walk
-			  ? bp_err_set(&err, BP_EUNSUPPORTED,
-				       "%s has no tier walk: use --solver tiers or cycles", g->spec)
-			  : bp_solve(g, db, &opts, &r, &err);
+	int src = bp_solve(g, db, &opts, &r, &err);
+	if (src == BP_ERULES) {
+		bp_cli_rules_error(cmd, g->spec, err.msg);
+		rc = BP_EXIT_DB;
+		goto out;
+	}
+	/* a --solver that cannot run this game is bad input (exit 2), like a bad name */
+	if (src == BP_EUNSUPPORTED && opts.engine != BP_ENGINE_AUTO) {
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
 	if (src) {
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
 		rc = src == BP_EUNSUPPORTED ? BP_EXIT_PROBLEM
@@ -229,12 +243,7 @@ int bp_cmd_solve(int argc, char **argv)
 					    : bp_cli_exit_code(src);
 		goto out;
 	}
-	/* which solver ran: bp_solve sends games that repeat to cycles, then games with a
-	 * tier walk to it */
-	const char *used = strcmp(solver, "cycles") == 0 || (g->ops->flags & BP_GAME_CYCLIC)
-				   ? "cycles"
-			   : g->ops->tier_walk && strcmp(solver, "tiers") != 0 ? "walk"
-									       : "tiers";
+	const char *used = bp_engine_name(r.engine);
 	double pps = r.seconds > 0 ? (double)r.positions / r.seconds : 0;
 	double bpp = r.positions ? (double)r.stored_bytes * 8 / (double)r.positions : 0;
 	if (a.json) {
@@ -269,7 +278,8 @@ int bp_cmd_solve(int argc, char **argv)
 		printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
 		       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
 		printf("solver:     %s\n", used);
-		printf("memory:     peak %.1f MiB\n", (double)r.peak_memory / (1 << 20));
+		char mbuf[32];
+		printf("memory:     peak %s\n", bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));
 		printf("database:   %s, %llu bytes, %.3f bits per position\n", path,
 		       (unsigned long long)r.stored_bytes, bpp);
 	}

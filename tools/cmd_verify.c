@@ -30,6 +30,14 @@ static void collect(void *ctx, const char *spec)
 		s->oom = 1;
 }
 
+static int collect_member(void *ctx, const char *spec, const char *value, uint64_t multiplicity)
+{
+	(void)value;
+	(void)multiplicity;
+	collect(ctx, spec);
+	return 0;
+}
+
 struct vctx {
 	int quiet;
 	int shown;
@@ -60,6 +68,9 @@ int bp_cmd_verify(int argc, char **argv)
 	bp_store *db = NULL;
 	struct specs specs = { 0 };
 	struct bp_text out = { 0 };
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (strcmp(argv[i], "--proofs") == 0)
+			return bp_cmd_verify_proofs(argc, argv);
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
@@ -72,10 +83,21 @@ int bp_cmd_verify(int argc, char **argv)
 		return rc;
 	if (a.npos == 1) {
 		struct bp_game *g;
+		struct bp_err err = { { 0 } };
 		if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 			return rc;
-		collect(&specs, g->spec);
+		/* a family spec: every member's table */
+		int frc = bp_game_is_family(g)
+				  ? g->ops->family_list(g, collect_member, &specs, &err)
+				  : (collect(&specs, g->spec), BP_OK);
+		if (frc) {
+			bp_cli_error(cmd, "%s: listing its instances: %s", g->spec,
+				     err.msg[0] ? err.msg : bp_strerror(frc));
+			rc = bp_cli_exit_code(frc);
+		}
 		bp_game_destroy(g);
+		if (rc)
+			goto out;
 	}
 	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
 		goto out;

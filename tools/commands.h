@@ -15,6 +15,40 @@ int bp_cmd_query(int argc, char **argv);
 int bp_cmd_verify(int argc, char **argv);
 int bp_cmd_list(int argc, char **argv);
 int bp_cmd_layouts(int argc, char **argv);
+int bp_cmd_render(int argc, char **argv);
+int bp_cmd_openings(int argc, char **argv);
+int bp_cmd_play(int argc, char **argv);
+int bp_cmd_claims(int argc, char **argv);
+int bp_cmd_paper(int argc, char **argv);
+
+struct bp_probe_move;
+struct bp_svg_mark;
+
+/* "W3", "D4", "L5", or "D" for a draw by repetition. */
+void bp_cmd_value_label(enum bp_value v, unsigned rem, char *buf, size_t len);
+
+/* Marks for a picture: each cell that some move changes, tinted and labelled with the
+ * best such move's value (pm sorted best first, as bp_probe_moves gives them).
+ * @return the number of marks (*out is the caller's to free), or BP_ENOMEM. */
+int bp_cmd_value_marks(const struct bp_game *g, const struct bp_pos *p,
+		       const struct bp_probe_move *pm, int n, struct bp_svg_mark **out);
+
+/* Values from a solved table for the claim checks (solver/claims.h): value() probes,
+ * each() reads the table tier by tier. t must outlive o. */
+struct bp_oracle;
+struct bp_cmd_table_oracle {
+	const struct bp_game *g;
+	struct bp_table *tab;
+};
+void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
+			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);
+
+/* Writes t to path ("-": stdout), printing the error. @return 0 or BP_EXIT_IO. */
+int bp_cmd_write_file(const char *cmd, const char *path, const struct bp_text *t);
+int bp_cmd_serve(int argc, char **argv);
+int bp_cmd_prove(int argc, char **argv);
+/* verify GAME --proofs (tools/cmd_prove.c): checks the saved proofs of GAME. */
+int bp_cmd_verify_proofs(int argc, char **argv);
 
 /* Joins positionals from index `from` on with spaces (a position given as several
  * words); NULL when there are none. The caller frees the result. */

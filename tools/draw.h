@@ -4,7 +4,7 @@
 #ifndef BP_TOOLS_DRAW_H
 #define BP_TOOLS_DRAW_H
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 /* Appends the drawing of p (one line a row, ending in a newline) to out. */
 void bp_draw_board(const struct bp_game *g, const struct bp_pos *p, struct bp_text *out);

@@ -40,7 +40,7 @@
 
 #include "canon/rank.h"
 #include "canon/symmetry.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 struct blooms {
 	int n;
@@ -861,6 +861,21 @@ static int blooms_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
+/* Player 1's red and yellow, player 2's grey and black. */
+static void blooms_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+{
+	(void)g;
+	(void)p;
+	static const uint32_t colour[4] = { 0xd22828, 0xf2c81e, 0x9a9a9a, 0x1a1a1a };
+	static const char *const name[4] = { "red (1)", "yellow (1)", "grey (2)", "black (2)" };
+	out->nchars = 4;
+	for (int c = 0; c < 4; c++) {
+		out->chars[c] = colour_chars[c];
+		out->colour[c] = colour[c];
+		out->name[c] = name[c];
+	}
+}
+
 const struct bp_game_ops bp_blooms_ops = {
 	.name = "blooms",
 	.title = "Blooms: two colours each, fenced blooms are captured, stones + territory",
@@ -884,4 +899,6 @@ const struct bp_game_ops bp_blooms_ops = {
 	.rank = blooms_rank,
 	.unrank = blooms_unrank,
 	.describe = blooms_describe,
+	.picture = blooms_picture,
+	.claims = "no-draw soft-finite first-player",
 };

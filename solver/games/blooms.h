@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_blooms_ops;
 

@@ -39,12 +39,13 @@
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 struct chicken {
 	struct bp_loops L;
 	int n;
 	int both_mover;	    /* both=mover */
+	int formed_mover;   /* formed=mover */
 	int forced_decline; /* forced=decline */
 	int decl_states;    /* values of `declined` the index spells out: 1 or 3 */
 	bp_perm64 *perm;
@@ -54,6 +55,7 @@ struct chicken {
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
 static const char *const forced_choices[] = { "decline", "free", NULL };
+static const char *const formed_choices[] = { "owner", "mover", NULL };
 static const struct bp_option chicken_options[] = {
 	{ .key = "both",
 	  .def = "mover",
@@ -64,6 +66,11 @@ static const struct bp_option chicken_options[] = {
 	  .choices = forced_choices,
 	  .help = "decline: a single stone forced by the lack of a legal pair counts as "
 		  "declining; free: it does not" },
+	{ .key = "formed",
+	  .def = "owner",
+	  .choices = formed_choices,
+	  .help = "owner: a formed loop wins for its owner; mover: any loop a turn forms, "
+		  "the opponent's included, wins for the player who made the turn" },
 	{ 0 },
 };
 
@@ -97,11 +104,15 @@ static uint64_t occupied(const struct bp_pos *p)
 }
 
 /* The outcome for the player to move from the loops on the board and, on a full
- * board, the decline rule. */
+ * board, the decline rule. Any loop on the board was formed by the last turn, made by
+ * the opponent of the player to move: under formed=mover that turn wins, whoever owns
+ * the loops. */
 static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
 {
 	int mover = to_move(p);
 	int mine = mover ? loop_o : loop_b, theirs = mover ? loop_b : loop_o;
+	if (c->formed_mover && (mine || theirs))
+		return BP_VALUE_LOSS;
 	if (mine && theirs) /* formed by the last turn, made by the opponent */
 		return c->both_mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
 	if (mine)
@@ -530,6 +541,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	c->n = b->ncells;
 	c->both_mover = strcmp(g->value[0], "mover") == 0;
 	c->forced_decline = strcmp(g->value[1], "decline") == 0;
+	c->formed_mover = strcmp(g->value[2], "mover") == 0;
 	c->decl_states = c->forced_decline ? 1 : 3;
 	for (int t = 0; t <= c->n; t++) {
 		uint64_t acc = 0;
@@ -559,6 +571,23 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
+static void chicken_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+{
+	(void)g;
+	(void)p;
+	out->nchars = 3;
+	out->chars[0] = 'b';
+	out->colour[0] = 0x1a1a1a;
+	out->name[0] = "black";
+	out->chars[1] = 'o';
+	out->colour[1] = 0xf08c1e;
+	out->name[1] = "orange";
+	out->chars[2] = 'n';
+	out->colour[2] = 0xb4b4b4;
+	out->name[2] = "neutral";
+	out->neutral = 'n';
+}
+
 const struct bp_game_ops bp_chicken_ops = {
 	.name = "chicken",
 	.title = "Glorieta \"Chicken\": friendly + neutral stone a turn until someone declines",
@@ -582,4 +611,6 @@ const struct bp_game_ops bp_chicken_ops = {
 	.rank = chicken_rank,
 	.unrank = chicken_unrank,
 	.describe = chicken_describe,
+	.picture = chicken_picture,
+	.claims = "no-draw first-player",
 };

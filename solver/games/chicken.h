@@ -7,7 +7,7 @@
 #ifndef BP_SOLVER_GAMES_CHICKEN_H
 #define BP_SOLVER_GAMES_CHICKEN_H
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_chicken_ops;
 

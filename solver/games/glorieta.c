@@ -43,7 +43,7 @@
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 #define HAND_NONE 0x100u
 #define HAND_PLUS 0x80u
@@ -116,11 +116,15 @@ static enum bp_value judge(const struct glorieta *gl, const struct bp_pos *p, in
 	return mine ? BP_VALUE_WIN : theirs ? BP_VALUE_LOSS : BP_VALUE_NONE;
 }
 
+/* The empty board: an explicit ring of one colour already holds that player's loop
+ * (it surrounds the whole board), and a finished position is terminal. */
 static void glorieta_start(const struct bp_game *g, struct bp_pos *out)
 {
-	(void)g;
+	const struct glorieta *gl = GL(g);
 	memset(out, 0, sizeof *out);
 	HAND(out, 0) = HAND(out, 1) = HAND_NONE;
+	OVER(out) = judge(gl, out, bp_loops_enclosed(&gl->L, 0, 0) != 0,
+			  bp_loops_enclosed(&gl->L, 1, 0) != 0);
 }
 
 static int glorieta_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
@@ -777,6 +781,32 @@ fail:
 	return rc;
 }
 
+/* Yellow, black, neutral (pink side up) stones and the ring's coloured spaces. */
+static void glorieta_picture(const struct bp_game *g, const struct bp_pos *p,
+			     struct bp_picture *out)
+{
+	(void)p;
+	static const uint32_t owner[2] = { 0xf2c81e, 0x1a1a1a }; /* yellow, black */
+	out->nchars = 3;
+	out->chars[0] = 'y';
+	out->colour[0] = owner[0];
+	out->name[0] = "yellow";
+	out->chars[1] = 'b';
+	out->colour[1] = owner[1];
+	out->name[1] = "black";
+	out->chars[2] = 'n';
+	out->colour[2] = 0xf0a0c0;
+	out->name[2] = "neutral";
+	out->neutral = 'n';
+	const struct glorieta *gl = GL(g);
+	for (int i = 0; i < gl->L.nring && i < BP_PICTURE_MAX_RING; i++) {
+		out->ring[i].q = gl->L.ring_q[i];
+		out->ring[i].r = gl->L.ring_r[i];
+		out->ring[i].colour = owner[gl->L.ring[i] ? 1 : 0];
+		out->nring = i + 1;
+	}
+}
+
 const struct bp_game_ops bp_glorieta_ops = {
 	.name = "glorieta",
 	.title = "Glorieta, revised: hands of stones, flips to neutral, a coloured ring",
@@ -800,4 +830,6 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.rank = glorieta_rank,
 	.unrank = glorieta_unrank,
 	.describe = glorieta_describe,
+	.picture = glorieta_picture,
+	.claims = "no-draw first-player board-fills",
 };

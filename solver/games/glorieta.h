@@ -6,7 +6,7 @@
 #ifndef BP_SOLVER_GAMES_GLORIETA_H
 #define BP_SOLVER_GAMES_GLORIETA_H
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_glorieta_ops;
 

@@ -33,7 +33,7 @@
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 struct landscape {
 	struct bp_loops L;
@@ -42,6 +42,7 @@ struct landscape {
 	uint64_t layout; /* the fixed layout, or the start layout */
 	int both_mover;
 	bp_perm64 *perm;
+	bp_perm64 *all; /* every symmetry of the board: finding a layout's class */
 	char layout_text[512];
 };
 
@@ -481,6 +482,7 @@ static void landscape_destroy(struct bp_game *g)
 {
 	struct landscape *ls = g->impl;
 	bp_perm64_destroy(ls->perm);
+	bp_perm64_destroy(ls->all);
 	free(ls);
 	g->impl = NULL;
 }
@@ -513,30 +515,39 @@ static int parse_layout(const struct bp_game *g, const char *text, uint64_t *out
 	}
 }
 
+/* K from neutrals=: a whole number from 0 to the number of cells, no leading zero. */
+static int parse_neutrals(const struct bp_game *g, int *k, struct bp_err *err)
+{
+	const char *kt = g->value[2];
+	char *end;
+	long v = strtol(kt, &end, 10);
+	if (*end || end == kt || v < 0 || v > g->board->ncells || (kt[0] == '0' && kt[1]))
+		return bp_err_set(err, BP_ESPEC,
+				  "landscape: neutrals=%s: expected a whole number from 0 to %d",
+				  kt, g->board->ncells);
+	*k = (int)v;
+	return BP_OK;
+}
+
 static int landscape_create(struct bp_game *g, struct bp_err *err)
 {
 	const struct bp_board *b = g->board;
-	int rc;
+	int rc, k = 0;
 	if (b->ncells > 64)
 		return bp_err_set(err, BP_ESPEC,
 				  "landscape: board %s has %d cells; at most 64 are supported "
 				  "(hex5, rh8x8, tri10 and smaller); `boardproof layouts` counts "
 				  "layouts on bigger boards",
 				  b->name, b->ncells);
-	const char *kt = g->value[2];
-	char *end;
-	long k = strtol(kt, &end, 10);
-	if (*end || end == kt || k < 0 || k > b->ncells || (kt[0] == '0' && kt[1]))
-		return bp_err_set(err, BP_ESPEC,
-				  "landscape: neutrals=%s: expected a whole number from 0 to %d",
-				  kt, b->ncells);
+	if ((rc = parse_neutrals(g, &k, err)))
+		return rc;
 	struct landscape *ls = calloc(1, sizeof *ls);
 	if (!ls)
 		return BP_ENOMEM;
 	if ((rc = bp_loops_init(&ls->L, b, NULL)))
 		goto fail;
 	ls->n = b->ncells;
-	ls->k = (int)k;
+	ls->k = k;
 	ls->both_mover = strcmp(g->value[0], "mover") == 0;
 	int syms[12], nsyms = 0;
 	if (g->value[1]) {
@@ -601,7 +612,7 @@ static int landscape_create(struct bp_game *g, struct bp_err *err)
 	for (int s = 0; s < b->nsym; s++)
 		if (bp_perm64_apply(all, s, ls->layout) == ls->layout)
 			syms[nsyms++] = s;
-	bp_perm64_destroy(all);
+	ls->all = all;
 	if ((rc = bp_perm64_create(b, syms, nsyms, &ls->perm)))
 		goto fail;
 	g->impl = ls;
@@ -610,14 +621,125 @@ static int landscape_create(struct bp_game *g, struct bp_err *err)
 	g->ntiers = (uint32_t)(ls->n - ls->k) + 1;
 	return BP_OK;
 fail:
+	bp_perm64_destroy(ls->all);
 	free(ls);
 	return rc;
+}
+
+/* The second player's colour choice is derived (BP_GAME_PIE). */
+static void landscape_picture(const struct bp_game *g, const struct bp_pos *p,
+			      struct bp_picture *out)
+{
+	(void)g;
+	(void)p;
+	out->nchars = 3;
+	out->chars[0] = 'b';
+	out->colour[0] = 0x1a1a1a;
+	out->name[0] = "black";
+	out->chars[1] = 'o';
+	out->colour[1] = 0xf08c1e;
+	out->name[1] = "orange";
+	out->chars[2] = 'n';
+	out->colour[2] = 0xb4b4b4;
+	out->name[2] = "neutral";
+	out->neutral = 'n';
+}
+
+/* ---- the family: a spec without layout= ---------------------------------------- */
+
+/* RULES.md 5.1: without layout=, a spec stands for every layout. Its members are the
+ * fixed-layout instances, one per class of layouts up to the board's symmetry, each
+ * named by its class's representative (the smallest cell set read as a binary
+ * number, as bp_landscape_layouts lists them). With K = 0 the one layout is empty,
+ * which layout= cannot spell: the member is then the spec itself, whose only layout
+ * is the empty one. */
+
+/* The canonical spec of the member with layout lay (as create spells it), or g's own
+ * spec for the empty layout; its layout= value into value. */
+static int member_spec(const struct bp_game *g, uint64_t lay, char *spec, size_t len, char *value,
+		       size_t vlen)
+{
+	size_t used = 0;
+	value[0] = '\0';
+	for (uint64_t s = lay; s; s &= s - 1) {
+		char name[16];
+		bp_board_cell_name(g->board, __builtin_ctzll(s), name, sizeof name);
+		used += (size_t)snprintf(value + used, used < vlen ? vlen - used : 0, "%s%s",
+					 used ? ";" : "", name);
+	}
+	int n = lay ? snprintf(spec, len, "landscape:%s,both=%s,layout=%s,neutrals=%s",
+			       g->board->name, g->value[0], value, g->value[2])
+		    : snprintf(spec, len, "%s", g->spec);
+	return used >= vlen || n < 0 || (size_t)n >= len ? BP_ERANGE : BP_OK;
+}
+
+static int landscape_family_count(const struct bp_game *g, mpz_t raw, mpz_t classes,
+				  struct bp_err *err)
+{
+	int k = 0, rc = parse_neutrals(g, &k, err);
+	return rc ? rc : bp_landscape_count_layouts(g->board, k, raw, classes);
+}
+
+struct family_walk {
+	const struct bp_game *g;
+	int (*visit)(void *ctx, const char *spec, const char *key_value, uint64_t multiplicity);
+	void *ctx;
+};
+
+static int family_visit(void *ctx, uint64_t layout, int orbit)
+{
+	struct family_walk *f = ctx;
+	char spec[256], value[256];
+	int rc = member_spec(f->g, layout, spec, sizeof spec, value, sizeof value);
+	return rc ? rc : f->visit(f->ctx, spec, value, (uint64_t)orbit);
+}
+
+static int landscape_family_list(const struct bp_game *g,
+				 int (*visit)(void *ctx, const char *spec, const char *key_value,
+					      uint64_t multiplicity),
+				 void *ctx, struct bp_err *err)
+{
+	int k = 0, rc = parse_neutrals(g, &k, err);
+	if (rc)
+		return rc;
+	if (g->board->ncells > 64)
+		return bp_err_set(err, BP_ERANGE,
+				  "landscape: listing layouts needs a board of at most 64 cells "
+				  "(%s has %d)",
+				  g->board->name, g->board->ncells);
+	struct family_walk f = { g, visit, ctx };
+	mpz_t raw, classes;
+	mpz_inits(raw, classes, NULL);
+	rc = bp_landscape_layouts(g->board, k, family_visit, &f, raw, classes);
+	mpz_clears(raw, classes, NULL);
+	return rc;
+}
+
+static int landscape_family_member(const struct bp_game *g, const struct bp_pos *p, char *spec,
+				   size_t len, struct bp_pos *out)
+{
+	const struct landscape *ls = LS(g);
+	uint64_t lay = NEUTRAL(p), best = lay;
+	int sbest = 0;
+	for (int s = 1; s < g->board->nsym; s++) {
+		uint64_t img = bp_perm64_apply(ls->all, s, lay);
+		if (img < best) {
+			best = img;
+			sbest = s;
+		}
+	}
+	*out = *p;
+	for (int i = 0; i < 3; i++)
+		out->w[i] = bp_perm64_apply(ls->all, sbest, p->w[i]);
+	char value[256];
+	return member_spec(g, best, spec, len, value, sizeof value);
 }
 
 const struct bp_game_ops bp_landscape_ops = {
 	.name = "landscape",
 	.title = "Glorieta \"Landscape\": neutral stones laid out, then one stone a turn",
 	.shapes = BP_SHAPES_HEXCELL,
+	.flags = BP_GAME_PIE, /* the colour choice */
 	.options = landscape_options,
 	.create = landscape_create,
 	.destroy = landscape_destroy,
@@ -636,7 +758,13 @@ const struct bp_game_ops bp_landscape_ops = {
 	.tier_size = landscape_tier_size,
 	.rank = landscape_rank,
 	.unrank = landscape_unrank,
+	.family_key = "layout",
+	.family_count = landscape_family_count,
+	.family_list = landscape_family_list,
+	.family_member = landscape_family_member,
 	.describe = landscape_describe,
+	.picture = landscape_picture,
+	.claims = "no-draw first-player pie",
 };
 
 /* ---- counting layouts on any board --------------------------------------------- */

@@ -2,15 +2,16 @@
 /* Glorieta "Landscape" (RULES.md section 5): K neutral stones on pairwise non-adjacent
  * cells (a layout), then one friendly stone a turn, black first; the first loop wins
  * and a full board without one is a draw. The pie rule is not part of the position.
- * Hex-cell boards of at most 64 cells. Also the enumeration of layouts behind
- * `boardproof layouts`. */
+ * Hex-cell boards of at most 64 cells. Also the enumeration of layouts behind the
+ * family ops (a spec without layout= stands for every layout; tools reach them
+ * through the game interface, never through this header). */
 #ifndef BP_SOLVER_GAMES_LANDSCAPE_H
 #define BP_SOLVER_GAMES_LANDSCAPE_H
 
 #include <gmp.h>
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_landscape_ops;
 

@@ -125,10 +125,16 @@ uint64_t bp_loops_flood(const struct bp_loops *L, uint64_t region, uint64_t seed
 	return m;
 }
 
+/* Section 3 of RULES.md version 2: the board cells that cannot reach the outside by a
+ * path avoiding every cell of g but themselves. A cell outside g is such a cell when
+ * the free cells' flood from the open cells misses it (a hole); a cell of g, when it
+ * is not open itself and no neighbour of it is reached (all six neighbours are in g or
+ * in holes). Either kind exists exactly when g holds a loop. */
 static uint64_t enclosed_open(const struct bp_loops *L, uint64_t g, uint64_t open)
 {
 	uint64_t free_ = L->full & ~g;
-	return free_ & ~bp_loops_flood(L, free_, open & free_);
+	uint64_t reach = bp_loops_flood(L, free_, open & free_);
+	return (free_ & ~reach) | (g & ~open & ~bp_loops_grow(L, reach));
 }
 
 uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g)
@@ -136,6 +142,10 @@ uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g)
 	return enclosed_open(L, g, L->open[player]);
 }
 
+/* Adding c to g (which holds no loop) makes a loop in one of two ways: a free cell is
+ * cut off, which needs the cells around c outside g to form two or more arcs; or a
+ * cell of g becomes surrounded by the group, which can only be c itself or one of its
+ * neighbours, since nothing else gained a group neighbour. */
 int bp_loops_may_close(const struct bp_loops *L, int player, uint64_t g, int c)
 {
 	unsigned in = L->fixed_in[player][c];
@@ -143,7 +153,13 @@ int bp_loops_may_close(const struct bp_loops *L, int player, uint64_t g, int c)
 	for (int d = 0; d < 6; d++)
 		if (to[d] < BP_LOOPS_RING)
 			in |= (unsigned)(g >> to[d] & 1) << d;
-	return L->multi_arc[in];
+	if (L->multi_arc[in] || in == 63)
+		return 1;
+	uint64_t after = g | 1ull << c;
+	for (uint64_t x = g & L->nb[c] & ~L->open[player]; x; x &= x - 1)
+		if (!(L->nb[__builtin_ctzll(x)] & ~after))
+			return 1;
+	return 0;
 }
 
 int bp_loops_loop_groups(const struct bp_loops *L, int player, uint64_t g, uint64_t *loop_cells)

@@ -2,9 +2,11 @@
 /* Loops of the Glorieta games (RULES.md section 3) on hex-cell boards of at most 64
  * cells, one 64-bit word a cell set. A player's group set G is their stones plus the
  * neutral stones (and, in revised Glorieta, the ring spaces of their colour); G holds
- * a loop exactly when some board cell outside G cannot reach the outside of the board
- * by a path avoiding G. That is one bitboard flood fill from the cells next to the
- * outside, so a loop check costs a few dozen table lookups.
+ * a loop exactly when some board cell, whatever it holds, cannot reach the outside of
+ * the board by a path avoiding every cell of G but itself (rules version 2). That is a
+ * free cell cut off from the outside (a hole) or a cell of G whose six neighbours are
+ * all in G or in holes; one bitboard flood fill from the cells next to the outside
+ * finds both, so a loop check costs a few dozen table lookups.
  *
  * The optional ring (revised Glorieta on hexN) is the 6N cells at distance N from the
  * centre. Ring spaces are never played, so they enter only through `open[player]`:
@@ -63,13 +65,16 @@ static inline uint64_t bp_loops_grow(const struct bp_loops *L, uint64_t m)
 /* The cells of region connected to seed within region. */
 uint64_t bp_loops_flood(const struct bp_loops *L, uint64_t region, uint64_t seed);
 
-/* The board cells outside g that cannot reach the outside avoiding g, for player
- * `player` whose group set on the board is g: nonzero exactly when g holds a loop. */
+/* The board cells that cannot reach the outside by a path avoiding every cell of g but
+ * themselves, for player `player` whose group set on the board is g: the holes (cells
+ * outside g cut off by it) and the cells of g surrounded by g and holes. Nonzero
+ * exactly when g holds a loop. */
 uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g);
 
 /* Whether adding cell c to a group set g that holds no loop can make one. 0 means
  * certainly not (the cells around c outside g form at most one arc, so nothing is cut
- * off); 1 means a full check (bp_loops_enclosed) is needed. */
+ * off, and neither c nor a neighbour of it is left with all six neighbours in the
+ * group); 1 means a full check (bp_loops_enclosed) is needed. */
 int bp_loops_may_close(const struct bp_loops *L, int player, uint64_t g, int c);
 
 /* Does g hold a loop after adding cell c to it, given that g held none before? */

@@ -27,45 +27,8 @@
  * So the text's `passed=0|1` is enough to tell the game-ending second pass from a
  * first one, and the number of passes so far (hence the turn count) is |e| or so.
  *
- * Placement (9.1) for a new block with top-left (x, y): an occupied square u of a row
- * y..y+P-1 forbids x in [u-P, u+1] (overlap or side contact); one of rows y-1, y+P
- * forbids x in [u-P+1, u] (side contact); an opponent square there also forbids
- * x = u+1 and x = u-P (corner contact). Each is a few shifts of the row word.
- *
- * Links (9.2) of one colour are found piece by piece: from each piece, per row it
- * covers, the first occupied square to the right (a friendly piece: a line-of-sight
- * link along that row; none: line of sight to the east side), the same downwards and
- * towards the other sides, and the two pieces touching its right-hand corners. A
- * line-of-sight link is one link with one *lane* (the empty squares strictly between)
- * per row or column it uses; it is broken when every lane holds an opponent square.
- * Corner contact and touching a side cannot be broken.
- *
- * The unbreakable test (9.3). Opponent pieces only ever fill squares, so they only
- * remove links, and legality is a pairwise condition, so a set of placements can be
- * played one after another exactly when each is legal now and no two of them overlap
- * or touch along a side. The question is whether some such set cuts every
- * north-south and every east-west chain. Only placements covering a lane square can
- * help; those are the candidates. The search keeps a set T of chosen candidates and a
- * set X of excluded ones; a candidate is *available* when it is not in T or X and
- * compatible with all of T. Availability only shrinks down the tree, so a link with
- * an unblocked lane that no available candidate covers can never be cut below this
- * node: its weight is 0. Other links weigh the smallest number of available
- * candidates covering one of their unblocked lanes. At each node:
- *
- *   - find, per direction, the chain (side to side, sides only at the ends) of least
- *     total weight (Dijkstra over the pieces);
- *   - no chain in either direction: T breaks every chain, the answer is "breakable";
- *   - a chain of weight 0: no extension of T breaks it: fail;
- *   - else take the lighter direction's chain. Any breaking set containing T must cut
- *     one of its links, so it contains an available candidate covering that link's
- *     chosen lane. Branch on these candidates s1, s2, ...: child i adds si to T and
- *     excludes s1..s(i-1), so each breaking set is found in exactly one branch and
- *     the tree never revisits a set.
- *
- * The test is exact (every pruning step is a proof) and the cut structure keeps it
- * small: only candidates on the lanes of the lightest chain are ever branched on.
- * The tests compare it with a brute force over every set of placements on grids up
- * to 7x7; on positions of random 27x27 games it takes well under a millisecond.
+ * The placement rule, the links and the unbreakable test (the chain-breaking search)
+ * live in solver/games/mirador_chain.c.
  *
  * Tiers are turns played (pieces + passes, see "tiers and ranks" below); grids
  * with at most 64 top-left positions (9x9 for 2x2 pieces) also have ranks, dense
@@ -80,15 +43,15 @@
 
 #include "canon/rank.h"
 #include "canon/symmetry.h"
-#include "solver/postext.h"
+#include "solver/games/mirador_chain.h"
+#include "solver/games/postext.h"
 
-#define MAX_SIDE 64
-#define MAX_CELLS 768
-#define PLANE_WORDS 12
+#define MAX_SIDE BP_MIRADOR_MAX_SIDE
+#define MAX_CELLS BP_MIRADOR_MAX_CELLS
+#define PLANE_WORDS BP_MIRADOR_PLANE_WORDS
 #define TO_MOVE(p) ((p)->w[24])
 #define PASSED(p) ((p)->w[25])
 
-enum { SIDE_N, SIDE_S, SIDE_W, SIDE_E };
 static const char side_names[] = "NSWE";
 
 /* One block of a tier's index space: the positions with r red and b blue pieces
@@ -103,9 +66,7 @@ struct tier_block {
 #define MAX_SET_TABLE (1u << 21)
 
 struct mirador {
-	int w, h, p, ncells;
-	int nx, ny;	/* top-left positions: x < nx, y < ny (0 when the piece never fits) */
-	uint64_t xmask; /* bits 0 .. nx-1 */
+	struct bp_mirador_grid gr; /* the geometry */
 	/* tiers: turns played. Dense ranks need the N = nx * ny top-left positions to
 	 * fit a 64-bit set. */
 	int nplace, maxpieces;
@@ -153,702 +114,83 @@ static int test_bit(const uint64_t *pl, int cell)
 	return (int)(pl[cell >> 6] >> (cell & 63) & 1);
 }
 
-/* ---- unpacked board ------------------------------------------------------------ */
-
-struct mb {
-	uint64_t row[2][MAX_SIDE], col[2][MAX_SIDE]; /* per colour */
-	uint64_t orow[MAX_SIDE], ocol[MAX_SIDE];     /* either colour */
-};
-
-static void unpack(const struct mirador *m, const struct bp_pos *p, struct mb *b)
+int bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
+		    struct bp_mirador_verdict *out)
 {
-	memset(b, 0, sizeof *b);
-	for (int c = 0; c < 2; c++) {
-		const uint64_t *pl = cplane(p, c);
-		for (int i = 0; i < PLANE_WORDS; i++) {
-			uint64_t v = pl[i];
-			while (v) {
-				int cell = i * 64 + __builtin_ctzll(v);
-				v &= v - 1;
-				int x = cell % m->w, y = cell / m->w;
-				b->row[c][y] |= 1ull << x;
-				b->col[c][x] |= 1ull << y;
-			}
-		}
-	}
-	for (int i = 0; i < MAX_SIDE; i++) {
-		b->orow[i] = b->row[0][i] | b->row[1][i];
-		b->ocol[i] = b->col[0][i] | b->col[1][i];
-	}
+	return bp_mirador_test_dirs(g, p, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, out);
 }
 
-static uint64_t shr(uint64_t v, int k)
+/* Unpacks p's board and builds colour's network into a fresh *t (free it with
+ * free_net, whatever this returns). @return BP_OK; BP_ENOMEM. */
+static int open_net(const struct mirador *m, const struct bp_pos *p, int colour,
+		    struct bp_mirador_board *b, struct bp_mirador_net **t)
 {
-	return k >= 64 ? 0 : v >> k;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), b);
+	*t = malloc(sizeof **t);
+	return *t ? bp_mirador_net_build(&m->gr, b, colour, *t) : BP_ENOMEM;
 }
 
-static int colour_at(const struct mb *b, int x, int y)
+static void free_net(struct bp_mirador_net *t)
 {
-	return b->row[0][y] >> x & 1 ? 0 : b->row[1][y] >> x & 1 ? 1 : -1;
+	if (t)
+		bp_mirador_net_free(t);
+	free(t);
 }
 
-/* Legal top-left columns for colour c, one word per top-left row (see the header). */
-static void legal_rows(const struct mirador *m, const struct mb *b, int c, uint64_t *out)
-{
-	uint64_t body[MAX_SIDE], end[MAX_SIDE], corner[MAX_SIDE];
-	for (int y = 0; y < m->h; y++) {
-		uint64_t o = b->orow[y], d1 = o << 1, d2 = 0;
-		for (int k = 0; k < m->p; k++)
-			d2 |= o >> k;
-		d1 |= d2 | shr(o, m->p);
-		body[y] = d1;
-		end[y] = d2;
-		uint64_t opp = b->row[1 - c][y];
-		corner[y] = opp << 1 | shr(opp, m->p);
-	}
-	for (int y = 0; y < m->ny; y++) {
-		uint64_t bad = 0;
-		for (int k = 0; k < m->p; k++)
-			bad |= body[y + k];
-		if (y > 0)
-			bad |= end[y - 1] | corner[y - 1];
-		if (y + m->p < m->h)
-			bad |= end[y + m->p] | corner[y + m->p];
-		out[y] = ~bad & m->xmask;
-	}
-}
-
-static int has_legal(const struct mirador *m, const struct mb *b, int c)
-{
-	uint64_t legal[MAX_SIDE];
-	legal_rows(m, b, c, legal);
-	for (int y = 0; y < m->ny; y++)
-		if (legal[y])
-			return 1;
-	return 0;
-}
-
-/* ---- pieces, links and lanes of one colour ---------------------------------------- */
-
-struct lane {
-	uint8_t vert; /* 0: along row `at`, columns lo..hi; 1: along column `at` */
-	uint8_t at, lo, hi;
-};
-
-struct link {
-	int16_t a, b; /* piece indices; b >= n is side b - n */
-	int l0, nl;   /* lanes l0 .. l0+nl-1; nl == 0: cannot be broken */
-	uint8_t kind; /* 'c' corner, 't' touching a side, 's' line of sight */
-};
-
-struct net {
-	int n; /* pieces */
-	uint8_t px[MAX_CELLS], py[MAX_CELLS];
-	int16_t pid[MAX_CELLS]; /* piece of that colour covering the cell, or -1 */
-	int nlinks, nlanes, caplinks, caplanes;
-	struct link *links;
-	struct lane *lanes;
-};
-
-static void *xmalloc(size_t n)
-{
-	void *v = malloc(n ? n : 1);
-	if (!v)
-		abort(); /* the game interface has no error path for outcome() */
-	return v;
-}
-
-static void *xrealloc(void *old, size_t n)
-{
-	void *v = realloc(old, n ? n : 1);
-	if (!v)
-		abort();
-	return v;
-}
-
-static void net_free(struct net *t)
-{
-	free(t->links);
-	free(t->lanes);
-}
-
-static int add_lane(struct net *t, int vert, int at, int lo, int hi)
-{
-	if (t->nlanes == t->caplanes) {
-		t->caplanes = t->caplanes ? 2 * t->caplanes : 64;
-		t->lanes = xrealloc(t->lanes, sizeof *t->lanes * (size_t)t->caplanes);
-	}
-	t->lanes[t->nlanes] = (struct lane){ (uint8_t)vert, (uint8_t)at, (uint8_t)lo, (uint8_t)hi };
-	return t->nlanes++;
-}
-
-static void add_link(struct net *t, int a, int b, int kind)
-{
-	if (t->nlinks == t->caplinks) {
-		t->caplinks = t->caplinks ? 2 * t->caplinks : 64;
-		t->links = xrealloc(t->links, sizeof *t->links * (size_t)t->caplinks);
-	}
-	t->links[t->nlinks++] =
-		(struct link){ (int16_t)a, (int16_t)b, t->nlanes, 0, (uint8_t)kind };
-}
-
-/* Finds colour c's pieces, their links and the links' lanes. */
-static void build_net(const struct mirador *m, const struct mb *b, int c, struct net *t)
-{
-	int W = m->w, H = m->h, P = m->p;
-	memset(t, 0, sizeof *t);
-	for (int i = 0; i < MAX_CELLS; i++)
-		t->pid[i] = -1;
-	for (int y = 0; y < H; y++) {
-		uint64_t v = b->row[c][y];
-		while (v) {
-			int x = __builtin_ctzll(v);
-			v &= v - 1;
-			if ((x > 0 && b->row[c][y] >> (x - 1) & 1) ||
-			    (y > 0 && b->row[c][y - 1] >> x & 1))
-				continue;
-			int id = t->n++;
-			t->px[id] = (uint8_t)x;
-			t->py[id] = (uint8_t)y;
-			for (int dy = 0; dy < P; dy++)
-				for (int dx = 0; dx < P; dx++)
-					t->pid[(y + dy) * W + x + dx] = (int16_t)id;
-		}
-	}
-	int n = t->n;
-	for (int i = 0; i < n; i++) {
-		int x = t->px[i], y = t->py[i];
-		/* sides */
-		for (int s = 0; s < 4; s++) {
-			int touch = s == SIDE_N	  ? y == 0
-				    : s == SIDE_S ? y + P == H
-				    : s == SIDE_W ? x == 0
-						  : x + P == W;
-			if (touch) {
-				add_link(t, i, n + s, 't');
-				continue;
-			}
-			int l0 = t->nlanes;
-			for (int k = 0; k < P; k++) {
-				if (s == SIDE_N && !(b->ocol[x + k] & ((1ull << y) - 1)))
-					add_lane(t, 1, x + k, 0, y - 1);
-				else if (s == SIDE_S && !(b->ocol[x + k] >> (y + P)))
-					add_lane(t, 1, x + k, y + P, H - 1);
-				else if (s == SIDE_W && !(b->orow[y + k] & ((1ull << x) - 1)))
-					add_lane(t, 0, y + k, 0, x - 1);
-				else if (s == SIDE_E && !(b->orow[y + k] >> (x + P)))
-					add_lane(t, 0, y + k, x + P, W - 1);
-			}
-			if (t->nlanes > l0) {
-				add_link(t, i, n + s, 's');
-				t->links[t->nlinks - 1].l0 = l0;
-				t->links[t->nlinks - 1].nl = t->nlanes - l0;
-			}
-		}
-		/* corners to the right (each corner link is found from its left piece) */
-		if (x + P < W && y + P < H && colour_at(b, x + P, y + P) == c)
-			add_link(t, i, t->pid[(y + P) * W + x + P], 'c');
-		if (x + P < W && y > 0 && colour_at(b, x + P, y - 1) == c)
-			add_link(t, i, t->pid[(y - 1) * W + x + P], 'c');
-		/* line of sight to the right and downwards: the first occupied square in
-		 * each row (column) of the piece; partners are gathered one at a time so
-		 * that each link's lanes are contiguous */
-		for (int vert = 0; vert < 2; vert++) {
-			int partner[MAX_SIDE], at[MAX_SIDE], lo = vert ? y + P : x + P;
-			int hit[MAX_SIDE];
-			for (int k = 0; k < P; k++) {
-				uint64_t line = vert ? b->ocol[x + k] : b->orow[y + k];
-				uint64_t ahead = lo < 64 ? line >> lo : 0;
-				partner[k] = -1;
-				if (!ahead)
-					continue;
-				int u = lo + __builtin_ctzll(ahead);
-				int cx = vert ? x + k : u, cy = vert ? u : y + k;
-				if (colour_at(b, cx, cy) != c)
-					continue;
-				partner[k] = t->pid[cy * W + cx];
-				at[k] = vert ? x + k : y + k;
-				hit[k] = u;
-			}
-			for (int k = 0; k < P; k++) {
-				if (partner[k] < 0)
-					continue;
-				int j = partner[k], l0 = t->nlanes;
-				for (int k2 = k; k2 < P; k2++)
-					if (partner[k2] == j) {
-						add_lane(t, vert, at[k2], lo, hit[k2] - 1);
-						partner[k2] = -1;
-					}
-				add_link(t, i, j, 's');
-				t->links[t->nlinks - 1].l0 = l0;
-				t->links[t->nlinks - 1].nl = t->nlanes - l0;
-			}
-		}
-	}
-}
-
-/* ---- the search ------------------------------------------------------------------ */
-
-struct search {
-	const struct mirador *m;
-	struct net *net;
-	int nnodes;	 /* graph nodes: pieces, then the four sides */
-	int *adj0, *adj; /* node -> links */
-	/* candidates */
-	int ncand;
-	int *cand_cell; /* top-left cell */
-	int *cl0, *cl;	/* candidate -> lanes */
-	int *lc0, *lc;	/* lane -> candidates */
-	int *cf0, *cf;	/* candidate -> incompatible candidates */
-	int *score;	/* branching order: lanes covered */
-	int *conf;	/* members of T incompatible with the candidate */
-	uint8_t *in_t, *excl, *mark;
-	int *navail, *ncover; /* per lane */
-	int *lw, *lbest;      /* per link: weight (-1 cut) and branching lane */
-	int *dist, *via;      /* per node */
-	uint8_t *done;
-	int *t;
-	int nt;
-	int *stack; /* branching lists of all open nodes */
-	int nstack, capstack;
-	uint64_t nodes;
-	int dirs; /* BP_MIRADOR_* directions whose chains must be broken */
-	struct bp_mirador_verdict *out;
-};
-
-static void link_weights(struct search *s)
-{
-	const struct net *t = s->net;
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct link *l = &t->links[i];
-		if (l->nl == 0) {
-			s->lw[i] = 0;
-			continue;
-		}
-		int best = INT_MAX, bl = -1;
-		for (int k = l->l0; k < l->l0 + l->nl; k++)
-			if (!s->ncover[k] && s->navail[k] < best) {
-				best = s->navail[k];
-				bl = k;
-			}
-		s->lw[i] = bl < 0 ? -1 : best;
-		s->lbest[i] = bl;
-	}
-}
-
-/* Least-weight chain from side `from` to side `to` (sides only at the ends).
- * @return its weight, or -1 when there is no chain; s->via holds the path. */
-static int lightest_chain(struct search *s, int from, int to)
-{
-	const struct net *t = s->net;
-	int n = t->n, V = s->nnodes, src = n + from, dst = n + to;
-	for (int v = 0; v < V; v++) {
-		s->dist[v] = INT_MAX;
-		s->done[v] = 0;
-		s->via[v] = -1;
-	}
-	s->dist[src] = 0;
-	for (;;) {
-		int u = -1;
-		for (int v = 0; v < V; v++)
-			if (!s->done[v] && s->dist[v] != INT_MAX &&
-			    (u < 0 || s->dist[v] < s->dist[u]))
-				u = v;
-		if (u < 0)
-			return -1;
-		if (u == dst)
-			return s->dist[u];
-		s->done[u] = 1;
-		if (u >= n && u != src)
-			continue; /* a side is never an intermediate step */
-		for (int k = s->adj0[u]; k < s->adj0[u + 1]; k++) {
-			int li = s->adj[k];
-			const struct link *l = &t->links[li];
-			int v = l->a == u ? l->b : l->a;
-			if (s->lw[li] < 0 || (v >= n && v != dst))
-				continue;
-			int d = s->dist[u] + s->lw[li];
-			if (d < s->dist[v]) {
-				s->dist[v] = d;
-				s->via[v] = li;
-			}
-		}
-	}
-}
-
-static void lanes_avail(struct search *s, int c, int delta)
-{
-	for (int k = s->cl0[c]; k < s->cl0[c + 1]; k++)
-		s->navail[s->cl[k]] += delta;
-}
-
-static void take(struct search *s, int c)
-{
-	s->in_t[c] = 1;
-	s->t[s->nt++] = c;
-	lanes_avail(s, c, -1);
-	for (int k = s->cl0[c]; k < s->cl0[c + 1]; k++)
-		s->ncover[s->cl[k]]++;
-	for (int k = s->cf0[c]; k < s->cf0[c + 1]; k++) {
-		int o = s->cf[k];
-		if (s->conf[o]++ == 0 && !s->in_t[o] && !s->excl[o])
-			lanes_avail(s, o, -1);
-	}
-}
-
-static void untake(struct search *s, int c)
-{
-	for (int k = s->cf0[c]; k < s->cf0[c + 1]; k++) {
-		int o = s->cf[k];
-		if (--s->conf[o] == 0 && !s->in_t[o] && !s->excl[o])
-			lanes_avail(s, o, +1);
-	}
-	for (int k = s->cl0[c]; k < s->cl0[c + 1]; k++)
-		s->ncover[s->cl[k]]--;
-	lanes_avail(s, c, +1);
-	s->nt--;
-	s->in_t[c] = 0;
-}
-
-static void push(struct search *s, int v)
-{
-	if (s->nstack == s->capstack) {
-		s->capstack = s->capstack ? 2 * s->capstack : 256;
-		s->stack = xrealloc(s->stack, sizeof *s->stack * (size_t)s->capstack);
-	}
-	s->stack[s->nstack++] = v;
-}
-
-/* 1 when some extension of T by available candidates breaks every chain. */
-static int breakable(struct search *s)
-{
-	s->nodes++;
-	link_weights(s);
-	int dir = -1, best = INT_MAX;
-	for (int d = 0; d < 2; d++) {
-		if (!(s->dirs & (1 << d)))
-			continue;
-		int w = d == 0 ? lightest_chain(s, SIDE_N, SIDE_S)
-			       : lightest_chain(s, SIDE_W, SIDE_E);
-		if (w == 0)
-			return 0;
-		if (w > 0 && w < best) {
-			best = w;
-			dir = d;
-		}
-	}
-	if (dir < 0) {
-		struct bp_mirador_verdict *o = s->out;
-		int cap = (int)(sizeof o->witness / sizeof o->witness[0]);
-		o->nwitness = s->nt < cap ? s->nt : cap;
-		for (int i = 0; i < o->nwitness; i++)
-			o->witness[i] = s->cand_cell[s->t[i]];
-		return 1;
-	}
-	if (dir == 0)
-		lightest_chain(s, SIDE_N, SIDE_S);
-	/* (dir == 1: the last call already left the east-west path in via) */
-	const struct net *t = s->net;
-	int base = s->nstack, dst = t->n + (dir == 0 ? SIDE_S : SIDE_E);
-	for (int v = dst; s->via[v] >= 0;) {
-		int li = s->via[v];
-		const struct link *l = &t->links[li];
-		if (s->lw[li] > 0) {
-			int lane = s->lbest[li];
-			for (int k = s->lc0[lane]; k < s->lc0[lane + 1]; k++) {
-				int c = s->lc[k];
-				if (s->mark[c] || s->in_t[c] || s->excl[c] || s->conf[c])
-					continue;
-				s->mark[c] = 1;
-				push(s, c);
-			}
-		}
-		v = l->a == v ? l->b : l->a;
-	}
-	int top = s->nstack;
-	for (int i = base; i < top; i++)
-		s->mark[s->stack[i]] = 0;
-	/* most lanes covered first: insertion sort, the lists are short */
-	for (int i = base + 1; i < top; i++) {
-		int c = s->stack[i], j = i;
-		while (j > base && s->score[s->stack[j - 1]] < s->score[c]) {
-			s->stack[j] = s->stack[j - 1];
-			j--;
-		}
-		s->stack[j] = c;
-	}
-	int found = 0, i;
-	for (i = base; i < top; i++) {
-		int c = s->stack[i];
-		take(s, c);
-		found = breakable(s);
-		untake(s, c);
-		if (found)
-			break;
-		s->excl[c] = 1;
-		lanes_avail(s, c, -1);
-	}
-	for (int k = base; k < i && k < top; k++) {
-		int c = s->stack[k];
-		s->excl[c] = 0;
-		lanes_avail(s, c, +1);
-	}
-	s->nstack = base;
-	return found;
-}
-
-/* Incompatible placements of one player: overlap or side contact. */
-static int incompatible(int P, int dx, int dy)
-{
-	dx = dx < 0 ? -dx : dx;
-	dy = dy < 0 ? -dy : dy;
-	return (dx < P && dy <= P) || (dy < P && dx <= P);
-}
-
-static int csr(int n, const int *key, const int *val, int npairs, int **start, int **list)
-{
-	*start = xmalloc(sizeof(int) * (size_t)(n + 1));
-	*list = xmalloc(sizeof(int) * (size_t)npairs);
-	memset(*start, 0, sizeof(int) * (size_t)(n + 1));
-	for (int i = 0; i < npairs; i++)
-		(*start)[key[i] + 1]++;
-	for (int i = 0; i < n; i++)
-		(*start)[i + 1] += (*start)[i];
-	int *fill = xmalloc(sizeof(int) * (size_t)(n + 1));
-	memcpy(fill, *start, sizeof(int) * (size_t)(n + 1));
-	for (int i = 0; i < npairs; i++)
-		(*list)[fill[key[i]]++] = val[i];
-	free(fill);
-	return 0;
-}
-
-/* The link graph of t (pieces, then the four sides) and the per-link and per-node
- * arrays that lightest_chain needs; every link weighs `weight` until link_weights
- * runs. */
-static void graph_open(struct search *s, struct net *t, int weight)
-{
-	s->net = t;
-	s->nnodes = t->n + 4;
-	int *key = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-	int *val = xmalloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-	for (int i = 0; i < t->nlinks; i++) {
-		key[2 * i] = t->links[i].a;
-		key[2 * i + 1] = t->links[i].b;
-		val[2 * i] = val[2 * i + 1] = i;
-	}
-	csr(s->nnodes, key, val, 2 * t->nlinks, &s->adj0, &s->adj);
-	free(key);
-	free(val);
-	s->lw = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s->lbest = xmalloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	for (int i = 0; i < t->nlinks; i++)
-		s->lw[i] = weight;
-	s->dist = xmalloc(sizeof(int) * (size_t)s->nnodes);
-	s->via = xmalloc(sizeof(int) * (size_t)s->nnodes);
-	s->done = xmalloc((size_t)s->nnodes);
-}
-
-static void graph_close(struct search *s)
-{
-	free(s->adj0);
-	free(s->adj);
-	free(s->lw);
-	free(s->lbest);
-	free(s->dist);
-	free(s->via);
-	free(s->done);
-}
-
-/* The directions (BP_MIRADOR_* mask) in which some chain exists: with every
- * weight 0 or more, any path at all. */
-static int chain_mask(struct search *s)
-{
-	return (lightest_chain(s, SIDE_N, SIDE_S) >= 0 ? BP_MIRADOR_NS : 0) |
-	       (lightest_chain(s, SIDE_W, SIDE_E) >= 0 ? BP_MIRADOR_EW : 0);
-}
-
-static void run_test(const struct mirador *m, const struct mb *b, struct net *t, int colour,
-		     int dirs, struct bp_mirador_verdict *out)
-{
-	struct search s = { .m = m, .out = out, .dirs = dirs };
-	int W = m->w, P = m->p;
-	graph_open(&s, t, 0);
-	s.ncover = calloc((size_t)t->nlanes + 1, sizeof(int));
-	s.navail = calloc((size_t)t->nlanes + 1, sizeof(int));
-	if (!s.ncover || !s.navail)
-		abort();
-
-	/* does any chain exist at all? */
-	link_weights(&s);
-	out->chains = chain_mask(&s);
-	out->unbreakable = 0;
-	out->nwitness = 0;
-	out->nodes = 0;
-	if (!(out->chains & dirs))
-		goto done;
-
-	/* candidates: the opponent's legal placements covering a lane square */
-	{
-		uint64_t legal[MAX_SIDE];
-		legal_rows(m, b, 1 - colour, legal);
-		int cid[MAX_CELLS];
-		for (int i = 0; i < MAX_CELLS; i++)
-			cid[i] = -1;
-		int cap = 256, np = 0;
-		int *pk = xmalloc(sizeof(int) * (size_t)cap),
-		    *pv = xmalloc(sizeof(int) * (size_t)cap);
-		s.cand_cell = xmalloc(sizeof(int) * (size_t)(m->nx * m->ny + 1));
-		for (int ln = 0; ln < t->nlanes; ln++) {
-			const struct lane *l = &t->lanes[ln];
-			/* top-lefts of blocks meeting the lane */
-			int along0 = l->lo - P + 1, along1 = l->hi;
-			int across0 = l->at - P + 1, across1 = l->at;
-			for (int a = across0; a <= across1; a++)
-				for (int u = along0; u <= along1; u++) {
-					int x = l->vert ? a : u, y = l->vert ? u : a;
-					if (x < 0 || y < 0 || x >= m->nx || y >= m->ny ||
-					    !(legal[y] >> x & 1))
-						continue;
-					int cell = y * W + x;
-					if (cid[cell] < 0) {
-						cid[cell] = s.ncand;
-						s.cand_cell[s.ncand++] = cell;
-					}
-					if (np == cap) {
-						cap *= 2;
-						pk = xrealloc(pk, sizeof(int) * (size_t)cap);
-						pv = xrealloc(pv, sizeof(int) * (size_t)cap);
-					}
-					pk[np] = cid[cell];
-					pv[np++] = ln;
-				}
-		}
-		csr(s.ncand, pk, pv, np, &s.cl0, &s.cl);
-		csr(t->nlanes, pv, pk, np, &s.lc0, &s.lc);
-		/* incompatibilities */
-		np = 0;
-		for (int c = 0; c < s.ncand; c++) {
-			int x = s.cand_cell[c] % W, y = s.cand_cell[c] / W;
-			for (int dy = -P; dy <= P; dy++)
-				for (int dx = -P; dx <= P; dx++) {
-					int x2 = x + dx, y2 = y + dy;
-					if ((!dx && !dy) || !incompatible(P, dx, dy) || x2 < 0 ||
-					    y2 < 0 || x2 >= m->nx || y2 >= m->ny ||
-					    cid[y2 * W + x2] < 0)
-						continue;
-					if (np == cap) {
-						cap *= 2;
-						pk = xrealloc(pk, sizeof(int) * (size_t)cap);
-						pv = xrealloc(pv, sizeof(int) * (size_t)cap);
-					}
-					pk[np] = c;
-					pv[np++] = cid[y2 * W + x2];
-				}
-		}
-		csr(s.ncand, pk, pv, np, &s.cf0, &s.cf);
-		free(pk);
-		free(pv);
-	}
-	s.score = xmalloc(sizeof(int) * (size_t)(s.ncand + 1));
-	s.conf = calloc((size_t)s.ncand + 1, sizeof(int));
-	s.in_t = calloc((size_t)s.ncand + 1, 1);
-	s.excl = calloc((size_t)s.ncand + 1, 1);
-	s.mark = calloc((size_t)s.ncand + 1, 1);
-	s.t = xmalloc(sizeof(int) * (size_t)(s.ncand + 1));
-	if (!s.conf || !s.in_t || !s.excl || !s.mark)
-		abort();
-	for (int c = 0; c < s.ncand; c++)
-		s.score[c] = s.cl0[c + 1] - s.cl0[c];
-	for (int ln = 0; ln < t->nlanes; ln++)
-		s.navail[ln] = s.lc0[ln + 1] - s.lc0[ln];
-	out->unbreakable = !breakable(&s);
-	out->nodes = s.nodes;
-	free(s.cand_cell);
-	free(s.cl0);
-	free(s.cl);
-	free(s.lc0);
-	free(s.lc);
-	free(s.cf0);
-	free(s.cf);
-	free(s.score);
-	free(s.conf);
-	free(s.in_t);
-	free(s.excl);
-	free(s.mark);
-	free(s.t);
-	free(s.stack);
-done:
-	graph_close(&s);
-	free(s.ncover);
-	free(s.navail);
-}
-
-void bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
-		     struct bp_mirador_verdict *out)
-{
-	bp_mirador_test_dirs(g, p, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, out);
-}
-
-void bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
-			  struct bp_mirador_verdict *out)
+int bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
+			 struct bp_mirador_verdict *out)
 {
 	const struct mirador *m = M(g);
-	struct mb b;
-	struct net *t = xmalloc(sizeof *t);
-	unpack(m, p, &b);
-	build_net(m, &b, colour, t);
+	struct bp_mirador_board b;
+	struct bp_mirador_net *t;
 	memset(out, 0, sizeof *out);
-	run_test(m, &b, t, colour, dirs, out);
-	net_free(t);
-	free(t);
+	int rc = open_net(m, p, colour, &b, &t);
+	if (!rc)
+		rc = bp_mirador_chain_test(&m->gr, &b, t, colour, dirs, out);
+	free_net(t);
+	return rc;
 }
 
 int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	const struct mirador *m = M(g);
-	struct mb b;
-	struct net *t = xmalloc(sizeof *t);
-	unpack(m, p, &b);
-	build_net(m, &b, colour, t);
-	struct search s = { .m = m };
-	graph_open(&s, t, 0);
-	int mask = chain_mask(&s);
-	graph_close(&s);
-	net_free(t);
-	free(t);
-	return mask;
+	struct bp_mirador_board b;
+	struct bp_mirador_net *t;
+	int mask = 0, rc = open_net(m, p, colour, &b, &t);
+	if (!rc)
+		rc = bp_mirador_chain_mask(t, &mask);
+	free_net(t);
+	return rc ? rc : mask;
 }
 
 int bp_mirador_links(const struct bp_game *g, const struct bp_pos *p, int colour,
 		     struct bp_mirador_link *out, int cap)
 {
 	const struct mirador *m = M(g);
-	struct mb b;
-	struct net *t = xmalloc(sizeof *t);
-	unpack(m, p, &b);
-	build_net(m, &b, colour, t);
-	int n = t->nlinks;
+	struct bp_mirador_board b;
+	struct bp_mirador_net *t;
+	int rc = open_net(m, p, colour, &b, &t);
+	int n = rc ? rc : t->nlinks;
 	for (int i = 0; i < n && i < cap; i++) {
-		const struct link *l = &t->links[i];
-		out[i].from = t->py[l->a] * m->w + t->px[l->a];
-		out[i].to = l->b >= t->n ? -1 - (l->b - t->n) : t->py[l->b] * m->w + t->px[l->b];
+		const struct bp_mirador_edge *l = &t->links[i];
+		out[i].from = t->py[l->a] * m->gr.w + t->px[l->a];
+		out[i].to = l->b >= t->n ? -1 - (l->b - t->n) : t->py[l->b] * m->gr.w + t->px[l->b];
 		out[i].kind = (char)l->kind;
 		out[i].lanes = l->nl;
 	}
-	net_free(t);
-	free(t);
+	free_net(t);
 	return n;
 }
 
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y)
 {
 	const struct mirador *m = M(g);
-	if (x < 0 || y < 0 || x >= m->nx || y >= m->ny)
+	if (x < 0 || y < 0 || x >= m->gr.nx || y >= m->gr.ny)
 		return 0;
-	struct mb b;
+	struct bp_mirador_board b;
 	uint64_t legal[MAX_SIDE];
-	unpack(m, p, &b);
-	legal_rows(m, &b, colour, legal);
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	bp_mirador_board_legal(&m->gr, &b, colour, legal);
 	return (int)(legal[y] >> x & 1);
 }
 
@@ -870,10 +212,17 @@ static int double_pass(const struct bp_pos *p, int P)
 	return TO_MOVE(p) ? e >= 0 : e <= 0;
 }
 
+/* The unbreakable test for outcome(), which has no error path: when the search runs
+ * out of memory the instance is marked failed (bp_game_fail; engines, verify and
+ * perft then stop with BP_ENOMEM) and the chains count as breakable. */
 static int unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	struct bp_mirador_verdict v;
-	bp_mirador_test(g, p, colour, &v);
+	int rc = bp_mirador_test(g, p, colour, &v);
+	if (rc) {
+		bp_game_fail(g, rc);
+		return 0;
+	}
 	return v.unbreakable;
 }
 
@@ -881,7 +230,7 @@ static enum bp_value mirador_outcome(const struct bp_game *g, const struct bp_po
 {
 	if (unbreakable(g, p, 1 - (int)TO_MOVE(p)))
 		return BP_VALUE_LOSS;
-	if (double_pass(p, M(g)->p))
+	if (double_pass(p, M(g)->gr.p))
 		return BP_VALUE_DRAW;
 	return BP_VALUE_NONE;
 }
@@ -897,17 +246,17 @@ static int mirador_moves(const struct bp_game *g, const struct bp_pos *p, struct
 	const struct mirador *m = M(g);
 	if (mirador_outcome(g, p) != BP_VALUE_NONE)
 		return 0;
-	struct mb b;
+	struct bp_mirador_board b;
 	uint64_t legal[MAX_SIDE];
-	unpack(m, p, &b);
-	legal_rows(m, &b, (int)TO_MOVE(p), legal);
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	bp_mirador_board_legal(&m->gr, &b, (int)TO_MOVE(p), legal);
 	int n = 0;
-	for (int y = 0; y < m->ny; y++) {
+	for (int y = 0; y < m->gr.ny; y++) {
 		uint64_t v = legal[y];
 		while (v) {
 			int x = __builtin_ctzll(v);
 			v &= v - 1;
-			out[n++].v = (uint32_t)(y * m->w + x);
+			out[n++].v = (uint32_t)(y * m->gr.w + x);
 		}
 	}
 	if (n == 0)
@@ -922,10 +271,10 @@ static void mirador_apply(const struct bp_game *g, struct bp_pos *p, struct bp_m
 		PASSED(p) = 1;
 	} else {
 		uint64_t *pl = plane(p, (int)TO_MOVE(p));
-		int x = (int)mv.v % m->w, y = (int)mv.v / m->w;
-		for (int dy = 0; dy < m->p; dy++)
-			for (int dx = 0; dx < m->p; dx++) {
-				int cell = (y + dy) * m->w + x + dx;
+		int x = (int)mv.v % m->gr.w, y = (int)mv.v / m->gr.w;
+		for (int dy = 0; dy < m->gr.p; dy++)
+			for (int dx = 0; dx < m->gr.p; dx++) {
+				int cell = (y + dy) * m->gr.w + x + dx;
 				pl[cell >> 6] |= 1ull << (cell & 63);
 			}
 		PASSED(p) = 0;
@@ -952,7 +301,7 @@ static void mirador_pos_format(const struct bp_game *g, const struct bp_pos *p, 
 
 static void cell_name(const struct bp_game *g, int x, int y, char *buf)
 {
-	bp_board_cell_name(g->board, y * M(g)->w + x, buf, 16);
+	bp_board_cell_name(g->board, y * M(g)->gr.w + x, buf, 16);
 }
 
 static const char *const colour_names[] = { "red", "blue" };
@@ -992,7 +341,7 @@ static int validate_cells(const struct bp_game *g, const char *cells, struct bp_
 			  struct bp_err *err)
 {
 	const struct mirador *m = M(g);
-	int W = m->w, H = m->h, P = m->p;
+	int W = m->gr.w, H = m->gr.h, P = m->gr.p;
 
 	/* decompose each colour into P x P blocks: scanning in drawing order, the first
 	 * square of a piece not yet accounted for is its top-left */
@@ -1071,10 +420,11 @@ static int validate_cells(const struct bp_game *g, const char *cells, struct bp_
 		}
 
 	/* turn order (see the header) */
-	struct mb b;
-	unpack(m, out, &b);
+	struct bp_mirador_board b;
+	bp_mirador_board_unpack(&m->gr, cplane(out, 0), cplane(out, 1), &b);
 	int e = npieces[0] - npieces[1] - (int)TO_MOVE(out);
-	int red_out = !has_legal(m, &b, 0), blue_out = !has_legal(m, &b, 1);
+	int red_out = !bp_mirador_board_has_legal(&m->gr, &b, 0),
+	    blue_out = !bp_mirador_board_has_legal(&m->gr, &b, 1);
 	const char *who = TO_MOVE(out) ? "blue" : "red";
 	if (!PASSED(out)) {
 		if (e > 0 && (!TO_MOVE(out) || !blue_out))
@@ -1120,10 +470,10 @@ static int mirador_move_parse(const struct bp_game *g, const struct bp_pos *p, c
 	const struct mirador *m = M(g);
 	if (mirador_outcome(g, p) != BP_VALUE_NONE)
 		return bp_err_set(err, BP_EILLEGAL, "move %s: the game is over", text);
-	struct mb b;
-	unpack(m, p, &b);
+	struct bp_mirador_board b;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
 	int c = (int)TO_MOVE(p);
-	int can = has_legal(m, &b, c);
+	int can = bp_mirador_board_has_legal(&m->gr, &b, c);
 	if (strcmp(text, "pass") == 0) {
 		if (can)
 			return bp_err_set(err, BP_EILLEGAL,
@@ -1140,12 +490,12 @@ static int mirador_move_parse(const struct bp_game *g, const struct bp_pos *p, c
 	if (text[used] != '\0')
 		return bp_err_set(err, BP_EPARSE, "unexpected '%.12s' after move %.*s", text + used,
 				  used, text);
-	int x = cell % m->w, y = cell / m->w, P = m->p;
+	int x = cell % m->gr.w, y = cell / m->gr.w, P = m->gr.p;
 	if (!can)
 		return bp_err_set(err, BP_EILLEGAL,
 				  "move %s: %s has no legal placement and must pass", text,
 				  colour_names[c]);
-	if (x >= m->nx || y >= m->ny)
+	if (x >= m->gr.nx || y >= m->gr.ny)
 		return bp_err_set(err, BP_EILLEGAL,
 				  "move %s: a %dx%d piece with its top-left square there leaves "
 				  "the grid",
@@ -1161,10 +511,11 @@ static int mirador_move_parse(const struct bp_game *g, const struct bp_pos *p, c
 		/* side contact, else corner contact with the opponent */
 		int side = 0;
 		for (int k = 0; k < P; k++) {
-			side |= (x > 0 && colour_at(&b, x - 1, y + k) >= 0) ||
-				(x + P < m->w && colour_at(&b, x + P, y + k) >= 0) ||
-				(y > 0 && colour_at(&b, x + k, y - 1) >= 0) ||
-				(y + P < m->h && colour_at(&b, x + k, y + P) >= 0);
+			side |= (x > 0 && bp_mirador_board_colour(&b, x - 1, y + k) >= 0) ||
+				(x + P < m->gr.w &&
+				 bp_mirador_board_colour(&b, x + P, y + k) >= 0) ||
+				(y > 0 && bp_mirador_board_colour(&b, x + k, y - 1) >= 0) ||
+				(y + P < m->gr.h && bp_mirador_board_colour(&b, x + k, y + P) >= 0);
 		}
 		return bp_err_set(err, BP_EILLEGAL,
 				  side ? "move %s: the piece would touch another piece along a "
@@ -1237,7 +588,7 @@ static int passes_of(const struct bp_pos *p, int P)
 
 static uint32_t mirador_tier(const struct bp_game *g, const struct bp_pos *p)
 {
-	int P = M(g)->p;
+	int P = M(g)->gr.p;
 	int pieces = (count_bits(cplane(p, 0)) + count_bits(cplane(p, 1))) / (P * P);
 	return (uint32_t)(pieces + passes_of(p, P));
 }
@@ -1263,12 +614,12 @@ static uint64_t placement_set(const struct mirador *m, const struct bp_pos *p, i
 {
 	const uint64_t *pl = cplane(p, c);
 	uint64_t set = 0;
-	for (int y = 0; y < m->ny; y++)
-		for (int x = 0; x < m->nx; x++) {
-			int cell = y * m->w + x;
+	for (int y = 0; y < m->gr.ny; y++)
+		for (int x = 0; x < m->gr.nx; x++) {
+			int cell = y * m->gr.w + x;
 			if (test_bit(pl, cell) && (x == 0 || !test_bit(pl, cell - 1)) &&
-			    (y == 0 || !test_bit(pl, cell - m->w)))
-				set |= 1ull << (y * m->nx + x);
+			    (y == 0 || !test_bit(pl, cell - m->gr.w)))
+				set |= 1ull << (y * m->gr.nx + x);
 		}
 	return set;
 }
@@ -1338,15 +689,15 @@ static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 		sets[1] = u & ~sets[0];
 	}
 	char cells[MAX_CELLS];
-	memset(cells, '.', (size_t)m->ncells);
+	memset(cells, '.', (size_t)m->gr.ncells);
 	for (int c = 0; c < 2; c++)
 		for (uint64_t v = sets[c]; v; v &= v - 1) {
-			int i = __builtin_ctzll(v), x = i % m->nx, y = i / m->nx;
-			if (x >= m->nx || y >= m->ny)
+			int i = __builtin_ctzll(v), x = i % m->gr.nx, y = i / m->gr.nx;
+			if (x >= m->gr.nx || y >= m->gr.ny)
 				return BP_ENOTFOUND;
-			for (int dy = 0; dy < m->p; dy++)
-				for (int dx = 0; dx < m->p; dx++) {
-					char *cell = &cells[(y + dy) * m->w + x + dx];
+			for (int dy = 0; dy < m->gr.p; dy++)
+				for (int dx = 0; dx < m->gr.p; dx++) {
+					char *cell = &cells[(y + dy) * m->gr.w + x + dx];
 					if (*cell != '.')
 						return BP_ENOTFOUND;
 					*cell = "rb"[c];
@@ -1386,7 +737,8 @@ static int max_pieces(const uint64_t *nb, uint64_t mask)
 struct set_lists {
 	uint64_t *v[65];
 	uint64_t n[65], cap[65], total;
-	int full;
+	int full; /* more than MAX_SET_TABLE sets */
+	int oom;
 };
 
 /* Every compatible set, each once (elements chosen in increasing order), until
@@ -1394,15 +746,21 @@ struct set_lists {
 static void list_sets(struct set_lists *l, const uint64_t *nb, uint64_t chosen, uint64_t allowed,
 		      int k)
 {
-	if (l->full)
+	if (l->full || l->oom)
 		return;
 	if (l->total == MAX_SET_TABLE) {
 		l->full = 1;
 		return;
 	}
 	if (l->n[k] == l->cap[k]) {
-		l->cap[k] = l->cap[k] ? 2 * l->cap[k] : 16;
-		l->v[k] = xrealloc(l->v[k], sizeof(uint64_t) * l->cap[k]);
+		uint64_t cap = l->cap[k] ? 2 * l->cap[k] : 16;
+		uint64_t *v = realloc(l->v[k], sizeof(uint64_t) * cap);
+		if (!v) {
+			l->oom = 1;
+			return;
+		}
+		l->v[k] = v;
+		l->cap[k] = cap;
 	}
 	l->v[k][l->n[k]++] = chosen;
 	l->total++;
@@ -1425,10 +783,10 @@ static int build_set_table(struct mirador *m, const uint64_t *nb)
 	memset(&l, 0, sizeof l);
 	int N = m->nplace;
 	list_sets(&l, nb, 0, N == 64 ? ~0ull : (1ull << N) - 1, 0);
-	if (l.full) {
+	if (l.full || l.oom) {
 		for (int k = 0; k <= 64; k++)
 			free(l.v[k]);
-		return BP_OK;
+		return l.oom ? BP_ENOMEM : BP_OK;
 	}
 	m->sets = calloc(65, sizeof *m->sets);
 	m->nsets = calloc(65, sizeof *m->nsets);
@@ -1451,8 +809,9 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 		uint64_t nb[64] = { 0 };
 		for (int i = 0; i < N; i++)
 			for (int j = 0; j < N; j++)
-				if (i != j && incompatible(m->p, i % m->nx - j % m->nx,
-							   i / m->nx - j / m->nx))
+				if (i != j &&
+				    bp_mirador_incompatible(m->gr.p, i % m->gr.nx - j % m->gr.nx,
+							    i / m->gr.nx - j / m->gr.nx))
 					nb[i] |= 1ull << j;
 		m->maxpieces = max_pieces(nb, N == 64 ? ~0ull : (1ull << N) - 1);
 		m->ranked = 1;
@@ -1463,7 +822,7 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 		/* no ranks: only a bound on the tiers. With r + b <= M pieces, the first
 		 * player to pass passes when it runs out and after each later placement of
 		 * the other, who passes once at the end: a game lasts at most 2M + 2 turns */
-		m->maxpieces = m->ncells / (m->p * m->p);
+		m->maxpieces = m->gr.ncells / (m->gr.p * m->gr.p);
 		g->ntiers = (uint32_t)(2 * m->maxpieces + 3);
 		return BP_OK;
 	}
@@ -1523,7 +882,7 @@ static int build_tiers(struct bp_game *g, struct mirador *m)
 
 /* ---- describe ---------------------------------------------------------------------- */
 
-static void node_name(const struct bp_game *g, const struct net *t, int v, char *buf)
+static void node_name(const struct bp_game *g, const struct bp_mirador_net *t, int v, char *buf)
 {
 	if (v >= t->n) {
 		buf[0] = side_names[v - t->n];
@@ -1537,12 +896,23 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 			    struct bp_text *json, struct bp_text *text)
 {
 	const struct mirador *m = M(g);
-	struct mb b;
-	struct net *t = xmalloc(sizeof *t);
+	struct bp_mirador_board b;
+	struct bp_mirador_net *t;
+	struct bp_mirador_verdict v;
 	char a[16], c2[16];
-	unpack(m, p, &b);
-	build_net(m, &b, colour, t);
 	const char *cn = colour_names[colour];
+	int rc = open_net(m, p, colour, &b, &t);
+	if (!rc)
+		rc = bp_mirador_chain_test(&m->gr, &b, t, colour, BP_MIRADOR_NS | BP_MIRADOR_EW,
+					   &v);
+	if (rc) {
+		/* describe() has no error path: say so in the output and mark the instance */
+		bp_game_fail(g, rc);
+		bp_text_printf(json, "\"%s\": {\"error\": \"%s\"}", cn, bp_strerror(rc));
+		bp_text_printf(text, "%s: %s\n", cn, bp_strerror(rc));
+		free_net(t);
+		return;
+	}
 	bp_text_printf(json, "\"%s\": {\"pieces\": [", cn);
 	bp_text_printf(text, "%s pieces (%d):", cn, t->n);
 	for (int i = 0; i < t->n; i++) {
@@ -1553,7 +923,7 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 	bp_text_printf(json, "], \"links\": [");
 	bp_text_printf(text, "\n%s links (%d):", cn, t->nlinks);
 	for (int i = 0; i < t->nlinks; i++) {
-		const struct link *l = &t->links[i];
+		const struct bp_mirador_edge *l = &t->links[i];
 		node_name(g, t, l->a, a);
 		node_name(g, t, l->b, c2);
 		const char *kind = l->kind == 'c' ? "corner" : l->kind == 't' ? "touch" : "sight";
@@ -1566,16 +936,15 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 	/* one chain per direction, the one with fewest pieces, drawn on a copy of the
 	 * board: its pieces in capitals, its lines of sight as | and -, and the
 	 * breaking set (if any) as x */
-	struct bp_mirador_verdict v;
-	run_test(m, &b, t, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, &v);
 	char draw[MAX_CELLS];
-	for (int c = 0; c < m->ncells; c++)
+	for (int c = 0; c < m->gr.ncells; c++)
 		draw[c] = mirador_cell_char(g, p, c);
 	for (int d = 0; d < 2; d++) {
-		struct search s = { .m = m };
-		graph_open(&s, t, 1); /* weight 1 a link: the chain with fewest pieces */
-		int from = d == 0 ? SIDE_N : SIDE_W, to = d == 0 ? SIDE_S : SIDE_E;
-		int len = lightest_chain(&s, from, to);
+		int via[MAX_CELLS + 4], len;
+		int from = d == 0 ? BP_MIRADOR_SIDE_N : BP_MIRADOR_SIDE_W;
+		int to = d == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E;
+		if ((rc = bp_mirador_chain_shortest(t, from, to, via, &len)))
+			bp_game_fail(g, rc); /* drawn as no chain; the instance is marked */
 		const char *dn = d == 0 ? "ns" : "ew";
 		bp_text_printf(json, ", \"chain_%s\": [", dn);
 		bp_text_printf(text, "%s %s chain:", cn, d == 0 ? "north-south" : "east-west");
@@ -1585,9 +954,9 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 			int path[MAX_CELLS + 4], np = 0;
 			for (int x = t->n + to; x >= 0;) {
 				path[np++] = x;
-				if (s.via[x] < 0)
+				if (via[x] < 0)
 					break;
-				const struct link *l = &t->links[s.via[x]];
+				const struct bp_mirador_edge *l = &t->links[via[x]];
 				x = l->a == x ? l->b : l->a;
 			}
 			for (int i = np - 1; i >= 0; i--) {
@@ -1595,20 +964,19 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 				bp_text_printf(json, "%s\"%s\"", i < np - 1 ? ", " : "", a);
 				bp_text_printf(text, " %s", a);
 				if (path[i] < t->n)
-					for (int dy = 0; dy < m->p; dy++)
-						for (int dx = 0; dx < m->p; dx++)
-							draw[(t->py[path[i]] + dy) * m->w +
+					for (int dy = 0; dy < m->gr.p; dy++)
+						for (int dx = 0; dx < m->gr.p; dx++)
+							draw[(t->py[path[i]] + dy) * m->gr.w +
 							     t->px[path[i]] + dx] = "RB"[colour];
 				if (i == 0)
 					continue;
 				/* the link to the next node: mark its lanes */
-				int li = s.via[path[i - 1]];
-				const struct link *l = &t->links[li];
+				const struct bp_mirador_edge *l = &t->links[via[path[i - 1]]];
 				for (int k = l->l0; k < l->l0 + l->nl; k++) {
-					const struct lane *ln = &t->lanes[k];
+					const struct bp_mirador_lane *ln = &t->lanes[k];
 					for (int u = ln->lo; u <= ln->hi; u++) {
-						int cell = ln->vert ? u * m->w + ln->at
-								    : ln->at * m->w + u;
+						int cell = ln->vert ? u * m->gr.w + ln->at
+								    : ln->at * m->gr.w + u;
 						char mark = ln->vert ? '|' : '-';
 						draw[cell] = draw[cell] == '.' || draw[cell] == mark
 								     ? mark
@@ -1619,7 +987,6 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 		}
 		bp_text_printf(json, "]");
 		bp_text_printf(text, "\n");
-		graph_close(&s);
 	}
 	bp_text_printf(json, ", \"unbreakable\": %s, \"breaking_set\": ",
 		       v.unbreakable ? "true" : "false");
@@ -1641,25 +1008,24 @@ static void describe_colour(const struct bp_game *g, const struct bp_pos *p, int
 		bp_text_printf(json, "]");
 		bp_text_printf(text, "\n");
 		for (int i = 0; i < v.nwitness; i++)
-			for (int dy = 0; dy < m->p; dy++)
-				for (int dx = 0; dx < m->p; dx++)
-					draw[v.witness[i] + dy * m->w + dx] = 'x';
+			for (int dy = 0; dy < m->gr.p; dy++)
+				for (int dx = 0; dx < m->gr.p; dx++)
+					draw[v.witness[i] + dy * m->gr.w + dx] = 'x';
 	}
 	if (v.chains) {
 		bp_text_printf(text,
 			       "%s chains drawn (%c: their pieces, | -: their lines of sight%s):\n",
 			       cn, "RB"[colour], v.unbreakable ? "" : ", x: the breaking set");
-		for (int y = 0; y < m->h; y++) {
+		for (int y = 0; y < m->gr.h; y++) {
 			bp_board_row_name(y, a, sizeof a);
 			bp_text_printf(text, "%3s ", a);
-			for (int x = 0; x < m->w; x++)
-				bp_text_printf(text, "%c%s", draw[y * m->w + x],
-					       x + 1 < m->w ? " " : "\n");
+			for (int x = 0; x < m->gr.w; x++)
+				bp_text_printf(text, "%c%s", draw[y * m->gr.w + x],
+					       x + 1 < m->gr.w ? " " : "\n");
 		}
 	}
 	bp_text_printf(json, "}");
-	net_free(t);
-	free(t);
+	free_net(t);
 }
 
 static void mirador_describe(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
@@ -1708,14 +1074,14 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 	struct mirador *m = calloc(1, sizeof *m);
 	if (!m)
 		return BP_ENOMEM;
-	m->w = b->a;
-	m->h = b->b;
-	m->p = (int)P;
-	m->ncells = b->ncells;
-	m->nx = m->w >= m->p ? m->w - m->p + 1 : 0;
-	m->ny = m->h >= m->p ? m->h - m->p + 1 : 0;
-	m->xmask = m->nx >= 64 ? ~0ull : (1ull << m->nx) - 1;
-	m->nplace = m->nx * m->ny;
+	m->gr.w = b->a;
+	m->gr.h = b->b;
+	m->gr.p = (int)P;
+	m->gr.ncells = b->ncells;
+	m->gr.nx = m->gr.w >= m->gr.p ? m->gr.w - m->gr.p + 1 : 0;
+	m->gr.ny = m->gr.h >= m->gr.p ? m->gr.h - m->gr.p + 1 : 0;
+	m->gr.xmask = m->gr.nx >= 64 ? ~0ull : (1ull << m->gr.nx) - 1;
+	m->nplace = m->gr.nx * m->gr.ny;
 	g->impl = m;
 	g->max_moves = m->nplace + 1;
 	g->nsym = b->nsym;
@@ -1727,10 +1093,48 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
+/* Red and blue miradors and every link of each colour (rule 2). */
+static void mirador_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+{
+	static const uint32_t colour[2] = { 0xc82828, 0x2850c8 };
+	const struct mirador *m = M(g);
+	out->nchars = 2;
+	out->chars[0] = 'r';
+	out->colour[0] = colour[0];
+	out->name[0] = "red";
+	out->chars[1] = 'b';
+	out->colour[1] = colour[1];
+	out->name[1] = "blue";
+	struct bp_mirador_board b;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	for (int c = 0; c < 2; c++) {
+		struct bp_mirador_net t;
+		/* out of memory: the picture shows the pieces found so far, without links */
+		int rc = bp_mirador_net_build(&m->gr, &b, c, &t);
+		for (int i = 0; i < t.n && out->npieces < BP_PICTURE_MAX_PIECES; i++) {
+			int k = out->npieces++;
+			out->piece[k].cell = (int16_t)(t.py[i] * m->gr.w + t.px[i]);
+			out->piece[k].size = (uint8_t)m->gr.p;
+			out->piece[k].colour = colour[c];
+		}
+		/* side numbers as bp_picture asks: N -1, S -2, W -3, E -4 */
+		for (int i = 0; !rc && i < t.nlinks && out->nlinks < BP_PICTURE_MAX_LINKS; i++) {
+			const struct bp_mirador_edge *l = &t.links[i];
+			int k = out->nlinks++;
+			out->link[k].a = (int16_t)(t.py[l->a] * m->gr.w + t.px[l->a]);
+			out->link[k].b = l->b >= t.n ? (int16_t)(-1 - (l->b - t.n))
+						     : (int16_t)(t.py[l->b] * m->gr.w + t.px[l->b]);
+			out->link[k].colour = colour[c];
+		}
+		bp_mirador_net_free(&t);
+	}
+}
+
 const struct bp_game_ops bp_mirador_ops = {
 	.name = "mirador",
 	.title = "Mirador: place 2x2 watchtowers; an unbreakable side-to-side chain wins",
 	.shapes = BP_SHAPE_SQUARE,
+	.flags = BP_GAME_PIE,
 	.options = mirador_options,
 	.create = mirador_create,
 	.destroy = mirador_destroy,
@@ -1749,4 +1153,6 @@ const struct bp_game_ops bp_mirador_ops = {
 	.rank = mirador_rank,
 	.unrank = mirador_unrank,
 	.describe = mirador_describe,
+	.picture = mirador_picture,
+	.claims = "no-draw first-player pie corner-openings",
 };

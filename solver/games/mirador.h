@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_mirador_ops;
 
@@ -35,15 +35,16 @@ struct bp_mirador_verdict {
 };
 
 /* Runs the exact unbreakable test (RULES.md 9.3) for `colour`'s pieces on p's board,
- * whoever is to move. Aborts the process only when memory runs out. */
-void bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
-		     struct bp_mirador_verdict *out);
+ * whoever is to move (the search itself is solver/games/mirador_chain.c).
+ * @return BP_OK; BP_ENOMEM (out zeroed). */
+int bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
+		    struct bp_mirador_verdict *out);
 
 /* The same test for the chains of the directions in dirs (a BP_MIRADOR_* mask)
  * only: unbreakable when some chain in one of them survives every set; the witness
- * then breaks every chain in those directions. */
-void bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
-			  struct bp_mirador_verdict *out);
+ * then breaks every chain in those directions. @return as bp_mirador_test. */
+int bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
+			 struct bp_mirador_verdict *out);
 
 /* Whether colour may place a piece with its top-left square at (x, y) on p's board
  * (RULES.md 9.1), whoever is to move. */
@@ -58,11 +59,12 @@ struct bp_mirador_link {
 
 /* Writes colour's links on p's board (at most cap of them); a pair of pieces linked
  * along a row is listed once, from the left (top) piece.
- * @return the number of links, which may exceed cap. */
+ * @return the number of links, which may exceed cap; BP_ENOMEM. */
 int bp_mirador_links(const struct bp_game *g, const struct bp_pos *p, int colour,
 		     struct bp_mirador_link *out, int cap);
 
-/* The mask of directions in which colour has a chain on p's board now. */
+/* The mask of directions in which colour has a chain on p's board now (>= 0), or
+ * BP_ENOMEM. */
 int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colour);
 
 #endif

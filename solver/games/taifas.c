@@ -25,7 +25,7 @@
 #include "canon/count.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
-#include "solver/postext.h"
+#include "solver/games/postext.h"
 
 enum tie_rule { TIE_LAST_ZONE, TIE_LAST_STONE, TIE_DRAW };
 enum score_rule { SCORE_ZONES, SCORE_FRACTION };
@@ -818,11 +818,56 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
+/* Black and white stones; the pie rule is derived (BP_GAME_PIE). */
+static void taifas_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+{
+	(void)g;
+	(void)p;
+	out->nchars = 2;
+	out->chars[0] = 'x';
+	out->colour[0] = 0x1a1a1a;
+	out->name[0] = "black";
+	out->chars[1] = 'o';
+	out->colour[1] = 0xf5f5f0;
+	out->name[1] = "white";
+}
+
+/* Maximal orthogonally connected sets of one colour's stones, by flood fill. */
+static int colour_groups(const struct bp_board *b, uint64_t stones)
+{
+	int n = 0;
+	while (stones) {
+		uint64_t grp = stones & -stones, frontier = grp;
+		while (frontier) {
+			int c = __builtin_ctzll(frontier);
+			frontier &= frontier - 1;
+			for (int k = 0; k < b->cells[c].degree; k++) {
+				uint64_t bit = 1ull << b->cells[c].nb[k];
+				if ((stones & bit) && !(grp & bit)) {
+					grp |= bit;
+					frontier |= bit;
+				}
+			}
+		}
+		stones &= ~grp;
+		n++;
+	}
+	return n;
+}
+
+static int taifas_groups(const struct bp_game *g, const struct bp_pos *p, int *mover, int *other)
+{
+	int gx = colour_groups(g->board, X_STONES(p)), go = colour_groups(g->board, O_STONES(p));
+	*mover = mover_colour(p) ? go : gx;
+	*other = mover_colour(p) ? gx : go;
+	return BP_OK;
+}
+
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
 	.title = "Taifas: place either colour; most zones on the full board wins",
 	.shapes = BP_SHAPE_SQUARE,
-	.flags = BP_GAME_DENSE_REACHABLE, /* see taifas_count_tier */
+	.flags = BP_GAME_DENSE_REACHABLE | BP_GAME_PIE, /* see taifas_count_tier */
 	.options = taifas_options,
 	.create = taifas_create,
 	.destroy = taifas_destroy,
@@ -844,4 +889,7 @@ const struct bp_game_ops bp_taifas_ops = {
 	.tier_walk = taifas_tier_walk,
 	.count_tier = taifas_count_tier,
 	.describe = taifas_describe,
+	.picture = taifas_picture,
+	.groups = taifas_groups,
+	.claims = "no-draw first-player pie fewer-groups",
 };

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 extern const struct bp_game_ops bp_taifas_ops;
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

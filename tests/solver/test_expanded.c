@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
 #include "tests/support.h"
@@ -186,8 +186,9 @@ ParameterizedTest(char (*spec)[64], expanded, agrees_with_the_generic_solver)
 	struct bp_game *g = open_game(*spec);
 	char *a = temp_db(), *b = temp_db();
 	struct bp_solve_result ra, rb;
-	ra = solve_into(
-		a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024, .generic = 1 });
+	ra = solve_into(a, g,
+			(struct bp_solve_opts){
+				.threads = 2, .block_records = 1024, .engine = BP_ENGINE_TIERS });
 	rb = solve_into(b, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024 });
 	cr_expect_eq(ra.value, rb.value);
 	cr_expect_eq(ra.remoteness, rb.remoteness);

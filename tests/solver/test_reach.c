@@ -6,7 +6,7 @@
 #include <criterion/parameterized.h>
 
 #include "solver/enumerate.h"
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "solver/reach.h"
 
 ParameterizedTestParameters(reach, matches_enumeration)

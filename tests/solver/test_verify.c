@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "tests/support.h"
 

@@ -442,7 +442,7 @@ Test(store, mismatching_info)
 	for (int i = 0; i < 4; i++) {
 		struct bp_err err = { "" };
 		cr_expect_eq(bp_table_open(s, "g:1", &bad[i], BP_STORE_CREATE, &t, &err),
-			     BP_EFORMAT, "case %d", i);
+			     i == 0 ? BP_ERULES : BP_EFORMAT, "case %d", i);
 		cr_expect_neq(err.msg[0], 0, "case %d names the difference", i);
 	}
 	bp_store_close(s);
@@ -456,6 +456,53 @@ Test(store, mismatching_info)
 	bp_table_close(t);
 	bp_store_close(s);
 	free(before);
+	free(want);
+}
+
+/* A table opened as it is can be asked whether it was solved under a rules version,
+ * which leaves it untouched; dropping a table removes it and only it. */
+Test(store, rules_check_and_drop)
+{
+	const uint64_t size[] = { 40 };
+	struct bp_table_info a = { .spec = "a:1",
+				   .rules_version = 1,
+				   .ntiers = 1,
+				   .tier_size = size },
+			     b = a;
+	snprintf(b.spec, sizeof b.spec, "b:1");
+	b.rules_version = 2;
+	bp_store *s = open_store(BP_STORE_CREATE);
+	uint16_t *want = tier_records(40), got[40];
+	bp_table *t = open_table(s, &a, BP_STORE_CREATE);
+	cr_assert_eq(bp_table_put_tier(t, 0, want, 0, 0, NULL), BP_OK);
+	bp_table_close(t);
+	t = open_table(s, &b, BP_STORE_CREATE);
+	cr_assert_eq(bp_table_put_tier(t, 0, want, 0, 0, NULL), BP_OK);
+	bp_table_close(t);
+	bp_store_close(s);
+	size_t len;
+	char *before = slurp("data.mdb", &len);
+	s = open_store(0);
+	struct bp_err err = { "" };
+	cr_assert_eq(bp_table_open(s, "a:1", NULL, 0, &t, &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(bp_table_check_rules(t, 1, NULL), BP_OK);
+	cr_expect_eq(bp_table_check_rules(t, 2, &err), BP_ERULES);
+	cr_expect(strstr(err.msg, "rules version 1") && strstr(err.msg, "rules version 2"), "%s",
+		  err.msg);
+	cr_expect_eq(bp_store_drop_table(s, "a:1", &err), BP_EINVAL, "the table is open");
+	bp_table_close(t);
+	bp_store_close(s);
+	expect_unchanged(before, len);
+	free(before);
+	s = open_store(0);
+	cr_expect_eq(bp_store_drop_table(s, "a:1", &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(bp_store_drop_table(s, "a:1", &err), BP_ENOTFOUND);
+	cr_expect_eq(bp_table_open(s, "a:1", NULL, 0, &t, &err), BP_ENOTFOUND);
+	t = open_table(s, &b, 0);
+	cr_assert_eq(bp_table_get_tier(t, 0, got), BP_OK, "the other table is intact");
+	cr_expect_arr_eq(got, want, sizeof got);
+	bp_table_close(t);
+	bp_store_close(s);
 	free(want);
 }
 

@@ -92,8 +92,10 @@ one_run() {
 		fi
 	else
 		reported=$((reported + 1))
+		# the message: on stderr, as text or (with --json) as a JSON error
 		grep -q "^boardproof: $phase: " "$tmp/err" ||
-			problem "$what: exit $rc without a message: $(head -c 300 "$tmp/err")"
+			grep -q "\"error\": {\"command\": \"$phase\", \"message\": \"[^\"]" "$tmp/err" "$tmp/out" ||
+			problem "$what: exit $rc without a message: $(head -c 300 "$tmp/err" "$tmp/out")"
 	fi
 	# afterwards: the database is sound, and a resumed solve completes it
 	if [ "$phase" = solve ] && [ -e "$db/data.mdb" ]; then

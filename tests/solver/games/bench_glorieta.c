@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "solver/games/loops.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 static double now(void)
 {

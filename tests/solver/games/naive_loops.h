@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "canon/board.h"
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "tests/support.h"
 
 #define NAIVE_MAX_RING (6 * 8)
@@ -66,9 +66,11 @@ static inline int naive_ring_at(const struct naive_geo *ng, int q, int r)
 }
 
 /* Does player pc (a stone letter) have a loop among cells (one letter a cell, 'n'
- * neutral)? Nodes: board cells, then ring spaces; the outside touches every edge
- * cell (no ring) or every ring space. Search from the outside through nodes outside
- * the player's groups; a loop exists when some board cell outside them is missed. */
+ * neutral)? RULES.md section 3 (version 2), read literally: nodes are the board cells
+ * and the ring spaces; the outside touches every edge cell (no ring) or every ring
+ * space. For each board cell c in turn, search from c through nodes outside the
+ * player's groups (c itself may be in them); a loop exists when some c never reaches
+ * a node that touches the outside. */
 static inline int naive_has_loop(const struct naive_geo *ng, const char *cells, char pc)
 {
 	static const int d6[6][2] = {
@@ -76,48 +78,49 @@ static inline int naive_has_loop(const struct naive_geo *ng, const char *cells, 
 	};
 	const struct bp_board *b = ng->b;
 	int total = b->ncells + ng->nring;
-	int seen[64 + NAIVE_MAX_RING] = { 0 }, queue[64 + NAIVE_MAX_RING], head = 0, tail = 0;
-	int member[64 + NAIVE_MAX_RING];
+	int member[64 + NAIVE_MAX_RING], touches_outside[64 + NAIVE_MAX_RING];
 	for (int c = 0; c < b->ncells; c++)
 		member[c] = cells[c] == pc || cells[c] == 'n';
 	for (int i = 0; i < ng->nring; i++)
 		member[b->ncells + i] = ng->rowner[i] == pc;
 	for (int v = 0; v < total; v++) {
-		int outside = 0;
-		if (v >= b->ncells) {
-			outside = 1;
-		} else if (!ng->nring) {
+		touches_outside[v] = v >= b->ncells;
+		if (v < b->ncells && !ng->nring)
 			for (int d = 0; d < 6; d++)
 				if (bp_board_find(b, b->cells[v].q + d6[d][0],
 						  b->cells[v].r + d6[d][1]) < 0)
-					outside = 1;
-		}
-		if (outside && !member[v]) {
-			seen[v] = 1;
-			queue[tail++] = v;
-		}
+					touches_outside[v] = 1;
 	}
-	while (head < tail) {
-		int v = queue[head++];
-		int q = v < b->ncells ? b->cells[v].q : ng->rq[v - b->ncells];
-		int r = v < b->ncells ? b->cells[v].r : ng->rr[v - b->ncells];
-		for (int d = 0; d < 6; d++) {
-			int nq = q + d6[d][0], nr = r + d6[d][1];
-			int u = bp_board_find(b, nq, nr);
-			if (u < 0 && ng->nring && naive_dist(nq, nr) == b->a) {
-				int i = naive_ring_at(ng, nq, nr);
-				cr_assert(i >= 0);
-				u = b->ncells + i;
+	for (int start = 0; start < b->ncells; start++) {
+		int seen[64 + NAIVE_MAX_RING] = { 0 }, queue[64 + NAIVE_MAX_RING];
+		int head = 0, tail = 0, escapes = 0;
+		seen[start] = 1;
+		queue[tail++] = start;
+		while (head < tail && !escapes) {
+			int v = queue[head++];
+			if (touches_outside[v]) {
+				escapes = 1;
+				break;
 			}
-			if (u < 0 || seen[u] || member[u])
-				continue;
-			seen[u] = 1;
-			queue[tail++] = u;
+			int q = v < b->ncells ? b->cells[v].q : ng->rq[v - b->ncells];
+			int r = v < b->ncells ? b->cells[v].r : ng->rr[v - b->ncells];
+			for (int d = 0; d < 6; d++) {
+				int nq = q + d6[d][0], nr = r + d6[d][1];
+				int u = bp_board_find(b, nq, nr);
+				if (u < 0 && ng->nring && naive_dist(nq, nr) == b->a) {
+					int i = naive_ring_at(ng, nq, nr);
+					cr_assert(i >= 0);
+					u = b->ncells + i;
+				}
+				if (u < 0 || seen[u] || member[u])
+					continue;
+				seen[u] = 1;
+				queue[tail++] = u;
+			}
 		}
-	}
-	for (int c = 0; c < b->ncells; c++)
-		if (!member[c] && !seen[c])
+		if (!escapes)
 			return 1;
+	}
 	return 0;
 }
 

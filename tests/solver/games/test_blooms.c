@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "solver/cyclic.h"
-#include "solver/game.h"
 #include "solver/games/blooms.h"
-#include "solver/perft.h"
+#include "solver/games/game.h"
+#include "solver/games/perft.h"
 #include "solver/probe.h"
 #include "solver/reach.h"
 #include "solver/verify.h"

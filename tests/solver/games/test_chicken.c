@@ -7,8 +7,9 @@
 #include <criterion/parameterized.h>
 
 #include "naive_loops.h"
+#include "naive_solve.h"
 #include "solver/enumerate.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 
@@ -41,7 +42,7 @@ struct nchicken {
 
 struct nrules {
 	struct naive_geo geo;
-	int both_mover, forced_decline;
+	int both_mover, forced_decline, formed_mover;
 };
 
 static char n_to_move(const struct bp_board *b, const struct nchicken *s)
@@ -109,7 +110,9 @@ static void n_play(const struct nrules *R, struct nchicken *s, int f, int x)
 		s->cell[x] = 'n';
 	int mine = naive_has_loop(&R->geo, s->cell, me);
 	int theirs = naive_has_loop(&R->geo, s->cell, other);
-	if (mine && theirs)
+	if (R->formed_mover && (mine || theirs))
+		s->winner = me; /* formed=mover: the turn that formed a loop wins */
+	else if (mine && theirs)
 		s->winner = R->both_mover ? me : other;
 	else if (mine)
 		s->winner = me;
@@ -191,6 +194,7 @@ static void nrules_init(struct nrules *R, const struct bp_game *g)
 	naive_geo_init(&R->geo, g->board, NULL);
 	R->both_mover = strcmp(bp_game_option(g, "both"), "mover") == 0;
 	R->forced_decline = strcmp(bp_game_option(g, "forced"), "decline") == 0;
+	R->formed_mover = strcmp(bp_game_option(g, "formed"), "mover") == 0;
 }
 
 struct perft_case {
@@ -202,8 +206,11 @@ struct perft_case {
 ParameterizedTestParameters(chicken, perft_matches_naive)
 {
 	static struct perft_case cases[] = {
-		{ "chicken:hex2", 8, 1 }, { "chicken:hex2,both=opponent,forced=free", 8, 1 },
-		{ "chicken:tri3", 7, 1 }, { "chicken:rh3x2,forced=free", 7, 1 },
+		{ "chicken:hex2", 8, 1 },
+		{ "chicken:hex2,both=opponent,forced=free", 8, 1 },
+		{ "chicken:hex2,formed=mover", 8, 1 },
+		{ "chicken:tri3", 7, 1 },
+		{ "chicken:rh3x2,forced=free", 7, 1 },
 		{ "chicken:hex3", 3, 0 },
 	};
 	return cr_make_param_array(struct perft_case, cases, sizeof cases / sizeof cases[0]);
@@ -234,11 +241,12 @@ ParameterizedTest(struct perft_case *pc, chicken, perft_matches_naive)
 Test(chicken, random_games_match_naive)
 {
 	static const char *specs[] = { "chicken:hex3", "chicken:hex3,forced=free,both=opponent",
-				       "chicken:rh8x8", "chicken:hex5" };
+				       "chicken:rh8x8", "chicken:hex5",
+				       "chicken:hex4,formed=mover" };
 	unsigned seed = 20261121;
 	printf("chicken random_games_match_naive: seed %u\n", seed);
 	srand(seed);
-	for (int v = 0; v < 4; v++) {
+	for (int v = 0; v < 5; v++) {
 		struct bp_game *g = open_game(specs[v]);
 		struct nrules R;
 		nrules_init(&R, g);
@@ -299,6 +307,37 @@ Test(chicken, loop_encloses_any_cell_content)
 	/* black's six around c3 enclose an orange stone: still a loop, black just moved */
 	cr_expect_eq(outcome_of("chicken:hex3", "o1o/1bb1/1bob1/1bb1/o1o o declined=o"),
 		     BP_VALUE_LOSS);
+}
+
+/* Rules version 2: the flower around c3 is a loop when c3 holds black's own stone
+ * (seven cells in a flower) or a neutral stone, which version 1 did not count. */
+Test(chicken, flower_around_own_stone_is_a_loop)
+{
+	const char *pos = "o1o/1bb1/obbb1/1b2/o1o o declined=o";
+	char res[2048];
+	cr_assert_eq(outcome_of("chicken:hex3", pos), BP_VALUE_NONE);
+	cr_assert_eq(after("chicken:hex3", pos, "a2", res), BP_VALUE_NONE);
+	cr_expect_eq(after("chicken:hex3", res, "d3", NULL), BP_VALUE_LOSS,
+		     "black's seven-cell flower: orange, to move, has lost");
+	cr_expect_eq(after("chicken:hex3", res, "e2", NULL), BP_VALUE_NONE,
+		     "d3 still missing: no loop");
+}
+
+/* Orange's neutral on d3 closes black's flower b2 b3 c2(n) c4(n) d2 d3(n) around the
+ * neutral c3. formed=owner: the loop is black's, and black, to move, has won;
+ * formed=mover: orange's turn formed a loop, so orange has won. */
+Test(chicken, neutral_closes_opponents_flower_both_formed_readings)
+{
+	const char *before = "n1o/1bb1/onnn1/1b2/3 o declined=-";
+	cr_assert_eq(outcome_of("chicken:hex3", before), BP_VALUE_NONE);
+	cr_expect_eq(after("chicken:hex3", before, "a2+d3", NULL), BP_VALUE_WIN);
+	cr_expect_eq(after("chicken:hex3,formed=owner", before, "a2+d3", NULL), BP_VALUE_WIN);
+	cr_expect_eq(after("chicken:hex3,formed=mover", before, "a2+d3", NULL), BP_VALUE_LOSS);
+	/* a turn forming only the mover's own loop wins under both readings */
+	const char *own = "o1o/1bb1/obbb1/1b2/o1o o declined=o";
+	char res[2048];
+	after("chicken:hex3,formed=mover", own, "a2", res);
+	cr_expect_eq(after("chicken:hex3,formed=mover", res, "d3", NULL), BP_VALUE_LOSS);
 }
 
 Test(chicken, group_touching_edge_is_no_loop)
@@ -572,8 +611,12 @@ static void visit_all(const struct bp_game *g, const struct nrules *R, struct po
 
 ParameterizedTestParameters(chicken, every_reachable_position)
 {
-	static char specs[][64] = { "chicken:hex2", "chicken:hex2,forced=free,both=opponent",
-				    "chicken:tri3", "chicken:rh2x4,forced=free", "chicken:rh3x3" };
+	static char specs[][64] = { "chicken:hex2",
+				    "chicken:hex2,forced=free,both=opponent",
+				    "chicken:hex2,formed=mover",
+				    "chicken:tri3",
+				    "chicken:rh2x4,forced=free",
+				    "chicken:rh3x3,formed=mover" };
 	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
 }
 
@@ -612,5 +655,63 @@ ParameterizedTest(char (*spec)[64], chicken, every_reachable_position)
 	cr_expect_eq(classes, (uint64_t)canon.n);
 	pos_set_free(&seen);
 	pos_set_free(&canon);
+	bp_game_destroy(g);
+}
+
+/* ---- the naive minimax against every solver ------------------------------------- */
+
+static int nc_children(const void *rules, const void *state, void *out)
+{
+	const struct nrules *R = rules;
+	static int fs[64 * 64], xs[64 * 64];
+	int n = n_moves(R, state, fs, xs);
+	struct nchicken *kids = out;
+	for (int i = 0; i < n; i++) {
+		kids[i] = *(const struct nchicken *)state;
+		n_play(R, &kids[i], fs[i], xs[i]);
+	}
+	return n;
+}
+
+static enum bp_value nc_outcome(const void *rules, const void *state)
+{
+	return n_outcome(rules, state);
+}
+
+static void nc_text(const void *rules, const void *state, char *out)
+{
+	n_text(rules, state, out);
+}
+
+ParameterizedTestParameters(chicken, naive_minimax_agrees_with_every_solver)
+{
+	static char specs[][64] = { "chicken:hex2",
+				    "chicken:hex2,formed=mover",
+				    "chicken:hex2,both=opponent,forced=free",
+				    "chicken:tri3",
+				    "chicken:tri4",
+				    "chicken:tri4,formed=mover" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+/* Every position reachable under the naive rules has, in the tables of the tiered
+ * and the level-pass solvers, the value and remoteness of a naive minimax. */
+ParameterizedTest(char (*spec)[64], chicken, naive_minimax_agrees_with_every_solver)
+{
+	struct bp_game *g = open_game(*spec);
+	struct nrules R;
+	nrules_init(&R, g);
+	struct nchicken s;
+	memset(&s, 0, sizeof s);
+	memset(s.cell, '.', sizeof s.cell);
+	s.declined = '-';
+	struct naive_game ng = { .size = sizeof s,
+				 .max_children = g->board->ncells * g->board->ncells,
+				 .rules = &R,
+				 .children = nc_children,
+				 .outcome = nc_outcome,
+				 .text = nc_text };
+	size_t n = naive_check_solvers(g, &ng, &s, 1u << 19);
+	printf("%s: %zu positions agree with the naive minimax\n", *spec, n);
 	bp_game_destroy(g);
 }

@@ -7,8 +7,9 @@
 #include <criterion/parameterized.h>
 
 #include "naive_loops.h"
+#include "naive_solve.h"
 #include "solver/enumerate.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 
@@ -137,6 +138,16 @@ static void n_start(struct ngl *s)
 	s->hand[0] = s->hand[1] = -1;
 }
 
+/* The start of a game: a ring of one colour already holds that player's loop. */
+static void n_start_game(const struct nrules *R, struct ngl *s)
+{
+	n_start(s);
+	if (naive_has_loop(&R->geo, s->cell, 'y'))
+		s->winner = 'y';
+	else if (naive_has_loop(&R->geo, s->cell, 'b'))
+		s->winner = 'b';
+}
+
 static void nrules_init(struct nrules *R, const struct bp_game *g)
 {
 	const char *ring = bp_game_option(g, "ring");
@@ -208,6 +219,8 @@ ParameterizedTestParameters(glorieta, perft_matches_naive)
 		{ "glorieta:hex2,hand=1,ring=none", 9, 1 },
 		{ "glorieta:hex2,hand=1,ring=bbbbbbbbbbyy,both=opponent", 8, 1 },
 		{ "glorieta:tri3,hand=2,ring=none", 7, 1 },
+		{ "glorieta:hex2,hand=3,ring=yyyyyyyyyyyy", 3, 1 },
+		{ "glorieta:hex2,hand=2,ring=bbbbbbbbbbbb", 3, 1 },
 		{ "glorieta:hex3", 3, 0 },
 	};
 	return cr_make_param_array(struct perft_case, cases, sizeof cases / sizeof cases[0]);
@@ -219,7 +232,7 @@ ParameterizedTest(struct perft_case *pc, glorieta, perft_matches_naive)
 	struct nrules R;
 	nrules_init(&R, g);
 	struct ngl s;
-	n_start(&s);
+	n_start_game(&R, &s);
 	struct bp_pos p;
 	g->ops->start(g, &p);
 	uint64_t naive[16] = { 0 }, fast[16] = { 0 };
@@ -258,7 +271,7 @@ ParameterizedTest(char (*spec)[64], glorieta, random_games_match_naive)
 	int ends[4] = { 0 };
 	for (int game = 0; game < 30; game++) {
 		struct ngl s;
-		n_start(&s);
+		n_start_game(&R, &s);
 		struct bp_pos p;
 		g->ops->start(g, &p);
 		for (int turn = 0; turn < 400; turn++) {
@@ -320,30 +333,65 @@ Test(glorieta, loop_around_edge_cell_with_ring)
 
 /* Under ring=alt no two neighbouring ring spaces share a colour, so a loop around an
  * edge cell, which always touches two or three consecutive spaces, is impossible:
- * yellow's five stones around b1 with the ring do not make one. */
+ * yellow's four stones around b1 (a1 b2 c1 c2) with the ring do not make one. */
 Test(glorieta, alt_ring_edge_cells_never_enclosed)
 {
 	struct bp_game *g = open_game("glorieta:hex3,ring=alt");
 	struct bp_pos p;
 	g->ops->start(g, &p);
-	/* fill everything but b1 with yellow: yellow's group surrounds b1 on the board */
-	uint64_t all = (1ull << 19) - 1, b1 = 1ull << 3;
-	p.w[0] = all & ~b1;
+	uint64_t around_b1 = 1ull << 0 | 1ull << 4 | 1ull << 7 | 1ull << 8, b1 = 1ull << 3;
+	p.w[0] = around_b1;
 	struct bp_text t = { 0 }, tt = { 0 };
 	g->ops->describe(g, &p, &t, &tt);
 	cr_expect(strstr(bp_text_str(&t), "\"y\": {\"loops\": 0"), "%s", bp_text_str(&t));
+	bp_text_free(&t);
+	bp_text_free(&tt);
+	/* rules version 2: a yellow board but b1 is a loop all the same, since c3 (and
+	 * every inner cell but b2 and c2, which touch the open b1) is surrounded by
+	 * yellow's own stones */
+	p.w[0] = ((1ull << 19) - 1) & ~b1;
+	g->ops->describe(g, &p, &t, &tt);
+	cr_expect(strstr(bp_text_str(&t), "\"y\": {\"loops\": 1"), "%s", bp_text_str(&t));
+	cr_expect(strstr(bp_text_str(&t), "\"enclosed\": [\"b3\", \"c3\", \"c4\", \"d2\", "
+					  "\"d3\"]"),
+		  "%s", bp_text_str(&t));
 	bp_text_free(&t);
 	bp_text_free(&tt);
 	bp_game_destroy(g);
 	/* under ring=sides b1 (touching spaces 16 and 17, both yellow) is enclosed */
 	g = open_game("glorieta:hex3");
 	g->ops->start(g, &p);
-	p.w[0] = all & ~b1;
+	p.w[0] = around_b1;
 	g->ops->describe(g, &p, &t, &tt);
 	cr_expect(strstr(bp_text_str(&t), "\"y\": {\"loops\": 1"), "%s", bp_text_str(&t));
 	cr_expect(strstr(bp_text_str(&t), "\"enclosed\": [\"b1\"]"), "%s", bp_text_str(&t));
 	bp_text_free(&t);
 	bp_text_free(&tt);
+	/* and so it is when b1 holds yellow's own stone */
+	p.w[0] = around_b1 | b1;
+	g->ops->describe(g, &p, &t, &tt);
+	cr_expect(strstr(bp_text_str(&t), "\"enclosed\": [\"b1\"]"), "%s", bp_text_str(&t));
+	bp_text_free(&t);
+	bp_text_free(&tt);
+	bp_game_destroy(g);
+}
+
+/* An explicit ring of one colour surrounds the whole board: the start position already
+ * holds that player's loop, and a finished position is terminal (RULES.md section 2). */
+Test(glorieta, one_colour_ring_start_is_terminal)
+{
+	struct bp_game *g = open_game("glorieta:hex2,hand=3,ring=yyyyyyyyyyyy");
+	struct bp_pos p;
+	struct bp_move mv[64];
+	g->ops->start(g, &p);
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_WIN, "yellow, to move, owns the loop");
+	cr_expect_eq(g->ops->moves(g, &p, mv), 0);
+	struct bp_pos q = parse_pos(g, "2/3/2 y y=- b=-");
+	cr_expect(bp_pos_equal(&p, &q), "start() and the parsed start agree");
+	bp_game_destroy(g);
+	g = open_game("glorieta:hex2,hand=3,ring=bbbbbbbbbbbb");
+	g->ops->start(g, &p);
+	cr_expect_eq(g->ops->outcome(g, &p), BP_VALUE_LOSS, "black's ring: yellow has lost");
 	bp_game_destroy(g);
 }
 
@@ -422,8 +470,16 @@ Test(glorieta, full_board_flip_only_and_no_turn_draw)
 	struct bp_err err = { { 0 } };
 	cr_expect_eq(g->ops->move_parse(g, &p, "a1", &m, &err), BP_EILLEGAL);
 	cr_expect(strstr(err.msg, "board is full"), "%s", err.msg);
-	/* black has no stone left and the board is full: no legal turn, a draw */
-	struct bp_pos q = parse_pos(g, "nn/nyy/yy b y=0 b=2+");
+	/* the flip fills b1 with a neutral: the whole board is yellow's group set, and
+	 * the centre b2 is surrounded by it (rules version 2): yellow, to move, wins */
+	char res[2048];
+	cr_expect_eq(after(spec, "nn/byy/yy b y=0 b=2", "~b1", res), BP_VALUE_WIN);
+	cr_expect_str_eq(res, "nn/nyy/yy y y=0 b=2+");
+	bp_game_destroy(g);
+	/* a board with no inner cell full of neutral stones holds no loop: the player to
+	 * move has no stone to flip and no legal turn, a draw */
+	g = open_game("glorieta:tri3,hand=2,ring=none");
+	struct bp_pos q = parse_pos(g, "nnn/nn/n y y=2+ b=1+");
 	cr_expect_eq(g->ops->outcome(g, &q), BP_VALUE_DRAW);
 	cr_expect_eq(g->ops->moves(g, &q, mv), 0);
 	bp_game_destroy(g);
@@ -640,7 +696,7 @@ ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
 	struct bp_pos p;
 	g->ops->start(g, &p);
 	struct ngl s;
-	n_start(&s);
+	n_start_game(&R, &s);
 	visit_all(g, &R, &seen, &p, &s);
 	printf("%s: %ld reachable positions\n", *spec, seen.n);
 	/* count's enumeration finds the same positions, and its classes (positions that
@@ -668,5 +724,69 @@ ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
 		     *spec, (unsigned long long)classes, canon.n);
 	pos_set_free(&canon);
 	pos_set_free(&seen);
+	bp_game_destroy(g);
+}
+
+/* ---- the naive minimax against every solver ------------------------------------- */
+
+static int ng_children(const void *rules, const void *state, void *out)
+{
+	const struct nrules *R = rules;
+	struct nmove *mv = malloc(sizeof *mv * MAXM);
+	cr_assert_not_null(mv);
+	int n = n_moves(R, state, mv);
+	struct ngl *kids = out;
+	for (int i = 0; i < n; i++) {
+		kids[i] = *(const struct ngl *)state;
+		n_play(R, &kids[i], mv[i]);
+	}
+	free(mv);
+	return n;
+}
+
+static enum bp_value ng_outcome(const void *rules, const void *state)
+{
+	(void)rules;
+	return n_outcome(state);
+}
+
+static void ng_text(const void *rules, const void *state, char *out)
+{
+	n_text(rules, state, out);
+}
+
+ParameterizedTestParameters(glorieta, naive_minimax_agrees_with_every_solver)
+{
+	static char specs[][64] = {
+		"glorieta:hex2,hand=2",
+		"glorieta:hex2,hand=6",
+		"glorieta:hex2,hand=2,ring=alt",
+		"glorieta:hex2,hand=6,ring=alt",
+		"glorieta:hex2,hand=2,ring=none",
+		"glorieta:hex2,hand=6,ring=none",
+		"glorieta:hex2,hand=3,ring=yyyyyyyyyyyy",
+		"glorieta:tri3,hand=2,ring=none",
+	};
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+/* Every position reachable under the naive rules has, in the tables of the tiered
+ * and the level-pass solvers, the value and remoteness of a naive minimax. */
+ParameterizedTest(char (*spec)[64], glorieta, naive_minimax_agrees_with_every_solver)
+{
+	struct bp_game *g = open_game(*spec);
+	struct nrules R;
+	nrules_init(&R, g);
+	struct ngl s;
+	n_start_game(&R, &s);
+	int nc = g->board->ncells;
+	struct naive_game ng = { .size = sizeof s,
+				 .max_children = nc + nc * nc,
+				 .rules = &R,
+				 .children = ng_children,
+				 .outcome = ng_outcome,
+				 .text = ng_text };
+	size_t n = naive_check_solvers(g, &ng, &s, 1u << 18);
+	printf("%s: %zu positions agree with the naive minimax\n", *spec, n);
 	bp_game_destroy(g);
 }

@@ -9,8 +9,9 @@
 
 #include "canon/symmetry.h"
 #include "naive_loops.h"
+#include "naive_solve.h"
 #include "solver/games/landscape.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 
@@ -225,6 +226,22 @@ Test(landscape, loop_through_neutrals)
 	bp_game_destroy(g);
 }
 
+/* Rules version 2: a flower is a loop whatever its centre holds. With the one neutral
+ * on c3, black's six around it close a loop round a cell of black's own group set; an
+ * orange stone in the centre is enclosed as well. */
+Test(landscape, flower_around_neutral_or_opponent_centre)
+{
+	const char *spec = "landscape:hex3,neutrals=1,layout=c3";
+	char res[2048];
+	const char *before = "o1o/1bb1/obnb1/1b2/o1o b";
+	cr_assert_eq(outcome_of(spec, before), BP_VALUE_NONE);
+	cr_expect_eq(after(spec, before, "d3", res), BP_VALUE_LOSS, "black's loop round n");
+	cr_expect_eq(after(spec, before, "e2", res), BP_VALUE_NONE, "a petal still missing");
+	cr_expect_eq(after("landscape:hex3,neutrals=1,layout=a2", "ono/1bb1/1bob1/1b2/o1o b", "d3",
+			   NULL),
+		     BP_VALUE_LOSS, "black's loop round an orange stone");
+}
+
 Test(landscape, full_board_is_a_draw)
 {
 	/* tri3 has no inner cell: the board fills without a loop */
@@ -378,4 +395,76 @@ Test(landscape, rank_unrank_every_index)
 		}
 		bp_game_destroy(g);
 	}
+}
+
+/* ---- the naive minimax against every solver ------------------------------------- */
+
+struct nland_rules {
+	struct naive_geo geo;
+	int both_mover;
+};
+
+static int nl_children(const void *rules, const void *state, void *out)
+{
+	const struct nland_rules *R = rules;
+	const struct nland *s = state;
+	struct nland *kids = out;
+	int n = 0;
+	if (s->winner)
+		return 0;
+	for (int c = 0; c < R->geo.b->ncells; c++)
+		if (s->cell[c] == '.') {
+			kids[n] = *s;
+			n_play(&R->geo, &kids[n++], c, R->both_mover);
+		}
+	return n;
+}
+
+static enum bp_value nl_outcome(const void *rules, const void *state)
+{
+	return n_outcome(&((const struct nland_rules *)rules)->geo, state);
+}
+
+static void nl_text(const void *rules, const void *state, char *out)
+{
+	const struct nland_rules *R = rules;
+	naive_rows(R->geo.b, ((const struct nland *)state)->cell, out);
+	sprintf(out + strlen(out), " %c", n_to_move(R->geo.b, state));
+}
+
+ParameterizedTestParameters(landscape, naive_minimax_agrees_with_every_solver)
+{
+	static char specs[][64] = {
+		"landscape:hex2,neutrals=1,layout=b2",
+		"landscape:hex2,neutrals=2,layout=a1;c2",
+		"landscape:hex2,neutrals=2,layout=a1;c2,both=opponent",
+		"landscape:hex3,neutrals=7,layout=a2;b1;b4;c3;d1;d4;e2",
+	};
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+/* Every position reachable under the naive rules has, in the tables of the tiered
+ * and the level-pass solvers, the value and remoteness of a naive minimax. */
+ParameterizedTest(char (*spec)[64], landscape, naive_minimax_agrees_with_every_solver)
+{
+	struct bp_game *g = open_game(*spec);
+	struct nland_rules R;
+	naive_geo_init(&R.geo, g->board, NULL);
+	R.both_mover = strcmp(bp_game_option(g, "both"), "mover") == 0;
+	struct nland s;
+	memset(&s, 0, sizeof s);
+	memset(s.cell, '.', sizeof s.cell);
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	for (int c = 0; c < g->board->ncells; c++)
+		s.cell[c] = g->ops->cell_char(g, &p, c) == 'n' ? 'n' : '.';
+	struct naive_game ng = { .size = sizeof s,
+				 .max_children = g->board->ncells,
+				 .rules = &R,
+				 .children = nl_children,
+				 .outcome = nl_outcome,
+				 .text = nl_text };
+	size_t n = naive_check_solvers(g, &ng, &s, 1u << 19);
+	printf("%s: %zu positions agree with the naive minimax\n", *spec, n);
+	bp_game_destroy(g);
 }

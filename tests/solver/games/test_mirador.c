@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "solver/enumerate.h"
-#include "solver/game.h"
+#include "solver/games/game.h"
 #include "solver/games/mirador.h"
-#include "solver/perft.h"
+#include "solver/games/perft.h"
 #include "solver/probe.h"
-#include "solver/retrograde.h"
+#include "solver/solve.h"
 #include "solver/verify.h"
 #include "tests/support.h"
 

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "solver/enumerate.h"
-#include "solver/game.h"
+#include "solver/games/game.h"
+#include "solver/games/perft.h"
 #include "solver/games/taifas.h"
-#include "solver/perft.h"
 #include "tests/support.h"
 
 /* ---- the naive reference ---------------------------------------------------- */

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Proof-number search speed: expansions and child evaluations per second per core, the
+# transposition table's hit rate, and the 2-thread speed-up.
+#
+#   bench/bench_dfpn.sh BOARDPROOF [SECONDS] [MEMORY]
+#
+# Part 1 (throughput): `prove` with --time-limit SECONDS (default 30) on the starts of
+# taifas:5x5 and chicken:hex4 and on a fixed middle-game position of taifas:5x5, 1 thread.
+# Part 2 (speed-up): the time to prove fixed positions that one thread proves in
+# seconds, on 1 and 2 threads (wall-clock; the machine should be otherwise idle).
+# "nodes" are expansions (positions whose children were generated); "evaluated" are
+# the children looked at (each canonicalized and probed in the table). Figures, never
+# pass/fail.
+set -eu
+BP=${1:?usage: bench_dfpn.sh BOARDPROOF [SECONDS] [MEMORY]}
+SECS=${2:-30}
+MEM=${3:-1G}
+DB=$(mktemp -d /tmp/bench_dfpn_XXXXXX)
+trap 'rm -rf "$DB"' EXIT
+
+row() {
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["seconds"] or 1e-9
+print("%-44s %-8s %10d %12d %10.0f %12.0f %6.1f%% %3d %8.2f" % (sys.argv[1][:44],
+      d["value"], d["nodes"], d["evaluated"], d["nodes"] / s, d["evaluated"] / s,
+      100 * d["tt_hit_rate"], d["threads"], d["seconds"]))' "$@"
+}
+
+printf '%-44s %-8s %10s %12s %10s %12s %7s %3s %8s\n' position value nodes evaluated \
+	nodes/s evaluated/s hits thr seconds
+for case in "taifas:5x5|start" "taifas:5x5|x1o2/1x3/2o2/5/5 x last=o" \
+	"chicken:hex4|start"; do
+	spec=${case%%|*}
+	pos=${case#*|}
+	rm -rf "$DB"/*
+	"$BP" prove "$spec" --position "$pos" --db "$DB" --memory "$MEM" --time-limit "$SECS" \
+		--json | row "$spec $pos"
+done
+
+echo
+echo "speed-up (wall-clock seconds to a proof, 1 and 2 threads):"
+for case in "glorieta:hex2|start" "chicken:tri4|start" "taifas:3x4|start" \
+	"landscape:hex3,neutrals=3,layout=a1;c3;e3|start"; do
+	spec=${case%%|*}
+	pos=${case#*|}
+	for t in 1 2; do
+		rm -rf "$DB"/*
+		"$BP" prove "$spec" --position "$pos" --db "$DB" --memory 256M --threads $t \
+			--json | row "$spec $pos"
+	done
+done

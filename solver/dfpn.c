@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: MIT */
+/* Depth-first proof-number search (Nagai 2002) with the 1+epsilon trick (Pawlewicz and
+ * Lew 2007).
+ *
+ * Terms. The attacker is the player to move at the root; a search proves or disproves
+ * one goal for it: GOAL_WIN ("win") or GOAL_NOTLOSE ("win or draw"). OR nodes have the
+ * attacker to move, AND nodes the defender. pn is the proof number, dn the disproof
+ * number; pn = 0 proven, dn = 0 disproven, and the other is then INF.
+ *
+ * MID. A node is expanded with its children in a frame of the search path (local
+ * child arrays, Nagai's formulation with the values carried back by the recursive call
+ * rather than re-read from the table): each child is first evaluated once (terminal,
+ * repetition of the path, a known value, else its table entry, else pn = dn = 1); then
+ * the most proving child is searched with thresholds
+ *
+ *     OR node:  th_pn(c) = min(th_pn, pn2 * (1 + eps) + 1),  th_dn(c) = th_dn - dn + dn(c)
+ *     AND node: th_dn(c) = min(th_dn, dn2 * (1 + eps) + 1),  th_pn(c) = th_pn - pn + pn(c)
+ *
+ * (pn2, dn2 the second smallest among the siblings, eps = 1/4) until the node's own
+ * numbers reach its thresholds. The 1+eps factor lets a child be searched longer before
+ * the search jumps to a sibling, which removes most of the re-expansions plain df-pn
+ * makes (Pawlewicz and Lew).
+ *
+ * Transposition table. Buckets of four 16-byte entries (one 64-byte cache line):
+ *
+ *     offset 0  u32  check: bits 32-63 of the key (the bucket comes from bits 0-31)
+ *            4  u32  pn
+ *            8  u32  dn
+ *           12  u32  bits 0-29 work (expansions in the subtree, saturating),
+ *                    bit 30 strict (a final value that holds for the stricter goal),
+ *                    bit 31 path entry: bits 0-29 are then the depth it relies on
+ *
+ * The key mixes the canonical position's hash with the goal and the node type (a
+ * colour-exchanged position of the other side to move is the same canonical position
+ * but another question). A store replaces, in order: the entry with the same check,
+ * an empty entry, else the one with the least work, proven and disproven entries
+ * counting as more work than any open one, so large subtrees and final values stay.
+ * Threads share the table; each bucket is guarded by a spin lock from a striped array.
+ *
+ * Cycles. In a game whose positions repeat, a child equal to a position on the current
+ * path (the node itself included) is a draw by repetition. A final value computed from
+ * such a leaf depends on the path: the node carries `dep`, the smallest depth of a
+ * path position its (dis)proof relies on, and the result is stored as final only when
+ * dep >= the node's depth (it relies on nothing above the node: a search rooted there
+ * would find the same). Otherwise only the parent's frame keeps it while the parent is
+ * being searched, which is exactly the path it was proven on. A proof of "win" and a
+ * disproof of "not lose" never rest on a repetition (a repetition fails "win" and
+ * satisfies "not lose"), so those are always final; that is why the two goals are
+ * separate searches.
+ *
+ * Strictness. A final value whose leaves all satisfy the stricter claim (a disproof of
+ * "win" with only attacker losses at its leaves, a proof of "not lose" with only wins)
+ * is marked strict; a strict disproof of "win" at the root is a loss, which saves the
+ * second search in games without draws.
+ *
+ * Parallel search (threads > 1): the two goals run at once on two threads sharing the
+ * table (see prove_portfolio). A first version ran every thread from the root over
+ * the shared table with virtual proof numbers on busy children (after Pawlewicz and
+ * Hayward); its threads re-expanded each other's stale frames so often that two
+ * threads were slower than one (taifas:3x4: 8.5 M expansions without a proof in 30 s
+ * against 0.55 M and 2.8 s on one thread), so it was taken out. */
+#include "solver/dfpn.h"
+
+#include <assert.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define INF BP_DFPN_INF
+#define GOAL_WIN 0
+#define GOAL_NOTLOSE 1
+#define INDEP INT_MAX
+#define MAX_DEPTH 4096
+#define NLOCKS 4096
+#define WORK_MAX ((1u << 30) - 1)
+#define STRICT_BIT (1u << 30)
+#define DEP_BIT (1u << 31)
+
+struct tt_entry {
+	uint32_t check, pn, dn, meta;
+};
+
+struct tt_bucket {
+	struct tt_entry e[4];
+};
+
+struct child {
+	struct bp_move m;
+	uint64_t key;
+	uint32_t pn, dn;
+	int32_t dep; /* for final values: INDEP, or the depth of the path position relied on */
+	uint8_t strict;
+	uint8_t known; /* final from a terminal, repetition or known value: never stored */
+};
+
+struct frame {
+	struct bp_pos pos, canon;
+	uint64_t phash; /* hash of canon, for the repetition check */
+	uint64_t key;
+	uint64_t ph; /* hash of the keys of the path from the root to here */
+	struct child *ch;
+	int n;
+};
+
+struct bp_dfpn {
+	const struct bp_game *g;
+	struct bp_dfpn_opts o;
+	struct tt_bucket *tt;
+	uint64_t nbuckets;
+	atomic_flag locks[NLOCKS];
+	int cyclic;
+	/* per call */
+	double t0;
+	_Atomic int stop; /* 1 time, 2 nodes, 3 done (another thread finished) */
+	_Atomic uint64_t nodes;
+	atomic_uint_fast64_t used;
+	pthread_mutex_t progress_lock;
+	double next_progress;
+	int goal;
+	/* the two-thread portfolio: each goal's root outcome (-1 open, 0 disproven, 1
+	 * proven) and strictness, under progress_lock */
+	int portfolio;
+	int outcome[2], strict[2];
+};
+
+struct search {
+	bp_dfpn *d;
+	int goal;
+	int root_or;
+	struct frame *path;
+	int cap;
+	uint64_t nodes, evaluated, probes, hits, pending;
+	uint32_t root_pn, root_dn;
+	int err;
+	struct bp_move *mv; /* scratch move list */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* The table key of a canonical position with hash h for a goal and node type. */
+static inline uint64_t node_key(uint64_t h, int goal, int or_node)
+{
+	return mix(h ^ (0x5851f42d4c957f2dull * (uint64_t)(1 + goal * 2 + or_node)));
+}
+
+/* The key of a path entry: a final value that holds only on the path whose hash is ph
+ * (see "Cycles" above). */
+static inline uint64_t path_key(uint64_t ph)
+{
+	return mix(ph ^ 0x2545f4914f6cdd1dull);
+}
+
+/* A hash of a position's words up to its last non-zero one (games keep unused words
+ * zero, so most positions end early). */
+static inline uint64_t pos_hash(const struct bp_pos *p)
+{
+	int n = BP_POS_WORDS;
+	while (n > 0 && p->w[n - 1] == 0)
+		n--;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ p->w[i]) * 0xbf58476d1ce4e5b9ull + (h >> 29);
+	return mix(h);
+}
+
+static inline uint32_t add_sat(uint32_t a, uint32_t b)
+{
+	if (a == INF || b == INF)
+		return INF;
+	uint64_t s = (uint64_t)a + b;
+	return s >= INF - 1 ? INF - 1 : (uint32_t)s;
+}
+
+/* ---- transposition table ---- */
+
+static inline struct tt_bucket *bucket_of(const bp_dfpn *d, uint64_t key)
+{
+	return &d->tt[((uint64_t)(uint32_t)key * d->nbuckets) >> 32];
+}
+
+static inline void lock(bp_dfpn *d, uint64_t key)
+{
+	if (d->o.threads > 1)
+		while (atomic_flag_test_and_set_explicit(&d->locks[(uint32_t)key % NLOCKS],
+							 memory_order_acquire))
+			;
+}
+
+static inline void unlock(bp_dfpn *d, uint64_t key)
+{
+	if (d->o.threads > 1)
+		atomic_flag_clear_explicit(&d->locks[(uint32_t)key % NLOCKS], memory_order_release);
+}
+
+/* Reads the entry of key. @return 1 and the numbers when present. */
+static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
+{
+	struct tt_bucket *b = bucket_of(d, key);
+	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
+	int found = 0;
+	lock(d, key);
+	for (int i = 0; i < 4; i++)
+		if (b->e[i].check == check) {
+			*pn = b->e[i].pn;
+			*dn = b->e[i].dn;
+			*meta = b->e[i].meta;
+			found = 1;
+			break;
+		}
+	unlock(d, key);
+	return found;
+}
+
+static inline uint64_t priority(const struct tt_entry *e)
+{
+	uint64_t w = e->meta & WORK_MAX;
+	return e->pn == 0 || e->dn == 0 ? w + ((uint64_t)1 << 31) : w;
+}
+
+static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t flags,
+		   uint64_t work)
+{
+	struct tt_bucket *b = bucket_of(d, key);
+	uint32_t check = (uint32_t)(key >> 32) | 1;
+	lock(d, key);
+	struct tt_entry *v = NULL;
+	for (int i = 0; i < 4 && !v; i++)
+		if (b->e[i].check == check)
+			v = &b->e[i];
+	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
+		work += v->meta & WORK_MAX;
+	else {
+		for (int i = 0; i < 4 && !v; i++)
+			if (b->e[i].check == 0) {
+				v = &b->e[i];
+				atomic_fetch_add_explicit(&d->used, 1, memory_order_relaxed);
+			}
+		if (!v) {
+			v = &b->e[0];
+			for (int i = 1; i < 4; i++)
+				if (priority(&b->e[i]) < priority(v))
+					v = &b->e[i];
+		}
+	}
+	v->check = check;
+	v->pn = pn;
+	v->dn = dn;
+	v->meta = (uint32_t)(work > WORK_MAX ? WORK_MAX : work) | flags;
+	unlock(d, key);
+}
+
+/* ---- the search ---- */
+
+static int grow_path(struct search *s, int depth)
+{
+	if (depth < s->cap)
+		return BP_OK;
+	if (depth >= MAX_DEPTH)
+		return BP_ERANGE;
+	int cap = s->cap ? s->cap * 2 : 64;
+	if (cap > MAX_DEPTH)
+		cap = MAX_DEPTH;
+	struct frame *f = realloc(s->path, sizeof *f * (size_t)cap);
+	if (!f)
+		return BP_ENOMEM;
+	for (int i = s->cap; i < cap; i++)
+		f[i].ch = NULL;
+	s->path = f;
+	s->cap = cap;
+	return BP_OK;
+}
+
+/* Evaluates a leaf of known value v (mover's bounds lo..hi) for the attacker: sets
+ * pn/dn when it decides the goal. @return 1 when decided. */
+static int decide(int goal, int or_node, int lo, int hi, struct child *c)
+{
+	int alo = or_node ? lo : -hi, ahi = or_node ? hi : -lo;
+	int need = goal == GOAL_WIN ? 1 : 0;
+	if (alo >= need) {
+		c->pn = 0;
+		c->dn = INF;
+		c->strict = goal == GOAL_WIN || alo == 1;
+		return 1;
+	}
+	if (ahi < need) {
+		c->pn = INF;
+		c->dn = 0;
+		c->strict = goal == GOAL_NOTLOSE || ahi == -1;
+		return 1;
+	}
+	return 0;
+}
+
+static inline int value_int(enum bp_value v)
+{
+	return v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
+}
+
+/* Fills frame f's children of the node at depth `depth` (its type or_node). */
+static int expand(struct search *s, int depth, int or_node)
+{
+	bp_dfpn *d = s->d;
+	const struct bp_game *g = d->g;
+	struct frame *f = &s->path[depth];
+	if (!f->ch &&
+	    !(f->ch = malloc(sizeof *f->ch * (size_t)(g->max_moves > 0 ? g->max_moves : 1))))
+		return BP_ENOMEM;
+	if (!s->mv && !(s->mv = bp_game_move_buffer(g)))
+		return BP_ENOMEM;
+	struct bp_move *mv = s->mv;
+	int n = g->ops->moves(g, &f->pos, mv);
+	assert(n > 0);
+	f->n = n;
+	for (int i = 0; i < n; i++) {
+		struct child *c = &f->ch[i];
+		struct bp_pos p = f->pos, canon;
+		c->m = mv[i];
+		c->dep = INDEP;
+		c->strict = 0;
+		c->known = 1;
+		g->ops->apply(g, &p, mv[i]);
+		s->evaluated++;
+		enum bp_value v = g->ops->outcome(g, &p);
+		if (v != BP_VALUE_NONE) {
+			int x = value_int(v);
+			decide(s->goal, !or_node, x, x, c);
+			c->key = 0;
+			continue;
+		}
+		bp_game_canonical(g, &p, &canon);
+		uint64_t h = pos_hash(&canon);
+		if (d->cyclic) {
+			int rep = -1;
+			for (int k = depth; k >= 0 && rep < 0; k--)
+				if (s->path[k].phash == h &&
+				    bp_pos_equal(&s->path[k].canon, &canon))
+					rep = k;
+			if (rep >= 0) {
+				decide(s->goal, !or_node, 0, 0, c);
+				c->dep = rep;
+				c->key = 0;
+				continue;
+			}
+		}
+		struct bp_dfpn_bound b;
+		if (d->o.known && d->o.known(d->o.ctx, &canon, &b) &&
+		    decide(s->goal, !or_node, b.lo, b.hi, c)) {
+			c->key = 0;
+			continue;
+		}
+		c->known = 0;
+		c->key = node_key(h, s->goal, !or_node);
+		__builtin_prefetch(bucket_of(d, c->key));
+	}
+	/* the table look-ups after the moves, their cache lines fetched meanwhile */
+	for (int i = 0; i < n; i++) {
+		struct child *c = &f->ch[i];
+		if (c->known)
+			continue;
+		s->probes++;
+		uint32_t meta;
+		if (d->cyclic && tt_get(d, path_key(mix(f->ph ^ c->key)), &c->pn, &c->dn, &meta) &&
+		    (meta & DEP_BIT)) {
+			/* a value proven on exactly this path, relying on a position of it */
+			s->hits++;
+			c->strict = (meta & STRICT_BIT) != 0;
+			c->dep = (int32_t)(meta & WORK_MAX);
+		} else if (tt_get(d, c->key, &c->pn, &c->dn, &meta)) {
+			s->hits++;
+			c->strict = (meta & STRICT_BIT) != 0;
+		} else {
+			c->pn = 1;
+			c->dn = 1;
+		}
+	}
+	return BP_OK;
+}
+
+static void check_limits(struct search *s)
+{
+	bp_dfpn *d = s->d;
+	uint64_t total = atomic_fetch_add(&d->nodes, s->pending) + s->pending;
+	s->pending = 0;
+	if (d->o.max_nodes && total >= d->o.max_nodes && !d->stop)
+		d->stop = 2;
+	double t = now();
+	if (d->o.time_limit > 0 && t - d->t0 >= d->o.time_limit && !d->stop)
+		d->stop = 1;
+	if (d->o.progress && t >= d->next_progress) {
+		pthread_mutex_lock(&d->progress_lock);
+		if (t >= d->next_progress) {
+			d->next_progress = t + 1.0;
+			struct bp_dfpn_progress p = { d->goal,	 s->root_pn, s->root_dn,     total,
+						      t - d->t0, d->used,    d->nbuckets * 4 };
+			d->o.progress(d->o.ctx, &p);
+		}
+		pthread_mutex_unlock(&d->progress_lock);
+	}
+}
+
+/* The node at depth `depth` (its frame's pos, canon, phash and key are set): searches
+ * until its numbers reach the thresholds. Returns its numbers in *pn, *dn, its
+ * dependence in *dep and strictness in *strict. */
+static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint32_t *pn_out,
+		uint32_t *dn_out, int32_t *dep_out, uint8_t *strict_out)
+{
+	bp_dfpn *d = s->d;
+	const struct bp_game *g = d->g;
+	int or_node = s->root_or ^ (depth & 1);
+	uint64_t start = s->nodes;
+	s->nodes++;
+	if (++s->pending >= 1024)
+		check_limits(s);
+	int rc = expand(s, depth, or_node);
+	if (rc) {
+		s->err = rc;
+		d->stop = 4;
+		*pn_out = 1;
+		*dn_out = 1;
+		*dep_out = INDEP;
+		*strict_out = 0;
+		return;
+	}
+	uint32_t pn, dn;
+	for (;;) {
+		struct frame *f = &s->path[depth];
+		/* phi/delta view: at an OR node phi = pn, delta = dn; at an AND node swapped */
+		uint32_t phi = INF, delta = 0, best = INF, second = INF, dmax = 0, nopen = 0;
+		int bi = -1;
+		for (int i = 0; i < f->n; i++) {
+			struct child *c = &f->ch[i];
+			uint32_t cphi = or_node ? c->pn : c->dn; /* the child's "delta" */
+			uint32_t cdelta = or_node ? c->dn : c->pn;
+			if (cphi < phi)
+				phi = cphi;
+			delta = add_sat(delta, cdelta);
+			if (cdelta > dmax)
+				dmax = cdelta;
+			nopen += cdelta != 0;
+			if (cphi < best) {
+				second = best;
+				best = cphi;
+				bi = i;
+			} else if (cphi < second)
+				second = cphi;
+		}
+		/* games that repeat: weak proof numbers (Ueda et al.), max + open children - 1,
+		 * since the sum counts the same positions again around every cycle and
+		 * grows without bound */
+		if (d->cyclic && delta != INF && delta != 0)
+			delta = add_sat(dmax, nopen - 1);
+		pn = or_node ? phi : delta;
+		dn = or_node ? delta : phi;
+		if (depth == 0) {
+			s->root_pn = pn;
+			s->root_dn = dn;
+		}
+		uint32_t thphi = or_node ? thpn : thdn, thdelta = or_node ? thdn : thpn;
+		if (phi >= thphi || delta >= thdelta || pn == 0 || dn == 0 || d->stop)
+			break;
+		struct child *c = &f->ch[bi];
+		uint32_t cphi = or_node ? c->pn : c->dn, cdelta = or_node ? c->dn : c->pn;
+		uint64_t t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
+		uint32_t cthphi = t > thphi ? thphi : (uint32_t)t;
+		t = thdelta == INF ? INF : (uint64_t)thdelta - delta + cdelta;
+		uint32_t cthdelta = t >= INF ? INF - 1 : (uint32_t)t;
+		(void)cphi;
+		if ((rc = grow_path(s, depth + 1))) {
+			s->err = rc;
+			d->stop = 4;
+			break;
+		}
+		f = &s->path[depth];
+		c = &f->ch[bi];
+		struct frame *nf = &s->path[depth + 1];
+		nf->pos = f->pos;
+		g->ops->apply(g, &nf->pos, c->m);
+		bp_game_canonical(g, &nf->pos, &nf->canon);
+		nf->phash = pos_hash(&nf->canon);
+		nf->key = c->key;
+		nf->ph = mix(f->ph ^ c->key);
+		uint32_t cpn, cdn;
+		int32_t cdep;
+		uint8_t cstrict;
+		/* the child's thresholds in its own pn/dn terms */
+		if (or_node)
+			mid(s, depth + 1, cthphi, cthdelta, &cpn, &cdn, &cdep, &cstrict);
+		else
+			mid(s, depth + 1, cthdelta, cthphi, &cpn, &cdn, &cdep, &cstrict);
+		c = &s->path[depth].ch[bi];
+		c->pn = cpn;
+		c->dn = cdn;
+		c->dep = cdep;
+		c->strict = cstrict;
+	}
+	struct frame *f = &s->path[depth];
+	int32_t dep = INDEP;
+	uint8_t strict = 0;
+	if (pn == 0 || dn == 0) {
+		/* which children the final value rests on: all of them where every child
+		 * had to be final (OR disproven, AND proven), else the best single one */
+		int all = or_node ? dn == 0 : pn == 0;
+		if (all) {
+			strict = 1;
+			for (int i = 0; i < f->n; i++) {
+				if (f->ch[i].dep < dep)
+					dep = f->ch[i].dep;
+				strict &= f->ch[i].strict;
+			}
+		} else {
+			int found = 0;
+			for (int i = 0; i < f->n; i++) {
+				const struct child *c = &f->ch[i];
+				if ((pn == 0 ? c->pn : c->dn) != 0)
+					continue;
+				/* best: independent, strict; else the latest dependence */
+				int better = !found || (c->dep > dep) ||
+					     (c->dep == dep && c->strict > strict);
+				if (better) {
+					dep = c->dep;
+					strict = c->strict;
+					found = 1;
+				}
+			}
+			assert(found);
+		}
+		if (dep >= depth)
+			dep = INDEP;
+	}
+	uint64_t work = s->nodes - start;
+	if (dep == INDEP)
+		tt_put(d, f->key, pn, dn, strict ? STRICT_BIT : 0, work);
+	else
+		tt_put(d, path_key(f->ph), pn, dn, DEP_BIT | (strict ? STRICT_BIT : 0),
+		       (uint64_t)dep);
+	if (dep == INDEP && (pn == 0 || dn == 0) && d->o.record &&
+	    work >= (d->o.record_work ? d->o.record_work : 256)) {
+		/* the attacker's bounds, then the mover's */
+		int alo, ahi;
+		if (s->goal == GOAL_WIN)
+			alo = pn == 0 ? 1 : -1, ahi = pn == 0 ? 1 : strict ? -1 : 0;
+		else
+			alo = pn == 0 ? (strict ? 1 : 0) : -1, ahi = pn == 0 ? 1 : -1;
+		struct bp_dfpn_bound b = { (int8_t)(or_node ? alo : -ahi),
+					   (int8_t)(or_node ? ahi : -alo) };
+		d->o.record(d->o.ctx, &f->canon, b);
+	}
+	*pn_out = pn;
+	*dn_out = dn;
+	*dep_out = dep;
+	*strict_out = strict;
+}
+
+/* ---- one search from a root ---- */
+
+struct run {
+	bp_dfpn *d;
+	struct bp_pos root;
+	int goal, root_or;
+	struct search s;
+	uint32_t pn, dn;
+	uint8_t strict;
+};
+
+/* The value that the two goals' outcomes so far decide, or BP_VALUE_NONE. */
+static enum bp_value portfolio_value(const bp_dfpn *d)
+{
+	int w = d->outcome[GOAL_WIN], l = d->outcome[GOAL_NOTLOSE];
+	if (w == 1 || (l == 1 && d->strict[GOAL_NOTLOSE]))
+		return BP_VALUE_WIN;
+	if (l == 0 || (w == 0 && d->strict[GOAL_WIN]))
+		return BP_VALUE_LOSS;
+	if (w == 0 && l == 1)
+		return BP_VALUE_DRAW;
+	return BP_VALUE_NONE;
+}
+
+static void *run_search(void *arg)
+{
+	struct run *r = arg;
+	struct search *s = &r->s;
+	bp_dfpn *d = r->d;
+	memset(s, 0, sizeof *s);
+	s->d = d;
+	s->goal = r->goal;
+	s->root_or = r->root_or;
+	s->root_pn = s->root_dn = 1;
+	if ((s->err = grow_path(s, 0)))
+		return NULL;
+	struct frame *f = &s->path[0];
+	f->pos = r->root;
+	bp_game_canonical(d->g, &f->pos, &f->canon);
+	f->phash = pos_hash(&f->canon);
+	f->key = node_key(f->phash, r->goal, r->root_or);
+	f->ph = mix(f->key);
+	int32_t dep;
+	/* thresholds INF - 1: numbers that saturate end the search as undecided instead of
+	 * spinning at the root */
+	mid(s, 0, INF - 1, INF - 1, &r->pn, &r->dn, &dep, &r->strict);
+	if (d->portfolio) {
+		pthread_mutex_lock(&d->progress_lock);
+		if (r->pn == 0 || r->dn == 0) {
+			d->outcome[r->goal] = r->pn == 0;
+			d->strict[r->goal] = r->strict;
+		}
+		if (portfolio_value(d) != BP_VALUE_NONE && !d->stop)
+			d->stop = 3; /* the other search is not needed any more */
+		pthread_mutex_unlock(&d->progress_lock);
+	} else if ((r->pn == 0 || r->dn == 0) && !d->stop)
+		d->stop = 3;
+	atomic_fetch_add(&d->nodes, s->pending);
+	s->pending = 0;
+	return NULL;
+}
+
+static void free_search(struct search *s)
+{
+	for (int i = 0; i < s->cap; i++)
+		free(s->path[i].ch);
+	free(s->path);
+	free(s->mv);
+}
+
+/* Runs one goal from p on the handle's threads. Adds the counts to out (may be NULL).
+ * @return 1 proven, 0 disproven, BP_ENOTFOUND stopped, or an error. */
+static int search_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int root_or,
+		       struct bp_dfpn_result *out, int *strict)
+{
+	int nt = 1;
+	struct run *r = calloc((size_t)nt, sizeof *r);
+	pthread_t *th = calloc((size_t)nt, sizeof *th);
+	int rc = BP_OK;
+	if (!r || !th) {
+		free(r);
+		free(th);
+		return BP_ENOMEM;
+	}
+	d->goal = goal;
+	d->stop = 0;
+	int started = 1;
+	for (int i = 0; i < nt; i++) {
+		r[i].d = d;
+		r[i].root = *p;
+		r[i].goal = goal;
+		r[i].root_or = root_or;
+	}
+	for (int i = 1; i < nt; i++) {
+		if (pthread_create(&th[i], NULL, run_search, &r[i]))
+			break;
+		started++;
+	}
+	run_search(&r[0]);
+	for (int i = 1; i < started; i++)
+		pthread_join(th[i], NULL);
+	/* the root's final value: from any thread that finished it, else the table */
+	int decided = -1;
+	uint8_t st = 0;
+	for (int i = 0; i < nt; i++) {
+		if (r[i].s.err && !rc)
+			rc = r[i].s.err;
+		if (i < started && decided < 0 && (r[i].pn == 0 || r[i].dn == 0)) {
+			decided = r[i].pn == 0;
+			st = r[i].strict;
+		}
+		if (out) {
+			out->nodes += r[i].s.nodes;
+			out->evaluated += r[i].s.evaluated;
+			out->tt_probes += r[i].s.probes;
+			out->tt_hits += r[i].s.hits;
+		}
+		free_search(&r[i].s);
+	}
+	if (out) {
+		out->pn = r[0].pn;
+		out->dn = r[0].dn;
+		out->search = goal;
+	}
+	if (strict)
+		*strict = st;
+	free(r);
+	free(th);
+	if (rc)
+		return rc;
+	return decided < 0 ? BP_ENOTFOUND : decided;
+}
+
+/* Two threads: "win" and "not lose" at once, sharing the table (different keys), each
+ * stopping the other as soon as the outcomes so far decide the value. In a game
+ * without draws the two goals are the same question and the faster search answers
+ * it; in a game with draws both are needed and run side by side. */
+static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out)
+{
+	struct run r[2];
+	pthread_t th;
+	memset(r, 0, sizeof r);
+	d->portfolio = 1;
+	d->stop = 0;
+	d->outcome[0] = d->outcome[1] = -1;
+	d->strict[0] = d->strict[1] = 0;
+	for (int i = 0; i < 2; i++) {
+		r[i].d = d;
+		r[i].root = *p;
+		r[i].goal = i;
+		r[i].root_or = 1;
+	}
+	int two = pthread_create(&th, NULL, run_search, &r[1]) == 0;
+	run_search(&r[0]);
+	if (two)
+		pthread_join(th, NULL);
+	else
+		run_search(&r[1]);
+	d->portfolio = 0;
+	int rc = BP_OK;
+	for (int i = 0; i < 2; i++) {
+		if (r[i].s.err && !rc)
+			rc = r[i].s.err;
+		out->nodes += r[i].s.nodes;
+		out->evaluated += r[i].s.evaluated;
+		out->tt_probes += r[i].s.probes;
+		out->tt_hits += r[i].s.hits;
+		free_search(&r[i].s);
+	}
+	out->searches = 2;
+	out->value = portfolio_value(d);
+	/* the numbers of the search that decided, else of "win" */
+	int k = out->value == BP_VALUE_NONE || d->outcome[GOAL_WIN] >= 0 ? 0 : 1;
+	out->search = k;
+	out->pn = r[k].pn;
+	out->dn = r[k].dn;
+	if (rc)
+		return rc;
+	return out->value == BP_VALUE_NONE ? BP_ENOTFOUND : BP_OK;
+}
+
+int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,
+		   struct bp_err *err)
+{
+	struct bp_dfpn_opts o = opts ? *opts : (struct bp_dfpn_opts){ 0 };
+	if (!o.memory)
+		o.memory = (uint64_t)64 << 20;
+	if (o.memory < BP_DFPN_MIN_MEMORY)
+		return bp_err_set(
+			err, BP_ERANGE,
+			"a transposition table of %llu bytes is too small (at least %llu)",
+			(unsigned long long)o.memory, (unsigned long long)BP_DFPN_MIN_MEMORY);
+	if (o.threads < 1)
+		o.threads = 1;
+	bp_dfpn *d = calloc(1, sizeof *d);
+	if (!d)
+		return bp_err_set(err, BP_ENOMEM, "no memory");
+	d->g = g;
+	d->o = o;
+	d->nbuckets = o.memory / sizeof(struct tt_bucket);
+	if (d->nbuckets > ((uint64_t)1 << 32)) /* the bucket index is 32 bits of the key */
+		d->nbuckets = (uint64_t)1 << 32;
+	/* 2 MiB alignment and huge pages where the system allows them: a probe is a
+	 * random access anywhere in the table, and 4 KiB pages would add a TLB miss to
+	 * most of them */
+	size_t bytes = (size_t)(d->nbuckets * sizeof(struct tt_bucket));
+	size_t align = (size_t)2 << 20;
+	d->tt = aligned_alloc(align, (bytes + align - 1) / align * align);
+	if (d->tt)
+		madvise(d->tt, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
+	if (!d->tt) {
+		free(d);
+		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
+				  (unsigned long long)o.memory);
+	}
+	memset(d->tt, 0, d->nbuckets * sizeof(struct tt_bucket));
+	for (int i = 0; i < NLOCKS; i++)
+		atomic_flag_clear(&d->locks[i]);
+	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	pthread_mutex_init(&d->progress_lock, NULL);
+	*out = d;
+	return BP_OK;
+}
+
+void bp_dfpn_destroy(bp_dfpn *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_destroy(&d->progress_lock);
+	free(d->tt);
+	free(d);
+}
+
+int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out,
+		  struct bp_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (d->g->ops->outcome(d->g, p) != BP_VALUE_NONE)
+		return bp_err_set(err, BP_EINVAL, "the position is over: nothing to prove");
+	d->t0 = now();
+	d->next_progress = d->t0 + 1.0;
+	d->nodes = 0;
+	int strict = 0, rc;
+	if (d->o.threads > 1) {
+		rc = prove_portfolio(d, p, out);
+		goto done;
+	}
+	rc = search_goal(d, p, GOAL_WIN, 1, out, &strict);
+	out->searches = 1;
+	if (rc == 1)
+		out->value = BP_VALUE_WIN;
+	else if (rc == 0 && strict)
+		out->value = BP_VALUE_LOSS;
+	else if (rc == 0) {
+		out->searches = 2;
+		rc = search_goal(d, p, GOAL_NOTLOSE, 1, out, NULL);
+		if (rc == 1)
+			out->value = BP_VALUE_DRAW;
+		else if (rc == 0)
+			out->value = BP_VALUE_LOSS;
+	}
+done:
+	out->seconds = now() - d->t0;
+	out->stopped = d->stop == 1 ? 1 : d->stop == 2 ? 2 : 0;
+	out->tt_entries = d->nbuckets * 4;
+	out->tt_used = d->used;
+	out->tt_bytes = d->nbuckets * sizeof(struct tt_bucket);
+	if (rc == BP_ENOTFOUND)
+		return BP_OK;
+	if (rc == BP_ERANGE)
+		return bp_err_set(err, rc, "the search path passed %d positions", MAX_DEPTH);
+	if (rc < 0)
+		return bp_err_set(err, rc, "out of memory");
+	return BP_OK;
+}
+
+int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int may_search)
+{
+	const struct bp_game *g = d->g;
+	enum bp_value v = g->ops->outcome(g, p);
+	struct child c = { 0 };
+	if (v != BP_VALUE_NONE) {
+		int x = value_int(v);
+		decide(goal, or_node, x, x, &c);
+		return c.pn == 0;
+	}
+	struct bp_pos canon;
+	bp_game_canonical(g, p, &canon);
+	struct bp_dfpn_bound b;
+	if (d->o.known && d->o.known(d->o.ctx, &canon, &b) && decide(goal, or_node, b.lo, b.hi, &c))
+		return c.pn == 0;
+	uint32_t pn, dn, meta;
+	if (tt_get(d, node_key(pos_hash(&canon), goal, or_node), &pn, &dn, &meta) &&
+	    (pn == 0 || dn == 0))
+		return pn == 0;
+	if (!may_search)
+		return BP_ENOTFOUND;
+	d->t0 = now();
+	d->nodes = 0;
+	return search_goal(d, p, goal, or_node, NULL, NULL);
+}

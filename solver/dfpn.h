@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* Proof-number search: the value of one position without enumerating the instance.
+ * Depth-first proof-number search (Nagai's df-pn) with the 1+epsilon threshold of
+ * Pawlewicz and Lew, over canonical positions (bp_game_canonical), with a bounded
+ * transposition table. A search proves a goal for the player to move at the root (the
+ * attacker): "win", or "not lose" (win or draw). The value comes from one or two such
+ * searches: win proven is a win; win disproven with only losses at the leaves is a
+ * loss; otherwise "not lose" decides between draw and loss.
+ *
+ * Positions that repeat (Blooms) count as draws where they repeat a position of the
+ * current search path, and a (dis)proof that rests on such a repetition of a position
+ * above the node is never stored as final in the table (it stays with the parent that
+ * saw it), so that no result proven for one path is reused on another (the
+ * graph-history interaction problem). Known values — terminal positions, a solved
+ * table, earlier proofs — come in through a callback (see bp_dfpn_known).
+ *
+ * Remoteness is not computed: df-pn proves values, not distances. */
+#ifndef BP_SOLVER_DFPN_H
+#define BP_SOLVER_DFPN_H
+
+#include <stdint.h>
+
+#include "solver/games/game.h"
+
+/* Proof and disproof numbers: 0 proven, BP_DFPN_INF disproven (for the other one). */
+#define BP_DFPN_INF UINT32_MAX
+
+/* The smallest transposition table bp_dfpn_prove accepts (bytes). */
+#define BP_DFPN_MIN_MEMORY ((uint64_t)1 << 20)
+
+/* Bounds on a position's value for its player to move, in the order loss (-1) < draw (0)
+ * < win (1): lo <= value <= hi. */
+struct bp_dfpn_bound {
+	int8_t lo, hi;
+};
+
+/* What the caller knows of a canonical non-terminal position (a solved table, values
+ * proven before). @return 1 and *out when something is known, else 0. Called from the
+ * search threads, one call at a time per thread; it must be thread-safe when
+ * bp_dfpn_opts.threads > 1. */
+typedef int bp_dfpn_known(void *ctx, const struct bp_pos *canon, struct bp_dfpn_bound *out);
+
+/* A bound the search proved for a canonical position, path-independent, for a subtree
+ * of at least bp_dfpn_opts.record_work nodes. Same threading as bp_dfpn_known. */
+typedef void bp_dfpn_record(void *ctx, const struct bp_pos *canon, struct bp_dfpn_bound b);
+
+struct bp_dfpn_progress {
+	int search;	     /* 0: "win", 1: "not lose" */
+	uint32_t pn, dn;     /* the root's numbers */
+	uint64_t nodes;	     /* expanded so far, all threads */
+	double seconds;	     /* since bp_dfpn_prove started */
+	uint64_t tt_used;    /* entries in use */
+	uint64_t tt_entries; /* entries in the table */
+};
+
+struct bp_dfpn_opts {
+	uint64_t memory;    /* bytes of transposition table; 0: 64 MiB */
+	double time_limit;  /* seconds; 0: none */
+	uint64_t max_nodes; /* expansions; 0: none */
+	int threads; /* > 1: the "win" and "not lose" searches at once, on two threads sharing
+			 the table (see solver/dfpn.c); <= 1: one thread */
+	bp_dfpn_known *known;					       /* may be NULL */
+	bp_dfpn_record *record;					       /* may be NULL */
+	uint64_t record_work;					       /* 0: 256 */
+	void (*progress)(void *ctx, const struct bp_dfpn_progress *p); /* may be NULL; ~1/s */
+	void *ctx;	/* for known, record and progress */
+	int keep_table; /* keep the table in the handle after the call (proofs) */
+};
+
+struct bp_dfpn_result {
+	enum bp_value value; /* BP_VALUE_NONE: stopped by a limit before deciding */
+	/* the search that was running when stopped (0 "win", 1 "not lose"), its root
+	 * numbers; for a decided value, those of the last search */
+	int search;
+	uint32_t pn, dn;
+	int searches;		     /* searches run: 1 or 2 */
+	uint64_t nodes;		     /* expansions (positions whose children were generated) */
+	uint64_t evaluated;	     /* children looked at */
+	uint64_t tt_probes, tt_hits; /* child look-ups in the table and hits */
+	uint64_t tt_entries, tt_used;
+	uint64_t tt_bytes;
+	double seconds;
+	int stopped; /* 1 time limit, 2 node limit, 0 neither */
+};
+
+typedef struct bp_dfpn bp_dfpn;
+
+/* Creates a searcher for g with its transposition table (opts->memory bytes, entries
+ * of 16 bytes in buckets of four).
+ * @return BP_OK; BP_ERANGE (memory below BP_DFPN_MIN_MEMORY); BP_ENOMEM. The caller
+ * owns *out (bp_dfpn_destroy). */
+int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,
+		   struct bp_err *err);
+
+void bp_dfpn_destroy(bp_dfpn *d);
+
+/* Proves the value of p for its player to move. The table is kept between calls on the
+ * same handle (later calls start from what earlier ones proved). Limits count from
+ * the start of each call.
+ * @return BP_OK (out->value may be BP_VALUE_NONE when stopped); BP_EINVAL (p is
+ * terminal: ask outcome()); BP_ERANGE (the search path passed its depth limit);
+ * BP_ENOMEM. */
+int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out,
+		  struct bp_err *err);
+
+/* The outcome of one search goal at a position, as the table holds it after a search
+ * (for proof extraction): goal 0 "win", 1 "not lose", for the attacker; or_node 1 when
+ * the attacker is to move at p. Terminal positions, known values and final table
+ * entries are answered at once; otherwise, when may_search is set, a fresh search from
+ * p (with the handle's limits) decides. @return 1 proven, 0 disproven; BP_ENOTFOUND
+ * (not final in the table and may_search unset, or the search was stopped by a
+ * limit); another negative error. */
+int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int may_search);
+
+#endif

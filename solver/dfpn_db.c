@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/* The database behind proof-number search (solver/dfpn_db.h).
+ *
+ * Key spaces (store/kv.h), per instance SPEC and rules version R (BP_RULES_VERSION):
+ * values proven or proofs saved under other rules are never seen, as a solved table of
+ * another rules version is never used as the oracle (RULES.md: never silently mixed).
+ *
+ *   ".proven:rR:SPEC"  key: a canonical position, its words (u64, host order, which is
+ *                   little-endian on every machine the project runs on) cut after the
+ *                   last non-zero word; value: 1 byte, (lo + 1) | (hi + 1) << 2, the
+ *                   proven bounds lo <= value <= hi of the position for its player to
+ *                   move, loss -1, draw 0, win 1. A write intersects with what is
+ *                   stored, so bounds only narrow.
+ *   ".proof:rR:SPEC"   key: the canonical root position as above; value: a proof in the
+ *                   format of solver/proof.c.
+ *
+ * The solved table of the instance (when the database has one) is probed for every
+ * position the search reaches; a miss (tier not done, or not reachable) is no answer.
+ * All calls go through one mutex: the search threads share the handle. */
+#include "solver/dfpn_db.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "solver/probe.h"
+
+struct pending {
+	struct bp_pos p;
+	struct bp_dfpn_bound b;
+};
+
+struct bp_dfpn_db {
+	const struct bp_game *g;
+	bp_store *s;
+	bp_table *t;
+	bp_kv *proven, *proofs;
+	int64_t nproven; /* entries stored when opened (0: skip look-ups) */
+	pthread_mutex_t lock;
+	struct pending *pend;
+	size_t npend, cappend;
+	double interval, last;
+	int readonly;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t key_of(const struct bp_pos *canon)
+{
+	int n = BP_POS_WORDS;
+	while (n > 0 && canon->w[n - 1] == 0)
+		n--;
+	return n ? sizeof(uint64_t) * (size_t)n : 1; /* an empty position: one zero byte */
+}
+
+static uint8_t bound_byte(struct bp_dfpn_bound b)
+{
+	return (uint8_t)((b.lo + 1) | (b.hi + 1) << 2);
+}
+
+static int byte_bound(uint8_t v, struct bp_dfpn_bound *b)
+{
+	b->lo = (int8_t)((v & 3) - 1);
+	b->hi = (int8_t)(((v >> 2) & 3) - 1);
+	return b->lo >= -1 && b->hi <= 1 && b->lo <= b->hi && v < 16;
+}
+
+int bp_dfpn_db_open(const char *dir, const struct bp_game *g, int flags, struct bp_dfpn_db **out,
+		    struct bp_err *err)
+{
+	*out = NULL;
+	struct bp_dfpn_db *db = calloc(1, sizeof *db);
+	if (!db)
+		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	db->g = g;
+	db->interval = 10;
+	db->last = now();
+	db->readonly = (flags & BP_STORE_READONLY) != 0;
+	pthread_mutex_init(&db->lock, NULL);
+	int rc = bp_store_open(dir, flags, &db->s, err);
+	if (rc)
+		goto fail;
+	if (bp_table_open(db->s, g->spec, NULL, BP_STORE_READONLY, &db->t, NULL))
+		db->t = NULL;
+	if (db->t && (rc = bp_table_check_rules(db->t, BP_RULES_VERSION, err)))
+		goto fail; /* a table of other rules is no oracle: say so, never ignore it */
+	char name[300];
+	snprintf(name, sizeof name, ".proven:r%d:%s", BP_RULES_VERSION, g->spec);
+	rc = bp_kv_open(db->s, name, flags, &db->proven, err);
+	if (rc == BP_ENOTFOUND && db->readonly)
+		db->proven = NULL;
+	else if (rc)
+		goto fail;
+	snprintf(name, sizeof name, ".proof:r%d:%s", BP_RULES_VERSION, g->spec);
+	rc = bp_kv_open(db->s, name, flags, &db->proofs, err);
+	if (rc == BP_ENOTFOUND && db->readonly)
+		db->proofs = NULL;
+	else if (rc)
+		goto fail;
+	db->nproven = db->proven ? bp_kv_count(db->proven) : 0;
+	if (db->nproven < 0)
+		db->nproven = 0;
+	*out = db;
+	return BP_OK;
+fail:
+	bp_dfpn_db_close(db);
+	return rc;
+}
+
+void bp_dfpn_db_close(struct bp_dfpn_db *db)
+{
+	if (!db)
+		return;
+	if (db->s && !db->readonly)
+		bp_dfpn_db_checkpoint(db);
+	bp_kv_close(db->proven);
+	bp_kv_close(db->proofs);
+	bp_table_close(db->t);
+	if (db->s)
+		bp_store_close(db->s);
+	pthread_mutex_destroy(&db->lock);
+	free(db->pend);
+	free(db);
+}
+
+/* Looks up a canonical position; the caller holds the lock. */
+static int lookup_locked(struct bp_dfpn_db *db, const struct bp_pos *canon,
+			 struct bp_dfpn_bound *out)
+{
+	if (db->t) {
+		struct bp_probe pr;
+		if (bp_probe_position(db->g, db->t, canon, &pr) == BP_OK) {
+			int v = pr.value == BP_VALUE_WIN ? 1 : pr.value == BP_VALUE_LOSS ? -1 : 0;
+			out->lo = out->hi = (int8_t)v;
+			return 1;
+		}
+	}
+	if (db->nproven > 0) {
+		uint8_t v;
+		if (bp_kv_get_small(db->proven, canon->w, key_of(canon), &v, 1) == 1 &&
+		    byte_bound(v, out))
+			return 1;
+	}
+	return 0;
+}
+
+static int known(void *ctx, const struct bp_pos *canon, struct bp_dfpn_bound *out)
+{
+	struct bp_dfpn_db *db = ctx;
+	if (!db->t && db->nproven == 0)
+		return 0;
+	pthread_mutex_lock(&db->lock);
+	int r = lookup_locked(db, canon, out);
+	pthread_mutex_unlock(&db->lock);
+	return r;
+}
+
+static int checkpoint_locked(struct bp_dfpn_db *db)
+{
+	if (!db->npend || !db->proven || db->readonly)
+		return BP_OK;
+	struct bp_kv_item *it = malloc(sizeof *it * db->npend);
+	uint8_t *val = malloc(db->npend);
+	if (!it || !val) {
+		free(it);
+		free(val);
+		return BP_ENOMEM;
+	}
+	for (size_t i = 0; i < db->npend; i++) {
+		struct pending *p = &db->pend[i];
+		struct bp_dfpn_bound b = p->b, old;
+		uint8_t v;
+		/* narrow with what is stored (and with earlier pending values: LMDB keeps the
+		 * last put of a key in the transaction, so later ones see earlier ones only
+		 * through the intersection below) */
+		if (bp_kv_get_small(db->proven, p->p.w, key_of(&p->p), &v, 1) == 1 &&
+		    byte_bound(v, &old)) {
+			if (old.lo > b.lo)
+				b.lo = old.lo;
+			if (old.hi < b.hi)
+				b.hi = old.hi;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (bp_pos_equal(&db->pend[j].p, &p->p)) {
+				if (db->pend[j].b.lo > b.lo)
+					b.lo = db->pend[j].b.lo;
+				if (db->pend[j].b.hi < b.hi)
+					b.hi = db->pend[j].b.hi;
+			}
+		if (b.lo > b.hi) /* contradicting proofs: keep neither claim */
+			b.lo = -1, b.hi = 1;
+		p->b = b;
+		val[i] = bound_byte(b);
+		it[i] = (struct bp_kv_item){ p->p.w, &val[i], key_of(&p->p), 1 };
+	}
+	int rc = bp_kv_put(db->proven, db->npend, it);
+	free(it);
+	free(val);
+	if (rc == BP_OK) {
+		db->nproven += (int64_t)db->npend;
+		db->npend = 0;
+	}
+	db->last = now();
+	return rc;
+}
+
+static void record(void *ctx, const struct bp_pos *canon, struct bp_dfpn_bound b)
+{
+	struct bp_dfpn_db *db = ctx;
+	pthread_mutex_lock(&db->lock);
+	if (db->npend == db->cappend) {
+		size_t cap = db->cappend ? db->cappend * 2 : 256;
+		struct pending *p = realloc(db->pend, sizeof *p * cap);
+		if (!p)
+			goto out;
+		db->pend = p;
+		db->cappend = cap;
+	}
+	db->pend[db->npend].p = *canon;
+	db->pend[db->npend].b = b;
+	db->npend++;
+	/* a check of the clock every 64 values keeps the cost small */
+	if ((db->npend & 63) == 0 || db->interval == 0)
+		if (now() - db->last >= db->interval)
+			checkpoint_locked(db);
+out:
+	pthread_mutex_unlock(&db->lock);
+}
+
+void bp_dfpn_db_attach(struct bp_dfpn_db *db, struct bp_dfpn_opts *o)
+{
+	o->known = known;
+	o->record = db->readonly ? NULL : record;
+	o->ctx = db;
+}
+
+void bp_dfpn_db_set_interval(struct bp_dfpn_db *db, double seconds)
+{
+	db->interval = seconds;
+}
+
+int bp_dfpn_db_checkpoint(struct bp_dfpn_db *db)
+{
+	pthread_mutex_lock(&db->lock);
+	int rc = checkpoint_locked(db);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int bp_dfpn_db_lookup(struct bp_dfpn_db *db, const struct bp_pos *p, struct bp_dfpn_bound *out)
+{
+	struct bp_pos canon;
+	bp_game_canonical(db->g, p, &canon);
+	if (db->g->ops->outcome(db->g, &canon) != BP_VALUE_NONE) {
+		enum bp_value v = db->g->ops->outcome(db->g, &canon);
+		out->lo = out->hi = (int8_t)(v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0);
+		return 1;
+	}
+	pthread_mutex_lock(&db->lock);
+	int64_t saved = db->nproven;
+	db->nproven = db->proven ? 1 : 0; /* look even when it was empty at opening */
+	int r = lookup_locked(db, &canon, out);
+	db->nproven = saved;
+	pthread_mutex_unlock(&db->lock);
+	return r;
+}
+
+bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db)
+{
+	return db->t;
+}
+
+int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, struct bp_err *err)
+{
+	if (!db->proofs || db->readonly)
+		return bp_err_set(err, BP_EINVAL, "the database is open for reading");
+	uint8_t *buf;
+	size_t len;
+	int rc = bp_proof_encode(pf, &buf, &len);
+	if (rc)
+		return bp_err_set(err, rc, "out of memory");
+	struct bp_pos canon;
+	bp_game_canonical(db->g, bp_proof_root(pf), &canon);
+	struct bp_kv_item it = { canon.w, buf, key_of(&canon), len };
+	pthread_mutex_lock(&db->lock);
+	rc = bp_kv_put(db->proofs, 1, &it);
+	pthread_mutex_unlock(&db->lock);
+	free(buf);
+	return rc ? bp_err_set(err, rc, "writing the proof: %s", bp_strerror(rc)) : BP_OK;
+}
+
+struct each {
+	int (*fn)(void *ctx, const struct bp_proof *pf, int decode_rc, const char *why);
+	void *ctx;
+};
+
+static int each_one(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	struct each *e = ctx;
+	struct bp_proof *pf = NULL;
+	struct bp_err err = { { 0 } };
+	(void)key;
+	(void)klen;
+	int rc = bp_proof_decode(val, vlen, &pf, &err);
+	int r = e->fn(e->ctx, pf, rc, err.msg);
+	bp_proof_free(pf);
+	return r;
+}
+
+int bp_dfpn_db_each_proof(struct bp_dfpn_db *db,
+			  int (*fn)(void *ctx, const struct bp_proof *pf, int decode_rc,
+				    const char *why),
+			  void *ctx)
+{
+	if (!db->proofs)
+		return BP_OK;
+	struct each e = { fn, ctx };
+	return bp_kv_each(db->proofs, each_one, &e);
+}
+
+int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_dfpn_bound *out)
+{
+	char name[300];
+	bp_kv *kv;
+	struct bp_pos canon;
+	uint8_t v;
+	snprintf(name, sizeof name, ".proven:r%d:%s", BP_RULES_VERSION, g->spec);
+	int rc = bp_kv_open(s, name, BP_STORE_READONLY, &kv, NULL);
+	if (rc == BP_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	bp_game_canonical(g, p, &canon);
+	rc = bp_kv_get_small(kv, canon.w, key_of(&canon), &v, 1);
+	bp_kv_close(kv);
+	if (rc == BP_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return rc;
+	return rc == 1 && byte_bound(v, out);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The database behind proof-number search: solved tables as an endgame oracle, values
+ * proven by earlier searches (a sparse table per instance, store/kv.h), checkpoints
+ * of new proven values, and saved proofs. */
+#ifndef BP_SOLVER_DFPN_DB_H
+#define BP_SOLVER_DFPN_DB_H
+
+#include "solver/dfpn.h"
+#include "solver/proof.h"
+#include "store/kv.h"
+#include "store/store.h"
+
+struct bp_dfpn_db;
+
+/* Opens the database in dir for instance g (flags as bp_store_open: BP_STORE_CREATE
+ * creates what is absent; BP_STORE_READONLY for reading): its solved table when there
+ * is one, and its sparse tables of proven values and saved proofs.
+ * @return BP_OK; as bp_store_open. The caller owns *out (bp_dfpn_db_close). */
+int bp_dfpn_db_open(const char *dir, const struct bp_game *g, int flags, struct bp_dfpn_db **out,
+		    struct bp_err *err);
+
+/* Closes after a last checkpoint. NULL is allowed. */
+void bp_dfpn_db_close(struct bp_dfpn_db *db);
+
+/* Points o's known, record and ctx at the database: a solved table's values and
+ * proven values end the search; proven values of large subtrees are collected and
+ * written every `seconds` (bp_dfpn_db_set_interval; default 10). */
+void bp_dfpn_db_attach(struct bp_dfpn_db *db, struct bp_dfpn_opts *o);
+
+/* Sets the checkpoint interval in seconds (0: every recorded value at once). */
+void bp_dfpn_db_set_interval(struct bp_dfpn_db *db, double seconds);
+
+/* Writes the collected proven values now, in one transaction. @return BP_OK; BP_EIO. */
+int bp_dfpn_db_checkpoint(struct bp_dfpn_db *db);
+
+/* The proven bound of a position (any, canonicalized here). @return 1 when known,
+ * 0 when not, negative on error. */
+int bp_dfpn_db_lookup(struct bp_dfpn_db *db, const struct bp_pos *p, struct bp_dfpn_bound *out);
+
+/* The proven bound of p (any position, canonicalized here) in the sparse table of g in
+ * an open store, for readers such as `query` that hold the store already.
+ * @return 1 when known, 0 when not (or no sparse table), negative on error. */
+int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_dfpn_bound *out);
+
+/* The solved table of the instance, or NULL. */
+bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);
+
+/* Stores a proof under its root position (replacing an earlier one).
+ * @return BP_OK; BP_EIO; BP_ENOMEM. */
+int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, struct bp_err *err);
+
+/* Calls fn for every saved proof of the instance (decoded; fn must not keep it).
+ * @return BP_OK, fn's first non-zero return, or an error. */
+int bp_dfpn_db_each_proof(struct bp_dfpn_db *db,
+			  int (*fn)(void *ctx, const struct bp_proof *pf, int decode_rc,
+				    const char *why),
+			  void *ctx);
+
+#endif

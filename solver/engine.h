@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* The types every solving engine shares: the options of a solve, the progress it
+ * reports and the result it returns. The engines are peers, each with
+ * its own header (solver/retrograde.h: tiers; solver/expanded.h: the tier walk;
+ * solver/cyclic.h: level passes for games with cycles); solver/solve.h picks one. */
+#ifndef BP_SOLVER_ENGINE_H
+#define BP_SOLVER_ENGINE_H
+
+#include <stdint.h>
+
+#include "solver/games/game.h"
+#include "store/store.h"
+
+/* The engines. The numbers are not stored anywhere. */
+enum bp_engine {
+	BP_ENGINE_AUTO = 0, /* bp_solve picks: cycles for games that repeat, else walk
+			       when the game has a tier walk, else tiers */
+	BP_ENGINE_TIERS,    /* retrograde analysis tier by tier, canonicalizing children */
+	BP_ENGINE_WALK,	    /* the same over expanded tiers with the game's tier walk */
+	BP_ENGINE_CYCLES    /* level passes over the whole index space (cycles allowed) */
+};
+
+/* What a progress callback sees, after each tier of each phase. */
+struct bp_solve_progress {
+	int phase; /* 0: marking reachable positions (tiers upwards); 1: solving (downwards) */
+	uint32_t tier, ntiers;
+	uint64_t positions; /* canonical positions reached (phase 0) or solved (1) in the tier */
+	double seconds;	    /* since the solve started */
+	int resumed;	    /* 1 when the tier was already stored */
+};
+
+struct bp_solve_opts {
+	enum bp_engine engine;	/* bp_solve only; engines called directly ignore it */
+	int threads;		/* worker threads; <= 0: one per online core */
+	uint64_t memory_limit;	/* bytes; 0: no limit. Checked up front (BP_ERANGE) */
+	uint32_t block_records; /* passed to the store; 0: its default */
+	int compression_level;	/* passed to the store; 0: its default */
+	void (*progress)(void *ctx, const struct bp_solve_progress *p); /* may be NULL */
+	void *ctx;
+};
+
+struct bp_solve_result {
+	enum bp_engine engine; /* the engine that ran (never BP_ENGINE_AUTO) */
+	enum bp_value value;   /* of the start position */
+	unsigned remoteness;
+	uint64_t positions;	  /* canonical reachable positions stored */
+	uint64_t counts[4];	  /* of those, per value (index enum bp_value) */
+	double seconds;		  /* this run's wall time */
+	uint64_t peak_memory;	  /* bytes: the process's peak resident set */
+	uint64_t memory_estimate; /* bytes the solve planned for */
+	uint64_t stored_bytes;	  /* compressed size of the table */
+	uint32_t resumed_tiers;	  /* tiers found already stored */
+};
+
+#endif

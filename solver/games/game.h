@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/* The game interface: one `struct bp_game_ops` table per game family, listed in the
+ * registry (solver/games/registry.c), and `struct bp_game`, one instance of a family made
+ * from a spec such as "taifas:4x4,tie=draw". Everything tools and solvers do with a
+ * game goes through this table, so a new game is one new file plus a registry line.
+ * There is no global state: any number of instances may live in one process.
+ *
+ * Positions are fixed-size plain values (`struct bp_pos`) whose layout belongs to the
+ * game; games keep every unused word zero so that positions compare and hash as
+ * bytes. Moves are 32-bit codes whose meaning also belongs to the game; a turn that
+ * places two stones, flips a stone or passes is one move. */
+#ifndef BP_SOLVER_GAMES_GAME_H
+#define BP_SOLVER_GAMES_GAME_H
+
+#include <gmp.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "canon/board.h"
+#include "canon/error.h"
+#include "canon/text.h"
+
+/* The version of ../shared/RULES.md the games here implement. Stored with every
+ * solved table (store/), so that values solved under other rules are told apart; it
+ * belongs to the rules layer because a rule change is made here. */
+#define BP_RULES_VERSION 2
+
+/* Room for the largest state: the seed's 27x27 Mirador grid as two 729-bit planes
+ * (24 words) plus game keys. */
+#define BP_POS_WORDS 32
+
+struct bp_pos {
+	uint64_t w[BP_POS_WORDS];
+};
+
+struct bp_move {
+	uint32_t v;
+};
+
+/* Values for the player to move. The numbers are stable: they are stored on disk. */
+enum bp_value {
+	BP_VALUE_NONE = 0, /* not decided: the game goes on (or, in a table, unknown) */
+	BP_VALUE_WIN = 1,
+	BP_VALUE_LOSS = 2,
+	BP_VALUE_DRAW = 3
+};
+
+/* "win", "loss", "draw" or "none". */
+const char *bp_value_name(enum bp_value v);
+
+/* The value for the other player: win <-> loss. */
+static inline enum bp_value bp_value_flip(enum bp_value v)
+{
+	return v == BP_VALUE_WIN ? BP_VALUE_LOSS : v == BP_VALUE_LOSS ? BP_VALUE_WIN : v;
+}
+
+/* One key of a game spec ("tie=last-zone"). */
+struct bp_option {
+	const char *key;
+	/* Value when the key is omitted; NULL: the key is absent unless given (and then
+	 * required when `required` is set). */
+	const char *def;
+	/* NULL-terminated list of the allowed values; NULL: any value, which the game's
+	 * create() checks. */
+	const char *const *choices;
+	int required;
+	const char *help; /* one line for --help */
+};
+
+/* Flags of a game family. */
+enum {
+	BP_GAME_CYCLIC = 1, /* positions can repeat: solvers must handle cycles */
+	/* Every index that unrank() accepts is a position reachable from the start (the
+	 * game's comments prove it and its tests check it by enumeration), so a solver may
+	 * skip the reachability pass. */
+	BP_GAME_DENSE_REACHABLE = 2,
+	/* After the first turn the second player may take over the first player's side (a
+	 * pie rule or a colour choice). It is not part of the position: tools derive the
+	 * value of the choice from the openings' values. */
+	BP_GAME_PIE = 4
+};
+
+/* What a picture of a position shows besides each cell's character, filled by the
+ * game (bp_game_ops.picture); tools decide how to draw it. Colours are 0xRRGGBB. */
+#define BP_PICTURE_MAX_CHARS 8
+#define BP_PICTURE_MAX_RING 384
+#define BP_PICTURE_MAX_PIECES 1024
+#define BP_PICTURE_MAX_LINKS 4096
+
+struct bp_picture {
+	/* the stone characters of the position text, each with its colour and a name for
+	 * legends ("black"); neutral stones are also listed here */
+	int nchars;
+	char chars[BP_PICTURE_MAX_CHARS];
+	uint32_t colour[BP_PICTURE_MAX_CHARS];
+	const char *name[BP_PICTURE_MAX_CHARS];
+	char neutral; /* the neutral stone's character, or 0 */
+	/* coloured spaces off the board (a ring), at hex axial coordinates */
+	int nring;
+	struct {
+		int16_t q, r;
+		uint32_t colour;
+	} ring[BP_PICTURE_MAX_RING];
+	/* pieces covering size x size cells of a square grid, by their top-left cell */
+	int npieces;
+	struct {
+		int16_t cell;
+		uint8_t size;
+		uint32_t colour;
+	} piece[BP_PICTURE_MAX_PIECES];
+	/* links between two cells' pieces, or from a piece to a side (b = -1 north, -2
+	 * south, -3 west, -4 east); nlinks may stop at the maximum */
+	int nlinks;
+	struct {
+		int16_t a, b;
+		uint32_t colour;
+	} link[BP_PICTURE_MAX_LINKS];
+};
+
+#define BP_GAME_MAX_OPTIONS 8
+
+/* What bp_game_ops.tier_walk reports of one canonical position. */
+enum {
+	BP_WALK_CHILDREN = 1, /* fill children / nchildren */
+	BP_WALK_IMAGES = 2    /* fill images / nimages */
+};
+
+struct bp_walk {
+	uint64_t index;		  /* the canonical position's index in its tier */
+	int nchildren;		  /* -1: the game is over (the solver asks outcome()) */
+	const uint64_t *children; /* indices in the next tier, one per legal move */
+	int nimages;
+	const uint64_t *images; /* the class's other members in this tier (may repeat) */
+};
+
+struct bp_game;
+
+struct bp_game_ops {
+	const char *name;  /* REQUIRED: the spec's prefix, "taifas" */
+	const char *title; /* REQUIRED: one line for listings */
+	unsigned shapes;   /* REQUIRED: mask of enum bp_shape the game accepts */
+	unsigned flags;	   /* BP_GAME_* */
+	/* The spec keys, ending with a zeroed entry; NULL: the game takes no keys. The
+	 * generic parser rejects unknown keys and values outside `choices`. */
+	const struct bp_option *options;
+
+	/* REQUIRED. Builds the instance from g->board and g->value[]: checks free-form
+	 * values, sets g->max_moves, g->nsym, g->ntiers and g->impl.
+	 * @return BP_OK or BP_ESPEC with err naming the bad part. */
+	int (*create)(struct bp_game *g, struct bp_err *err);
+	/* Frees g->impl. NULL: nothing to free. */
+	void (*destroy)(struct bp_game *g);
+
+	/* REQUIRED. The start position. */
+	void (*start)(const struct bp_game *g, struct bp_pos *out);
+	/* REQUIRED. Writes every legal move (at most g->max_moves) and returns how many;
+	 * 0 exactly when the position is terminal. A pass, where the rules allow one,
+	 * is a move. Each move appears once. */
+	int (*moves)(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out);
+	/* REQUIRED. Plays a legal move of p in place. */
+	void (*apply)(const struct bp_game *g, struct bp_pos *p, struct bp_move m);
+	/* REQUIRED. The outcome for the player to move when the game is over, else
+	 * BP_VALUE_NONE. */
+	enum bp_value (*outcome)(const struct bp_game *g, const struct bp_pos *p);
+
+	/* REQUIRED. Parses and fully validates position text (RULES.md section 2).
+	 * @return BP_OK or BP_EPARSE with err saying what and where. */
+	int (*pos_parse)(const struct bp_game *g, const char *text, struct bp_pos *out,
+			 struct bp_err *err);
+	/* REQUIRED. Appends the position's text. */
+	void (*pos_format)(const struct bp_game *g, const struct bp_pos *p, struct bp_text *out);
+	/* REQUIRED. The character of one cell, as in the position text ('.' empty). */
+	char (*cell_char)(const struct bp_game *g, const struct bp_pos *p, int cell);
+	/* REQUIRED. Parses a move and checks that it is legal in p.
+	 * @return BP_OK; BP_EPARSE (malformed) or BP_EILLEGAL (says why). */
+	int (*move_parse)(const struct bp_game *g, const struct bp_pos *p, const char *text,
+			  struct bp_move *out, struct bp_err *err);
+	/* REQUIRED. Appends a move's text. */
+	void (*move_format)(const struct bp_game *g, const struct bp_pos *p, struct bp_move m,
+			    struct bp_text *out);
+
+	/* Applies the instance's symmetry s (0 <= s < g->nsym; 0 is the identity): board
+	 * symmetries combined with colour exchanges as the game allows. Values are
+	 * invariant under it. NULL: no symmetry is used (g->nsym == 1). */
+	void (*transform)(const struct bp_game *g, const struct bp_pos *p, int s,
+			  struct bp_pos *out);
+	/* The canonical representative of p's class. NULL: the bytewise-smallest image
+	 * under transform(), which is correct but slower. */
+	void (*canonical)(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
+
+	/* Tiers: a measure that every move raises (stones placed), so each tier needs
+	 * only higher tiers solved. NULL: the game has no tiers (cyclic games). */
+	uint32_t (*tier)(const struct bp_game *g, const struct bp_pos *p);
+	/* The size of the dense index space of a tier. @return BP_OK; BP_ERANGE. */
+	int (*tier_size)(const struct bp_game *g, uint32_t tier, uint64_t *out);
+	/* Dense rank of p within its tier (< tier_size). @return BP_OK; BP_ERANGE. */
+	int (*rank)(const struct bp_game *g, const struct bp_pos *p, uint64_t *out);
+	/* Inverse of rank. @return BP_OK; BP_ENOTFOUND when the index names no valid
+	 * position (games whose index space has holes). */
+	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
+
+	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
+	 * whose every move leads from tier t to tier t + 1 and whose rank() covers every
+	 * position, canonical or not. Visits, in index order, each canonical position whose
+	 * index in `tier` lies in [lo, hi) (any bounds: a range may start or end inside a
+	 * game's own blocks), telling what `what` asks for (BP_WALK_*). Must agree exactly
+	 * with canonical(), moves(), apply(), tier() and rank(); the tests compare the
+	 * tables both ways. Stops at and returns visit's first non-zero return.
+	 * NULL: the solver canonicalizes and ranks each child itself. */
+	int (*tier_walk)(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			 unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			 void *ctx);
+
+	/* Exact number of positions of a tier reachable from the start, raw and up to the
+	 * instance's symmetry, for boards too big to enumerate. NULL: counts come from
+	 * enumeration only. @return BP_OK; BP_EUNSUPPORTED. */
+	int (*count_tier)(const struct bp_game *g, uint32_t tier, mpz_t raw, mpz_t classes);
+
+	/* Families. A spec without the key `family_key` stands for a family of instances,
+	 * one for each value of that key (Landscape without layout=: every layout, RULES.md
+	 * 5.1). NULL: every spec is one instance. With family_key set, family_count and
+	 * family_list are REQUIRED; family_member too, for query and verify on a family.
+	 * Count and list read only the parsed spec (g->board, g->value[]; see
+	 * bp_game_parse_spec), so they work on boards too big to play. */
+	const char *family_key;
+	/* The number of instances in g's family, exactly, raw and up to the board's
+	 * symmetry (classes). @return BP_OK; BP_ESPEC (err names the bad key); BP_ENOMEM;
+	 * BP_ERANGE (too large to count). */
+	int (*family_count)(const struct bp_game *g, mpz_t raw, mpz_t classes, struct bp_err *err);
+	/* Calls visit once per class of instances up to symmetry, in a fixed order, with
+	 * the spec of the class's representative instance (canonical spelling; it may
+	 * equal g's own spec when the family has a single instance that the key cannot
+	 * name), the family key's value in it ("" when absent), and the number of
+	 * instances in the class. A non-zero return of visit stops the walk and is
+	 * returned. @return BP_OK; BP_ESPEC; BP_ERANGE (too large to list); BP_ENOMEM. */
+	int (*family_list)(const struct bp_game *g,
+			   int (*visit)(void *ctx, const char *spec, const char *key_value,
+					uint64_t multiplicity),
+			   void *ctx, struct bp_err *err);
+	/* The member a position of the created family instance g belongs to: writes the
+	 * spec that family_list gives for its class into spec (len bytes) and p carried by
+	 * a symmetry into that member's own frame into out (a valid position of the
+	 * member instance, whose position layout is g's). @return BP_OK; BP_ERANGE (spec
+	 * too long). */
+	int (*family_member)(const struct bp_game *g, const struct bp_pos *p, char *spec,
+			     size_t len, struct bp_pos *out);
+
+	/* The game's own figures for a position: JSON members (`"zones": {...}`, no
+	 * surrounding braces, no trailing comma) into json and human-readable lines into
+	 * text. NULL: none. */
+	void (*describe)(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
+			 struct bp_text *text);
+
+	/* What a picture of p shows: stone colours and names, a ring, pieces and links
+	 * (out is zeroed by the caller). NULL: tools colour each character from a fixed
+	 * palette, with no names, ring, pieces or links. */
+	void (*picture)(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out);
+
+	/* The number of groups (maximal connected sets of one player's stones) of the
+	 * player to move and of the other player, for claims that compare them (Taifas'
+	 * "fewer groups wins"). NULL: such claims do not apply. @return BP_OK. */
+	int (*groups)(const struct bp_game *g, const struct bp_pos *p, int *mover, int *other);
+
+	/* The designers' claims about this family that `boardproof claims` checks, as
+	 * names separated by spaces ("no-draw first-player pie"). NULL: every claim that
+	 * the interface lets the tools compute. */
+	const char *claims;
+};
+
+/* One instance of a game. Made by bp_game_create(), read-only afterwards, so that
+ * threads can share it. */
+struct bp_game {
+	const struct bp_game_ops *ops;
+	struct bp_board *board;
+	char spec[256]; /* canonical spelling: every key, sorted, with its value */
+	/* Option values in ops->options order; NULL when absent. Point into valbuf. */
+	const char *value[BP_GAME_MAX_OPTIONS];
+	char valbuf[512];
+	int max_moves;	 /* set by create: room that any move list needs */
+	int nsym;	 /* set by create: number of symmetries transform() knows */
+	uint32_t ntiers; /* set by create for tiered games: tiers are 0 .. ntiers-1 */
+	void *impl;	 /* the game's own data */
+	int failed;	 /* bp_game_fail: the first error of an op without an error path */
+};
+
+/* The registry: every game family, NULL-terminated. */
+extern const struct bp_game_ops *const bp_games[];
+
+/* The family named name, or NULL. */
+const struct bp_game_ops *bp_game_find(const char *name);
+
+/* Parses a spec "GAME:BOARD[,key=value]..." and creates the instance.
+ * @return BP_OK; BP_ESPEC (err names the unknown game, board, key or value);
+ * BP_ENOMEM. The caller owns *out (bp_game_destroy). */
+int bp_game_create(const char *spec, struct bp_game **out, struct bp_err *err);
+
+void bp_game_destroy(struct bp_game *g);
+
+/* Parses a spec as bp_game_create does (game, board, keys, defaults, spelling) without
+ * making the instance: g->impl stays NULL and only the family ops (family_count,
+ * family_list) may be called on it. For boards too big to play.
+ * @return as bp_game_create. The caller owns *out (bp_game_destroy). */
+int bp_game_parse_spec(const char *spec, struct bp_game **out, struct bp_err *err);
+
+/* 1 when g's spec stands for a family of instances (see bp_game_ops.family_key). */
+int bp_game_is_family(const struct bp_game *g);
+
+/* Errors of ops that have no error path. outcome(), moves(), apply(), canonical()
+ * and describe() return no code, yet a game may need memory in them (Mirador's
+ * chain-breaking search does, in outcome()). Such an op calls bp_game_fail with the
+ * code, returns something harmless, and the first code sticks to the instance
+ * (atomically: threads share it). Whoever runs ops over many positions (the engines,
+ * verify, perft, enumeration) checks bp_game_status when its work is done, before
+ * storing anything, and fails with that code: a result computed after a failure is
+ * never kept. g stays const: the flag is the one field that changes after create. */
+void bp_game_fail(const struct bp_game *g, int code);
+
+/* BP_OK, or the first code given to bp_game_fail. */
+int bp_game_status(const struct bp_game *g);
+
+/* The value of option key, or NULL when absent. */
+const char *bp_game_option(const struct bp_game *g, const char *key);
+
+/* Allocates room for a move list of g (g->max_moves moves). Free with free(). */
+struct bp_move *bp_game_move_buffer(const struct bp_game *g);
+
+/* The canonical form of p: ops->canonical, or the smallest image under transform. */
+void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
+
+/* Parses position text, or gives the start position when text is NULL or "start".
+ * @return as ops->pos_parse. */
+int bp_game_parse_position(const struct bp_game *g, const char *text, struct bp_pos *out,
+			   struct bp_err *err);
+
+static inline int bp_pos_equal(const struct bp_pos *a, const struct bp_pos *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* A 64-bit hash of a position's bytes (for hash sets; not stored on disk). */
+uint64_t bp_pos_hash(const struct bp_pos *p);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Proof trees of proof-number search, and their checker. A proof of a value is one or
+ * two strategies, each for a player P and a goal ("win" or "not lose") from the root:
+ * a set of nodes (canonical position, whether P is to move), where each node with P to
+ * move names one legal move and each node with the other player to move stands for all
+ * of its moves; every child of a node is another node of the set, and the leaves are
+ * terminal positions, or positions of a solved table, whose value meets the goal. A
+ * "win" strategy must be acyclic; a "not lose" strategy may cycle (a game that repeats
+ * forever is a draw). A win is one "win" strategy for the player to move, a loss one for
+ * the opponent, a draw one "not lose" strategy for each player.
+ *
+ * The checker (bp_proof_check) uses only the rules (moves, apply, outcome, canonical
+ * form) and the solved table's stored values; nothing of the search. */
+#ifndef BP_SOLVER_PROOF_H
+#define BP_SOLVER_PROOF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "solver/dfpn.h"
+#include "solver/games/game.h"
+#include "store/store.h"
+
+struct bp_proof;
+
+/* Builds the proof of value v (win, loss or draw, as bp_dfpn_prove found it) of root
+ * from the searcher's table, searching again below positions whose entries were
+ * replaced. Leaves are terminal positions or positions of `table` (may be NULL), the
+ * solved table of g. @return BP_OK; BP_ENOMEM; BP_ECORRUPT (the table does not hold a
+ * proof: a search found otherwise); BP_ENOTFOUND (a search was stopped by a limit);
+ * BP_ERANGE (deeper than the builder allows). The caller owns *out (bp_proof_free). */
+int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const struct bp_pos *root,
+		   enum bp_value v, struct bp_proof **out, struct bp_err *err);
+
+void bp_proof_free(struct bp_proof *pf);
+
+/* The number of nodes, leaves included, over all the proof's strategies. */
+uint64_t bp_proof_size(const struct bp_proof *pf);
+
+/* The claimed value, the root position and the instance spec. */
+enum bp_value bp_proof_value(const struct bp_proof *pf);
+const struct bp_pos *bp_proof_root(const struct bp_proof *pf);
+const char *bp_proof_spec(const struct bp_proof *pf);
+
+/* Serializes the proof (format in proof.c). @return BP_OK; BP_ENOMEM. The caller
+ * frees *buf. */
+int bp_proof_encode(const struct bp_proof *pf, uint8_t **buf, size_t *len);
+
+/* The inverse. @return BP_OK; BP_ECORRUPT (malformed, err says where); BP_EFORMAT
+ * (another version); BP_ENOMEM. */
+int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struct bp_err *err);
+
+/* Flips one byte of a node of the proof's first strategy chosen by `which` (for the
+ * tests: a tampered proof must fail). @return BP_OK; BP_EINVAL when there is nothing
+ * to change. */
+int bp_proof_tamper(struct bp_proof *pf, uint64_t which);
+
+struct bp_proof_report {
+	int ok;			  /* 1: the proof holds */
+	uint64_t nodes;		  /* nodes reached from the roots and checked */
+	uint64_t terminal_leaves; /* leaves decided by the rules */
+	uint64_t table_leaves;	  /* leaves decided by the solved table */
+	char problem[512];	  /* the first problem found, when !ok */
+};
+
+/* Checks pf against the rules of g and the solved table (may be NULL: then a proof
+ * that needs one fails). @return BP_OK when the check ran (see out->ok); BP_EFORMAT
+ * (the proof is of another instance); BP_ENOMEM. */
+int bp_proof_check(const struct bp_game *g, const struct bp_proof *pf, bp_table *table,
+		   struct bp_proof_report *out);
+
+#endif

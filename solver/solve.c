@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* The choice of engine, made once: the rules of bp_solve's comment, then a call. */
+#include "solver/solve.h"
+
+#include <string.h>
+
+#include "solver/cyclic.h"
+#include "solver/expanded.h"
+#include "solver/retrograde.h"
+
+static const char *const names[] = { "auto", "tiers", "walk", "cycles" };
+
+const char *bp_engine_name(enum bp_engine e)
+{
+	return (unsigned)e < sizeof names / sizeof names[0] ? names[e] : "unknown";
+}
+
+int bp_engine_parse(const char *name, enum bp_engine *out)
+{
+	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i], name) == 0) {
+			*out = (enum bp_engine)i;
+			return BP_OK;
+		}
+	return BP_ENOTFOUND;
+}
+
+int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+	     struct bp_solve_result *out, struct bp_err *err)
+{
+	int cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	enum bp_engine e = opts->engine;
+	memset(out, 0, sizeof *out);
+	if (e == BP_ENGINE_AUTO)
+		e = cyclic		? BP_ENGINE_CYCLES
+		    : g->ops->tier_walk ? BP_ENGINE_WALK
+					: BP_ENGINE_TIERS;
+	if (e == BP_ENGINE_TIERS && cyclic)
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s can repeat positions: solve it with the cycles engine",
+				  g->spec);
+	if (e == BP_ENGINE_WALK && !g->ops->tier_walk)
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s has no tier walk: solve it with the tiers or cycles engine",
+				  g->spec);
+	int rc = e == BP_ENGINE_CYCLES ? bp_solve_cycles(g, db, opts, out, err)
+		 : e == BP_ENGINE_WALK ? bp_solve_walk(g, db, opts, out, err)
+				       : bp_solve_tiers(g, db, opts, out, err);
+	out->engine = e;
+	return rc;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Named key spaces of the position database for sparse data beside the dense tables:
+ * values that proof-number search proved for single positions, and saved proof trees.
+ * Each key space is one LMDB database named ".<kind>:<spec>" (a leading '.', so that
+ * bp_store_tables does not list it as a table); keys and values are bytes whose
+ * layout belongs to the caller (solver/dfpn_db.c documents the ones it writes). A batch
+ * of puts is one transaction: a process killed at any moment leaves every committed
+ * batch and nothing of the one in progress. Added in store format 1 without changing
+ * anything a dense table stores (see store/store.c). */
+#ifndef BP_STORE_KV_H
+#define BP_STORE_KV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+typedef struct bp_kv bp_kv;
+
+/* Opens the key space `name` (must start with '.'), creating it with BP_STORE_CREATE.
+ * Same threading rules as bp_table_open. @return BP_OK; BP_ENOTFOUND; BP_EINVAL; BP_EIO.
+ * The caller owns *out (bp_kv_close, before the store is closed). */
+int bp_kv_open(bp_store *s, const char *name, int flags, bp_kv **out, struct bp_err *err);
+
+void bp_kv_close(bp_kv *k);
+
+/* Reads the value of key into a fresh buffer *val (malloc'd; the caller frees it) of
+ * *vlen bytes. @return BP_OK; BP_ENOTFOUND; BP_ENOMEM; BP_EIO. */
+int bp_kv_get(bp_kv *k, const void *key, size_t klen, void **val, size_t *vlen);
+
+/* Reads a value of at most cap bytes into val without allocating (for small values).
+ * @return the value's length (>= 0; only cap bytes are copied); BP_ENOTFOUND; BP_EIO. */
+int bp_kv_get_small(bp_kv *k, const void *key, size_t klen, void *val, size_t cap);
+
+struct bp_kv_item {
+	const void *key, *val;
+	size_t klen, vlen;
+};
+
+/* Writes n items in one transaction (replacing values of existing keys).
+ * @return BP_OK; BP_EIO (nothing is written); BP_EINVAL (a key of more than 511 bytes). */
+int bp_kv_put(bp_kv *k, size_t n, const struct bp_kv_item *items);
+
+/* Calls fn for every item in key order (stops at fn's first non-zero return, which it
+ * returns). @return that, BP_OK, or BP_EIO. */
+int bp_kv_each(bp_kv *k,
+	       int (*fn)(void *ctx, const void *key, size_t klen, const void *val, size_t vlen),
+	       void *ctx);
+
+/* The number of items. @return >= 0, or BP_EIO. */
+int64_t bp_kv_count(bp_kv *k);
+
+#endif

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof paper FAMILY --db DIR --out DIR: one Markdown write-up of a game family
+ * from the database, with SVG figures: the rules version and reading, every solved
+ * instance with its start value, each instance's opening map, the verdicts on the
+ * family's claims with witnesses, and the commands that regenerate each part. The
+ * text holds no times, paths or dates, so that regenerating it from the same tables
+ * gives the same bytes (the test compares a regenerated paper with a committed one). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "solver/claims.h"
+#include "solver/probe.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/svg.h"
+
+struct specs {
+	const char *family;
+	char **spec;
+	int n, cap;
+};
+
+static void collect(void *ctx, const char *spec)
+{
+	struct specs *s = ctx;
+	size_t len = strlen(s->family);
+	if (strncmp(spec, s->family, len) != 0 || spec[len] != ':')
+		return;
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		char **grown = realloc(s->spec, sizeof *grown * (size_t)cap);
+		if (!grown)
+			return;
+		s->spec = grown;
+		s->cap = cap;
+	}
+	s->spec[s->n] = strdup(spec);
+	if (s->spec[s->n])
+		s->n++;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A file name for a spec: letters and digits kept, everything else '-'. */
+static void slug(const char *spec, char *out, size_t len)
+{
+	size_t i = 0;
+	for (; spec[i] && i + 1 < len; i++) {
+		char c = spec[i];
+		out[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '-';
+	}
+	out[i] = '\0';
+}
+
+static void value_md(struct bp_text *t, enum bp_value v, unsigned rem)
+{
+	if (rem == BP_RECORD_NO_REMOTENESS)
+		bp_text_printf(t, "%s by repetition", bp_value_name(v));
+	else
+		bp_text_printf(t, "%s in %u", bp_value_name(v), rem);
+}
+
+/* One instance's section. @return 0 or an exit code. */
+static int instance(const char *cmd, bp_store *db, const char *spec, const char *out_dir,
+		    const char *family, struct bp_text *md)
+{
+	struct bp_game *g = NULL;
+	bp_table *tab = NULL;
+	struct bp_probe_move *pm = NULL;
+	struct bp_svg_mark *marks = NULL;
+	struct bp_text svg = { 0 }, pos = { 0 };
+	int rc = bp_cli_open_game(cmd, spec, &g);
+	if (rc)
+		return rc;
+	if ((rc = bp_cli_open_table(cmd, db, g, &tab)))
+		goto out;
+	struct bp_table_meta m;
+	if (bp_table_meta_get(tab, &m)) {
+		rc = BP_EXIT_DB;
+		goto out;
+	}
+	uint64_t positions = 0, counts[4] = { 0 };
+	uint32_t done = 0;
+	for (uint32_t t = 0; t < m.ntiers; t++) {
+		done += m.tier_done[t];
+		for (int v = 1; v < 4; v++) {
+			positions += m.tier_count[(size_t)t * 4 + v];
+			counts[v] += m.tier_count[(size_t)t * 4 + v];
+		}
+	}
+	struct bp_pos start;
+	g->ops->start(g, &start);
+	bp_cli_position_text(g, &start, &pos);
+	bp_text_printf(md, "\n## `%s`\n\n", spec);
+	if (done != m.ntiers) {
+		bp_text_printf(md, "Not completely solved (%u of %u tiers): no results.\n", done,
+			       m.ntiers);
+		goto out;
+	}
+	struct bp_probe pr;
+	if (bp_probe_position(g, tab, &start, &pr)) {
+		bp_text_printf(md, "The start position has no value in the table.\n");
+		goto out;
+	}
+	bp_text_printf(md, "Solved under rules version %u. Start `%s`: **", m.rules_version,
+		       bp_text_str(&pos));
+	value_md(md, pr.value, pr.remoteness);
+	bp_text_printf(md,
+		       "** for the first player. %llu positions up to symmetry (win %llu, "
+		       "loss %llu, draw %llu).\n\n",
+		       (unsigned long long)positions, (unsigned long long)counts[1],
+		       (unsigned long long)counts[2], (unsigned long long)counts[3]);
+	bp_text_printf(md,
+		       "    boardproof solve '%s' --db DIR\n    boardproof verify '%s' --db DIR\n",
+		       spec, spec);
+
+	/* the opening map */
+	pm = malloc(sizeof *pm * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
+	int n = pm ? bp_probe_moves(g, tab, &start, pm) : BP_ENOMEM;
+	if (n < 0) {
+		bp_cli_error(cmd, "reading the openings of %s: %s", spec, bp_strerror(n));
+		rc = n == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_DB;
+		goto out;
+	}
+	int nmarks = bp_cmd_value_marks(g, &start, pm, n, &marks);
+	if (nmarks < 0) {
+		rc = BP_EXIT_IO;
+		goto out;
+	}
+	char name[300], path[4400];
+	slug(spec, name, sizeof name);
+	bp_svg_position(g, &start, marks, nmarks, spec,
+			"first moves: W win, D draw, L loss; turns to the end", &svg);
+	snprintf(path, sizeof path, "%s/%s/%s-openings.svg", out_dir, family, name);
+	if ((rc = bp_cmd_write_file(cmd, path, &svg)))
+		goto out;
+	int c[4] = { 0 };
+	for (int i = 0; i < n; i++)
+		c[pm[i].value]++;
+	bp_text_printf(md,
+		       "\n### Openings\n\n%d first moves: %d win, %d draw, %d lose for the first "
+		       "player. Each cell shows the best first move that places a stone there.\n\n"
+		       "![openings of %s](%s/%s-openings.svg)\n\n",
+		       n, c[1], c[3], c[2], spec, family, name);
+	bp_text_printf(md, "| move | value for the first player |\n|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		struct bp_text mt = { 0 };
+		g->ops->move_format(g, &start, pm[i].move, &mt);
+		bp_text_printf(md, "| `%s` | ", bp_text_str(&mt));
+		value_md(md, pm[i].value, pm[i].remoteness);
+		bp_text_printf(md, " |\n");
+		bp_text_free(&mt);
+	}
+	bp_text_printf(md, "\n    boardproof openings '%s' --db DIR --svg OUT/%s/%s-openings.svg\n",
+		       spec, family, name);
+
+	/* the claims */
+	struct bp_cmd_table_oracle to;
+	struct bp_oracle o;
+	bp_cmd_table_oracle(g, tab, &to, &o);
+	bp_text_printf(md, "\n### Claims\n\n");
+	for (int i = 0; bp_claim_names[i]; i++) {
+		if (!bp_claim_applies(g, bp_claim_names[i]))
+			continue;
+		struct bp_claim cl;
+		int crc = bp_claim_check(g, bp_claim_names[i], &o, NULL, &cl);
+		if (crc) {
+			bp_cli_error(cmd, "%s: claim %s: %s", spec, bp_claim_names[i],
+				     bp_strerror(crc));
+			bp_claim_free(&cl);
+			rc = BP_EXIT_DB;
+			goto out;
+		}
+		bp_text_printf(md, "- **%s: %s.** %s\n", cl.name, bp_verdict_name(cl.verdict),
+			       bp_text_str(&cl.detail));
+		if (cl.has_witness)
+			bp_text_printf(md,
+				       "  Witness (%s):\n\n        boardproof query '%s' '%s' "
+				       "--moves '%s' --db DIR\n\n",
+				       bp_text_str(&cl.witness_shows), spec,
+				       bp_text_str(&cl.witness_position),
+				       bp_text_str(&cl.witness_moves));
+		bp_claim_free(&cl);
+	}
+	bp_text_printf(md, "\n    boardproof claims '%s' --db DIR\n", spec);
+out:
+	free(pm);
+	free(marks);
+	bp_text_free(&svg);
+	bp_text_free(&pos);
+	bp_table_close(tab);
+	bp_game_destroy(g);
+	return rc;
+}
+
+int bp_cmd_paper(int argc, char **argv)
+{
+	const char *cmd = "paper";
+	static const char *const valued[] = { "db", "out", NULL };
+	struct bp_cli_args a;
+	bp_store *db = NULL;
+	struct specs s = { 0 };
+	struct bp_text md = { 0 };
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos != 1) {
+		bp_cli_error(cmd, "expected FAMILY (see boardproof paper --help)");
+		return BP_EXIT_USAGE;
+	}
+	const struct bp_game_ops *ops = bp_game_find(a.pos[0]);
+	if (!ops) {
+		bp_cli_error(cmd, "unknown game family '%s'", a.pos[0]);
+		return BP_EXIT_USAGE;
+	}
+	const char *out_dir = a.opt[1] ? a.opt[1] : "papers";
+	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
+		return rc;
+	s.family = ops->name;
+	bp_store_tables(db, collect, &s);
+	qsort(s.spec, (size_t)s.n, sizeof *s.spec, by_name);
+	char dir[4400];
+	snprintf(dir, sizeof dir, "%s/%s", out_dir, ops->name);
+	struct stat st;
+	mkdir(out_dir, 0777);
+	mkdir(dir, 0777);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		bp_cli_error(cmd, "cannot create %s", dir);
+		rc = BP_EXIT_IO;
+		goto out;
+	}
+	bp_text_printf(&md, "# %s\n\n", ops->title);
+	bp_text_printf(&md,
+		       "Results from the position database, regenerated by\n\n"
+		       "    boardproof paper %s --db DIR --out OUT\n\n"
+		       "Rules: RULES.md (shared with the repository), rules version %d (this "
+		       "tool's); each "
+		       "instance below says the version its table was solved under. Values are "
+		       "for the player to move; the first player moves at the start. Every "
+		       "value was read from a table that `boardproof verify` re-derives from "
+		       "the rules.\n\n",
+		       ops->name, BP_RULES_VERSION);
+	bp_text_printf(&md,
+		       "The reading of the rules is the spec's keys (defaults in brackets):\n\n");
+	for (int k = 0; ops->options && ops->options[k].key; k++)
+		bp_text_printf(&md, "- `%s` [%s]: %s\n", ops->options[k].key,
+			       ops->options[k].def ? ops->options[k].def : "none",
+			       ops->options[k].help);
+	if (!ops->options || !ops->options[0].key)
+		bp_text_printf(&md, "- no keys\n");
+	bp_text_printf(&md, "\n## Instances\n\n");
+	if (!s.n)
+		bp_text_printf(&md, "None solved in this database.\n");
+	else
+		bp_text_printf(&md, "| instance | start value |\n|---|---|\n");
+	for (int i = 0; i < s.n; i++) {
+		struct bp_game *g = NULL;
+		bp_table *tab = NULL;
+		struct bp_probe pr;
+		struct bp_pos sp;
+		bp_text_printf(&md, "| `%s` | ", s.spec[i]);
+		if (bp_game_create(s.spec[i], &g, NULL) == BP_OK &&
+		    bp_table_open(db, s.spec[i], NULL, BP_STORE_READONLY, &tab, NULL) == BP_OK) {
+			g->ops->start(g, &sp);
+			if (bp_probe_position(g, tab, &sp, &pr) == BP_OK)
+				value_md(&md, pr.value, pr.remoteness);
+			else
+				bp_text_printf(&md, "unfinished");
+		}
+		bp_text_printf(&md, " |\n");
+		bp_table_close(tab);
+		bp_game_destroy(g);
+	}
+	for (int i = 0; i < s.n && !rc; i++)
+		rc = instance(cmd, db, s.spec[i], out_dir, ops->name, &md);
+	if (rc)
+		goto out;
+	char path[4400];
+	snprintf(path, sizeof path, "%s/%s.md", out_dir, ops->name);
+	if ((rc = bp_cmd_write_file(cmd, path, &md)))
+		goto out;
+	if (a.json)
+		printf("{\"family\": \"%s\", \"instances\": %d, \"paper\": \"%s\"}\n", ops->name,
+		       s.n, path);
+	else
+		printf("wrote %s (%d instances)\n", path, s.n);
+out:
+	for (int i = 0; i < s.n; i++)
+		free(s.spec[i]);
+	free(s.spec);
+	bp_text_free(&md);
+	if (db)
+		bp_store_close(db);
+	return rc;
+}

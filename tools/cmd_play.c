@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof play GAME: a game against perfect play from the database, in the terminal
+ * or with moves one a line on stdin (for tests and scripts). The program always plays
+ * a best move (tablebase order: the fastest win, the slowest loss). Where the game has
+ * a pie rule or a colour choice (BP_GAME_PIE), the second player decides after the
+ * first turn whether to take over the first player's side; the program takes it
+ * exactly when the opening wins for the side that made it. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "solver/probe.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/draw.h"
+
+#define PLAY_MAX_TURNS 4096
+
+struct play {
+	const struct bp_game *g;
+	bp_table *tab;
+	struct bp_probe_move *pm;
+	struct bp_pos hist[PLAY_MAX_TURNS + 1];
+	int human_side[PLAY_MAX_TURNS + 1]; /* which side the human plays, per turn */
+	int nhist;
+	int echo; /* stdin is not a terminal: echo what was read */
+};
+
+static void say_value(const struct play *s, const struct bp_pos *p)
+{
+	struct bp_probe pr;
+	char rbuf[24];
+	if (bp_probe_position(s->g, s->tab, p, &pr) == BP_OK)
+		printf("value: %s %s for the player to move\n", bp_value_name(pr.value),
+		       bp_cli_remoteness(pr.remoteness, 0, rbuf));
+}
+
+static void show_hints(const struct play *s, const struct bp_pos *p)
+{
+	int n = bp_probe_moves(s->g, s->tab, p, s->pm);
+	if (n < 0) {
+		printf("(no values: %s)\n", bp_strerror(n));
+		return;
+	}
+	printf("moves (best first, value for you):");
+	for (int i = 0; i < n; i++) {
+		struct bp_text m = { 0 };
+		char label[16];
+		s->g->ops->move_format(s->g, p, s->pm[i].move, &m);
+		bp_cmd_value_label(s->pm[i].value, s->pm[i].remoteness, label, sizeof label);
+		printf("%s %s=%s", i % 8 ? "" : "\n ", bp_text_str(&m), label);
+		bp_text_free(&m);
+	}
+	printf("\n");
+}
+
+static void show(const struct play *s, const struct bp_pos *p)
+{
+	struct bp_text t = { 0 };
+	printf("\n");
+	bp_draw_board(s->g, p, &t);
+	bp_text_printf(&t, "position: ");
+	s->g->ops->pos_format(s->g, p, &t);
+	printf("%s\n", bp_text_str(&t));
+	bp_text_free(&t);
+}
+
+/* Reads one line into buf without its newline; 0 at the end of input. */
+static int read_line(const struct play *s, const char *prompt, char *buf, size_t len)
+{
+	printf("%s", prompt);
+	fflush(stdout);
+	if (!fgets(buf, (int)len, stdin))
+		return 0;
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (s->echo)
+		printf("%s\n", buf);
+	return 1;
+}
+
+/* The number of turns seen in this line: the position repeats -> draw by repetition. */
+static int repeats(const struct play *s, const struct bp_pos *p)
+{
+	int n = 0;
+	for (int i = 0; i < s->nhist; i++)
+		n += bp_pos_equal(&s->hist[i], p);
+	return n;
+}
+
+int bp_cmd_play(int argc, char **argv)
+{
+	const char *cmd = "play";
+	static const char *const valued[] = { "position", "moves", "as", "db", NULL };
+	struct bp_cli_args a;
+	struct bp_game *g = NULL;
+	bp_store *db = NULL;
+	bp_table *tab = NULL;
+	struct play *s = NULL;
+	int hint = 0, kept = 0, human = 0;
+	char **args = malloc(sizeof *args * (size_t)(argc + 1));
+	if (!args)
+		return BP_EXIT_IO;
+	for (int i = 0, options = 1; i < argc; i++) {
+		options &= strcmp(argv[i], "--") != 0;
+		if (i > 0 && options && strcmp(argv[i], "--hint") == 0)
+			hint = 1;
+		else
+			args[kept++] = argv[i];
+	}
+	args[kept] = NULL;
+	int rc = bp_cli_parse(cmd, kept, args, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		goto out;
+	if (a.npos != 1) {
+		bp_cli_error(cmd, "expected GAME (see boardproof play --help)");
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	if (a.opt[2] && strcmp(a.opt[2], "first") && strcmp(a.opt[2], "second")) {
+		bp_cli_error(cmd, "bad --as '%s' (first or second)", a.opt[2]);
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	/* 0: the side to move in the first position; 1: the other */
+	human = a.opt[2] && strcmp(a.opt[2], "second") == 0;
+	s = calloc(1, sizeof *s);
+	if (!s) {
+		rc = BP_EXIT_IO;
+		goto out;
+	}
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)) ||
+	    (rc = bp_cli_open_position_moves(cmd, g, a.opt[0], a.opt[1], &s->hist[0])))
+		goto out;
+	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[3]), BP_STORE_READONLY, &db)) ||
+	    (rc = bp_cli_open_table(cmd, db, g, &tab)))
+		goto out;
+	s->g = g;
+	s->tab = tab;
+	s->pm = malloc(sizeof *s->pm * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
+	if (!s->pm) {
+		rc = BP_EXIT_IO;
+		goto out;
+	}
+	s->echo = !isatty(0);
+	/* the choice after the first turn applies only to a game played from the start */
+	struct bp_pos start;
+	g->ops->start(g, &start);
+	int pie_pending = (g->ops->flags & BP_GAME_PIE) && bp_pos_equal(&start, &s->hist[0]);
+	const int pie0 = pie_pending, human0 = human;
+	s->nhist = 1;
+	s->human_side[0] = 0; /* side 0 is to move at hist[0] */
+	printf("%s: you play %s (the side to move %s); commands: a move, undo, hint, "
+	       "moves, quit\n",
+	       g->spec, human ? "second" : "first", human ? "next" : "now");
+	int side = 0, dirty = 1; /* side to move at hist[nhist - 1]; redraw? */
+	for (;;) {
+		struct bp_pos *p = &s->hist[s->nhist - 1];
+		side = (s->nhist - 1) % 2;
+		if (dirty)
+			show(s, p);
+		dirty = 1;
+		enum bp_value over = g->ops->outcome(g, p);
+		if (over) {
+			int you = side == human;
+			printf("the game is over: %s for the player to move, so %s\n",
+			       bp_value_name(over),
+			       over == BP_VALUE_DRAW		      ? "a draw"
+			       : (over == BP_VALUE_WIN) == (you != 0) ? "you win"
+								      : "perfect play wins");
+			break;
+		}
+		if (repeats(s, p) >= 3) {
+			printf("the position has appeared three times: a draw by repetition\n");
+			break;
+		}
+		if (s->nhist > PLAY_MAX_TURNS) {
+			printf("the game is too long; stopping\n");
+			break;
+		}
+		if (pie_pending && s->nhist == 2) {
+			pie_pending = 0;
+			/* the second player (to move now) may take over the first side */
+			if (side == human) {
+				char line[64];
+				int ok = 0;
+				while (!ok) {
+					if (!read_line(
+						    s,
+						    "take over the first player's side (pie rule / "
+						    "colour choice)? [yes/no] ",
+						    line, sizeof line)) {
+						printf("\nend of input: the game is unfinished\n");
+						goto out;
+					}
+					ok = !strcmp(line, "yes") || !strcmp(line, "no") ||
+					     !strcmp(line, "y") || !strcmp(line, "n");
+					if (!ok)
+						printf("answer yes or no\n");
+				}
+				if (line[0] == 'y') {
+					human ^= 1;
+					printf("you now play the first player's side; perfect play "
+					       "moves next\n");
+					continue;
+				}
+			} else {
+				struct bp_probe pr;
+				if (bp_probe_position(g, tab, p, &pr) == BP_OK &&
+				    pr.value == BP_VALUE_LOSS) {
+					human ^= 1;
+					printf("perfect play takes over your side (the opening "
+					       "wins for it); you now move\n");
+					continue;
+				}
+				printf("perfect play keeps its side\n");
+			}
+		}
+		if (side != human) {
+			int n = bp_probe_moves(g, tab, p, s->pm);
+			if (n <= 0) {
+				bp_cli_error(cmd, "no value for %s: %s", g->spec,
+					     bp_strerror(n < 0 ? n : BP_ENOTFOUND));
+				rc = BP_EXIT_DB;
+				goto out;
+			}
+			int pick = 0;
+			/* an opening before the choice: a win will be taken over, so a draw
+			 * is the best the first player can keep */
+			for (int i = 0; pie_pending && s->nhist == 1 && i < n; i++)
+				if (s->pm[i].value == BP_VALUE_DRAW) {
+					pick = i;
+					break;
+				}
+			s->pm[0] = s->pm[pick];
+			struct bp_text m = { 0 };
+			char label[16];
+			g->ops->move_format(g, p, s->pm[0].move, &m);
+			bp_cmd_value_label(s->pm[0].value, s->pm[0].remoteness, label,
+					   sizeof label);
+			printf("perfect play: %s (%s for it)\n", bp_text_str(&m), label);
+			bp_text_free(&m);
+			s->hist[s->nhist] = *p;
+			g->ops->apply(g, &s->hist[s->nhist], s->pm[0].move);
+			s->nhist++;
+			continue;
+		}
+		if (hint)
+			show_hints(s, p);
+		char line[128];
+		if (!read_line(s, "your move: ", line, sizeof line)) {
+			printf("\nend of input: the game is unfinished\n");
+			break;
+		}
+		if (!line[0]) {
+			dirty = 0;
+			continue;
+		}
+		if (!strcmp(line, "quit"))
+			break;
+		if (!strcmp(line, "hint")) {
+			say_value(s, p);
+			show_hints(s, p);
+			dirty = 0;
+			continue;
+		}
+		if (!strcmp(line, "moves")) {
+			struct bp_move *mv = bp_game_move_buffer(g);
+			int n = mv ? g->ops->moves(g, p, mv) : 0;
+			for (int i = 0; i < n; i++) {
+				struct bp_text m = { 0 };
+				g->ops->move_format(g, p, mv[i], &m);
+				printf("%s%s", i ? " " : "", bp_text_str(&m));
+				bp_text_free(&m);
+			}
+			printf("\n");
+			free(mv);
+			dirty = 0;
+			continue;
+		}
+		if (!strcmp(line, "undo")) {
+			/* back to the human's previous turn: their move and the reply */
+			int back = s->nhist - 1 >= 2 ? 2 : 0;
+			if (!back) {
+				printf("nothing to undo\n");
+				dirty = 0;
+				continue;
+			}
+			s->nhist -= back;
+			if (pie0 && s->nhist <= 2) { /* before the choice: offer it again */
+				human = human0;
+				pie_pending = 1;
+			}
+			printf("undone\n");
+			continue;
+		}
+		struct bp_err err = { { 0 } };
+		struct bp_move m;
+		int mrc = g->ops->move_parse(g, p, line, &m, &err);
+		if (mrc) {
+			printf("illegal move '%s': %s; try again\n", line,
+			       err.msg[0] ? err.msg : bp_strerror(mrc));
+			dirty = 0;
+			continue;
+		}
+		s->hist[s->nhist] = *p;
+		g->ops->apply(g, &s->hist[s->nhist], m);
+		s->nhist++;
+	}
+out:
+	if (s)
+		free(s->pm);
+	free(s);
+	free(args);
+	bp_table_close(tab);
+	if (db)
+		bp_store_close(db);
+	bp_game_destroy(g);
+	return rc;
+}

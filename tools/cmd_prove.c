@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof prove GAME [--position P]: the value of one position by proof-number search
+ * (solver/dfpn.h), with solved tables and earlier proofs of the database as an
+ * endgame oracle (solver/dfpn_db.h) and, with --save-proof, a checkable proof tree
+ * (solver/proof.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "solver/dfpn.h"
+#include "solver/dfpn_db.h"
+#include "solver/proof.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+static void progress(void *ctx, const struct bp_dfpn_progress *p)
+{
+	(void)ctx;
+	fprintf(stderr,
+		"prove: %s search: root pn %u dn %u, %llu nodes, %.1f s, table %.1f%% full\n",
+		p->search ? "not-lose" : "win", p->pn, p->dn, (unsigned long long)p->nodes,
+		p->seconds, p->tt_entries ? 100.0 * (double)p->tt_used / (double)p->tt_entries : 0);
+}
+
+static uint64_t peak_rss(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)ru.ru_maxrss * 1024;
+}
+
+static void number_or_null(struct bp_text *t, uint32_t v)
+{
+	if (v == BP_DFPN_INF)
+		bp_text_printf(t, "\"inf\"");
+	else
+		bp_text_printf(t, "%u", v);
+}
+
+/* Removes a flag from argv (bp_cli_parse knows only the common flags). @return 1 if
+ * it was there. */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+	int found = 0, j = 0;
+	for (int i = 0; i < *argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < *argc)
+				argv[j++] = argv[i++];
+			break;
+		}
+		if (i > 0 && strcmp(argv[i], flag) == 0)
+			found = 1;
+		else
+			argv[j++] = argv[i];
+	}
+	*argc = j;
+	return found;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+	char *end;
+	if (!text || !*text || *text == '-')
+		return -1;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+struct prove_state {
+	struct bp_game *g;
+	bp_dfpn *d;
+	struct bp_dfpn_db *db;
+	int save_proof;
+};
+
+/* Proves p; fills r and, when asked or for proof_size, builds the proof. */
+static int prove_one(const char *cmd, struct prove_state *st, const struct bp_pos *p,
+		     struct bp_dfpn_result *r, uint64_t *proof_size, int save)
+{
+	struct bp_err err = { { 0 } };
+	int rc = bp_dfpn_prove(st->d, p, r, &err);
+	*proof_size = 0;
+	if (rc) {
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(rc));
+		return rc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_PROBLEM;
+	}
+	if (st->db)
+		bp_dfpn_db_checkpoint(st->db);
+	if (r->value == BP_VALUE_NONE)
+		return 0;
+	struct bp_proof *pf = NULL;
+	rc = bp_proof_build(st->d, st->g, st->db ? bp_dfpn_db_table(st->db) : NULL, p, r->value,
+			    &pf, &err);
+	if (rc) {
+		bp_cli_error(cmd, "building the proof: %s", err.msg[0] ? err.msg : bp_strerror(rc));
+		return BP_EXIT_PROBLEM;
+	}
+	*proof_size = bp_proof_size(pf);
+	if (save && st->db) {
+		rc = bp_dfpn_db_save_proof(st->db, pf, &err);
+		if (rc) {
+			bp_cli_error(cmd, "saving the proof: %s",
+				     err.msg[0] ? err.msg : bp_strerror(rc));
+			bp_proof_free(pf);
+			return bp_cli_exit_code(rc);
+		}
+	}
+	bp_proof_free(pf);
+	return 0;
+}
+
+int bp_cmd_prove(int argc, char **argv)
+{
+	const char *cmd = "prove";
+	static const char *const valued[] = { "position", "memory", "time-limit", "max-nodes",
+					      "threads",  "db",	    "checkpoint", NULL };
+	struct bp_cli_args a;
+	struct prove_state st = { 0 };
+	struct bp_text out = { 0 }, pos = { 0 };
+	int openings = take_flag(&argc, argv, "--openings");
+	st.save_proof = take_flag(&argc, argv, "--save-proof");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos < 1) {
+		bp_cli_error(cmd, "missing GAME (see boardproof prove --help)");
+		return BP_EXIT_USAGE;
+	}
+	if (a.npos > 1) {
+		bp_cli_error(cmd, "unexpected '%s' (the position goes after --position)", a.pos[1]);
+		return BP_EXIT_USAGE;
+	}
+	struct bp_dfpn_opts o = { 0 };
+	o.memory = (uint64_t)256 << 20;
+	if (a.opt[1] && bp_cli_parse_bytes(a.opt[1], &o.memory)) {
+		bp_cli_error(cmd, "bad --memory '%s' (bytes, or a number with K, M, G or T)",
+			     a.opt[1]);
+		return BP_EXIT_USAGE;
+	}
+	struct sysinfo si;
+	if (sysinfo(&si) == 0 && o.memory > (uint64_t)si.totalram * si.mem_unit) {
+		bp_cli_error(cmd, "--memory %s is more than this machine's memory", a.opt[1]);
+		return BP_EXIT_USAGE;
+	}
+	if (o.memory < BP_DFPN_MIN_MEMORY) {
+		bp_cli_error(cmd, "--memory %s is too small: the table needs at least %llu bytes",
+			     a.opt[1], (unsigned long long)BP_DFPN_MIN_MEMORY);
+		return BP_EXIT_USAGE;
+	}
+	if (a.opt[2]) {
+		char *end;
+		o.time_limit = strtod(a.opt[2], &end);
+		if (*end || !(o.time_limit > 0)) {
+			bp_cli_error(cmd, "bad --time-limit '%s' (seconds, more than 0)", a.opt[2]);
+			return BP_EXIT_USAGE;
+		}
+	}
+	if (a.opt[3] && (parse_u64(a.opt[3], &o.max_nodes) || o.max_nodes == 0)) {
+		bp_cli_error(cmd, "bad --max-nodes '%s' (a whole number, at least 1)", a.opt[3]);
+		return BP_EXIT_USAGE;
+	}
+	o.threads = 1;
+	if (a.opt[4] && (rc = bp_cli_threads(cmd, a.opt[4], &o.threads)))
+		return rc;
+	if (a.progress || isatty(2))
+		o.progress = progress;
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &st.g)))
+		return rc;
+	struct bp_pos p;
+	if ((rc = bp_cli_open_position(cmd, st.g, a.opt[0], &p)))
+		goto out;
+	if (st.g->ops->outcome(st.g, &p) != BP_VALUE_NONE && !openings) {
+		bp_cli_error(cmd,
+			     "the position is over (%s for the player to move): nothing to prove",
+			     bp_value_name(st.g->ops->outcome(st.g, &p)));
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	const char *path = bp_cli_db_path(a.opt[5]);
+	struct bp_err err = { { 0 } };
+	int drc = bp_dfpn_db_open(path, st.g, BP_STORE_CREATE, &st.db, &err);
+	if (drc == BP_ERULES)
+		bp_cli_rules_error(cmd, st.g->spec, err.msg);
+	else if (drc)
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(drc));
+	if (drc) {
+		rc = bp_cli_exit_code(drc);
+		goto out;
+	}
+	bp_dfpn_db_attach(st.db, &o);
+	if (a.opt[6]) {
+		char *end;
+		double iv = strtod(a.opt[6], &end);
+		if (*end || !(iv >= 0)) {
+			bp_cli_error(cmd, "bad --checkpoint '%s' (seconds, 0 or more)", a.opt[6]);
+			rc = BP_EXIT_USAGE;
+			goto out;
+		}
+		bp_dfpn_db_set_interval(st.db, iv);
+	}
+	if ((drc = bp_dfpn_create(st.g, &o, &st.d, &err))) {
+		bp_cli_error(cmd, "%s", err.msg);
+		rc = drc == BP_ERANGE ? BP_EXIT_USAGE : BP_EXIT_IO;
+		goto out;
+	}
+	bp_cli_position_text(st.g, &p, &pos);
+	struct bp_dfpn_result r;
+	uint64_t proof_size = 0;
+	if (openings) {
+		struct bp_move *mv = bp_game_move_buffer(st.g);
+		if (!mv) {
+			rc = BP_EXIT_IO;
+			goto out;
+		}
+		int n = st.g->ops->moves(st.g, &p, mv);
+		struct bp_dfpn_result tot = { 0 };
+		if (a.json) {
+			bp_text_printf(&out, "{\"instance\": ");
+			bp_text_json_string(&out, st.g->spec);
+			bp_text_printf(&out, ", \"position\": ");
+			bp_text_json_string(&out, bp_text_str(&pos));
+			bp_text_printf(&out, ", \"openings\": [");
+		} else
+			bp_text_printf(&out, "%s: %s\nopenings (values for the mover):\n",
+				       st.g->spec, bp_text_str(&pos));
+		for (int i = 0; i < n && !rc; i++) {
+			struct bp_pos c = p;
+			struct bp_text m = { 0 };
+			st.g->ops->move_format(st.g, &p, mv[i], &m);
+			st.g->ops->apply(st.g, &c, mv[i]);
+			enum bp_value v = st.g->ops->outcome(st.g, &c);
+			memset(&r, 0, sizeof r);
+			proof_size = 1;
+			if (v == BP_VALUE_NONE) {
+				rc = prove_one(cmd, &st, &c, &r, &proof_size, st.save_proof);
+				v = r.value;
+			}
+			tot.nodes += r.nodes;
+			tot.seconds += r.seconds;
+			enum bp_value mover = bp_value_flip(v);
+			if (a.json) {
+				bp_text_printf(&out, "%s{\"move\": ", i ? ", " : "");
+				bp_text_json_string(&out, bp_text_str(&m));
+				bp_text_printf(&out, ", \"value\": \"%s\", \"proof_size\": ",
+					       v == BP_VALUE_NONE ? "unknown"
+								  : bp_value_name(mover));
+				if (v == BP_VALUE_NONE)
+					bp_text_printf(&out, "null");
+				else
+					bp_text_printf(&out, "%llu",
+						       (unsigned long long)proof_size);
+				bp_text_printf(&out, ", \"nodes\": %llu}",
+					       (unsigned long long)r.nodes);
+			} else
+				bp_text_printf(
+					&out, "  %-10s %-8s proof %llu nodes, %llu searched\n",
+					bp_text_str(&m),
+					v == BP_VALUE_NONE ? "unknown" : bp_value_name(mover),
+					(unsigned long long)proof_size,
+					(unsigned long long)r.nodes);
+			bp_text_free(&m);
+		}
+		free(mv);
+		if (rc)
+			goto out;
+		if (a.json)
+			bp_text_printf(
+				&out,
+				"], \"nodes\": %llu, \"seconds\": %.3f, \"nodes_per_second\": "
+				"%.0f, \"peak_memory_bytes\": %llu}\n",
+				(unsigned long long)tot.nodes, tot.seconds,
+				tot.seconds > 0 ? (double)tot.nodes / tot.seconds : 0,
+				(unsigned long long)peak_rss());
+		else
+			bp_text_printf(&out, "nodes: %llu in %.2f s\n",
+				       (unsigned long long)tot.nodes, tot.seconds);
+		fputs(bp_text_str(&out), stdout);
+		goto out;
+	}
+	if ((rc = prove_one(cmd, &st, &p, &r, &proof_size, st.save_proof)))
+		goto out;
+	double nps = r.seconds > 0 ? (double)r.nodes / r.seconds : 0;
+	double hit = r.tt_probes ? (double)r.tt_hits / (double)r.tt_probes : 0;
+	int known = r.value != BP_VALUE_NONE;
+	if (a.json) {
+		bp_text_printf(&out, "{\"instance\": ");
+		bp_text_json_string(&out, st.g->spec);
+		bp_text_printf(&out, ", \"position\": ");
+		bp_text_json_string(&out, bp_text_str(&pos));
+		bp_text_printf(&out, ", \"value\": \"%s\", \"remoteness\": null, \"proof_size\": ",
+			       known ? bp_value_name(r.value) : "unknown");
+		if (known)
+			bp_text_printf(&out, "%llu", (unsigned long long)proof_size);
+		else
+			bp_text_printf(&out, "null");
+		bp_text_printf(&out, ", \"root_pn\": ");
+		number_or_null(&out, r.pn);
+		bp_text_printf(&out, ", \"root_dn\": ");
+		number_or_null(&out, r.dn);
+		bp_text_printf(&out,
+			       ", \"search\": \"%s\", \"searches\": %d, \"stopped\": %s, "
+			       "\"nodes\": %llu, \"evaluated\": %llu, \"seconds\": %.3f, "
+			       "\"nodes_per_second\": %.0f, \"tt_hit_rate\": %.4f, "
+			       "\"tt_entries\": %llu, \"tt_used\": %llu, \"threads\": %d, "
+			       "\"peak_memory_bytes\": %llu, \"proof_saved\": %s}\n",
+			       r.search ? "not-lose" : "win", r.searches,
+			       r.stopped == 1	? "\"time-limit\""
+			       : r.stopped == 2 ? "\"max-nodes\""
+						: "null",
+			       (unsigned long long)r.nodes, (unsigned long long)r.evaluated,
+			       r.seconds, nps, hit, (unsigned long long)r.tt_entries,
+			       (unsigned long long)r.tt_used, o.threads,
+			       (unsigned long long)peak_rss(),
+			       st.save_proof && known && st.db ? "true" : "false");
+	} else {
+		bp_text_printf(&out, "%s: %s\n", st.g->spec, bp_text_str(&pos));
+		if (known)
+			bp_text_printf(&out,
+				       "value:   %s for the player to move (proof: %llu nodes)\n",
+				       bp_value_name(r.value), (unsigned long long)proof_size);
+		else
+			bp_text_printf(
+				&out,
+				"value:   unknown (stopped by the %s; %s search: root pn %u, "
+				"dn %u)\n",
+				r.stopped == 1 ? "time limit" : "node limit",
+				r.search ? "not-lose" : "win", r.pn, r.dn);
+		bp_text_printf(&out,
+			       "search:  %llu nodes in %.2f s, %.0f nodes per second, %d "
+			       "search%s, %d thread%s\n",
+			       (unsigned long long)r.nodes, r.seconds, nps, r.searches,
+			       r.searches > 1 ? "es" : "", o.threads, o.threads > 1 ? "s" : "");
+		bp_text_printf(&out, "table:   %.1f%% hits, %llu of %llu entries used\n", 100 * hit,
+			       (unsigned long long)r.tt_used, (unsigned long long)r.tt_entries);
+		bp_text_printf(&out, "memory:  peak %.1f MiB\n", (double)peak_rss() / (1 << 20));
+		if (st.save_proof && known)
+			bp_text_printf(&out, "proof:   saved in %s\n", path);
+	}
+	fputs(bp_text_str(&out), stdout);
+out:
+	bp_dfpn_destroy(st.d);
+	bp_dfpn_db_close(st.db);
+	bp_text_free(&out);
+	bp_text_free(&pos);
+	bp_game_destroy(st.g);
+	return rc;
+}
+
+struct vp {
+	const struct bp_game *g;
+	bp_table *t;
+	uint64_t checked, failed;
+	int json;
+	struct bp_text out;
+};
+
+static int verify_one(void *ctx, const struct bp_proof *pf, int decode_rc, const char *why)
+{
+	struct vp *v = ctx;
+	struct bp_text pos = { 0 };
+	struct bp_proof_report rep = { 0 };
+	int ok = 0;
+	const char *problem = why;
+	if (decode_rc == BP_OK) {
+		bp_cli_position_text(v->g, bp_proof_root(pf), &pos);
+		int rc = bp_proof_check(v->g, pf, v->t, &rep);
+		ok = rc == BP_OK && rep.ok;
+		problem = rc ? bp_strerror(rc) : rep.problem;
+	}
+	v->checked++;
+	v->failed += !ok;
+	if (v->json) {
+		bp_text_printf(&v->out, "%s{\"position\": ", v->checked > 1 ? ", " : "");
+		bp_text_json_string(&v->out, decode_rc ? "" : bp_text_str(&pos));
+		bp_text_printf(&v->out, ", \"value\": \"%s\", \"ok\": %s, \"nodes\": %llu, ",
+			       decode_rc ? "none" : bp_value_name(bp_proof_value(pf)),
+			       ok ? "true" : "false", (unsigned long long)rep.nodes);
+		bp_text_printf(&v->out, "\"table_leaves\": %llu, \"problem\": ",
+			       (unsigned long long)rep.table_leaves);
+		if (ok)
+			bp_text_printf(&v->out, "null}");
+		else
+			bp_text_json_string(&v->out, problem);
+	} else if (ok)
+		bp_text_printf(&v->out, "proof of %s: %s holds (%llu nodes, %llu table leaves)\n",
+			       bp_text_str(&pos), bp_value_name(bp_proof_value(pf)),
+			       (unsigned long long)rep.nodes, (unsigned long long)rep.table_leaves);
+	else
+		bp_text_printf(&v->out, "proof of %s: FAILS: %s\n",
+			       decode_rc ? "?" : bp_text_str(&pos), problem);
+	bp_text_free(&pos);
+	return 0;
+}
+
+int bp_cmd_verify_proofs(int argc, char **argv)
+{
+	const char *cmd = "verify";
+	static const char *const valued[] = { "db", "threads", NULL };
+	struct bp_cli_args a;
+	struct bp_game *g = NULL;
+	struct bp_dfpn_db *db = NULL;
+	take_flag(&argc, argv, "--proofs");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos != 1) {
+		bp_cli_error(cmd, "--proofs needs GAME (see boardproof verify --help)");
+		return BP_EXIT_USAGE;
+	}
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
+		return rc;
+	struct bp_err err = { { 0 } };
+	const char *path = bp_cli_db_path(a.opt[0]);
+	int drc = bp_dfpn_db_open(path, g, BP_STORE_READONLY, &db, &err);
+	if (drc == BP_ERULES)
+		bp_cli_rules_error(cmd, g->spec, err.msg);
+	else if (drc)
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(drc));
+	if (drc) {
+		rc = BP_EXIT_DB;
+		goto out;
+	}
+	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, a.json, { 0 } };
+	if (a.json) {
+		bp_text_printf(&v.out, "{\"instance\": ");
+		bp_text_json_string(&v.out, g->spec);
+		bp_text_printf(&v.out, ", \"proofs\": [");
+	}
+	drc = bp_dfpn_db_each_proof(db, verify_one, &v);
+	if (drc) {
+		bp_cli_error(cmd, "reading the proofs: %s", bp_strerror(drc));
+		rc = BP_EXIT_DB;
+		bp_text_free(&v.out);
+		goto out;
+	}
+	if (a.json)
+		bp_text_printf(&v.out, "], \"checked\": %llu, \"failed\": %llu, \"ok\": %s}\n",
+			       (unsigned long long)v.checked, (unsigned long long)v.failed,
+			       v.failed ? "false" : "true");
+	else
+		bp_text_printf(&v.out, "%s: %llu saved proof%s checked, %llu failed\n", g->spec,
+			       (unsigned long long)v.checked, v.checked == 1 ? "" : "s",
+			       (unsigned long long)v.failed);
+	fputs(bp_text_str(&v.out), stdout);
+	bp_text_free(&v.out);
+	rc = v.failed ? BP_EXIT_PROBLEM : 0;
+out:
+	bp_dfpn_db_close(db);
+	bp_game_destroy(g);
+	return rc;
+}

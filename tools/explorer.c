@@ -1,0 +1,710 @@
+/* SPDX-License-Identifier: MIT */
+/* The explorer's JSON API (see explorer.h).
+ *
+ * Threads and the store. The store's rules (store/store.c, "Threads"): one bp_store
+ * per directory and process, shared; bp_table_open and bp_table_close must not run
+ * while anything else runs on the store; a bp_table is used by one thread at a time.
+ * So the explorer keeps
+ *
+ *   store_lock  a readers-writer lock: a request holds it shared while it probes
+ *               through its table handle, and opening or closing a handle (or
+ *               listing the tables, which opens each) holds it exclusively. Writers
+ *               are preferred, so a steady stream of probes cannot starve a reopen;
+ *   mu          a mutex over the list of instances and their pools of idle handles.
+ *
+ * A request takes an idle handle of its instance from the pool (or opens one), uses
+ * it alone, and gives it back. Handles are few (at most one per concurrent request
+ * and instance) and each holds one LMDB reader slot and its block cache. A handle sees
+ * the table as it was when opened (store.h, "Caching and freshness"), so one older
+ * than BP_EXPLORER_REFRESH seconds is closed and opened again: a running solve's new
+ * tiers (and a table solved or replaced since) show up within that time. LMDB's
+ * snapshots mean the solve never waits for the server nor the server for the solve.
+ *
+ * Instances are kept by canonical spec, and only when their table exists, so hostile
+ * specs cannot grow memory: a request names its instance in any spelling, which is
+ * parsed into a game each time unless it is already a canonical spec in the list. */
+#define _GNU_SOURCE /* pthread_rwlockattr_setkind_np: writer-preferring lock */
+#include "tools/explorer.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "solver/probe.h"
+#include "store/store.h"
+
+#define MAX_INSTANCES 256
+#define MAX_LINE 1024 /* most moves in one moves= argument */
+
+struct handle {
+	bp_table *t;
+	double opened;
+	struct handle *next;
+};
+
+struct inst {
+	struct bp_game *g;
+	struct handle *idle;
+};
+
+struct bp_explorer {
+	bp_store *db;
+	pthread_rwlock_t store_lock;
+	pthread_mutex_t mu;
+	struct inst *inst[MAX_INSTANCES];
+	int ninst;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int bp_explorer_open(const char *dir, bp_explorer **out, struct bp_err *err)
+{
+	*out = NULL;
+	bp_explorer *ex = calloc(1, sizeof *ex);
+	if (!ex)
+		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	pthread_rwlockattr_t attr;
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	int ok = pthread_rwlock_init(&ex->store_lock, &attr) == 0;
+	pthread_rwlockattr_destroy(&attr);
+	if (!ok) {
+		free(ex);
+		return bp_err_set(err, BP_ENOMEM, "cannot create a lock");
+	}
+	if (pthread_mutex_init(&ex->mu, NULL) != 0) {
+		pthread_rwlock_destroy(&ex->store_lock);
+		free(ex);
+		return bp_err_set(err, BP_ENOMEM, "cannot create a lock");
+	}
+	int rc = bp_store_open(dir, BP_STORE_READONLY, &ex->db, err);
+	if (rc) {
+		pthread_mutex_destroy(&ex->mu);
+		pthread_rwlock_destroy(&ex->store_lock);
+		free(ex);
+		return rc;
+	}
+	*out = ex;
+	return BP_OK;
+}
+
+void bp_explorer_close(bp_explorer *ex)
+{
+	if (!ex)
+		return;
+	for (int i = 0; i < ex->ninst; i++) {
+		struct inst *in = ex->inst[i];
+		while (in->idle) {
+			struct handle *h = in->idle;
+			in->idle = h->next;
+			bp_table_close(h->t);
+			free(h);
+		}
+		bp_game_destroy(in->g);
+		free(in);
+	}
+	bp_store_close(ex->db);
+	pthread_mutex_destroy(&ex->mu);
+	pthread_rwlock_destroy(&ex->store_lock);
+	free(ex);
+}
+
+int bp_explorer_error(struct bp_text *body, int status, const char *msg)
+{
+	bp_text_clear(body);
+	bp_text_printf(body, "{\"error\": ");
+	bp_text_json_string(body, msg);
+	bp_text_printf(body, "}\n");
+	return status;
+}
+
+/* Like bp_explorer_error with a printf format. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int
+fail(struct bp_text *body, int status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return bp_explorer_error(body, status, msg);
+}
+
+/* Input quoted in a message, cut to a readable length. */
+static const char *quote(const char *s, char buf[72])
+{
+	size_t n = strlen(s);
+	if (n < 72)
+		return s;
+	memcpy(buf, s, 64);
+	memcpy(buf + 64, "...", 4);
+	return buf;
+}
+
+static struct inst *find(bp_explorer *ex, const char *spec)
+{
+	for (int i = 0; i < ex->ninst; i++)
+		if (strcmp(ex->inst[i]->g->spec, spec) == 0)
+			return ex->inst[i];
+	return NULL;
+}
+
+/* Opens a handle on g's table, checking its rules version. Takes the store lock
+ * exclusively. @return 0, or an HTTP status with body set. */
+static int handle_open(bp_explorer *ex, const struct bp_game *g, struct handle **out,
+		       struct bp_text *body)
+{
+	struct bp_err err = { { 0 } };
+	bp_table *t = NULL;
+	struct handle *h = malloc(sizeof *h);
+	if (!h)
+		return fail(body, 503, "out of memory");
+	pthread_rwlock_wrlock(&ex->store_lock);
+	int rc = bp_table_open(ex->db, g->spec, NULL, BP_STORE_READONLY, &t, &err);
+	if (rc == BP_OK && (rc = bp_table_check_rules(t, BP_RULES_VERSION, &err)) != BP_OK) {
+		bp_table_close(t);
+		t = NULL;
+	}
+	pthread_rwlock_unlock(&ex->store_lock);
+	if (rc) {
+		free(h);
+		if (rc == BP_ENOTFOUND)
+			return fail(body, 404, "%s is not solved in this database", g->spec);
+		if (rc == BP_ERULES)
+			return fail(body, 409, "%s: %s (solve it again with --replace)", g->spec,
+				    err.msg);
+		return fail(body, 500, "table %s: %s", g->spec,
+			    err.msg[0] ? err.msg : bp_strerror(rc));
+	}
+	h->t = t;
+	h->opened = now();
+	h->next = NULL;
+	*out = h;
+	return 0;
+}
+
+static void handle_close(bp_explorer *ex, struct handle *h)
+{
+	if (!h)
+		return;
+	pthread_rwlock_wrlock(&ex->store_lock);
+	bp_table_close(h->t);
+	pthread_rwlock_unlock(&ex->store_lock);
+	free(h);
+}
+
+/* Finds or makes the instance named by spec (any spelling) and takes a fresh handle
+ * of its table. @return 0, or an HTTP status with body set. */
+static int take(bp_explorer *ex, const char *spec, struct inst **ip, struct handle **hp,
+		struct bp_text *body)
+{
+	char qb[72];
+	struct bp_err err = { { 0 } };
+	struct bp_game *g = NULL;
+	struct handle *h = NULL, *stale = NULL;
+	if (!spec || !*spec)
+		return fail(body, 400, "missing instance (a game spec such as taifas:3x3)");
+	pthread_mutex_lock(&ex->mu);
+	struct inst *in = find(ex, spec);
+	if (in && in->idle) {
+		h = in->idle;
+		in->idle = h->next;
+	}
+	pthread_mutex_unlock(&ex->mu);
+	if (!in) {
+		int rc = bp_game_create(spec, &g, &err);
+		if (rc)
+			return fail(body, 400, "unknown instance '%s': %s", quote(spec, qb),
+				    err.msg[0] ? err.msg : bp_strerror(rc));
+		pthread_mutex_lock(&ex->mu);
+		in = find(ex, g->spec);
+		if (in && in->idle) {
+			h = in->idle;
+			in->idle = h->next;
+		}
+		pthread_mutex_unlock(&ex->mu);
+		if (in) { /* another spelling of a known instance */
+			bp_game_destroy(g);
+			g = NULL;
+		}
+	}
+	if (h && now() - h->opened > BP_EXPLORER_REFRESH) {
+		stale = h;
+		h = NULL;
+	}
+	handle_close(ex, stale);
+	if (!h) {
+		int st = handle_open(ex, in ? in->g : g, &h, body);
+		if (st) {
+			bp_game_destroy(g);
+			return st;
+		}
+	}
+	if (!in) {
+		/* the table exists: keep the instance (unless another request just did) */
+		pthread_mutex_lock(&ex->mu);
+		in = find(ex, g->spec);
+		if (!in && ex->ninst < MAX_INSTANCES && (in = calloc(1, sizeof *in)) != NULL) {
+			in->g = g;
+			g = NULL;
+			ex->inst[ex->ninst++] = in;
+		}
+		pthread_mutex_unlock(&ex->mu);
+		if (!in) {
+			bp_game_destroy(g);
+			handle_close(ex, h);
+			return fail(body, 503, "too many instances open");
+		}
+		bp_game_destroy(g);
+	}
+	*ip = in;
+	*hp = h;
+	return 0;
+}
+
+/* Gives a handle back to its instance's pool; a handle that failed is closed. */
+static void give(bp_explorer *ex, struct inst *in, struct handle *h, int broken)
+{
+	if (broken) {
+		handle_close(ex, h);
+		return;
+	}
+	pthread_mutex_lock(&ex->mu);
+	h->next = in->idle;
+	in->idle = h;
+	pthread_mutex_unlock(&ex->mu);
+}
+
+static void json_value(struct bp_text *t, enum bp_value v, unsigned rem)
+{
+	bp_text_printf(t, "\"value\": \"%s\", \"remoteness\": ", bp_value_name(v));
+	if (rem == BP_RECORD_NO_REMOTENESS)
+		bp_text_printf(t, "null");
+	else
+		bp_text_printf(t, "%u", rem);
+}
+
+static const char *shape_name(enum bp_shape s)
+{
+	switch (s) {
+	case BP_SHAPE_HEX: return "hex";
+	case BP_SHAPE_RHOMBUS: return "rhombus";
+	case BP_SHAPE_TRIANGLE: return "triangle";
+	case BP_SHAPE_SQUARE: return "square";
+	}
+	return "unknown";
+}
+
+/* "board": the geometry to draw and each cell's character in p. x is the horizontal
+ * place in half-cells (hex rows are offset by half a cell), row the row from the top,
+ * col the place in the row; q and r are canon/board.h's coordinates (axial on hex
+ * cells, x and y on squares). */
+static void json_board(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct bp_board *b = g->board;
+	bp_text_printf(t, "\"board\": {\"name\": ");
+	bp_text_json_string(t, b->name);
+	bp_text_printf(t, ", \"shape\": \"%s\", \"rows\": %d, \"cells\": [", shape_name(b->shape),
+		       b->nrows);
+	for (int c = 0; c < b->ncells; c++) {
+		char name[16], ch[2] = { g->ops->cell_char(g, p, c), 0 };
+		bp_board_cell_name(b, c, name, sizeof name);
+		bp_text_printf(
+			t,
+			"%s{\"name\": \"%s\", \"row\": %u, \"col\": %u, \"x\": %d, \"q\": %d, "
+			"\"r\": %d, \"char\": ",
+			c ? ", " : "", name, b->cells[c].row, b->cells[c].col,
+			bp_board_draw_x(b, c), b->cells[c].q, b->cells[c].r);
+		bp_text_json_string(t, ch);
+		bp_text_printf(t, "}");
+	}
+	bp_text_printf(t, "]}");
+}
+
+/* The player to move: the word after the rows in the position text. */
+static void json_to_move(struct bp_text *t, const char *ptext)
+{
+	char to_move[16] = "";
+	const char *sp = strchr(ptext, ' ');
+	if (sp) {
+		size_t n = strcspn(sp + 1, " ");
+		if (n >= sizeof to_move)
+			n = sizeof to_move - 1;
+		memcpy(to_move, sp + 1, n);
+		to_move[n] = 0;
+	}
+	bp_text_printf(t, "\"to_move\": ");
+	bp_text_json_string(t, to_move);
+}
+
+static const char *group_name(enum bp_value v)
+{
+	return v == BP_VALUE_WIN ? "winning" : v == BP_VALUE_DRAW ? "drawing" : "losing";
+}
+
+/* "groups": {"winning": [{"remoteness", "moves": [...]}, ...], "drawing", "losing"}:
+ * the moves (best first already) cut into runs of equal value and remoteness. */
+static void json_groups(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p,
+			const struct bp_probe_move *pm, int n)
+{
+	static const enum bp_value order[3] = { BP_VALUE_WIN, BP_VALUE_DRAW, BP_VALUE_LOSS };
+	bp_text_printf(t, "\"groups\": {");
+	for (int k = 0; k < 3; k++) {
+		bp_text_printf(t, "%s\"%s\": [", k ? ", " : "", group_name(order[k]));
+		int runs = 0;
+		for (int i = 0; i < n; i++) {
+			if (pm[i].value != order[k])
+				continue;
+			int first = i == 0 || pm[i - 1].value != pm[i].value ||
+				    pm[i - 1].remoteness != pm[i].remoteness;
+			if (first) {
+				bp_text_printf(t, "%s{\"remoteness\": ", runs++ ? "]}, " : "");
+				if (pm[i].remoteness == BP_RECORD_NO_REMOTENESS)
+					bp_text_printf(t, "null");
+				else
+					bp_text_printf(t, "%u", pm[i].remoteness);
+				bp_text_printf(t, ", \"moves\": [");
+			} else {
+				bp_text_printf(t, ", ");
+			}
+			struct bp_text m = { 0 };
+			g->ops->move_format(g, p, pm[i].move, &m);
+			bp_text_json_string(t, bp_text_str(&m));
+			bp_text_free(&m);
+		}
+		bp_text_printf(t, "%s]", runs ? "]}" : "");
+	}
+	bp_text_printf(t, "}");
+}
+
+/* One move: its text, value and remoteness (as `query --json`), the position it
+ * leads to, and the cells whose character it changes (for drawing it on the board). */
+static void json_move(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p,
+		      const struct bp_probe_move *m)
+{
+	struct bp_text s = { 0 };
+	struct bp_pos q = *p;
+	g->ops->apply(g, &q, m->move);
+	g->ops->move_format(g, p, m->move, &s);
+	bp_text_printf(t, "{\"move\": ");
+	bp_text_json_string(t, bp_text_str(&s));
+	bp_text_printf(t, ", ");
+	json_value(t, m->value, m->remoteness);
+	bp_text_clear(&s);
+	g->ops->pos_format(g, &q, &s);
+	bp_text_printf(t, ", \"position\": ");
+	bp_text_json_string(t, bp_text_str(&s));
+	bp_text_printf(t, ", \"cells\": [");
+	int k = 0;
+	for (int c = 0; c < g->board->ncells; c++)
+		if (g->ops->cell_char(g, p, c) != g->ops->cell_char(g, &q, c))
+			bp_text_printf(t, "%s%d", k++ ? ", " : "", c);
+	bp_text_printf(t, "]}");
+	bp_text_free(&s);
+}
+
+static const char *arg(const struct bp_explorer_arg *args, int nargs, const char *key)
+{
+	for (int i = 0; i < nargs; i++)
+		if (strcmp(args[i].key, key) == 0)
+			return args[i].value;
+	return NULL;
+}
+
+/* Plays the moves of line (separated by spaces or commas; a '+' in a URL decodes to
+ * a space) from p, appending {"move", "position"} entries to t. @return 0, or an HTTP
+ * status with body set naming the bad move and why. */
+static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line, struct bp_text *t,
+		     struct bp_text *body)
+{
+	char tok[256], qb[72];
+	struct bp_text s = { 0 };
+	int n = 0, st = 0;
+	const char *c = line;
+	for (;;) {
+		c += strspn(c, " ,");
+		if (!*c)
+			break;
+		size_t len = strcspn(c, " ,");
+		n++;
+		if (len >= sizeof tok) {
+			st = fail(body, 400, "move %d of moves is too long (%zu characters)", n,
+				  len);
+			break;
+		}
+		if (n > MAX_LINE) {
+			st = fail(body, 400, "more than %d moves in moves", MAX_LINE);
+			break;
+		}
+		memcpy(tok, c, len);
+		tok[len] = 0;
+		c += len;
+		struct bp_err err = { { 0 } };
+		struct bp_move m;
+		bp_text_clear(&s);
+		g->ops->pos_format(g, p, &s);
+		enum bp_value over = g->ops->outcome(g, p);
+		if (over != BP_VALUE_NONE) {
+			st = fail(body, 400, "move %d '%s': the game is over in '%s'", n,
+				  quote(tok, qb), bp_text_str(&s));
+			break;
+		}
+		int rc = g->ops->move_parse(g, p, tok, &m, &err);
+		if (rc) {
+			st = fail(body, 400, "move %d '%s' in '%s': %s", n, quote(tok, qb),
+				  bp_text_str(&s), err.msg[0] ? err.msg : bp_strerror(rc));
+			break;
+		}
+		bp_text_clear(&s);
+		g->ops->move_format(g, p, m, &s);
+		bp_text_printf(t, "%s{\"move\": ", n > 1 ? ", " : "");
+		bp_text_json_string(t, bp_text_str(&s));
+		g->ops->apply(g, p, m);
+		bp_text_clear(&s);
+		g->ops->pos_format(g, p, &s);
+		bp_text_printf(t, ", \"position\": ");
+		bp_text_json_string(t, bp_text_str(&s));
+		bp_text_printf(t, "}");
+	}
+	bp_text_free(&s);
+	return st;
+}
+
+/* /api/query and /api/openings (openings: the start position, no position or moves
+ * arguments). */
+static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int nargs, int openings,
+		     struct bp_text *body)
+{
+	const char *spec = arg(args, nargs, "instance");
+	const char *ptext = openings ? NULL : arg(args, nargs, "position");
+	const char *line = openings ? NULL : arg(args, nargs, "moves");
+	struct inst *in = NULL;
+	struct handle *h = NULL;
+	struct bp_text path = { 0 }, pos = { 0 };
+	struct bp_probe_move *pm = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_pos p;
+	char qb[72];
+	int st = take(ex, spec, &in, &h, body), broken = 0;
+	if (st)
+		return st;
+	const struct bp_game *g = in->g;
+	int rc = bp_game_parse_position(g, ptext, &p, &err);
+	if (rc) {
+		st = fail(body, 400, "malformed position '%s': %s", quote(ptext, qb),
+			  err.msg[0] ? err.msg : bp_strerror(rc));
+		goto out;
+	}
+	if (line && (st = play_line(g, &p, line, &path, body)))
+		goto out;
+	g->ops->pos_format(g, &p, &pos);
+	pm = malloc(sizeof *pm * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
+	if (!pm) {
+		st = fail(body, 503, "out of memory");
+		goto out;
+	}
+	struct bp_probe pr;
+	pthread_rwlock_rdlock(&ex->store_lock);
+	int n = rc = bp_probe_position(g, h->t, &p, &pr);
+	if (rc == BP_OK)
+		n = bp_probe_moves(g, h->t, &p, pm);
+	pthread_rwlock_unlock(&ex->store_lock);
+
+	bp_text_clear(body);
+	bp_text_printf(body, "{\"instance\": ");
+	bp_text_json_string(body, g->spec);
+	bp_text_printf(body, ", \"position\": ");
+	bp_text_json_string(body, bp_text_str(&pos));
+	bp_text_printf(body, ", ");
+	if (rc == BP_ENOTFOUND || (rc == BP_OK && n == BP_ENOTFOUND)) {
+		/* the board still comes along, so that the page can draw what it cannot
+		 * value */
+		bp_text_printf(body,
+			       "\"error\": \"position not in the database: %s (not reachable "
+			       "from the start, or its tier is not solved yet)\", ",
+			       rc ? "it is not in the solved table" : "a move leads outside it");
+		json_to_move(body, bp_text_str(&pos));
+		bp_text_printf(body, ", ");
+		json_board(body, g, &p);
+		bp_text_printf(body, "}\n");
+		st = 404;
+		goto out;
+	}
+	if (rc || n < 0) {
+		broken = 1;
+		st = fail(body, 500, "reading %s: %s", g->spec, bp_strerror(rc ? rc : n));
+		goto out;
+	}
+	json_value(body, pr.value, pr.remoteness);
+	bp_text_printf(body, ", \"moves\": [");
+	for (int i = 0; i < n; i++) {
+		bp_text_printf(body, "%s", i ? ", " : "");
+		json_move(body, g, &p, &pm[i]);
+	}
+	bp_text_printf(body, "], ");
+	json_to_move(body, bp_text_str(&pos));
+	enum bp_value over = g->ops->outcome(g, &p);
+	bp_text_printf(body, ", \"terminal\": %s, \"outcome\": ", over ? "true" : "false");
+	if (over)
+		bp_text_json_string(body, bp_value_name(over));
+	else
+		bp_text_printf(body, "null");
+	bp_text_printf(body, ", ");
+	json_groups(body, g, &p, pm, n);
+	if (!openings)
+		bp_text_printf(body, ", \"line\": [%s]", bp_text_str(&path));
+	bp_text_printf(body, ", ");
+	json_board(body, g, &p);
+	bp_text_printf(body, "}\n");
+	st = body->failed ? fail(body, 503, "out of memory") : 200;
+out:
+	free(pm);
+	bp_text_free(&path);
+	bp_text_free(&pos);
+	give(ex, in, h, broken);
+	return st;
+}
+
+struct lister {
+	bp_explorer *ex;
+	struct bp_text *out;
+	int n;
+};
+
+/* One table for /api/instances: what `list --json` says of it, and the game's title. */
+static void list_one(void *ctx, const char *spec)
+{
+	struct lister *l = ctx;
+	bp_table *tab = NULL;
+	struct bp_table_meta m;
+	if (bp_table_open(l->ex->db, spec, NULL, BP_STORE_READONLY, &tab, NULL) ||
+	    bp_table_meta_get(tab, &m)) {
+		bp_table_close(tab);
+		return;
+	}
+	uint64_t positions = 0;
+	uint32_t done = 0;
+	for (uint32_t t = 0; t < m.ntiers; t++) {
+		done += m.tier_done[t];
+		for (int v = 1; v < 4; v++)
+			positions += m.tier_count[(size_t)t * 4 + v];
+	}
+	int current = m.rules_version == BP_RULES_VERSION;
+	struct bp_game *g = NULL;
+	struct bp_probe pr;
+	struct bp_pos p;
+	int known = bp_game_create(spec, &g, NULL) == BP_OK, valued = 0;
+	if (known && current) {
+		g->ops->start(g, &p);
+		valued = bp_probe_position(g, tab, &p, &pr) == BP_OK;
+	}
+	bp_text_printf(l->out, "%s{\"instance\": ", l->n++ ? ", " : "");
+	bp_text_json_string(l->out, spec);
+	bp_text_printf(l->out, ", \"game\": ");
+	if (known)
+		bp_text_json_string(l->out, g->ops->title);
+	else
+		bp_text_printf(l->out, "null");
+	bp_text_printf(l->out, ", ");
+	if (valued) {
+		json_value(l->out, pr.value, pr.remoteness);
+	} else {
+		bp_text_printf(l->out, "\"value\": ");
+		bp_text_json_string(l->out, !current ? "outdated" : "unfinished");
+		bp_text_printf(l->out, ", \"remoteness\": null");
+	}
+	bp_text_printf(l->out,
+		       ", \"rules_version\": %u, \"current\": %s, \"complete\": %s, \"tiers\": %u, "
+		       "\"tiers_done\": %u, \"positions\": %llu}",
+		       m.rules_version, current ? "true" : "false",
+		       done == m.ntiers ? "true" : "false", m.ntiers, done,
+		       (unsigned long long)positions);
+	bp_game_destroy(g);
+	bp_table_close(tab);
+}
+
+static int api_instances(bp_explorer *ex, struct bp_text *body)
+{
+	struct lister l = { ex, body, 0 };
+	bp_text_clear(body);
+	bp_text_printf(body, "{\"rules_version\": %u, \"instances\": [", BP_RULES_VERSION);
+	pthread_rwlock_wrlock(&ex->store_lock);
+	int rc = bp_store_tables(ex->db, list_one, &l);
+	pthread_rwlock_unlock(&ex->store_lock);
+	if (rc)
+		return fail(body, 500, "listing tables: %s", bp_strerror(rc));
+	bp_text_printf(body, "]}\n");
+	return body->failed ? fail(body, 503, "out of memory") : 200;
+}
+
+/* Refuses arguments an endpoint does not know, naming the first. */
+static int check_args(const struct bp_explorer_arg *args, int nargs, const char *const *known,
+		      const char *path, struct bp_text *body)
+{
+	char qb[72];
+	for (int i = 0; i < nargs; i++) {
+		int ok = 0;
+		for (const char *const *k = known; *k && !ok; k++)
+			ok = strcmp(args[i].key, *k) == 0;
+		if (!ok)
+			return fail(body, 400, "unknown parameter '%s' for %s",
+				    quote(args[i].key, qb), path);
+		for (int j = 0; j < i; j++)
+			if (strcmp(args[i].key, args[j].key) == 0)
+				return fail(body, 400, "parameter '%s' given twice", args[i].key);
+	}
+	return 0;
+}
+
+int bp_explorer_answer(bp_explorer *ex, const char *path, const struct bp_explorer_arg *args,
+		       int nargs, struct bp_text *body)
+{
+	static const char *const none[] = { NULL };
+	static const char *const query[] = { "instance", "position", "moves", NULL };
+	static const char *const opening[] = { "instance", NULL };
+	char qb[72];
+	int st;
+	if (nargs > BP_EXPLORER_MAX_ARGS)
+		return fail(body, 400, "too many parameters (at most %d)", BP_EXPLORER_MAX_ARGS);
+	for (int i = 0; i < nargs; i++) {
+		size_t n = strlen(args[i].value);
+		if (n > BP_EXPLORER_MAX_ARG)
+			return fail(body, 414, "parameter '%s' is too long (%zu bytes, at most %d)",
+				    quote(args[i].key, qb), n, BP_EXPLORER_MAX_ARG);
+		/* specs, positions and moves are printable ASCII: anything else (control
+		 * characters, bytes that are not ASCII) is refused before parsing */
+		for (const unsigned char *c = (const unsigned char *)args[i].value; *c; c++)
+			if (*c < 0x20 || *c > 0x7e)
+				return fail(
+					body, 400,
+					"parameter '%s' holds a byte that is not printable ASCII "
+					"(0x%02x)",
+					quote(args[i].key, qb), *c);
+	}
+	if (strcmp(path, "/api/instances") == 0)
+		return (st = check_args(args, nargs, none, path, body)) ? st
+									: api_instances(ex, body);
+	if (strcmp(path, "/api/query") == 0)
+		return (st = check_args(args, nargs, query, path, body))
+			       ? st
+			       : api_query(ex, args, nargs, 0, body);
+	if (strcmp(path, "/api/openings") == 0)
+		return (st = check_args(args, nargs, opening, path, body))
+			       ? st
+			       : api_query(ex, args, nargs, 1, body);
+	return fail(body, 404,
+		    "unknown path '%s' (the API: /api/instances, /api/query, "
+		    "/api/openings)",
+		    quote(path, qb));
+}
