@@ -21,6 +21,7 @@ const char *bp_strerror(int code)
 	case BP_EIO: return "i/o error";
 	case BP_EUNSUPPORTED: return "not supported";
 	case BP_ECANCELED: return "canceled";
+	case BP_EBUSY: return "in use by another process";
 	default: return "unknown error";
 	}
 }

@@ -21,7 +21,9 @@ enum bp_error_code {
 	BP_EIO = -10,	       /* an operating-system I/O failure */
 	BP_EUNSUPPORTED = -11, /* the game or instance does not offer this operation */
 	BP_ERULES = -12,       /* a table solved under another version of RULES.md */
-	BP_ECANCELED = -13     /* stopped because the caller asked (a cancel callback) */
+	BP_ECANCELED = -13,    /* stopped because the caller asked (a cancel callback) */
+	BP_EBUSY = -14	       /* in use by another process (a table being solved, every
+				  reader slot taken); trying again later may succeed */
 };
 
 /* An optional place for a human-readable message naming the bad part of an input.

@@ -53,10 +53,12 @@
  * meets the target of 50,000 cold probes a second a core; 65536 or more (and a higher
  * zstd level) favour space. A dictionary trained on the table's blocks saved 2% at
  * 16384 records and nothing at 65536, so there is none. */
+#define _GNU_SOURCE /* F_OFD_SETLK */
 #include "store/store.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <lmdb.h>
 #include <pthread.h>
@@ -65,9 +67,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bp_config.h"
 #include "store/codec.h"
+#include "store/guard.h"
 #include "store/meta.h"
 #include "store/store_env.h"
 
@@ -91,7 +95,9 @@ static const char bp_meta_key[4] = { 'm', 'e', 't', 'a' };
 struct bp_store {
 	MDB_env *env;
 	int readonly;
-	int ntables; /* open bp_table handles */
+	int ntables;	     /* open bp_table handles */
+	int fd;		     /* data.mdb, LMDB's descriptor */
+	uint64_t file_bytes; /* data.mdb's length when last looked at (atomic) */
 };
 
 struct cache_slot {
@@ -103,6 +109,7 @@ struct cache_slot {
 
 struct bp_table {
 	bp_store *s;
+	int lockfd; /* writers.lock, holding this table's writer lock; -1 for readers */
 	MDB_dbi dbi;
 	uint64_t seed; /* bp_hash64(spec): mixed into every block checksum */
 	int level;     /* zstd level for writes, 0 = codec default */
@@ -114,13 +121,31 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
+	char why[160]; /* what the last failing bp_table_get found */
 };
+
+/* Codes of the guarded LMDB reads below, next to LMDB's own (-30799..-30780) and errno
+ * values: LMDB faulted or failed an assertion on a damaged page (caught by the guard),
+ * or handed back a value that reaches past the end of data.mdb. */
+#define STORE_MDB_FAULT (-30500)
+#define STORE_MDB_OUTSIDE (-30501)
+
+static const char *store_strerror(int rc)
+{
+	switch (rc) {
+	case STORE_MDB_FAULT: return "damaged LMDB page (LMDB faulted reading it)";
+	case STORE_MDB_OUTSIDE: return "damaged LMDB page (a value past the end of the file)";
+	default: return mdb_strerror(rc);
+	}
+}
 
 /* Translates an LMDB or errno code at the store's edge. */
 static int mdb_to_bp(int rc)
 {
 	switch (rc) {
 	case MDB_SUCCESS: return BP_OK;
+	case STORE_MDB_FAULT:
+	case STORE_MDB_OUTSIDE: return BP_ECORRUPT;
 	case MDB_NOTFOUND: return BP_ENOTFOUND;
 	case ENOENT: return BP_ENOTFOUND;
 	case ENOMEM: return BP_ENOMEM;
@@ -129,15 +154,365 @@ static int mdb_to_bp(int rc)
 	case MDB_INVALID:
 	case MDB_VERSION_MISMATCH:
 	case MDB_INCOMPATIBLE: return BP_EFORMAT;
-	case MDB_DBS_FULL:
-	case MDB_READERS_FULL: return BP_ERANGE;
+	case MDB_DBS_FULL: return BP_ERANGE;
+	case MDB_READERS_FULL: return BP_EBUSY;
 	default: return BP_EIO;
 	}
 }
 
 static int mdb_err(struct bp_err *err, int rc, const char *what, const char *name)
 {
-	return bp_err_set(err, mdb_to_bp(rc), "%s %s: %s", what, name, mdb_strerror(rc));
+	if (rc == MDB_READERS_FULL)
+		return bp_err_set(err, BP_EBUSY,
+				  "%s %s: every reader slot is taken (%d processes or tables are "
+				  "reading the database at once); try again when some have ended",
+				  what, name, BP_STORE_MAX_READERS);
+	return bp_err_set(err, mdb_to_bp(rc), "%s %s: %s", what, name, store_strerror(rc));
+}
+
+/* ---- guarded reads ----
+ *
+ * LMDB trusts the pages of data.mdb, so a damaged page number or node offset makes it
+ * read past the end of the file (SIGBUS) or of the map (SIGSEGV), or trip one of its
+ * assertions (abort). Every LMDB call that reads pages on behalf of a reader (and
+ * mdb_get in a write transaction, which reads just the same) runs under the fault
+ * guard (store/guard.c, which explains why abandoning these calls is sound). Every
+ * value LMDB hands back is touched, one byte per memory page, inside the same guarded
+ * call, since the codec reads values on worker threads outside the guard: a damaged
+ * node's length or overflow page number can point past the end of the file. A value
+ * longer than the file is refused without touching it. (LMDB does not say where it
+ * mapped the file, so the pointer itself cannot be checked against the map: past the
+ * map lies either unmapped memory, which faults inside the guard, or the process's
+ * own readable memory, whose bytes then fail the block's checksum.) A caught fault
+ * becomes STORE_MDB_FAULT, reported as damage (BP_ECORRUPT); the caller resets its
+ * read transaction before the next read. Writes (mdb_put, commits, mdb_dbi_open with
+ * MDB_CREATE) are never guarded. */
+
+static void lmdb_assert(MDB_env *env, const char *msg)
+{
+	(void)env;
+	(void)msg;
+	bp_guard_abandon(); /* inside a guarded read: return as a fault; else LMDB aborts */
+}
+
+/* Whether the n bytes at p can be a value of data.mdb: no longer than the file (looked
+ * up again when a value seems to pass it: the file grows while a solve writes) and
+ * readable (touched here, one byte per page: a fault is caught by the caller's guard).
+ * Called inside a guarded call. */
+static int value_ok(bp_store *s, const void *p, size_t n)
+{
+	if (n == 0)
+		return 1;
+	if (!p)
+		return 0;
+	uint64_t len = __atomic_load_n(&s->file_bytes, __ATOMIC_RELAXED);
+	struct stat st;
+	if (n > len) {
+		if (fstat(s->fd, &st) != 0 || n > (uint64_t)st.st_size)
+			return 0;
+		__atomic_store_n(&s->file_bytes, (uint64_t)st.st_size, __ATOMIC_RELAXED);
+	}
+	const volatile unsigned char *c = p;
+	unsigned sum = 0;
+	for (size_t i = 0; i < n; i += 4096)
+		sum += c[i];
+	sum += c[n - 1];
+	return sum < UINT_MAX; /* always: the reads are what matters */
+}
+
+struct get_op {
+	bp_store *s;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_val *k, *v;
+	int rc;
+};
+
+static int get_fn(void *ctx)
+{
+	struct get_op *g = ctx;
+	g->rc = mdb_get(g->txn, g->dbi, g->k, g->v);
+	if (g->rc == 0 && !value_ok(g->s, g->v->mv_data, g->v->mv_size))
+		g->rc = STORE_MDB_OUTSIDE;
+	return BP_OK;
+}
+
+/* mdb_get under the guard, its value checked (value_ok). @return an LMDB code,
+ * STORE_MDB_FAULT or STORE_MDB_OUTSIDE. */
+static int safe_get(bp_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
+{
+	struct get_op g = { s, txn, dbi, k, v, 0 };
+	return bp_guard_call(get_fn, &g) != BP_OK ? STORE_MDB_FAULT : g.rc;
+}
+
+struct dbi_op {
+	MDB_txn *txn;
+	const char *name;
+	MDB_dbi *dbi;
+	MDB_stat *st; /* not NULL: mdb_stat too */
+	int rc;
+};
+
+static int dbi_fn(void *ctx)
+{
+	struct dbi_op *d = ctx;
+	d->rc = mdb_dbi_open(d->txn, d->name, 0, d->dbi);
+	if (d->rc == 0 && d->st)
+		d->rc = mdb_stat(d->txn, *d->dbi, d->st);
+	return BP_OK;
+}
+
+/* mdb_dbi_open without MDB_CREATE (a search of the main database: a read), and
+ * mdb_stat when st is not NULL, under the guard. @return an LMDB code or
+ * STORE_MDB_FAULT. */
+static int safe_dbi_open(MDB_txn *txn, const char *name, MDB_dbi *dbi, MDB_stat *st)
+{
+	struct dbi_op d = { txn, name, dbi, st, 0 };
+	return bp_guard_call(dbi_fn, &d) != BP_OK ? STORE_MDB_FAULT : d.rc;
+}
+
+struct cursor_op {
+	bp_store *s;
+	MDB_cursor *cur;
+	MDB_val *k, *v;
+	MDB_cursor_op op;
+	int rc;
+};
+
+static int cursor_fn(void *ctx)
+{
+	struct cursor_op *c = ctx;
+	c->rc = mdb_cursor_get(c->cur, c->k, c->v, c->op);
+	if (c->rc == 0 && !value_ok(c->s, c->k->mv_data, c->k->mv_size))
+		c->rc = STORE_MDB_OUTSIDE;
+	return BP_OK;
+}
+
+/* mdb_cursor_get under the guard, its key checked (value_ok). */
+static int safe_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+	struct cursor_op c = { s, cur, k, v, op, 0 };
+	return bp_guard_call(cursor_fn, &c) != BP_OK ? STORE_MDB_FAULT : c.rc;
+}
+
+/* Reads how long data.mdb is, and checks that the file
+ * holds every page the newest meta page counts: a truncated data.mdb (a copy cut
+ * short, a full disk during a copy) or a damaged page count is reported here, by name,
+ * rather than as damage to whichever block first points past the end. */
+static int map_check(bp_store *s, const char *dir, struct bp_err *err)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	struct stat fs;
+	int rc;
+	if ((rc = mdb_env_info(s->env, &info)) || (rc = mdb_env_stat(s->env, &st)) ||
+	    (rc = mdb_env_get_fd(s->env, &s->fd)))
+		return mdb_err(err, rc, "opening", dir);
+	if (fstat(s->fd, &fs) != 0)
+		return bp_err_set(err, BP_EIO, "%s/data.mdb: %s", dir, strerror(errno));
+	s->file_bytes = (uint64_t)fs.st_size;
+	uint64_t need = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
+	if (need > (uint64_t)fs.st_size)
+		return bp_err_set(err, BP_ECORRUPT,
+				  "%s/data.mdb: damaged: %llu bytes long but its newest meta "
+				  "page counts %llu pages of %u bytes (truncated, or the meta "
+				  "page is damaged)",
+				  dir, (unsigned long long)fs.st_size,
+				  (unsigned long long)info.me_last_pgno + 1, st.ms_psize);
+	return BP_OK;
+}
+
+/* ---- the table registry ----
+ *
+ * The names of the tables are the keys of LMDB's main database, which no checksum
+ * covers: a flipped byte in its leaf page can hide a table from a walk (a node count
+ * cut short, a key length made huge), and `verify` would then report every table of
+ * the database fine while skipping one. So the header database also keeps the list of
+ * table names, with a checksum, written in the transaction that creates each table:
+ *
+ *   ".boardproof" key "tables" ->  offset 0  8 bytes  magic "BPTABLES"
+ *                                         8  4 bytes  n, little-endian
+ *                                        12           n names, each ending in a 0 byte
+ *                                        end - 8      bp_hash64(all bytes before, 0)
+ *
+ * bp_store_tables walks the main database and compares: a table in one list and not
+ * the other, a damaged registry or a name that is no name is damage (BP_ECORRUPT). A
+ * database written before the registry existed has none, and is listed by the walk
+ * alone until a solve creates its next table (which writes the registry). */
+
+static const char bp_registry_key[6] = { 't', 'a', 'b', 'l', 'e', 's' };
+#define BP_REGISTRY_MAGIC "BPTABLES"
+
+struct names {
+	char **v;
+	uint32_t n;
+};
+
+static void names_free(struct names *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct names){ 0 };
+}
+
+static int names_has(const struct names *l, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (strlen(l->v[i]) == len && memcmp(l->v[i], name, len) == 0)
+			return 1;
+	return 0;
+}
+
+static int names_add(struct names *l, const char *name, size_t len)
+{
+	if (names_has(l, name, len))
+		return BP_OK;
+	char **v = realloc(l->v, sizeof *v * ((size_t)l->n + 1));
+	if (!v)
+		return BP_ENOMEM;
+	l->v = v;
+	if (!(v[l->n] = malloc(len + 1)))
+		return BP_ENOMEM;
+	memcpy(v[l->n], name, len);
+	v[l->n++][len] = 0;
+	return BP_OK;
+}
+
+/* A table name as the main database may hold it: 1 to 255 bytes, printable ASCII,
+ * not starting with '.' (the store's own databases). */
+static int good_name(const char *p, size_t len)
+{
+	if (len == 0 || len >= sizeof((struct bp_table_info *)0)->spec || p[0] == '.')
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x21 || p[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+static int registry_decode(const uint8_t *p, size_t len, struct names *l)
+{
+	if (len < 20 || memcmp(p, BP_REGISTRY_MAGIC, 8) != 0)
+		return BP_ECORRUPT;
+	uint64_t sum = 0;
+	for (int i = 0; i < 8; i++)
+		sum |= (uint64_t)p[len - 8 + (size_t)i] << 8 * i;
+	if (sum != bp_hash64(p, len - 8, 0))
+		return BP_ECORRUPT;
+	uint32_t n = p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24;
+	size_t at = 12;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *end = memchr(p + at, 0, len - 8 - at);
+		if (!end || !good_name((const char *)p + at, (size_t)(end - p) - at))
+			return BP_ECORRUPT;
+		int ret = names_add(l, (const char *)p + at, (size_t)(end - p) - at);
+		if (ret != BP_OK)
+			return ret;
+		at = (size_t)(end - p) + 1;
+	}
+	return at == len - 8 && l->n == n ? BP_OK : BP_ECORRUPT;
+}
+
+/* Writes the registry l under the header database in txn. @return an LMDB code. */
+static int registry_put(MDB_txn *txn, MDB_dbi hdr, const struct names *l)
+{
+	size_t len = 20;
+	for (uint32_t i = 0; i < l->n; i++)
+		len += strlen(l->v[i]) + 1;
+	uint8_t *buf = malloc(len);
+	if (!buf)
+		return ENOMEM;
+	memcpy(buf, BP_REGISTRY_MAGIC, 8);
+	for (int i = 0; i < 4; i++)
+		buf[8 + i] = (uint8_t)(l->n >> 8 * i);
+	size_t at = 12;
+	for (uint32_t i = 0; i < l->n; i++) {
+		size_t n = strlen(l->v[i]) + 1;
+		memcpy(buf + at, l->v[i], n);
+		at += n;
+	}
+	uint64_t sum = bp_hash64(buf, at, 0);
+	for (int i = 0; i < 8; i++)
+		buf[at + (size_t)i] = (uint8_t)(sum >> 8 * i);
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v = { len, buf };
+	int rc = mdb_put(txn, hdr, &k, &v, 0);
+	free(buf);
+	return rc;
+}
+
+/* Walks the main database in txn: the table names into l (when not NULL), and
+ * whether the header database was seen. @return an LMDB or store code; BP_ECORRUPT as
+ * STORE_MDB_FAULT for a key that is neither. */
+static int walk_names(bp_store *s, MDB_txn *txn, struct names *l, int *header)
+{
+	MDB_cursor *cur = NULL;
+	MDB_dbi main;
+	MDB_val k, v;
+	int rc;
+	*header = 0;
+	if ((rc = safe_dbi_open(txn, NULL, &main, NULL)) || (rc = mdb_cursor_open(txn, main, &cur)))
+		return rc;
+	for (rc = safe_cursor_get(s, cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = safe_cursor_get(s, cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size == sizeof BP_STORE_HEADER_DB - 1 &&
+		    memcmp(k.mv_data, BP_STORE_HEADER_DB, k.mv_size) == 0) {
+			*header = 1;
+			continue;
+		}
+		/* the store's own spaces (".boardproof", bp_kv's key spaces) start with
+		 * '.'; they must still be names */
+		const char *key = k.mv_data;
+		int own = k.mv_size > 1 && key[0] == '.' && good_name(key + 1, k.mv_size - 1);
+		if (own)
+			continue;
+		if (!good_name(k.mv_data, k.mv_size)) {
+			rc = STORE_MDB_OUTSIDE;
+			break;
+		}
+		if (l && names_add(l, k.mv_data, k.mv_size) != BP_OK) {
+			rc = ENOMEM;
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* In a write transaction creating (add) or dropping (!add) table spec: adds it to the
+ * registry (made from a walk of the main database when there is none yet) or takes it
+ * out. @return an LMDB code. */
+static int registry_update(bp_store *s, MDB_txn *txn, const char *spec, int add)
+{
+	MDB_dbi hdr;
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
+	struct names l = { 0 };
+	int header, rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL);
+	if (rc)
+		return rc;
+	rc = safe_get(s, txn, hdr, &k, &v);
+	if (rc == 0) {
+		int ret = registry_decode(v.mv_data, v.mv_size, &l);
+		rc = ret == BP_ENOMEM ? ENOMEM : ret != BP_OK ? MDB_CORRUPTED : 0;
+	} else if (rc == MDB_NOTFOUND) {
+		if (!add)
+			return 0; /* a database from before the registry */
+		rc = walk_names(s, txn, &l, &header);
+	}
+	if (rc == 0 && add)
+		rc = names_add(&l, spec, strlen(spec)) == BP_OK ? registry_put(txn, hdr, &l)
+								: ENOMEM;
+	if (rc == 0 && !add) {
+		for (uint32_t i = 0; i < l.n; i++)
+			if (strcmp(l.v[i], spec) == 0) {
+				free(l.v[i]);
+				l.v[i] = l.v[--l.n];
+				break;
+			}
+		rc = registry_put(txn, hdr, &l);
+	}
+	names_free(&l);
+	return rc;
 }
 
 /* ---- store ---- */
@@ -162,10 +537,10 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-static int header_check(MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_err *err)
+static int header_check(bp_store *s, MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_err *err)
 {
 	MDB_val k = { 6, "header" }, v;
-	int rc = mdb_get(txn, hdr, &k, &v);
+	int rc = safe_get(s, txn, hdr, &k, &v);
 	if (rc == MDB_NOTFOUND)
 		return bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (no header)",
 				  dir);
@@ -186,25 +561,25 @@ static int header_check(MDB_txn *txn, MDB_dbi hdr, const char *dir, struct bp_er
 }
 
 /* Writes the header into an empty environment; leaves a non-empty one alone. */
-static int header_create(MDB_env *env, const char *dir, struct bp_err *err)
+static int header_create(bp_store *s, const char *dir, struct bp_err *err)
 {
 	MDB_txn *txn = NULL;
 	MDB_dbi main, hdr;
 	MDB_stat st;
-	int rc = mdb_txn_begin(env, NULL, 0, &txn), ret;
-	if (rc || (rc = mdb_dbi_open(txn, NULL, 0, &main)) || (rc = mdb_stat(txn, main, &st))) {
+	int rc = mdb_txn_begin(s->env, NULL, 0, &txn), ret;
+	if (rc || (rc = safe_dbi_open(txn, NULL, &main, &st))) {
 		ret = mdb_err(err, rc, "creating", dir);
 		goto out;
 	}
 	if (st.ms_entries != 0) {
 		/* another process may have won the race: then the header is there */
-		rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, 0, &hdr);
+		rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL);
 		if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
 			ret = bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database", dir);
 		else if (rc)
 			ret = mdb_err(err, rc, "opening", dir);
 		else
-			ret = header_check(txn, hdr, dir, err);
+			ret = header_check(s, txn, hdr, dir, err);
 		goto out;
 	}
 	uint8_t buf[12 + sizeof BP_VERSION];
@@ -213,8 +588,9 @@ static int header_create(MDB_env *env, const char *dir, struct bp_err *err)
 		buf[8 + i] = (uint8_t)(BP_STORE_FORMAT >> 8 * i);
 	memcpy(buf + 12, BP_VERSION, sizeof BP_VERSION - 1);
 	MDB_val k = { 6, "header" }, v = { 12 + sizeof BP_VERSION - 1, buf };
+	struct names none = { 0 };
 	if ((rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, MDB_CREATE, &hdr)) ||
-	    (rc = mdb_put(txn, hdr, &k, &v, 0))) {
+	    (rc = mdb_put(txn, hdr, &k, &v, 0)) || (rc = registry_put(txn, hdr, &none))) {
 		ret = mdb_err(err, rc, "creating", dir);
 		goto out;
 	}
@@ -253,18 +629,38 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 	int fresh = stat(path, &st) != 0;
 	if (fresh && !create)
 		return bp_err_set(err, BP_ENOTFOUND, "%s: no database here", dir);
+	/* LMDB writes the first two pages when it creates data.mdb; an empty file is a
+	 * creation that failed (a full disk, an I/O error), which solve completes */
+	if (!fresh && st.st_size == 0 && !create)
+		return bp_err_set(err, BP_ENOTFOUND,
+				  "%s: no database here (data.mdb is empty: its creation was "
+				  "interrupted)",
+				  dir);
 
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
 	s->readonly = readonly;
-	if ((rc = mdb_env_create(&s->env)) || (rc = mdb_env_set_maxdbs(s->env, BP_STORE_MAX_DBS)) ||
-	    (rc = mdb_env_set_maxreaders(s->env, BP_STORE_MAX_READERS)) ||
-	    (rc = mdb_env_set_mapsize(s->env, BP_STORE_MAP_SIZE))) {
-		ret = mdb_err(err, rc, "opening", dir);
-		goto out;
+	/* The map is address space, not memory, but a process may have little of it
+	 * (ulimit -v, Valgrind): when mapping 256 GiB fails, smaller maps are tried, down
+	 * to 1 GiB (LMDB maps at least the whole file whatever is asked). A solve then
+	 * stops with a clear "map full" error if its table outgrows the map. */
+	static const uint64_t maps[] = { BP_STORE_MAP_SIZE, (uint64_t)32 << 30, (uint64_t)4 << 30,
+					 (uint64_t)1 << 30 };
+	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+		if ((rc = mdb_env_create(&s->env)) ||
+		    (rc = mdb_env_set_maxdbs(s->env, BP_STORE_MAX_DBS)) ||
+		    (rc = mdb_env_set_maxreaders(s->env, BP_STORE_MAX_READERS)) ||
+		    (rc = mdb_env_set_mapsize(s->env, (size_t)maps[i]))) {
+			ret = mdb_err(err, rc, "opening", dir);
+			goto out;
+		}
+		rc = mdb_env_open(s->env, dir, MDB_NOTLS | (readonly ? MDB_RDONLY : 0), 0664);
+		if ((rc != ENOMEM && rc != EINVAL) || i + 1 == sizeof maps / sizeof maps[0])
+			break;
+		mdb_env_close(s->env);
+		s->env = NULL;
 	}
-	rc = mdb_env_open(s->env, dir, MDB_NOTLS | (readonly ? MDB_RDONLY : 0), 0664);
 	if (rc) {
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
 			ret = bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (%s)", dir,
@@ -273,21 +669,31 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 			ret = mdb_err(err, rc, "opening", dir);
 		goto out;
 	}
+	mdb_env_set_assert(s->env, lmdb_assert);
+	if ((ret = map_check(s, dir, err)) != BP_OK)
+		goto out;
 
 	/* Check the header in a read transaction, so that opening never waits for a
 	 * writer; only an empty environment gets a header written. */
 	MDB_dbi main, hdr;
 	MDB_stat ms;
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) ||
-	    (rc = mdb_dbi_open(txn, NULL, 0, &main)) || (rc = mdb_stat(txn, main, &ms))) {
+	    (rc = safe_dbi_open(txn, NULL, &main, &ms))) {
 		ret = mdb_err(err, rc, "opening", dir);
 		goto out;
 	}
-	rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, 0, &hdr);
+	rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL);
 	if (rc == MDB_NOTFOUND && ms.ms_entries == 0 && create) {
 		mdb_txn_abort(txn);
 		txn = NULL;
-		ret = header_create(s->env, dir, err);
+		ret = header_create(s, dir, err);
+		goto out;
+	}
+	if (rc == MDB_NOTFOUND && ms.ms_entries == 0) {
+		ret = bp_err_set(err, BP_ENOTFOUND,
+				 "%s: no database here (an empty LMDB environment: its creation "
+				 "was interrupted)",
+				 dir);
 		goto out;
 	}
 	if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
@@ -298,7 +704,7 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 		ret = mdb_err(err, rc, "opening", dir);
 		goto out;
 	}
-	ret = header_check(txn, hdr, dir, err);
+	ret = header_check(s, txn, hdr, dir, err);
 out:
 	if (txn)
 		mdb_txn_abort(txn);
@@ -329,36 +735,61 @@ int bp_store_set_map_size(bp_store *s, uint64_t bytes)
 	return rc == EINVAL ? BP_EINVAL : mdb_to_bp(rc);
 }
 
+/* Whether the registry (readable, checksum right) names spec. */
+static int registry_has(bp_store *s, MDB_txn *txn, const char *spec)
+{
+	MDB_dbi hdr;
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
+	struct names l = { 0 };
+	int has = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL) == 0 &&
+		  safe_get(s, txn, hdr, &k, &v) == 0 &&
+		  registry_decode(v.mv_data, v.mv_size, &l) == BP_OK &&
+		  names_has(&l, spec, strlen(spec));
+	names_free(&l);
+	return has;
+}
+
 int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx)
 {
 	MDB_txn *txn = NULL;
-	MDB_cursor *cur = NULL;
-	MDB_dbi main;
-	MDB_val k, v;
-	int rc, ret = BP_OK;
+	MDB_dbi hdr;
+	MDB_val k = { sizeof bp_registry_key, (void *)bp_registry_key }, v;
+	struct names walked = { 0 }, reg = { 0 };
+	int rc, ret = BP_OK, header;
 	if (!s || !fn)
 		return BP_EINVAL;
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) ||
-	    (rc = mdb_dbi_open(txn, NULL, 0, &main)) || (rc = mdb_cursor_open(txn, main, &cur))) {
+	    (rc = walk_names(s, txn, &walked, &header)) ||
+	    (rc = safe_dbi_open(txn, BP_STORE_HEADER_DB, &hdr, NULL))) {
 		ret = mdb_to_bp(rc);
 		goto out;
 	}
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		char name[512];
-		if (k.mv_size == 0 || k.mv_size >= sizeof name || *(const char *)k.mv_data == '.')
-			continue;
-		memcpy(name, k.mv_data, k.mv_size);
-		name[k.mv_size] = 0;
-		fn(ctx, name);
+	if (!header) { /* opened by name when the store opened: the walk missed it */
+		ret = BP_ECORRUPT;
+		goto out;
 	}
-	if (rc != MDB_NOTFOUND)
+	rc = safe_get(s, txn, hdr, &k, &v);
+	if (rc == 0) {
+		if ((ret = registry_decode(v.mv_data, v.mv_size, &reg)) != BP_OK)
+			goto out;
+		for (uint32_t i = 0; i < reg.n && ret == BP_OK; i++)
+			if (!names_has(&walked, reg.v[i], strlen(reg.v[i])))
+				ret = BP_ECORRUPT;
+		for (uint32_t i = 0; i < walked.n && ret == BP_OK; i++)
+			if (!names_has(&reg, walked.v[i], strlen(walked.v[i])))
+				ret = BP_ECORRUPT;
+	} else if (rc != MDB_NOTFOUND) { /* none: a database from before the registry */
 		ret = mdb_to_bp(rc);
+	}
+	mdb_txn_abort(txn);
+	txn = NULL;
+	for (uint32_t i = 0; i < walked.n && ret == BP_OK; i++)
+		fn(ctx, walked.v[i]);
 out:
-	if (cur)
-		mdb_cursor_close(cur);
 	if (txn)
 		mdb_txn_abort(txn);
+	names_free(&walked);
+	names_free(&reg);
 	return ret;
 }
 
@@ -380,7 +811,7 @@ int bp_store_drop_table(bp_store *s, const char *spec, struct bp_err *err)
 		return bp_err_set(err, BP_ENOTFOUND, "no table %s", spec);
 	}
 	/* mdb_drop with del = 1 deletes the named database and closes its handle */
-	if (rc || (rc = mdb_drop(txn, dbi, 1))) {
+	if (rc || (rc = mdb_drop(txn, dbi, 1)) || (rc = registry_update(s, txn, spec, 0))) {
 		mdb_txn_abort(txn);
 		return mdb_err(err, rc, "dropping table", spec);
 	}
@@ -433,11 +864,11 @@ static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
 }
 
 /* Reads and decodes the metadata of an open table database. */
-static int meta_read(MDB_txn *txn, MDB_dbi dbi, const char *spec, struct bp_meta *m,
+static int meta_read(bp_store *s, MDB_txn *txn, MDB_dbi dbi, const char *spec, struct bp_meta *m,
 		     struct bp_err *err)
 {
 	MDB_val k = { sizeof bp_meta_key, (void *)bp_meta_key }, v;
-	int rc = mdb_get(txn, dbi, &k, &v);
+	int rc = safe_get(s, txn, dbi, &k, &v);
 	if (rc == MDB_NOTFOUND)
 		return bp_err_set(err, BP_ECORRUPT, "table %s: no metadata", spec);
 	if (rc)
@@ -448,6 +879,8 @@ static int meta_read(MDB_txn *txn, MDB_dbi dbi, const char *spec, struct bp_meta
 				  "table %s: metadata of another format version (this "
 				  "boardproof reads version %d)",
 				  spec, BP_STORE_FORMAT);
+	if (ret == BP_ENOMEM)
+		return bp_err_set(err, ret, "table %s: out of memory reading its metadata", spec);
 	if (ret != BP_OK)
 		return bp_err_set(err, ret, "table %s: unreadable metadata", spec);
 	if (strcmp(m->spec, spec) != 0)
@@ -469,6 +902,47 @@ static int meta_put(MDB_txn *txn, MDB_dbi dbi, const struct bp_meta *m)
 	return rc;
 }
 
+/* One writer per table: a table opened for writing (BP_STORE_CREATE, what a solve
+ * does) holds an exclusive lock on one byte of DIR/writers.lock, at an offset hashed
+ * from its spec, until it is closed. A second solve of the same table, in this or
+ * another process, is refused at once instead of computing the same tiers again and
+ * rewriting them. LMDB alone would let both run, taking turns at each transaction:
+ * nothing would be corrupted, but the work would be done twice and each solve's
+ * figures would be the other's. Open file description locks (F_OFD_SETLK) belong to
+ * the descriptor, so they hold between handles of one process too, and the kernel
+ * drops them when the process dies: a killed solve never leaves a stale lock. Two
+ * tables whose offsets collide (one chance in 2^31 per pair) could not be solved at
+ * the same moment, nothing worse. */
+static int writer_lock(bp_store *s, const char *spec, int *out, struct bp_err *err)
+{
+	const char *dir;
+	char path[4096];
+	int rc = mdb_env_get_path(s->env, &dir);
+	if (rc)
+		return mdb_err(err, rc, "locking table", spec);
+	if (snprintf(path, sizeof path, "%s/writers.lock", dir) >= (int)sizeof path)
+		return bp_err_set(err, BP_EINVAL, "%s: path too long", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0664);
+	if (fd < 0)
+		return bp_err_set(err, BP_EIO, "%s: %s", path, strerror(errno));
+	struct flock fl = { .l_type = F_WRLCK,
+			    .l_whence = SEEK_SET,
+			    .l_start = (off_t)(bp_hash64(spec, strlen(spec), 1) & 0x7fffffff),
+			    .l_len = 1 };
+	if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+		int e = errno;
+		close(fd);
+		if (e == EAGAIN || e == EACCES)
+			return bp_err_set(err, BP_EBUSY,
+					  "table %s is being solved by another process (or "
+					  "handle); run one solve of a table at a time",
+					  spec);
+		return bp_err_set(err, BP_EIO, "locking %s: %s", path, strerror(e));
+	}
+	*out = fd;
+	return BP_OK;
+}
+
 /* Creates the table (one write transaction), or checks it if another process created
  * it meanwhile. */
 static int table_create(bp_store *s, const char *spec, const struct bp_table_info *info,
@@ -484,11 +958,15 @@ static int table_create(bp_store *s, const char *spec, const struct bp_table_inf
 		goto out;
 	}
 	MDB_val k = { sizeof bp_meta_key, (void *)bp_meta_key }, v;
-	rc = mdb_get(txn, *dbi, &k, &v);
+	rc = safe_get(s, txn, *dbi, &k, &v);
 	if (rc == 0) {
-		ret = meta_read(txn, *dbi, spec, m, err);
+		ret = meta_read(s, txn, *dbi, spec, m, err);
 		if (ret == BP_OK)
 			ret = meta_match(m, info, err);
+		goto out;
+	}
+	if (rc != MDB_NOTFOUND) { /* damage is not absence: never write over it */
+		ret = mdb_err(err, rc, "reading table", spec);
 		goto out;
 	}
 	if ((ret = bp_meta_init(m, info->ntiers)) != BP_OK)
@@ -500,7 +978,7 @@ static int table_create(bp_store *s, const char *spec, const struct bp_table_inf
 	m->block_records = info->block_records ? info->block_records : BP_DEFAULT_BLOCK_RECORDS;
 	for (uint32_t i = 0; i < info->ntiers; i++)
 		m->tier_size[i] = info->tier_size[i];
-	if ((rc = meta_put(txn, *dbi, m)) != 0) {
+	if ((rc = meta_put(txn, *dbi, m)) != 0 || (rc = registry_update(s, txn, spec, 1)) != 0) {
 		ret = mdb_err(err, rc, "creating table", spec);
 		goto out;
 	}
@@ -517,6 +995,8 @@ void bp_table_close(bp_table *t)
 {
 	if (!t)
 		return;
+	if (t->lockfd >= 0)
+		close(t->lockfd); /* releases the writer lock */
 	if (t->rtxn)
 		mdb_txn_abort(t->rtxn);
 	bp_codec_destroy(t->codec);
@@ -549,6 +1029,7 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 	if (!t)
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
 	t->s = s;
+	t->lockfd = -1;
 	t->threads = 1;
 	s->ntables++;
 	t->seed = bp_hash64(spec, strlen(spec), 0);
@@ -557,16 +1038,25 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 		ret = bp_err_set(err, BP_ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((flags & BP_STORE_CREATE) && (ret = writer_lock(s, spec, &t->lockfd, err)) != BP_OK)
+		goto out;
 
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn))) {
 		ret = mdb_err(err, rc, "opening table", spec);
 		goto out;
 	}
-	rc = mdb_dbi_open(txn, spec, 0, &t->dbi);
+	rc = safe_dbi_open(txn, spec, &t->dbi, NULL);
 	if (rc == MDB_NOTFOUND && (flags & BP_STORE_CREATE)) {
 		mdb_txn_abort(txn);
 		txn = NULL;
 		ret = table_create(s, spec, info, &t->dbi, &t->meta, err);
+		goto out;
+	}
+	if (rc == MDB_NOTFOUND && registry_has(s, txn, spec)) {
+		ret = bp_err_set(err, BP_ECORRUPT,
+				 "table %s: damaged: the registry lists it but LMDB's main "
+				 "database has lost it",
+				 spec);
 		goto out;
 	}
 	if (rc) {
@@ -576,7 +1066,7 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 			      : mdb_err(err, rc, "opening table", spec);
 		goto out;
 	}
-	ret = meta_read(txn, t->dbi, spec, &t->meta, err);
+	ret = meta_read(s, txn, t->dbi, spec, &t->meta, err);
 	if (ret == BP_OK && info)
 		ret = meta_match(&t->meta, info, err);
 	if (ret == BP_OK) {
@@ -807,6 +1297,7 @@ struct walk {
 	const uint16_t *in; /* put: the tier's records */
 	uint16_t *out;	    /* get: the tier's records (NULL: into scratch) */
 	int flags;	    /* for bp_codec_decode */
+	int restart;	    /* renew the read transaction before the next fetch */
 };
 
 static bp_codec *worker_codec(const bp_table *t, int worker)
@@ -913,18 +1404,36 @@ static void encode_batch(void *ctx, int worker)
 		w->count[worker][v] += count[v];
 }
 
+/* After a fault inside LMDB: drops the read transaction's snapshot and takes a fresh
+ * one, so that nothing LMDB left half-done in it is used again. @return an LMDB code. */
+static int read_restart(bp_table *t)
+{
+	mdb_txn_reset(t->rtxn);
+	return mdb_txn_renew(t->rtxn);
+}
+
 /* Looks up the batch's blocks in the open read transaction, in order, on the calling
  * thread. A missing block of a done tier is damage, not absence; any other LMDB failure
  * ends the batch there, as it would end a walk by one thread. */
 static void fetch_batch(struct walk *w)
 {
 	bp_table *t = w->t;
+	if (w->restart) {
+		w->restart = 0;
+		int rc = read_restart(t);
+		if (rc) {
+			w->slot[0] =
+				(struct slot){ .ret = mdb_to_bp(rc), .why = store_strerror(rc) };
+			w->n = 1;
+			return;
+		}
+	}
 	for (uint64_t i = 0; i < w->n; i++) {
 		struct slot *sl = &w->slot[i];
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		bp_codec_key(key, w->tier, w->first + i);
 		MDB_val k = { sizeof key, key }, v;
-		int rc = mdb_get(t->rtxn, t->dbi, &k, &v);
+		int rc = safe_get(t->s, t->rtxn, t->dbi, &k, &v);
 		sl->why = NULL;
 		if (rc == 0) {
 			sl->ret = BP_OK;
@@ -933,9 +1442,22 @@ static void fetch_batch(struct walk *w)
 		} else if (rc == MDB_NOTFOUND) {
 			sl->ret = BP_ECORRUPT;
 			sl->why = "missing block";
+		} else if (rc == STORE_MDB_FAULT || rc == STORE_MDB_OUTSIDE ||
+			   rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND) {
+			/* damage in the B-tree on the way to this block: report it and go on
+			 * with the next block; after a fault, the batch ends here and the next
+			 * one starts from a fresh snapshot (the values fetched so far stay
+			 * valid until this batch is decoded) */
+			sl->ret = BP_ECORRUPT;
+			sl->why = store_strerror(rc);
+			if (rc == STORE_MDB_FAULT) {
+				w->restart = 1;
+				w->n = i + 1;
+				break;
+			}
 		} else {
 			sl->ret = mdb_to_bp(rc);
-			sl->why = mdb_strerror(rc);
+			sl->why = store_strerror(rc);
 			w->n = i + 1;
 			break;
 		}
@@ -1067,13 +1589,13 @@ static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *reco
 	uint8_t key[BP_CODEC_KEY_SIZE];
 	bp_codec_key(key, tier, block);
 	MDB_val k = { sizeof key, key }, v;
-	int rc = mdb_get(t->rtxn, t->dbi, &k, &v);
+	int rc = safe_get(t->s, t->rtxn, t->dbi, &k, &v);
 	if (rc == MDB_NOTFOUND) {
 		*why = "missing block";
 		return BP_ECORRUPT;
 	}
 	if (rc) {
-		*why = mdb_strerror(rc);
+		*why = store_strerror(rc);
 		return mdb_to_bp(rc);
 	}
 	return bp_codec_decode(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size, records,
@@ -1130,6 +1652,11 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 	return ret;
 }
 
+const char *bp_table_why(const bp_table *t)
+{
+	return t ? t->why : "";
+}
+
 int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record)
 {
 	if (!t || !record)
@@ -1154,15 +1681,18 @@ int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record)
 			return BP_ENOMEM;
 	}
 	victim->used = 0;
-	const char *why;
+	const char *why = NULL;
 	int ret = read_begin(t);
 	if (ret != BP_OK)
 		return ret;
 	/* the value checksum covers key, table and every stored byte: enough for a probe */
 	ret = read_block(t, tier, block, victim->records, BP_CODEC_FAST, &why);
 	mdb_txn_reset(t->rtxn);
-	if (ret != BP_OK)
+	if (ret != BP_OK) {
+		snprintf(t->why, sizeof t->why, "tier %u block %llu: %s", tier,
+			 (unsigned long long)block, why ? why : bp_strerror(ret));
 		return ret;
+	}
 	victim->tier = tier;
 	victim->block = block;
 	victim->used = ++t->clock;

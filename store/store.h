@@ -152,6 +152,11 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records);
  * @return BP_OK; BP_ENOTFOUND (tier not done or index out of range); BP_ECORRUPT. */
 int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record);
 
+/* What the last failing bp_table_get on t found, naming the block ("tier 3 block 12:
+ * stored bytes fail their checksum"); "" when none has failed. Owned by the table,
+ * valid until the next call on it. */
+const char *bp_table_why(const bp_table *t);
+
 /* Names of the tables in the database, for `list`: calls fn for each spec. */
 int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx);
 

@@ -207,7 +207,8 @@ int bp_cmd_query(int argc, char **argv)
 				     "the start, or its tier is not solved yet)",
 				     bp_text_str(&pos), g->spec);
 		else
-			bp_cli_error(cmd, "reading %s: %s", g->spec, bp_strerror(prc));
+			bp_cli_error(cmd, "reading %s: %s (%s)", g->spec, bp_strerror(prc),
+				     bp_table_why(tab));
 		rc = prc == BP_ENOTFOUND ? BP_EXIT_USAGE : BP_EXIT_DB;
 		goto out;
 	}
@@ -218,7 +219,8 @@ int bp_cmd_query(int argc, char **argv)
 	}
 	int n = bp_probe_moves(g, tab, &p, pm);
 	if (n < 0) {
-		bp_cli_error(cmd, "reading the moves' values of %s: %s", g->spec, bp_strerror(n));
+		bp_cli_error(cmd, "reading the moves' values of %s: %s (%s)", g->spec,
+			     bp_strerror(n), bp_table_why(tab));
 		rc = BP_EXIT_DB;
 		goto out;
 	}

@@ -11,18 +11,23 @@
 struct specs {
 	char **v;
 	int n;
+	int oom; /* a spec could not be kept: the list is short */
 };
 
 static void collect(void *ctx, const char *spec)
 {
 	struct specs *s = ctx;
 	char **v = realloc(s->v, sizeof *v * (size_t)(s->n + 1));
-	if (!v)
+	if (!v) {
+		s->oom = 1;
 		return;
+	}
 	s->v = v;
 	s->v[s->n] = strdup(spec);
 	if (s->v[s->n])
 		s->n++;
+	else
+		s->oom = 1;
 }
 
 static int collect_member(void *ctx, const char *spec, const char *value, uint64_t multiplicity)
@@ -104,6 +109,11 @@ int bp_cmd_verify(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (specs.oom) { /* never verify fewer tables than asked and call it done */
+		bp_cli_error(cmd, "listing tables: %s", bp_strerror(BP_ENOMEM));
+		rc = BP_EXIT_IO;
+		goto out;
+	}
 	struct bp_verify_report total = { 0 };
 	int any_corrupt = 0, any_problem = 0;
 	if (a.json)
@@ -179,6 +189,11 @@ int bp_cmd_verify(int argc, char **argv)
 			bp_text_printf(&out, "null}\n");
 	} else if (specs.n == 0) {
 		bp_text_printf(&out, "no tables in the database\n");
+	}
+	if (out.failed) { /* a report cut short is no report */
+		bp_cli_error(cmd, "writing the report: %s", bp_strerror(BP_ENOMEM));
+		rc = BP_EXIT_IO;
+		goto out;
 	}
 	fputs(bp_text_str(&out), stdout);
 	rc = any_corrupt ? BP_EXIT_DB : any_problem ? BP_EXIT_PROBLEM : BP_EXIT_OK;

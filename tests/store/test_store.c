@@ -141,6 +141,9 @@ static MDB_env *raw_open_at(const char *path)
 	MDB_env *env;
 	cr_assert_eq(mdb_env_create(&env), 0);
 	cr_assert_eq(mdb_env_set_maxdbs(env, 16), 0);
+	/* a map of its own size: LMDB would take the writer's (up to 256 GiB), which a
+	 * process short of address space (Valgrind) cannot map */
+	cr_assert_eq(mdb_env_set_mapsize(env, (size_t)1 << 30), 0);
 	int rc = mdb_env_open(env, path, 0, 0664);
 	cr_assert_eq(rc, 0, "raw open %s: %s", path, mdb_strerror(rc));
 	return env;
@@ -706,6 +709,144 @@ Test(store, block_from_another_table)
 	damage_case(FOREIGN);
 }
 
+/* ---- damaged LMDB pages ----
+ *
+ * LMDB trusts its pages. It checks a page number against the newest meta page's page
+ * count (MDB_PAGE_NOTFOUND), but not node flags: a leaf node whose "duplicates" flag
+ * (F_DUPDATA, 4) is flipped on, in a database without duplicates, makes mdb_get write
+ * through a NULL sub-cursor (the SIGSEGV the corruption campaign found). These tests
+ * damage data.mdb that way, and by pointing branch pages past the file, and expect
+ * reads to report damage (BP_ECORRUPT) instead of dying. LMDB 0.9's page layout on a
+ * 64-bit machine: an 8-byte page number, 2 bytes of padding, 2 bytes of flags
+ * (1: branch, 2: leaf, 8: meta), the 2-byte lower and upper bounds, then 2-byte node
+ * offsets; a node starts with three 16-bit words (lo, hi, flags; a branch node's
+ * child page number is all three) and its 16-bit key size. */
+enum { PSIZE = 4096 };
+
+/* For every node of every page of kind `flags` whose first key is `ksize` bytes long:
+ * mode 0 sets the child page number to child + the node's number; mode 1 sets F_DUPDATA
+ * in the node's flags. @return the pages changed. */
+static int damage_pages(unsigned kind, unsigned ksize, int mode, uint64_t child)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	size_t len;
+	uint8_t *f = (uint8_t *)slurp("data.mdb", &len);
+	int pages = 0;
+	for (size_t p = 2; p < len / PSIZE; p++) {
+		uint8_t *pg = f + p * PSIZE;
+		uint64_t pgno;
+		uint16_t flags, lower, first, k;
+		memcpy(&pgno, pg, 8);
+		memcpy(&flags, pg + 10, 2);
+		memcpy(&lower, pg + 12, 2);
+		memcpy(&first, pg + 16, 2);
+		if (pgno != p || flags != kind || lower <= 16 || lower > PSIZE ||
+		    first + 8u > PSIZE)
+			continue;
+		memcpy(&k, pg + first + 6, 2);
+		if (kind == 2 && k != ksize)
+			continue;
+		for (unsigned i = 0; i < (lower - 16u) / 2; i++) {
+			uint16_t off;
+			memcpy(&off, pg + 16 + 2 * i, 2);
+			if (off + 6u > PSIZE)
+				continue;
+			if (mode == 1) {
+				pg[off + 4] |= 4;
+				continue;
+			}
+			uint64_t c = child + i;
+			for (int w = 0; w < 3; w++) {
+				uint16_t part = (uint16_t)(c >> 16 * w);
+				memcpy(pg + off + 2 * w, &part, 2);
+			}
+		}
+		pages++;
+	}
+	FILE *out = fopen(path, "r+b");
+	cr_assert(out);
+	cr_assert_eq(fwrite(f, 1, len, out), len);
+	fclose(out);
+	free(f);
+	return pages;
+}
+
+/* A table of 800 blocks (several leaf pages under a branch page). */
+static const uint64_t psize800[] = { 256 * 800 };
+static const struct bp_table_info pinfo = {
+	.spec = "p:1", .ntiers = 1, .tier_size = psize800, .block_records = 256
+};
+
+static uint16_t *write_800_blocks(void)
+{
+	uint16_t *t0 = tier_records(psize800[0]);
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &pinfo, BP_STORE_CREATE);
+	cr_assert_eq(bp_table_put_tier(t, 0, t0, 0, 0, NULL), BP_OK);
+	bp_table_close(t);
+	bp_store_close(s);
+	return t0;
+}
+
+/* Every read of the damaged table reports damage, on one thread and two. */
+static void expect_damage_reported(uint16_t *buf)
+{
+	bp_store *rs;
+	bp_table *t;
+	struct bp_err err = { "" };
+	int rc = bp_store_open(dir, BP_STORE_READONLY, &rs, &err);
+	cr_assert_eq(rc, BP_OK, "%s", err.msg);
+	rc = bp_table_open(rs, pinfo.spec, &pinfo, 0, &t, &err);
+	if (rc == BP_OK) {
+		for (int threads = 1; threads <= 2; threads++) {
+			cr_expect_eq(bp_table_set_threads(t, threads), BP_OK);
+			cr_expect_gt(bp_table_check_blocks(t, NULL, NULL), 0);
+			uint16_t r;
+			cr_expect_eq(bp_table_get(t, 0, 1000, &r), BP_ECORRUPT);
+			cr_expect_eq(bp_table_get_tier(t, 0, buf), BP_ECORRUPT);
+		}
+		bp_table_close(t);
+	} else {
+		cr_expect_eq(rc, BP_ECORRUPT, "%s", err.msg);
+	}
+	bp_store_close(rs);
+}
+
+Test(store, leaf_nodes_flagged_as_duplicates)
+{
+	uint16_t *t0 = write_800_blocks();
+	cr_assert_gt(damage_pages(2, BP_CODEC_KEY_SIZE, 1, 0), 1, "no leaf page of blocks");
+	expect_damage_reported(t0);
+	free(t0);
+}
+
+Test(store, branch_page_past_the_file)
+{
+	uint16_t *t0 = write_800_blocks();
+	size_t len;
+	free(slurp("data.mdb", &len));
+	cr_assert_gt(damage_pages(1, 0, 0, len / PSIZE + 3), 0, "no branch page");
+	expect_damage_reported(t0);
+	free(t0);
+}
+
+/* A data.mdb cut short is named as such when the store opens. */
+Test(store, truncated_file)
+{
+	uint16_t *t0 = write_800_blocks();
+	bp_store *s;
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(truncate(path, st.st_size / 2), 0);
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_store_open(dir, BP_STORE_READONLY, &s, &err), BP_ECORRUPT);
+	cr_expect(strstr(err.msg, "truncated"), "message: %s", err.msg);
+	free(t0);
+}
+
 /* ---- threads ---- */
 
 /* Tiers of TB-record blocks: empty, one record, whole blocks, and enough blocks with a
@@ -1076,6 +1217,159 @@ static int version_of(const uint16_t *r)
 
 /* A reader in another process, reading whole tiers while this one rewrites them, sees
  * one version at a time, and sees new versions appear. */
+/* The list of tables is checked against the registry in the header database: a table
+ * missing from LMDB's main database (as a damaged leaf page can hide one), a table
+ * nobody registered, or a damaged registry is damage, not a shorter list. */
+static void count_table(void *ctx, const char *spec)
+{
+	(void)spec;
+	++*(int *)ctx;
+}
+
+Test(store, table_registry)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	struct bp_table_info other = vinfo;
+	snprintf(other.spec, sizeof other.spec, "v:2");
+	bp_table_close(open_table(s, &vinfo, BP_STORE_CREATE));
+	bp_table_close(open_table(s, &other, BP_STORE_CREATE));
+	int n = 0;
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_OK);
+	cr_expect_eq(n, 2);
+	bp_store_close(s);
+
+	/* a damaged registry (then put back) */
+	size_t len;
+	uint8_t *reg = raw_get(".boardproof", "tables", 6, &len);
+	reg[len / 2] ^= 1;
+	raw_put(".boardproof", "tables", 6, reg, len);
+	s = open_store(BP_STORE_READONLY);
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "a damaged registry");
+	bp_store_close(s);
+	reg[len / 2] ^= 1;
+	raw_put(".boardproof", "tables", 6, reg, len);
+	free(reg);
+
+	/* hide v:2 from the main database */
+	MDB_env *env = raw_open();
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, "v:2", 0, &dbi), 0);
+	cr_assert_eq(mdb_drop(txn, dbi, 1), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	s = open_store(BP_STORE_READONLY);
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "a hidden table");
+	bp_table *t;
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_table_open(s, "v:2", NULL, 0, &t, &err), BP_ECORRUPT,
+		     "opening a hidden table is damage, not absence");
+	cr_expect(strstr(err.msg, "registry"), "message: %s", err.msg);
+	bp_store_close(s);
+
+	/* a table nobody registered (and v:2 back) */
+	raw_put("v:2", "meta", 4, "x", 1);
+	raw_put("v:3", "meta", 4, "x", 1);
+	s = open_store(BP_STORE_READONLY);
+	cr_expect_eq(bp_store_tables(s, count_table, &n), BP_ECORRUPT, "an unregistered table");
+	bp_store_close(s);
+}
+
+/* One writer per table: a second handle opened for writing is refused with BP_EBUSY
+ * while the first is open (in this process or another), and accepted after it closes;
+ * another table, and readers, are not held up. */
+Test(store, one_writer_per_table)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &vinfo, BP_STORE_CREATE), *t2;
+	struct bp_err err = { "" };
+	cr_expect_eq(bp_table_open(s, vinfo.spec, &vinfo, BP_STORE_CREATE, &t2, &err), BP_EBUSY);
+	cr_expect(strstr(err.msg, "being solved by another"), "message: %s", err.msg);
+	cr_expect_eq(bp_table_open(s, vinfo.spec, &vinfo, 0, &t2, &err), BP_OK, "a reader: %s",
+		     err.msg);
+	bp_table_close(t2);
+	struct bp_table_info other = vinfo;
+	snprintf(other.spec, sizeof other.spec, "v:2");
+	bp_table *t3 = open_table(s, &other, BP_STORE_CREATE);
+	bp_table_close(t3);
+
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) { /* another process: 0 refused as expected */
+		bp_store *cs;
+		bp_table *ct;
+		int rc = bp_store_open(dir, 0, &cs, NULL);
+		if (rc == BP_OK)
+			rc = bp_table_open(cs, vinfo.spec, &vinfo, BP_STORE_CREATE, &ct, NULL);
+		_exit(rc == BP_EBUSY ? 0 : 1);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "another process was let in");
+	bp_table_close(t);
+	t = open_table(s, &vinfo, BP_STORE_CREATE);
+	bp_table_close(t);
+	bp_store_close(s);
+}
+
+/* Every reader slot taken: opening the database says so (BP_EBUSY). Another process
+ * creates the lock file with room for two readers and holds both. */
+Test(store, reader_slots_exhausted)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_store_close(s);
+	char lock[128];
+	snprintf(lock, sizeof lock, "%s/lock.mdb", dir);
+	cr_assert_eq(unlink(lock), 0);
+	int ready[2], done[2];
+	cr_assert_eq(pipe(ready), 0);
+	cr_assert_eq(pipe(done), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		MDB_txn *a, *b;
+		if (mdb_env_create(&env) || mdb_env_set_maxreaders(env, 2) ||
+		    mdb_env_set_maxdbs(env, 16) || mdb_env_set_mapsize(env, (size_t)1 << 30) ||
+		    mdb_env_open(env, dir, MDB_NOTLS, 0664) ||
+		    mdb_txn_begin(env, NULL, MDB_RDONLY, &a) ||
+		    mdb_txn_begin(env, NULL, MDB_RDONLY, &b))
+			_exit(1);
+		(void)!write(ready[1], "r", 1);
+		char c;
+		(void)!read(done[0], &c, 1);
+		_exit(0);
+	}
+	close(ready[1]); /* so that a holder that failed gives end of file, not a hang */
+	close(done[0]);
+	char c;
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the holder did not start");
+	struct bp_err err = { "" };
+	int rc = bp_store_open(dir, BP_STORE_READONLY, &s, &err);
+	cr_expect_eq(rc, BP_EBUSY, "%s", bp_strerror(rc));
+	cr_expect(strstr(err.msg, "reader slot"), "message: %s", err.msg);
+	if (rc == BP_OK)
+		bp_store_close(s);
+	(void)!write(done[1], "d", 1);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(unlink(lock), 0); /* the holder's small reader table */
+	s = open_store(BP_STORE_READONLY);
+	bp_store_close(s);
+	close(ready[0]);
+	close(done[1]);
+}
+
+/* Ends a forked child, freeing what it inherited first (so that Valgrind, following
+ * children, finds no leak to turn into a failing exit code). */
+static _Noreturn void child_exit(void *inherited, int code)
+{
+	free(inherited);
+	_exit(code);
+}
+
 Test(store, reader_during_writes)
 {
 	uint16_t *buf = malloc(VSIZE * sizeof *buf);
@@ -1096,22 +1390,22 @@ Test(store, reader_during_writes)
 		if (bp_store_open(dir, BP_STORE_READONLY, &rs, NULL) != BP_OK ||
 		    bp_table_open(rs, "v:1", NULL, 0, &rt, NULL) != BP_OK ||
 		    bp_table_set_threads(rt, 2) != BP_OK)
-			_exit(3);
+			child_exit(buf, 3);
 		int seen_last = 0, reads = 0, last = -1, changes = 0;
 		(void)!write(ready[1], "r", 1);
 		for (double end = now() + 5; now() < end && !seen_last; reads++) {
 			if (bp_table_get_tier(rt, 0, buf) != BP_OK)
-				_exit(3);
+				child_exit(buf, 3);
 			int v = version_of(buf);
 			if (v < 0)
-				_exit(1);
+				child_exit(buf, 1);
 			changes += v != last;
 			last = v;
 			seen_last = v == 99;
 		}
 		bp_table_close(rt);
 		bp_store_close(rs);
-		_exit(seen_last && changes > 2 ? 0 : 2);
+		child_exit(buf, seen_last && changes > 2 ? 0 : 2);
 	}
 	char c;
 	cr_assert_eq(read(ready[0], &c, 1), 1);

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* The corruption campaign's helper (bench/corrupt.sh):
+ *
+ *   corrupt_tool flip FILE SEED N        changes N random bytes of FILE (each XORed with a
+ *                                        random nonzero byte; splitmix64 from SEED) and
+ *                                        prints their offsets
+ *   corrupt_tool bit FILE OFFSET BIT     flips one bit of FILE
+ *   corrupt_tool where DIR TABLE TIER BLOCK
+ *                                        prints "OFFSET LENGTH" of the stored value of
+ *                                        block BLOCK of tier TIER of table TABLE in
+ *                                        DIR/data.mdb (found by its bytes in the file)
+ *
+ * Exit 0 on success, 1 on any failure (with a message on stderr). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <lmdb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/codec.h"
+#include "tests/rng.h"
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	unsigned char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static int spill(const char *path, const unsigned char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r+b");
+	if (!f)
+		return 1;
+	int bad = fwrite(buf, 1, len, f) != len;
+	return fclose(f) != 0 || bad;
+}
+
+static int cmd_flip(const char *path, uint64_t seed, unsigned long n)
+{
+	size_t len;
+	unsigned char *buf = slurp(path, &len);
+	if (!buf || len == 0) {
+		fprintf(stderr, "corrupt_tool: %s: cannot read\n", path);
+		return 1;
+	}
+	uint64_t st = seed;
+	for (unsigned long i = 0; i < n; i++) {
+		size_t off = (size_t)(splitmix64(&st) % len);
+		unsigned char x = (unsigned char)(1 + splitmix64(&st) % 255);
+		buf[off] ^= x;
+		printf("%zu%c", off, i + 1 < n ? ' ' : '\n');
+	}
+	int rc = spill(path, buf, len);
+	free(buf);
+	return rc;
+}
+
+static int cmd_bit(const char *path, size_t off, unsigned bit)
+{
+	size_t len;
+	unsigned char *buf = slurp(path, &len);
+	if (!buf || off >= len || bit > 7) {
+		fprintf(stderr, "corrupt_tool: %s: no byte %zu\n", path, off);
+		free(buf);
+		return 1;
+	}
+	buf[off] ^= (unsigned char)(1u << bit);
+	int rc = spill(path, buf, len);
+	free(buf);
+	return rc;
+}
+
+static int cmd_where(const char *dir, const char *table, uint32_t tier, uint64_t block)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	uint8_t key[BP_CODEC_KEY_SIZE];
+	MDB_val k = { sizeof key, key }, v;
+	int rc, ret = 1;
+	bp_codec_key(key, tier, block);
+	if ((rc = mdb_env_create(&env)) || (rc = mdb_env_set_maxdbs(env, 4096)) ||
+	    (rc = mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0664)) ||
+	    (rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) ||
+	    (rc = mdb_dbi_open(txn, table, 0, &dbi)) || (rc = mdb_get(txn, dbi, &k, &v))) {
+		fprintf(stderr, "corrupt_tool: %s %s: %s\n", dir, table, mdb_strerror(rc));
+		goto out;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	size_t len;
+	unsigned char *file = slurp(path, &len);
+	const unsigned char *at = file ? memmem(file, len, v.mv_data, v.mv_size) : NULL;
+	if (at && memmem(at + 1, len - (size_t)(at - file) - 1, v.mv_data, v.mv_size))
+		at = NULL; /* not unique: cannot tell which copy is live */
+	if (at) {
+		printf("%zu %zu\n", (size_t)(at - file), v.mv_size);
+		ret = 0;
+	} else {
+		fprintf(stderr, "corrupt_tool: block %u/%llu: not found once in %s\n", tier,
+			(unsigned long long)block, path);
+	}
+	free(file);
+out:
+	if (txn)
+		mdb_txn_abort(txn);
+	if (env)
+		mdb_env_close(env);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "flip") == 0)
+		return cmd_flip(argv[2], strtoull(argv[3], NULL, 0), strtoul(argv[4], NULL, 0));
+	if (argc == 5 && strcmp(argv[1], "bit") == 0)
+		return cmd_bit(argv[2], strtoull(argv[3], NULL, 0),
+			       (unsigned)strtoul(argv[4], NULL, 0));
+	if (argc == 6 && strcmp(argv[1], "where") == 0)
+		return cmd_where(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0),
+				 strtoull(argv[5], NULL, 0));
+	fprintf(stderr, "usage: corrupt_tool flip FILE SEED N | bit FILE OFFSET BIT | where DIR "
+			"TABLE TIER BLOCK\n");
+	return 1;
+}

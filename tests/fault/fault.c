@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* Fault injection for the reliability tests: a shared object loaded with LD_PRELOAD
+ * into the `boardproof` command, which makes the Nth call of one kind fail, once:
+ *
+ *   BOARDPROOF_FAULT=SITE:N       the Nth call at SITE fails (counting from 1)
+ *   BOARDPROOF_FAULT_COUNT=FILE   at exit, writes "SITE CALLS" lines to FILE
+ *   BOARDPROOF_FAULT_MAP=BYTES    LMDB's map size is BYTES (a tiny map: MDB_MAP_FULL)
+ *
+ * Sites, and how a call there fails:
+ *
+ *   alloc  malloc, calloc, realloc, aligned_alloc, posix_memalign and anonymous mmap
+ *          return NULL / ENOMEM / MAP_FAILED
+ *   write  write, pwrite, writev, pwritev on a descriptor above 2 (not stdout or
+ *          stderr) return -1 with EIO, writing nothing
+ *   sync   fsync, fdatasync, msync return -1 with EIO
+ *   lmdb   mdb_env_open, mdb_txn_begin, mdb_txn_renew, mdb_dbi_open, mdb_get,
+ *          mdb_put, mdb_cursor_get and mdb_txn_commit return EIO (a failing commit
+ *          aborts its transaction first, as LMDB's own does)
+ *
+ * So the failures are real ones, at the boundary between the program and the C
+ * library or LMDB; nothing in the program is built differently for the tests. The
+ * faults at `write` and `sync` are the ones a full or failing disk gives LMDB; the
+ * full disk itself (ENOSPC from a small tmpfs) is tested by tests/tools/faults.sh.
+ *
+ * The C library's own allocator is reached through glibc's __libc_* entry points, so
+ * the shim needs no dlsym at allocation time (dlsym itself allocates). LMDB's
+ * functions are found with dlsym(RTLD_NEXT) on first use. Counting is atomic: the
+ * solvers allocate on several threads. */
+#define _GNU_SOURCE
+/* plain names: with 64-bit file offsets glibc would rename mmap to mmap64 and so on,
+ * and both spellings are defined below (LMDB calls the plain ones) */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <lmdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum site { ALLOC, WRITE, SYNC, LMDB, NSITES };
+static const char *const site_name[NSITES] = { "alloc", "write", "sync", "lmdb" };
+
+static int fault_site = -1;    /* the site that fails, -1 none */
+static unsigned long fault_at; /* its failing call */
+static unsigned long calls[NSITES];
+static const char *count_file;
+static int ready;
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+__attribute__((constructor)) static void fault_init(void)
+{
+	const char *f = getenv("BOARDPROOF_FAULT");
+	if (f) {
+		for (int s = 0; s < NSITES; s++) {
+			size_t n = strlen(site_name[s]);
+			if (strncmp(f, site_name[s], n) == 0 && f[n] == ':') {
+				fault_site = s;
+				fault_at = strtoul(f + n + 1, NULL, 10);
+			}
+		}
+	}
+	count_file = getenv("BOARDPROOF_FAULT_COUNT");
+	ready = 1;
+}
+
+__attribute__((destructor)) static void fault_fini(void)
+{
+	if (!count_file)
+		return;
+	FILE *out = fopen(count_file, "w");
+	if (!out)
+		return;
+	for (int s = 0; s < NSITES; s++)
+		fprintf(out, "%s %lu\n", site_name[s],
+			__atomic_load_n(&calls[s], __ATOMIC_RELAXED));
+	fclose(out);
+}
+
+/* Counts a call at site s; nonzero when this call must fail. */
+static int hit(enum site s)
+{
+	if (!ready)
+		return 0;
+	unsigned long n = __atomic_add_fetch(&calls[s], 1, __ATOMIC_RELAXED);
+	return (int)s == fault_site && n == fault_at;
+}
+
+/* ---- alloc ---- */
+
+/* A failing allocation sets errno as the C library's does (glibc's own code checks it). */
+static int fail_alloc(void)
+{
+	if (!hit(ALLOC))
+		return 0;
+	errno = ENOMEM;
+	return 1;
+}
+
+void *malloc(size_t n)
+{
+	return fail_alloc() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t k, size_t n)
+{
+	return fail_alloc() ? NULL : __libc_calloc(k, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	return fail_alloc() ? NULL : __libc_realloc(p, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	return fail_alloc() ? NULL : __libc_memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (hit(ALLOC))
+		return ENOMEM;
+	void *p = __libc_memalign(align, n);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if ((flags & MAP_ANONYMOUS) && hit(ALLOC)) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+/* ---- write and sync ---- */
+
+static int fail_write(int fd)
+{
+	if (fd > 2 && hit(WRITE)) {
+		errno = EIO;
+		return 1;
+	}
+	return 0;
+}
+
+ssize_t write(int fd, const void *p, size_t n)
+{
+	return fail_write(fd) ? -1 : syscall(SYS_write, fd, p, n);
+}
+
+ssize_t pwrite(int fd, const void *p, size_t n, off_t off)
+{
+	return fail_write(fd) ? -1 : syscall(SYS_pwrite64, fd, p, n, off);
+}
+
+ssize_t pwrite64(int fd, const void *p, size_t n, off_t off)
+{
+	return pwrite(fd, p, n, off);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	return fail_write(fd) ? -1 : syscall(SYS_writev, fd, iov, n);
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+	/* the system call takes the offset as two words (low, high) */
+	return fail_write(fd) ? -1
+			      : syscall(SYS_pwritev, fd, iov, n, (unsigned long)off,
+					(unsigned long)((unsigned long long)off >> 32));
+}
+
+static int fail_sync(void)
+{
+	if (hit(SYNC)) {
+		errno = EIO;
+		return 1;
+	}
+	return 0;
+}
+
+int fsync(int fd)
+{
+	return fail_sync() ? -1 : (int)syscall(SYS_fsync, fd);
+}
+
+int fdatasync(int fd)
+{
+	return fail_sync() ? -1 : (int)syscall(SYS_fdatasync, fd);
+}
+
+int msync(void *p, size_t n, int flags)
+{
+	return fail_sync() ? -1 : (int)syscall(SYS_msync, p, n, flags);
+}
+
+/* ---- LMDB ---- */
+
+/* The next definition of LMDB function `name` (LMDB's own), looked up once. */
+#define REAL(name)                            \
+	static __typeof__(name) *real_##name; \
+	if (!real_##name)                     \
+		*(void **)&real_##name = dlsym(RTLD_NEXT, #name);
+
+int mdb_env_set_mapsize(MDB_env *env, size_t size)
+{
+	REAL(mdb_env_set_mapsize)
+	const char *m = getenv("BOARDPROOF_FAULT_MAP");
+	if (m && *m)
+		size = (size_t)strtoull(m, NULL, 10);
+	return real_mdb_env_set_mapsize(env, size);
+}
+
+int mdb_env_open(MDB_env *env, const char *path, unsigned flags, mdb_mode_t mode)
+{
+	REAL(mdb_env_open)
+	return hit(LMDB) ? EIO : real_mdb_env_open(env, path, flags, mode);
+}
+
+int mdb_txn_begin(MDB_env *env, MDB_txn *parent, unsigned flags, MDB_txn **txn)
+{
+	REAL(mdb_txn_begin)
+	return hit(LMDB) ? EIO : real_mdb_txn_begin(env, parent, flags, txn);
+}
+
+int mdb_txn_renew(MDB_txn *txn)
+{
+	REAL(mdb_txn_renew)
+	return hit(LMDB) ? EIO : real_mdb_txn_renew(txn);
+}
+
+int mdb_dbi_open(MDB_txn *txn, const char *name, unsigned flags, MDB_dbi *dbi)
+{
+	REAL(mdb_dbi_open)
+	return hit(LMDB) ? EIO : real_mdb_dbi_open(txn, name, flags, dbi);
+}
+
+int mdb_get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
+{
+	REAL(mdb_get)
+	return hit(LMDB) ? EIO : real_mdb_get(txn, dbi, k, v);
+}
+
+int mdb_put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags)
+{
+	REAL(mdb_put)
+	return hit(LMDB) ? EIO : real_mdb_put(txn, dbi, k, v, flags);
+}
+
+int mdb_cursor_get(MDB_cursor *c, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+	REAL(mdb_cursor_get)
+	return hit(LMDB) ? EIO : real_mdb_cursor_get(c, k, v, op);
+}
+
+int mdb_txn_commit(MDB_txn *txn)
+{
+	REAL(mdb_txn_commit)
+	if (hit(LMDB)) {
+		mdb_txn_abort(txn);
+		return EIO;
+	}
+	return real_mdb_txn_commit(txn);
+}
