@@ -13,7 +13,7 @@
 # Public headers (what tools/ may use): canon/board.h, canon/error.h, canon/text.h,
 # store/store.h, solver/games/game.h (the game interface), solver/games/perft.h,
 # solver/solve.h, solver/engine.h, solver/probe.h, solver/verify.h,
-# solver/enumerate.h, solver/reach.h, solver/claims.h. A game's own header
+# solver/enumerate.h, solver/reach.h, solver/claims.h, solver/plan.h. A game's own header
 # (solver/games/taifas.h),
 # the rule helpers, the engines' headers and the store's internals are not public:
 # a tool that needs one is a tool that names a game or an engine.
@@ -24,7 +24,7 @@
 # check is seen to fail where it must.
 set -u
 root=$1 expected=${2:-}
-public=" canon/board.h canon/error.h canon/text.h store/store.h solver/games/game.h solver/games/perft.h solver/solve.h solver/engine.h solver/probe.h solver/verify.h solver/enumerate.h solver/reach.h solver/claims.h "
+public=" canon/board.h canon/error.h canon/text.h store/store.h solver/games/game.h solver/games/perft.h solver/solve.h solver/engine.h solver/probe.h solver/verify.h solver/enumerate.h solver/reach.h solver/claims.h solver/plan.h "
 
 allowed() { # layer header
 	local layer=$1 h=$2
