@@ -102,7 +102,7 @@ const struct bp_command bp_commands[] = {
 	{ "solve", "strongly solve an instance into the database", bp_cmd_solve,
 	  "usage: boardproof solve GAME [--db DIR] [--threads N] [--memory BYTES]\n"
 	  "                        [--block-records N] [--level L] [--solver S]\n"
-	  "                        [--replace] [--progress] [--json]\n"
+	  "                        [--replace] [--progress] [--mpi] [--json]\n"
 	  "\n"
 	  "Strongly solves GAME by retrograde analysis: every position reachable from the\n"
 	  "start, up to symmetry, gets its value (win, loss or draw for the player to move)\n"
@@ -130,7 +130,14 @@ const struct bp_command bp_commands[] = {
 	  "  --replace         drop GAME's table first and solve it anew (needed for a table\n"
 	  "                    solved under another rules version, which is refused: exit 3)\n"
 	  "  --progress        a line per tier on stderr (default when stderr is a "
-	  "terminal)\n" COMMON_OPTIONS "\n"
+	  "terminal)\n"
+	  "  --mpi             one rank of an MPI job: mpirun -np N boardproof solve GAME\n"
+	  "                    --mpi splits each tier's index range across the N ranks\n"
+	  "                    (the tiers engine); every rank gets every solved tier, rank\n"
+	  "                    0 alone writes the database, which every rank must be able\n"
+	  "                    to open. Resumes like any solve. See boardproof plan.\n"
+	  "                    Builds without MPI say it is not available (exit 1)\n" COMMON_OPTIONS
+	  "\n"
 	  "JSON: {\"instance\", \"value\", \"remoteness\", \"positions\", \"seconds\",\n"
 	  "\"positions_per_second\", \"peak_memory_bytes\", \"bits_per_position\", \"solver\",\n"
 	  "...}.\n" },
