@@ -264,14 +264,16 @@ static int agree(struct solve *s, int rc, uint64_t *extra, int n)
 	if (!s->dist)
 		return rc;
 	uint64_t v[8] = { rc != 0 };
-	memcpy(v + 1, extra, sizeof *v * (size_t)n);
+	for (int i = 0; i < n; i++)
+		v[1 + i] = extra[i];
 	int crc = s->dist->sum(s->dist->ctx, v, n + 1);
 	if (crc) {
 		snprintf(s->errmsg, sizeof s->errmsg, "combining across ranks: %s",
 			 bp_strerror(crc));
 		return crc;
 	}
-	memcpy(extra, v + 1, sizeof *v * (size_t)n);
+	for (int i = 0; i < n; i++)
+		extra[i] = v[1 + i];
 	if (rc)
 		return rc;
 	if (v[0]) {
