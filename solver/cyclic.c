@@ -235,7 +235,7 @@ int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve
 			goto out;
 		}
 	}
-	if ((rc = bp_solve_open_table(g, db, sizes, opts, &tab, err)))
+	if ((rc = bp_solve_open_table(g, db, sizes, opts, 1, &tab, err)))
 		goto out_quiet;
 
 	uint32_t st;

@@ -41,6 +41,23 @@ struct bp_solve_tick {
 	double seconds;			  /* since the solve started */
 };
 
+/* A solve split across ranks (processes; MPI under `solve --mpi`, tools/mpi_solve.c): the
+ * tiers engine solves its rank's share of each tier's index range and calls these to
+ * combine the shares. Every call is collective: every rank makes the same calls in the
+ * same order. Each returns BP_OK or an error (BP_EIO). Rank 0 alone writes the table;
+ * the other ranks open it to read tiers stored earlier (a resumed solve). The library
+ * knows nothing of MPI. */
+struct bp_solve_dist {
+	int rank, nranks;
+	void *ctx;
+	/* ORs n words across the ranks, in place on every rank */
+	int (*reduce_or)(void *ctx, uint64_t *words, uint64_t n);
+	/* sums n counters across the ranks, in place on every rank */
+	int (*sum)(void *ctx, uint64_t *v, int n);
+	/* rank r holds rec[bounds[r] .. bounds[r + 1]); afterwards every rank holds all */
+	int (*gather)(void *ctx, uint16_t *rec, const uint64_t *bounds);
+};
+
 struct bp_solve_opts {
 	enum bp_engine engine;	/* bp_solve only; engines called directly ignore it */
 	int threads;		/* worker threads; <= 0: one per online core */
@@ -59,7 +76,8 @@ struct bp_solve_opts {
 	 * handler: a caller that wants Ctrl-C sets a flag in its own handler and returns
 	 * it here. */
 	int (*cancel)(void *ctx);
-	void *ctx; /* passed to progress, tick and cancel */
+	void *ctx;			  /* passed to progress, tick and cancel */
+	const struct bp_solve_dist *dist; /* NULL: one process. Only the tiers engine */
 };
 
 struct bp_solve_result {

@@ -246,7 +246,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 		g->ops->tier_size(g, t, &x.size[t]);
 		x.most = x.size[t] > x.most ? x.size[t] : x.most;
 	}
-	rc = bp_solve_open_table(g, db, x.size, opts, &x.tab, err);
+	rc = bp_solve_open_table(g, db, x.size, opts, 1, &x.tab, err);
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;

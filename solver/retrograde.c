@@ -45,7 +45,13 @@ struct tier {
 struct solve {
 	const struct bp_game *g;
 	bp_table *tab;
-	pthread_mutex_t load_lock; /* tiers read from the table on demand */
+	bp_store *db;
+	const struct bp_solve_opts *opts;
+	const struct bp_solve_dist *dist; /* NULL: one process */
+	const uint64_t *sizes;
+	uint64_t chunk0; /* this rank's first work item of the tier */
+	int (*fn)(void *ctx, int worker, uint64_t item); /* run_tier's */
+	pthread_mutex_t load_lock;			 /* tiers read from the table on demand */
 	struct tier *tiers;
 	uint32_t nt;
 	uint64_t *succ; /* nt * words: bit s of row t set when tier t moves into tier s */
@@ -224,11 +230,75 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 	return each_marked(ctx, worker, item, solve_one);
 }
 
+/* This rank's work items of tier t: [*c0, *c1). Item c covers indices
+ * [c * CHUNK_WORDS * 64, (c + 1) * CHUNK_WORDS * 64). */
+static void my_chunks(const struct solve *s, uint32_t t, uint64_t *c0, uint64_t *c1)
+{
+	uint64_t n = chunks_of(s->tiers[t].size);
+	uint64_t r = s->dist ? (uint64_t)s->dist->rank : 0,
+		 nr = s->dist ? (uint64_t)s->dist->nranks : 1;
+	*c0 = n * r / nr;
+	*c1 = n * (r + 1) / nr;
+}
+
+static int shifted(void *ctx, int worker, uint64_t item)
+{
+	struct solve *s = ctx;
+	return s->fn(ctx, worker, item + s->chunk0);
+}
+
 static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, int, uint64_t))
 {
+	uint64_t c0, c1;
 	s->t = t;
-	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, chunks_of(s->tiers[t].size),
-				CHUNK_WORDS * 64, s->tiers[t].size, fn, s);
+	s->fn = fn;
+	my_chunks(s, t, &c0, &c1);
+	s->chunk0 = c0;
+	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, c1 - c0, CHUNK_WORDS * 64,
+				s->tiers[t].size, shifted, s);
+}
+
+/* Across ranks (a no-op in one process): every rank learns whether any failed, with n
+ * counters of extra summed along. Collective. @return rc; BP_EIO when only another
+ * rank failed. */
+static int agree(struct solve *s, int rc, uint64_t *extra, int n)
+{
+	if (!s->dist)
+		return rc;
+	uint64_t v[8] = { rc != 0 };
+	for (int i = 0; i < n; i++)
+		v[1 + i] = extra[i];
+	int crc = s->dist->sum(s->dist->ctx, v, n + 1);
+	if (crc) {
+		snprintf(s->errmsg, sizeof s->errmsg, "combining across ranks: %s",
+			 bp_strerror(crc));
+		return crc;
+	}
+	for (int i = 0; i < n; i++)
+		extra[i] = v[1 + i];
+	if (rc)
+		return rc;
+	if (v[0]) {
+		snprintf(s->errmsg, sizeof s->errmsg, "%llu other rank%s failed",
+			 (unsigned long long)v[0], v[0] == 1 ? "" : "s");
+		return BP_EIO;
+	}
+	return BP_OK;
+}
+
+static int is_writer(const struct solve *s)
+{
+	return !s->dist || s->dist->rank == 0;
+}
+
+/* A rank that does not write sees tiers stored since it opened the table only once it
+ * opens it again. */
+static int reopen_table(struct solve *s)
+{
+	struct bp_err e = { { 0 } };
+	bp_table_close(s->tab);
+	s->tab = NULL;
+	return bp_solve_open_table(s->g, s->db, s->sizes, s->opts, is_writer(s), &s->tab, &e);
 }
 
 /* Makes tier t's records available in memory. */
@@ -241,6 +311,8 @@ static int load_tier(struct solve *s, uint32_t t)
 	if (!rec)
 		return BP_ENOMEM;
 	int rc = bp_table_get_tier(s->tab, t, rec);
+	if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
+		rc = bp_table_get_tier(s->tab, t, rec);
 	if (rc)
 		free(rec);
 	else
@@ -284,8 +356,13 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 {
 	int rc;
 	double t0 = bp_solve_clock();
-	struct solve s = { .g = g, .nt = g->ntiers, .load_lock = PTHREAD_MUTEX_INITIALIZER };
-	uint64_t *sizes = NULL, *done_count = NULL;
+	struct solve s = { .g = g,
+			   .db = db,
+			   .opts = opts,
+			   .dist = opts->dist,
+			   .nt = g->ntiers,
+			   .load_lock = PTHREAD_MUTEX_INITIALIZER };
+	uint64_t *sizes = NULL, *done_count = NULL, *bounds = NULL;
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err)))
 		return rc;
@@ -296,7 +373,10 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	s.succ = calloc((size_t)s.nt * s.succ_words, sizeof(uint64_t));
 	s.mv = bp_solve_move_buffers(g, s.threads);
 	s.counts = aligned_alloc(64, (size_t)s.threads * sizeof *s.counts);
-	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts) {
+	s.sizes = sizes;
+	if (s.dist && !(bounds = calloc((size_t)s.dist->nranks + 1, sizeof *bounds)))
+		rc = BP_ENOMEM;
+	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || rc) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -310,7 +390,21 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			goto out;
 		}
 	}
-	rc = bp_solve_open_table(g, db, sizes, opts, &s.tab, err);
+	/* rank 0 creates the table before the others open it (a table created by two
+	 * processes at once leaves one of them a stale handle) */
+	for (int pass = 0; pass < 2; pass++) {
+		int mine = pass == 0 ? is_writer(&s) : !is_writer(&s);
+		if (mine)
+			rc = bp_solve_open_table(g, db, sizes, opts, is_writer(&s), &s.tab, err);
+		if (!s.dist)
+			break;
+		if (agree(&s, rc, NULL, 0) && !rc) {
+			rc = BP_EIO;
+			goto out;
+		}
+		if (rc)
+			goto out_quiet;
+	}
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
@@ -342,7 +436,11 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	for (uint32_t t = st; !dense && t < s.nt; t++)
 		s.meter.phase_total += s.tiers[t].size;
 	for (uint32_t t = st; !dense && t < s.nt; t++) {
-		if ((rc = run_tier(&s, t, 0, forward_chunk)))
+		/* every rank marked what its share of the tiers below reached */
+		if (s.dist && (rc = s.dist->reduce_or(s.dist->ctx, s.tiers[t].reach,
+						      s.tiers[t].size / 64 + 1)))
+			goto out;
+		if ((rc = agree(&s, run_tier(&s, t, 0, forward_chunk), NULL, 0)))
 			goto out;
 		if (opts->progress) {
 			struct bp_solve_progress pr = { .phase = 0,
@@ -354,6 +452,9 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			opts->progress(opts->ctx, &pr);
 		}
 	}
+	if (s.dist && !dense &&
+	    (rc = s.dist->reduce_or(s.dist->ctx, s.succ, (uint64_t)s.nt * s.succ_words)))
+		goto out;
 	for (uint32_t t = s.nt; !dense && t-- > 0;)
 		for (uint32_t c = 0; c < s.nt; c++)
 			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
@@ -369,34 +470,49 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		if (tt->done) {
 			out->resumed_tiers++;
 			bp_solve_add_counts(done_count + (size_t)t * 4, out, &pr);
-			if (tt->lastuse != UINT32_MAX && tt->lastuse < t && (rc = load_tier(&s, t)))
+			if (tt->lastuse != UINT32_MAX && tt->lastuse < t)
+				rc = load_tier(&s, t);
+			if ((rc = agree(&s, rc, NULL, 0)))
 				goto out;
 			pr.resumed = 1;
 		} else {
-			for (uint32_t c = t + 1; c < s.nt; c++)
-				if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1 &&
-				    (rc = load_tier(&s, c)))
-					goto out;
-			s.t = t; /* marking is not metered: solving the tier follows at once */
-			if (dense &&
-			    (rc = bp_parallel_for(s.threads, chunks_of(tt->size), mark_chunk, &s)))
-				goto out;
-			tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t));
-			if (!tt->rec) {
+			for (uint32_t c = t + 1; !rc && c < s.nt; c++)
+				if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
+					rc = load_tier(&s, c);
+			if (!rc && dense)
+				rc = run_tier(&s, t, 1, mark_chunk);
+			if (!rc && !(tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t))))
 				rc = BP_ENOMEM;
-				goto out;
-			}
 			memset(s.counts, 0, sizeof *s.counts * (size_t)s.threads);
-			if ((rc = run_tier(&s, t, 1, solve_chunk)))
-				goto out;
+			if (!rc)
+				rc = run_tier(&s, t, 1, solve_chunk);
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < s.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += s.counts[i][v];
-			if ((rc = bp_solve_put_tier(g, s.tab, t, tt->rec, s.threads,
-						    prior_seconds + (bp_solve_clock() - t0), out,
-						    s.errmsg, sizeof s.errmsg)))
+			/* every rank's share of the tier's records to every rank; then rank 0
+			 * stores the tier, and the others wait for it */
+			if ((rc = agree(&s, rc, tc, 4)))
 				goto out;
+			if (s.dist) {
+				for (int r = 0; r <= s.dist->nranks; r++) {
+					uint64_t c0 = chunks_of(tt->size) * (uint64_t)r /
+						      (uint64_t)s.dist->nranks;
+					uint64_t i0 = c0 * CHUNK_WORDS * 64;
+					bounds[r] = i0 < tt->size ? i0 : tt->size;
+				}
+				if ((rc = s.dist->gather(s.dist->ctx, tt->rec, bounds)))
+					goto out;
+			}
+			if (is_writer(&s))
+				rc = bp_solve_put_tier(g, s.tab, t, tt->rec, s.threads,
+						       prior_seconds + (bp_solve_clock() - t0), out,
+						       s.errmsg, sizeof s.errmsg);
+			else
+				rc = bp_game_status(g);
+			if ((rc = agree(&s, rc, NULL, 0)))
+				goto out;
+			tt->done = 1;
 			out->solved_tiers++;
 			bp_solve_add_counts(tc, out, &pr);
 		}
@@ -412,6 +528,8 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 
 	/* the start position's value */
 	uint16_t r = 0;
+	if (!is_writer(&s) && (rc = reopen_table(&s)))
+		goto out;
 	if ((rc = bp_table_get(s.tab, st, sidx, &r)) || (rc = bp_solve_finish(s.tab, r, out)))
 		goto out;
 out:
@@ -431,6 +549,7 @@ out_quiet:
 	free(s.succ);
 	free(s.tiers);
 	free(sizes);
+	free(bounds);
 	free(done_count);
 	return rc;
 }

@@ -59,7 +59,8 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
 }
 
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
-			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err)
+			const struct bp_solve_opts *o, int writer, bp_table **out,
+			struct bp_err *err)
 {
 	struct bp_table_info info = { .rules_version = BP_RULES_VERSION,
 				      .ntiers = g->ntiers,
@@ -67,7 +68,7 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 				      .block_records = o->block_records,
 				      .compression_level = o->compression_level };
 	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
-	int rc = bp_table_open(db, g->spec, &info, BP_STORE_CREATE, out, err);
+	int rc = bp_table_open(db, g->spec, &info, writer ? BP_STORE_CREATE : 0, out, err);
 	if (rc)
 		return rc;
 	/* the solver's threads also encode each finished tier's blocks */

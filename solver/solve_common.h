@@ -29,9 +29,12 @@ struct bp_move **bp_solve_move_buffers(const struct bp_game *g, int threads);
 void bp_solve_free_move_buffers(struct bp_move **mv, int threads);
 
 /* Opens (creating if absent) the table of g with the given tier sizes and the store
- * options of o. @return as bp_table_open. */
+ * options of o, as its one writer (the store's writer lock: BP_EBUSY while another
+ * solve holds it); writer 0 opens an existing table to read only (the ranks of a
+ * distributed solve other than rank 0). @return as bp_table_open. */
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
-			const struct bp_solve_opts *o, bp_table **out, struct bp_err *err);
+			const struct bp_solve_opts *o, int writer, bp_table **out,
+			struct bp_err *err);
 
 /* Adds a tier's positions per value (index enum bp_value) to the result and to the
  * tier's progress line. */

@@ -13,7 +13,8 @@
 # Public headers (what tools/ may use): canon/board.h, canon/error.h, canon/text.h,
 # store/store.h, solver/games/game.h (the game interface), solver/games/perft.h,
 # solver/solve.h, solver/engine.h, solver/probe.h, solver/verify.h,
-# solver/enumerate.h, solver/reach.h, solver/claims.h, and proof-number search's
+# solver/enumerate.h, solver/reach.h, solver/claims.h, solver/plan.h, and proof-number
+# search's
 # solver/dfpn.h, solver/dfpn_db.h, solver/proof.h. A game's own header
 # (solver/games/taifas.h), the rule helpers, the engines' headers and the store's
 # internals are not public: a tool that needs one names a game or an engine.
@@ -24,7 +25,7 @@
 # check is seen to fail where it must.
 set -u
 root=$1 expected=${2:-}
-public=" canon/board.h canon/error.h canon/text.h store/store.h solver/games/game.h solver/games/perft.h solver/solve.h solver/engine.h solver/probe.h solver/verify.h solver/enumerate.h solver/reach.h solver/claims.h solver/dfpn.h solver/dfpn_db.h solver/proof.h "
+public=" canon/board.h canon/error.h canon/text.h store/store.h solver/games/game.h solver/games/perft.h solver/solve.h solver/engine.h solver/probe.h solver/verify.h solver/enumerate.h solver/reach.h solver/claims.h solver/plan.h solver/dfpn.h solver/dfpn_db.h solver/proof.h "
 
 allowed() { # layer header
 	local layer=$1 h=$2

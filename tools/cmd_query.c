@@ -155,8 +155,10 @@ int bp_cmd_query(int argc, char **argv)
 	int line = 0;
 	/* --line is this command's own flag: take it out before the shared parser */
 	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args)
+	if (!args) {
+		bp_cli_error(cmd, "out of memory");
 		return BP_EXIT_IO;
+	}
 	int kept = 0;
 	for (int i = 0, options = 1; i < argc; i++) {
 		options &= strcmp(argv[i], "--") != 0;

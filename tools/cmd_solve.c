@@ -10,6 +10,7 @@
 #include "solver/solve.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/mpi_solve.h"
 
 /* Ctrl-C: the handler only sets a flag, which the engines poll through opts.cancel
  * between work items; the solve then returns BP_ECANCELED with its finished tiers
@@ -251,7 +252,21 @@ int bp_cmd_solve(int argc, char **argv)
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	bp_store *db = NULL;
-	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	/* --mpi: one rank of an MPI job (mpirun -np N boardproof solve GAME --mpi) */
+	int use_mpi = 0, nargs = 0;
+	char **args = malloc(sizeof *args * (size_t)(argc + 1));
+	if (!args) {
+		bp_cli_error(cmd, "out of memory");
+		return BP_EXIT_IO;
+	}
+	for (int i = 0; i < argc; i++)
+		if (i && strcmp(argv[i], "--mpi") == 0)
+			use_mpi = 1;
+		else
+			args[nargs++] = argv[i];
+	args[nargs] = NULL;
+	int rc = bp_cli_parse(cmd, nargs, args, valued, &a);
+	free(args);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
 	if (a.npos != 1) {
@@ -292,8 +307,19 @@ int bp_cmd_solve(int argc, char **argv)
 		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers or cycles)", solver);
 		return BP_EXIT_USAGE;
 	}
+	struct bp_solve_dist dist = { 0 };
+	int mpi_on = 0;
+	if (use_mpi) {
+		if (bp_mpi_init(&dist)) {
+			bp_cli_error(cmd, "--mpi is not available: this boardproof was built "
+					  "without MPI (install libopenmpi-dev and reconfigure)");
+			return BP_EXIT_PROBLEM;
+		}
+		mpi_on = 1;
+		opts.dist = &dist;
+	}
 	struct meter m = { .tty = isatty(2), .phase = -1 };
-	if (a.progress || m.tty) {
+	if ((a.progress || m.tty) && dist.rank == 0) {
 		opts.progress = progress;
 		opts.tick = tick;
 		opts.ctx = &m;
@@ -302,20 +328,39 @@ int bp_cmd_solve(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
 	int caught = 0;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
-		return rc;
-	const char *path = bp_cli_db_path(a.opt[0]);
-	if ((rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db)))
 		goto out;
-	if (a.replace) {
+	if (mpi_on && bp_game_is_family(g)) {
+		if (dist.rank == 0)
+			bp_cli_error(cmd, "--mpi solves one instance: name a member of %s",
+				     g->spec);
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	const char *path = bp_cli_db_path(a.opt[0]);
+	/* rank 0 creates the database (and drops a table to replace) before the other
+	 * ranks open it; then rank 0 alone writes */
+	if (dist.rank == 0)
+		rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db);
+	if (!rc && dist.rank == 0 && a.replace) {
 		/* the one way a table is removed: asked for by name, before solving anew */
 		struct bp_err derr = { { 0 } };
 		int drc = bp_store_drop_table(db, g->spec, &derr);
 		if (drc && drc != BP_ENOTFOUND) {
 			bp_cli_error(cmd, "replacing %s: %s", g->spec, derr.msg);
 			rc = bp_cli_exit_code(drc);
-			goto out;
 		}
 	}
+	if (mpi_on) {
+		bp_mpi_bcast_int(&rc);
+		if (!rc && dist.rank != 0)
+			rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db);
+		/* ranks that failed to open it leave; bp_solve's first step would wait */
+		int failed = (int)bp_mpi_max(rc != 0);
+		if (failed && !rc)
+			rc = BP_EXIT_IO;
+	}
+	if (rc)
+		goto out;
 	sigemptyset(&sa.sa_mask);
 	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
 	if (bp_game_is_family(g)) {
@@ -326,6 +371,14 @@ int bp_cmd_solve(int argc, char **argv)
 	struct bp_err err = { { 0 } };
 	int src = bp_solve(g, db, &opts, &r, &err);
 	end_tick_line(&m);
+	if (mpi_on) {
+		/* the figures of the job: the slowest rank's time, the largest peak */
+		r.peak_memory = bp_mpi_max(r.peak_memory);
+		if (dist.rank != 0) {
+			rc = src ? bp_cli_exit_code(src) : 0;
+			goto out;
+		}
+	}
 	if (src == BP_ECANCELED) {
 		rc = interrupted_exit(cmd, g, &r);
 		goto out;
@@ -363,7 +416,7 @@ int bp_cmd_solve(int argc, char **argv)
 		       "\"memory_estimate_bytes\": %llu, "
 		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
 		       "%u, \"already_solved\": %s, "
-		       "\"threads\": %d, \"solver\": \"%s\", \"db\": ",
+		       "\"threads\": %d, \"ranks\": %d, \"solver\": \"%s\", \"db\": ",
 		       g->spec, bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 1, rbuf),
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
@@ -371,7 +424,8 @@ int bp_cmd_solve(int argc, char **argv)
 		       (unsigned long long)r.peak_memory, (unsigned long long)r.memory_estimate,
 		       (unsigned long long)r.stored_bytes, bpp, r.resumed_tiers,
 		       already ? "true" : "false",
-		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN), used);
+		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
+		       mpi_on ? dist.nranks : 1, used);
 		struct bp_text t = { 0 };
 		bp_text_json_string(&t, path);
 		printf("%s}\n", bp_text_str(&t));
@@ -391,9 +445,13 @@ int bp_cmd_solve(int argc, char **argv)
 		else
 			printf("time:       %.2f s, %.0f positions per second%s\n", r.seconds, pps,
 			       r.resumed_tiers ? " (resumed: some tiers were already stored)" : "");
-		printf("solver:     %s\n", used);
+		if (mpi_on)
+			printf("solver:     %s, %d MPI ranks\n", used, dist.nranks);
+		else
+			printf("solver:     %s\n", used);
 		char mbuf[32];
-		printf("memory:     peak %s\n", bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));
+		printf("memory:     peak %s%s\n", mpi_on ? "per rank " : "",
+		       bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));
 		printf("database:   %s, %llu bytes, %.3f bits per position\n", path,
 		       (unsigned long long)r.stored_bytes, bpp);
 	}
@@ -403,5 +461,7 @@ out:
 	if (db)
 		bp_store_close(db);
 	bp_game_destroy(g);
+	if (mpi_on)
+		bp_mpi_finish();
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include "tools/cli.h"
 
 int bp_cmd_show(int argc, char **argv);
+int bp_cmd_plan(int argc, char **argv);
 int bp_cmd_moves(int argc, char **argv);
 int bp_cmd_perft(int argc, char **argv);
 int bp_cmd_count(int argc, char **argv);

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* boardproof plan GAME: what a tiered solve split across ranks would need, per tier,
+ * from the exact tier sizes, before running it (see solver/plan.h for the model). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/plan.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+/* Measured defaults (README, Results): taifas:4x5 stored 0.913 bits per position, and
+ * its walk solved 1,743,189,611 positions in 101 s on 2 cores: 17.3 M/s, 8.65 M/s per
+ * core. The tiered engine canonicalizes every child and is slower: the estimate is a
+ * lower bound for it. */
+#define DEFAULT_BITS 0.913
+#define DEFAULT_RATE 8.65e6
+
+static int parse_positive(const char *text, double max, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || *end || !(v > 0) || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const char *duration(double s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 2 * 3600)
+		snprintf(buf, len, "%.1f min", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f d", s / 86400);
+	return buf;
+}
+
+int bp_cmd_plan(int argc, char **argv)
+{
+	const char *cmd = "plan";
+	static const char *const valued[] = { "ranks",	 "memory-per-rank",
+					      "threads", "bits-per-position",
+					      "rate",	 NULL };
+	struct bp_cli_args a;
+	struct bp_game *g = NULL;
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos != 1) {
+		bp_cli_error(cmd, "expected GAME (see boardproof plan --help)");
+		return BP_EXIT_USAGE;
+	}
+	struct bp_plan_opts o = { .ranks = 1,
+				  .threads = 1,
+				  .bits_per_position = DEFAULT_BITS,
+				  .rate_per_core = DEFAULT_RATE };
+	double v;
+	if (a.opt[0]) {
+		if (parse_positive(a.opt[0], 1 << 20, &v) || v != (double)(int)v) {
+			bp_cli_error(cmd, "bad --ranks '%s' (1 to 1048576)", a.opt[0]);
+			return BP_EXIT_USAGE;
+		}
+		o.ranks = (int)v;
+	}
+	if (a.opt[1] && (bp_cli_parse_bytes(a.opt[1], &o.memory_per_rank) || !o.memory_per_rank)) {
+		bp_cli_error(cmd,
+			     "bad --memory-per-rank '%s' (bytes, or a number with K, M, G or T)",
+			     a.opt[1]);
+		return BP_EXIT_USAGE;
+	}
+	if (a.opt[2] && (rc = bp_cli_threads(cmd, a.opt[2], &o.threads)))
+		return rc;
+	if (a.opt[3] && parse_positive(a.opt[3], 64, &o.bits_per_position)) {
+		bp_cli_error(cmd, "bad --bits-per-position '%s' (above 0, at most 64)", a.opt[3]);
+		return BP_EXIT_USAGE;
+	}
+	if (a.opt[4] && parse_positive(a.opt[4], 1e12, &o.rate_per_core)) {
+		bp_cli_error(cmd, "bad --rate '%s' (positions per second per thread, above 0)",
+			     a.opt[4]);
+		return BP_EXIT_USAGE;
+	}
+	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
+		return rc;
+	struct bp_plan p;
+	struct bp_err err = { { 0 } };
+	int prc = bp_plan_tiers(g, &o, &p, &err);
+	if (prc) {
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(prc));
+		rc = prc == BP_EUNSUPPORTED ? BP_EXIT_USAGE : bp_cli_exit_code(prc);
+		goto out;
+	}
+	int fits = !p.too_large && (!o.memory_per_rank || p.mem_sliced <= o.memory_per_rank);
+	int fits_rep = !o.memory_per_rank || p.mem_replicated <= o.memory_per_rank;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	if (a.json) {
+		printf("{\"instance\": \"%s\", \"ranks\": %d, \"threads\": %d, "
+		       "\"memory_per_rank\": %llu, \"bits_per_position\": %.4f, "
+		       "\"rate_per_thread\": %.0f, \"exact_positions\": %s, \"tiers\": [",
+		       g->spec, o.ranks, o.threads, (unsigned long long)o.memory_per_rank,
+		       o.bits_per_position, o.rate_per_core, p.exact_classes ? "true" : "false");
+		for (uint32_t t = 0; t < p.ntiers; t++) {
+			const struct bp_plan_tier *pt = &p.tier[t];
+			if (pt->too_large) {
+				printf("%s{\"tier\": %u, \"too_large\": true}", t ? ", " : "", t);
+				continue;
+			}
+			printf("%s{\"tier\": %u, \"records\": %llu, \"positions\": %llu, "
+			       "\"memory_sliced\": %llu, \"memory_replicated\": %llu, "
+			       "\"sent\": %llu, \"received\": %llu, \"disk\": %llu, "
+			       "\"estimated_seconds\": %.3f}",
+			       t ? ", " : "", t, (unsigned long long)pt->records,
+			       (unsigned long long)pt->classes, (unsigned long long)pt->mem_sliced,
+			       (unsigned long long)pt->mem_replicated,
+			       (unsigned long long)pt->exchanged, (unsigned long long)pt->exchanged,
+			       (unsigned long long)pt->disk, pt->seconds);
+		}
+		printf("], \"records\": %llu, \"positions\": %llu, \"peak_memory_sliced\": %llu, "
+		       "\"peak_tier\": %u, \"peak_memory_replicated\": %llu, \"sent\": %llu, "
+		       "\"received\": %llu, \"disk\": %llu, \"estimated_seconds\": %.3f, "
+		       "\"fits\": %s, \"fits_replicated\": %s}\n",
+		       (unsigned long long)p.records, (unsigned long long)p.classes,
+		       (unsigned long long)p.mem_sliced, p.peak_tier,
+		       (unsigned long long)p.mem_replicated, (unsigned long long)p.exchanged,
+		       (unsigned long long)p.exchanged, (unsigned long long)p.disk, p.seconds,
+		       fits ? "true" : "false", fits_rep ? "true" : "false");
+	} else {
+		printf("%s on %d rank%s x %d thread%s, %s per rank\n", g->spec, o.ranks,
+		       o.ranks == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s",
+		       o.memory_per_rank ? bp_text_bytes(o.memory_per_rank, b1, sizeof b1)
+					 : "no memory limit");
+		printf("positions %s: %s\n",
+		       p.exact_classes ? "up to symmetry"
+				       : "(indices: an upper bound; the game has no exact count)",
+		       "per tier below");
+		printf("%-4s %20s %20s %11s %11s %11s %11s %10s\n", "tier", "records", "positions",
+		       "mem sliced", "mem replic", "sent=recv", "disk", "time");
+		for (uint32_t t = 0; t < p.ntiers; t++) {
+			const struct bp_plan_tier *pt = &p.tier[t];
+			if (pt->too_large) {
+				printf("%-4u %20s  (index space over 2^60: cannot be stored)\n", t,
+				       "too large");
+				continue;
+			}
+			printf("%-4u %20llu %20llu %11s %11s %11s %11s %10s\n", t,
+			       (unsigned long long)pt->records, (unsigned long long)pt->classes,
+			       bp_text_bytes(pt->mem_sliced, b1, sizeof b1),
+			       bp_text_bytes(pt->mem_replicated, b2, sizeof b2),
+			       bp_text_bytes(pt->exchanged, b3, sizeof b3),
+			       bp_text_bytes(pt->disk, b4, sizeof b4),
+			       duration(pt->seconds, b5, sizeof b5));
+		}
+		printf("total: %llu records, %llu positions\n", (unsigned long long)p.records,
+		       (unsigned long long)p.classes);
+		printf("memory per rank: %s at tier %u with tiers sliced across ranks; %s with "
+		       "whole child tiers on every rank (solve --mpi today)\n",
+		       bp_text_bytes(p.mem_sliced, b1, sizeof b1), p.peak_tier,
+		       bp_text_bytes(p.mem_replicated, b2, sizeof b2));
+		printf("exchange per rank: %s sent and %s received over the solve\n",
+		       bp_text_bytes(p.exchanged, b1, sizeof b1),
+		       bp_text_bytes(p.exchanged, b2, sizeof b2));
+		printf("disk: %s at %.3f bits per position\n", bp_text_bytes(p.disk, b1, sizeof b1),
+		       o.bits_per_position);
+		printf("time: %s at %.3g positions per second per thread, %d thread%s in all\n",
+		       duration(p.seconds, b1, sizeof b1), o.rate_per_core, o.ranks * o.threads,
+		       o.ranks * o.threads == 1 ? "" : "s");
+		if (o.memory_per_rank)
+			printf("fits: %s sliced, %s replicated\n", fits ? "yes" : "no",
+			       fits_rep ? "yes" : "no");
+	}
+	if (p.too_large) {
+		bp_cli_error(cmd,
+			     "%s: %u tiers have more than 2^60 indices: the dense tables cannot "
+			     "hold them (the totals above leave them out)",
+			     g->spec, p.too_large);
+		rc = BP_EXIT_USAGE;
+	} else if (!fits) {
+		bp_cli_error(cmd, "%s: a rank's share needs %s at tier %u, more than %s per rank",
+			     g->spec, bp_text_bytes(p.mem_sliced, b1, sizeof b1), p.peak_tier,
+			     bp_text_bytes(o.memory_per_rank, b2, sizeof b2));
+		rc = BP_EXIT_USAGE;
+	}
+	bp_plan_free(&p);
+out:
+	bp_game_destroy(g);
+	return rc;
+}
