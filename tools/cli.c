@@ -139,6 +139,23 @@ int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valu
 	return 0;
 }
 
+int bp_cli_take_flag(int *argc, char **argv, const char *name)
+{
+	int kept = 1, found = 0, options = 1;
+	for (int i = 1; i < *argc; i++) {
+		options &= strcmp(argv[i], "--") != 0;
+		if (options && strcmp(argv[i], name) == 0)
+			found = 1;
+		else
+			argv[kept++] = argv[i];
+	}
+	if (*argc > 0) {
+		argv[kept] = NULL;
+		*argc = kept;
+	}
+	return found;
+}
+
 int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a)
 {
 	if (!a->help)

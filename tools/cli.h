@@ -62,6 +62,11 @@ struct bp_cli_args {
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out);
 
+/* Takes a command's own flag out of argv before bp_cli_parse: removes every `name`
+ * (such as "--line") standing before a lone "--" (argv[0], the command, is kept) and
+ * returns 1 when there was one. argv stays NULL-terminated. */
+int bp_cli_take_flag(int *argc, char **argv, const char *name);
+
 /* Prints the command's help when --help was given; returns 1 if it did. */
 int bp_cli_maybe_help(const char *cmd, const struct bp_cli_args *a);
 

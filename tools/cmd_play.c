@@ -96,19 +96,9 @@ int bp_cmd_play(int argc, char **argv)
 	bp_store *db = NULL;
 	bp_table *tab = NULL;
 	struct play *s = NULL;
-	int hint = 0, kept = 0, human = 0;
-	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args)
-		return BP_EXIT_IO;
-	for (int i = 0, options = 1; i < argc; i++) {
-		options &= strcmp(argv[i], "--") != 0;
-		if (i > 0 && options && strcmp(argv[i], "--hint") == 0)
-			hint = 1;
-		else
-			args[kept++] = argv[i];
-	}
-	args[kept] = NULL;
-	int rc = bp_cli_parse(cmd, kept, args, valued, &a);
+	int human = 0;
+	int hint = bp_cli_take_flag(&argc, argv, "--hint");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		goto out;
 	if (a.npos != 1) {
@@ -310,7 +300,6 @@ out:
 	if (s)
 		free(s->pm);
 	free(s);
-	free(args);
 	bp_table_close(tab);
 	if (db)
 		bp_store_close(db);

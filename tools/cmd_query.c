@@ -152,23 +152,9 @@ int bp_cmd_query(int argc, char **argv)
 	struct bp_text out = { 0 }, pos = { 0 };
 	char *ptext = NULL;
 	struct bp_pos p, fp;
-	int line = 0;
 	/* --line is this command's own flag: take it out before the shared parser */
-	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args) {
-		bp_cli_error(cmd, "out of memory");
-		return BP_EXIT_IO;
-	}
-	int kept = 0;
-	for (int i = 0, options = 1; i < argc; i++) {
-		options &= strcmp(argv[i], "--") != 0;
-		if (i > 0 && options && strcmp(argv[i], "--line") == 0)
-			line = 1;
-		else
-			args[kept++] = argv[i];
-	}
-	args[kept] = NULL;
-	int rc = bp_cli_parse(cmd, kept, args, valued, &a);
+	int line = bp_cli_take_flag(&argc, argv, "--line");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		goto out;
 	if (a.npos < 1) {
@@ -299,7 +285,6 @@ int bp_cmd_query(int argc, char **argv)
 		bp_text_printf(&out, "}\n");
 	fputs(bp_text_str(&out), stdout);
 out:
-	free(args);
 	free(pm);
 	free(ptext);
 	bp_text_free(&out);

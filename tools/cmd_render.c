@@ -87,20 +87,9 @@ int bp_cmd_render(int argc, char **argv)
 	struct bp_text svg = { 0 }, pos = { 0 };
 	char *ptext = NULL;
 	struct bp_pos p;
-	int values = 0, nmarks = 0;
-	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args)
-		return BP_EXIT_IO;
-	int kept = 0;
-	for (int i = 0, options = 1; i < argc; i++) {
-		options &= strcmp(argv[i], "--") != 0;
-		if (i > 0 && options && strcmp(argv[i], "--values") == 0)
-			values = 1;
-		else
-			args[kept++] = argv[i];
-	}
-	args[kept] = NULL;
-	int rc = bp_cli_parse(cmd, kept, args, valued, &a);
+	int nmarks = 0;
+	int values = bp_cli_take_flag(&argc, argv, "--values");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		goto out;
 	if (a.npos < 1 || !a.opt[1]) {
@@ -153,7 +142,6 @@ int bp_cmd_render(int argc, char **argv)
 		       values ? ", with each move's value" : "");
 	}
 out:
-	free(args);
 	free(pm);
 	free(marks);
 	free(ptext);

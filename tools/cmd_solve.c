@@ -253,20 +253,8 @@ int bp_cmd_solve(int argc, char **argv)
 	struct bp_game *g = NULL;
 	bp_store *db = NULL;
 	/* --mpi: one rank of an MPI job (mpirun -np N boardproof solve GAME --mpi) */
-	int use_mpi = 0, nargs = 0;
-	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args) {
-		bp_cli_error(cmd, "out of memory");
-		return BP_EXIT_IO;
-	}
-	for (int i = 0; i < argc; i++)
-		if (i && strcmp(argv[i], "--mpi") == 0)
-			use_mpi = 1;
-		else
-			args[nargs++] = argv[i];
-	args[nargs] = NULL;
-	int rc = bp_cli_parse(cmd, nargs, args, valued, &a);
-	free(args);
+	int use_mpi = bp_cli_take_flag(&argc, argv, "--mpi");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
 	if (a.npos != 1) {
