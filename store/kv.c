@@ -77,17 +77,17 @@ int bp_kv_get(bp_kv *k, const void *key, size_t klen, void **val, size_t *vlen)
 	if (rc)
 		return rc;
 	MDB_val kv = { klen, (void *)key }, v;
-	rc = mdb_get(k->rtxn, k->dbi, &kv, &v);
-	if (rc == 0) {
+	rc = bp_store_get(k->s, k->rtxn, k->dbi, &kv, &v);
+	if (rc == BP_OK) {
 		*val = malloc(v.mv_size ? v.mv_size : 1);
 		if (*val) {
 			memcpy(*val, v.mv_data, v.mv_size);
 			*vlen = v.mv_size;
 		} else
-			rc = ENOMEM;
+			rc = BP_ENOMEM;
 	}
 	mdb_txn_reset(k->rtxn);
-	return rc ? kv_err(rc) : BP_OK;
+	return rc;
 }
 
 int bp_kv_get_small(bp_kv *k, const void *key, size_t klen, void *val, size_t cap)
@@ -96,9 +96,9 @@ int bp_kv_get_small(bp_kv *k, const void *key, size_t klen, void *val, size_t ca
 	if (rc)
 		return rc;
 	MDB_val kv = { klen, (void *)key }, v;
-	rc = mdb_get(k->rtxn, k->dbi, &kv, &v);
-	int ret = rc ? kv_err(rc) : (int)v.mv_size;
-	if (rc == 0)
+	rc = bp_store_get(k->s, k->rtxn, k->dbi, &kv, &v);
+	int ret = rc ? rc : (int)v.mv_size;
+	if (rc == BP_OK)
 		memcpy(val, v.mv_data, v.mv_size < cap ? v.mv_size : cap);
 	mdb_txn_reset(k->rtxn);
 	return ret;
@@ -140,12 +140,12 @@ int bp_kv_each(bp_kv *k,
 		mdb_txn_abort(txn);
 		return kv_err(rc);
 	}
-	for (rc = mdb_cursor_get(cur, &kv, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &kv, &v, MDB_NEXT))
+	for (rc = bp_store_cursor_get(k->s, cur, &kv, &v, MDB_FIRST); rc == BP_OK;
+	     rc = bp_store_cursor_get(k->s, cur, &kv, &v, MDB_NEXT))
 		if ((ret = fn(ctx, kv.mv_data, kv.mv_size, v.mv_data, v.mv_size)))
 			break;
-	if (!ret && rc != MDB_NOTFOUND)
-		ret = kv_err(rc);
+	if (!ret && rc != BP_ENOTFOUND)
+		ret = rc;
 	mdb_cursor_close(cur);
 	mdb_txn_abort(txn);
 	return ret;

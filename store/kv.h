@@ -25,11 +25,13 @@ int bp_kv_open(bp_store *s, const char *name, int flags, bp_kv **out, struct bp_
 void bp_kv_close(bp_kv *k);
 
 /* Reads the value of key into a fresh buffer *val (malloc'd; the caller frees it) of
- * *vlen bytes. @return BP_OK; BP_ENOTFOUND; BP_ENOMEM; BP_EIO. */
+ * *vlen bytes. @return BP_OK; BP_ENOTFOUND; BP_ENOMEM; BP_ECORRUPT (a damaged page,
+ * reported, never followed); BP_EIO. */
 int bp_kv_get(bp_kv *k, const void *key, size_t klen, void **val, size_t *vlen);
 
 /* Reads a value of at most cap bytes into val without allocating (for small values).
- * @return the value's length (>= 0; only cap bytes are copied); BP_ENOTFOUND; BP_EIO. */
+ * @return the value's length (>= 0; only cap bytes are copied); BP_ENOTFOUND;
+ * BP_ECORRUPT; BP_EIO. */
 int bp_kv_get_small(bp_kv *k, const void *key, size_t klen, void *val, size_t cap);
 
 struct bp_kv_item {

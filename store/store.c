@@ -1758,3 +1758,16 @@ void bp_store_handles(bp_store *s, int delta)
 {
 	s->ntables += delta;
 }
+
+int bp_store_get(bp_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
+{
+	return mdb_to_bp(safe_get(s, txn, dbi, k, v));
+}
+
+int bp_store_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op)
+{
+	int rc = safe_cursor_get(s, cur, k, v, op);
+	if (rc == 0 && !value_ok(s, v->mv_data, v->mv_size))
+		rc = STORE_MDB_OUTSIDE;
+	return mdb_to_bp(rc);
+}
