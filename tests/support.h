@@ -128,6 +128,41 @@ static inline void pos_set_free(struct pos_set *s)
 	free(s->used);
 }
 
+/* RULES.md section 10 for the brute-force solvers of the tests: whether a move worth
+ * `mine` in `rem` turns for the mover beats the best so far (BP_VALUE_NONE: none yet):
+ * a win, fastest first; then a draw, fastest first; then a loss, slowest first. */
+static inline int prefer_move(enum bp_value best, unsigned best_rem, enum bp_value mine,
+			      unsigned rem)
+{
+	if (best == BP_VALUE_NONE)
+		return 1;
+	if (mine != best)
+		return mine == BP_VALUE_WIN || (mine == BP_VALUE_DRAW && best == BP_VALUE_LOSS);
+	return mine == BP_VALUE_LOSS ? rem > best_rem : rem < best_rem;
+}
+
+/* Positions as raw bytes in an open-addressing hash table (no symmetry), with a value
+ * and remoteness each: the brute-force solvers of the tests memoize in it. */
+struct memo_entry {
+	struct bp_pos pos;
+	int used;
+	enum bp_value value;
+	unsigned rem;
+};
+
+struct memo {
+	struct memo_entry *e;
+	size_t cap, n;
+};
+
+static inline struct memo_entry *memo_slot(struct memo *m, const struct bp_pos *p)
+{
+	size_t i = bp_pos_hash(p) & (m->cap - 1);
+	while (m->e[i].used && !bp_pos_equal(&m->e[i].pos, p))
+		i = (i + 1) & (m->cap - 1);
+	return &m->e[i];
+}
+
 /* ---- solved tables in temporary databases ---------------------------------- */
 
 /* A fresh directory under /tmp; remove_db deletes it and frees the name. */

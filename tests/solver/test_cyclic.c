@@ -14,27 +14,6 @@
 #include "solver/verify.h"
 #include "tests/support.h"
 
-/* Positions as raw bytes in an open-addressing hash table (no symmetry). */
-struct memo_entry {
-	struct bp_pos pos;
-	int used;
-	enum bp_value value;
-	unsigned rem;
-};
-
-struct memo {
-	struct memo_entry *e;
-	size_t cap, n;
-};
-
-static struct memo_entry *memo_slot(struct memo *m, const struct bp_pos *p)
-{
-	size_t i = bp_pos_hash(p) & (m->cap - 1);
-	while (m->e[i].used && !bp_pos_equal(&m->e[i].pos, p))
-		i = (i + 1) & (m->cap - 1);
-	return &m->e[i];
-}
-
 /* The cycle-aware solver, run on acyclic games, must store exactly what the tiered
  * solver stores: two independent algorithms, one content hash. */
 ParameterizedTestParameters(cyclic, agrees_with_tiered_solver)

@@ -19,26 +19,6 @@
 
 /* ---- brute force ------------------------------------------------------------ */
 
-struct memo_entry {
-	struct bp_pos pos;
-	int used;
-	enum bp_value value;
-	unsigned rem;
-};
-
-struct memo {
-	struct memo_entry *e;
-	size_t cap, n;
-};
-
-static struct memo_entry *memo_slot(struct memo *m, const struct bp_pos *p)
-{
-	size_t i = bp_pos_hash(p) & (m->cap - 1);
-	while (m->e[i].used && !bp_pos_equal(&m->e[i].pos, p))
-		i = (i + 1) & (m->cap - 1);
-	return &m->e[i];
-}
-
 /* Value and remoteness by the definitions of RULES.md section 10, by plain recursion
  * over the game tree with memoization. */
 static void minimax(const struct bp_game *g, struct memo *m, const struct bp_pos *p,
@@ -66,14 +46,7 @@ static void minimax(const struct bp_game *g, struct memo *m, const struct bp_pos
 			minimax(g, m, &c, &cv, &cr);
 			enum bp_value mine = bp_value_flip(cv);
 			/* prefer win (fastest), then draw (fastest), then loss (slowest) */
-			int take = best == BP_VALUE_NONE;
-			if (!take && mine != best)
-				take = mine == BP_VALUE_WIN ||
-				       (mine == BP_VALUE_DRAW && best == BP_VALUE_LOSS);
-			else if (!take)
-				take = mine == BP_VALUE_LOSS ? cr + 1 > best_rem
-							     : cr + 1 < best_rem;
-			if (take) {
+			if (prefer_move(best, best_rem, mine, cr + 1)) {
 				best = mine;
 				best_rem = cr + 1;
 			}

@@ -86,14 +86,7 @@ static inline void naive_minimax(const struct naive_game *ng, struct naive_memo 
 			unsigned cr;
 			naive_minimax(ng, m, kids + (size_t)i * ng->size, &cv, &cr);
 			enum bp_value mine = bp_value_flip(cv);
-			int take = best == BP_VALUE_NONE;
-			if (!take && mine != best)
-				take = mine == BP_VALUE_WIN ||
-				       (mine == BP_VALUE_DRAW && best == BP_VALUE_LOSS);
-			else if (!take)
-				take = mine == BP_VALUE_LOSS ? cr + 1 > best_rem
-							     : cr + 1 < best_rem;
-			if (take) {
+			if (prefer_move(best, best_rem, mine, cr + 1)) {
 				best = mine;
 				best_rem = cr + 1;
 			}
