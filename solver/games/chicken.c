@@ -571,7 +571,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	return BP_OK;
 }
 
-static void chicken_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
+void bp_chicken_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out)
 {
 	(void)g;
 	(void)p;
@@ -611,6 +611,6 @@ const struct bp_game_ops bp_chicken_ops = {
 	.rank = chicken_rank,
 	.unrank = chicken_unrank,
 	.describe = chicken_describe,
-	.picture = chicken_picture,
+	.picture = bp_chicken_picture,
 	.claims = "no-draw first-player",
 };

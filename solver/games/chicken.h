@@ -11,4 +11,8 @@
 
 extern const struct bp_game_ops bp_chicken_ops;
 
+/* The picture op of Glorieta's first versions, Chicken and Landscape (seed 000): black,
+ * orange and neutral stones. */
+void bp_chicken_picture(const struct bp_game *g, const struct bp_pos *p, struct bp_picture *out);
+
 #endif

@@ -32,6 +32,7 @@
 #include "canon/count.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
+#include "solver/games/chicken.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
 
@@ -782,25 +783,6 @@ fail:
 	return rc;
 }
 
-/* The second player's colour choice is derived (BP_GAME_PIE). */
-static void landscape_picture(const struct bp_game *g, const struct bp_pos *p,
-			      struct bp_picture *out)
-{
-	(void)g;
-	(void)p;
-	out->nchars = 3;
-	out->chars[0] = 'b';
-	out->colour[0] = 0x1a1a1a;
-	out->name[0] = "black";
-	out->chars[1] = 'o';
-	out->colour[1] = 0xf08c1e;
-	out->name[1] = "orange";
-	out->chars[2] = 'n';
-	out->colour[2] = 0xb4b4b4;
-	out->name[2] = "neutral";
-	out->neutral = 'n';
-}
-
 /* ---- the family: a spec without layout= ---------------------------------------- */
 
 /* RULES.md 5.1: without layout=, a spec stands for every layout. Its members are the
@@ -920,7 +902,7 @@ const struct bp_game_ops bp_landscape_ops = {
 	.family_list = landscape_family_list,
 	.family_member = landscape_family_member,
 	.describe = landscape_describe,
-	.picture = landscape_picture,
+	.picture = bp_chicken_picture /* the same stones */,
 	.claims = "no-draw first-player pie",
 };
 
