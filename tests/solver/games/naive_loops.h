@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "canon/board.h"
+#include "solver/enumerate.h"
 #include "solver/games/game.h"
 #include "tests/support.h"
 
@@ -215,6 +216,35 @@ static inline void check_position_invariants(const struct bp_game *g, const stru
 		cr_assert(bp_pos_equal(&q, p), "%s: rank/unrank of '%s' gives '%s'", g->spec, text,
 			  fmt_pos(g, &q));
 	}
+}
+
+/* The positions a search over the naive rules reached (seen) are exactly those that
+ * count's enumeration finds, and their distinct canonical forms are its classes: the
+ * canonical form of a reachable position is reachable, colour exchanges included. */
+static inline void expect_enumeration_matches(const struct bp_game *g, const struct pos_set *seen)
+{
+	struct pos_set canon;
+	pos_set_init(&canon, seen->cap);
+	for (size_t i = 0; i < seen->cap; i++)
+		if (seen->used[i]) {
+			struct bp_pos c;
+			bp_game_canonical(g, &seen->tab[i], &c);
+			set_insert(&canon, &c);
+		}
+	struct bp_enum_counts ec;
+	cr_assert_eq(bp_enumerate(g, 1ull << 30, NULL, NULL, &ec), BP_OK);
+	uint64_t raw = 0, classes = 0;
+	for (uint32_t t = 0; t < ec.ntiers; t++) {
+		raw += ec.raw[t];
+		classes += ec.classes[t];
+	}
+	bp_enum_counts_free(&ec);
+	printf("%s: %ld reachable positions, %ld classes\n", g->spec, seen->n, canon.n);
+	cr_expect_eq(raw, (uint64_t)seen->n, "%s: enumeration %llu, search %ld", g->spec,
+		     (unsigned long long)raw, seen->n);
+	cr_expect_eq(classes, (uint64_t)canon.n, "%s: enumerated classes %llu, canonical forms %ld",
+		     g->spec, (unsigned long long)classes, canon.n);
+	pos_set_free(&canon);
 }
 
 #endif

@@ -698,31 +698,7 @@ ParameterizedTest(char (*spec)[64], glorieta, every_reachable_position)
 	struct ngl s;
 	n_start_game(&R, &s);
 	visit_all(g, &R, &seen, &p, &s);
-	printf("%s: %ld reachable positions\n", *spec, seen.n);
-	/* count's enumeration finds the same positions, and its classes (positions that
-	 * are their own canonical form) are the distinct canonical forms: the canonical
-	 * form of a reachable position is reachable, colour exchanges included */
-	struct pos_set canon;
-	pos_set_init(&canon, SET_CAP);
-	for (uint32_t i = 0; i < SET_CAP; i++)
-		if (seen.used[i]) {
-			struct bp_pos c;
-			bp_game_canonical(g, &seen.tab[i], &c);
-			set_insert(&canon, &c);
-		}
-	struct bp_enum_counts ec;
-	cr_assert_eq(bp_enumerate(g, 1ull << 30, NULL, NULL, &ec), BP_OK);
-	uint64_t raw = 0, classes = 0;
-	for (uint32_t t = 0; t < ec.ntiers; t++) {
-		raw += ec.raw[t];
-		classes += ec.classes[t];
-	}
-	bp_enum_counts_free(&ec);
-	cr_expect_eq(raw, (uint64_t)seen.n, "%s: enumeration %llu, search %ld", *spec,
-		     (unsigned long long)raw, seen.n);
-	cr_expect_eq(classes, (uint64_t)canon.n, "%s: enumerated classes %llu, canonical forms %ld",
-		     *spec, (unsigned long long)classes, canon.n);
-	pos_set_free(&canon);
+	expect_enumeration_matches(g, &seen);
 	pos_set_free(&seen);
 	bp_game_destroy(g);
 }
