@@ -87,10 +87,10 @@ int bp_dfpn_db_open(const char *dir, const struct bp_game *g, int flags, struct 
 	int rc = bp_store_open(dir, flags, &db->s, err);
 	if (rc)
 		goto fail;
-	if (bp_table_open(db->s, g->spec, NULL, BP_STORE_READONLY, &db->t, NULL))
-		db->t = NULL;
-	if (db->t && (rc = bp_table_check_rules(db->t, BP_RULES_VERSION, err)))
-		goto fail; /* a table of other rules is no oracle: say so, never ignore it */
+	/* a table of other rules is no oracle: say so, never ignore it */
+	if ((rc = bp_probe_open(db->s, g, &db->t, err)) == BP_ERULES)
+		goto fail;
+	rc = BP_OK;
 	char name[300];
 	snprintf(name, sizeof name, ".proven:r%d:%s", BP_RULES_VERSION, g->spec);
 	rc = bp_kv_open(db->s, name, flags, &db->proven, err);

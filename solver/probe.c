@@ -3,6 +3,16 @@
 
 #include <stdlib.h>
 
+int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err)
+{
+	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, err);
+	if (rc == BP_OK && (rc = bp_table_check_rules(*out, BP_RULES_VERSION, err))) {
+		bp_table_close(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		      struct bp_probe *out)
 {

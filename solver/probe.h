@@ -13,6 +13,13 @@ struct bp_probe {
 	unsigned remoteness; /* BP_RECORD_NO_REMOTENESS: none (draw by repetition) */
 };
 
+/* Opens g's solved table in db for reading. A table solved under another rules
+ * version is refused (closed again) and never answered from: RULES.md says tables of
+ * other rules are never silently mixed. Every reader of solved values opens tables
+ * this way. @return BP_OK; BP_ENOTFOUND (not solved here); BP_ERULES (err names both
+ * versions); as bp_table_open. The caller owns *out (bp_table_close). */
+int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err);
+
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set
  * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED. */
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,

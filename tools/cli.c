@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "solver/probe.h"
 #include "store/store.h"
 
 #include <stdarg.h>
@@ -386,10 +387,8 @@ int bp_cli_open_table(const char *cmd, struct bp_store *db, const struct bp_game
 		      struct bp_table **out)
 {
 	struct bp_err err = { { 0 } };
-	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, &err);
-	if (rc == BP_OK && (rc = bp_table_check_rules(*out, BP_RULES_VERSION, &err))) {
-		bp_table_close(*out);
-		*out = NULL;
+	int rc = bp_probe_open(db, g, out, &err);
+	if (rc == BP_ERULES) {
 		bp_cli_rules_error(cmd, g->spec, err.msg);
 		return BP_EXIT_DB;
 	}

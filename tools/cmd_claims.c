@@ -78,7 +78,7 @@ static int open_or_solve(const char *cmd, const char *path, const struct bp_game
 	if (rc)
 		return rc;
 	struct bp_err err = { { 0 } };
-	rc = bp_table_open(*db, g->spec, NULL, BP_STORE_READONLY, tab, &err);
+	rc = bp_probe_open(*db, g, tab, &err);
 	if (rc == BP_ENOTFOUND && solve) {
 		struct bp_solve_opts opts = { 0 };
 		struct bp_solve_result r;

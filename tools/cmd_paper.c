@@ -264,7 +264,7 @@ int bp_cmd_paper(int argc, char **argv)
 		struct bp_pos sp;
 		bp_text_printf(&md, "| `%s` | ", s.spec[i]);
 		if (bp_game_create(s.spec[i], &g, NULL) == BP_OK &&
-		    bp_table_open(db, s.spec[i], NULL, BP_STORE_READONLY, &tab, NULL) == BP_OK) {
+		    bp_probe_open(db, g, &tab, NULL) == BP_OK) {
 			g->ops->start(g, &sp);
 			if (bp_probe_position(g, tab, &sp, &pr) == BP_OK)
 				value_md(&md, pr.value, pr.remoteness);

@@ -175,13 +175,11 @@ int bp_cmd_query(int argc, char **argv)
 		goto out;
 	bp_cli_position_text(g, &p, &pos);
 	/* no table of the instance: a value that prove proved, if any */
-	if (bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, NULL) == BP_ENOTFOUND &&
+	if (bp_probe_open(db, g, &tab, NULL) == BP_ENOTFOUND &&
 	    answer_proven(db, g, &p, &pos, a.json))
 		goto out;
-	bp_table_close(tab);
-	tab = NULL;
-	/* the table, refused when it is of another rules version */
-	if ((rc = bp_cli_open_table(cmd, db, g, &tab)))
+	/* the table, or the error (another rules version, not solved) */
+	if (!tab && (rc = bp_cli_open_table(cmd, db, g, &tab)))
 		goto out;
 	struct bp_probe pr;
 	int prc = bp_probe_position(g, tab, &p, &pr);

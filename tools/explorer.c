@@ -171,11 +171,7 @@ static int handle_open(bp_explorer *ex, const struct bp_game *g, struct handle *
 	if (!h)
 		return fail(body, 503, "out of memory");
 	pthread_rwlock_wrlock(&ex->store_lock);
-	int rc = bp_table_open(ex->db, g->spec, NULL, BP_STORE_READONLY, &t, &err);
-	if (rc == BP_OK && (rc = bp_table_check_rules(t, BP_RULES_VERSION, &err)) != BP_OK) {
-		bp_table_close(t);
-		t = NULL;
-	}
+	int rc = bp_probe_open(ex->db, g, &t, &err);
 	pthread_rwlock_unlock(&ex->store_lock);
 	if (rc) {
 		free(h);

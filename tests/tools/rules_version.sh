@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # A table solved under another rules version (tests/tools/fixtures/rules_v1, written by
-# the rules-version-1 build) is never answered from: query, verify, solve and prove
-# (which would use it as its endgame oracle) exit 3
+# the rules-version-1 build) is never answered from: query, verify, solve, claims,
+# openings and prove (which would use it as its endgame oracle) exit 3
 # naming both versions and saying how to re-solve; list shows the version; the
 # database is unchanged by all of it; solve --replace solves the table anew.
 # rules_version.sh BOARDPROOF FIXTURE-DIR
@@ -38,6 +38,8 @@ check verify 3 "$v1" "$v2" -- "$bin" verify "$spec" --db "$tmp"
 check verify_all 3 "$v1" -- "$bin" verify --db "$tmp"
 check solve 3 "$v1" "$v2" "--replace" -- "$bin" solve "$spec" --db "$tmp"
 check prove 3 "$v1" "$v2" -- "$bin" prove "$spec" --db "$tmp" --time-limit 5
+check claims 3 "$v1" "$v2" -- "$bin" claims "$spec" --db "$tmp"
+check openings 3 "$v1" -- "$bin" openings "$spec" --db "$tmp"
 check list 0 "outdated" -- "$bin" list --db "$tmp"
 check list_json 0 '"rules_version": 1' '"value": "outdated"' -- "$bin" list --db "$tmp" --json
 after=$(sha256sum "$tmp/data.mdb" | cut -d' ' -f1)
