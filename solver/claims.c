@@ -466,16 +466,24 @@ static int count_draws(void *ctx, const struct bp_pos *p, enum bp_value v, unsig
 	return 0;
 }
 
+/* The draw counts over every reachable class and the start's value: what no-draw and
+ * soft-finite both read. */
+static int scan_draws(const struct bp_game *g, const struct bp_oracle *o, uint64_t max,
+		      struct draw_counts *d, enum bp_value *sv, unsigned *srem)
+{
+	*d = (struct draw_counts){ .g = g };
+	int rc = scan(g, o, max, count_draws, d);
+	return rc ? rc : start_value(g, o, sv, srem);
+}
+
 static int check_no_draw(const struct bp_game *g, const struct bp_oracle *o, uint64_t max,
 			 struct bp_claim *c)
 {
-	struct draw_counts d = { .g = g };
-	int rc = scan(g, o, max, count_draws, &d);
-	if (rc)
-		return rc;
+	struct draw_counts d;
 	enum bp_value sv;
 	unsigned srem;
-	if ((rc = start_value(g, o, &sv, &srem)))
+	int rc = scan_draws(g, o, max, &d, &sv, &srem);
+	if (rc)
 		return rc;
 	c->verdict = d.draws ? BP_VERDICT_FAILS : BP_VERDICT_HOLDS;
 	bp_text_printf(&c->detail,
@@ -591,13 +599,11 @@ static int shortest_cycle(const struct bp_game *g, const struct bp_oracle *o,
 static int check_soft_finite(const struct bp_game *g, const struct bp_oracle *o, uint64_t max,
 			     struct bp_claim *c)
 {
-	struct draw_counts d = { .g = g };
-	int rc = scan(g, o, max, count_draws, &d);
-	if (rc)
-		return rc;
+	struct draw_counts d;
 	enum bp_value sv;
 	unsigned srem;
-	if ((rc = start_value(g, o, &sv, &srem)))
+	int rc = scan_draws(g, o, max, &d, &sv, &srem);
+	if (rc)
 		return rc;
 	uint64_t rep = d.repetition;
 	int start_rep = sv == BP_VALUE_DRAW && srem == BP_CLAIM_NO_REMOTENESS;
