@@ -70,7 +70,7 @@ int bp_cli_exit_code(int rc)
 	}
 }
 
-static const char *const cli_flags[] = { "json", "help", "progress", "stats", "replace", NULL };
+static const char *const cli_flags[] = { "json", "help", "progress", "stats", NULL };
 
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out)
@@ -113,8 +113,8 @@ int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valu
 						     cli_flags[f]);
 					return BP_EXIT_USAGE;
 				}
-				int *slot[] = { &out->json, &out->help, &out->progress, &out->stats,
-						&out->replace };
+				int *slot[] = { &out->json, &out->help, &out->progress,
+						&out->stats };
 				*slot[f] = 1;
 				matched = 1;
 			}

@@ -49,16 +49,17 @@ int bp_cli_exit_code(int rc);
 
 /* A parsed command line: flags and options known to the command, positionals. */
 struct bp_cli_args {
-	int json, help, progress, stats, replace;
+	int json, help, progress, stats;
 	const char *opt[8]; /* values of the command's valued options, in spec order */
 	int npos;
 	char *pos[8];
 };
 
 /* Parses argv for a command. valued lists the long options that take a value
- * ("position", "samples"), NULL-terminated; flags --json, --help, --progress,
- * --stats and --replace are always understood. Prints an error and returns BP_EXIT_USAGE on a
- * bad or unknown option or too many positionals, else 0. */
+ * ("position", "samples"), NULL-terminated; flags --json, --help, --progress and
+ * --stats are always understood (a command's own flags: bp_cli_take_flag). Prints an
+ * error and returns BP_EXIT_USAGE on a bad or unknown option or too many positionals,
+ * else 0. */
 int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valued,
 		 struct bp_cli_args *out);
 

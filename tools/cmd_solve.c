@@ -254,6 +254,7 @@ int bp_cmd_solve(int argc, char **argv)
 	bp_store *db = NULL;
 	/* --mpi: one rank of an MPI job (mpirun -np N boardproof solve GAME --mpi) */
 	int use_mpi = bp_cli_take_flag(&argc, argv, "--mpi");
+	int replace = bp_cli_take_flag(&argc, argv, "--replace");
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
@@ -329,7 +330,7 @@ int bp_cmd_solve(int argc, char **argv)
 	 * ranks open it; then rank 0 alone writes */
 	if (dist.rank == 0)
 		rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db);
-	if (!rc && dist.rank == 0 && a.replace) {
+	if (!rc && dist.rank == 0 && replace) {
 		/* the one way a table is removed: asked for by name, before solving anew */
 		struct bp_err derr = { { 0 } };
 		int drc = bp_store_drop_table(db, g->spec, &derr);
@@ -352,7 +353,7 @@ int bp_cmd_solve(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
 	if (bp_game_is_family(g)) {
-		rc = solve_family(cmd, g, db, &opts, a.json, a.replace);
+		rc = solve_family(cmd, g, db, &opts, a.json, replace);
 		goto out;
 	}
 	struct bp_solve_result r;
