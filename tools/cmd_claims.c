@@ -116,6 +116,72 @@ static void wrap(struct bp_text *out, const char *text, int indent, int width)
 	bp_text_printf(out, "\n");
 }
 
+int bp_cmd_claims_report(const struct bp_game *g, const struct bp_oracle *o,
+			 const struct bp_claims_opts *copts, const char *only, int all, int json,
+			 struct bp_text *out, int *failed, const char **bad)
+{
+	int listed = 0;
+	*failed = 0;
+	*bad = NULL;
+	if (json) {
+		bp_text_printf(out, "{\"instance\": ");
+		bp_text_json_string(out, g->spec);
+		bp_text_printf(out, ", \"claims\": [");
+	} else {
+		bp_text_printf(out, "claims about %s:\n", g->spec);
+	}
+	for (int i = 0; bp_claim_names[i]; i++) {
+		const char *name = bp_claim_names[i];
+		if (only ? strcmp(only, name) != 0 : !all && !bp_claim_applies(g, name))
+			continue;
+		struct bp_claim c;
+		int crc = bp_claim_check(g, name, o, copts, &c);
+		if (crc) {
+			bp_claim_free(&c);
+			*bad = name;
+			return crc;
+		}
+		*failed |= c.verdict == BP_VERDICT_FAILS;
+		if (json) {
+			bp_text_printf(out,
+				       "%s{\"name\": \"%s\", \"verdict\": \"%s\", \"detail\": ",
+				       listed ? ", " : "", name, bp_verdict_name(c.verdict));
+			bp_text_json_string(out, bp_text_str(&c.detail));
+			bp_text_printf(out, ", \"witness\": ");
+			if (c.has_witness) {
+				bp_text_printf(out, "{\"position\": ");
+				bp_text_json_string(out, bp_text_str(&c.witness_position));
+				bp_text_printf(out, ", \"moves\": ");
+				bp_text_json_string(out, bp_text_str(&c.witness_moves));
+				bp_text_printf(out, ", \"shows\": ");
+				bp_text_json_string(out, bp_text_str(&c.witness_shows));
+				bp_text_printf(out, "}");
+			} else {
+				bp_text_printf(out, "null");
+			}
+			if (c.json.len)
+				bp_text_printf(out, ", %s", bp_text_str(&c.json));
+			bp_text_printf(out, "}");
+		} else {
+			bp_text_printf(out, "\n%-16s %s\n", name, bp_verdict_name(c.verdict));
+			wrap(out, bp_text_str(&c.detail), 2, 88);
+			if (c.has_witness) {
+				bp_text_printf(out, "  witness: %s:\n",
+					       bp_text_str(&c.witness_shows));
+				bp_text_printf(out,
+					       "    boardproof query '%s' '%s' --moves '%s'\n",
+					       g->spec, bp_text_str(&c.witness_position),
+					       bp_text_str(&c.witness_moves));
+			}
+		}
+		listed++;
+		bp_claim_free(&c);
+	}
+	if (json)
+		bp_text_printf(out, "]}\n");
+	return BP_OK;
+}
+
 int bp_cmd_claims(int argc, char **argv)
 {
 	const char *cmd = "claims";
@@ -174,64 +240,14 @@ int bp_cmd_claims(int argc, char **argv)
 	struct bp_cmd_table_oracle to;
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
-	int failed = 0, listed = 0;
-	if (a.json) {
-		bp_text_printf(&out, "{\"instance\": ");
-		bp_text_json_string(&out, g->spec);
-		bp_text_printf(&out, ", \"claims\": [");
-	} else {
-		bp_text_printf(&out, "claims about %s:\n", g->spec);
+	int failed = 0;
+	const char *bad = NULL;
+	int crc = bp_cmd_claims_report(g, &o, &copts, a.opt[1], all, a.json, &out, &failed, &bad);
+	if (crc) {
+		bp_cli_error(cmd, "checking %s: %s", bad, bp_strerror(crc));
+		rc = crc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_DB;
+		goto out;
 	}
-	for (int i = 0; bp_claim_names[i]; i++) {
-		const char *name = bp_claim_names[i];
-		if (a.opt[1] ? strcmp(a.opt[1], name) != 0 : !all && !bp_claim_applies(g, name))
-			continue;
-		struct bp_claim c;
-		int crc = bp_claim_check(g, name, &o, &copts, &c);
-		if (crc) {
-			bp_cli_error(cmd, "checking %s: %s", name, bp_strerror(crc));
-			bp_claim_free(&c);
-			rc = crc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_DB;
-			goto out;
-		}
-		failed |= c.verdict == BP_VERDICT_FAILS;
-		if (a.json) {
-			bp_text_printf(&out,
-				       "%s{\"name\": \"%s\", \"verdict\": \"%s\", \"detail\": ",
-				       listed ? ", " : "", name, bp_verdict_name(c.verdict));
-			bp_text_json_string(&out, bp_text_str(&c.detail));
-			bp_text_printf(&out, ", \"witness\": ");
-			if (c.has_witness) {
-				bp_text_printf(&out, "{\"position\": ");
-				bp_text_json_string(&out, bp_text_str(&c.witness_position));
-				bp_text_printf(&out, ", \"moves\": ");
-				bp_text_json_string(&out, bp_text_str(&c.witness_moves));
-				bp_text_printf(&out, ", \"shows\": ");
-				bp_text_json_string(&out, bp_text_str(&c.witness_shows));
-				bp_text_printf(&out, "}");
-			} else {
-				bp_text_printf(&out, "null");
-			}
-			if (c.json.len)
-				bp_text_printf(&out, ", %s", bp_text_str(&c.json));
-			bp_text_printf(&out, "}");
-		} else {
-			bp_text_printf(&out, "\n%-16s %s\n", name, bp_verdict_name(c.verdict));
-			wrap(&out, bp_text_str(&c.detail), 2, 88);
-			if (c.has_witness) {
-				bp_text_printf(&out, "  witness: %s:\n",
-					       bp_text_str(&c.witness_shows));
-				bp_text_printf(&out,
-					       "    boardproof query '%s' '%s' --moves '%s'\n",
-					       g->spec, bp_text_str(&c.witness_position),
-					       bp_text_str(&c.witness_moves));
-			}
-		}
-		listed++;
-		bp_claim_free(&c);
-	}
-	if (a.json)
-		bp_text_printf(&out, "]}\n");
 	fputs(bp_text_str(&out), stdout);
 	if (check && failed)
 		rc = BP_EXIT_PROBLEM;
