@@ -43,7 +43,7 @@ static int ask(const char *path, const char *const *kv, char **body)
 		args[n].value = eq + 1;
 	}
 	struct bp_text t = { 0 };
-	int st = bp_explorer_answer(ex, path, args, n, &t);
+	int st = bp_explorer_answer(ex, path, args, n, NULL, &t);
 	*body = strdup(bp_text_str(&t));
 	bp_text_free(&t);
 	return st;
@@ -138,7 +138,8 @@ Test(explorer, too_many_arguments)
 	for (int i = 0; i <= BP_EXPLORER_MAX_ARGS; i++)
 		args[i] = (struct bp_explorer_arg){ "instance", "taifas:3x3" };
 	struct bp_text t = { 0 };
-	cr_expect_eq(bp_explorer_answer(ex, "/api/query", args, BP_EXPLORER_MAX_ARGS + 1, &t), 400);
+	cr_expect_eq(bp_explorer_answer(ex, "/api/query", args, BP_EXPLORER_MAX_ARGS + 1, NULL, &t),
+		     400);
 	cr_expect_not_null(strstr(bp_text_str(&t), "too many"));
 	bp_text_free(&t);
 }
