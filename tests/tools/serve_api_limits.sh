@@ -7,7 +7,8 @@
 #  - oversized requests (a 100 KiB and a 1 MiB request line, a 200 KiB and a 1 MiB
 #    header) and malformed heads get a 4xx with a JSON error, never the library's HTML;
 #  - slow clients (40 holding half a head, then 300, more than the server keeps
-#    waiting) do not stall others, and the ones waiting longest are told so (408).
+#    waiting) do not stall others, and the ones waiting longest are told so (408);
+#  - the database file is not written.
 # serve_api_limits.sh BOARDPROOF
 set -u
 bin=$1
@@ -28,6 +29,7 @@ db=$tmp/db
 for s in taifas:3x3 chicken:hex2 blooms:hex2 taifas:4x4; do
 	"$bin" solve "$s" --db "$db" >/dev/null || { echo "solve $s failed"; exit 1; }
 done
+sum0=$(cksum <"$db/data.mdb") # the server only reads: the data file stays as it is
 # one thread: a claims walk run inside it would hold every other request
 "$bin" serve --db "$db" --port 0 --timeout 3 --threads 1 --json >"$tmp/serve.json" 2>"$tmp/serve.err" &
 pid=$!
@@ -168,6 +170,7 @@ rc=$?
 pid=
 [ $rc = 0 ] && ok || bad "serve exited $rc on SIGTERM"
 [ -s "$tmp/serve.err" ] && bad "serve wrote to stderr: $(head -c 300 "$tmp/serve.err")" || ok
+[ "$(cksum <"$db/data.mdb")" = "$sum0" ] && ok || bad "the database file changed while serving"
 
 echo "serve_api_limits: $pass passed, $fail failed"
 [ "$fail" = 0 ]
