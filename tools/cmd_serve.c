@@ -9,12 +9,15 @@
  * page (too long, malformed) is refused by the gate with a JSON error. The library
  * runs a pool of threads, each polling its share of the connections (epoll where
  * there is one); a connection silent for --timeout seconds is dropped; at most
- * BP_SERVE_MAX_CONNECTIONS are open (the gate answers 503 past that). Each connection
- * gets a fixed memory pool (BP_SERVE_POOL) for its request line and headers; the gate
- * lets through heads of at most BP_SERVE_MAX_HEAD bytes, so only a later request on a
- * kept-alive connection can be larger: up to the pool it is refused here with JSON
- * (414 or 431), past the pool the library answers it (414 or 431, its own short
- * HTML) and closes the connection.
+ * BP_SERVE_MAX_CONNECTIONS are open (the gate answers 503 past that).
+ *
+ * One request per connection, on purpose: libmicrohttpd (0.9.75 here) closes a
+ * connection whose answer is queued on the handler's first call, and every answer
+ * says Connection: close (a claims answer comes on a later call), so every request's
+ * head passes the gate. Keeping connections
+ * alive would be faster, but a later request on one would be read by the library
+ * alone, and past its memory pool (BP_SERVE_POOL) refused with its own HTML. The
+ * checks below on the head's size stay as a second line.
  *
  * Requests. This file refuses with a JSON error: request URIs over BP_SERVE_MAX_URI
  * bytes (414), heads over BP_SERVE_MAX_HEAD (431), methods other than GET and HEAD
@@ -142,6 +145,7 @@ static enum MHD_Result send_body(struct MHD_Connection *c, int status, const cha
 	MHD_add_response_header(r, "Content-Security-Policy",
 				"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "Connection", "close"); /* one request each: see the top */
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, "Allow", "GET, HEAD");
 	enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);

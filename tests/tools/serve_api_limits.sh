@@ -109,6 +109,12 @@ fi
 ## oversized and malformed requests: JSON 4xx from the server itself
 x100k=$(head -c 102400 /dev/zero | tr '\0' x)
 curl_json uri_100k 414 "${url}api/query?instance=$x100k"
+# one request per connection (every head passes the server's own check): a huge
+# request after a good one, even from a client that would keep the connection
+code=$(curl -s -o /dev/null -o "$tmp/body" -w '%{http_code} ' "${url}api/instances" "${url}api/query?instance=$x100k")
+[ "$code" = "200 414 " ] && jq -e .error "$tmp/body" >/dev/null && ok || bad "a huge request after a good one: $code $(head -c 200 "$tmp/body")"
+curl -s -D "$tmp/head" -o /dev/null "${url}api/claims?instance=taifas:3x3"
+grep -qi '^connection: close' "$tmp/head" && ok || bad "a claims answer keeps the connection: $(cat "$tmp/head")"
 { printf 'GET /api/query?instance='; head -c 1048576 /dev/zero | tr '\0' x; printf ' HTTP/1.1\r\nHost: x\r\n\r\n'; } >"$tmp/req"
 raw uri_1m 414 "$tmp/req"
 printf 'X-Big: %s\r\n' "$(head -c 204800 /dev/zero | tr '\0' y)" >"$tmp/header" # curl -H @FILE: too long for an argument
