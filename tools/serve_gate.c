@@ -193,7 +193,7 @@ static size_t head_end(const char *b, size_t n)
 	return 0;
 }
 
-static void on_data(bp_gate *g, int i)
+static void on_data(bp_gate *g, int i, short revents)
 {
 	struct conn *c = &g->c[i];
 	if (c->draining) {
@@ -245,6 +245,11 @@ static void on_data(bp_gate *g, int i)
 				 g->o.max_head);
 			refuse(g, i, 431, msg);
 		}
+		return;
+	}
+	if (revents & (POLLRDHUP | POLLHUP | POLLERR)) {
+		/* the client stopped sending before the head's end: nothing more comes */
+		refuse(g, i, 400, "the request head ended before its blank line");
 		return;
 	}
 	/* incomplete: wake up again only when more than this has arrived */
@@ -304,7 +309,8 @@ static void *run(void *arg)
 			}
 			if (next < 0 || left < next)
 				next = left;
-			pf[i + 2] = (struct pollfd){ .fd = g->c[i].fd, .events = POLLIN };
+			pf[i + 2] =
+				(struct pollfd){ .fd = g->c[i].fd, .events = POLLIN | POLLRDHUP };
 			i++;
 		}
 		int nfds = g->n + 2;
@@ -318,7 +324,7 @@ static void *run(void *arg)
 		/* connections first, from the end so that drop() moves only ones seen */
 		for (int i = nfds - 3; i >= 0; i--)
 			if (i < g->n && g->c[i].fd == pf[i + 2].fd && pf[i + 2].revents)
-				on_data(g, i);
+				on_data(g, i, pf[i + 2].revents);
 		if (pf[1].revents)
 			on_accept(g);
 	}
