@@ -446,8 +446,9 @@ static void json_groups(struct bp_text *t, const struct bp_game *g, const struct
 	bp_text_printf(t, "}");
 }
 
-/* One move: its text, value and remoteness (as `query --json`), the position it
- * leads to, and the cells whose character it changes (for drawing it on the board). */
+/* One move: its text, value, remoteness and group (as `query --json`), the position
+ * it leads to, and the cells whose character it changes (for drawing it on the
+ * board). */
 static void json_move(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p,
 		      const struct bp_probe_move *m)
 {
@@ -459,6 +460,7 @@ static void json_move(struct bp_text *t, const struct bp_game *g, const struct b
 	bp_text_json_string(t, bp_text_str(&s));
 	bp_text_printf(t, ", ");
 	json_value(t, m->value, m->remoteness);
+	bp_text_printf(t, ", \"group\": \"%s\"", group_name(m->value));
 	bp_text_clear(&s);
 	g->ops->pos_format(g, &q, &s);
 	bp_text_printf(t, ", \"position\": ");

@@ -72,9 +72,9 @@ cmp -s "$tmp/list" "$tmp/inst" && ok || bad "instances differ from list --json: 
 same_as_query() {
 	local name=$1 spec=$2 args=$3 pos=$4
 	"$bin" query "$spec" "$pos" --db "$db" --json |
-		jq -c '{instance, position, value, remoteness, moves: [.moves[] | {move, value, remoteness}]}' >"$tmp/cli"
+		jq -c '{instance, position, value, remoteness, terminal, moves: [.moves[] | {move, value, remoteness, group, position}]}' >"$tmp/cli"
 	curl -s -g "${url}api/query?$args" |
-		jq -c '{instance, position, value, remoteness, moves: [.moves[] | {move, value, remoteness}]}' >"$tmp/api"
+		jq -c '{instance, position, value, remoteness, terminal, moves: [.moves[] | {move, value, remoteness, group, position}]}' >"$tmp/api"
 	if [ -s "$tmp/cli" ] && cmp -s "$tmp/cli" "$tmp/api"; then ok; else
 		bad "$name: API and query differ"; diff "$tmp/cli" "$tmp/api" | head -5
 	fi
