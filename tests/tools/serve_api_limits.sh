@@ -8,7 +8,8 @@
 #    header) and malformed heads get a 4xx with a JSON error, never the library's HTML;
 #  - slow clients (40 holding half a head, then 300, more than the server keeps
 #    waiting) do not stall others, and the ones waiting longest are told so (408);
-#  - the database file is not written.
+#  - the database file is not written;
+#  - stopped while claims are computed, it answers the waiting client and exits.
 # serve_api_limits.sh BOARDPROOF
 set -u
 bin=$1
@@ -185,6 +186,31 @@ pid=
 [ $rc = 0 ] && ok || bad "serve exited $rc on SIGTERM"
 [ -s "$tmp/serve.err" ] && bad "serve wrote to stderr: $(head -c 300 "$tmp/serve.err")" || ok
 [ "$(cksum <"$db/data.mdb")" = "$sum0" ] && ok || bad "the database file changed while serving"
+
+## stopped while claims are computed: the waiting client is answered (503, JSON) and
+## the server exits at once instead of finishing the walk
+"$bin" serve --db "$db" --port 0 --json >"$tmp/serve2.json" 2>"$tmp/serve2.err" &
+pid=$!
+url=
+for _ in $(seq 100); do
+	url=$(jq -r .url "$tmp/serve2.json" 2>/dev/null) && [ -n "$url" ] && [ "$url" != null ] && break
+	sleep 0.05
+done
+curl -s --max-time 60 -o "$tmp/stopped" -w '%{http_code}' "${url}api/claims?instance=taifas:4x4" >"$tmp/stopped.code" &
+cpid=$!
+sleep 0.5
+t=$(ms)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+d=$(($(ms) - t))
+pid=
+wait $cpid
+code=$(cat "$tmp/stopped.code")
+echo "stopped during claims in $d ms; the waiting client got $code"
+[ $rc = 0 ] && [ $d -lt 20000 ] && ok || bad "stopping during claims: exit $rc after $d ms"
+{ [ "$code" = 503 ] || [ "$code" = 200 ]; } && jq -e . "$tmp/stopped" >/dev/null && ok ||
+	bad "the client waiting for claims got $code: $(head -c 200 "$tmp/stopped")"
 
 echo "serve_api_limits: $pass passed, $fail failed"
 [ "$fail" = 0 ]
