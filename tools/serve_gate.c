@@ -265,8 +265,14 @@ static void on_accept(bp_gate *g)
 		socklen_t len = sizeof sa;
 		int fd = accept4(g->o.listen_fd, (struct sockaddr *)&sa, &len,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			/* out of descriptors: the listening socket stays readable, so wait a
+			 * little instead of polling it again at once */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				poll(NULL, 0, 20);
 			return;
+		}
 		if (g->n == g->o.max_pending) {
 			/* full: the connection waiting longest makes room */
 			int old = 0;
