@@ -448,9 +448,10 @@ static void json_groups(struct bp_text *t, const struct bp_game *g, const struct
 
 /* One move: its text, value, remoteness and group (as `query --json`), the position
  * it leads to, and the cells whose character it changes (for drawing it on the
- * board). */
+ * board); with pie, what the opening is worth to the first player once the second
+ * has chosen (as `openings --json`). */
 static void json_move(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p,
-		      const struct bp_probe_move *m)
+		      const struct bp_probe_move *m, int pie)
 {
 	struct bp_text s = { 0 };
 	struct bp_pos q = *p;
@@ -461,6 +462,9 @@ static void json_move(struct bp_text *t, const struct bp_game *g, const struct b
 	bp_text_printf(t, ", ");
 	json_value(t, m->value, m->remoteness);
 	bp_text_printf(t, ", \"group\": \"%s\"", group_name(m->value));
+	if (pie)
+		bp_text_printf(t, ", \"after_choice\": \"%s\"",
+			       bp_value_name(bp_claim_after_choice(m->value)));
 	bp_text_clear(&s);
 	g->ops->pos_format(g, &q, &s);
 	bp_text_printf(t, ", \"position\": ");
@@ -607,12 +611,25 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 		goto out;
 	}
 	json_value(body, pr.value, pr.remoteness);
+	/* the opening map, like `openings --json`: with a pie rule or colour choice, each
+	 * opening's worth once the second player has chosen, and the first player's best */
+	int pie = openings && (g->ops->flags & BP_GAME_PIE);
+	enum bp_value with_choice = BP_VALUE_NONE;
 	bp_text_printf(body, ", \"moves\": [");
 	for (int i = 0; i < n; i++) {
 		bp_text_printf(body, "%s", i ? ", " : "");
-		json_move(body, g, &p, &pm[i]);
+		json_move(body, g, &p, &pm[i], pie);
+		enum bp_value a = bp_claim_after_choice(pm[i].value);
+		if (with_choice == BP_VALUE_NONE || a == BP_VALUE_DRAW)
+			with_choice = a; /* a draw if some opening keeps one, else a loss */
 	}
 	bp_text_printf(body, "], ");
+	if (openings) {
+		bp_text_printf(body, "\"pie\": %s, ", pie ? "true" : "false");
+		if (pie && n)
+			bp_text_printf(body, "\"value_with_choice\": \"%s\", ",
+				       bp_value_name(with_choice));
+	}
 	json_to_move(body, bp_text_str(&pos));
 	enum bp_value over = g->ops->outcome(g, &p);
 	bp_text_printf(body, ", \"terminal\": %s, \"outcome\": ", over ? "true" : "false");

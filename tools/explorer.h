@@ -11,6 +11,8 @@
  *                                          a position, its value, every move's value,
  *                                          remoteness and resulting position, grouped
  *   GET /api/openings?instance=S           the start's first moves and their values
+ *                                          (with a pie rule, each one's worth after
+ *                                          the choice, as `openings --json` says)
  *   GET /api/claims?instance=S             the verdicts on the designers' claims:
  *                                          exactly what `boardproof claims S --json`
  *                                          prints (tools/cmd_claims.c writes both)

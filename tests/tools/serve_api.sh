@@ -115,6 +115,18 @@ get openings 200 "/api/openings?instance=taifas:3x3" '(.moves | length) == 18 an
 curl -s "${url}api/openings?instance=taifas:3x3" | jq -c '[.moves[] | {move, value, remoteness}]' >"$tmp/o1"
 curl -s "${url}api/query?instance=taifas:3x3" | jq -c '[.moves[] | {move, value, remoteness}]' >"$tmp/o2"
 cmp -s "$tmp/o1" "$tmp/o2" && ok || bad "openings differ from the start's moves"
+# the opening map says what `openings --json` says, the pie rule's worth included
+for spec in taifas:3x3 chicken:hex2; do
+	"$bin" openings "$spec" --db "$db" --json |
+		jq -c '{instance, position, pie, value_with_choice, openings: [.openings[] | {move, value, remoteness, after_choice}]}' >"$tmp/o1"
+	curl -s "${url}api/openings?instance=$spec" |
+		jq -c '{instance, position, pie, value_with_choice, openings: [.moves[] | {move, value, remoteness, after_choice}]}' >"$tmp/o2"
+	[ -s "$tmp/o1" ] && cmp -s "$tmp/o1" "$tmp/o2" && ok || { bad "openings $spec differ from openings --json"; diff "$tmp/o1" "$tmp/o2" | head -4; }
+done
+get openings_pie 200 "/api/openings?instance=taifas:3x3" \
+	'.pie == true and .value_with_choice == "loss" and (.moves | all(.after_choice != null))'
+get openings_no_pie 200 "/api/openings?instance=chicken:hex2" \
+	'.pie == false and .value_with_choice == null and (.moves | all(.after_choice == null))'
 get spelling 200 "/api/query?instance=chicken:hex2,formed=owner,both=mover" ".instance == \"$CH\""
 get not_in_db 404 "/api/query?instance=chicken:hex2&position=bo/1n1/2+b+declined%3D-" \
 	'(.error | test("not in the database")) and (.board.cells | length) == 7 and .position == "bo/1n1/2 b declined=-"'

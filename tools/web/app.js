@@ -466,7 +466,10 @@ async function loadOpenings() {
   const counts = { win: 0, draw: 0, loss: 0 };
   body.moves.forEach((m) => counts[m.value]++);
   list.textContent = `start: ${valueText(body.value, body.remoteness)} for ${body.to_move}; ` +
-    `${body.moves.length} first moves: ${counts.win} win, ${counts.draw} draw, ${counts.loss} lose`;
+    `${body.moves.length} first moves: ${counts.win} win, ${counts.draw} draw, ${counts.loss} lose` +
+    (body.pie && body.value_with_choice
+      ? `; with the second player's choice the first player's best is a ${body.value_with_choice}`
+      : '');
 }
 
 // The claims panel: /api/claims's verdicts (what `boardproof claims --json` prints),
