@@ -36,7 +36,6 @@
 struct conn {
 	int fd, draining;
 	double since;
-	size_t seen; /* bytes peeked so far */
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	size_t drained;
@@ -255,7 +254,6 @@ static void on_data(bp_gate *g, int i, short revents)
 	/* incomplete: wake up again only when more than this has arrived */
 	int low = (int)n + 1;
 	setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &low, sizeof low);
-	c->seen = n;
 }
 
 static void on_accept(bp_gate *g)
