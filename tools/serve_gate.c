@@ -372,8 +372,19 @@ void bp_gate_stop(bp_gate *g)
 	ssize_t r = write(g->wake[1], "x", 1);
 	(void)r;
 	pthread_join(g->thread, NULL);
-	for (int i = 0; i < g->n; i++)
-		close(g->c[i].fd);
+	/* every connection the gate still holds, and every one the kernel has queued,
+	 * gets an answer rather than a reset */
+	for (int i = 0; i < g->n; i++) {
+		if (!g->c[i].draining)
+			reply(g->c[i].fd, 503, "the server is stopping");
+		discard_close(g, g->c[i].fd);
+	}
+	for (int k = 0, fd; k < 4096 && (fd = accept4(g->o.listen_fd, NULL, NULL,
+						      SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;
+	     k++) {
+		reply(fd, 503, "the server is stopping");
+		discard_close(g, fd);
+	}
 	close(g->o.listen_fd);
 	close(g->wake[0]);
 	close(g->wake[1]);
