@@ -107,9 +107,10 @@ static uint64_t occupied(const struct bp_pos *p)
  * board, the decline rule. Any loop on the board was formed by the last turn, made by
  * the opponent of the player to move: under formed=mover that turn wins, whoever owns
  * the loops. */
-static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
+static enum bp_value judge_planes(const struct chicken *c, uint64_t black, uint64_t orange,
+				  uint64_t neutral, uint64_t declined, int loop_b, int loop_o)
 {
-	int mover = to_move(p);
+	int mover = popc(black) > popc(orange);
 	int mine = mover ? loop_o : loop_b, theirs = mover ? loop_b : loop_o;
 	if (c->formed_mover && (mine || theirs))
 		return BP_VALUE_LOSS;
@@ -119,11 +120,16 @@ static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int 
 		return BP_VALUE_WIN;
 	if (theirs)
 		return BP_VALUE_LOSS;
-	if (occupied(p) != c->L.full)
+	if ((black | orange | neutral) != c->L.full)
 		return BP_VALUE_NONE;
-	if (!DECLINED(p))
+	if (!declined)
 		return BP_VALUE_DRAW;
-	return (int)DECLINED(p) - 1 == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+	return (int)declined - 1 == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+}
+
+static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
+{
+	return judge_planes(c, BLACK(p), ORANGE(p), NEUTRAL(p), DECLINED(p), loop_b, loop_o);
 }
 
 static enum bp_value judge_full(const struct chicken *c, const struct bp_pos *p)
@@ -456,6 +462,18 @@ static int chicken_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *o
 	return BP_OK;
 }
 
+/* The index of a position within tier t from its planes (no checks). */
+static uint64_t rank_planes(const struct chicken *c, int t, uint64_t occ, uint64_t neutral,
+			    uint64_t orange, uint64_t declined)
+{
+	int m = popc(neutral), o = (t - m) / 2;
+	uint64_t friendly = occ & ~neutral;
+	uint64_t idx = bp_rank_subset(occ) * bp_binom(t, m) +
+		       bp_rank_subset(bp_bits_extract(neutral, occ));
+	idx = idx * bp_binom(t - m, o) + bp_rank_subset(bp_bits_extract(orange, friendly));
+	return c->off[t][m] + idx * (uint64_t)c->decl_states + (c->decl_states == 3 ? declined : 0);
+}
+
 static int chicken_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
 {
 	const struct chicken *c = C(g);
@@ -463,12 +481,7 @@ static int chicken_rank(const struct bp_game *g, const struct bp_pos *p, uint64_
 	int t = popc(occ), m = popc(NEUTRAL(p));
 	if (c->too_big[t] || m > mmax((uint32_t)t))
 		return BP_ERANGE;
-	uint64_t friendly = occ & ~NEUTRAL(p);
-	int o = (t - m) / 2;
-	uint64_t idx = bp_rank_subset(occ) * bp_binom(t, m) +
-		       bp_rank_subset(bp_bits_extract(NEUTRAL(p), occ));
-	idx = idx * bp_binom(t - m, o) + bp_rank_subset(bp_bits_extract(ORANGE(p), friendly));
-	*out = c->off[t][m] + idx * c->decl_states + (c->decl_states == 3 ? DECLINED(p) : 0);
+	*out = rank_planes(c, t, occ, NEUTRAL(p), ORANGE(p), DECLINED(p));
 	return BP_OK;
 }
 
@@ -505,6 +518,202 @@ static int chicken_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 	ORANGE(out) = bp_bits_deposit(bp_unrank_subset(o, ro), friendly);
 	BLACK(out) = friendly & ~ORANGE(out);
 	return check_position(c, out, NULL) ? BP_ENOTFOUND : BP_OK;
+}
+
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * A single drop leads from tier t to t + 1 and a pair to t + 2 (bp_walk.far), and
+ * rank() covers every position, canonical or not. The walk steps through the indices
+ * of a tier in order, keeping the four ranks of the index formula (declined, orange
+ * within the friendly stones, neutrals within the occupied set, the occupied set) and
+ * their cell sets, each set moved to the next one of its size in colex order by
+ * Gosper's step; the tier's blocks (one per neutral count m) are entered afresh. It
+ * keeps the canonical positions that pos_parse would accept and lists their children
+ * as ranks of the children's planes: no canonical form and no check per child.
+ *
+ * Which valid positions a game reaches depends on the order of play (a neutral must
+ * not join the group of the friendly stone dropped with it when it is dropped), so the
+ * walk visits every valid canonical position and the engine marks the reached ones
+ * (BP_GAME_WALK_UNREACHED). */
+
+/* The next set of as many cells in colex order (s != 0). */
+static uint64_t gosper(uint64_t s)
+{
+	uint64_t lowest = s & -s, r = s + lowest;
+	return (((r ^ s) >> 2) / lowest) | r;
+}
+
+struct cwalk {
+	int t, m, o;
+	uint64_t co, cm; /* C(t - m, o), C(t, m) */
+	uint64_t decl, ro, rn;
+	uint64_t opat, npat, occ;
+	uint64_t end; /* the block's end index */
+};
+
+/* Positions the state at index idx of tier t. */
+static void cwalk_enter(const struct chicken *c, int t, uint64_t idx, struct cwalk *s)
+{
+	int m = 0;
+	while (idx >= c->off[t][m + 1])
+		m++;
+	uint64_t local = idx - c->off[t][m];
+	s->t = t;
+	s->m = m;
+	s->o = (t - m) / 2;
+	s->co = bp_binom(t - m, s->o);
+	s->cm = bp_binom(t, m);
+	s->end = c->off[t][m + 1];
+	s->decl = c->decl_states == 3 ? local % 3 : 0;
+	local /= (uint64_t)c->decl_states;
+	s->ro = local % s->co;
+	local /= s->co;
+	s->rn = local % s->cm;
+	s->opat = bp_unrank_subset(s->o, s->ro);
+	s->npat = bp_unrank_subset(m, s->rn);
+	s->occ = bp_unrank_subset(t, local / s->cm);
+}
+
+/* Moves the state to the next index (within the block). */
+static void cwalk_step(const struct chicken *c, struct cwalk *s)
+{
+	if (c->decl_states == 3 && s->decl < 2) {
+		s->decl++;
+		return;
+	}
+	s->decl = 0;
+	if (++s->ro < s->co) {
+		s->opat = gosper(s->opat);
+		return;
+	}
+	s->ro = 0;
+	s->opat = s->o ? (1ull << s->o) - 1 : 0;
+	if (++s->rn < s->cm) {
+		s->npat = gosper(s->npat);
+		return;
+	}
+	s->rn = 0;
+	s->npat = s->m ? (1ull << s->m) - 1 : 0;
+	s->occ = gosper(s->occ);
+}
+
+static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			     unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			     void *ctx)
+{
+	const struct chicken *c = C(g);
+	uint64_t size;
+	int rc = chicken_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (lo > hi || hi > size)
+		return BP_ERANGE;
+	if (lo == hi)
+		return BP_OK;
+	const int t = (int)tier, nsym = g->nsym;
+	uint64_t children[64], images[16];
+	uint64_t *far = malloc(sizeof *far * (size_t)(c->n * c->n + 1));
+	if (!far)
+		return BP_ENOMEM;
+	struct cwalk s;
+	cwalk_enter(c, t, lo, &s);
+	for (uint64_t idx = lo; idx < hi; idx++) {
+		if (idx > lo) {
+			if (idx == s.end)
+				cwalk_enter(c, t, idx, &s);
+			else
+				cwalk_step(c, &s);
+		}
+		const uint64_t occ = s.occ, neutral = bp_bits_deposit(s.npat, occ);
+		const uint64_t friendly = occ & ~neutral;
+		const uint64_t orange = bp_bits_deposit(s.opat, friendly);
+		const uint64_t black = friendly & ~orange;
+		uint64_t declined = s.decl;
+		if (c->decl_states == 1 && t > 0 && s.m != t - s.m - 1)
+			declined = (s.m + 1) % 2 ? 2 : 1; /* as unrank */
+		struct bp_pos q;
+		q.w[0] = black;
+		q.w[1] = orange;
+		q.w[2] = neutral;
+		q.w[3] = declined;
+		if (check_counts(c, &q, NULL))
+			continue;
+		/* canonical: no symmetry gives a smaller image in bp_perm64_canonical's
+		 * order (black, orange, neutral) */
+		int canonical = 1;
+		for (int sy = 1; sy < nsym && canonical; sy++) {
+			uint64_t sb = bp_perm64_apply(c->perm, sy, black);
+			if (sb != black) {
+				canonical = sb > black;
+				continue;
+			}
+			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
+			if (so != orange) {
+				canonical = so > orange;
+				continue;
+			}
+			canonical = bp_perm64_apply(c->perm, sy, neutral) >= neutral;
+		}
+		if (!canonical)
+			continue;
+		struct bp_walk w = { .index = idx, .nchildren = -1 };
+		const int lb = (what & BP_WALK_CHILDREN) &&
+			       bp_loops_enclosed(&c->L, 0, black | neutral) != 0;
+		const int lor = (what & BP_WALK_CHILDREN) &&
+				bp_loops_enclosed(&c->L, 1, orange | neutral) != 0;
+		if ((what & BP_WALK_CHILDREN) &&
+		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
+			const int mover = popc(black) > popc(orange);
+			const uint64_t own = mover ? orange : black, empty = c->L.full & ~occ;
+			uint64_t comps[64];
+			w.nchildren = 0;
+			w.nfar = 0;
+			/* pairs, as chicken_moves: the neutral outside the grown group of
+			 * the friendly stone */
+			if (!declined && friendly) {
+				int nc = components(c, own | neutral, comps);
+				for (uint64_t fs = empty; fs; fs &= fs - 1) {
+					int f = __builtin_ctzll(fs);
+					uint64_t fb = 1ull << f;
+					uint64_t cor = orange | (mover ? fb : 0);
+					for (uint64_t xs = neutral_cells(c, comps, nc, empty, f);
+					     xs; xs &= xs - 1) {
+						uint64_t xb = xs & -xs;
+						far[w.nfar++] = rank_planes(c, t + 2, occ | fb | xb,
+									    neutral | xb, cor, 0);
+					}
+				}
+			}
+			/* singles, as chicken_apply: a decline, unless forced under
+			 * forced=free */
+			uint64_t cdecl = declined;
+			if (!declined && friendly && (c->forced_decline || w.nfar))
+				cdecl = (uint64_t)mover + 1;
+			for (uint64_t fs = empty; fs; fs &= fs - 1) {
+				uint64_t fb = fs & -fs;
+				children[w.nchildren++] =
+					rank_planes(c, t + 1, occ | fb, neutral,
+						    orange | (mover ? fb : 0), cdecl);
+			}
+		}
+		w.children = children;
+		w.far = far;
+		if (what & BP_WALK_IMAGES) {
+			for (int sy = 1; sy < nsym; sy++) {
+				uint64_t so = bp_perm64_apply(c->perm, sy, orange);
+				uint64_t sn = bp_perm64_apply(c->perm, sy, neutral);
+				uint64_t sx = bp_perm64_apply(c->perm, sy, occ);
+				uint64_t r = rank_planes(c, t, sx, sn, so, declined);
+				if (r != idx)
+					images[w.nimages++] = r;
+			}
+			w.images = images;
+		}
+		if ((rc = visit(ctx, &w)))
+			break;
+	}
+	free(far);
+	return rc;
 }
 
 static void chicken_describe(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
@@ -592,6 +801,7 @@ const struct bp_game_ops bp_chicken_ops = {
 	.name = "chicken",
 	.title = "Glorieta \"Chicken\": friendly + neutral stone a turn until someone declines",
 	.shapes = BP_SHAPES_HEXCELL,
+	.flags = BP_GAME_WALK_UNREACHED | BP_GAME_WALK_FAR,
 	.options = chicken_options,
 	.create = chicken_create,
 	.destroy = chicken_destroy,
@@ -610,6 +820,7 @@ const struct bp_game_ops bp_chicken_ops = {
 	.tier_size = chicken_tier_size,
 	.rank = chicken_rank,
 	.unrank = chicken_unrank,
+	.tier_walk = chicken_tier_walk,
 	.describe = chicken_describe,
 	.picture = bp_chicken_picture,
 	.claims = "no-draw first-player",
