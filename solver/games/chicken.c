@@ -49,8 +49,9 @@ struct chicken {
 	int forced_decline; /* forced=decline */
 	int decl_states;    /* values of `declined` the index spells out: 1 or 3 */
 	bp_perm64 *perm;
-	uint64_t off[65][34]; /* off[t][m]; off[t][mmax + 1] is the tier size */
-	uint8_t too_big[65];  /* tier sizes that pass 2^64 */
+	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
+	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
+	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -597,6 +598,69 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
 	s->occ = gosper(s->occ);
 }
 
+/* Child ranks in O(1) a child. Colex rank of a set {s_0 < s_1 < ...} is
+ * sum_j C(s_j, j + 1). A child adds one or two cells to the occupied set, which
+ * shifts the index j of the cells above them; a neutral (or orange) stone's slot
+ * within the occupied (or friendly) set shifts by the added cells below it, and its
+ * index by the added neutral (or orange) ones below it. So each part of a child's
+ * index is a prefix sum below the added cells plus shifted suffix sums above them,
+ * prepared once per occupied set (occ_*) and once per position (n_*, o_*). */
+struct cranks {
+	uint64_t occ;
+	int slot[64];	  /* cells of occ below each cell */
+	uint64_t P[66];	  /* P[k] = sum_{j<k} C(s_j, j + 1) */
+	uint64_t Q1[66];  /* Q1[k] = sum_{j>=k} C(s_j, j + 2) */
+	uint64_t Q2[66];  /* Q2[k] = sum_{j>=k} C(s_j, j + 3) */
+	uint64_t N00[34]; /* neutrals i: prefix of C(p_i, i + 1) */
+	uint64_t N10[34]; /* suffixes of C(p_i + 1, i + 1) */
+	uint64_t N11[34]; /* C(p_i + 1, i + 2) */
+	uint64_t N21[34]; /* C(p_i + 2, i + 2) */
+	uint64_t O00[34]; /* oranges i (q_i: slot among friendly): prefix of C(q_i, i + 1) */
+	uint64_t O1m[34]; /* suffixes of C(q_i + 1, i + 1 + mover) */
+};
+
+static void cranks_occ(const struct chicken *c, uint64_t occ, struct cranks *k)
+{
+	int s[64], t = 0;
+	k->occ = occ;
+	for (int i = 0; i < c->n; i++) {
+		k->slot[i] = t;
+		if (occ >> i & 1)
+			s[t++] = i;
+	}
+	k->P[0] = 0;
+	for (int j = 0; j < t; j++)
+		k->P[j + 1] = k->P[j] + c->binom[s[j]][j + 1];
+	k->Q1[t] = k->Q2[t] = 0;
+	for (int j = t; j-- > 0;) {
+		k->Q1[j] = k->Q1[j + 1] + c->binom[s[j]][j + 2];
+		k->Q2[j] = k->Q2[j + 1] + c->binom[s[j]][j + 3];
+	}
+}
+
+static void cranks_pos(const struct chicken *c, uint64_t neutral, uint64_t friendly,
+		       uint64_t orange, int mover, struct cranks *k)
+{
+	int p[34], m = 0, q[34], o = 0;
+	for (uint64_t r = neutral; r; r &= r - 1)
+		p[m++] = k->slot[__builtin_ctzll(r)];
+	for (uint64_t r = orange; r; r &= r - 1)
+		q[o++] = popc(friendly & ((r & -r) - 1));
+	k->N00[0] = k->O00[0] = 0;
+	for (int i = 0; i < m; i++)
+		k->N00[i + 1] = k->N00[i] + c->binom[p[i]][i + 1];
+	for (int i = 0; i < o; i++)
+		k->O00[i + 1] = k->O00[i] + c->binom[q[i]][i + 1];
+	k->N10[m] = k->N11[m] = k->N21[m] = k->O1m[o] = 0;
+	for (int i = m; i-- > 0;) {
+		k->N10[i] = k->N10[i + 1] + c->binom[p[i] + 1][i + 1];
+		k->N11[i] = k->N11[i + 1] + c->binom[p[i] + 1][i + 2];
+		k->N21[i] = k->N21[i + 1] + c->binom[p[i] + 2][i + 2];
+	}
+	for (int i = o; i-- > 0;)
+		k->O1m[i] = k->O1m[i + 1] + c->binom[q[i] + 1][i + 1 + mover];
+}
+
 static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			     unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
 			     void *ctx)
@@ -616,6 +680,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	if (!far)
 		return BP_ENOMEM;
 	struct cwalk s;
+	struct cranks k;
+	k.occ = ~0ull; /* no occupied set prepared */
+	uint64_t ocell[64], fcell[64], last_occ = ~0ull, last_npat = ~0ull, last_neutral = 0;
 	cwalk_enter(c, t, lo, &s);
 	for (uint64_t idx = lo; idx < hi; idx++) {
 		if (idx > lo) {
@@ -624,9 +691,28 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			else
 				cwalk_step(c, &s);
 		}
-		const uint64_t occ = s.occ, neutral = bp_bits_deposit(s.npat, occ);
-		const uint64_t friendly = occ & ~neutral;
-		const uint64_t orange = bp_bits_deposit(s.opat, friendly);
+		/* the patterns' cells, through the cell lists of occ and of the friendly
+		 * stones, each made when its set changes */
+		const uint64_t occ = s.occ;
+		if (occ != last_occ || s.npat != last_npat) {
+			if (occ != last_occ) {
+				int j = 0;
+				for (uint64_t r = occ; r; r &= r - 1)
+					ocell[j++] = r & -r;
+				last_occ = occ;
+			}
+			last_neutral = 0;
+			for (uint64_t r = s.npat; r; r &= r - 1)
+				last_neutral |= ocell[__builtin_ctzll(r)];
+			int j = 0;
+			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1)
+				fcell[j++] = r & -r;
+			last_npat = s.npat;
+		}
+		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
+		uint64_t orange = 0;
+		for (uint64_t r = s.opat; r; r &= r - 1)
+			orange |= fcell[__builtin_ctzll(r)];
 		const uint64_t black = friendly & ~orange;
 		uint64_t declined = s.decl;
 		if (c->decl_states == 1 && t > 0 && s.m != t - s.m - 1)
@@ -665,35 +751,68 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
 			const int mover = popc(black) > popc(orange);
 			const uint64_t own = mover ? orange : black, empty = c->L.full & ~occ;
+			const int m = s.m, t1 = t + 1, o1 = (t1 - m) / 2;
+			const uint64_t D = (uint64_t)c->decl_states;
+			/* the child tiers' factors: singles (t + 1, m), pairs (t + 2, m + 1);
+			 * both have t + 1 - m friendly stones */
+			const uint64_t cm1 = c->binom[t1][m], cm2 = c->binom[t1 + 1][m + 1];
+			const uint64_t co = c->binom[t1 - m][o1];
+			const uint64_t base1 = c->off[t1][m],
+				       base2 = t1 + 1 <= c->n ? c->off[t1 + 1][m + 1] : 0;
+			if (k.occ != occ)
+				cranks_occ(c, occ, &k);
+			cranks_pos(c, neutral, friendly, orange, mover, &k);
 			uint64_t comps[64];
 			w.nchildren = 0;
 			w.nfar = 0;
-			/* pairs, as chicken_moves: the neutral outside the grown group of
-			 * the friendly stone */
-			if (!declined && friendly) {
-				int nc = components(c, own | neutral, comps);
-				for (uint64_t fs = empty; fs; fs &= fs - 1) {
-					int f = __builtin_ctzll(fs);
-					uint64_t fb = 1ull << f;
-					uint64_t cor = orange | (mover ? fb : 0);
-					for (uint64_t xs = neutral_cells(c, comps, nc, empty, f);
-					     xs; xs &= xs - 1) {
-						uint64_t xb = xs & -xs;
-						far[w.nfar++] = rank_planes(c, t + 2, occ | fb | xb,
-									    neutral | xb, cor, 0);
-					}
-				}
-			}
+			int pairs = !declined && friendly,
+			    nc = pairs ? components(c, own | neutral, comps) : 0;
 			/* singles, as chicken_apply: a decline, unless forced under
-			 * forced=free */
+			 * forced=free; the decline depends on whether any pair exists */
+			int any_pair = 0;
+			for (uint64_t fs = empty; pairs && fs && !any_pair; fs &= fs - 1)
+				any_pair = neutral_cells(c, comps, nc, empty,
+							 __builtin_ctzll(fs)) != 0;
 			uint64_t cdecl = declined;
-			if (!declined && friendly && (c->forced_decline || w.nfar))
+			if (pairs && (c->forced_decline || any_pair))
 				cdecl = (uint64_t)mover + 1;
+			if (D != 3)
+				cdecl = 0;
 			for (uint64_t fs = empty; fs; fs &= fs - 1) {
-				uint64_t fb = fs & -fs;
+				const int f = __builtin_ctzll(fs);
+				const uint64_t below_f = (fs & -fs) - 1;
+				const int kf = k.slot[f], jf = popc(neutral & below_f);
+				const int jo = popc(orange & below_f);
+				const uint64_t ro =
+					k.O00[jo] + k.O1m[jo] +
+					(mover ? c->binom[popc(friendly & below_f)][jo + 1] : 0);
+				const uint64_t rocc1 = k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf];
+				const uint64_t rn1 = k.N00[jf] + k.N10[jf];
 				children[w.nchildren++] =
-					rank_planes(c, t + 1, occ | fb, neutral,
-						    orange | (mover ? fb : 0), cdecl);
+					base1 + ((rocc1 * cm1 + rn1) * co + ro) * D + cdecl;
+				if (!pairs)
+					continue;
+				/* pairs, as chicken_moves: the neutral outside the grown group
+				 * of the friendly stone */
+				for (uint64_t xs = neutral_cells(c, comps, nc, empty, f); xs;
+				     xs &= xs - 1) {
+					const int x = __builtin_ctzll(xs);
+					const int kx = k.slot[x],
+						  jx = popc(neutral & ((xs & -xs) - 1));
+					uint64_t rocc, rn;
+					if (f < x) {
+						rocc = k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf] -
+						       k.Q1[kx] + c->binom[x][kx + 2] + k.Q2[kx];
+						rn = k.N00[jf] + k.N10[jf] - k.N10[jx] + k.N21[jx] +
+						     c->binom[kx + 1][jx + 1];
+					} else {
+						rocc = k.P[kx] + c->binom[x][kx + 1] + k.Q1[kx] -
+						       k.Q1[kf] + c->binom[f][kf + 2] + k.Q2[kf];
+						rn = k.N00[jx] + k.N11[jx] - k.N11[jf] + k.N21[jf] +
+						     c->binom[kx][jx + 1];
+					}
+					far[w.nfar++] = base2 + ((rocc * cm2 + rn) * co + ro) * D;
+				}
 			}
 		}
 		w.children = children;
@@ -752,6 +871,9 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	c->forced_decline = strcmp(g->value[1], "decline") == 0;
 	c->formed_mover = strcmp(g->value[2], "mover") == 0;
 	c->decl_states = c->forced_decline ? 1 : 3;
+	for (int i = 0; i < 67; i++)
+		for (int k = 0; k < 67; k++)
+			c->binom[i][k] = i <= 64 ? bp_binom(i, k) : 0;
 	for (int t = 0; t <= c->n; t++) {
 		uint64_t acc = 0;
 		for (int m = 0; m <= mmax((uint32_t)t); m++) {
