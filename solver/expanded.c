@@ -21,7 +21,7 @@
  *        just before it is solved).
  * A tier found stored (a resumed solve) is read back and expanded when the tier below
  * it needs it. Memory: two tiers of 16-bit records at a time (4.8 GiB for taifas:4x5);
- * three where moves may raise the tier by two (BP_GAME_WALK_FAR, Chicken's pairs).
+ * three where moves may raise the tier by two (BP_GAME_TIER_SKIP, Chicken's pairs).
  *
  * A game whose walk cannot tell reached positions from valid ones
  * (BP_GAME_WALK_UNREACHED) gets a forward pass first, as the tiers engine's: one bit
@@ -52,7 +52,7 @@ struct expanded {
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
 	 * that memory is faulted in once, not once per tier */
 	uint16_t *buf[3];
-	int span;	  /* 1, or 2 with BP_GAME_WALK_FAR: the child tiers kept */
+	int span;	  /* 1, or 2 with BP_GAME_TIER_SKIP: the child tiers kept */
 	uint64_t **reach; /* per tier, with BP_GAME_WALK_UNREACHED: reached bits */
 	uint64_t most;
 	uint8_t *done;		   /* per tier: found stored when the solve began */
@@ -264,23 +264,28 @@ static void drop(struct expanded *x, uint32_t t)
 	x->rec[t] = NULL;
 }
 
-/* Two buffers of the largest tier (three with far children), the reached bits, plus
- * room for the store's buffers. */
+/* What the solve allocates and writes: buffer i holds the tiers t with t % nbuf == i
+ * in turn, and each is written in full (cleared chunk by chunk, or read back), so it
+ * grows to the largest of them; the reached bits, one per index of every tier; the
+ * base. Resumed tiers that no solved tier needs are never loaded, so this is the
+ * most a solve touches. */
 static int estimate(const struct bp_game *g, uint64_t *bytes)
 {
-	uint64_t most = 0, bits = 0;
+	uint64_t most[3] = { 0, 0, 0 }, bits = 0;
 	if (!g->ops->tier_size || g->ntiers == 0)
 		return BP_EUNSUPPORTED;
+	const uint32_t nbuf = g->ops->flags & BP_GAME_TIER_SKIP ? 3 : 2;
 	for (uint32_t t = 0; t < g->ntiers; t++) {
 		uint64_t sz;
 		int rc = g->ops->tier_size(g, t, &sz);
 		if (rc)
 			return rc;
-		most = sz > most ? sz : most;
-		bits += 8 * (sz / 64 + 1);
+		most[t % nbuf] = sz > most[t % nbuf] ? sz : most[t % nbuf];
+		bits += bp_solve_pages(8 * (sz / 64 + 1));
 	}
-	uint64_t nbuf = g->ops->flags & BP_GAME_WALK_FAR ? 3 : 2;
-	*bytes = nbuf * sizeof(uint16_t) * most + (64ull << 20);
+	*bytes = BP_SOLVE_BASE_MEMORY;
+	for (uint32_t i = 0; i < nbuf; i++)
+		*bytes += bp_solve_pages(sizeof(uint16_t) * most[i]);
 	if (g->ops->flags & BP_GAME_WALK_UNREACHED)
 		*bytes += bits;
 	return BP_OK;
@@ -324,7 +329,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	double t0 = bp_solve_clock();
 	struct expanded x = { .g = g,
 			      .nt = g->ntiers,
-			      .span = g->ops->flags & BP_GAME_WALK_FAR ? 2 : 1 };
+			      .span = g->ops->flags & BP_GAME_TIER_SKIP ? 2 : 1 };
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err)))
 		return rc;

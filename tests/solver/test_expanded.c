@@ -63,7 +63,7 @@ static int check_visit(void *ctx, const struct bp_walk *w)
 			cr_assert(ct == s->tier + 1 || ct == s->tier + 2, "%s: a child in tier %u",
 				  fmt_pos(g, &p), ct);
 			int far = ct == s->tier + 2;
-			cr_assert(!far || (g->ops->flags & BP_GAME_WALK_FAR));
+			cr_assert(!far || (g->ops->flags & BP_GAME_TIER_SKIP));
 			cr_assert_eq(g->ops->rank(g, &c, &want[far][nw[far]++]), BP_OK);
 		}
 		cr_assert_eq(w->nchildren, nw[0], "%s: %d children, %d moves one tier up",
