@@ -5,7 +5,9 @@
 # the solve's own memory estimate (the plan its engine makes before any work), the
 # peak resident set the solve reached (getrusage, as the solve reports it, and
 # /usr/bin/time's maximum resident set when available), and estimate / peak. The
-# estimate is meant to be within 20% of the peak: a ratio in 0.8 .. 1.2. Without
+# estimate is meant to be within 20% of the peak: a ratio in 0.8 .. 1.2. It also
+# prints the solve's CPU seconds (user + system) and positions per CPU second, which
+# compare engines side by side in one run on a shared machine. Without
 # instances, a fixed set of games, sizes and engines. A benchmark: it never fails on
 # a ratio.
 set -eu
@@ -21,18 +23,23 @@ if [ $# -eq 0 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-48s %-6s %12s %12s %7s\n' instance engine estimate peak ratio
+TIMEFORMAT='%U %S'
+printf '%-44s %-6s %13s %13s %6s %10s %8s %10s\n' instance engine estimate peak ratio \
+	positions cpu_s pos/cpu_s
 for arg in "$@"; do
 	engine=${arg##*:} spec=${arg%:*}
 	rm -rf "$tmp/db"
-	if ! "$bin" solve "$spec" --db "$tmp/db" --solver "$engine" --json >"$tmp/out" \
-		2>"$tmp/err"; then
-		printf '%-48s %-6s failed: %s\n' "$spec" "$engine" "$(head -c 200 "$tmp/err")"
+	if ! { time "$bin" solve "$spec" --db "$tmp/db" --solver "$engine" --json \
+		>"$tmp/out" 2>"$tmp/err"; } 2>"$tmp/cpu"; then
+		printf '%-44s %-6s failed: %s\n' "$spec" "$engine" "$(head -c 200 "$tmp/err")"
 		continue
 	fi
 	est=$(sed -n 's/.*"memory_estimate_bytes": \([0-9]*\).*/\1/p' "$tmp/out")
 	peak=$(sed -n 's/.*"peak_memory_bytes": \([0-9]*\).*/\1/p' "$tmp/out")
-	awk -v s="$spec" -v e="$engine" -v est="$est" -v peak="$peak" 'BEGIN {
-		printf "%-48s %-6s %9.1f MiB %9.1f MiB %7.2f\n", s, e, est / 1048576,
-			peak / 1048576, est / peak }'
+	pos=$(sed -n 's/.*"positions": \([0-9]*\).*/\1/p' "$tmp/out")
+	awk -v s="$spec" -v e="$engine" -v est="$est" -v peak="$peak" -v pos="$pos" \
+		-v cpu="$(tail -n 1 "$tmp/cpu")" 'BEGIN {
+		split(cpu, c, " "); t = c[1] + c[2];
+		printf "%-44s %-6s %9.1f MiB %9.1f MiB %6.2f %10d %8.2f %10.0f\n", s, e,
+			est / 1048576, peak / 1048576, est / peak, pos, t, (t > 0 ? pos / t : 0) }'
 done
