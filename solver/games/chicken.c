@@ -463,15 +463,24 @@ static int chicken_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *o
 	return BP_OK;
 }
 
+/* bp_bits_extract for v within mask, in steps of v's cells (few) instead of mask's. */
+static uint64_t extract_sparse(uint64_t v, uint64_t mask)
+{
+	uint64_t out = 0;
+	for (; v; v &= v - 1)
+		out |= 1ull << popc(mask & ((v & -v) - 1));
+	return out;
+}
+
 /* The index of a position within tier t from its planes (no checks). */
 static uint64_t rank_planes(const struct chicken *c, int t, uint64_t occ, uint64_t neutral,
 			    uint64_t orange, uint64_t declined)
 {
 	int m = popc(neutral), o = (t - m) / 2;
 	uint64_t friendly = occ & ~neutral;
-	uint64_t idx = bp_rank_subset(occ) * bp_binom(t, m) +
-		       bp_rank_subset(bp_bits_extract(neutral, occ));
-	idx = idx * bp_binom(t - m, o) + bp_rank_subset(bp_bits_extract(orange, friendly));
+	uint64_t idx =
+		bp_rank_subset(occ) * c->binom[t][m] + bp_rank_subset(extract_sparse(neutral, occ));
+	idx = idx * c->binom[t - m][o] + bp_rank_subset(extract_sparse(orange, friendly));
 	return c->off[t][m] + idx * (uint64_t)c->decl_states + (c->decl_states == 3 ? declined : 0);
 }
 
