@@ -692,6 +692,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	struct cranks k;
 	k.occ = ~0ull; /* no occupied set prepared */
 	uint64_t ocell[64], fcell[64], last_occ = ~0ull, last_npat = ~0ull, last_neutral = 0;
+	/* per symmetry, the images of occ and of the neutrals, and their parts of an
+	 * image's index, made when those sets change */
+	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
+	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
 	cwalk_enter(c, t, lo, &s);
 	for (uint64_t idx = lo; idx < hi; idx++) {
 		if (idx > lo) {
@@ -709,6 +713,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				for (uint64_t r = occ; r; r &= r - 1)
 					ocell[j++] = r & -r;
 				last_occ = occ;
+				for (int sy = 1; images_asked && sy < nsym; sy++) {
+					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
+					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
+				}
 			}
 			last_neutral = 0;
 			for (uint64_t r = s.npat; r; r &= r - 1)
@@ -717,6 +725,11 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1)
 				fcell[j++] = r & -r;
 			last_npat = s.npat;
+			for (int sy = 1; images_asked && sy < nsym; sy++) {
+				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
+				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
+				ifr[sy] = iocc[sy] & ~in;
+			}
 		}
 		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
 		uint64_t orange = 0;
@@ -827,11 +840,20 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		w.children = children;
 		w.far = far;
 		if (what & BP_WALK_IMAGES) {
+			const uint64_t base = c->off[t][s.m];
+			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
 			for (int sy = 1; sy < nsym; sy++) {
-				uint64_t so = bp_perm64_apply(c->perm, sy, orange);
-				uint64_t sn = bp_perm64_apply(c->perm, sy, neutral);
-				uint64_t sx = bp_perm64_apply(c->perm, sy, occ);
-				uint64_t r = rank_planes(c, t, sx, sn, so, declined);
+				uint64_t so = bp_perm64_apply(c->perm, sy, orange), r;
+				if (images_asked)
+					r = base +
+					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
+					     bp_rank_subset(extract_sparse(so, ifr[sy]))) *
+						    D +
+					    d;
+				else
+					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
+							bp_perm64_apply(c->perm, sy, neutral), so,
+							declined);
 				if (r != idx)
 					images[w.nimages++] = r;
 			}
