@@ -14,12 +14,13 @@ set -eu
 bin=$1
 shift
 if [ $# -eq 0 ]; then
-	set -- taifas:4x4:walk taifas:4x4:tiers taifas:3x5:walk \
+	set -- taifas:4x4:walk taifas:4x4:tiers taifas:3x5:walk taifas:3x5:tiers \
 		"landscape:hex3,neutrals=3,layout=a1;c3;e3:walk" \
 		"landscape:hex3,neutrals=3,layout=a1;c3;e3:tiers" \
 		"landscape:tri4,neutrals=2,layout=a1;a3:walk" \
 		chicken:rh3x4:walk chicken:rh3x4:tiers chicken:tri5:walk chicken:tri5:tiers \
-		glorieta:hex2:tiers havannah:hex3:tiers blooms:tri3:cycles mirador:7x7:tiers
+		glorieta:hex2:tiers blooms:tri3:cycles mirador:7x7:tiers mirador:8x8:tiers \
+		havannah:hex2:tiers
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
