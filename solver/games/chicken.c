@@ -739,13 +739,18 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		uint64_t declined = s.decl;
 		if (c->decl_states == 1 && t > 0 && s.m != t - s.m - 1)
 			declined = (s.m + 1) % 2 ? 2 : 1; /* as unrank */
-		struct bp_pos q;
-		q.w[0] = black;
-		q.w[1] = orange;
-		q.w[2] = neutral;
-		q.w[3] = declined;
-		if (check_counts(c, &q, NULL))
-			continue;
+		/* under forced=decline every index spells valid counts (the index leaves
+		 * out `declined`, which unrank derives from them); under forced=free the
+		 * combinations of `declined` are checked as unrank does */
+		if (c->decl_states == 3) {
+			struct bp_pos q;
+			q.w[0] = black;
+			q.w[1] = orange;
+			q.w[2] = neutral;
+			q.w[3] = declined;
+			if (check_counts(c, &q, NULL))
+				continue;
+		}
 		/* canonical: no symmetry gives a smaller image in bp_perm64_canonical's
 		 * order (black, orange, neutral) */
 		int canonical = 1;
