@@ -154,7 +154,6 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "chicken:tri4", 0 },
 		{ "chicken:tri4,forced=free", 0 },
 		{ "chicken:tri4,forced=free,formed=mover", 0 },
-		{ "chicken:tri4,both=opponent,forced=free", 0 },
 		{ "chicken:tri4,both=opponent,formed=mover", 0 },
 		{ "chicken:rh3x3,forced=free,formed=mover", 0 },
 	};
@@ -284,9 +283,6 @@ ParameterizedTestParameters(expanded, agrees_with_the_generic_solver)
 		"chicken:tri3",
 		"chicken:tri3,forced=free,formed=mover",
 		"chicken:tri4",
-		"chicken:tri4,both=opponent",
-		"chicken:tri4,formed=mover",
-		"chicken:tri4,forced=free",
 		"chicken:tri4,both=opponent,forced=free,formed=mover",
 		"chicken:rh3x3,forced=free",
 	};
