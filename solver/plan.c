@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OVERHEAD (64ull << 20) /* as bp_solve_tiers_estimate */
+#include "solver/solve_common.h"
+
+#define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
 
 static uint64_t share(uint64_t n, int ranks)
 {
@@ -77,7 +79,10 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		if (pt->too_large)
 			continue;
 		uint64_t c1 = t + 1 < nt ? out->tier[t + 1].records : 0;
-		uint64_t c2 = t + 2 < nt ? out->tier[t + 2].records : 0;
+		/* the second tier up only where moves skip a tier */
+		uint64_t c2 = t + 2 < nt && (ops->flags & BP_GAME_TIER_SKIP)
+				      ? out->tier[t + 2].records
+				      : 0;
 		pt->mem_sliced = share(bitmaps, r) +
 				 2 * (share(pt->records, r) + share(c1, r) + share(c2, r)) +
 				 OVERHEAD;

@@ -7,8 +7,12 @@
  *
  * The memory model is the tiered engine's own (bp_solve_tiers_estimate in
  * retrograde.c): one reachability bit per index of every tier, kept the whole solve;
- * 2-byte records of the tier being solved and of the two tiers above it (the window
- * its children come from); 64 MiB for everything else. Split across R ranks:
+ * 2-byte records of the tier being solved and of the tier above it (two above for
+ * games whose moves may skip a tier, BP_GAME_TIER_SKIP): the window its children come
+ * from; BP_SOLVE_BASE_MEMORY for everything else. The tiers engine refines its own
+ * figure once the reachable positions are marked (only pages holding one are
+ * written), so a plan is an upper bound for games whose index has holes. Split
+ * across R ranks:
  *   sliced      each rank holds 1/R of every bitmap, its 1/R slice of the tier being
  *               solved and its slices of the two child tiers (children it reads from
  *               other ranks' slices are received, not kept);
