@@ -72,6 +72,17 @@ static int parse_u64(const char *text, uint64_t *out)
 	return 0;
 }
 
+/* Prints the report, unless building it ran out of memory. @return the exit code. */
+static int print_out(const char *cmd, const struct bp_text *out, const struct bp_text *pos)
+{
+	if (out->failed || pos->failed) {
+		bp_cli_error(cmd, "out of memory");
+		return BP_EXIT_IO;
+	}
+	fputs(bp_text_str(out), stdout);
+	return 0;
+}
+
 struct prove_state {
 	struct bp_game *g;
 	bp_dfpn *d;
@@ -90,8 +101,10 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(rc));
 		return rc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_PROBLEM;
 	}
-	if (st->db)
-		bp_dfpn_db_checkpoint(st->db);
+	if (st->db && (rc = bp_dfpn_db_checkpoint(st->db))) {
+		bp_cli_error(cmd, "writing the proven values: %s", bp_strerror(rc));
+		return bp_cli_exit_code(rc);
+	}
 	if (r->value == BP_VALUE_NONE)
 		return 0;
 	struct bp_proof *pf = NULL;
@@ -280,7 +293,7 @@ int bp_cmd_prove(int argc, char **argv)
 		else
 			bp_text_printf(&out, "nodes: %llu in %.2f s\n",
 				       (unsigned long long)tot.nodes, tot.seconds);
-		fputs(bp_text_str(&out), stdout);
+		rc = print_out(cmd, &out, &pos);
 		goto out;
 	}
 	if ((rc = prove_one(cmd, &st, &p, &r, &proof_size, st.save_proof)))
@@ -342,7 +355,7 @@ int bp_cmd_prove(int argc, char **argv)
 		if (st.save_proof && known)
 			bp_text_printf(&out, "proof:   saved in %s\n", path);
 	}
-	fputs(bp_text_str(&out), stdout);
+	rc = print_out(cmd, &out, &pos);
 out:
 	bp_dfpn_destroy(st.d);
 	bp_dfpn_db_close(st.db);
@@ -439,14 +452,32 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 		bp_text_free(&v.out);
 		goto out;
 	}
+	uint64_t nproven;
+	if ((drc = bp_dfpn_db_check_proven(db, &nproven))) {
+		bp_cli_error(cmd, "reading the proven values: %s", bp_strerror(drc));
+		rc = BP_EXIT_DB;
+		bp_text_free(&v.out);
+		goto out;
+	}
 	if (a.json)
-		bp_text_printf(&v.out, "], \"checked\": %llu, \"failed\": %llu, \"ok\": %s}\n",
+		bp_text_printf(&v.out,
+			       "], \"checked\": %llu, \"failed\": %llu, \"proven_values\": %llu, "
+			       "\"ok\": %s}\n",
 			       (unsigned long long)v.checked, (unsigned long long)v.failed,
-			       v.failed ? "false" : "true");
+			       (unsigned long long)nproven, v.failed ? "false" : "true");
 	else
-		bp_text_printf(&v.out, "%s: %llu saved proof%s checked, %llu failed\n", g->spec,
-			       (unsigned long long)v.checked, v.checked == 1 ? "" : "s",
-			       (unsigned long long)v.failed);
+		bp_text_printf(&v.out,
+			       "%s: %llu saved proof%s checked, %llu failed; %llu proven value%s "
+			       "read, every one sound\n",
+			       g->spec, (unsigned long long)v.checked, v.checked == 1 ? "" : "s",
+			       (unsigned long long)v.failed, (unsigned long long)nproven,
+			       nproven == 1 ? "" : "s");
+	if (v.out.failed) {
+		bp_cli_error(cmd, "out of memory");
+		rc = BP_EXIT_IO;
+		bp_text_free(&v.out);
+		goto out;
+	}
 	fputs(bp_text_str(&v.out), stdout);
 	bp_text_free(&v.out);
 	rc = v.failed ? BP_EXIT_PROBLEM : 0;

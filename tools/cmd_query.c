@@ -107,13 +107,23 @@ out:
 }
 
 /* A position that no solved table holds but proof-number search proved (`prove`):
- * its value (or bound) without remoteness or moves. @return 1 when answered. */
-static int answer_proven(bp_store *db, const struct bp_game *g, const struct bp_pos *p,
-			 const struct bp_text *pos, int json)
+ * its value (or bound) without remoteness or moves. @return 1 when answered, 0 when
+ * not, -1 when the proven values cannot be read (*rc gets the exit code; the error is
+ * printed). */
+static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
+			 const struct bp_pos *p, const struct bp_text *pos, int json, int *rc)
 {
 	static const char *const names[] = { "loss", "draw", "win" };
 	struct bp_dfpn_bound b;
-	if (bp_dfpn_proven_get(db, g, p, &b) != 1)
+	int prc = bp_dfpn_proven_get(db, g, p, &b);
+	if (prc < 0) {
+		bp_cli_error(cmd, "reading the proven values of %s: %s", g->spec,
+			     prc == BP_EFORMAT ? "written by an older boardproof (no checksums)"
+					       : bp_strerror(prc));
+		*rc = bp_cli_exit_code(prc);
+		return -1;
+	}
+	if (prc != 1)
 		return 0;
 	char value[32];
 	if (b.lo == b.hi)
@@ -176,14 +186,14 @@ int bp_cmd_query(int argc, char **argv)
 	bp_cli_position_text(g, &p, &pos);
 	/* no table of the instance: a value that prove proved, if any */
 	if (bp_probe_open(db, g, &tab, NULL) == BP_ENOTFOUND &&
-	    answer_proven(db, g, &p, &pos, a.json))
+	    answer_proven(cmd, db, g, &p, &pos, a.json, &rc))
 		goto out;
 	/* the table, or the error (another rules version, not solved) */
 	if (!tab && (rc = bp_cli_open_table(cmd, db, g, &tab)))
 		goto out;
 	struct bp_probe pr;
 	int prc = bp_probe_position(g, tab, &p, &pr);
-	if (prc == BP_ENOTFOUND && answer_proven(db, g, &p, &pos, a.json))
+	if (prc == BP_ENOTFOUND && answer_proven(cmd, db, g, &p, &pos, a.json, &rc))
 		goto out;
 	if (prc) {
 		if (prc == BP_ENOTFOUND)
