@@ -275,6 +275,12 @@ int bp_dfpn_db_lookup(struct bp_dfpn_db *db, const struct bp_pos *p, struct bp_d
 	return r;
 }
 
+const char *bp_dfpn_db_why(const struct bp_dfpn_db *db)
+{
+	const char *w = db->proofs ? bp_kv_why(db->proofs) : "";
+	return *w || !db->proven ? w : bp_kv_why(db->proven);
+}
+
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db)
 {
 	return db->t;

@@ -50,6 +50,9 @@ int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos
  * are none); BP_ECORRUPT; BP_ENOMEM; BP_EIO. */
 int bp_dfpn_db_check_proven(struct bp_dfpn_db *db, uint64_t *count);
 
+/* What the last damage found in the proofs or proven values was (bp_kv_why), or "". */
+const char *bp_dfpn_db_why(const struct bp_dfpn_db *db);
+
 /* The solved table of the instance, or NULL. */
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);
 

@@ -46,6 +46,7 @@ struct bp_kv {
 	MDB_dbi dbi, hdr;
 	MDB_txn *rtxn;
 	uint64_t seed;
+	char why[160]; /* what the last BP_ECORRUPT found */
 	size_t reclen; /* bytes of reckey */
 	char reckey[3 + KV_NAME_MAX + 1];
 };
@@ -71,6 +72,19 @@ static void put_u64(uint8_t *p, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* Notes what a read found damaged (for bp_kv_why). @return BP_ECORRUPT. */
+static int damaged(bp_kv *k, const char *what)
+{
+	snprintf(k->why, sizeof k->why, "%s", what);
+	return BP_ECORRUPT;
+}
+
+/* Notes an error of a guarded LMDB read: BP_ECORRUPT is LMDB's (a damaged page). */
+static int lmdb_read(bp_kv *k, int rc)
+{
+	return rc == BP_ECORRUPT ? damaged(k, "LMDB: a damaged page") : rc;
 }
 
 /* The checksum of one entry. */
@@ -99,11 +113,11 @@ static int record_get(bp_kv *k, MDB_txn *txn, struct record *r)
 	MDB_val key = { k->reclen, k->reckey }, v;
 	int rc = bp_store_get(k->s, txn, k->hdr, &key, &v);
 	if (rc)
-		return rc;
+		return lmdb_read(k, rc);
 	const uint8_t *p = v.mv_data;
 	if (v.mv_size != KV_RECORD_BYTES || memcmp(p, KV_MAGIC, 8) != 0 ||
 	    get_u64(p + 28) != bp_hash64(p, 28, k->seed))
-		return BP_ECORRUPT;
+		return damaged(k, "checksum: the key space's record fails its checksum");
 	if ((p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 | (uint32_t)p[11] << 24) !=
 	    BP_KV_FORMAT)
 		return BP_EFORMAT;
@@ -233,10 +247,10 @@ int bp_kv_get(bp_kv *k, const void *key, size_t klen, void **val, size_t *vlen)
 		return rc;
 	MDB_val kv = { klen, (void *)key }, v;
 	uint64_t sum;
-	rc = bp_store_get(k->s, k->rtxn, k->dbi, &kv, &v);
+	rc = lmdb_read(k, bp_store_get(k->s, k->rtxn, k->dbi, &kv, &v));
 	int64_t n = rc == BP_OK ? entry_check(k, key, klen, &v, &sum) : 0;
 	if (n < 0)
-		rc = BP_ECORRUPT;
+		rc = damaged(k, "checksum: a value fails its checksum");
 	if (rc == BP_OK) {
 		*val = malloc(n ? (size_t)n : 1);
 		if (*val) {
@@ -256,10 +270,10 @@ int bp_kv_get_small(bp_kv *k, const void *key, size_t klen, void *val, size_t ca
 		return rc;
 	MDB_val kv = { klen, (void *)key }, v;
 	uint64_t sum;
-	rc = bp_store_get(k->s, k->rtxn, k->dbi, &kv, &v);
+	rc = lmdb_read(k, bp_store_get(k->s, k->rtxn, k->dbi, &kv, &v));
 	int64_t n = rc == BP_OK ? entry_check(k, key, klen, &v, &sum) : 0;
 	if (n < 0 || n > INT32_MAX)
-		rc = BP_ECORRUPT;
+		rc = damaged(k, "checksum: a value fails its checksum");
 	int ret = rc ? rc : (int)n;
 	if (rc == BP_OK)
 		memcpy(val, v.mv_data, (size_t)n < cap ? (size_t)n : cap);
@@ -281,16 +295,16 @@ int bp_kv_put(bp_kv *k, size_t n, const struct bp_kv_item *items)
 		return kv_err(rc);
 	/* the record as of this transaction (another process may have written since) */
 	int ret = record_get(k, txn, &r);
-	if (ret == BP_ENOTFOUND)
-		ret = BP_ECORRUPT; /* the record was there when the key space was opened */
+	if (ret == BP_ENOTFOUND) /* the record was there when the key space was opened */
+		ret = damaged(k, "LMDB: the key space's record is lost");
 	for (size_t i = 0; i < n && !ret; i++) {
 		MDB_val kv = { items[i].klen, (void *)items[i].key }, v;
 		uint64_t sum;
 		/* a value replaced: its sum leaves the record's (a damaged one cannot) */
-		ret = bp_store_get(k->s, txn, k->dbi, &kv, &v);
+		ret = lmdb_read(k, bp_store_get(k->s, txn, k->dbi, &kv, &v));
 		if (ret == BP_OK) {
 			if (entry_check(k, items[i].key, items[i].klen, &v, &sum) < 0) {
-				ret = BP_ECORRUPT;
+				ret = damaged(k, "checksum: a value to replace fails its checksum");
 				break;
 			}
 			r.count--;
@@ -344,7 +358,8 @@ int bp_kv_each(bp_kv *k,
 		return kv_err(rc);
 	if ((ret = record_get(k, txn, &r)) != BP_OK) {
 		mdb_txn_abort(txn);
-		return ret == BP_ENOTFOUND ? BP_ECORRUPT : ret;
+		return ret == BP_ENOTFOUND ? damaged(k, "LMDB: the key space's record is lost")
+					   : ret;
 	}
 	if ((rc = mdb_cursor_open(txn, k->dbi, &cur))) {
 		mdb_txn_abort(txn);
@@ -355,7 +370,7 @@ int bp_kv_each(bp_kv *k,
 		uint64_t sum;
 		int64_t n = entry_check(k, kv.mv_data, kv.mv_size, &v, &sum);
 		if (n < 0) {
-			ret = BP_ECORRUPT;
+			ret = damaged(k, "checksum: a value fails its checksum");
 			break;
 		}
 		seen.count++;
@@ -364,12 +379,22 @@ int bp_kv_each(bp_kv *k,
 			break;
 	}
 	if (!ret && rc != BP_ENOTFOUND)
-		ret = rc;
+		ret = lmdb_read(k, rc);
 	if (!ret && (seen.count != r.count || seen.sum != r.sum))
-		ret = BP_ECORRUPT; /* an entry lost, added or moved */
+		ret = damaged(k,
+			      seen.count != r.count
+				      ? "checksum: entries lost or added (the record counts "
+					"another number)"
+				      : "checksum: an entry lost, added or changed (the record's "
+					"sum of checksums differs)");
 	mdb_cursor_close(cur);
 	mdb_txn_abort(txn);
 	return ret;
+}
+
+const char *bp_kv_why(const bp_kv *k)
+{
+	return k->why;
 }
 
 int64_t bp_kv_count(bp_kv *k)

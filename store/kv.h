@@ -65,6 +65,11 @@ int bp_kv_each(bp_kv *k,
 	       int (*fn)(void *ctx, const void *key, size_t klen, const void *val, size_t vlen),
 	       void *ctx);
 
+/* What the last call that returned BP_ECORRUPT found: "LMDB: ..." for damage LMDB
+ * reported or the store's guard caught, "checksum: ..." for damage the checksums
+ * found. Owned by k; "" before any. */
+const char *bp_kv_why(const bp_kv *k);
+
 /* The number of items. @return >= 0, or BP_EIO. */
 int64_t bp_kv_count(bp_kv *k);
 

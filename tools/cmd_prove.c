@@ -447,14 +447,18 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 	}
 	drc = bp_dfpn_db_each_proof(db, verify_one, &v);
 	if (drc) {
-		bp_cli_error(cmd, "reading the proofs: %s", bp_strerror(drc));
+		bp_cli_error(cmd, "reading the proofs: %s%s%s", bp_strerror(drc),
+			     drc == BP_ECORRUPT ? ": " : "",
+			     drc == BP_ECORRUPT ? bp_dfpn_db_why(db) : "");
 		rc = BP_EXIT_DB;
 		bp_text_free(&v.out);
 		goto out;
 	}
 	uint64_t nproven;
 	if ((drc = bp_dfpn_db_check_proven(db, &nproven))) {
-		bp_cli_error(cmd, "reading the proven values: %s", bp_strerror(drc));
+		bp_cli_error(cmd, "reading the proven values: %s%s%s", bp_strerror(drc),
+			     drc == BP_ECORRUPT ? ": " : "",
+			     drc == BP_ECORRUPT ? bp_dfpn_db_why(db) : "");
 		rc = BP_EXIT_DB;
 		bp_text_free(&v.out);
 		goto out;
