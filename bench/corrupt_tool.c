@@ -16,6 +16,11 @@
  *                                        database DBNAME (a key space of store/kv.h):
  *                                        its live copy in DIR/data.mdb
  *
+ *   corrupt_tool kvdump DIR DBNAME OUTDIR BYTE
+ *                                        writes each value of that key space, without
+ *                                        its checksum and behind one byte BYTE, to a
+ *                                        file OUTDIR/kvN (seeds for tests/fuzz)
+ *
  * Exit 0 on success, 1 on any failure (with a message on stderr). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -205,8 +210,51 @@ out:
 	return ret;
 }
 
+static int cmd_kvdump(const char *dir, const char *name, const char *out, unsigned byte)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_dbi dbi;
+	MDB_val k, v;
+	int rc, ret = 1, n = 0;
+	if ((rc = mdb_env_create(&env)) || (rc = mdb_env_set_maxdbs(env, 4096)) ||
+	    (rc = mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0664)) ||
+	    (rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) ||
+	    (rc = mdb_dbi_open(txn, name, 0, &dbi)) || (rc = mdb_cursor_open(txn, dbi, &cur))) {
+		fprintf(stderr, "corrupt_tool: %s %s: %s\n", dir, name, mdb_strerror(rc));
+		goto out;
+	}
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/kv%d", out, n++);
+		FILE *f = fopen(path, "wb");
+		unsigned char b = (unsigned char)byte;
+		size_t len = v.mv_size >= 8 ? v.mv_size - 8 : 0;
+		if (!f || fwrite(&b, 1, 1, f) != 1 || fwrite(v.mv_data, 1, len, f) != len) {
+			fprintf(stderr, "corrupt_tool: %s: cannot write\n", path);
+			if (f)
+				fclose(f);
+			goto out;
+		}
+		fclose(f);
+	}
+	ret = 0;
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	if (txn)
+		mdb_txn_abort(txn);
+	if (env)
+		mdb_env_close(env);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && strcmp(argv[1], "kvdump") == 0)
+		return cmd_kvdump(argv[2], argv[3], argv[4], (unsigned)strtoul(argv[5], NULL, 0));
 	if (argc == 5 && strcmp(argv[1], "kvwhere") == 0)
 		return cmd_kvwhere(argv[2], argv[3], strtoull(argv[4], NULL, 0));
 	if (argc == 5 && strcmp(argv[1], "flip") == 0)
@@ -218,6 +266,7 @@ int main(int argc, char **argv)
 		return cmd_where(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0),
 				 strtoull(argv[5], NULL, 0));
 	fprintf(stderr, "usage: corrupt_tool flip FILE SEED N | bit FILE OFFSET BIT | where DIR "
-			"TABLE TIER BLOCK | kvwhere DIR DBNAME MIN\n");
+			"TABLE TIER BLOCK | kvwhere DIR DBNAME MIN | kvdump DIR DBNAME OUTDIR "
+			"BYTE\n");
 	return 1;
 }

@@ -281,6 +281,11 @@ const char *bp_dfpn_db_why(const struct bp_dfpn_db *db)
 	return *w || !db->proven ? w : bp_kv_why(db->proven);
 }
 
+const char *bp_dfpn_db_proven_why(const struct bp_dfpn_db *db)
+{
+	return db->proven ? bp_kv_why(db->proven) : "";
+}
+
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db)
 {
 	return db->t;
@@ -302,7 +307,9 @@ int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, stru
 	rc = bp_kv_put(db->proofs, 1, &it);
 	pthread_mutex_unlock(&db->lock);
 	free(buf);
-	return rc ? bp_err_set(err, rc, "writing the proof: %s", bp_strerror(rc)) : BP_OK;
+	return rc ? bp_err_set(err, rc, "writing the proof: %s (%s)", bp_strerror(rc),
+			       bp_kv_why(db->proofs))
+		  : BP_OK;
 }
 
 struct each {

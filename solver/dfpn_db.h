@@ -53,6 +53,9 @@ int bp_dfpn_db_check_proven(struct bp_dfpn_db *db, uint64_t *count);
 /* What the last damage found in the proofs or proven values was (bp_kv_why), or "". */
 const char *bp_dfpn_db_why(const struct bp_dfpn_db *db);
 
+/* bp_kv_why of the proven values alone: why the last checkpoint failed, or "". */
+const char *bp_dfpn_db_proven_why(const struct bp_dfpn_db *db);
+
 /* The solved table of the instance, or NULL. */
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);
 

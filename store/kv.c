@@ -46,7 +46,7 @@ struct bp_kv {
 	MDB_dbi dbi, hdr;
 	MDB_txn *rtxn;
 	uint64_t seed;
-	char why[160]; /* what the last BP_ECORRUPT found */
+	char why[160]; /* what the last BP_ECORRUPT found, or why a write failed */
 	size_t reclen; /* bytes of reckey */
 	char reckey[3 + KV_NAME_MAX + 1];
 };
@@ -85,6 +85,14 @@ static int damaged(bp_kv *k, const char *what)
 static int lmdb_read(bp_kv *k, int rc)
 {
 	return rc == BP_ECORRUPT ? damaged(k, "LMDB: a damaged page") : rc;
+}
+
+/* Notes why a write failed (a full map, a full disk: LMDB's or the system's words).
+ * @return the store's code. */
+static int write_err(bp_kv *k, int rc)
+{
+	snprintf(k->why, sizeof k->why, "%s", mdb_strerror(rc));
+	return kv_err(rc);
 }
 
 /* The checksum of one entry. */
@@ -328,21 +336,21 @@ int bp_kv_put(bp_kv *k, size_t n, const struct bp_kv_item *items)
 		put_u64(buf + items[i].vlen, sum);
 		v = (MDB_val){ len, buf };
 		if ((rc = mdb_put(txn, k->dbi, &kv, &v, 0))) {
-			ret = kv_err(rc);
+			ret = write_err(k, rc);
 			break;
 		}
 		r.count++;
 		r.sum += sum;
 	}
 	if (!ret && (rc = record_put(k, txn, &r)))
-		ret = kv_err(rc);
+		ret = write_err(k, rc);
 	free(buf);
 	if (ret) {
 		mdb_txn_abort(txn);
 		return ret;
 	}
 	rc = mdb_txn_commit(txn);
-	return rc ? kv_err(rc) : BP_OK;
+	return rc ? write_err(k, rc) : BP_OK;
 }
 
 int bp_kv_each(bp_kv *k,

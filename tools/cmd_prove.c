@@ -102,7 +102,9 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 		return rc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_PROBLEM;
 	}
 	if (st->db && (rc = bp_dfpn_db_checkpoint(st->db))) {
-		bp_cli_error(cmd, "writing the proven values: %s", bp_strerror(rc));
+		const char *why = bp_dfpn_db_proven_why(st->db);
+		bp_cli_error(cmd, "writing the proven values: %s%s%s%s", bp_strerror(rc),
+			     *why ? " (" : "", why, *why ? ")" : "");
 		return bp_cli_exit_code(rc);
 	}
 	if (r->value == BP_VALUE_NONE)
