@@ -230,6 +230,7 @@ int bp_cmd_prove(int argc, char **argv)
 	if (openings) {
 		struct bp_move *mv = bp_game_move_buffer(st.g);
 		if (!mv) {
+			bp_cli_error(cmd, "out of memory");
 			rc = BP_EXIT_IO;
 			goto out;
 		}
@@ -248,6 +249,12 @@ int bp_cmd_prove(int argc, char **argv)
 			struct bp_pos c = p;
 			struct bp_text m = { 0 };
 			st.g->ops->move_format(st.g, &p, mv[i], &m);
+			if (m.failed) { /* a report without the move's name is no report */
+				bp_text_free(&m);
+				bp_cli_error(cmd, "out of memory");
+				rc = BP_EXIT_IO;
+				break;
+			}
 			st.g->ops->apply(st.g, &c, mv[i]);
 			enum bp_value v = st.g->ops->outcome(st.g, &c);
 			memset(&r, 0, sizeof r);
@@ -384,6 +391,8 @@ static int verify_one(void *ctx, const struct bp_proof *pf, int decode_rc, const
 	const char *problem = why;
 	if (decode_rc == BP_OK) {
 		bp_cli_position_text(v->g, bp_proof_root(pf), &pos);
+		if (pos.failed)
+			v->out.failed = 1; /* the report would name no position: out of memory */
 		int rc = bp_proof_check(v->g, pf, v->t, &rep);
 		ok = rc == BP_OK && rep.ok;
 		problem = rc ? bp_strerror(rc) : rep.problem;
