@@ -57,7 +57,10 @@ struct record {
 
 static int kv_err(int rc)
 {
-	return rc == MDB_NOTFOUND ? BP_ENOTFOUND : rc == ENOMEM ? BP_ENOMEM : BP_EIO;
+	return rc == MDB_NOTFOUND	? BP_ENOTFOUND
+	       : rc == ENOMEM		? BP_ENOMEM
+	       : rc == MDB_READERS_FULL ? BP_EBUSY
+					: BP_EIO;
 }
 
 static uint64_t get_u64(const uint8_t *p)

@@ -1761,14 +1761,23 @@ void bp_store_handles(bp_store *s, int delta)
 	s->ntables += delta;
 }
 
+/* MDB_BAD_TXN from a read means an earlier call of the transaction met a damaged page
+ * and marked it failed without saying so: mdb_cursor_open's look at a database
+ * record LMDB calls stale ignores the error of its page search (LMDB 0.9.24). The
+ * corruption campaign of bench/corrupt_proofs.sh met it; it is damage. */
+static int read_to_bp(int rc)
+{
+	return rc == MDB_BAD_TXN ? BP_ECORRUPT : mdb_to_bp(rc);
+}
+
 int bp_store_get(bp_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
 {
-	return mdb_to_bp(safe_get(s, txn, dbi, k, v));
+	return read_to_bp(safe_get(s, txn, dbi, k, v));
 }
 
 int bp_store_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
-	return mdb_to_bp(safe_cursor_get(s, cur, k, v, op));
+	return read_to_bp(safe_cursor_get(s, cur, k, v, op));
 }
 
 int bp_store_dbi_open(MDB_txn *txn, const char *name, MDB_dbi *dbi)
