@@ -378,6 +378,7 @@ struct vp {
 	const struct bp_game *g;
 	bp_table *t;
 	uint64_t checked, failed;
+	int oom; /* out of memory while decoding or checking: no verdict */
 	int json;
 	struct bp_text out;
 };
@@ -396,7 +397,10 @@ static int verify_one(void *ctx, const struct bp_proof *pf, int decode_rc, const
 		int rc = bp_proof_check(v->g, pf, v->t, &rep);
 		ok = rc == BP_OK && rep.ok;
 		problem = rc ? bp_strerror(rc) : rep.problem;
-	}
+		if (rc == BP_ENOMEM)
+			v->oom = 1;
+	} else if (decode_rc == BP_ENOMEM)
+		v->oom = 1; /* a proof that could not be read is no failing proof */
 	v->checked++;
 	v->failed += !ok;
 	if (v->json) {
@@ -450,7 +454,7 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 		rc = BP_EXIT_DB;
 		goto out;
 	}
-	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, a.json, { 0 } };
+	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, 0, a.json, { 0 } };
 	if (a.json) {
 		bp_text_printf(&v.out, "{\"instance\": ");
 		bp_text_json_string(&v.out, g->spec);
@@ -487,7 +491,7 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 			       g->spec, (unsigned long long)v.checked, v.checked == 1 ? "" : "s",
 			       (unsigned long long)v.failed, (unsigned long long)nproven,
 			       nproven == 1 ? "" : "s");
-	if (v.out.failed) {
+	if (v.out.failed || v.oom) {
 		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		bp_text_free(&v.out);

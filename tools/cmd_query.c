@@ -88,6 +88,8 @@ static int line_out(const struct bp_game *g, bp_table *tab, const struct bp_pos 
 			value_text(out, pm[0].value, pm[0].remoteness);
 			bp_text_printf(out, "  -> %s\n", bp_text_str(&pt));
 		}
+		if (m.failed || pt.failed) /* a line without its moves is no answer */
+			out->failed = 1;
 		bp_text_free(&m);
 		bp_text_free(&pt);
 	}
@@ -126,6 +128,11 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 	if (prc != 1)
 		return 0;
 	char value[32];
+	if (pos->failed) {
+		bp_cli_error(cmd, "out of memory");
+		*rc = BP_EXIT_IO;
+		return -1;
+	}
 	if (b.lo == b.hi)
 		snprintf(value, sizeof value, "%s", names[b.lo + 1]);
 	else
@@ -140,6 +147,12 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 			       ", \"value\": \"%s\", \"remoteness\": null, \"source\": "
 			       "\"proven\"}\n",
 			       value);
+		if (t.failed) {
+			bp_text_free(&t);
+			bp_cli_error(cmd, "out of memory");
+			*rc = BP_EXIT_IO;
+			return -1;
+		}
 		fputs(bp_text_str(&t), stdout);
 		bp_text_free(&t);
 	} else
@@ -243,6 +256,8 @@ int bp_cmd_query(int argc, char **argv)
 				       group_name[pm[i].value]);
 			bp_text_json_string(&out, bp_text_str(&child));
 			bp_text_printf(&out, "}");
+			if (m.failed || child.failed)
+				out.failed = 1;
 			bp_text_free(&m);
 			bp_text_free(&child);
 		}
@@ -277,6 +292,8 @@ int bp_cmd_query(int argc, char **argv)
 			int used = (int)(out.len - before);
 			bp_text_printf(&out, "%*s %s\n", used < 34 ? 34 - used : 0, "",
 				       bp_text_str(&child));
+			if (m.failed || child.failed)
+				out.failed = 1;
 			bp_text_free(&m);
 			bp_text_free(&child);
 		}
@@ -291,6 +308,11 @@ int bp_cmd_query(int argc, char **argv)
 	}
 	if (a.json)
 		bp_text_printf(&out, "}\n");
+	if (out.failed || pos.failed) { /* never an answer cut short */
+		bp_cli_error(cmd, "out of memory");
+		rc = BP_EXIT_IO;
+		goto out;
+	}
 	fputs(bp_text_str(&out), stdout);
 out:
 	free(pm);
