@@ -340,10 +340,17 @@ static int expand(struct search *s, int depth, int or_node)
 		g->ops->apply(g, &p, mv[i]);
 		s->evaluated++;
 		enum bp_value v = g->ops->outcome(g, &p);
-		if (v != BP_VALUE_NONE) {
-			int x = value_int(v);
+		if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, &p))) {
+			/* over, or won by its mover's next stone: a value that no path changes */
+			int x = v != BP_VALUE_NONE ? value_int(v) : 1;
 			decide(s->goal, !or_node, x, x, c);
 			c->key = 0;
+			if (or_node ? c->pn == 0 && c->strict : c->dn == 0 && c->strict) {
+				/* it settles this node at once, as strictly as any sibling could:
+				 * the other children are not needed */
+				n = f->n = i + 1;
+				break;
+			}
 			continue;
 		}
 		bp_game_canonical(g, &p, &canon);
@@ -851,8 +858,8 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	const struct bp_game *g = d->g;
 	enum bp_value v = g->ops->outcome(g, p);
 	struct child c = { 0 };
-	if (v != BP_VALUE_NONE) {
-		int x = value_int(v);
+	if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
+		int x = v != BP_VALUE_NONE ? value_int(v) : 1;
 		decide(goal, or_node, x, x, &c);
 		return c.pn == 0;
 	}
