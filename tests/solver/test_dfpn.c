@@ -88,11 +88,11 @@ static void check_one(struct solved *s, bp_dfpn *d, const struct bp_pos *p, stru
 	t->repetition_draws += pr.remoteness == BP_RECORD_NO_REMOTENESS;
 }
 
-/* Every stored position of the instance. */
-static struct tally agree_all(const char *spec)
+/* Every stored position of the instance, searched on `threads` threads. */
+static struct tally agree_all_threads(const char *spec, int threads)
 {
 	struct solved s = solved_open(spec);
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, 1);
+	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, threads);
 	struct tally t = { 0 };
 	for (uint32_t tier = 0; tier < s.g->ntiers; tier++) {
 		uint64_t size;
@@ -109,10 +109,16 @@ static struct tally agree_all(const char *spec)
 	}
 	bp_dfpn_destroy(d);
 	solved_close(&s);
-	cr_log_info("%s: %ld positions agree (win %ld, loss %ld, draw %ld; by repetition %ld)",
-		    spec, t.checked, t.wins, t.losses, t.draws, t.repetition_draws);
+	cr_log_info("%s, %d thread(s): %ld positions agree (win %ld, loss %ld, draw %ld; by "
+		    "repetition %ld)",
+		    spec, threads, t.checked, t.wins, t.losses, t.draws, t.repetition_draws);
 	cr_expect_gt(t.checked, 0);
 	return t;
+}
+
+static struct tally agree_all(const char *spec)
+{
+	return agree_all_threads(spec, 1);
 }
 
 Test(dfpn, every_position_taifas_3x3)
@@ -159,11 +165,11 @@ Test(dfpn, every_position_blooms_small)
 	cr_expect_gt(rep, 0, "some positions are draws by repetition");
 }
 
-/* Positions along seeded random games. */
-static void agree_random(const char *spec, int games, uint64_t seed)
+/* Positions along seeded random games, searched on `threads` threads. */
+static void agree_random_threads(const char *spec, int games, uint64_t seed, int threads)
 {
 	struct solved s = solved_open(spec);
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)16 << 20, 1);
+	bp_dfpn *d = make_dfpn(s.g, (uint64_t)16 << 20, threads);
 	struct bp_move *mv = bp_game_move_buffer(s.g);
 	struct tally t = { 0 };
 	uint64_t st = seed;
@@ -188,9 +194,14 @@ static void agree_random(const char *spec, int games, uint64_t seed)
 	free(mv);
 	bp_dfpn_destroy(d);
 	solved_close(&s);
-	cr_log_info("%s: %ld random positions agree (win %ld, loss %ld, draw %ld)", spec, t.checked,
-		    t.wins, t.losses, t.draws);
+	cr_log_info("%s, %d thread(s): %ld random positions agree (win %ld, loss %ld, draw %ld)",
+		    spec, threads, t.checked, t.wins, t.losses, t.draws);
 	cr_expect_gt(t.checked, games / 2);
+}
+
+static void agree_random(const char *spec, int games, uint64_t seed)
+{
+	agree_random_threads(spec, games, seed, 1);
 }
 
 Test(dfpn, random_positions_medium)
@@ -343,6 +354,25 @@ Test(dfpn, limits_stop_cleanly)
 	o.memory = BP_DFPN_MIN_MEMORY - 1;
 	cr_expect_eq(bp_dfpn_create(g, &o, &d, &err), BP_ERANGE);
 	bp_game_destroy(g);
+}
+
+/* The shared-table search of two threads from the root (games without repetitions)
+ * and the two-goal portfolio (Blooms): every position of small instances and random
+ * positions of medium ones, against the tables. */
+Test(dfpn, two_threads_every_position)
+{
+	agree_all_threads("taifas:3x3", 2);
+	agree_all_threads("taifas:3x3,tie=draw", 2);
+	agree_all_threads("chicken:hex2", 2);
+	agree_all_threads("mirador:5x5", 2);
+	agree_all_threads("blooms:rh2x2", 2);
+}
+
+Test(dfpn, two_threads_random_positions)
+{
+	agree_random_threads("taifas:3x4", 300, 31, 2);
+	agree_random_threads("chicken:tri4", 300, 32, 2);
+	agree_random_threads("glorieta:hex2", 300, 33, 2);
 }
 
 Test(dfpn, two_threads_agree)
