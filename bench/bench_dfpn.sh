@@ -3,12 +3,15 @@
 # Proof-number search speed: expansions and child evaluations per second per core, the
 # transposition table's hit rate, and the 2-thread speed-up.
 #
-#   bench/bench_dfpn.sh BOARDPROOF [SECONDS] [MEMORY]
+#   bench/bench_dfpn.sh BOARDPROOF [SECONDS] [MEMORY] [REPS]
 #
 # Part 1 (throughput): `prove` with --time-limit SECONDS (default 30) on the starts of
 # taifas:5x5 and chicken:hex4 and on a fixed middle-game position of taifas:5x5, 1 thread.
 # Part 2 (speed-up): the time to prove fixed positions that one thread proves in
-# seconds, on 1 and 2 threads (wall-clock; the machine should be otherwise idle).
+# seconds, on 1 and 2 threads, REPS times each in turn (default 3; wall-clock, so the
+# machine should be otherwise idle: the load average is printed before and after).
+# "seconds" is the search alone (the proof extraction that gives proof_size is not
+# in it).
 # "nodes" are expansions (positions whose children were generated); "evaluated" are
 # the children looked at (each canonicalized and probed in the table). Figures, never
 # pass/fail.
@@ -16,6 +19,7 @@ set -eu
 BP=${1:?usage: bench_dfpn.sh BOARDPROOF [SECONDS] [MEMORY]}
 SECS=${2:-30}
 MEM=${3:-1G}
+REPS=${4:-3}
 DB=$(mktemp -d /tmp/bench_dfpn_XXXXXX)
 trap 'rm -rf "$DB"' EXIT
 
@@ -41,14 +45,18 @@ for case in "taifas:5x5|start" "taifas:5x5|x1o2/1x3/2o2/5/5 x last=o" \
 done
 
 echo
-echo "speed-up (wall-clock seconds to a proof, 1 and 2 threads):"
-for case in "glorieta:hex2|start" "chicken:tri4|start" "taifas:3x4|start" \
-	"landscape:hex3,neutrals=3,layout=a1;c3;e3|start"; do
+echo "speed-up (wall-clock seconds to a proof, 1 and 2 threads, alternating, $REPS times):"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for case in "havannah:hex4|w3/3b1/6/b5w/6/3b1/w3 w" "taifas:3x4|start" "chicken:tri4|start" \
+	"glorieta:hex2|start" "landscape:hex3,neutrals=3,layout=a1;c3;e3|start"; do
 	spec=${case%%|*}
 	pos=${case#*|}
-	for t in 1 2; do
-		rm -rf "$DB"/*
-		"$BP" prove "$spec" --position "$pos" --db "$DB" --memory 256M --threads $t \
-			--json | row "$spec $pos"
+	for r in $(seq "$REPS"); do
+		for t in 1 2; do
+			rm -rf "$DB"/*
+			"$BP" prove "$spec" --position "$pos" --db "$DB" --memory 256M --threads $t \
+				--json | row "$spec $pos"
+		done
 	done
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -952,3 +952,12 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	d->nodes = 0;
 	return search_goal(d, p, goal, or_node, NULL, NULL);
 }
+
+int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
+		    uint32_t *dn)
+{
+	struct bp_pos canon;
+	uint32_t meta;
+	bp_game_canonical(d->g, p, &canon);
+	return tt_get(d, node_key(pos_hash(&canon), goal, or_node), pn, dn, &meta);
+}

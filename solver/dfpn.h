@@ -112,4 +112,10 @@ int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out
  * limit); another negative error. */
 int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int may_search);
 
+/* The numbers the table holds for one search goal at p (as bp_dfpn_goal names it),
+ * without searching: for ordering a proof's candidate moves. @return 1 and *pn, *dn
+ * when p has an entry; 0 when it has none (terminal and known positions included). */
+int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
+		    uint32_t *dn);
+
 #endif
