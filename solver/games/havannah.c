@@ -222,20 +222,29 @@ static int havannah_wins_now(const struct bp_game *g, const struct bp_pos *p)
 		return 0;
 	int mover = to_move(p);
 	uint64_t own = p->w[mover];
+	uint64_t cand = bp_loops_grow(&h->L, own) & h->L.full & ~occupied(p);
+	/* first what all the stones and candidates together could reach: most positions
+	 * of a search are settled here, without finding a group */
+	uint64_t all = own | cand;
+	int sides = 0;
+	for (int i = 0; i < 6; i++)
+		sides += (all & h->side[i]) != 0;
+	if (popc(all & h->corners) < 2 && sides < 3 && popc(own) < 5)
+		return 0;
 	uint64_t grp[64];
 	int ng = 0;
 	for (uint64_t set = own; set; ng++) {
 		grp[ng] = bp_loops_flood(&h->L, set, set & -set);
 		set &= ~grp[ng];
 	}
-	uint64_t cand = bp_loops_grow(&h->L, own) & h->L.full & ~occupied(p);
 	for (; cand; cand &= cand - 1) {
 		int c = __builtin_ctzll(cand);
 		uint64_t bit = 1ull << c, u = bit;
 		for (int k = 0; k < ng; k++)
 			if (grp[k] & h->L.nb[c])
 				u |= grp[k];
-		if (group_kinds(h, u) || bp_loops_closes(&h->L, mover, own, c))
+		/* a ring is a group around at least one cell: six stones at least */
+		if (group_kinds(h, u) || (popc(u) >= 6 && bp_loops_closes(&h->L, mover, own, c)))
 			return 1;
 	}
 	return 0;
