@@ -92,6 +92,7 @@ struct tt_bucket {
 struct child {
 	struct bp_move m;
 	uint64_t key;
+	uint64_t xkey; /* the key of the other goal's entry (when bp_dfpn.ran says it exists) */
 	uint32_t pn, dn;
 	int32_t dep; /* for final values: INDEP, or the depth of the path position relied on */
 	uint8_t strict;
@@ -130,6 +131,9 @@ struct bp_dfpn {
 	 * are inside each node, by a hash of its key (NBUSY counters) */
 	int shared;
 	_Atomic uint8_t *busy;
+	/* goals searched on this handle: the other goal's final entries settle children
+	 * (see cross()) */
+	_Atomic int ran[2];
 };
 
 struct search {
@@ -320,6 +324,31 @@ static inline int value_int(enum bp_value v)
 	return v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
 }
 
+/* The two goals share their final values one way each: "win" proven is "not lose"
+ * proven, "not lose" disproven is "win" disproven, and the strict values carry over
+ * the other way ("win" disproven with only losses is "not lose" disproven; "not
+ * lose" proven with only wins is "win" proven). Sets a child's numbers from the
+ * other goal's entry xkey when that entry decides this goal. Such entries never rest
+ * on a repetition (those are path entries, under other keys). */
+static void cross(bp_dfpn *d, int goal, uint64_t xkey, uint32_t *pn, uint32_t *dn, uint8_t *strict)
+{
+	uint32_t xpn, xdn, meta;
+	if (!tt_get(d, xkey, &xpn, &xdn, &meta) || (meta & DEP_BIT))
+		return;
+	int xstrict = (meta & STRICT_BIT) != 0;
+	int proven = goal == GOAL_NOTLOSE ? xpn == 0 : xpn == 0 && xstrict;
+	int disproven = goal == GOAL_NOTLOSE ? xdn == 0 && xstrict : xdn == 0;
+	if (proven) {
+		*pn = 0;
+		*dn = INF;
+		*strict = 1;
+	} else if (disproven) {
+		*pn = INF;
+		*dn = 0;
+		*strict = 1;
+	}
+}
+
 /* Fills frame f's children of the node at depth `depth` (its type or_node). */
 static int expand(struct search *s, int depth, int or_node)
 {
@@ -382,6 +411,10 @@ static int expand(struct search *s, int depth, int or_node)
 		c->known = 0;
 		c->key = node_key(h, s->goal, !or_node);
 		__builtin_prefetch(bucket_of(d, c->key));
+		if (d->ran[!s->goal]) {
+			c->xkey = node_key(h, !s->goal, !or_node);
+			__builtin_prefetch(bucket_of(d, c->xkey));
+		}
 	}
 	/* the table look-ups after the moves, their cache lines fetched meanwhile */
 	for (int i = 0; i < n; i++) {
@@ -403,6 +436,8 @@ static int expand(struct search *s, int depth, int or_node)
 			c->pn = 1;
 			c->dn = 1;
 		}
+		if (d->ran[!s->goal] && c->pn != 0 && c->dn != 0)
+			cross(d, s->goal, c->xkey, &c->pn, &c->dn, &c->strict);
 	}
 	return BP_OK;
 }
@@ -727,6 +762,7 @@ static int search_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int root_or
 	}
 	d->goal = goal;
 	d->stop = 0;
+	d->ran[goal] = 1;
 	int started = 1;
 	for (int i = 0; i < nt; i++) {
 		r[i].d = d;
@@ -785,6 +821,7 @@ static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_re
 	memset(r, 0, sizeof r);
 	d->portfolio = 1;
 	d->stop = 0;
+	d->ran[0] = d->ran[1] = 1;
 	d->outcome[0] = d->outcome[1] = -1;
 	d->strict[0] = d->strict[1] = 0;
 	for (int i = 0; i < 2; i++) {
@@ -943,8 +980,14 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	if (d->o.known && d->o.known(d->o.ctx, &canon, &b) && decide(goal, or_node, b.lo, b.hi, &c))
 		return c.pn == 0;
 	uint32_t pn, dn, meta;
-	if (tt_get(d, node_key(pos_hash(&canon), goal, or_node), &pn, &dn, &meta) &&
-	    (pn == 0 || dn == 0))
+	uint64_t h = pos_hash(&canon);
+	if (tt_get(d, node_key(h, goal, or_node), &pn, &dn, &meta) && (pn == 0 || dn == 0))
+		return pn == 0;
+	uint8_t st;
+	pn = dn = 1;
+	if (d->ran[!goal])
+		cross(d, goal, node_key(h, !goal, or_node), &pn, &dn, &st);
+	if (pn == 0 || dn == 0)
 		return pn == 0;
 	if (!may_search)
 		return BP_ENOTFOUND;
