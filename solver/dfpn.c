@@ -53,12 +53,28 @@
  * is marked strict; a strict disproof of "win" at the root is a loss, which saves the
  * second search in games without draws.
  *
- * Parallel search (threads > 1): the two goals run at once on two threads sharing the
- * table (see prove_portfolio). A first version ran every thread from the root over
- * the shared table with virtual proof numbers on busy children (after Pawlewicz and
- * Hayward); its threads re-expanded each other's stale frames so often that two
- * threads were slower than one (taifas:3x4: 8.5 M expansions without a proof in 30 s
- * against 0.55 M and 2.8 s on one thread), so it was taken out. */
+ * Threats. A child whose player to move can win with the next stone (the game's
+ * wins_now op, where it has one) is settled at once, like a terminal position: in
+ * games decided by threats (Havannah) most children are such, and without this their
+ * unit proof numbers make the search think every node easy (Morat's PNS checks each
+ * new leaf the same way, one or two plies deep). A child that settles its node as
+ * strictly as any could (a win for the mover) ends the expansion.
+ *
+ * Two goals, one table. Once both goals have been searched on a handle, each reads
+ * the other's final entries where they decide it (see cross()), so that the second
+ * search of a position whose "win" was disproven through a draw starts from every
+ * subtree the first one settled strictly.
+ *
+ * Parallel search (threads > 1), games without repetitions: every thread searches
+ * the same goal from the root over the shared table. A child that other threads are
+ * inside (a counter per key hash in `busy`) counts one more in the selection, so an
+ * equally promising sibling is taken instead; at each step a thread reads back the
+ * final values that other threads stored for its node and its children, so that
+ * a thread leaves a subtree another one has settled. Open numbers are not read back
+ * (see refresh()). The first thread to settle the root stops the others.
+ * Games with repetitions keep the portfolio: the two goals at once on two threads
+ * sharing the table (see prove_portfolio), because their path entries belong to one
+ * thread's path. */
 #include "solver/dfpn.h"
 
 #include <assert.h>

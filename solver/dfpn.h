@@ -57,8 +57,9 @@ struct bp_dfpn_opts {
 	uint64_t memory;    /* bytes of transposition table; 0: 64 MiB */
 	double time_limit;  /* seconds; 0: none */
 	uint64_t max_nodes; /* expansions; 0: none */
-	int threads; /* > 1: the "win" and "not lose" searches at once, on two threads sharing
-			 the table (see solver/dfpn.c); <= 1: one thread */
+	int threads;	    /* > 1: that many threads share the table, each searching from the root
+			(games that repeat: the "win" and "not lose" searches at once on two
+			threads; see solver/dfpn.c); <= 1: one thread */
 	bp_dfpn_known *known;					       /* may be NULL */
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
