@@ -271,6 +271,12 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 	for (int i = 0; i < 4 && !v; i++)
 		if (b->e[i].check == check)
 			v = &b->e[i];
+	if (v && (v->pn == 0 || v->dn == 0) && pn != 0 && dn != 0 && !(v->meta & DEP_BIT)) {
+		/* a final value stays: open numbers for it can only come from a thread that
+		 * left the node before it saw the value another thread stored */
+		unlock(d, key);
+		return;
+	}
 	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
 		work += v->meta & WORK_MAX;
 	else {
