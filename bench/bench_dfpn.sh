@@ -13,7 +13,10 @@
 # seconds, on 1 and 2 threads, REPS times each in turn (default 3; wall-clock, so the
 # machine should be otherwise idle: the load average is printed before and after).
 # "seconds" is the search alone (the proof extraction that gives proof_size is not
-# in it).
+# in it); "user cpu-s" is the whole process's CPU time, all threads: on a loaded
+# machine the scheduler gives a 2-thread process about twice the share of a 1-thread
+# one, so there the wall-clock ratio overstates the speed-up, and the CPU-time ratio
+# (the work the second thread adds) is the figure to read.
 # "nodes" are expansions (positions whose children were generated); "evaluated" are
 # the children looked at (each canonicalized and probed in the table). Figures, never
 # pass/fail.
@@ -75,9 +78,12 @@ for case in "havannah:hex4|w3/3b1/6/b5w/6/3b1/w3 w" "taifas:3x4|start" "chicken:
 	for r in $(seq "$REPS"); do
 		for t in 1 2; do
 			rm -rf "$DB"/*
-			"$BP" prove "$spec" --position "$pos" --db "$DB" --memory 256M --threads $t \
-				--json | row "$spec $pos"
+			/usr/bin/time -f "%U" -o "$DB.time" "$BP" prove "$spec" --position "$pos" \
+				--db "$DB" --memory 256M --threads $t --json >"$DB.json"
+			printf '%s   user cpu-s %s\n' "$(row "$spec $pos" <"$DB.json")" \
+				"$(tail -n 1 "$DB.time")"
 		done
 	done
 done
+rm -f "$DB.time" "$DB.json"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
