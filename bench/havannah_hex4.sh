@@ -17,6 +17,9 @@ BP=${1:?usage: havannah_hex4.sh BOARDPROOF [MORAT] [MEMORY] [POSITIONS]}
 MORAT=${2:-}
 MEM=${3:-256M}
 WHICH=${4:-6}
+# Morat's tree limit in MB: its default (1024) makes it collect garbage again and again
+# on the 5-stone position (here it had not finished after 150 CPU-s that way)
+MORAT_MB=${MORAT_MB:-8000}
 DB=$(mktemp -d /tmp/bench_hav4_XXXXXX)
 trap 'rm -rf "$DB"' EXIT
 
@@ -34,8 +37,9 @@ for k in $WHICH; do
 		"$BP" prove havannah:hex4 --position "$pos" --db "$DB" --memory "$MEM" --json
 	if [ -n "$MORAT" ]; then
 		echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-		echo "morat: boardsize 4; pns; playgame $moves; verbose 1; solve 3600"
-		printf 'boardsize 4\npns\nplaygame %s\nverbose 1\nsolve 3600\nquit\n' "$moves" |
+		echo "morat: boardsize 4; pns; params -m $MORAT_MB; playgame $moves; verbose 1; solve 3600"
+		printf 'boardsize 4\npns\nparams -m %s\nplaygame %s\nverbose 1\nsolve 3600\nquit\n' \
+			"$MORAT_MB" "$moves" |
 			/usr/bin/time -f "morat: cpu %U s user + %S s sys, wall %e s, peak %M KiB" \
 				"$MORAT" 2>&1 | grep -a -E "Finished|Solved|^morat:"
 	fi
