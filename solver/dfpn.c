@@ -594,13 +594,20 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		}
 		/* phi/delta view: at an OR node phi = pn, delta = dn; at an AND node swapped */
 		uint32_t phi = INF, delta = 0, best = INF, second = INF, dmax = 0, nopen = 0;
-		int bi = -1;
+		uint32_t abest = INF, asecond = INF; /* the same without the virtual numbers */
+		int bi = -1, ai = -1;
 		for (int i = 0; i < f->n; i++) {
 			struct child *c = &f->ch[i];
 			uint32_t cphi = or_node ? c->pn : c->dn; /* the child's "delta" */
 			uint32_t cdelta = or_node ? c->dn : c->pn;
 			if (cphi < phi)
 				phi = cphi;
+			if (cphi < abest) {
+				asecond = abest;
+				abest = cphi;
+				ai = i;
+			} else if (cphi < asecond)
+				asecond = cphi;
 			delta = add_sat(delta, cdelta);
 			if (cdelta > dmax)
 				dmax = cdelta;
@@ -639,9 +646,21 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		uint32_t cphi = or_node ? c->pn : c->dn, cdelta = or_node ? c->dn : c->pn;
 		uint64_t t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
 		uint32_t cthphi = t > thphi ? thphi : (uint32_t)t;
+		if (bi != ai && cphi >= cthphi) {
+			/* the sibling the virtual numbers chose would return at once (its own
+			 * number is already at the threshold), and this thread would choose it
+			 * again for as long as the other thread stays in the best child: take
+			 * the best child after all */
+			bi = ai;
+			second = asecond;
+			c = &f->ch[bi];
+			cphi = or_node ? c->pn : c->dn;
+			cdelta = or_node ? c->dn : c->pn;
+			t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
+			cthphi = t > thphi ? thphi : (uint32_t)t;
+		}
 		t = thdelta == INF ? INF : (uint64_t)thdelta - delta + cdelta;
 		uint32_t cthdelta = t >= INF ? INF - 1 : (uint32_t)t;
-		(void)cphi;
 		if ((rc = grow_path(s, depth + 1))) {
 			s->err = rc;
 			d->stop = 4;
