@@ -87,7 +87,7 @@ struct bp_dfpn_result {
 typedef struct bp_dfpn bp_dfpn;
 
 /* Creates a searcher for g with its transposition table (opts->memory bytes, entries
- * of 16 bytes in buckets of four).
+ * of 16 bytes in buckets of four, and a filter of one bit an entry beside it).
  * @return BP_OK; BP_ERANGE (memory below BP_DFPN_MIN_MEMORY); BP_ENOMEM. The caller
  * owns *out (bp_dfpn_destroy). */
 int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,

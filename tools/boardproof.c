@@ -232,7 +232,7 @@ const struct bp_command bp_commands[] = {
 	  "Options:\n"
 	  "  --position P   the position to prove (default: the start)\n"
 	  "  --memory SIZE  transposition table size (default 256M; at least 1M): entries of\n"
-	  "                 16 bytes in buckets of four\n"
+	  "                 16 bytes in buckets of four, and a filter of one bit an entry\n"
 	  "  --time-limit S, --max-nodes N  stop cleanly: the value is then unknown and the\n"
 	  "                 root's proof and disproof numbers are reported\n"
 	  "  --threads N    N threads sharing the table, each searching from the root\n"
