@@ -53,12 +53,28 @@
  * is marked strict; a strict disproof of "win" at the root is a loss, which saves the
  * second search in games without draws.
  *
- * Parallel search (threads > 1): the two goals run at once on two threads sharing the
- * table (see prove_portfolio). A first version ran every thread from the root over
- * the shared table with virtual proof numbers on busy children (after Pawlewicz and
- * Hayward); its threads re-expanded each other's stale frames so often that two
- * threads were slower than one (taifas:3x4: 8.5 M expansions without a proof in 30 s
- * against 0.55 M and 2.8 s on one thread), so it was taken out. */
+ * Threats. A child whose player to move can win with the next stone (the game's
+ * wins_now op, where it has one) is settled at once, like a terminal position: in
+ * games decided by threats (Havannah) most children are such, and without this their
+ * unit proof numbers make the search think every node easy (Morat's PNS checks each
+ * new leaf the same way, one or two plies deep). A child that settles its node as
+ * strictly as any could (a win for the mover) ends the expansion.
+ *
+ * Two goals, one table. Once both goals have been searched on a handle, each reads
+ * the other's final entries where they decide it (see cross()), so that the second
+ * search of a position whose "win" was disproven through a draw starts from every
+ * subtree the first one settled strictly.
+ *
+ * Parallel search (threads > 1), games without repetitions: every thread searches
+ * the same goal from the root over the shared table. A child that other threads are
+ * inside (a counter per key hash in `busy`) counts one more in the selection, so an
+ * equally promising sibling is taken instead; at each step a thread reads back the
+ * final values that other threads stored for its node and its children, so that
+ * a thread leaves a subtree another one has settled. Open numbers are not read back
+ * (see refresh()). The first thread to settle the root stops the others.
+ * Games with repetitions keep the portfolio: the two goals at once on two threads
+ * sharing the table (see prove_portfolio), because their path entries belong to one
+ * thread's path. */
 #include "solver/dfpn.h"
 
 #include <assert.h>
@@ -76,6 +92,7 @@
 #define INDEP INT_MAX
 #define MAX_DEPTH 4096
 #define NLOCKS 4096
+#define NBUSY (1u << 16)
 #define WORK_MAX ((1u << 30) - 1)
 #define STRICT_BIT (1u << 30)
 #define DEP_BIT (1u << 31)
@@ -91,6 +108,7 @@ struct tt_bucket {
 struct child {
 	struct bp_move m;
 	uint64_t key;
+	uint64_t xkey; /* the key of the other goal's entry (when bp_dfpn.ran says it exists) */
 	uint32_t pn, dn;
 	int32_t dep; /* for final values: INDEP, or the depth of the path position relied on */
 	uint8_t strict;
@@ -111,6 +129,12 @@ struct bp_dfpn {
 	struct bp_dfpn_opts o;
 	struct tt_bucket *tt;
 	uint64_t nbuckets;
+	/* one bit per entry, set for every key ever stored (never cleared): a child whose
+	 * bit is clear is not in the table, and most children are not (hit rates of 5 to
+	 * 10%), so their look-ups stop at this 1/128 of the table's size instead of a
+	 * cache miss in the table */
+	_Atomic uint64_t *seen;
+	uint64_t seen_mask; /* bits - 1, a power of two */
 	atomic_flag locks[NLOCKS];
 	int cyclic;
 	/* per call */
@@ -125,6 +149,13 @@ struct bp_dfpn {
 	 * proven) and strictness, under progress_lock */
 	int portfolio;
 	int outcome[2], strict[2];
+	/* the shared search (threads > 1, games without repetitions): how many threads
+	 * are inside each node, by a hash of its key (NBUSY counters) */
+	int shared;
+	_Atomic uint8_t *busy;
+	/* goals searched on this handle: the other goal's final entries settle children
+	 * (see cross()) */
+	_Atomic int ran[2];
 };
 
 struct search {
@@ -211,9 +242,28 @@ static inline void unlock(bp_dfpn *d, uint64_t key)
 		atomic_flag_clear_explicit(&d->locks[(uint32_t)key % NLOCKS], memory_order_release);
 }
 
+static inline uint64_t seen_index(const bp_dfpn *d, uint64_t key)
+{
+	return (key >> 32 ^ key << 7) & d->seen_mask;
+}
+
+static inline _Atomic uint64_t *seen_word(const bp_dfpn *d, uint64_t key)
+{
+	return &d->seen[seen_index(d, key) >> 6];
+}
+
+static inline int seen_has(const bp_dfpn *d, uint64_t key)
+{
+	return (int)(atomic_load_explicit(seen_word(d, key), memory_order_relaxed) >>
+			     (seen_index(d, key) & 63) &
+		     1);
+}
+
 /* Reads the entry of key. @return 1 and the numbers when present. */
 static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
 {
+	if (!seen_has(d, key))
+		return 0;
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
 	int found = 0;
@@ -241,11 +291,21 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 {
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1;
+	if (!seen_has(d, key))
+		atomic_fetch_or_explicit(seen_word(d, key),
+					 (uint64_t)1 << (seen_index(d, key) & 63),
+					 memory_order_relaxed);
 	lock(d, key);
 	struct tt_entry *v = NULL;
 	for (int i = 0; i < 4 && !v; i++)
 		if (b->e[i].check == check)
 			v = &b->e[i];
+	if (v && (v->pn == 0 || v->dn == 0) && pn != 0 && dn != 0 && !(v->meta & DEP_BIT)) {
+		/* a final value stays: open numbers for it can only come from a thread that
+		 * left the node before it saw the value another thread stored */
+		unlock(d, key);
+		return;
+	}
 	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
 		work += v->meta & WORK_MAX;
 	else {
@@ -315,6 +375,31 @@ static inline int value_int(enum bp_value v)
 	return v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
 }
 
+/* The two goals share their final values one way each: "win" proven is "not lose"
+ * proven, "not lose" disproven is "win" disproven, and the strict values carry over
+ * the other way ("win" disproven with only losses is "not lose" disproven; "not
+ * lose" proven with only wins is "win" proven). Sets a child's numbers from the
+ * other goal's entry xkey when that entry decides this goal. Such entries never rest
+ * on a repetition (those are path entries, under other keys). */
+static void cross(bp_dfpn *d, int goal, uint64_t xkey, uint32_t *pn, uint32_t *dn, uint8_t *strict)
+{
+	uint32_t xpn, xdn, meta;
+	if (!tt_get(d, xkey, &xpn, &xdn, &meta) || (meta & DEP_BIT))
+		return;
+	int xstrict = (meta & STRICT_BIT) != 0;
+	int proven = goal == GOAL_NOTLOSE ? xpn == 0 : xpn == 0 && xstrict;
+	int disproven = goal == GOAL_NOTLOSE ? xdn == 0 && xstrict : xdn == 0;
+	if (proven) {
+		*pn = 0;
+		*dn = INF;
+		*strict = 1;
+	} else if (disproven) {
+		*pn = INF;
+		*dn = 0;
+		*strict = 1;
+	}
+}
+
 /* Fills frame f's children of the node at depth `depth` (its type or_node). */
 static int expand(struct search *s, int depth, int or_node)
 {
@@ -340,10 +425,17 @@ static int expand(struct search *s, int depth, int or_node)
 		g->ops->apply(g, &p, mv[i]);
 		s->evaluated++;
 		enum bp_value v = g->ops->outcome(g, &p);
-		if (v != BP_VALUE_NONE) {
-			int x = value_int(v);
+		if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, &p))) {
+			/* over, or won by its mover's next stone: a value that no path changes */
+			int x = v != BP_VALUE_NONE ? value_int(v) : 1;
 			decide(s->goal, !or_node, x, x, c);
 			c->key = 0;
+			if (or_node ? c->pn == 0 && c->strict : c->dn == 0 && c->strict) {
+				/* it settles this node at once, as strictly as any sibling could:
+				 * the other children are not needed */
+				n = f->n = i + 1;
+				break;
+			}
 			continue;
 		}
 		bp_game_canonical(g, &p, &canon);
@@ -369,9 +461,23 @@ static int expand(struct search *s, int depth, int or_node)
 		}
 		c->known = 0;
 		c->key = node_key(h, s->goal, !or_node);
-		__builtin_prefetch(bucket_of(d, c->key));
+		__builtin_prefetch(seen_word(d, c->key));
+		if (d->ran[!s->goal]) {
+			c->xkey = node_key(h, !s->goal, !or_node);
+			__builtin_prefetch(seen_word(d, c->xkey));
+		}
 	}
-	/* the table look-ups after the moves, their cache lines fetched meanwhile */
+	/* the table look-ups after the moves: the filter's words fetched meanwhile, then
+	 * the buckets of the keys it may hold */
+	for (int i = 0; i < n; i++) {
+		const struct child *c = &f->ch[i];
+		if (c->known)
+			continue;
+		if (seen_has(d, c->key))
+			__builtin_prefetch(bucket_of(d, c->key));
+		if (d->ran[!s->goal] && seen_has(d, c->xkey))
+			__builtin_prefetch(bucket_of(d, c->xkey));
+	}
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		if (c->known)
@@ -391,8 +497,39 @@ static int expand(struct search *s, int depth, int or_node)
 			c->pn = 1;
 			c->dn = 1;
 		}
+		if (d->ran[!s->goal] && c->pn != 0 && c->dn != 0)
+			cross(d, s->goal, c->xkey, &c->pn, &c->dn, &c->strict);
 	}
 	return BP_OK;
+}
+
+/* The shared search: reads the children's final values that other threads have
+ * stored since, and the node's own entry. @return 1 when the node itself is final in the
+ * table (*strict set), else 0. */
+static int refresh(struct search *s, struct frame *f, uint8_t *strict)
+{
+	bp_dfpn *d = s->d;
+	uint32_t pn, dn, meta;
+	if (tt_get(d, f->key, &pn, &dn, &meta) && (pn == 0 || dn == 0)) {
+		*strict = (meta & STRICT_BIT) != 0;
+		return 1;
+	}
+	for (int i = 0; i < f->n; i++)
+		__builtin_prefetch(bucket_of(d, f->ch[i].key));
+	for (int i = 0; i < f->n; i++) {
+		struct child *c = &f->ch[i];
+		if (c->known || c->pn == 0 || c->dn == 0)
+			continue;
+		/* final values only: a frame's open numbers are the freshest this thread
+		 * has, and trading them for another thread's older ones can make two
+		 * threads undo each other's work without end */
+		if (tt_get(d, c->key, &pn, &dn, &meta) && (pn == 0 || dn == 0)) {
+			c->pn = pn;
+			c->dn = dn;
+			c->strict = (meta & STRICT_BIT) != 0;
+		}
+	}
+	return 0;
 }
 
 static void check_limits(struct search *s)
@@ -441,21 +578,49 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		return;
 	}
 	uint32_t pn, dn;
-	for (;;) {
+	int adopted = 0; /* the node's final value was read from the table (shared search) */
+	uint8_t adopted_strict = 0;
+	_Atomic uint8_t *busy = d->shared ? &d->busy[s->path[depth].key % NBUSY] : NULL;
+	if (busy)
+		atomic_fetch_add_explicit(busy, 1, memory_order_relaxed);
+	for (int iter = 0;; iter++) {
 		struct frame *f = &s->path[depth];
+		if (d->shared && iter > 0 && refresh(s, f, &adopted_strict)) {
+			/* another thread settled this node meanwhile */
+			uint32_t meta;
+			tt_get(d, f->key, &pn, &dn, &meta);
+			adopted = 1;
+			break;
+		}
 		/* phi/delta view: at an OR node phi = pn, delta = dn; at an AND node swapped */
 		uint32_t phi = INF, delta = 0, best = INF, second = INF, dmax = 0, nopen = 0;
-		int bi = -1;
+		uint32_t abest = INF, asecond = INF; /* the same without the virtual numbers */
+		int bi = -1, ai = -1;
 		for (int i = 0; i < f->n; i++) {
 			struct child *c = &f->ch[i];
 			uint32_t cphi = or_node ? c->pn : c->dn; /* the child's "delta" */
 			uint32_t cdelta = or_node ? c->dn : c->pn;
 			if (cphi < phi)
 				phi = cphi;
+			if (cphi < abest) {
+				asecond = abest;
+				abest = cphi;
+				ai = i;
+			} else if (cphi < asecond)
+				asecond = cphi;
 			delta = add_sat(delta, cdelta);
 			if (cdelta > dmax)
 				dmax = cdelta;
 			nopen += cdelta != 0;
+			/* virtual proof numbers: a child that other threads are searching looks
+			 * one harder than it is, so that this thread takes an equally promising
+			 * sibling instead (as Morat's PNS does with its thread counts); larger
+			 * penalties (twice the number, or 2^20 more) sent the threads into
+			 * subtrees the proof did not need: 1.3 to 1.9 times the expansions of
+			 * one thread on the Havannah position of bench/dfpn_results.md */
+			if (d->shared && cphi != 0 && cphi < INF - 1 && c->key &&
+			    atomic_load_explicit(&d->busy[c->key % NBUSY], memory_order_relaxed))
+				cphi++;
 			if (cphi < best) {
 				second = best;
 				best = cphi;
@@ -481,9 +646,21 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		uint32_t cphi = or_node ? c->pn : c->dn, cdelta = or_node ? c->dn : c->pn;
 		uint64_t t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
 		uint32_t cthphi = t > thphi ? thphi : (uint32_t)t;
+		if (bi != ai && cphi >= cthphi) {
+			/* the sibling the virtual numbers chose would return at once (its own
+			 * number is already at the threshold), and this thread would choose it
+			 * again for as long as the other thread stays in the best child: take
+			 * the best child after all */
+			bi = ai;
+			second = asecond;
+			c = &f->ch[bi];
+			cphi = or_node ? c->pn : c->dn;
+			cdelta = or_node ? c->dn : c->pn;
+			t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
+			cthphi = t > thphi ? thphi : (uint32_t)t;
+		}
 		t = thdelta == INF ? INF : (uint64_t)thdelta - delta + cdelta;
 		uint32_t cthdelta = t >= INF ? INF - 1 : (uint32_t)t;
-		(void)cphi;
 		if ((rc = grow_path(s, depth + 1))) {
 			s->err = rc;
 			d->stop = 4;
@@ -512,9 +689,18 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		c->dep = cdep;
 		c->strict = cstrict;
 	}
+	if (busy)
+		atomic_fetch_sub_explicit(busy, 1, memory_order_relaxed);
 	struct frame *f = &s->path[depth];
 	int32_t dep = INDEP;
 	uint8_t strict = 0;
+	if (adopted) {
+		*pn_out = pn;
+		*dn_out = dn;
+		*dep_out = INDEP;
+		*strict_out = adopted_strict;
+		return;
+	}
 	if (pn == 0 || dn == 0) {
 		/* which children the final value rests on: all of them where every child
 		 * had to be final (OR disproven, AND proven), else the best single one */
@@ -645,7 +831,7 @@ static void free_search(struct search *s)
 static int search_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int root_or,
 		       struct bp_dfpn_result *out, int *strict)
 {
-	int nt = 1;
+	int nt = d->shared ? d->o.threads : 1;
 	struct run *r = calloc((size_t)nt, sizeof *r);
 	pthread_t *th = calloc((size_t)nt, sizeof *th);
 	int rc = BP_OK;
@@ -656,6 +842,7 @@ static int search_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int root_or
 	}
 	d->goal = goal;
 	d->stop = 0;
+	d->ran[goal] = 1;
 	int started = 1;
 	for (int i = 0; i < nt; i++) {
 		r[i].d = d;
@@ -714,6 +901,7 @@ static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_re
 	memset(r, 0, sizeof r);
 	d->portfolio = 1;
 	d->stop = 0;
+	d->ran[0] = d->ran[1] = 1;
 	d->outcome[0] = d->outcome[1] = -1;
 	d->strict[0] = d->strict[1] = 0;
 	for (int i = 0; i < 2; i++) {
@@ -786,9 +974,30 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 				  (unsigned long long)o.memory);
 	}
 	memset(d->tt, 0, d->nbuckets * sizeof(struct tt_bucket));
+	uint64_t bits = 64;
+	while (bits * 2 <= d->nbuckets * 4)
+		bits *= 2;
+	d->seen_mask = bits - 1;
+	d->seen = calloc(bits / 64, sizeof *d->seen);
+	if (!d->seen) {
+		free(d->tt);
+		free(d);
+		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
+				  (unsigned long long)o.memory);
+	}
 	for (int i = 0; i < NLOCKS; i++)
 		atomic_flag_clear(&d->locks[i]);
 	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	if (o.threads > 1 && !d->cyclic) {
+		d->shared = 1;
+		d->busy = calloc(NBUSY, sizeof *d->busy);
+		if (!d->busy) {
+			free(d->seen);
+			free(d->tt);
+			free(d);
+			return bp_err_set(err, BP_ENOMEM, "no memory");
+		}
+	}
 	pthread_mutex_init(&d->progress_lock, NULL);
 	*out = d;
 	return BP_OK;
@@ -799,6 +1008,8 @@ void bp_dfpn_destroy(bp_dfpn *d)
 	if (!d)
 		return;
 	pthread_mutex_destroy(&d->progress_lock);
+	free(d->busy);
+	free(d->seen);
 	free(d->tt);
 	free(d);
 }
@@ -813,7 +1024,7 @@ int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out
 	d->next_progress = d->t0 + 1.0;
 	d->nodes = 0;
 	int strict = 0, rc;
-	if (d->o.threads > 1) {
+	if (d->o.threads > 1 && !d->shared) {
 		rc = prove_portfolio(d, p, out);
 		goto done;
 	}
@@ -851,8 +1062,8 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	const struct bp_game *g = d->g;
 	enum bp_value v = g->ops->outcome(g, p);
 	struct child c = { 0 };
-	if (v != BP_VALUE_NONE) {
-		int x = value_int(v);
+	if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
+		int x = v != BP_VALUE_NONE ? value_int(v) : 1;
 		decide(goal, or_node, x, x, &c);
 		return c.pn == 0;
 	}
@@ -862,12 +1073,27 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	if (d->o.known && d->o.known(d->o.ctx, &canon, &b) && decide(goal, or_node, b.lo, b.hi, &c))
 		return c.pn == 0;
 	uint32_t pn, dn, meta;
-	if (tt_get(d, node_key(pos_hash(&canon), goal, or_node), &pn, &dn, &meta) &&
-	    (pn == 0 || dn == 0))
+	uint64_t h = pos_hash(&canon);
+	if (tt_get(d, node_key(h, goal, or_node), &pn, &dn, &meta) && (pn == 0 || dn == 0))
+		return pn == 0;
+	uint8_t st;
+	pn = dn = 1;
+	if (d->ran[!goal])
+		cross(d, goal, node_key(h, !goal, or_node), &pn, &dn, &st);
+	if (pn == 0 || dn == 0)
 		return pn == 0;
 	if (!may_search)
 		return BP_ENOTFOUND;
 	d->t0 = now();
 	d->nodes = 0;
 	return search_goal(d, p, goal, or_node, NULL, NULL);
+}
+
+int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
+		    uint32_t *dn)
+{
+	struct bp_pos canon;
+	uint32_t meta;
+	bp_game_canonical(d->g, p, &canon);
+	return tt_get(d, node_key(pos_hash(&canon), goal, or_node), pn, dn, &meta);
 }

@@ -57,8 +57,9 @@ struct bp_dfpn_opts {
 	uint64_t memory;    /* bytes of transposition table; 0: 64 MiB */
 	double time_limit;  /* seconds; 0: none */
 	uint64_t max_nodes; /* expansions; 0: none */
-	int threads; /* > 1: the "win" and "not lose" searches at once, on two threads sharing
-			 the table (see solver/dfpn.c); <= 1: one thread */
+	int threads;	    /* > 1: that many threads share the table, each searching from the root
+			(games that repeat: the "win" and "not lose" searches at once on two
+			threads; see solver/dfpn.c); <= 1: one thread */
 	bp_dfpn_known *known;					       /* may be NULL */
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
@@ -86,7 +87,7 @@ struct bp_dfpn_result {
 typedef struct bp_dfpn bp_dfpn;
 
 /* Creates a searcher for g with its transposition table (opts->memory bytes, entries
- * of 16 bytes in buckets of four).
+ * of 16 bytes in buckets of four, and a filter of one bit an entry beside it).
  * @return BP_OK; BP_ERANGE (memory below BP_DFPN_MIN_MEMORY); BP_ENOMEM. The caller
  * owns *out (bp_dfpn_destroy). */
 int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,
@@ -111,5 +112,11 @@ int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out
  * (not final in the table and may_search unset, or the search was stopped by a
  * limit); another negative error. */
 int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int may_search);
+
+/* The numbers the table holds for one search goal at p (as bp_dfpn_goal names it),
+ * without searching: for ordering a proof's candidate moves. @return 1 and *pn, *dn
+ * when p has an entry; 0 when it has none (terminal and known positions included). */
+int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
+		    uint32_t *dn);
 
 #endif

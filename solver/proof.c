@@ -223,6 +223,12 @@ static int child_good(struct builder *b, const struct bp_pos *c, int pmove, int 
 
 static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int depth);
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Adds a leaf or inner node for c and fills it. */
 static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int depth)
 {
@@ -255,8 +261,27 @@ static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int 
 		/* pass 0: terminal children and children already in the proof; pass 1: final
 		 * entries of the table; pass 2: search */
 		int chosen = -1;
+		/* the order of the searches of pass 2: the moves whose table numbers say
+		 * they are the easiest to show good first (the one that proved this node
+		 * is among them unless its entry was replaced), so that a search rarely
+		 * has to refute a move that was never good */
+		uint64_t *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
+		if (!order) {
+			free(mv);
+			return BP_ENOMEM;
+		}
+		for (int k = 0; k < n; k++) {
+			uint32_t cpn = 1, cdn = 1;
+			ch = *c;
+			g->ops->apply(g, &ch, mv[k]);
+			bp_dfpn_numbers(b->d, &ch, b->sgoal, b->want ? 0 : 1, &cpn, &cdn);
+			uint32_t phi = b->want ? cpn : cdn;
+			order[k] = (uint64_t)phi << 32 | (uint32_t)k;
+		}
+		qsort(order, (size_t)n, sizeof *order, cmp_u64);
 		for (int pass = 0; pass < 3 && chosen < 0; pass++)
-			for (int k = 0; k < n && chosen < 0; k++) {
+			for (int j = 0; j < n && chosen < 0; j++) {
+				int k = (int)(uint32_t)order[j];
 				ch = *c;
 				g->ops->apply(g, &ch, mv[k]);
 				bp_game_canonical(g, &ch, &canon);
@@ -277,6 +302,7 @@ static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int 
 					return r;
 				}
 			}
+		free(order);
 		if (chosen < 0) {
 			free(mv);
 			return BP_ECORRUPT;

@@ -281,6 +281,14 @@ struct bp_game_ops {
 	 * names separated by spaces ("no-draw first-player pie"). NULL: every claim that
 	 * the interface lets the tools compute. */
 	const char *claims;
+
+	/* Whether the player to move in p (a position that is not over) has a move after
+	 * which they have won at once: 1 yes, 0 no. Must agree exactly with moves(),
+	 * apply() and outcome() (the tests compare them). Proof-number search settles
+	 * such a position without expanding it, which keeps its proof numbers honest in
+	 * games decided by threats (Havannah). NULL: the search finds those moves by
+	 * expanding. */
+	int (*wins_now)(const struct bp_game *g, const struct bp_pos *p);
 };
 
 /* One instance of a game. Made by bp_game_create(), read-only afterwards, so that

@@ -210,6 +210,46 @@ static void havannah_apply(const struct bp_game *g, struct bp_pos *p, struct bp_
 	OVER(p) = win ? BP_VALUE_LOSS : occupied(p) == h->L.full ? BP_VALUE_DRAW : BP_VALUE_NONE;
 }
 
+/* Whether the player to move has a stone that wins at once. A lone new stone makes no
+ * structure, so only empty cells next to the mover's stones count; the groups are
+ * found once, and a cell's candidate group is the union of the groups it touches plus
+ * itself (what apply's flood fill would find). The swap turns a stone over and wins
+ * nothing. */
+static int havannah_wins_now(const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct havannah *h = H(g);
+	if (OVER(p))
+		return 0;
+	int mover = to_move(p);
+	uint64_t own = p->w[mover];
+	uint64_t cand = bp_loops_grow(&h->L, own) & h->L.full & ~occupied(p);
+	/* first what all the stones and candidates together could reach: most positions
+	 * of a search are settled here, without finding a group */
+	uint64_t all = own | cand;
+	int sides = 0;
+	for (int i = 0; i < 6; i++)
+		sides += (all & h->side[i]) != 0;
+	if (popc(all & h->corners) < 2 && sides < 3 && popc(own) < 5)
+		return 0;
+	uint64_t grp[64];
+	int ng = 0;
+	for (uint64_t set = own; set; ng++) {
+		grp[ng] = bp_loops_flood(&h->L, set, set & -set);
+		set &= ~grp[ng];
+	}
+	for (; cand; cand &= cand - 1) {
+		int c = __builtin_ctzll(cand);
+		uint64_t bit = 1ull << c, u = bit;
+		for (int k = 0; k < ng; k++)
+			if (grp[k] & h->L.nb[c])
+				u |= grp[k];
+		/* a ring is a group around at least one cell: six stones at least */
+		if (group_kinds(h, u) || (popc(u) >= 6 && bp_loops_closes(&h->L, mover, own, c)))
+			return 1;
+	}
+	return 0;
+}
+
 static enum bp_value havannah_outcome(const struct bp_game *g, const struct bp_pos *p)
 {
 	(void)g;
@@ -582,4 +622,5 @@ const struct bp_game_ops bp_havannah_ops = {
 	.rank = havannah_rank,
 	.unrank = havannah_unrank,
 	.describe = havannah_describe,
+	.wins_now = havannah_wins_now,
 };

@@ -88,11 +88,11 @@ static void check_one(struct solved *s, bp_dfpn *d, const struct bp_pos *p, stru
 	t->repetition_draws += pr.remoteness == BP_RECORD_NO_REMOTENESS;
 }
 
-/* Every stored position of the instance. */
-static struct tally agree_all(const char *spec)
+/* Every stored position of the instance, searched on `threads` threads. */
+static struct tally agree_all_threads(const char *spec, int threads)
 {
 	struct solved s = solved_open(spec);
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, 1);
+	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, threads);
 	struct tally t = { 0 };
 	for (uint32_t tier = 0; tier < s.g->ntiers; tier++) {
 		uint64_t size;
@@ -109,10 +109,16 @@ static struct tally agree_all(const char *spec)
 	}
 	bp_dfpn_destroy(d);
 	solved_close(&s);
-	cr_log_info("%s: %ld positions agree (win %ld, loss %ld, draw %ld; by repetition %ld)",
-		    spec, t.checked, t.wins, t.losses, t.draws, t.repetition_draws);
+	cr_log_info("%s, %d thread(s): %ld positions agree (win %ld, loss %ld, draw %ld; by "
+		    "repetition %ld)",
+		    spec, threads, t.checked, t.wins, t.losses, t.draws, t.repetition_draws);
 	cr_expect_gt(t.checked, 0);
 	return t;
+}
+
+static struct tally agree_all(const char *spec)
+{
+	return agree_all_threads(spec, 1);
 }
 
 Test(dfpn, every_position_taifas_3x3)
@@ -159,11 +165,11 @@ Test(dfpn, every_position_blooms_small)
 	cr_expect_gt(rep, 0, "some positions are draws by repetition");
 }
 
-/* Positions along seeded random games. */
-static void agree_random(const char *spec, int games, uint64_t seed)
+/* Positions along seeded random games, searched on `threads` threads. */
+static void agree_random_threads(const char *spec, int games, uint64_t seed, int threads)
 {
 	struct solved s = solved_open(spec);
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)16 << 20, 1);
+	bp_dfpn *d = make_dfpn(s.g, (uint64_t)16 << 20, threads);
 	struct bp_move *mv = bp_game_move_buffer(s.g);
 	struct tally t = { 0 };
 	uint64_t st = seed;
@@ -188,9 +194,14 @@ static void agree_random(const char *spec, int games, uint64_t seed)
 	free(mv);
 	bp_dfpn_destroy(d);
 	solved_close(&s);
-	cr_log_info("%s: %ld random positions agree (win %ld, loss %ld, draw %ld)", spec, t.checked,
-		    t.wins, t.losses, t.draws);
+	cr_log_info("%s, %d thread(s): %ld random positions agree (win %ld, loss %ld, draw %ld)",
+		    spec, threads, t.checked, t.wins, t.losses, t.draws);
 	cr_expect_gt(t.checked, games / 2);
+}
+
+static void agree_random(const char *spec, int games, uint64_t seed)
+{
+	agree_random_threads(spec, games, seed, 1);
 }
 
 Test(dfpn, random_positions_medium)
@@ -201,6 +212,127 @@ Test(dfpn, random_positions_medium)
 	agree_random("mirador:6x6", 300, 16);
 	/* blooms:hex2 is left out: df-pn with the repetition rule does not finish its
 	 * start in 10 s (see bench/dfpn_results.md); the small boards are all checked */
+}
+
+/* A random position of g after `turns` random moves (fewer when the game ends). */
+static struct bp_pos random_position(const struct bp_game *g, struct bp_move *mv, int turns,
+				     uint64_t *st)
+{
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	for (int turn = 0; turn < turns; turn++) {
+		int n = g->ops->moves(g, &p, mv);
+		if (!n)
+			break;
+		struct bp_pos q = p;
+		g->ops->apply(g, &q, mv[splitmix64(st) % (uint64_t)n]);
+		if (g->ops->outcome(g, &q) != BP_VALUE_NONE)
+			break;
+		p = q;
+	}
+	return p;
+}
+
+/* wins_now against its definition by moves, apply and outcome, on positions of random
+ * games of every length, for each game that has the op. */
+Test(dfpn, wins_now_agrees_with_the_rules)
+{
+	static const char *const specs[] = { "havannah:hex2", "havannah:hex3", "havannah:hex4",
+					     "havannah:hex5", "havannah:hex4,swap=yes" };
+	uint64_t st = 21;
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = open_game(specs[k]);
+		cr_assert(g->ops->wins_now, "%s has wins_now", specs[k]);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		long yes = 0, no = 0;
+		for (int i = 0; i < 3000; i++) {
+			struct bp_pos p = random_position(g, mv, (int)(splitmix64(&st) % 60), &st);
+			int n = g->ops->moves(g, &p, mv), want = 0;
+			for (int m = 0; m < n && !want; m++) {
+				struct bp_pos q = p;
+				g->ops->apply(g, &q, mv[m]);
+				want = g->ops->outcome(g, &q) == BP_VALUE_LOSS;
+			}
+			int got = g->ops->wins_now(g, &p);
+			cr_expect_eq(got, want, "%s %s: wins_now %d, by the moves %d", specs[k],
+				     fmt_pos(g, &p), got, want);
+			yes += want;
+			no += !want;
+		}
+		cr_expect(yes > 0 && no > 0, "%s: both answers met (%ld yes, %ld no)", specs[k],
+			  yes, no);
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
+/* Plain memoized minimax by moves, apply and outcome (no symmetry, no table). */
+static enum bp_value naive_value(const struct bp_game *g, struct memo *m, const struct bp_pos *p)
+{
+	enum bp_value v = g->ops->outcome(g, p);
+	if (v != BP_VALUE_NONE)
+		return v;
+	struct memo_entry *e = memo_slot(m, p);
+	if (e->used)
+		return e->value;
+	struct bp_move mv[64];
+	cr_assert_leq(g->max_moves, 64);
+	int n = g->ops->moves(g, p, mv);
+	enum bp_value best = BP_VALUE_LOSS;
+	for (int i = 0; i < n && best != BP_VALUE_WIN; i++) {
+		struct bp_pos q = *p;
+		g->ops->apply(g, &q, mv[i]);
+		enum bp_value c = bp_value_flip(naive_value(g, m, &q));
+		if (c == BP_VALUE_WIN || (c == BP_VALUE_DRAW && best == BP_VALUE_LOSS))
+			best = c;
+	}
+	e = memo_slot(m, p); /* the recursion may have filled other slots */
+	cr_assert(m->n * 2 < m->cap, "naive memo full");
+	e->pos = *p;
+	e->used = 1;
+	e->value = best;
+	m->n++;
+	return best;
+}
+
+/* Havannah, whose search settles threats with wins_now: late positions of random
+ * hex3 games (at most nine empty cells) against naive minimax. */
+Test(dfpn, havannah_late_positions_naive)
+{
+	struct bp_game *g = open_game("havannah:hex3");
+	bp_dfpn *d = make_dfpn(g, (uint64_t)4 << 20, 1);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	struct memo m = { calloc((size_t)1 << 18, sizeof(struct memo_entry)), (size_t)1 << 18, 0 };
+	cr_assert(m.e);
+	uint64_t st = 22;
+	long checked = 0, wins = 0;
+	for (int i = 0; i < 300; i++) {
+		struct bp_pos p = random_position(g, mv, 10 + (int)(splitmix64(&st) % 6), &st);
+		if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+			continue;
+		if (m.n * 4 > m.cap) {
+			memset(m.e, 0, m.cap * sizeof *m.e);
+			m.n = 0;
+		}
+		enum bp_value want = naive_value(g, &m, &p), got = prove(d, g, &p);
+		cr_expect_eq(got, want, "havannah:hex3 %s: df-pn %s, minimax %s", fmt_pos(g, &p),
+			     bp_value_name(got), bp_value_name(want));
+		checked++;
+		wins += want == BP_VALUE_WIN;
+	}
+	cr_log_info("havannah:hex3: %ld late positions agree with minimax (%ld wins)", checked,
+		    wins);
+	cr_expect_gt(checked, 200);
+	cr_expect(wins > 0 && wins < checked);
+	free(m.e);
+	free(mv);
+	bp_dfpn_destroy(d);
+	bp_game_destroy(g);
+}
+
+Test(dfpn, every_position_havannah_hex2)
+{
+	agree_all("havannah:hex2");
 }
 
 Test(dfpn, limits_stop_cleanly)
@@ -222,6 +354,25 @@ Test(dfpn, limits_stop_cleanly)
 	o.memory = BP_DFPN_MIN_MEMORY - 1;
 	cr_expect_eq(bp_dfpn_create(g, &o, &d, &err), BP_ERANGE);
 	bp_game_destroy(g);
+}
+
+/* The shared-table search of two threads from the root (games without repetitions)
+ * and the two-goal portfolio (Blooms): every position of small instances and random
+ * positions of medium ones, against the tables. */
+Test(dfpn, two_threads_every_position)
+{
+	agree_all_threads("taifas:3x3", 2);
+	agree_all_threads("taifas:3x3,tie=draw", 2);
+	agree_all_threads("chicken:hex2", 2);
+	agree_all_threads("mirador:5x5", 2);
+	agree_all_threads("blooms:rh2x2", 2);
+}
+
+Test(dfpn, two_threads_random_positions)
+{
+	agree_random_threads("taifas:3x4", 300, 31, 2);
+	agree_random_threads("chicken:tri4", 300, 32, 2);
+	agree_random_threads("glorieta:hex2", 300, 33, 2);
 }
 
 Test(dfpn, two_threads_agree)
