@@ -19,11 +19,27 @@
  * A tier found already stored (an interrupted solve being resumed) is read back from
  * the table when a lower tier needs it.
  *
+ * Split across ranks (opts->dist): rank r owns the chunks c0(r)..c1(r) of every tier
+ * (my_chunks) and holds only that slice of each tier's reach bits and records. Work
+ * goes in rounds of a few chunks, the same number of rounds on every rank:
+ *     forward:  children owned here are marked at once; the others' keys (tier and
+ *               index) are bucketed by owner and sent in one exchange per round;
+ *     backward: pass A solves the positions whose children are all owned here and
+ *               lists the children of the others; their keys go to the owners, which
+ *               answer with the records (a second exchange, the same counts turned
+ *               around); pass B then solves those positions, reading the answers in
+ *               the order the keys were sent.
+ * Rank 0 writes each tier through the store's batch writer, receiving the other
+ * ranks' slices a piece at a time as the writer reaches them; no rank ever holds a
+ * whole tier. With one process every child is owned here: no key is kept and pass B
+ * finds nothing to do.
+ *
  * Canonicalizing every child costs a few table lookups per symmetry; the alternative
  * tried first (expanding every raw position, then copying each canonical record to
  * its whole class so children need only a rank) did about nsym times more work. */
 #include "solver/retrograde.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +49,47 @@
 #include "solver/solve_common.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
+#define CHUNK_BITS ((uint64_t)CHUNK_WORDS * 64)
+#define DONE UINT32_MAX		  /* pass A solved the position */
+#define PIECE ((uint64_t)1 << 20) /* records a rank sends the writer at a time */
+#define KEY(t, i) ((uint64_t)(t) << 48 | (i))
+#define KEY_TIER(k) ((uint32_t)((k) >> 48))
+#define KEY_INDEX(k) ((k) & (((uint64_t)1 << 48) - 1))
+
+/* A growing array. */
+struct vec {
+	void *a;
+	size_t n, cap;
+};
+
+static int vec_push(struct vec *v, const void *x, size_t elem)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		void *a = realloc(v->a, cap * elem);
+		if (!a)
+			return BP_ENOMEM;
+		v->a = a;
+		v->cap = cap;
+	}
+	memcpy((char *)v->a + v->n * elem, x, elem);
+	v->n++;
+	return BP_OK;
+}
+
+/* A round's work item (backward, pass A to pass B). */
+struct item_buf {
+	struct vec keys;  /* uint64_t: children of the positions not solved in pass A */
+	struct vec nk;	  /* uint32_t per marked position: its children, or DONE */
+	uint64_t *cnt;	  /* per rank: keys owned there (0 for this rank's own) */
+	uint64_t *cursor; /* per rank: where this item's answers start (pass B) */
+};
 
 struct tier {
 	uint64_t size;
-	uint64_t *reach;  /* size bits */
-	uint16_t *rec;	  /* size records, or NULL when not in memory */
+	uint64_t lo, hi;  /* this rank's slice of the index range (one process: all) */
+	uint64_t *reach;  /* hi - lo bits: bit i is index lo + i */
+	uint16_t *rec;	  /* hi - lo records (index lo + i), or NULL when not in memory */
 	int done;	  /* stored in the table */
 	uint32_t lastuse; /* lowest tier whose moves reach this one; UINT32_MAX: none */
 };
@@ -49,7 +101,16 @@ struct solve {
 	const struct bp_solve_opts *opts;
 	const struct bp_solve_dist *dist; /* NULL: one process */
 	const uint64_t *sizes;
-	uint64_t chunk0; /* this rank's first work item of the tier */
+	uint64_t chunk0;	 /* the first work item of the current run */
+	int me, nranks;		 /* 0 and 1 in one process */
+	uint64_t *bounds;	 /* nt * (nranks + 1): tier t's slice of rank r starts at
+			   * bounds[t * (nranks + 1) + r] */
+	uint64_t round_items;	 /* work items a rank takes in one round */
+	struct vec *fwd;	 /* forward: threads * nranks arrays of keys to send */
+	struct item_buf *ib;	 /* backward: round_items */
+	uint64_t **keybuf;	 /* per worker: one position's children keys */
+	const uint16_t *answers; /* backward: the records answered, by rank then item */
+	uint64_t sent, received; /* bytes exchanged */
 	int (*fn)(void *ctx, int worker, uint64_t item); /* run_tier's */
 	pthread_mutex_t load_lock;			 /* tiers read from the table on demand */
 	struct tier *tiers;
@@ -72,6 +133,35 @@ static uint64_t chunks_of(uint64_t size)
 	return (words + CHUNK_WORDS - 1) / CHUNK_WORDS;
 }
 
+/* Rank r's work items of a tier of `size` indices: [*c0, *c1). Item c covers indices
+ * [c * CHUNK_BITS, (c + 1) * CHUNK_BITS). */
+static void chunks_of_rank(uint64_t size, int r, int nr, uint64_t *c0, uint64_t *c1)
+{
+	uint64_t n = chunks_of(size);
+	*c0 = n * (uint64_t)r / (uint64_t)nr;
+	*c1 = n * (uint64_t)(r + 1) / (uint64_t)nr;
+}
+
+static void my_chunks(const struct solve *s, uint32_t t, uint64_t *c0, uint64_t *c1)
+{
+	chunks_of_rank(s->tiers[t].size, s->me, s->nranks, c0, c1);
+}
+
+/* The rank that owns index idx of tier t. */
+static int owner(const struct solve *s, uint32_t t, uint64_t idx)
+{
+	if (s->nranks == 1)
+		return 0;
+	const uint64_t *b = s->bounds + (size_t)t * (size_t)(s->nranks + 1);
+	uint64_t n = chunks_of(s->tiers[t].size);
+	int r = (int)(idx / CHUNK_BITS * (uint64_t)s->nranks / n);
+	while (r + 1 < s->nranks && b[r + 1] <= idx)
+		r++;
+	while (r > 0 && b[r] > idx)
+		r--;
+	return r;
+}
+
 /* ---- 1. reachability ------------------------------------------------------- */
 
 /* Calls fn for every marked position of the current tier in work item `item`. */
@@ -80,18 +170,25 @@ typedef int marked_fn(struct solve *s, int worker, uint64_t idx, const struct bp
 static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn)
 {
 	struct tier *tt = &s->tiers[s->t];
-	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
-	if (w1 > tt->size / 64 + 1)
-		w1 = tt->size / 64 + 1;
+	uint64_t base = tt->lo / 64, words = (tt->hi - tt->lo) / 64 + 1;
+	uint64_t w0 = item * CHUNK_WORDS - base, w1 = w0 + CHUNK_WORDS;
+	if (w1 > words)
+		w1 = words;
 	struct bp_pos p;
 	for (uint64_t wi = w0; wi < w1; wi++)
 		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w);
+			uint64_t idx = (base + wi) * 64 + (uint64_t)__builtin_ctzll(w);
 			int rc = s->g->ops->unrank(s->g, s->t, idx, &p);
 			if (rc || (rc = fn(s, worker, idx, &p)))
 				return rc;
 		}
 	return BP_OK;
+}
+
+static void mark(struct solve *s, uint32_t t, uint64_t idx)
+{
+	uint64_t i = idx - s->tiers[t].lo;
+	__atomic_fetch_or(&s->tiers[t].reach[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
 }
 
 static int forward_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
@@ -118,8 +215,15 @@ static int forward_one(struct solve *s, int worker, uint64_t idx, const struct b
 		}
 		if ((rc = g->ops->rank(g, &canon, &cidx)))
 			return rc;
-		__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64], 1ull << (cidx % 64),
-				  __ATOMIC_RELAXED);
+		int d = owner(s, ct, cidx);
+		if (d == s->me) {
+			mark(s, ct, cidx);
+		} else {
+			uint64_t key = KEY(ct, cidx);
+			if ((rc = vec_push(&s->fwd[(size_t)worker * (size_t)s->nranks + (size_t)d],
+					   &key, sizeof key)))
+				return rc;
+		}
 		uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
 		if (!(row[ct / 64] >> (ct % 64) & 1))
 			__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64), __ATOMIC_RELAXED);
@@ -139,9 +243,9 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
 	(void)worker;
-	uint64_t i0 = item * CHUNK_WORDS * 64, i1 = i0 + CHUNK_WORDS * 64;
-	if (i1 > tt->size)
-		i1 = tt->size;
+	uint64_t i0 = item * CHUNK_BITS, i1 = i0 + CHUNK_BITS;
+	if (i1 > tt->hi)
+		i1 = tt->hi;
 	struct bp_pos p, canon;
 	for (uint64_t idx = i0; idx < i1; idx++) {
 		int rc = g->ops->unrank(g, s->t, idx, &p);
@@ -150,15 +254,16 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 		if (rc)
 			return rc;
 		bp_game_canonical(g, &p, &canon);
-		if (bp_pos_equal(&p, &canon))
-			tt->reach[idx / 64] |= 1ull << (idx % 64); /* words are the chunk's own */
+		if (bp_pos_equal(&p, &canon)) /* words are the chunk's own */
+			tt->reach[(idx - tt->lo) / 64] |= 1ull << ((idx - tt->lo) % 64);
 	}
 	return BP_OK;
 }
 
 static int load_tier(struct solve *s, uint32_t t);
 
-/* The records of tier t, reading them from the table the first time. */
+/* This rank's slice of the records of tier t, reading it from the table the first
+ * time. */
 static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
 {
 	uint16_t *rec = __atomic_load_n(&s->tiers[t].rec, __ATOMIC_ACQUIRE);
@@ -173,55 +278,101 @@ static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
 	return rec;
 }
 
+/* The record of (ct, cidx), which this rank owns. */
+static int local_record(struct solve *s, uint32_t ct, uint64_t cidx, uint16_t *r)
+{
+	int rc;
+	const uint16_t *crec = child_tier(s, ct, &rc);
+	*r = crec ? crec[cidx - s->tiers[ct].lo] : 0;
+	return rc;
+}
+
 /* ---- 2. solving a tier ------------------------------------------------------ */
 
-static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+/* The value rule over n children's records, into the tier's record at idx. */
+static int settle(struct solve *s, int worker, uint64_t idx, uint32_t best, int n,
+		  uint32_t unsolved_tier, int unsolved)
 {
-	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
-	struct bp_pos p = *pp, c, canon;
-	uint64_t cidx;
-	int rc;
-	enum bp_value v = g->ops->outcome(g, &p);
 	unsigned rem = 0;
-	if (v == BP_VALUE_NONE) {
-		int n = g->ops->moves(g, &p, s->mv[worker]);
-		uint32_t best = 0;
-		for (int i = 0; i < n; i++) {
-			c = p;
-			g->ops->apply(g, &c, s->mv[worker][i]);
-			bp_game_canonical(g, &c, &canon);
-			uint32_t ct = g->ops->tier(g, &canon);
-			if ((rc = g->ops->rank(g, &canon, &cidx)))
-				return rc;
-			const uint16_t *crec = child_tier(s, ct, &rc);
-			if (rc)
-				return rc;
-			uint16_t r = crec ? crec[cidx] : 0;
-			if (bp_record_value(r) == BP_VALUE_NONE) {
-				snprintf(s->errmsg, sizeof s->errmsg,
-					 "tier %u index %llu: a child in tier %u "
-					 "is not solved",
-					 s->t, (unsigned long long)idx, ct);
-				return BP_EINVAL;
-			}
-			uint32_t key = bp_solve_child_key(r);
-			best = key > best ? key : best;
-		}
-		if (n == 0) {
-			snprintf(s->errmsg, sizeof s->errmsg,
-				 "tier %u index %llu: the game goes on but there is no move", s->t,
-				 (unsigned long long)idx);
-			return BP_EINVAL;
-		}
-		v = bp_solve_value_of_key(best, &rem);
+	if (unsolved) {
+		snprintf(s->errmsg, sizeof s->errmsg,
+			 "tier %u index %llu: a child in tier %u is not solved", s->t,
+			 (unsigned long long)idx, unsolved_tier);
+		return BP_EINVAL;
 	}
+	if (n == 0) {
+		snprintf(s->errmsg, sizeof s->errmsg,
+			 "tier %u index %llu: the game goes on but there is no move", s->t,
+			 (unsigned long long)idx);
+		return BP_EINVAL;
+	}
+	enum bp_value v = bp_solve_value_of_key(best, &rem);
 	if (rem >= BP_RECORD_NO_REMOTENESS) {
 		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	tt->rec[idx] = bp_record_make(v, rem);
+	tt->rec[idx - tt->lo] = bp_record_make(v, rem);
 	s->counts[worker][v]++;
+	return BP_OK;
+}
+
+/* Pass A: a position whose children are all owned here (always, in one process) is
+ * solved; the others' children keys are kept for pass B. */
+static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct tier *tt = &s->tiers[s->t];
+	struct item_buf *ib = s->nranks > 1 ? &s->ib[idx / CHUNK_BITS - s->chunk0] : NULL;
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	uint32_t nk = DONE;
+	int rc;
+	enum bp_value v = g->ops->outcome(g, &p);
+	if (v != BP_VALUE_NONE) {
+		tt->rec[idx - tt->lo] = bp_record_make(v, 0);
+		s->counts[worker][v]++;
+		return ib ? vec_push(&ib->nk, &nk, sizeof nk) : BP_OK;
+	}
+	uint64_t *keys = s->keybuf[worker];
+	int n = g->ops->moves(g, &p, s->mv[worker]), remote = 0;
+	uint32_t best = 0, bad_tier = 0;
+	int unsolved = 0;
+	for (int i = 0; i < n; i++) {
+		c = p;
+		g->ops->apply(g, &c, s->mv[worker][i]);
+		bp_game_canonical(g, &c, &canon);
+		uint32_t ct = g->ops->tier(g, &canon);
+		if ((rc = g->ops->rank(g, &canon, &cidx)))
+			return rc;
+		keys[i] = KEY(ct, cidx);
+		if (owner(s, ct, cidx) != s->me) {
+			remote = 1;
+			continue;
+		}
+		uint16_t r;
+		if ((rc = local_record(s, ct, cidx, &r)))
+			return rc;
+		if (bp_record_value(r) == BP_VALUE_NONE && !unsolved) {
+			unsolved = 1;
+			bad_tier = ct;
+		}
+		uint32_t key = bp_solve_child_key(r);
+		best = key > best ? key : best;
+	}
+	if (!remote)
+		return (rc = settle(s, worker, idx, best, n, bad_tier, unsolved)) || !ib
+			       ? rc
+			       : vec_push(&ib->nk, &nk, sizeof nk);
+	nk = (uint32_t)n;
+	if ((rc = vec_push(&ib->nk, &nk, sizeof nk)))
+		return rc;
+	for (int i = 0; i < n; i++) {
+		int d = owner(s, KEY_TIER(keys[i]), KEY_INDEX(keys[i]));
+		if ((rc = vec_push(&ib->keys, &keys[i], sizeof keys[i])))
+			return rc;
+		ib->cnt[d] += d != s->me;
+	}
 	return BP_OK;
 }
 
@@ -230,15 +381,50 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 	return each_marked(ctx, worker, item, solve_one);
 }
 
-/* This rank's work items of tier t: [*c0, *c1). Item c covers indices
- * [c * CHUNK_WORDS * 64, (c + 1) * CHUNK_WORDS * 64). */
-static void my_chunks(const struct solve *s, uint32_t t, uint64_t *c0, uint64_t *c1)
+/* Pass B: the positions pass A left, from their children's records (the owners'
+ * answers, in the order the keys were sent). */
+static int finish_chunk(void *ctx, int worker, uint64_t item)
 {
-	uint64_t n = chunks_of(s->tiers[t].size);
-	uint64_t r = s->dist ? (uint64_t)s->dist->rank : 0,
-		 nr = s->dist ? (uint64_t)s->dist->nranks : 1;
-	*c0 = n * r / nr;
-	*c1 = n * (r + 1) / nr;
+	struct solve *s = ctx;
+	struct tier *tt = &s->tiers[s->t];
+	struct item_buf *ib = &s->ib[item - s->chunk0];
+	const uint32_t *nk = ib->nk.a;
+	const uint64_t *keys = ib->keys.a;
+	size_t pos = 0, k = 0;
+	uint64_t base = tt->lo / 64, words = (tt->hi - tt->lo) / 64 + 1;
+	uint64_t w0 = item * CHUNK_WORDS - base, w1 = w0 + CHUNK_WORDS;
+	if (w1 > words)
+		w1 = words;
+	if (ib->keys.n == 0)
+		return BP_OK;
+	for (uint64_t wi = w0; wi < w1; wi++)
+		for (uint64_t w = tt->reach[wi]; w; w &= w - 1, pos++) {
+			assert(pos < ib->nk.n);
+			if (nk[pos] == DONE)
+				continue;
+			uint64_t idx = (base + wi) * 64 + (uint64_t)__builtin_ctzll(w);
+			uint32_t best = 0, bad_tier = 0;
+			int unsolved = 0, rc;
+			for (uint32_t i = 0; i < nk[pos]; i++, k++) {
+				uint32_t ct = KEY_TIER(keys[k]);
+				uint64_t cidx = KEY_INDEX(keys[k]);
+				int d = owner(s, ct, cidx);
+				uint16_t r;
+				if (d != s->me)
+					r = s->answers[ib->cursor[d]++];
+				else if ((rc = local_record(s, ct, cidx, &r)))
+					return rc;
+				if (bp_record_value(r) == BP_VALUE_NONE && !unsolved) {
+					unsolved = 1;
+					bad_tier = ct;
+				}
+				uint32_t key = bp_solve_child_key(r);
+				best = key > best ? key : best;
+			}
+			if ((rc = settle(s, worker, idx, best, (int)nk[pos], bad_tier, unsolved)))
+				return rc;
+		}
+	return BP_OK;
 }
 
 static int shifted(void *ctx, int worker, uint64_t item)
@@ -247,15 +433,25 @@ static int shifted(void *ctx, int worker, uint64_t item)
 	return s->fn(ctx, worker, item + s->chunk0);
 }
 
-static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, int, uint64_t))
+/* Runs fn over this rank's work items first..first+n-1 of tier t (counted from the
+ * rank's first item), metered. */
+static int run_items(struct solve *s, uint32_t t, int phase, uint64_t first, uint64_t n,
+		     int (*fn)(void *, int, uint64_t))
 {
 	uint64_t c0, c1;
 	s->t = t;
 	s->fn = fn;
 	my_chunks(s, t, &c0, &c1);
-	s->chunk0 = c0;
-	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, c1 - c0, CHUNK_WORDS * 64,
+	s->chunk0 = c0 + first;
+	if (s->chunk0 + n > c1)
+		n = c1 > s->chunk0 ? c1 - s->chunk0 : 0;
+	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, n, CHUNK_BITS,
 				s->tiers[t].size, shifted, s);
+}
+
+static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, int, uint64_t))
+{
+	return run_items(s, t, phase, 0, UINT64_MAX / 2, fn);
 }
 
 /* Across ranks (a no-op in one process): every rank learns whether any failed, with n
@@ -286,6 +482,192 @@ static int agree(struct solve *s, int rc, uint64_t *extra, int n)
 	return BP_OK;
 }
 
+/* The rounds of tier t: enough for the rank with the most work items. Every rank
+ * computes the same number from the tier's size alone. */
+static uint64_t rounds_of(const struct solve *s, uint32_t t)
+{
+	uint64_t most = 0, c0, c1;
+	for (int r = 0; r < s->nranks; r++) {
+		chunks_of_rank(s->tiers[t].size, r, s->nranks, &c0, &c1);
+		most = c1 - c0 > most ? c1 - c0 : most;
+	}
+	return (most + s->round_items - 1) / s->round_items;
+}
+
+/* All to all, sizes first: this rank's scount[r] elements for rank r (in rank order in
+ * send) go to rank r; *recv (malloc'd, the caller frees it) gets what every rank sent
+ * here, rcount[r] from rank r. Collective. */
+static int exchange(struct solve *s, const void *send, const uint64_t *scount, size_t elem,
+		    void **recv, uint64_t *rcount)
+{
+	int nr = s->nranks, rc;
+	uint64_t *ones = calloc((size_t)nr, sizeof *ones), total = 0;
+	*recv = NULL;
+	if (!ones)
+		return BP_ENOMEM;
+	for (int r = 0; r < nr; r++)
+		ones[r] = 1;
+	rc = s->dist->exchange(s->dist->ctx, scount, ones, rcount, ones, sizeof *scount);
+	free(ones);
+	if (rc)
+		return rc;
+	for (int r = 0; r < nr; r++) {
+		total += rcount[r];
+		s->sent += r == s->me ? 0 : scount[r] * elem;
+		s->received += r == s->me ? 0 : rcount[r] * elem;
+	}
+	*recv = malloc(elem * (total ? total : 1));
+	if ((rc = agree(s, *recv ? BP_OK : BP_ENOMEM, NULL, 0)))
+		return rc;
+	return s->dist->exchange(s->dist->ctx, send, scount, *recv, rcount, elem);
+}
+
+/* Forward, one round's keys: each rank's marks to their owners, set there. */
+static int forward_exchange(struct solve *s)
+{
+	int nr = s->nranks, rc = BP_OK;
+	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = scount + nr;
+	uint64_t total = 0, *send = NULL, *got = NULL;
+	if (!scount)
+		return BP_ENOMEM;
+	for (int w = 0; w < s->threads; w++)
+		for (int r = 0; r < nr; r++)
+			scount[r] += s->fwd[(size_t)w * (size_t)nr + (size_t)r].n;
+	for (int r = 0; r < nr; r++)
+		total += scount[r];
+	send = malloc(sizeof *send * (total ? total : 1));
+	if ((rc = agree(s, send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	uint64_t at = 0;
+	for (int r = 0; r < nr; r++)
+		for (int w = 0; w < s->threads; w++) {
+			struct vec *v = &s->fwd[(size_t)w * (size_t)nr + (size_t)r];
+			if (v->n)
+				memcpy(send + at, v->a, sizeof *send * v->n);
+			at += v->n;
+			v->n = 0;
+		}
+	if ((rc = exchange(s, send, scount, sizeof *send, (void **)&got, rcount)))
+		goto out;
+	total = 0;
+	for (int r = 0; r < nr; r++)
+		total += rcount[r];
+	for (uint64_t i = 0; i < total; i++) {
+		uint32_t ct = KEY_TIER(got[i]);
+		uint64_t cidx = KEY_INDEX(got[i]);
+		if (ct >= s->nt || owner(s, ct, cidx) != s->me) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "a rank sent a mark for tier %u index %llu, not owned here", ct,
+				 (unsigned long long)cidx);
+			rc = BP_EIO;
+			goto out;
+		}
+		mark(s, ct, cidx);
+	}
+out:
+	free(send);
+	free(got);
+	free(scount);
+	return rc;
+}
+
+/* The answers to one piece of the keys received (records of children owned here). */
+struct answering {
+	struct solve *s;
+	const uint64_t *keys;
+	uint16_t *out;
+	uint64_t n;
+	int bad;
+};
+
+static int answer_piece(void *ctx, int worker, uint64_t item)
+{
+	struct answering *a = ctx;
+	struct solve *s = a->s;
+	(void)worker;
+	uint64_t i0 = item * CHUNK_BITS, i1 = i0 + CHUNK_BITS < a->n ? i0 + CHUNK_BITS : a->n;
+	for (uint64_t i = i0; i < i1; i++) {
+		uint32_t ct = KEY_TIER(a->keys[i]);
+		uint64_t cidx = KEY_INDEX(a->keys[i]);
+		if (ct >= s->nt || owner(s, ct, cidx) != s->me) {
+			a->bad = 1;
+			return BP_EIO;
+		}
+		int rc = local_record(s, ct, cidx, &a->out[i]);
+		if (rc)
+			return rc;
+	}
+	return BP_OK;
+}
+
+/* Backward, one round after pass A: the keys to their owners, the records back. */
+static int backward_exchange(struct solve *s, uint64_t nitems, uint16_t **answers)
+{
+	int nr = s->nranks, rc = BP_OK;
+	uint64_t *scount = calloc((size_t)nr * 3, sizeof *scount), *rcount = scount + nr,
+		 *off = rcount + nr;
+	uint64_t total = 0, *send = NULL, *got = NULL;
+	uint16_t *ans = NULL;
+	*answers = NULL;
+	if (!scount)
+		return BP_ENOMEM;
+	/* item j's keys for rank r start at off[r] + the counts of the items before it */
+	for (uint64_t j = 0; j < nitems; j++)
+		for (int r = 0; r < nr; r++) {
+			s->ib[j].cursor[r] = scount[r];
+			scount[r] += s->ib[j].cnt[r];
+		}
+	for (int r = 0; r < nr; r++) {
+		off[r] = total;
+		total += scount[r];
+	}
+	for (uint64_t j = 0; j < nitems; j++)
+		for (int r = 0; r < nr; r++)
+			s->ib[j].cursor[r] += off[r];
+	send = malloc(sizeof *send * (total ? total : 1));
+	if ((rc = agree(s, send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	for (uint64_t j = 0; j < nitems; j++) {
+		const uint64_t *k = s->ib[j].keys.a;
+		uint64_t *at = s->ib[j].cursor;
+		for (size_t i = 0; i < s->ib[j].keys.n; i++) {
+			int d = owner(s, KEY_TIER(k[i]), KEY_INDEX(k[i]));
+			if (d != s->me)
+				send[at[d]++] = k[i];
+		}
+		for (int r = 0; r < nr; r++)
+			at[r] -= s->ib[j].cnt[r]; /* back to the start, for pass B */
+	}
+	if ((rc = exchange(s, send, scount, sizeof *send, (void **)&got, rcount)))
+		goto out;
+	uint64_t rtotal = 0;
+	for (int r = 0; r < nr; r++)
+		rtotal += rcount[r];
+	struct answering a = { .s = s, .keys = got, .n = rtotal };
+	if (!(a.out = ans = malloc(sizeof *ans * (rtotal ? rtotal : 1))) ||
+	    !(*answers = malloc(sizeof **answers * (total ? total : 1))))
+		rc = BP_ENOMEM;
+	else
+		rc = bp_parallel_for(s->threads, (rtotal + CHUNK_BITS - 1) / CHUNK_BITS,
+				     answer_piece, &a);
+	if (a.bad)
+		snprintf(s->errmsg, sizeof s->errmsg, "a rank asked for a record not owned here");
+	if ((rc = agree(s, rc, NULL, 0)))
+		goto out;
+	/* the records go back the way the keys came: the counts turned around */
+	for (int r = 0; r < nr; r++) {
+		s->sent += r == s->me ? 0 : rcount[r] * sizeof *ans;
+		s->received += r == s->me ? 0 : scount[r] * sizeof *ans;
+	}
+	rc = s->dist->exchange(s->dist->ctx, ans, rcount, *answers, scount, sizeof *ans);
+out:
+	free(send);
+	free(got);
+	free(ans);
+	free(scount);
+	return rc;
+}
+
 static int is_writer(const struct solve *s)
 {
 	return !s->dist || s->dist->rank == 0;
@@ -301,18 +683,19 @@ static int reopen_table(struct solve *s)
 	return bp_solve_open_table(s->g, s->db, s->sizes, s->opts, is_writer(s), &s->tab, &e);
 }
 
-/* Makes tier t's records available in memory. */
+/* Makes this rank's slice of tier t's records available in memory. */
 static int load_tier(struct solve *s, uint32_t t)
 {
 	struct tier *tt = &s->tiers[t];
+	uint64_t n = tt->hi - tt->lo;
 	if (tt->rec)
 		return BP_OK;
-	uint16_t *rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
+	uint16_t *rec = malloc(sizeof(uint16_t) * (n ? n : 1));
 	if (!rec)
 		return BP_ENOMEM;
-	int rc = bp_table_get_tier(s->tab, t, rec);
+	int rc = bp_table_get_range(s->tab, t, tt->lo, n, rec);
 	if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
-		rc = bp_table_get_tier(s->tab, t, rec);
+		rc = bp_table_get_range(s->tab, t, tt->lo, n, rec);
 	if (rc)
 		free(rec);
 	else
@@ -327,6 +710,96 @@ static void free_tier(struct tier *tt)
 {
 	free(tt->rec);
 	tt->rec = NULL;
+}
+
+/* The writer's source of a tier's records: its own slice, then each other rank's,
+ * received a piece at a time as the store's writer asks for them. */
+struct feed {
+	struct solve *s;
+	uint32_t t;
+	uint16_t *piece; /* PIECE records */
+	int from;	 /* the rank whose piece is held; -1: none */
+	uint64_t p0, p1; /* the indices it holds */
+	uint64_t next;	 /* the first index not yet received */
+};
+
+/* Receives the next piece (of rank owner(next)). */
+static int feed_next(struct feed *f)
+{
+	struct solve *s = f->s;
+	const uint64_t *b = s->bounds + (size_t)f->t * (size_t)(s->nranks + 1);
+	int r = owner(s, f->t, f->next);
+	uint64_t n = b[r + 1] - f->next < PIECE ? b[r + 1] - f->next : PIECE;
+	int rc = s->dist->recv(s->dist->ctx, r, f->piece, n * sizeof *f->piece);
+	s->received += n * sizeof *f->piece;
+	f->from = r;
+	f->p0 = f->next;
+	f->p1 = f->next += n;
+	return rc;
+}
+
+static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
+{
+	struct feed *f = ctx;
+	const struct tier *tt = &f->s->tiers[f->t];
+	while (n) {
+		uint64_t k;
+		if (first < tt->hi) { /* rank 0's own slice: lo is 0 */
+			k = tt->hi - first < n ? tt->hi - first : n;
+			memcpy(dst, tt->rec + first, k * sizeof *dst);
+		} else {
+			if (f->next <= first) {
+				f->next = f->next > tt->hi ? f->next : tt->hi;
+				int rc = feed_next(f);
+				if (rc)
+					return rc;
+			}
+			assert(first >= f->p0 && first < f->p1);
+			k = f->p1 - first < n ? f->p1 - first : n;
+			memcpy(dst, f->piece + (first - f->p0), k * sizeof *dst);
+		}
+		first += k;
+		dst += k;
+		n -= k;
+	}
+	return BP_OK;
+}
+
+/* Stores tier t: in one process directly; split across ranks, rank 0 writes, fed by
+ * the others. Collective. */
+static int store_tier(struct solve *s, uint32_t t, double seconds, struct bp_solve_result *out)
+{
+	struct tier *tt = &s->tiers[t];
+	if (s->nranks == 1)
+		return bp_solve_put_tier(s->g, s->tab, t, tt->rec, s->threads, seconds, out,
+					 s->errmsg, sizeof s->errmsg);
+	if (!is_writer(s)) {
+		int rc = bp_game_status(s->g);
+		for (uint64_t i = tt->lo; i < tt->hi; i += PIECE) {
+			uint64_t n = tt->hi - i < PIECE ? tt->hi - i : PIECE;
+			int src = s->dist->send(s->dist->ctx, 0, tt->rec + (i - tt->lo),
+						n * sizeof *tt->rec);
+			s->sent += n * sizeof *tt->rec;
+			rc = rc ? rc : src;
+		}
+		return rc;
+	}
+	struct feed f = { .s = s, .t = t, .from = -1, .next = tt->hi };
+	assert(tt->lo == 0);
+	if (!(f.piece = malloc(sizeof *f.piece * PIECE)))
+		f.next = tt->size; /* a write that fails at once */
+	int rc = !f.piece ? BP_ENOMEM
+			  : bp_solve_put_tier_fill(s->g, s->tab, t, feed_fill, &f, s->threads,
+						   seconds, out, s->errmsg, sizeof s->errmsg);
+	/* a write that failed part-way: the pieces not taken yet, so no rank is left
+	 * waiting */
+	while (f.piece && f.next < tt->size) {
+		int frc = feed_next(&f);
+		if (frc)
+			break;
+	}
+	free(f.piece);
+	return rc;
 }
 
 /* ---- driver ----------------------------------------------------------------- */
@@ -351,6 +824,111 @@ int bp_solve_tiers_estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
+/* Sets up the ranks: each tier's slices, and the round buffers. */
+static int dist_setup(struct solve *s)
+{
+	int nr = s->nranks;
+	s->bounds = calloc((size_t)s->nt * (size_t)(nr + 1), sizeof *s->bounds);
+	if (!s->bounds)
+		return BP_ENOMEM;
+	for (uint32_t t = 0; t < s->nt; t++) {
+		uint64_t *b = s->bounds + (size_t)t * (size_t)(nr + 1), c0, c1;
+		uint64_t size = s->tiers[t].size;
+		if (nr > 1 && (size >= (uint64_t)1 << 48 || t >= (1u << 16))) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "tier %u: too large to split across ranks", t);
+			return BP_ERANGE;
+		}
+		for (int r = 0; r <= nr; r++) {
+			chunks_of_rank(size, r < nr ? r : nr - 1, nr, &c0, &c1);
+			uint64_t i = (r < nr ? c0 : c1) * CHUNK_BITS;
+			b[r] = i < size ? i : size;
+		}
+		s->tiers[t].lo = b[s->me];
+		s->tiers[t].hi = b[s->me + 1];
+	}
+	if (nr == 1)
+		return BP_OK;
+	s->round_items = (uint64_t)(4 * s->threads > 8 ? 4 * s->threads : 8);
+	s->fwd = calloc((size_t)s->threads * (size_t)nr, sizeof *s->fwd);
+	s->ib = calloc((size_t)s->round_items, sizeof *s->ib);
+	if (!s->fwd || !s->ib)
+		return BP_ENOMEM;
+	for (uint64_t j = 0; j < s->round_items; j++)
+		if (!(s->ib[j].cnt = calloc((size_t)nr * 2, sizeof(uint64_t))))
+			return BP_ENOMEM;
+		else
+			s->ib[j].cursor = s->ib[j].cnt + nr;
+	return BP_OK;
+}
+
+static void dist_free(struct solve *s)
+{
+	if (s->fwd)
+		for (int i = 0; i < s->threads * s->nranks; i++)
+			free(s->fwd[i].a);
+	if (s->ib)
+		for (uint64_t j = 0; j < s->round_items; j++) {
+			free(s->ib[j].keys.a);
+			free(s->ib[j].nk.a);
+			free(s->ib[j].cnt);
+		}
+	free(s->fwd);
+	free(s->ib);
+	free(s->bounds);
+}
+
+/* Forward over tier t: one run in one process, rounds across ranks. */
+static int forward_tier(struct solve *s, uint32_t t)
+{
+	if (s->nranks == 1)
+		return run_tier(s, t, 0, forward_chunk);
+	int rc = BP_OK;
+	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
+		rc = run_items(s, t, 0, k * s->round_items, s->round_items, forward_chunk);
+		if ((rc = agree(s, rc, NULL, 0)) || (rc = forward_exchange(s)) ||
+		    (rc = agree(s, rc, NULL, 0)))
+			return rc;
+	}
+	return rc;
+}
+
+/* Backward over tier t (its records allocated): pass A, the exchange, pass B. */
+static int backward_tier(struct solve *s, uint32_t t)
+{
+	if (s->nranks == 1)
+		return run_tier(s, t, 1, solve_chunk);
+	int rc = BP_OK;
+	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
+		for (uint64_t j = 0; j < s->round_items; j++) {
+			s->ib[j].keys.n = s->ib[j].nk.n = 0;
+			memset(s->ib[j].cnt, 0, sizeof(uint64_t) * (size_t)s->nranks);
+		}
+		uint64_t c0, c1;
+		my_chunks(s, t, &c0, &c1);
+		uint64_t first = k * s->round_items, mine = c1 - c0;
+		uint64_t nitems = first >= mine			  ? 0
+				  : mine - first < s->round_items ? mine - first
+								  : s->round_items;
+		rc = run_items(s, t, 1, first, s->round_items, solve_chunk);
+		uint16_t *answers = NULL;
+		if (!(rc = agree(s, rc, NULL, 0)))
+			rc = backward_exchange(s, nitems, &answers);
+		s->answers = answers;
+		if (!(rc = agree(s, rc, NULL, 0))) {
+			s->t = t;
+			s->chunk0 = c0 + first;
+			s->fn = finish_chunk;
+			rc = bp_parallel_for(s->threads, nitems, shifted, s);
+		}
+		free(answers);
+		s->answers = NULL;
+		if ((rc = agree(s, rc, NULL, 0)))
+			return rc;
+	}
+	return rc;
+}
+
 int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		   struct bp_solve_result *out, struct bp_err *err)
 {
@@ -361,11 +939,16 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			   .opts = opts,
 			   .dist = opts->dist,
 			   .nt = g->ntiers,
+			   .nranks = 1,
 			   .load_lock = PTHREAD_MUTEX_INITIALIZER };
-	uint64_t *sizes = NULL, *done_count = NULL, *bounds = NULL;
+	uint64_t *sizes = NULL, *done_count = NULL;
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err)))
 		return rc;
+	if (s.dist) {
+		s.me = s.dist->rank;
+		s.nranks = s.dist->nranks;
+	}
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	sizes = calloc(s.nt, sizeof *sizes);
@@ -374,9 +957,12 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	s.mv = bp_solve_move_buffers(g, s.threads);
 	s.counts = aligned_alloc(64, (size_t)s.threads * sizeof *s.counts);
 	s.sizes = sizes;
-	if (s.dist && !(bounds = calloc((size_t)s.dist->nranks + 1, sizeof *bounds)))
-		rc = BP_ENOMEM;
-	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || rc) {
+	if ((s.keybuf = calloc((size_t)s.threads, sizeof *s.keybuf)))
+		for (int i = 0; i < s.threads; i++)
+			if (!(s.keybuf[i] = malloc(sizeof(uint64_t) *
+						   (size_t)(g->max_moves ? g->max_moves : 1))))
+				rc = BP_ENOMEM;
+	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || !s.keybuf || rc) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -384,12 +970,16 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		g->ops->tier_size(g, t, &s.tiers[t].size);
 		sizes[t] = s.tiers[t].size;
 		s.tiers[t].lastuse = UINT32_MAX;
-		s.tiers[t].reach = calloc(s.tiers[t].size / 64 + 1, sizeof(uint64_t));
-		if (!s.tiers[t].reach) {
+		s.tiers[t].hi = s.tiers[t].size;
+	}
+	if ((rc = dist_setup(&s)))
+		goto out;
+	for (uint32_t t = 0; t < s.nt; t++)
+		if (!(s.tiers[t].reach =
+			      calloc((s.tiers[t].hi - s.tiers[t].lo) / 64 + 1, sizeof(uint64_t)))) {
 			rc = BP_ENOMEM;
 			goto out;
 		}
-	}
 	/* rank 0 creates the table before the others open it (a table created by two
 	 * processes at once leaves one of them a stale handle) */
 	for (int pass = 0; pass < 2; pass++) {
@@ -426,7 +1016,8 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
 	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
-	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
+	if (owner(&s, st, sidx) == s.me)
+		mark(&s, st, sidx);
 	/* a dense game skips this pass: each tier is marked just before it is solved, and
 	 * tier t is assumed to be needed by tier t - 1 only (any other tier it is needed
 	 * by reads it back from the table) */
@@ -436,21 +1027,17 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	for (uint32_t t = st; !dense && t < s.nt; t++)
 		s.meter.phase_total += s.tiers[t].size;
 	for (uint32_t t = st; !dense && t < s.nt; t++) {
-		/* every rank marked what its share of the tiers below reached */
-		if (s.dist && (rc = s.dist->reduce_or(s.dist->ctx, s.tiers[t].reach,
-						      s.tiers[t].size / 64 + 1)))
+		if ((rc = agree(&s, forward_tier(&s, t), NULL, 0)))
 			goto out;
-		if ((rc = agree(&s, run_tier(&s, t, 0, forward_chunk), NULL, 0)))
+		struct bp_solve_progress pr = {
+			.phase = 0, .tier = t, .ntiers = s.nt, .seconds = bp_solve_clock() - t0
+		};
+		for (uint64_t w = 0; w <= (s.tiers[t].hi - s.tiers[t].lo) / 64; w++)
+			pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+		if ((rc = agree(&s, rc, &pr.positions, 1)))
 			goto out;
-		if (opts->progress) {
-			struct bp_solve_progress pr = { .phase = 0,
-							.tier = t,
-							.ntiers = s.nt,
-							.seconds = bp_solve_clock() - t0 };
-			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
-				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+		if (opts->progress)
 			opts->progress(opts->ctx, &pr);
-		}
 	}
 	if (s.dist && !dense &&
 	    (rc = s.dist->reduce_or(s.dist->ctx, s.succ, (uint64_t)s.nt * s.succ_words)))
@@ -481,35 +1068,20 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 					rc = load_tier(&s, c);
 			if (!rc && dense)
 				rc = run_tier(&s, t, 1, mark_chunk);
-			if (!rc && !(tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t))))
+			if (!rc && !(tt->rec = calloc(tt->hi - tt->lo ? tt->hi - tt->lo : 1,
+						      sizeof(uint16_t))))
 				rc = BP_ENOMEM;
 			memset(s.counts, 0, sizeof *s.counts * (size_t)s.threads);
-			if (!rc)
-				rc = run_tier(&s, t, 1, solve_chunk);
+			if ((rc = agree(&s, rc, NULL, 0)) || (rc = backward_tier(&s, t)))
+				goto out;
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < s.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += s.counts[i][v];
-			/* every rank's share of the tier's records to every rank; then rank 0
-			 * stores the tier, and the others wait for it */
 			if ((rc = agree(&s, rc, tc, 4)))
 				goto out;
-			if (s.dist) {
-				for (int r = 0; r <= s.dist->nranks; r++) {
-					uint64_t c0 = chunks_of(tt->size) * (uint64_t)r /
-						      (uint64_t)s.dist->nranks;
-					uint64_t i0 = c0 * CHUNK_WORDS * 64;
-					bounds[r] = i0 < tt->size ? i0 : tt->size;
-				}
-				if ((rc = s.dist->gather(s.dist->ctx, tt->rec, bounds)))
-					goto out;
-			}
-			if (is_writer(&s))
-				rc = bp_solve_put_tier(g, s.tab, t, tt->rec, s.threads,
-						       prior_seconds + (bp_solve_clock() - t0), out,
-						       s.errmsg, sizeof s.errmsg);
-			else
-				rc = bp_game_status(g);
+			/* rank 0 stores the tier, fed the others' slices; they wait for it */
+			rc = store_tier(&s, t, prior_seconds + (bp_solve_clock() - t0), out);
 			if ((rc = agree(&s, rc, NULL, 0)))
 				goto out;
 			tt->done = 1;
@@ -538,18 +1110,24 @@ out:
 out_quiet:
 	out->seconds = bp_solve_clock() - t0;
 	out->peak_memory = bp_solve_peak_memory();
+	out->sent_bytes = s.sent;
+	out->received_bytes = s.received;
 	bp_table_close(s.tab);
 	if (s.tiers)
 		for (uint32_t t = 0; t < s.nt; t++) {
 			free(s.tiers[t].reach);
 			free(s.tiers[t].rec);
 		}
+	if (s.keybuf)
+		for (int i = 0; i < s.threads; i++)
+			free(s.keybuf[i]);
+	free(s.keybuf);
+	dist_free(&s);
 	bp_solve_free_move_buffers(s.mv, s.threads);
 	free(s.counts);
 	free(s.succ);
 	free(s.tiers);
 	free(sizes);
-	free(bounds);
 	free(done_count);
 	return rc;
 }

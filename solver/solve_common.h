@@ -49,6 +49,13 @@ int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const 
 		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
 		      size_t errlen);
 
+/* As bp_solve_put_tier, with the records a batch at a time from fill
+ * (bp_table_put_tier_fill). @return as bp_table_put_tier_fill; as bp_game_status. */
+int bp_solve_put_tier_fill(const struct bp_game *g, bp_table *tab, uint32_t t,
+			   int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+			   void *ctx, int threads, double seconds,
+			   const struct bp_solve_result *out, char *errmsg, size_t errlen);
+
 /* The tier and dense index of the start position's canonical form.
  * @return as ops->rank. */
 int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index);
