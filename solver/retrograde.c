@@ -50,7 +50,8 @@
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
 #define CHUNK_BITS ((uint64_t)CHUNK_WORDS * 64)
-#define DONE UINT32_MAX		  /* pass A solved the position */
+#define SMALL_ITEMS 4	/* across ranks: a small tier is cut into this many items a rank */
+#define DONE UINT32_MAX /* pass A solved the position */
 #define PIECE ((uint64_t)1 << 20) /* records a rank sends the writer at a time */
 #define KEY(t, i) ((uint64_t)(t) << 48 | (i))
 #define KEY_TIER(k) ((uint32_t)((k) >> 48))
@@ -88,6 +89,8 @@ struct item_buf {
 struct tier {
 	uint64_t size;
 	uint64_t lo, hi;  /* this rank's slice of the index range (one process: all) */
+	uint64_t cw;	  /* bitmap words a work item covers: CHUNK_WORDS, or fewer for a
+			   * tier too small to give every rank SMALL_ITEMS items of that */
 	uint64_t *reach;  /* hi - lo bits: bit i is index lo + i */
 	uint16_t *rec;	  /* hi - lo records (index lo + i), or NULL when not in memory */
 	int done;	  /* stored in the table */
@@ -127,24 +130,24 @@ struct solve {
 	char errmsg[200];
 };
 
-static uint64_t chunks_of(uint64_t size)
+static uint64_t chunks_of(const struct tier *tt)
 {
-	uint64_t words = size / 64 + 1;
-	return (words + CHUNK_WORDS - 1) / CHUNK_WORDS;
+	uint64_t words = tt->size / 64 + 1;
+	return (words + tt->cw - 1) / tt->cw;
 }
 
-/* Rank r's work items of a tier of `size` indices: [*c0, *c1). Item c covers indices
- * [c * CHUNK_BITS, (c + 1) * CHUNK_BITS). */
-static void chunks_of_rank(uint64_t size, int r, int nr, uint64_t *c0, uint64_t *c1)
+/* Rank r's work items of a tier: [*c0, *c1). Item c covers indices
+ * [c * cw * 64, (c + 1) * cw * 64). */
+static void chunks_of_rank(const struct tier *tt, int r, int nr, uint64_t *c0, uint64_t *c1)
 {
-	uint64_t n = chunks_of(size);
+	uint64_t n = chunks_of(tt);
 	*c0 = n * (uint64_t)r / (uint64_t)nr;
 	*c1 = n * (uint64_t)(r + 1) / (uint64_t)nr;
 }
 
 static void my_chunks(const struct solve *s, uint32_t t, uint64_t *c0, uint64_t *c1)
 {
-	chunks_of_rank(s->tiers[t].size, s->me, s->nranks, c0, c1);
+	chunks_of_rank(&s->tiers[t], s->me, s->nranks, c0, c1);
 }
 
 /* The rank that owns index idx of tier t. */
@@ -153,8 +156,8 @@ static int owner(const struct solve *s, uint32_t t, uint64_t idx)
 	if (s->nranks == 1)
 		return 0;
 	const uint64_t *b = s->bounds + (size_t)t * (size_t)(s->nranks + 1);
-	uint64_t n = chunks_of(s->tiers[t].size);
-	int r = (int)(idx / CHUNK_BITS * (uint64_t)s->nranks / n);
+	uint64_t n = chunks_of(&s->tiers[t]);
+	int r = (int)(idx / (s->tiers[t].cw * 64) * (uint64_t)s->nranks / n);
 	while (r + 1 < s->nranks && b[r + 1] <= idx)
 		r++;
 	while (r > 0 && b[r] > idx)
@@ -171,7 +174,7 @@ static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn
 {
 	struct tier *tt = &s->tiers[s->t];
 	uint64_t base = tt->lo / 64, words = (tt->hi - tt->lo) / 64 + 1;
-	uint64_t w0 = item * CHUNK_WORDS - base, w1 = w0 + CHUNK_WORDS;
+	uint64_t w0 = item * tt->cw - base, w1 = w0 + tt->cw;
 	if (w1 > words)
 		w1 = words;
 	struct bp_pos p;
@@ -243,7 +246,7 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
 	(void)worker;
-	uint64_t i0 = item * CHUNK_BITS, i1 = i0 + CHUNK_BITS;
+	uint64_t i0 = item * tt->cw * 64, i1 = i0 + tt->cw * 64;
 	if (i1 > tt->hi)
 		i1 = tt->hi;
 	struct bp_pos p, canon;
@@ -323,7 +326,7 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 {
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
-	struct item_buf *ib = s->nranks > 1 ? &s->ib[idx / CHUNK_BITS - s->chunk0] : NULL;
+	struct item_buf *ib = s->nranks > 1 ? &s->ib[idx / (tt->cw * 64) - s->chunk0] : NULL;
 	struct bp_pos p = *pp, c, canon;
 	uint64_t cidx;
 	uint32_t nk = DONE;
@@ -392,7 +395,7 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 	const uint64_t *keys = ib->keys.a;
 	size_t pos = 0, k = 0;
 	uint64_t base = tt->lo / 64, words = (tt->hi - tt->lo) / 64 + 1;
-	uint64_t w0 = item * CHUNK_WORDS - base, w1 = w0 + CHUNK_WORDS;
+	uint64_t w0 = item * tt->cw - base, w1 = w0 + tt->cw;
 	if (w1 > words)
 		w1 = words;
 	if (ib->keys.n == 0)
@@ -445,7 +448,7 @@ static int run_items(struct solve *s, uint32_t t, int phase, uint64_t first, uin
 	s->chunk0 = c0 + first;
 	if (s->chunk0 + n > c1)
 		n = c1 > s->chunk0 ? c1 - s->chunk0 : 0;
-	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, n, CHUNK_BITS,
+	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, n, s->tiers[t].cw * 64,
 				s->tiers[t].size, shifted, s);
 }
 
@@ -488,7 +491,7 @@ static uint64_t rounds_of(const struct solve *s, uint32_t t)
 {
 	uint64_t most = 0, c0, c1;
 	for (int r = 0; r < s->nranks; r++) {
-		chunks_of_rank(s->tiers[t].size, r, s->nranks, &c0, &c1);
+		chunks_of_rank(&s->tiers[t], r, s->nranks, &c0, &c1);
 		most = c1 - c0 > most ? c1 - c0 : most;
 	}
 	return (most + s->round_items - 1) / s->round_items;
@@ -839,9 +842,13 @@ static int dist_setup(struct solve *s)
 				 "tier %u: too large to split across ranks", t);
 			return BP_ERANGE;
 		}
+		/* a small tier in smaller items, so that every rank has a share of it */
+		uint64_t words = size / 64 + 1, few = (uint64_t)nr * SMALL_ITEMS;
+		if (nr > 1 && words < CHUNK_WORDS * few)
+			s->tiers[t].cw = (words + few - 1) / few;
 		for (int r = 0; r <= nr; r++) {
-			chunks_of_rank(size, r < nr ? r : nr - 1, nr, &c0, &c1);
-			uint64_t i = (r < nr ? c0 : c1) * CHUNK_BITS;
+			chunks_of_rank(&s->tiers[t], r < nr ? r : nr - 1, nr, &c0, &c1);
+			uint64_t i = (r < nr ? c0 : c1) * s->tiers[t].cw * 64;
 			b[r] = i < size ? i : size;
 		}
 		s->tiers[t].lo = b[s->me];
@@ -971,6 +978,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		sizes[t] = s.tiers[t].size;
 		s.tiers[t].lastuse = UINT32_MAX;
 		s.tiers[t].hi = s.tiers[t].size;
+		s.tiers[t].cw = CHUNK_WORDS;
 	}
 	if ((rc = dist_setup(&s)))
 		goto out;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # solve --mpi gives the one-process table: for a small instance of every game with a
-# tiered engine, `mpirun -np 2 boardproof solve GAME --mpi` must store the same
-# content (verify's content_hash) as `boardproof solve GAME --solver tiers`; then a
+# tiered engine, `mpirun -np N boardproof solve GAME --mpi` for N = 1, 2 and 4 must
+# store the same content (verify's content_hash) as `boardproof solve GAME --solver
+# tiers`, and with 2 or 4 ranks the ranks must have exchanged records; then a
 # rank killed in the middle of a solve makes mpirun fail, and the rerun resumes the
 # stored tiers and ends with the same content. Skipped (exit 77, with a message)
 # where mpirun is missing or boardproof was built without MPI.
@@ -28,27 +29,47 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 mpi=(mpirun --oversubscribe -np 2)
 fail=0
 hash_of() { "$bin" verify "$1" --db "$2" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"' | head -1; }
-n=0
-for game in taifas:3x3 taifas:3x4 chicken:tri4 glorieta:hex2 \
-	"landscape:hex2,neutrals=1,layout=a1" havannah:hex2 mirador:8x8; do
-	n=$((n + 1))
-	"$bin" solve "$game" --db "$tmp/one$n" --solver tiers --threads 1 >/dev/null 2>&1
-	if ! "${mpi[@]}" "$bin" solve "$game" --db "$tmp/mpi$n" --mpi --threads 1 >"$tmp/out" 2>&1; then
-		echo "FAIL $game: mpirun -np 2 solve --mpi failed:"
-		head -5 "$tmp/out"
-		fail=1
-		continue
-	fi
-	a=$(hash_of "$game" "$tmp/one$n") b=$(hash_of "$game" "$tmp/mpi$n")
-	if [ -z "$a" ] || [ "$a" != "$b" ]; then
-		echo "FAIL $game: one process ${a:-(none)}, 2 ranks ${b:-(none)}"
-		fail=1
-	else
-		echo "ok $game: $a"
-	fi
+games=(taifas:3x3 taifas:3x4 chicken:tri4 glorieta:hex2
+	"landscape:hex2,neutrals=1,layout=a1" havannah:hex2 mirador:8x8)
+# game n: one process, then 1, 2 and 4 ranks; the games side by side (most of the time
+# is spent starting mpirun and MPI, not solving)
+solve_game() {
+	"$bin" solve "$2" --db "$tmp/one$1" --solver tiers --threads 1 >/dev/null 2>&1
+	for np in 1 2 4; do
+		mpirun --oversubscribe -np $np "$bin" solve "$2" --db "$tmp/mpi$1-$np" --mpi \
+			--threads 1 --json >"$tmp/out$1-$np" 2>&1 || echo "$?" >"$tmp/rc$1-$np"
+	done
+}
+for n in "${!games[@]}"; do
+	solve_game "$n" "${games[$n]}" &
+done
+wait
+for n in "${!games[@]}"; do
+	game=${games[$n]}
+	a=$(hash_of "$game" "$tmp/one$n")
+	for np in 1 2 4; do
+		b=$(hash_of "$game" "$tmp/mpi$n-$np")
+		# each rank holds only its slices: with more than one, records must travel
+		sent=$(grep -o '"rank_sent_bytes": [0-9]*' "$tmp/out$n-$np" | grep -o '[0-9]*$')
+		if [ -e "$tmp/rc$n-$np" ]; then
+			echo "FAIL $game: mpirun -np $np solve --mpi failed (exit $(cat "$tmp/rc$n-$np")):"
+			head -5 "$tmp/out$n-$np"
+			fail=1
+		elif [ -z "$a" ] || [ "$a" != "$b" ]; then
+			echo "FAIL $game: one process ${a:-(none)}, $np ranks ${b:-(none)}"
+			fail=1
+		elif [ "$np" -gt 1 ] && [ "${sent:-0}" -eq 0 ]; then
+			echo "FAIL $game: $np ranks exchanged nothing (rank_sent_bytes ${sent:-missing})"
+			fail=1
+		else
+			echo "ok $game, $np rank(s): $b, busiest rank sent ${sent:-?} bytes"
+		fi
+	done
 done
 
-# a rank dies: mpirun fails; the rerun resumes and stores the same table
+echo "(solves: ${SECONDS} s)" >&2
+# a rank dies: mpirun fails; the rerun (on 4 ranks, so other slices) resumes and stores
+# the same table
 game=taifas:3x4
 "${mpi[@]}" "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --progress >"$tmp/kill.out" 2>"$tmp/kill.err" &
 mp=$!
@@ -63,18 +84,19 @@ rc=$?
 if [ "$rc" = 0 ]; then
 	echo "note: the solve ended before a rank could be killed; the resume is not checked"
 else
-	if ! "${mpi[@]}" "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --json >"$tmp/resume" 2>&1; then
+	if ! mpirun --oversubscribe -np 4 "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --json >"$tmp/resume" 2>&1; then
 		echo "FAIL the rerun after a killed rank failed:"
 		head -5 "$tmp/resume"
 		fail=1
 	elif ! grep -q '"resumed_tiers": [1-9]' "$tmp/resume"; then
 		echo "FAIL the rerun after a killed rank resumed no tier"
 		fail=1
-	elif [ "$(hash_of $game "$tmp/kill")" != "$(hash_of $game "$tmp/one2")" ]; then
+	elif [ "$(hash_of $game "$tmp/kill")" != "$(hash_of $game "$tmp/one1")" ]; then
 		echo "FAIL the resumed table differs from the one-process one"
 		fail=1
 	else
 		echo "ok a killed rank: mpirun exit $rc, the rerun resumed and agrees"
 	fi
 fi
+echo "(all: ${SECONDS} s)" >&2
 exit $fail
