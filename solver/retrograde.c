@@ -19,8 +19,9 @@
  * A tier found already stored (an interrupted solve being resumed) is read back from
  * the table when a lower tier needs it.
  *
- * Split across ranks (opts->dist): rank r owns the chunks c0(r)..c1(r) of every tier
- * (my_chunks) and holds only that slice of each tier's reach bits and records. Work
+ * Split across ranks (opts->dist): every tier is cut into chunks (work items), dealt
+ * out to the ranks in turn (chunk c is rank c % nranks's, see owner()), and a rank holds
+ * only its own chunks of each tier's reach bits and records. Work
  * goes in rounds of a few chunks, the same number of rounds on every rank:
  *     forward:  children owned here are marked at once; the others' keys (tier and
  *               index) are bucketed by owner and sent in one exchange per round;
@@ -30,8 +31,8 @@
  *               around); pass B then solves those positions, reading the answers in
  *               the order the keys were sent.
  * Rank 0 writes each tier through the store's batch writer, receiving the other
- * ranks' slices a piece at a time as the writer reaches them; no rank ever holds a
- * whole tier. With one process every child is owned here: no key is kept and pass B
+ * ranks' chunks one at a time as the writer reaches them; no rank ever holds a whole
+ * tier. A resumed rank reads only its chunks of the stored tiers. With one process every child is owned here: no key is kept and pass B
  * finds nothing to do.
  *
  * Canonicalizing every child costs a few table lookups per symmetry; the alternative
@@ -88,11 +89,13 @@ struct item_buf {
 
 struct tier {
 	uint64_t size;
-	uint64_t lo, hi;  /* this rank's slice of the index range (one process: all) */
 	uint64_t cw;	  /* bitmap words a work item covers: CHUNK_WORDS, or fewer for a
 			   * tier too small to give every rank SMALL_ITEMS items of that */
-	uint64_t *reach;  /* hi - lo bits: bit i is index lo + i */
-	uint16_t *rec;	  /* hi - lo records (index lo + i), or NULL when not in memory */
+	uint64_t nchunks; /* work items of the tier: chunk c is rank c % nranks's */
+	uint64_t mine;	  /* this rank's chunks; its j-th is chunk me + j * nranks */
+	uint64_t *reach;  /* mine * cw words: this rank's chunks' bits, in order */
+	uint16_t *rec;	  /* mine * cw * 64 records, the same way (local()), or NULL when
+			   * not in memory */
 	int done;	  /* stored in the table */
 	uint32_t lastuse; /* lowest tier whose moves reach this one; UINT32_MAX: none */
 };
@@ -106,8 +109,6 @@ struct solve {
 	const uint64_t *sizes;
 	uint64_t chunk0;	 /* the first work item of the current run */
 	int me, nranks;		 /* 0 and 1 in one process */
-	uint64_t *bounds;	 /* nt * (nranks + 1): tier t's slice of rank r starts at
-			   * bounds[t * (nranks + 1) + r] */
 	uint64_t round_items;	 /* work items a rank takes in one round */
 	struct vec *fwd;	 /* forward: threads * nranks arrays of keys to send */
 	struct item_buf *ib;	 /* backward: round_items */
@@ -136,33 +137,20 @@ static uint64_t chunks_of(const struct tier *tt)
 	return (words + tt->cw - 1) / tt->cw;
 }
 
-/* Rank r's work items of a tier: [*c0, *c1). Item c covers indices
- * [c * cw * 64, (c + 1) * cw * 64). */
-static void chunks_of_rank(const struct tier *tt, int r, int nr, uint64_t *c0, uint64_t *c1)
-{
-	uint64_t n = chunks_of(tt);
-	*c0 = n * (uint64_t)r / (uint64_t)nr;
-	*c1 = n * (uint64_t)(r + 1) / (uint64_t)nr;
-}
-
-static void my_chunks(const struct solve *s, uint32_t t, uint64_t *c0, uint64_t *c1)
-{
-	chunks_of_rank(&s->tiers[t], s->me, s->nranks, c0, c1);
-}
-
-/* The rank that owns index idx of tier t. */
+/* Chunk c covers indices [c * cw * 64, (c + 1) * cw * 64) and is rank c % nranks's: the
+ * chunks are dealt out in turn, as cards. Canonical positions crowd into parts of a
+ * tier's index range (with Taifas the first quarter of a tier holds twice its share),
+ * so contiguous slices would give one rank most of the work. */
 static int owner(const struct solve *s, uint32_t t, uint64_t idx)
 {
-	if (s->nranks == 1)
-		return 0;
-	const uint64_t *b = s->bounds + (size_t)t * (size_t)(s->nranks + 1);
-	uint64_t n = chunks_of(&s->tiers[t]);
-	int r = (int)(idx / (s->tiers[t].cw * 64) * (uint64_t)s->nranks / n);
-	while (r + 1 < s->nranks && b[r + 1] <= idx)
-		r++;
-	while (r > 0 && b[r] > idx)
-		r--;
-	return r;
+	return (int)(idx / (s->tiers[t].cw * 64) % (uint64_t)s->nranks);
+}
+
+/* Where index idx of tier t (owned here) is in this rank's arrays. */
+static uint64_t local(const struct solve *s, uint32_t t, uint64_t idx)
+{
+	uint64_t cb = s->tiers[t].cw * 64;
+	return idx / cb / (uint64_t)s->nranks * cb + idx % cb;
 }
 
 /* ---- 1. reachability ------------------------------------------------------- */
@@ -173,14 +161,12 @@ typedef int marked_fn(struct solve *s, int worker, uint64_t idx, const struct bp
 static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn)
 {
 	struct tier *tt = &s->tiers[s->t];
-	uint64_t base = tt->lo / 64, words = (tt->hi - tt->lo) / 64 + 1;
-	uint64_t w0 = item * tt->cw - base, w1 = w0 + tt->cw;
-	if (w1 > words)
-		w1 = words;
+	/* item is a chunk of this rank's: its words here, and its first index */
+	uint64_t w0 = item / (uint64_t)s->nranks * tt->cw, i0 = item * tt->cw * 64;
 	struct bp_pos p;
-	for (uint64_t wi = w0; wi < w1; wi++)
-		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = (base + wi) * 64 + (uint64_t)__builtin_ctzll(w);
+	for (uint64_t k = 0; k < tt->cw; k++)
+		for (uint64_t w = tt->reach[w0 + k]; w; w &= w - 1) {
+			uint64_t idx = i0 + k * 64 + (uint64_t)__builtin_ctzll(w);
 			int rc = s->g->ops->unrank(s->g, s->t, idx, &p);
 			if (rc || (rc = fn(s, worker, idx, &p)))
 				return rc;
@@ -190,7 +176,7 @@ static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn
 
 static void mark(struct solve *s, uint32_t t, uint64_t idx)
 {
-	uint64_t i = idx - s->tiers[t].lo;
+	uint64_t i = local(s, t, idx);
 	__atomic_fetch_or(&s->tiers[t].reach[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
 }
 
@@ -247,8 +233,8 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 	struct tier *tt = &s->tiers[s->t];
 	(void)worker;
 	uint64_t i0 = item * tt->cw * 64, i1 = i0 + tt->cw * 64;
-	if (i1 > tt->hi)
-		i1 = tt->hi;
+	if (i1 > tt->size)
+		i1 = tt->size;
 	struct bp_pos p, canon;
 	for (uint64_t idx = i0; idx < i1; idx++) {
 		int rc = g->ops->unrank(g, s->t, idx, &p);
@@ -258,7 +244,7 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 			return rc;
 		bp_game_canonical(g, &p, &canon);
 		if (bp_pos_equal(&p, &canon)) /* words are the chunk's own */
-			tt->reach[(idx - tt->lo) / 64] |= 1ull << ((idx - tt->lo) % 64);
+			tt->reach[local(s, s->t, idx) / 64] |= 1ull << (idx % 64);
 	}
 	return BP_OK;
 }
@@ -286,7 +272,7 @@ static int local_record(struct solve *s, uint32_t ct, uint64_t cidx, uint16_t *r
 {
 	int rc;
 	const uint16_t *crec = child_tier(s, ct, &rc);
-	*r = crec ? crec[cidx - s->tiers[ct].lo] : 0;
+	*r = crec ? crec[local(s, ct, cidx)] : 0;
 	return rc;
 }
 
@@ -315,7 +301,7 @@ static int settle(struct solve *s, int worker, uint64_t idx, uint32_t best, int 
 		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	tt->rec[idx - tt->lo] = bp_record_make(v, rem);
+	tt->rec[local(s, s->t, idx)] = bp_record_make(v, rem);
 	s->counts[worker][v]++;
 	return BP_OK;
 }
@@ -326,14 +312,16 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 {
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
-	struct item_buf *ib = s->nranks > 1 ? &s->ib[idx / (tt->cw * 64) - s->chunk0] : NULL;
+	struct item_buf *ib =
+		s->nranks > 1 ? &s->ib[idx / (tt->cw * 64) / (uint64_t)s->nranks - s->chunk0]
+			      : NULL;
 	struct bp_pos p = *pp, c, canon;
 	uint64_t cidx;
 	uint32_t nk = DONE;
 	int rc;
 	enum bp_value v = g->ops->outcome(g, &p);
 	if (v != BP_VALUE_NONE) {
-		tt->rec[idx - tt->lo] = bp_record_make(v, 0);
+		tt->rec[local(s, s->t, idx)] = bp_record_make(v, 0);
 		s->counts[worker][v]++;
 		return ib ? vec_push(&ib->nk, &nk, sizeof nk) : BP_OK;
 	}
@@ -390,22 +378,19 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 {
 	struct solve *s = ctx;
 	struct tier *tt = &s->tiers[s->t];
-	struct item_buf *ib = &s->ib[item - s->chunk0];
+	struct item_buf *ib = &s->ib[item / (uint64_t)s->nranks - s->chunk0];
 	const uint32_t *nk = ib->nk.a;
 	const uint64_t *keys = ib->keys.a;
 	size_t pos = 0, k = 0;
-	uint64_t base = tt->lo / 64, words = (tt->hi - tt->lo) / 64 + 1;
-	uint64_t w0 = item * tt->cw - base, w1 = w0 + tt->cw;
-	if (w1 > words)
-		w1 = words;
+	uint64_t w0 = item / (uint64_t)s->nranks * tt->cw, i0 = item * tt->cw * 64;
 	if (ib->keys.n == 0)
 		return BP_OK;
-	for (uint64_t wi = w0; wi < w1; wi++)
-		for (uint64_t w = tt->reach[wi]; w; w &= w - 1, pos++) {
+	for (uint64_t kw = 0; kw < tt->cw; kw++)
+		for (uint64_t w = tt->reach[w0 + kw]; w; w &= w - 1, pos++) {
 			assert(pos < ib->nk.n);
 			if (nk[pos] == DONE)
 				continue;
-			uint64_t idx = (base + wi) * 64 + (uint64_t)__builtin_ctzll(w);
+			uint64_t idx = i0 + kw * 64 + (uint64_t)__builtin_ctzll(w);
 			uint32_t best = 0, bad_tier = 0;
 			int unsolved = 0, rc;
 			for (uint32_t i = 0; i < nk[pos]; i++, k++) {
@@ -433,21 +418,21 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 static int shifted(void *ctx, int worker, uint64_t item)
 {
 	struct solve *s = ctx;
-	return s->fn(ctx, worker, item + s->chunk0);
+	/* the run's item'th item is this rank's (chunk0 + item)'th chunk */
+	return s->fn(ctx, worker, (uint64_t)s->me + (item + s->chunk0) * (uint64_t)s->nranks);
 }
 
-/* Runs fn over this rank's work items first..first+n-1 of tier t (counted from the
- * rank's first item), metered. */
+/* Runs fn over this rank's work items first..first+n-1 of tier t (its j-th item is
+ * chunk me + j * nranks), metered. */
 static int run_items(struct solve *s, uint32_t t, int phase, uint64_t first, uint64_t n,
 		     int (*fn)(void *, int, uint64_t))
 {
-	uint64_t c0, c1;
+	uint64_t mine = s->tiers[t].mine;
 	s->t = t;
 	s->fn = fn;
-	my_chunks(s, t, &c0, &c1);
-	s->chunk0 = c0 + first;
-	if (s->chunk0 + n > c1)
-		n = c1 > s->chunk0 ? c1 - s->chunk0 : 0;
+	s->chunk0 = first;
+	if (first + n > mine)
+		n = mine > first ? mine - first : 0;
 	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, n, s->tiers[t].cw * 64,
 				s->tiers[t].size, shifted, s);
 }
@@ -489,11 +474,8 @@ static int agree(struct solve *s, int rc, uint64_t *extra, int n)
  * computes the same number from the tier's size alone. */
 static uint64_t rounds_of(const struct solve *s, uint32_t t)
 {
-	uint64_t most = 0, c0, c1;
-	for (int r = 0; r < s->nranks; r++) {
-		chunks_of_rank(&s->tiers[t], r, s->nranks, &c0, &c1);
-		most = c1 - c0 > most ? c1 - c0 : most;
-	}
+	/* rank 0 has the most chunks */
+	uint64_t most = (s->tiers[t].nchunks + (uint64_t)s->nranks - 1) / (uint64_t)s->nranks;
 	return (most + s->round_items - 1) / s->round_items;
 }
 
@@ -686,19 +668,31 @@ static int reopen_table(struct solve *s)
 	return bp_solve_open_table(s->g, s->db, s->sizes, s->opts, is_writer(s), &s->tab, &e);
 }
 
-/* Makes this rank's slice of tier t's records available in memory. */
+/* Chunk c of tier t: its first index and its length. */
+static uint64_t chunk_span(const struct tier *tt, uint64_t c, uint64_t *len)
+{
+	uint64_t cb = tt->cw * 64, i0 = c * cb;
+	*len = i0 >= tt->size ? 0 : tt->size - i0 < cb ? tt->size - i0 : cb;
+	return i0;
+}
+
+/* Makes this rank's chunks of tier t's records available in memory. */
 static int load_tier(struct solve *s, uint32_t t)
 {
 	struct tier *tt = &s->tiers[t];
-	uint64_t n = tt->hi - tt->lo;
+	uint64_t cb = tt->cw * 64, n = tt->mine * cb;
 	if (tt->rec)
 		return BP_OK;
-	uint16_t *rec = malloc(sizeof(uint16_t) * (n ? n : 1));
+	uint16_t *rec = calloc(n ? n : 1, sizeof *rec);
 	if (!rec)
 		return BP_ENOMEM;
-	int rc = bp_table_get_range(s->tab, t, tt->lo, n, rec);
-	if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
-		rc = bp_table_get_range(s->tab, t, tt->lo, n, rec);
+	int rc = BP_OK;
+	for (uint64_t j = 0; !rc && j < tt->mine; j++) {
+		uint64_t len, i0 = chunk_span(tt, (uint64_t)s->me + j * (uint64_t)s->nranks, &len);
+		rc = bp_table_get_range(s->tab, t, i0, len, rec + j * cb);
+		if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
+			rc = bp_table_get_range(s->tab, t, i0, len, rec + j * cb);
+	}
 	if (rc)
 		free(rec);
 	else
@@ -715,51 +709,46 @@ static void free_tier(struct tier *tt)
 	tt->rec = NULL;
 }
 
-/* The writer's source of a tier's records: its own slice, then each other rank's,
- * received a piece at a time as the store's writer asks for them. */
+/* The writer's source of a tier's records, in index order: its own chunks from memory,
+ * the others' received one chunk at a time as the store's writer reaches them (each
+ * rank sends its chunks in order, so they arrive in the order they are needed). */
 struct feed {
 	struct solve *s;
 	uint32_t t;
-	uint16_t *piece; /* PIECE records */
-	int from;	 /* the rank whose piece is held; -1: none */
-	uint64_t p0, p1; /* the indices it holds */
-	uint64_t next;	 /* the first index not yet received */
+	uint16_t *piece; /* one chunk */
+	uint64_t held;	 /* the chunk in piece; UINT64_MAX: none */
+	uint64_t next;	 /* chunks below it have been received or are rank 0's */
 };
 
-/* Receives the next piece (of rank owner(next)). */
-static int feed_next(struct feed *f)
+static int feed_recv(struct feed *f, uint64_t c)
 {
 	struct solve *s = f->s;
-	const uint64_t *b = s->bounds + (size_t)f->t * (size_t)(s->nranks + 1);
-	int r = owner(s, f->t, f->next);
-	uint64_t n = b[r + 1] - f->next < PIECE ? b[r + 1] - f->next : PIECE;
-	int rc = s->dist->recv(s->dist->ctx, r, f->piece, n * sizeof *f->piece);
-	s->received += n * sizeof *f->piece;
-	f->from = r;
-	f->p0 = f->next;
-	f->p1 = f->next += n;
-	return rc;
+	uint64_t len;
+	chunk_span(&s->tiers[f->t], c, &len);
+	s->received += len * sizeof *f->piece;
+	f->held = c;
+	f->next = c + 1;
+	return s->dist->recv(s->dist->ctx, owner(s, f->t, c * s->tiers[f->t].cw * 64), f->piece,
+			     len * sizeof *f->piece);
 }
 
 static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
 {
 	struct feed *f = ctx;
-	const struct tier *tt = &f->s->tiers[f->t];
+	struct solve *s = f->s;
+	const struct tier *tt = &s->tiers[f->t];
+	uint64_t cb = tt->cw * 64;
 	while (n) {
-		uint64_t k;
-		if (first < tt->hi) { /* rank 0's own slice: lo is 0 */
-			k = tt->hi - first < n ? tt->hi - first : n;
-			memcpy(dst, tt->rec + first, k * sizeof *dst);
+		uint64_t c = first / cb, len, off = first - chunk_span(tt, c, &len);
+		uint64_t k = len - off < n ? len - off : n;
+		if (owner(s, f->t, first) == 0) {
+			memcpy(dst, tt->rec + local(s, f->t, first), k * sizeof *dst);
+			f->next = c + 1;
 		} else {
-			if (f->next <= first) {
-				f->next = f->next > tt->hi ? f->next : tt->hi;
-				int rc = feed_next(f);
-				if (rc)
-					return rc;
-			}
-			assert(first >= f->p0 && first < f->p1);
-			k = f->p1 - first < n ? f->p1 - first : n;
-			memcpy(dst, f->piece + (first - f->p0), k * sizeof *dst);
+			int rc = f->held == c ? BP_OK : feed_recv(f, c);
+			if (rc)
+				return rc;
+			memcpy(dst, f->piece + off, k * sizeof *dst);
 		}
 		first += k;
 		dst += k;
@@ -773,34 +762,32 @@ static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
 static int store_tier(struct solve *s, uint32_t t, double seconds, struct bp_solve_result *out)
 {
 	struct tier *tt = &s->tiers[t];
+	uint64_t cb = tt->cw * 64;
 	if (s->nranks == 1)
 		return bp_solve_put_tier(s->g, s->tab, t, tt->rec, s->threads, seconds, out,
 					 s->errmsg, sizeof s->errmsg);
 	if (!is_writer(s)) {
 		int rc = bp_game_status(s->g);
-		for (uint64_t i = tt->lo; i < tt->hi; i += PIECE) {
-			uint64_t n = tt->hi - i < PIECE ? tt->hi - i : PIECE;
-			int src = s->dist->send(s->dist->ctx, 0, tt->rec + (i - tt->lo),
-						n * sizeof *tt->rec);
-			s->sent += n * sizeof *tt->rec;
+		for (uint64_t j = 0; j < tt->mine; j++) {
+			uint64_t len;
+			chunk_span(tt, (uint64_t)s->me + j * (uint64_t)s->nranks, &len);
+			int src = s->dist->send(s->dist->ctx, 0, tt->rec + j * cb,
+						len * sizeof *tt->rec);
+			s->sent += len * sizeof *tt->rec;
 			rc = rc ? rc : src;
 		}
 		return rc;
 	}
-	struct feed f = { .s = s, .t = t, .from = -1, .next = tt->hi };
-	assert(tt->lo == 0);
-	if (!(f.piece = malloc(sizeof *f.piece * PIECE)))
-		f.next = tt->size; /* a write that fails at once */
-	int rc = !f.piece ? BP_ENOMEM
-			  : bp_solve_put_tier_fill(s->g, s->tab, t, feed_fill, &f, s->threads,
-						   seconds, out, s->errmsg, sizeof s->errmsg);
-	/* a write that failed part-way: the pieces not taken yet, so no rank is left
+	struct feed f = { .s = s, .t = t, .held = UINT64_MAX };
+	int rc = (f.piece = malloc(sizeof *f.piece * cb)) ? BP_OK : BP_ENOMEM;
+	if (!rc)
+		rc = bp_solve_put_tier_fill(s->g, s->tab, t, feed_fill, &f, s->threads, seconds,
+					    out, s->errmsg, sizeof s->errmsg);
+	/* a write that failed part-way: the chunks not taken yet, so that no rank is left
 	 * waiting */
-	while (f.piece && f.next < tt->size) {
-		int frc = feed_next(&f);
-		if (frc)
+	for (uint64_t c = f.next; f.piece && c < tt->nchunks; c++)
+		if (owner(s, t, c * cb) != 0 && feed_recv(&f, c))
 			break;
-	}
 	free(f.piece);
 	return rc;
 }
@@ -831,12 +818,9 @@ int bp_solve_tiers_estimate(const struct bp_game *g, uint64_t *bytes)
 static int dist_setup(struct solve *s)
 {
 	int nr = s->nranks;
-	s->bounds = calloc((size_t)s->nt * (size_t)(nr + 1), sizeof *s->bounds);
-	if (!s->bounds)
-		return BP_ENOMEM;
 	for (uint32_t t = 0; t < s->nt; t++) {
-		uint64_t *b = s->bounds + (size_t)t * (size_t)(nr + 1), c0, c1;
-		uint64_t size = s->tiers[t].size;
+		struct tier *tt = &s->tiers[t];
+		uint64_t size = tt->size;
 		if (nr > 1 && (size >= (uint64_t)1 << 48 || t >= (1u << 16))) {
 			snprintf(s->errmsg, sizeof s->errmsg,
 				 "tier %u: too large to split across ranks", t);
@@ -845,14 +829,12 @@ static int dist_setup(struct solve *s)
 		/* a small tier in smaller items, so that every rank has a share of it */
 		uint64_t words = size / 64 + 1, few = (uint64_t)nr * SMALL_ITEMS;
 		if (nr > 1 && words < CHUNK_WORDS * few)
-			s->tiers[t].cw = (words + few - 1) / few;
-		for (int r = 0; r <= nr; r++) {
-			chunks_of_rank(&s->tiers[t], r < nr ? r : nr - 1, nr, &c0, &c1);
-			uint64_t i = (r < nr ? c0 : c1) * s->tiers[t].cw * 64;
-			b[r] = i < size ? i : size;
-		}
-		s->tiers[t].lo = b[s->me];
-		s->tiers[t].hi = b[s->me + 1];
+			tt->cw = (words + few - 1) / few;
+		tt->nchunks = chunks_of(tt);
+		tt->mine =
+			tt->nchunks > (uint64_t)s->me
+				? (tt->nchunks - (uint64_t)s->me + (uint64_t)nr - 1) / (uint64_t)nr
+				: 0;
 	}
 	if (nr == 1)
 		return BP_OK;
@@ -882,7 +864,6 @@ static void dist_free(struct solve *s)
 		}
 	free(s->fwd);
 	free(s->ib);
-	free(s->bounds);
 }
 
 /* Forward over tier t: one run in one process, rounds across ranks. */
@@ -911,9 +892,7 @@ static int backward_tier(struct solve *s, uint32_t t)
 			s->ib[j].keys.n = s->ib[j].nk.n = 0;
 			memset(s->ib[j].cnt, 0, sizeof(uint64_t) * (size_t)s->nranks);
 		}
-		uint64_t c0, c1;
-		my_chunks(s, t, &c0, &c1);
-		uint64_t first = k * s->round_items, mine = c1 - c0;
+		uint64_t first = k * s->round_items, mine = s->tiers[t].mine;
 		uint64_t nitems = first >= mine			  ? 0
 				  : mine - first < s->round_items ? mine - first
 								  : s->round_items;
@@ -924,7 +903,7 @@ static int backward_tier(struct solve *s, uint32_t t)
 		s->answers = answers;
 		if (!(rc = agree(s, rc, NULL, 0))) {
 			s->t = t;
-			s->chunk0 = c0 + first;
+			s->chunk0 = first;
 			s->fn = finish_chunk;
 			rc = bp_parallel_for(s->threads, nitems, shifted, s);
 		}
@@ -977,14 +956,13 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		g->ops->tier_size(g, t, &s.tiers[t].size);
 		sizes[t] = s.tiers[t].size;
 		s.tiers[t].lastuse = UINT32_MAX;
-		s.tiers[t].hi = s.tiers[t].size;
 		s.tiers[t].cw = CHUNK_WORDS;
 	}
 	if ((rc = dist_setup(&s)))
 		goto out;
 	for (uint32_t t = 0; t < s.nt; t++)
 		if (!(s.tiers[t].reach =
-			      calloc((s.tiers[t].hi - s.tiers[t].lo) / 64 + 1, sizeof(uint64_t)))) {
+			      calloc(s.tiers[t].mine * s.tiers[t].cw + 1, sizeof(uint64_t)))) {
 			rc = BP_ENOMEM;
 			goto out;
 		}
@@ -1040,7 +1018,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		struct bp_solve_progress pr = {
 			.phase = 0, .tier = t, .ntiers = s.nt, .seconds = bp_solve_clock() - t0
 		};
-		for (uint64_t w = 0; w <= (s.tiers[t].hi - s.tiers[t].lo) / 64; w++)
+		for (uint64_t w = 0; w < s.tiers[t].mine * s.tiers[t].cw; w++)
 			pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
 		if ((rc = agree(&s, rc, &pr.positions, 1)))
 			goto out;
@@ -1076,8 +1054,8 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 					rc = load_tier(&s, c);
 			if (!rc && dense)
 				rc = run_tier(&s, t, 1, mark_chunk);
-			if (!rc && !(tt->rec = calloc(tt->hi - tt->lo ? tt->hi - tt->lo : 1,
-						      sizeof(uint16_t))))
+			if (!rc &&
+			    !(tt->rec = calloc(tt->mine * tt->cw * 64 + 1, sizeof(uint16_t))))
 				rc = BP_ENOMEM;
 			memset(s.counts, 0, sizeof *s.counts * (size_t)s.threads);
 			if ((rc = agree(&s, rc, NULL, 0)) || (rc = backward_tier(&s, t)))
