@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/dist.h"
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
@@ -114,7 +115,7 @@ struct solve {
 	struct item_buf *ib;	 /* backward: round_items */
 	uint64_t **keybuf;	 /* per worker: one position's children keys */
 	const uint16_t *answers; /* backward: the records answered, by rank then item */
-	uint64_t sent, received; /* bytes exchanged */
+	struct bp_dist dx;
 	int (*fn)(void *ctx, int worker, uint64_t item); /* run_tier's */
 	pthread_mutex_t load_lock;			 /* tiers read from the table on demand */
 	struct tier *tiers;
@@ -133,8 +134,7 @@ struct solve {
 
 static uint64_t chunks_of(const struct tier *tt)
 {
-	uint64_t words = tt->size / 64 + 1;
-	return (words + tt->cw - 1) / tt->cw;
+	return bp_dist_chunks(tt->size, tt->cw * 64);
 }
 
 /* Chunk c covers indices [c * cw * 64, (c + 1) * cw * 64) and is rank c % nranks's: the
@@ -447,27 +447,7 @@ static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, in
  * rank failed. */
 static int agree(struct solve *s, int rc, uint64_t *extra, int n)
 {
-	if (!s->dist)
-		return rc;
-	uint64_t v[8] = { rc != 0 };
-	for (int i = 0; i < n; i++)
-		v[1 + i] = extra[i];
-	int crc = s->dist->sum(s->dist->ctx, v, n + 1);
-	if (crc) {
-		snprintf(s->errmsg, sizeof s->errmsg, "combining across ranks: %s",
-			 bp_strerror(crc));
-		return crc;
-	}
-	for (int i = 0; i < n; i++)
-		extra[i] = v[1 + i];
-	if (rc)
-		return rc;
-	if (v[0]) {
-		snprintf(s->errmsg, sizeof s->errmsg, "%llu other rank%s failed",
-			 (unsigned long long)v[0], v[0] == 1 ? "" : "s");
-		return BP_EIO;
-	}
-	return BP_OK;
+	return bp_dist_agree(&s->dx, rc, extra, n);
 }
 
 /* The rounds of tier t: enough for the rank with the most work items. Every rank
@@ -485,26 +465,7 @@ static uint64_t rounds_of(const struct solve *s, uint32_t t)
 static int exchange(struct solve *s, const void *send, const uint64_t *scount, size_t elem,
 		    void **recv, uint64_t *rcount)
 {
-	int nr = s->nranks, rc;
-	uint64_t *ones = calloc((size_t)nr, sizeof *ones), total = 0;
-	*recv = NULL;
-	if (!ones)
-		return BP_ENOMEM;
-	for (int r = 0; r < nr; r++)
-		ones[r] = 1;
-	rc = s->dist->exchange(s->dist->ctx, scount, ones, rcount, ones, sizeof *scount);
-	free(ones);
-	if (rc)
-		return rc;
-	for (int r = 0; r < nr; r++) {
-		total += rcount[r];
-		s->sent += r == s->me ? 0 : scount[r] * elem;
-		s->received += r == s->me ? 0 : rcount[r] * elem;
-	}
-	*recv = malloc(elem * (total ? total : 1));
-	if ((rc = agree(s, *recv ? BP_OK : BP_ENOMEM, NULL, 0)))
-		return rc;
-	return s->dist->exchange(s->dist->ctx, send, scount, *recv, rcount, elem);
+	return bp_dist_exchange(&s->dx, send, scount, elem, recv, rcount);
 }
 
 /* Forward, one round's keys: each rank's marks to their owners, set there. */
@@ -641,8 +602,8 @@ static int backward_exchange(struct solve *s, uint64_t nitems, uint16_t **answer
 		goto out;
 	/* the records go back the way the keys came: the counts turned around */
 	for (int r = 0; r < nr; r++) {
-		s->sent += r == s->me ? 0 : rcount[r] * sizeof *ans;
-		s->received += r == s->me ? 0 : scount[r] * sizeof *ans;
+		s->dx.sent += r == s->me ? 0 : rcount[r] * sizeof *ans;
+		s->dx.received += r == s->me ? 0 : scount[r] * sizeof *ans;
 	}
 	rc = s->dist->exchange(s->dist->ctx, ans, rcount, *answers, scount, sizeof *ans);
 out:
@@ -668,14 +629,6 @@ static int reopen_table(struct solve *s)
 	return bp_solve_open_table(s->g, s->db, s->sizes, s->opts, is_writer(s), &s->tab, &e);
 }
 
-/* Chunk c of tier t: its first index and its length. */
-static uint64_t chunk_span(const struct tier *tt, uint64_t c, uint64_t *len)
-{
-	uint64_t cb = tt->cw * 64, i0 = c * cb;
-	*len = i0 >= tt->size ? 0 : tt->size - i0 < cb ? tt->size - i0 : cb;
-	return i0;
-}
-
 /* Makes this rank's chunks of tier t's records available in memory. */
 static int load_tier(struct solve *s, uint32_t t)
 {
@@ -686,13 +639,9 @@ static int load_tier(struct solve *s, uint32_t t)
 	uint16_t *rec = calloc(n ? n : 1, sizeof *rec);
 	if (!rec)
 		return BP_ENOMEM;
-	int rc = BP_OK;
-	for (uint64_t j = 0; !rc && j < tt->mine; j++) {
-		uint64_t len, i0 = chunk_span(tt, (uint64_t)s->me + j * (uint64_t)s->nranks, &len);
-		rc = bp_table_get_range(s->tab, t, i0, len, rec + j * cb);
-		if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
-			rc = bp_table_get_range(s->tab, t, i0, len, rec + j * cb);
-	}
+	int rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec);
+	if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
+		rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec);
 	if (rc)
 		free(rec);
 	else
@@ -707,89 +656,6 @@ static void free_tier(struct tier *tt)
 {
 	free(tt->rec);
 	tt->rec = NULL;
-}
-
-/* The writer's source of a tier's records, in index order: its own chunks from memory,
- * the others' received one chunk at a time as the store's writer reaches them (each
- * rank sends its chunks in order, so they arrive in the order they are needed). */
-struct feed {
-	struct solve *s;
-	uint32_t t;
-	uint16_t *piece; /* one chunk */
-	uint64_t held;	 /* the chunk in piece; UINT64_MAX: none */
-	uint64_t next;	 /* chunks below it have been received or are rank 0's */
-};
-
-static int feed_recv(struct feed *f, uint64_t c)
-{
-	struct solve *s = f->s;
-	uint64_t len;
-	chunk_span(&s->tiers[f->t], c, &len);
-	s->received += len * sizeof *f->piece;
-	f->held = c;
-	f->next = c + 1;
-	return s->dist->recv(s->dist->ctx, owner(s, f->t, c * s->tiers[f->t].cw * 64), f->piece,
-			     len * sizeof *f->piece);
-}
-
-static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
-{
-	struct feed *f = ctx;
-	struct solve *s = f->s;
-	const struct tier *tt = &s->tiers[f->t];
-	uint64_t cb = tt->cw * 64;
-	while (n) {
-		uint64_t c = first / cb, len, off = first - chunk_span(tt, c, &len);
-		uint64_t k = len - off < n ? len - off : n;
-		if (owner(s, f->t, first) == 0) {
-			memcpy(dst, tt->rec + local(s, f->t, first), k * sizeof *dst);
-			f->next = c + 1;
-		} else {
-			int rc = f->held == c ? BP_OK : feed_recv(f, c);
-			if (rc)
-				return rc;
-			memcpy(dst, f->piece + off, k * sizeof *dst);
-		}
-		first += k;
-		dst += k;
-		n -= k;
-	}
-	return BP_OK;
-}
-
-/* Stores tier t: in one process directly; split across ranks, rank 0 writes, fed by
- * the others. Collective. */
-static int store_tier(struct solve *s, uint32_t t, double seconds, struct bp_solve_result *out)
-{
-	struct tier *tt = &s->tiers[t];
-	uint64_t cb = tt->cw * 64;
-	if (s->nranks == 1)
-		return bp_solve_put_tier(s->g, s->tab, t, tt->rec, s->threads, seconds, out,
-					 s->errmsg, sizeof s->errmsg);
-	if (!is_writer(s)) {
-		int rc = bp_game_status(s->g);
-		for (uint64_t j = 0; j < tt->mine; j++) {
-			uint64_t len;
-			chunk_span(tt, (uint64_t)s->me + j * (uint64_t)s->nranks, &len);
-			int src = s->dist->send(s->dist->ctx, 0, tt->rec + j * cb,
-						len * sizeof *tt->rec);
-			s->sent += len * sizeof *tt->rec;
-			rc = rc ? rc : src;
-		}
-		return rc;
-	}
-	struct feed f = { .s = s, .t = t, .held = UINT64_MAX };
-	int rc = (f.piece = malloc(sizeof *f.piece * cb)) ? BP_OK : BP_ENOMEM;
-	if (!rc)
-		rc = bp_solve_put_tier_fill(s->g, s->tab, t, feed_fill, &f, s->threads, seconds,
-					    out, s->errmsg, sizeof s->errmsg);
-	/* a write that failed part-way: the chunks not taken yet, so that no rank is left
-	 * waiting */
-	for (uint64_t c = f.next; f.piece && c < tt->nchunks; c++)
-		if (owner(s, t, c * cb) != 0 && feed_recv(&f, c))
-			break;
-	free(f.piece);
-	return rc;
 }
 
 /* ---- driver ----------------------------------------------------------------- */
@@ -931,10 +797,9 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err)))
 		return rc;
-	if (s.dist) {
-		s.me = s.dist->rank;
-		s.nranks = s.dist->nranks;
-	}
+	bp_dist_init(&s.dx, s.dist, s.errmsg, sizeof s.errmsg);
+	s.me = s.dx.me;
+	s.nranks = s.dx.nranks;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	sizes = calloc(s.nt, sizeof *sizes);
@@ -1067,7 +932,9 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			if ((rc = agree(&s, rc, tc, 4)))
 				goto out;
 			/* rank 0 stores the tier, fed the others' slices; they wait for it */
-			rc = store_tier(&s, t, prior_seconds + (bp_solve_clock() - t0), out);
+			rc = bp_dist_store_tier(&s.dx, g, s.tab, t, tt->size, tt->cw * 64, tt->rec,
+						s.threads, prior_seconds + (bp_solve_clock() - t0),
+						out);
 			if ((rc = agree(&s, rc, NULL, 0)))
 				goto out;
 			tt->done = 1;
@@ -1096,8 +963,8 @@ out:
 out_quiet:
 	out->seconds = bp_solve_clock() - t0;
 	out->peak_memory = bp_solve_peak_memory();
-	out->sent_bytes = s.sent;
-	out->received_bytes = s.received;
+	out->sent_bytes = s.dx.sent;
+	out->received_bytes = s.dx.received;
 	bp_table_close(s.tab);
 	if (s.tiers)
 		for (uint32_t t = 0; t < s.nt; t++) {
