@@ -42,10 +42,10 @@ struct bp_solve_tick {
 };
 
 /* A solve split across ranks (processes; MPI under `solve --mpi`, tools/mpi_solve.c): the
- * tiers engine gives each rank one slice of each tier's index range, and a rank holds
- * only its slices (reach bits and records). Children owned by another rank are looked
- * up, and reach marks sent, by exchange; rank 0 writes each tier, receiving the other
- * slices from their owners a piece at a time. Every call but send and recv is
+ * tiers and walk engines deal each tier's index range out to the ranks in chunks
+ * (solver/dist.h), and a rank holds only its chunks (reach bits and records). Children
+ * held by another rank are looked up, and reach marks or images sent, by exchange;
+ * rank 0 writes each tier, receiving the others' chunks one at a time. Every call but send and recv is
  * collective: every rank makes the same calls in the same order. Each returns BP_OK or
  * an error (BP_EIO). The other ranks open the table to read tiers stored earlier (a
  * resumed solve), each only its slice. The library knows nothing of MPI. */
@@ -87,7 +87,7 @@ struct bp_solve_opts {
 	 * it here. */
 	int (*cancel)(void *ctx);
 	void *ctx;			  /* passed to progress, tick and cancel */
-	const struct bp_solve_dist *dist; /* NULL: one process. Only the tiers engine */
+	const struct bp_solve_dist *dist; /* NULL: one process. Tiers and walk engines */
 };
 
 struct bp_solve_result {

@@ -31,12 +31,11 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	int cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
 	enum bp_engine e = opts->engine;
 	memset(out, 0, sizeof *out);
-	if (e == BP_ENGINE_AUTO && opts->dist && !cyclic)
-		e = BP_ENGINE_TIERS; /* the one engine that splits across ranks */
-	if (opts->dist && e != BP_ENGINE_TIERS)
+	if (opts->dist && (e == BP_ENGINE_CYCLES || cyclic))
 		return bp_err_set(err, BP_EUNSUPPORTED,
-				  "%s: only the tiers engine solves across ranks%s", g->spec,
-				  cyclic ? " (and it cannot solve a game that repeats)" : "");
+				  "%s: only the tiers and walk engines solve across ranks%s",
+				  g->spec,
+				  cyclic ? " (and they cannot solve a game that repeats)" : "");
 	if (e == BP_ENGINE_AUTO)
 		e = cyclic		? BP_ENGINE_CYCLES
 		    : g->ops->tier_walk ? BP_ENGINE_WALK

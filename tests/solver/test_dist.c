@@ -24,6 +24,7 @@ struct world {
 
 struct rank {
 	struct world *w;
+	enum bp_engine engine;
 	struct bp_solve_dist dist;
 	struct bp_game *g;
 	struct bp_solve_result r;
@@ -147,7 +148,7 @@ static int recv_from(void *ctx, int from, void *buf, uint64_t bytes)
 static void *run_rank(void *arg)
 {
 	struct rank *me = arg;
-	struct bp_solve_opts o = { .engine = BP_ENGINE_AUTO, .threads = 1, .dist = &me->dist };
+	struct bp_solve_opts o = { .engine = me->engine, .threads = 1, .dist = &me->dist };
 	me->rc = bp_solve(me->g, me->w->db, &o, &me->r, &me->err);
 	return NULL;
 }
@@ -155,14 +156,26 @@ static void *run_rank(void *arg)
 struct split {
 	char spec[48];
 	int nranks;
+	enum bp_engine engine; /* AUTO: walk where the game has one */
 };
 
 ParameterizedTestParameters(dist, every_split_stores_the_one_process_table)
 {
 	static struct split splits[] = {
-		{ "taifas:3x3", 1 },	{ "taifas:3x3", 2 },   { "taifas:3x4", 3 },
-		{ "taifas:3x4", 4 },	{ "chicken:tri4", 2 }, { "glorieta:hex2", 3 },
-		{ "havannah:hex2", 2 }, { "mirador:8x8", 4 },
+		{ "taifas:3x3", 1, BP_ENGINE_TIERS },
+		{ "taifas:3x3", 2, BP_ENGINE_TIERS },
+		{ "taifas:3x4", 3, BP_ENGINE_TIERS },
+		{ "taifas:3x4", 4, BP_ENGINE_TIERS },
+		{ "taifas:3x3", 1, BP_ENGINE_WALK },
+		{ "taifas:3x4", 2, BP_ENGINE_WALK },
+		{ "taifas:3x4", 3, BP_ENGINE_WALK },
+		{ "taifas:3x4", 4, BP_ENGINE_WALK },
+		{ "landscape:hex2,neutrals=1,layout=a1", 3, BP_ENGINE_WALK },
+		{ "landscape:hex2,neutrals=1,layout=a1", 2, BP_ENGINE_TIERS },
+		{ "chicken:tri4", 2, BP_ENGINE_AUTO },
+		{ "glorieta:hex2", 3, BP_ENGINE_AUTO },
+		{ "havannah:hex2", 2, BP_ENGINE_AUTO },
+		{ "mirador:8x8", 4, BP_ENGINE_AUTO },
 	};
 	return cr_make_param_array(struct split, splits, sizeof splits / sizeof splits[0]);
 }
@@ -173,6 +186,7 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	char *one = temp_db(), *many = temp_db();
 	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
 	struct bp_solve_result r1 = solve_into(one, g, o);
+	enum bp_engine want_engine = g->ops->tier_walk ? BP_ENGINE_WALK : BP_ENGINE_TIERS;
 	uint64_t want = verify_db(one, g).content_hash;
 
 	struct world w = { .nranks = t->nranks };
@@ -188,6 +202,7 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 		}
 	for (int i = 0; i < t->nranks; i++) {
 		ranks[i] = (struct rank){ .w = &w,
+					  .engine = t->engine,
 					  .dist = { .rank = i,
 						    .nranks = t->nranks,
 						    .ctx = &ranks[i],
@@ -208,7 +223,7 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	for (int i = 0; i < t->nranks; i++) {
 		cr_expect_eq(ranks[i].rc, BP_OK, "%s rank %d of %d: %s", t->spec, i, t->nranks,
 			     ranks[i].err.msg);
-		cr_expect_eq(ranks[i].r.engine, BP_ENGINE_TIERS);
+		cr_expect_eq(ranks[i].r.engine, t->engine ? t->engine : want_engine);
 		cr_expect_eq(ranks[i].r.value, r1.value, "%s rank %d", t->spec, i);
 		cr_expect_eq(ranks[i].r.remoteness, r1.remoteness, "%s rank %d", t->spec, i);
 		cr_expect_eq(ranks[i].r.positions, r1.positions, "%s rank %d", t->spec, i);
@@ -228,7 +243,7 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	bp_game_destroy(g);
 }
 
-Test(dist, only_the_tiers_engine_splits)
+Test(dist, the_cycles_engine_does_not_split)
 {
 	struct bp_game *g = open_game("taifas:2x3");
 	char *dir = temp_db();
@@ -237,9 +252,9 @@ Test(dist, only_the_tiers_engine_splits)
 	struct bp_solve_result r;
 	struct bp_solve_dist d = { .rank = 0, .nranks = 1 };
 	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
-	struct bp_solve_opts o = { .engine = BP_ENGINE_WALK, .threads = 1, .dist = &d };
+	struct bp_solve_opts o = { .engine = BP_ENGINE_CYCLES, .threads = 1, .dist = &d };
 	cr_expect_eq(bp_solve(g, db, &o, &r, &err), BP_EUNSUPPORTED);
-	cr_expect(strstr(err.msg, "tiers engine") != NULL, "'%s'", err.msg);
+	cr_expect(strstr(err.msg, "tiers and walk engines") != NULL, "'%s'", err.msg);
 	bp_store_close(db);
 	remove_db(dir);
 	bp_game_destroy(g);

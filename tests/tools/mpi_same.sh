@@ -29,23 +29,26 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 mpi=(mpirun --oversubscribe -np 2)
 fail=0
 hash_of() { "$bin" verify "$1" --db "$2" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"' | head -1; }
-games=(taifas:3x3 taifas:3x4 chicken:tri4 glorieta:hex2
-	"landscape:hex2,neutrals=1,layout=a1" havannah:hex2 mirador:8x8)
-# game n: one process, then 1, 2 and 4 ranks; the games side by side (most of the time
-# is spent starting mpirun and MPI, not solving)
+# GAME:ENGINE (auto: the walk where the game has one, else tiers)
+games=(taifas:3x3:tiers taifas:3x4:auto chicken:tri4:auto glorieta:hex2:auto
+	"landscape:hex2,neutrals=1,layout=a1:auto" "landscape:hex2,neutrals=1,layout=a1:tiers"
+	havannah:hex2:auto mirador:8x8:auto)
+# game n: one process (tiers), then 1, 2 and 4 ranks; the games side by side (most of
+# the time is spent starting mpirun and MPI, not solving)
 solve_game() {
 	"$bin" solve "$2" --db "$tmp/one$1" --solver tiers --threads 1 >/dev/null 2>&1
 	for np in 1 2 4; do
 		mpirun --oversubscribe -np $np "$bin" solve "$2" --db "$tmp/mpi$1-$np" --mpi \
-			--threads 1 --json >"$tmp/out$1-$np" 2>&1 || echo "$?" >"$tmp/rc$1-$np"
+			--solver "$3" --threads 1 --json >"$tmp/out$1-$np" 2>&1 ||
+			echo "$?" >"$tmp/rc$1-$np"
 	done
 }
 for n in "${!games[@]}"; do
-	solve_game "$n" "${games[$n]}" &
+	solve_game "$n" "${games[$n]%:*}" "${games[$n]##*:}" &
 done
 wait
 for n in "${!games[@]}"; do
-	game=${games[$n]}
+	game=${games[$n]%:*}
 	a=$(hash_of "$game" "$tmp/one$n")
 	for np in 1 2 4; do
 		b=$(hash_of "$game" "$tmp/mpi$n-$np")
@@ -62,41 +65,45 @@ for n in "${!games[@]}"; do
 			echo "FAIL $game: $np ranks exchanged nothing (rank_sent_bytes ${sent:-missing})"
 			fail=1
 		else
-			echo "ok $game, $np rank(s): $b, busiest rank sent ${sent:-?} bytes"
+			solver=$(grep -o '"solver": "[a-z]*"' "$tmp/out$n-$np" | cut -d'"' -f4)
+			echo "ok $game, $np rank(s), $solver: $b, busiest rank sent ${sent:-?} bytes"
 		fi
 	done
 done
 
 echo "(solves: ${SECONDS} s)" >&2
-# a rank dies: mpirun fails; the rerun (on 4 ranks, so other slices) resumes and stores
-# the same table
+# a rank dies, under each engine: mpirun fails; the rerun (on 4 ranks, so other chunks
+# each) resumes and stores the same table
 game=taifas:3x4
-"${mpi[@]}" "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --progress >"$tmp/kill.out" 2>"$tmp/kill.err" &
-mp=$!
-for _ in $(seq 1 300); do
-	grep -q "tier 10 of .* solved" "$tmp/kill.err" && break
-	sleep 0.05
-done
-victim=$(pgrep -P "$mp" | tail -1)
-[ -n "$victim" ] && kill -9 "$victim"
-wait "$mp"
-rc=$?
-if [ "$rc" = 0 ]; then
-	echo "note: the solve ended before a rank could be killed; the resume is not checked"
-else
-	if ! mpirun --oversubscribe -np 4 "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --json >"$tmp/resume" 2>&1; then
-		echo "FAIL the rerun after a killed rank failed:"
+for solver in walk tiers; do
+	db="$tmp/kill-$solver"
+	"${mpi[@]}" "$bin" solve $game --db "$db" --mpi --solver $solver --threads 1 --progress \
+		>"$tmp/kill.out" 2>"$tmp/kill.err" &
+	mp=$!
+	for _ in $(seq 1 300); do
+		grep -q "tier 10 of .* solved" "$tmp/kill.err" && break
+		sleep 0.05
+	done
+	victim=$(pgrep -P "$mp" | tail -1)
+	[ -n "$victim" ] && kill -9 "$victim"
+	wait "$mp"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "note ($solver): the solve ended before a rank could be killed; the resume is not checked"
+	elif ! mpirun --oversubscribe -np 4 "$bin" solve $game --db "$db" --mpi --solver $solver \
+		--threads 1 --json >"$tmp/resume" 2>&1; then
+		echo "FAIL ($solver) the rerun after a killed rank failed:"
 		head -5 "$tmp/resume"
 		fail=1
 	elif ! grep -q '"resumed_tiers": [1-9]' "$tmp/resume"; then
-		echo "FAIL the rerun after a killed rank resumed no tier"
+		echo "FAIL ($solver) the rerun after a killed rank resumed no tier"
 		fail=1
-	elif [ "$(hash_of $game "$tmp/kill")" != "$(hash_of $game "$tmp/one1")" ]; then
-		echo "FAIL the resumed table differs from the one-process one"
+	elif [ "$(hash_of $game "$db")" != "$(hash_of $game "$tmp/one1")" ]; then
+		echo "FAIL ($solver) the resumed table differs from the one-process one"
 		fail=1
 	else
-		echo "ok a killed rank: mpirun exit $rc, the rerun resumed and agrees"
+		echo "ok ($solver) a killed rank: mpirun exit $rc, the rerun resumed $(grep -o '"resumed_tiers": [0-9]*' "$tmp/resume" | grep -o '[0-9]*$') tiers and agrees"
 	fi
-fi
+done
 echo "(all: ${SECONDS} s)" >&2
 exit $fail
