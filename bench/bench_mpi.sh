@@ -6,10 +6,11 @@
 # number of threads per rank, each from an empty database, run one after the other
 # (side by side in one run, so the ratios are comparable), with the content hash of
 # every table so that equal answers are seen too, and the load average before each run.
-#   bench/bench_mpi.sh BINARY [GAME] [THREADS...] [-- RANKS...]
-# Default: taifas:4x4, threads 1 2, ranks 1 2 4.
+#   [SOLVER=tiers|walk] bench/bench_mpi.sh BINARY [GAME] [THREADS...] [-- RANKS...]
+# Default: taifas:4x4, threads 1 2, ranks 1 2 4, the engine solve --mpi picks (the walk
+# where the game has one).
 set -eu
-bin=$1 game=${2:-taifas:4x4}
+bin=$1 game=${2:-taifas:4x4} solver=${SOLVER:-auto}
 shift $(($# < 2 ? $# : 2))
 threads=() ranks=()
 while (($#)) && [ "$1" != -- ]; do threads+=("$1"); shift; done
@@ -20,21 +21,21 @@ ranks=("$@")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "$game: $(nproc) cores"
-printf '| ranks | threads/rank | seconds | positions/s | peak memory per rank | sent (busiest rank) | received (busiest rank) | load avg before | content hash |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
+echo "$game, solver $solver: $(nproc) cores"
+printf '| solver | ranks | threads/rank | seconds | positions/s | peak memory per rank | sent (busiest rank) | received (busiest rank) | load avg before | content hash |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
 for t in "${threads[@]}"; do
 	for n in "${ranks[@]}"; do
 		db="$tmp/db$n-$t"
 		load=$(cut -d' ' -f1 /proc/loadavg)
-		out=$(mpirun --oversubscribe -np "$n" "$bin" solve "$game" --db "$db" --mpi \
-			--threads "$t" --json)
+		out=$(nice mpirun --oversubscribe -np "$n" "$bin" solve "$game" --db "$db" --mpi \
+			--solver "$solver" --threads "$t" --json)
 		hash=$("$bin" verify "$game" --db "$db" --json |
 			grep -o '"content_hash": "[0-9a-f]*"' | head -1 | cut -d'"' -f4)
 		python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])
-print("| %s | %s | %.1f | %s | %.0f MiB | %.1f MiB | %.1f MiB | %s | %s |" % (sys.argv[2],
+print("| %s | %s | %s | %.1f | %s | %.0f MiB | %.1f MiB | %.1f MiB | %s | %s |" % (r["solver"], sys.argv[2],
       sys.argv[3], r["seconds"], format(int(r["positions_per_second"]), ","),
       r["peak_memory_bytes"] / 2**20, r["rank_sent_bytes"] / 2**20,
       r["rank_received_bytes"] / 2**20, sys.argv[5], sys.argv[4]))
