@@ -10,6 +10,11 @@
 /* MPI counts are ints: long arrays go in pieces of at most this many elements. */
 #define PIECE ((uint64_t)1 << 28)
 
+/* The most bytes one MPI call moves between two ranks (exchange, send, recv): INT_MAX,
+ * or less from BOARDPROOF_MPI_PIECE_BYTES (at least 16), so that the tests can make the
+ * cutting happen on small solves. */
+static uint64_t piece_bytes = INT_MAX;
+
 static int reduce_or(void *ctx, uint64_t *words, uint64_t n)
 {
 	(void)ctx;
@@ -54,7 +59,7 @@ static int exchange(void *ctx, const void *send, const uint64_t *scount, void *r
 		free(sc);
 		return BP_EIO;
 	}
-	if (big <= (uint64_t)INT_MAX) {
+	if (big <= piece_bytes) {
 		uint64_t so = 0, ro = 0;
 		for (int r = 0; r < nr; r++) {
 			sc[r] = (int)(scount[r] * elem);
@@ -70,7 +75,9 @@ static int exchange(void *ctx, const void *send, const uint64_t *scount, void *r
 		free(sc);
 		return rc;
 	}
-	uint64_t each = ((uint64_t)INT_MAX / (uint64_t)nr) / elem * elem;
+	uint64_t each = (piece_bytes / (uint64_t)nr) / elem * elem;
+	if (each == 0)
+		each = elem;
 	if (MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
 	    MPI_SUCCESS) {
 		free(sc);
@@ -115,12 +122,12 @@ static int exchange(void *ctx, const void *send, const uint64_t *scount, void *r
 	return rc;
 }
 
-/* Point to point in pieces of at most PIECE bytes; both ends cut the same way. */
+/* Point to point in pieces of at most piece_bytes; both ends cut the same way. */
 static int send_to(void *ctx, int to, const void *buf, uint64_t bytes)
 {
 	(void)ctx;
-	for (uint64_t i = 0; i < bytes; i += PIECE) {
-		uint64_t k = bytes - i < PIECE ? bytes - i : PIECE;
+	for (uint64_t i = 0; i < bytes; i += piece_bytes) {
+		uint64_t k = bytes - i < piece_bytes ? bytes - i : piece_bytes;
 		if (MPI_Send((const char *)buf + i, (int)k, MPI_BYTE, to, 1, MPI_COMM_WORLD) !=
 		    MPI_SUCCESS)
 			return BP_EIO;
@@ -131,8 +138,8 @@ static int send_to(void *ctx, int to, const void *buf, uint64_t bytes)
 static int recv_from(void *ctx, int from, void *buf, uint64_t bytes)
 {
 	(void)ctx;
-	for (uint64_t i = 0; i < bytes; i += PIECE) {
-		uint64_t k = bytes - i < PIECE ? bytes - i : PIECE;
+	for (uint64_t i = 0; i < bytes; i += piece_bytes) {
+		uint64_t k = bytes - i < piece_bytes ? bytes - i : piece_bytes;
 		if (MPI_Recv((char *)buf + i, (int)k, MPI_BYTE, from, 1, MPI_COMM_WORLD,
 			     MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return BP_EIO;
@@ -149,6 +156,9 @@ int bp_mpi_init(struct bp_solve_dist *d)
 	MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &d->nranks);
 	d->ctx = d;
+	const char *pb = getenv("BOARDPROOF_MPI_PIECE_BYTES");
+	if (pb && strtoull(pb, NULL, 10) >= 16 && strtoull(pb, NULL, 10) < INT_MAX)
+		piece_bytes = strtoull(pb, NULL, 10);
 	d->reduce_or = reduce_or;
 	d->sum = sum;
 	d->exchange = exchange;

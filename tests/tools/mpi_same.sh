@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # solve --mpi gives the one-process table: for a small instance of every game with a
-# tiered engine, `mpirun -np N boardproof solve GAME --mpi` for N = 1, 2 and 4 must
-# store the same content (verify's content_hash) as `boardproof solve GAME --solver
-# tiers`, and with 2 or 4 ranks the ranks must have exchanged records; then a
-# rank killed in the middle of a solve makes mpirun fail, and the rerun resumes the
-# stored tiers and ends with the same content. Skipped (exit 77, with a message)
-# where mpirun is missing or boardproof was built without MPI.
+# tiered engine, `mpirun -np N boardproof solve GAME --mpi` for N = 1, 2 and 4 (with
+# the walk engine where the game has one, and the tiers engine) must store the same
+# content (verify's content_hash) as `boardproof solve GAME --solver tiers`, and with
+# 2 or 4 ranks the ranks must have exchanged records; the same with every MPI call cut
+# into 256-byte pieces; then, under each engine, a rank killed in the middle of a solve
+# makes mpirun fail, and the rerun on 4 ranks resumes the stored tiers and ends with
+# the same content. Skipped (exit 77, with a message) where mpirun is missing or
+# boardproof was built without MPI.
 set -u
 bin=$1
 if ! command -v mpirun >/dev/null 2>&1; then
@@ -46,7 +48,24 @@ solve_game() {
 for n in "${!games[@]}"; do
 	solve_game "$n" "${games[$n]%:*}" "${games[$n]##*:}" &
 done
+# every MPI call cut into pieces of at most 256 bytes (tools/mpi_solve.c), as a tier of
+# more than 2 GiB would be: the same table
+for solver in walk tiers; do
+	BOARDPROOF_MPI_PIECE_BYTES=256 mpirun --oversubscribe -x BOARDPROOF_MPI_PIECE_BYTES \
+		-np 3 "$bin" solve taifas:3x3 --db "$tmp/piece-$solver" --mpi --solver $solver \
+		--threads 1 >"$tmp/piece-$solver.out" 2>&1 || echo "$?" >"$tmp/piece-$solver.rc" &
+done
 wait
+for solver in walk tiers; do
+	a=$(hash_of taifas:3x3 "$tmp/one0") b=$(hash_of taifas:3x3 "$tmp/piece-$solver")
+	if [ -e "$tmp/piece-$solver.rc" ] || [ -z "$a" ] || [ "$a" != "$b" ]; then
+		echo "FAIL taifas:3x3, 3 ranks, $solver, 256-byte pieces: ${b:-(none)} against $a"
+		head -5 "$tmp/piece-$solver.out"
+		fail=1
+	else
+		echo "ok taifas:3x3, 3 ranks, $solver, 256-byte pieces: $b"
+	fi
+done
 for n in "${!games[@]}"; do
 	game=${games[$n]%:*}
 	a=$(hash_of "$game" "$tmp/one$n")
