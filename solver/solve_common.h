@@ -15,8 +15,9 @@ double bp_solve_clock(void);
 /* The process's peak resident set, in bytes. */
 uint64_t bp_solve_peak_memory(void);
 
-/* Plans a solve before any work: runs estimate (the solver's memory estimate) into
- * *need and refuses, with a message saying why, a game without dense ranking, an
+/* Plans a solve before any work: runs estimate (the solver's memory estimate, which
+ * ends with 64 MiB of fixed costs; split across ranks each rank's share of the rest)
+ * into *need and refuses, with a message saying why, a game without dense ranking, an
  * index space too large, or a need over o->memory_limit.
  * @return BP_OK; BP_EUNSUPPORTED; BP_ERANGE. */
 int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game *, uint64_t *),
