@@ -28,7 +28,10 @@ for t in "${threads[@]}"; do
 	for n in "${ranks[@]}"; do
 		db="$tmp/db$n-$t"
 		load=$(cut -d' ' -f1 /proc/loadavg)
-		out=$(nice mpirun --oversubscribe -np "$n" "$bin" solve "$game" --db "$db" --mpi \
+		# a rank waiting in MPI yields its core: on a shared machine a spinning rank
+		# takes the core its peer needs (drop it on dedicated cores)
+		out=$(nice mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np "$n" "$bin" \
+			solve "$game" --db "$db" --mpi \
 			--solver "$solver" --threads "$t" --json)
 		hash=$("$bin" verify "$game" --db "$db" --json |
 			grep -o '"content_hash": "[0-9a-f]*"' | head -1 | cut -d'"' -f4)

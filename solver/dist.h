@@ -27,16 +27,26 @@ struct bp_dist {
 /* Sets up x for d (NULL: one process), writing messages into errmsg. */
 void bp_dist_init(struct bp_dist *x, const struct bp_solve_dist *d, char *errmsg, size_t errlen);
 
+/* The chunk of index idx: a shift when cb is a power of two (every tier but the
+ * smallest), as owner and local run once per child of every position. */
+static inline uint64_t bp_dist_chunk(uint64_t cb, uint64_t idx)
+{
+	return (cb & (cb - 1)) == 0 ? idx >> __builtin_ctzll(cb) : idx / cb;
+}
+
 /* The rank that owns index idx of a tier cut into chunks of cb indices. */
 static inline int bp_dist_owner(const struct bp_dist *x, uint64_t cb, uint64_t idx)
 {
-	return (int)(idx / cb % (uint64_t)x->nranks);
+	uint64_t c = bp_dist_chunk(cb, idx);
+	return c >> 32 ? (int)(c % (uint64_t)x->nranks) : (int)((uint32_t)c % (uint32_t)x->nranks);
 }
 
 /* Where index idx (owned here) is in this rank's records of the tier. */
 static inline uint64_t bp_dist_local(const struct bp_dist *x, uint64_t cb, uint64_t idx)
 {
-	return idx / cb / (uint64_t)x->nranks * cb + idx % cb;
+	uint64_t c = bp_dist_chunk(cb, idx);
+	uint64_t j = c >> 32 ? c / (uint64_t)x->nranks : (uint32_t)c / (uint32_t)x->nranks;
+	return j * cb + (idx - c * cb);
 }
 
 /* The chunks of a tier, and how many of them are this rank's. */

@@ -105,7 +105,9 @@ struct expanded {
 	struct item_buf *ib;  /* round_items */
 	struct vec *img;      /* expand: threads * nranks arrays of (index, record) */
 	const uint16_t *answers;
-	int (*fn)(void *ctx, int worker, uint64_t item);
+	uint64_t *send;	      /* split_lookup: keys to send */
+	const uint64_t *imgs; /* split_expand: (index, record) pairs received */
+	uint64_t nimg;
 };
 
 struct worker {
@@ -401,6 +403,53 @@ static int answer_piece(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
+/* Item j's keys of other ranks into x->send at its cursors (left where they were). */
+static int pack_item(void *ctx, int worker, uint64_t j)
+{
+	struct expanded *x = ctx;
+	const struct item_buf *ib = &x->ib[j];
+	const uint64_t *k = ib->keys.a;
+	uint64_t ccb = x->cb[x->t + 1], at[64], *cur = ib->cursor;
+	int nr = x->dx.nranks;
+	(void)worker;
+	if (nr > 64) { /* the cursors themselves, then back */
+		for (size_t i = 0; i < ib->keys.n; i++) {
+			int d = bp_dist_owner(&x->dx, ccb, k[i]);
+			if (d != x->dx.me)
+				x->send[cur[d]++] = k[i];
+		}
+		for (int r = 0; r < nr; r++)
+			cur[r] -= ib->cnt[r];
+		return BP_OK;
+	}
+	memcpy(at, cur, sizeof *at * (size_t)nr);
+	for (size_t i = 0; i < ib->keys.n; i++) {
+		int d = bp_dist_owner(&x->dx, ccb, k[i]);
+		if (d != x->dx.me)
+			x->send[at[d]++] = k[i];
+	}
+	return BP_OK;
+}
+
+/* Sets received (index, record) pairs, a piece at a time. An index may come twice (a
+ * class lists a member more than once), always with its class's one record: two
+ * pieces may store the same value at once, so the stores are atomic. */
+static int set_images(void *ctx, int worker, uint64_t item)
+{
+	struct expanded *x = ctx;
+	uint64_t cb = x->cb[x->t], i0 = item * CHUNK;
+	uint64_t i1 = i0 + CHUNK < x->nimg ? i0 + CHUNK : x->nimg;
+	(void)worker;
+	for (uint64_t i = i0; i < i1; i++) {
+		uint64_t m = x->imgs[i] >> 16;
+		if (m >= x->size[x->t] || bp_dist_owner(&x->dx, cb, m) != x->dx.me)
+			return BP_EIO;
+		__atomic_store_n(&x->rec[x->t][bp_dist_local(&x->dx, cb, m)],
+				 (uint16_t)(x->imgs[i] & 0xffffu), __ATOMIC_RELAXED);
+	}
+	return BP_OK;
+}
+
 /* After pass A: the children's indices to their owners, their records back. */
 static int split_lookup(struct expanded *x, uint64_t nitems, uint16_t **answers)
 {
@@ -423,19 +472,11 @@ static int split_lookup(struct expanded *x, uint64_t nitems, uint16_t **answers)
 	send = malloc(sizeof *send * (total ? total : 1));
 	if ((rc = bp_dist_agree(&x->dx, send ? BP_OK : BP_ENOMEM, NULL, 0)))
 		goto out;
-	for (uint64_t j = 0; j < nitems; j++) {
-		uint64_t *at = x->ib[j].cursor;
-		const uint64_t *k = x->ib[j].keys.a;
+	for (uint64_t j = 0; j < nitems; j++)
 		for (int r = 0; r < nr; r++)
-			at[r] += off[r];
-		for (size_t i = 0; i < x->ib[j].keys.n; i++) {
-			int d = bp_dist_owner(&x->dx, x->cb[x->t + 1], k[i]);
-			if (d != x->dx.me)
-				send[at[d]++] = k[i];
-		}
-		for (int r = 0; r < nr; r++)
-			at[r] -= x->ib[j].cnt[r]; /* back to the start, for pass B */
-	}
+			x->ib[j].cursor[r] += off[r];
+	x->send = send;
+	bp_parallel_for(x->threads, nitems, pack_item, x); /* items write apart */
 	if ((rc = bp_dist_exchange(&x->dx, send, scount, sizeof *send, (void **)&got, rcount)))
 		goto out;
 	uint64_t rtotal = 0;
@@ -527,7 +568,7 @@ static int split_expand_item(void *ctx, int id, uint64_t j)
 static int split_expand(struct expanded *x, uint32_t t)
 {
 	int nr = x->dx.nranks, rc = BP_OK;
-	uint64_t mine = mine_of(x, t), cb = x->cb[t];
+	uint64_t mine = mine_of(x, t);
 	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = scount + nr;
 	if ((rc = bp_dist_agree(&x->dx, scount ? BP_OK : BP_ENOMEM, NULL, 0)))
 		return rc;
@@ -564,16 +605,14 @@ static int split_expand(struct expanded *x, uint32_t t)
 		total = 0;
 		for (int r = 0; !rc && r < nr; r++)
 			total += rcount[r];
-		for (uint64_t i = 0; i < total; i++) {
-			uint64_t m = got[i] >> 16;
-			if (m >= x->size[t] || bp_dist_owner(&x->dx, cb, m) != x->dx.me) {
+		if (!rc) {
+			x->imgs = got;
+			x->nimg = total;
+			rc = bp_parallel_for(x->threads, (total + CHUNK - 1) / CHUNK, set_images,
+					     x);
+			if (rc == BP_EIO)
 				snprintf(x->errmsg, sizeof x->errmsg,
-					 "a rank sent tier %u index %llu, not held here", t,
-					 (unsigned long long)m);
-				rc = BP_EIO;
-				break;
-			}
-			x->rec[t][bp_dist_local(&x->dx, cb, m)] = (uint16_t)(got[i] & 0xffffu);
+					 "a rank sent an image of tier %u not held here", t);
 		}
 		free(send);
 		free(got);

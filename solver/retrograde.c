@@ -143,14 +143,13 @@ static uint64_t chunks_of(const struct tier *tt)
  * so contiguous slices would give one rank most of the work. */
 static int owner(const struct solve *s, uint32_t t, uint64_t idx)
 {
-	return (int)(idx / (s->tiers[t].cw * 64) % (uint64_t)s->nranks);
+	return bp_dist_owner(&s->dx, s->tiers[t].cw * 64, idx);
 }
 
 /* Where index idx of tier t (owned here) is in this rank's arrays. */
 static uint64_t local(const struct solve *s, uint32_t t, uint64_t idx)
 {
-	uint64_t cb = s->tiers[t].cw * 64;
-	return idx / cb / (uint64_t)s->nranks * cb + idx % cb;
+	return bp_dist_local(&s->dx, s->tiers[t].cw * 64, idx);
 }
 
 /* ---- 1. reachability ------------------------------------------------------- */
