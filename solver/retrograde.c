@@ -54,7 +54,6 @@
 #define CHUNK_BITS ((uint64_t)CHUNK_WORDS * 64)
 #define SMALL_ITEMS 4	/* across ranks: a small tier is cut into this many items a rank */
 #define DONE UINT32_MAX /* pass A solved the position */
-#define PIECE ((uint64_t)1 << 20) /* records a rank sends the writer at a time */
 #define KEY(t, i) ((uint64_t)(t) << 48 | (i))
 #define KEY_TIER(k) ((uint32_t)((k) >> 48))
 #define KEY_INDEX(k) ((k) & (((uint64_t)1 << 48) - 1))
