@@ -74,8 +74,10 @@ static int vec_push(struct vec *v, const void *x, size_t elem)
 /* A round's work item, from pass A to pass B. */
 struct item_buf {
 	struct vec pos;	  /* uint64_t: the positions pass A left, in walk order */
-	struct vec nk;	  /* uint32_t: their children */
-	struct vec keys;  /* uint64_t: the children's indices */
+	struct vec nk;	  /* uint32_t: their children held by other ranks */
+	struct vec part;  /* uint32_t: the largest key of their children held here, with
+			   * bit 31 set when one of those is not solved */
+	struct vec keys;  /* uint64_t: the indices of their children held elsewhere */
 	uint64_t *cnt;	  /* per rank: children owned there (0 for this rank) */
 	uint64_t *cursor; /* per rank: where this item's answers start */
 	uint64_t counts[4];
@@ -321,16 +323,21 @@ static int split_visit(void *ctx, const struct bp_walk *w)
 	}
 	if (!remote)
 		return settle(x, k->counts, w->index, best, w->nchildren, unsolved);
-	uint32_t n = (uint32_t)w->nchildren;
-	if ((rc = vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
-	    (rc = vec_push(&k->ib->nk, &n, sizeof n)))
-		return rc;
+	/* only the children held elsewhere wait, with what those held here gave */
+	uint32_t n = 0, part = best | (uint32_t)unsolved << 31;
 	for (int i = 0; i < w->nchildren; i++) {
 		int d = bp_dist_owner(&x->dx, ccb, w->children[i]);
+		if (d == x->dx.me)
+			continue;
 		if ((rc = vec_push(&k->ib->keys, &w->children[i], sizeof w->children[i])))
 			return rc;
-		k->ib->cnt[d] += d != x->dx.me;
+		k->ib->cnt[d]++;
+		n++;
 	}
+	if ((rc = vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
+	    (rc = vec_push(&k->ib->nk, &n, sizeof n)) ||
+	    (rc = vec_push(&k->ib->part, &part, sizeof part)))
+		return rc;
 	return BP_OK;
 }
 
@@ -340,7 +347,7 @@ static int split_solve_item(void *ctx, int id, uint64_t j)
 	uint64_t lo, hi;
 	struct item_buf *ib = &x->ib[j];
 	item_span(x, j, &lo, &hi);
-	ib->pos.n = ib->nk.n = ib->keys.n = 0;
+	ib->pos.n = ib->nk.n = ib->part.n = ib->keys.n = 0;
 	memset(ib->cnt, 0, sizeof *ib->cnt * (size_t)x->dx.nranks);
 	memset(x->rec[x->t] + bp_dist_local(&x->dx, x->cb[x->t], lo), 0,
 	       sizeof(uint16_t) * (hi - lo));
@@ -357,19 +364,17 @@ static int split_finish_item(void *ctx, int id, uint64_t j)
 	struct expanded *x = ctx;
 	struct item_buf *ib = &x->ib[j];
 	const uint64_t *pos = ib->pos.a, *keys = ib->keys.a;
-	const uint32_t *nk = ib->nk.a;
+	const uint32_t *nk = ib->nk.a, *part = ib->part.a;
 	if (ib->pos.n == 0)
 		return BP_OK;
 	uint64_t ccb = x->cb[x->t + 1];
-	const uint16_t *crec = x->rec[x->t + 1];
 	size_t k = 0;
 	for (size_t p = 0; p < ib->pos.n; p++) {
-		uint32_t best = 0;
-		int unsolved = 0, rc;
+		uint32_t best = part[p] & 0x7fffffffu;
+		int unsolved = (int)(part[p] >> 31), rc;
 		for (uint32_t i = 0; i < nk[p]; i++, k++) {
 			int d = bp_dist_owner(&x->dx, ccb, keys[k]);
-			uint16_t r = d == x->dx.me ? crec[bp_dist_local(&x->dx, ccb, keys[k])]
-						   : x->answers[ib->cursor[d]++];
+			uint16_t r = x->answers[ib->cursor[d]++];
 			uint32_t key = bp_solve_child_key(r);
 			unsolved |= (r & 3u) == 0;
 			best = key > best ? key : best;
@@ -403,7 +408,8 @@ static int answer_piece(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
-/* Item j's keys of other ranks into x->send at its cursors (left where they were). */
+/* Item j's keys (all of other ranks) into x->send at its cursors (left where they
+ * were). */
 static int pack_item(void *ctx, int worker, uint64_t j)
 {
 	struct expanded *x = ctx;
@@ -413,21 +419,15 @@ static int pack_item(void *ctx, int worker, uint64_t j)
 	int nr = x->dx.nranks;
 	(void)worker;
 	if (nr > 64) { /* the cursors themselves, then back */
-		for (size_t i = 0; i < ib->keys.n; i++) {
-			int d = bp_dist_owner(&x->dx, ccb, k[i]);
-			if (d != x->dx.me)
-				x->send[cur[d]++] = k[i];
-		}
+		for (size_t i = 0; i < ib->keys.n; i++)
+			x->send[cur[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
 		for (int r = 0; r < nr; r++)
 			cur[r] -= ib->cnt[r];
 		return BP_OK;
 	}
 	memcpy(at, cur, sizeof *at * (size_t)nr);
-	for (size_t i = 0; i < ib->keys.n; i++) {
-		int d = bp_dist_owner(&x->dx, ccb, k[i]);
-		if (d != x->dx.me)
-			x->send[at[d]++] = k[i];
-	}
+	for (size_t i = 0; i < ib->keys.n; i++)
+		x->send[at[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
 	return BP_OK;
 }
 
@@ -835,6 +835,7 @@ out_quiet:
 		for (uint64_t j = 0; j < x.round_items; j++) {
 			free(x.ib[j].pos.a);
 			free(x.ib[j].nk.a);
+			free(x.ib[j].part.a);
 			free(x.ib[j].keys.a);
 			free(x.ib[j].cnt);
 		}

@@ -81,8 +81,11 @@ static int vec_push(struct vec *v, const void *x, size_t elem)
 
 /* A round's work item (backward, pass A to pass B). */
 struct item_buf {
-	struct vec keys;  /* uint64_t: children of the positions not solved in pass A */
-	struct vec nk;	  /* uint32_t per marked position: its children, or DONE */
+	struct vec keys;  /* uint64_t: children held elsewhere of the positions left */
+	struct vec nk;	  /* uint32_t per marked position: those children, or DONE */
+	struct vec part;  /* uint32_t per position left: the largest key of its children
+			   * held here; bits 16-30 the tier of one not solved, bit 31 set
+			   * when there is one */
 	uint64_t *cnt;	  /* per rank: keys owned there (0 for this rank's own) */
 	uint64_t *cursor; /* per rank: where this item's answers start (pass B) */
 };
@@ -353,15 +356,21 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 		return (rc = settle(s, worker, idx, best, n, bad_tier, unsolved)) || !ib
 			       ? rc
 			       : vec_push(&ib->nk, &nk, sizeof nk);
-	nk = (uint32_t)n;
-	if ((rc = vec_push(&ib->nk, &nk, sizeof nk)))
-		return rc;
+	/* only the children held elsewhere wait, with what those held here gave */
+	uint32_t part = best | (bad_tier & 0x7fffu) << 16 | (uint32_t)unsolved << 31;
+	nk = 0;
 	for (int i = 0; i < n; i++) {
 		int d = owner(s, KEY_TIER(keys[i]), KEY_INDEX(keys[i]));
+		if (d == s->me)
+			continue;
 		if ((rc = vec_push(&ib->keys, &keys[i], sizeof keys[i])))
 			return rc;
-		ib->cnt[d] += d != s->me;
+		ib->cnt[d]++;
+		nk++;
 	}
+	if ((rc = vec_push(&ib->nk, &nk, sizeof nk)) ||
+	    (rc = vec_push(&ib->part, &part, sizeof part)))
+		return rc;
 	return BP_OK;
 }
 
@@ -377,9 +386,9 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 	struct solve *s = ctx;
 	struct tier *tt = &s->tiers[s->t];
 	struct item_buf *ib = &s->ib[item / (uint64_t)s->nranks - s->chunk0];
-	const uint32_t *nk = ib->nk.a;
+	const uint32_t *nk = ib->nk.a, *part = ib->part.a;
 	const uint64_t *keys = ib->keys.a;
-	size_t pos = 0, k = 0;
+	size_t pos = 0, k = 0, left = 0;
 	uint64_t w0 = item / (uint64_t)s->nranks * tt->cw, i0 = item * tt->cw * 64;
 	if (ib->keys.n == 0)
 		return BP_OK;
@@ -389,17 +398,13 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 			if (nk[pos] == DONE)
 				continue;
 			uint64_t idx = i0 + kw * 64 + (uint64_t)__builtin_ctzll(w);
-			uint32_t best = 0, bad_tier = 0;
-			int unsolved = 0, rc;
+			uint32_t pt = part[left++], best = pt & 0xffffu,
+				 bad_tier = pt >> 16 & 0x7fffu;
+			int unsolved = (int)(pt >> 31), rc;
 			for (uint32_t i = 0; i < nk[pos]; i++, k++) {
 				uint32_t ct = KEY_TIER(keys[k]);
-				uint64_t cidx = KEY_INDEX(keys[k]);
-				int d = owner(s, ct, cidx);
-				uint16_t r;
-				if (d != s->me)
-					r = s->answers[ib->cursor[d]++];
-				else if ((rc = local_record(s, ct, cidx, &r)))
-					return rc;
+				int d = owner(s, ct, KEY_INDEX(keys[k]));
+				uint16_t r = s->answers[ib->cursor[d]++];
 				if (bp_record_value(r) == BP_VALUE_NONE && !unsolved) {
 					unsolved = 1;
 					bad_tier = ct;
@@ -724,6 +729,7 @@ static void dist_free(struct solve *s)
 		for (uint64_t j = 0; j < s->round_items; j++) {
 			free(s->ib[j].keys.a);
 			free(s->ib[j].nk.a);
+			free(s->ib[j].part.a);
 			free(s->ib[j].cnt);
 		}
 	free(s->fwd);
@@ -753,7 +759,7 @@ static int backward_tier(struct solve *s, uint32_t t)
 	int rc = BP_OK;
 	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
 		for (uint64_t j = 0; j < s->round_items; j++) {
-			s->ib[j].keys.n = s->ib[j].nk.n = 0;
+			s->ib[j].keys.n = s->ib[j].nk.n = s->ib[j].part.n = 0;
 			memset(s->ib[j].cnt, 0, sizeof(uint64_t) * (size_t)s->nranks);
 		}
 		uint64_t first = k * s->round_items, mine = s->tiers[t].mine;
