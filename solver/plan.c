@@ -66,6 +66,8 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 	if (o->ranks < 1 || o->threads < 1 || !(o->bits_per_position > 0) ||
 	    !(o->rate_per_core > 0))
 		return bp_err_set(err, BP_EINVAL, "bad plan options");
+	if (o->walk && !ops->tier_walk)
+		return bp_err_set(err, BP_EUNSUPPORTED, "%s has no tier walk to plan", g->spec);
 	uint32_t nt = g->ntiers;
 	if (!(out->tier = calloc(nt, sizeof *out->tier)))
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
@@ -125,7 +127,9 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 	int r = o->ranks;
 	double rate = o->rate_per_core * (double)o->threads * (double)r;
 	double remote = (double)(r - 1) / (double)r;
-	uint64_t round_items = (uint64_t)(4 * o->threads > 8 ? 4 * o->threads : 8);
+	uint64_t round_items = (uint64_t)(4 * o->threads > 8 ? 4 * o->threads : 8), most = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		most = out->tier[t].records > most ? out->tier[t].records : most;
 	for (uint32_t t = 0; t < nt; t++) {
 		struct bp_plan_tier *pt = &out->tier[t];
 		if (pt->too_large)
@@ -147,6 +151,17 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		pt->mem_one = bitmaps + 2 * (pt->records + c1 + c2) + OVERHEAD;
 		/* marks (8), keys (8) and answers (2) each way */
 		uint64_t lookups = (uint64_t)(edges * remote * (8 + 8 + 2));
+		if (o->walk) {
+			/* two buffers of the largest tier's share; keys (8) and answers (2),
+			 * and (index, record) pairs (8) for images held elsewhere */
+			uint64_t images = share(pt->records, r) - share(pt->classes, r);
+			uint64_t round_images =
+				r == 1 ? 0 : (uint64_t)((double)round_indices * (1 - density) * 24);
+			pt->mem = 4 * share(most, r) + round + round_images + OVERHEAD;
+			pt->mem_one = 4 * most + OVERHEAD;
+			lookups =
+				(uint64_t)(edges * remote * (8 + 2) + (double)images * remote * 8);
+		}
 		pt->sent = r == 1 ? 0 : lookups + 2 * share(pt->records, r);
 		pt->received = r == 1 ? 0 : lookups;
 		pt->writer_received =

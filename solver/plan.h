@@ -20,6 +20,10 @@
  *   A round: max(8, 4 * threads) work items of 65536 indices; its buffers hold, per
  *     child of the round's positions, about 28 bytes (keys kept, sent and received;
  *     records answered and received).
+ * The walk engine (solver/expanded.c, o->walk) keeps no bitmaps: a rank holds its chunks
+ * of two tiers, in two buffers of the largest tier's share; besides the lookups (8 + 2
+ * bytes per child held elsewhere) it sends each record copied to a member of its class
+ * held elsewhere (8 bytes an image: the tier's indices that are not canonical).
  * Children per position are not counted exactly: they are the average over up to 256
  * canonical positions of the tier, drawn from its index range with a fixed seed (every
  * index of a tier of at most 4096). */
@@ -36,6 +40,8 @@ struct bp_plan_opts {
 	uint64_t memory_per_rank; /* bytes; 0: no limit */
 	double bits_per_position; /* stored bits per position up to symmetry */
 	double rate_per_core;	  /* positions solved per second per thread */
+	int walk;		  /* model the walk engine (the game must have a tier walk);
+				   * 0: the tiers engine */
 };
 
 struct bp_plan_tier {

@@ -41,9 +41,9 @@ static const char *duration(double s, char *buf, size_t len)
 int bp_cmd_plan(int argc, char **argv)
 {
 	const char *cmd = "plan";
-	static const char *const valued[] = { "ranks",	 "memory-per-rank",
-					      "threads", "bits-per-position",
-					      "rate",	 NULL };
+	static const char *const valued[] = {
+		"ranks", "memory-per-rank", "threads", "bits-per-position", "rate", "solver", NULL
+	};
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
@@ -82,8 +82,15 @@ int bp_cmd_plan(int argc, char **argv)
 			     a.opt[4]);
 		return BP_EXIT_USAGE;
 	}
+	const char *solver = a.opt[5] ? a.opt[5] : "auto";
+	if (strcmp(solver, "auto") && strcmp(solver, "walk") && strcmp(solver, "tiers")) {
+		bp_cli_error(cmd, "bad --solver '%s' (auto, walk or tiers)", solver);
+		return BP_EXIT_USAGE;
+	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		return rc;
+	/* auto: what solve --mpi runs, the walk where the game has one */
+	o.walk = !strcmp(solver, "walk") || (!strcmp(solver, "auto") && g->ops->tier_walk);
 	struct bp_plan p;
 	struct bp_err err = { { 0 } };
 	int prc = bp_plan_tiers(g, &o, &p, &err);
@@ -95,11 +102,12 @@ int bp_cmd_plan(int argc, char **argv)
 	int fits = !p.too_large && (!o.memory_per_rank || p.mem <= o.memory_per_rank);
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	if (a.json) {
-		printf("{\"instance\": \"%s\", \"ranks\": %d, \"threads\": %d, "
+		printf("{\"instance\": \"%s\", \"solver\": \"%s\", \"ranks\": %d, \"threads\": %d, "
 		       "\"memory_per_rank\": %llu, \"bits_per_position\": %.4f, "
 		       "\"rate_per_thread\": %.0f, \"exact_positions\": %s, \"tiers\": [",
-		       g->spec, o.ranks, o.threads, (unsigned long long)o.memory_per_rank,
-		       o.bits_per_position, o.rate_per_core, p.exact_classes ? "true" : "false");
+		       g->spec, o.walk ? "walk" : "tiers", o.ranks, o.threads,
+		       (unsigned long long)o.memory_per_rank, o.bits_per_position, o.rate_per_core,
+		       p.exact_classes ? "true" : "false");
 		for (uint32_t t = 0; t < p.ntiers; t++) {
 			const struct bp_plan_tier *pt = &p.tier[t];
 			if (pt->too_large) {
@@ -129,8 +137,9 @@ int bp_cmd_plan(int argc, char **argv)
 		       (unsigned long long)p.received, (unsigned long long)p.writer_received,
 		       (unsigned long long)p.disk, p.seconds, fits ? "true" : "false");
 	} else {
-		printf("%s on %d rank%s x %d thread%s, %s per rank\n", g->spec, o.ranks,
-		       o.ranks == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s",
+		printf("%s, %s engine, on %d rank%s x %d thread%s, %s per rank\n", g->spec,
+		       o.walk ? "walk" : "tiers", o.ranks, o.ranks == 1 ? "" : "s", o.threads,
+		       o.threads == 1 ? "" : "s",
 		       o.memory_per_rank ? bp_text_bytes(o.memory_per_rank, b1, sizeof b1)
 					 : "no memory limit");
 		printf("positions %s: %s\n",

@@ -66,3 +66,26 @@ Test(plan, memory_falls_with_ranks_and_the_writer_gets_every_record)
 	bp_plan_free(&p64);
 	bp_game_destroy(g);
 }
+
+/* The walk engine keeps no bitmaps and two tiers' buffers: less memory than the tiers
+ * engine's three-tier window; a game without a tier walk cannot be planned with it. */
+Test(plan, the_walk_needs_less_and_only_where_there_is_one)
+{
+	struct bp_game *g = open_game("taifas:5x5");
+	struct bp_plan_opts o = {
+		.ranks = 64, .threads = 2, .bits_per_position = 1, .rate_per_core = 1e6
+	};
+	struct bp_plan pt, pw;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_plan_tiers(g, &o, &pt, &err), BP_OK);
+	o.walk = 1;
+	cr_assert_eq(bp_plan_tiers(g, &o, &pw, &err), BP_OK);
+	cr_expect_lt(pw.mem, pt.mem);
+	cr_expect_lt(pw.mem_one, pt.mem_one);
+	bp_plan_free(&pt);
+	bp_plan_free(&pw);
+	bp_game_destroy(g);
+	g = open_game("chicken:tri4");
+	cr_expect_eq(bp_plan_tiers(g, &o, &pw, &err), BP_EUNSUPPORTED);
+	bp_game_destroy(g);
+}
