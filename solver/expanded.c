@@ -236,6 +236,13 @@ static uint64_t mine_of(const struct expanded *x, uint32_t t)
 	return bp_dist_mine(&x->dx, bp_dist_chunks(x->size[t], x->cb[t]));
 }
 
+/* The indices of tier t this rank works on (its ticks count those). */
+static uint64_t share(const struct expanded *x, uint32_t t)
+{
+	uint64_t n = split(x) ? mine_of(x, t) * x->cb[t] : x->size[t];
+	return n < x->size[t] ? n : x->size[t];
+}
+
 /* Enough rounds for the rank with the most chunks (rank 0); the same on every rank. */
 static uint64_t rounds_of(const struct expanded *x, uint32_t t)
 {
@@ -518,8 +525,9 @@ static int split_solve(struct expanded *x, uint32_t t)
 		uint16_t *answers = NULL;
 		x->t = t;
 		x->round0 = first;
+		x->meter.keep = k > 0;
 		rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, nitems, x->cb[t],
-				      x->size[t], split_solve_item, x);
+				      share(x, t), split_solve_item, x);
 		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
 			rc = split_lookup(x, nitems, &answers);
 		x->answers = answers;
@@ -768,7 +776,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 
 	x.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
 	for (uint32_t t = st; t < x.nt; t++)
-		x.meter.phase_total += x.done[t] ? 0 : x.size[t];
+		x.meter.phase_total += x.done[t] ? 0 : share(&x, t);
 	for (uint32_t t = x.nt; t-- > st;) {
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x.nt };
 		if (x.done[t]) {

@@ -148,6 +148,13 @@ static int owner(const struct solve *s, uint32_t t, uint64_t idx)
 	return bp_dist_owner(&s->dx, s->tiers[t].cw * 64, idx);
 }
 
+/* The indices of tier t this rank works on (its ticks count those). */
+static uint64_t share(const struct tier *tt)
+{
+	uint64_t n = tt->mine * tt->cw * 64;
+	return n < tt->size ? n : tt->size;
+}
+
 /* Where index idx of tier t (owned here) is in this rank's arrays. */
 static uint64_t local(const struct solve *s, uint32_t t, uint64_t idx)
 {
@@ -437,7 +444,7 @@ static int run_items(struct solve *s, uint32_t t, int phase, uint64_t first, uin
 	if (first + n > mine)
 		n = mine > first ? mine - first : 0;
 	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, n, s->tiers[t].cw * 64,
-				s->tiers[t].size, shifted, s);
+				share(&s->tiers[t]), shifted, s);
 }
 
 static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, int, uint64_t))
@@ -743,6 +750,7 @@ static int forward_tier(struct solve *s, uint32_t t)
 		return run_tier(s, t, 0, forward_chunk);
 	int rc = BP_OK;
 	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
+		s->meter.keep = k > 0;
 		rc = run_items(s, t, 0, k * s->round_items, s->round_items, forward_chunk);
 		if ((rc = agree(s, rc, NULL, 0)) || (rc = forward_exchange(s)) ||
 		    (rc = agree(s, rc, NULL, 0)))
@@ -766,6 +774,7 @@ static int backward_tier(struct solve *s, uint32_t t)
 		uint64_t nitems = first >= mine			  ? 0
 				  : mine - first < s->round_items ? mine - first
 								  : s->round_items;
+		s->meter.keep = k > 0;
 		rc = run_items(s, t, 1, first, s->round_items, solve_chunk);
 		uint16_t *answers = NULL;
 		if (!(rc = agree(s, rc, NULL, 0)))
@@ -880,7 +889,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		s.tiers[t].lastuse = t ? t - 1 : UINT32_MAX;
 	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
 	for (uint32_t t = st; !dense && t < s.nt; t++)
-		s.meter.phase_total += s.tiers[t].size;
+		s.meter.phase_total += share(&s.tiers[t]);
 	for (uint32_t t = st; !dense && t < s.nt; t++) {
 		if ((rc = agree(&s, forward_tier(&s, t), NULL, 0)))
 			goto out;
@@ -905,7 +914,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	/* 2. tiers from the last to the first */
 	s.meter.phase_done = s.meter.phase_total = 0;
 	for (uint32_t t = st; t < s.nt; t++)
-		s.meter.phase_total += s.tiers[t].done ? 0 : s.tiers[t].size;
+		s.meter.phase_total += s.tiers[t].done ? 0 : share(&s.tiers[t]);
 	for (uint32_t t = s.nt; t-- > st;) {
 		struct tier *tt = &s.tiers[t];
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };

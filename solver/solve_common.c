@@ -196,10 +196,13 @@ int bp_solve_metered(struct bp_solve_meter *m, int phase, uint32_t tier, uint32_
 		m->phase_done += tier_total;
 		return bp_parallel_for(threads, nitems, fn, ctx);
 	}
+	/* a tier worked in rounds (split across ranks) goes on counting */
+	if (!m->keep)
+		m->tier_done = 0;
+	m->keep = 0;
 	m->tick = (struct bp_solve_tick){
 		.phase = phase, .tier = tier, .ntiers = ntiers, .tier_total = tier_total
 	};
-	m->tier_done = 0;
 	m->item_indices = item_indices;
 	m->fn = fn;
 	m->ctx = ctx;

@@ -100,6 +100,8 @@ struct bp_solve_meter {
 	uint64_t item_indices;
 	uint64_t next_ns; /* clock time of the next tick, in nanoseconds (atomic) */
 	int busy;	  /* a worker is ticking */
+	int keep;	  /* set by the caller: this run goes on with the last one's tier
+			   * (tier_done is not reset); cleared by every run */
 	int (*fn)(void *ctx, int worker, uint64_t item);
 	void *ctx;
 };
