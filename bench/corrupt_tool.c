@@ -10,6 +10,17 @@
  *                                        block BLOCK of tier TIER of table TABLE in
  *                                        DIR/data.mdb (found by its bytes in the file)
  *
+ *   corrupt_tool kvwhere DIR DBNAME MIN
+ *                                        prints "OFFSET LENGTH" of the shortest stored
+ *                                        value of at least MIN bytes in the named LMDB
+ *                                        database DBNAME (a key space of store/kv.h):
+ *                                        its live copy in DIR/data.mdb
+ *
+ *   corrupt_tool kvdump DIR DBNAME OUTDIR BYTE
+ *                                        writes each value of that key space, without
+ *                                        its checksum and behind one byte BYTE, to a
+ *                                        file OUTDIR/kvN (seeds for tests/fuzz)
+ *
  * Exit 0 on success, 1 on any failure (with a message on stderr). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,8 +134,129 @@ out:
 	return ret;
 }
 
+/* Where this process mapped the file at path from its start (LMDB's map: LMDB does
+ * not tell unless the map is fixed), from /proc/self/maps; NULL if not found. */
+static const unsigned char *map_of(const char *path)
+{
+	char want[4096], line[8192];
+	if (!realpath(path, want))
+		return NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return NULL;
+	const unsigned char *at = NULL;
+	while (!at && fgets(line, sizeof line, f)) {
+		unsigned long lo, off;
+		int name = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %n", &lo, &off, &name) >= 2 && name > 0 &&
+		    off == 0 && strcmp(line + name, want) == 0)
+			at = (const unsigned char *)lo;
+	}
+	fclose(f);
+	return at;
+}
+
+static int cmd_kvwhere(const char *dir, const char *name, size_t min)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_dbi dbi;
+	MDB_val k, v;
+	int rc, ret = 1;
+	char path[4096];
+	size_t len, best = 0, best_len = 0;
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	unsigned char *file = slurp(path, &len);
+	if (!file || (rc = mdb_env_create(&env)) || (rc = mdb_env_set_maxdbs(env, 4096)) ||
+	    (rc = mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0664)) ||
+	    (rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) ||
+	    (rc = mdb_dbi_open(txn, name, 0, &dbi)) || (rc = mdb_cursor_open(txn, dbi, &cur))) {
+		fprintf(stderr, "corrupt_tool: %s %s: cannot read\n", dir, name);
+		goto out;
+	}
+	/* the live copy: where LMDB's map holds it (stale copies of a leaf page may
+	 * linger in free pages, so the bytes alone do not tell) */
+	const unsigned char *map = map_of(path);
+	if (!map) {
+		fprintf(stderr, "corrupt_tool: %s: not found in /proc/self/maps\n", path);
+		goto out;
+	}
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (v.mv_size < min || (best_len && v.mv_size >= best_len))
+			continue;
+		const unsigned char *p = v.mv_data;
+		if (p < map || (size_t)(p - map) + v.mv_size > len ||
+		    memcmp(file + (p - map), p, v.mv_size) != 0)
+			continue;
+		best = (size_t)(p - map);
+		best_len = v.mv_size;
+	}
+	if (best_len) {
+		printf("%zu %zu\n", best, best_len);
+		ret = 0;
+	} else
+		fprintf(stderr, "corrupt_tool: %s: no value of %zu bytes or more\n", name, min);
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	if (txn)
+		mdb_txn_abort(txn);
+	if (env)
+		mdb_env_close(env);
+	free(file);
+	return ret;
+}
+
+static int cmd_kvdump(const char *dir, const char *name, const char *out, unsigned byte)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_dbi dbi;
+	MDB_val k, v;
+	int rc, ret = 1, n = 0;
+	if ((rc = mdb_env_create(&env)) || (rc = mdb_env_set_maxdbs(env, 4096)) ||
+	    (rc = mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0664)) ||
+	    (rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn)) ||
+	    (rc = mdb_dbi_open(txn, name, 0, &dbi)) || (rc = mdb_cursor_open(txn, dbi, &cur))) {
+		fprintf(stderr, "corrupt_tool: %s %s: %s\n", dir, name, mdb_strerror(rc));
+		goto out;
+	}
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/kv%d", out, n++);
+		FILE *f = fopen(path, "wb");
+		unsigned char b = (unsigned char)byte;
+		size_t len = v.mv_size >= 8 ? v.mv_size - 8 : 0;
+		if (!f || fwrite(&b, 1, 1, f) != 1 || fwrite(v.mv_data, 1, len, f) != len) {
+			fprintf(stderr, "corrupt_tool: %s: cannot write\n", path);
+			if (f)
+				fclose(f);
+			goto out;
+		}
+		fclose(f);
+	}
+	ret = 0;
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	if (txn)
+		mdb_txn_abort(txn);
+	if (env)
+		mdb_env_close(env);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && strcmp(argv[1], "kvdump") == 0)
+		return cmd_kvdump(argv[2], argv[3], argv[4], (unsigned)strtoul(argv[5], NULL, 0));
+	if (argc == 5 && strcmp(argv[1], "kvwhere") == 0)
+		return cmd_kvwhere(argv[2], argv[3], strtoull(argv[4], NULL, 0));
 	if (argc == 5 && strcmp(argv[1], "flip") == 0)
 		return cmd_flip(argv[2], strtoull(argv[3], NULL, 0), strtoul(argv[4], NULL, 0));
 	if (argc == 5 && strcmp(argv[1], "bit") == 0)
@@ -134,6 +266,7 @@ int main(int argc, char **argv)
 		return cmd_where(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0),
 				 strtoull(argv[5], NULL, 0));
 	fprintf(stderr, "usage: corrupt_tool flip FILE SEED N | bit FILE OFFSET BIT | where DIR "
-			"TABLE TIER BLOCK\n");
+			"TABLE TIER BLOCK | kvwhere DIR DBNAME MIN | kvdump DIR DBNAME OUTDIR "
+			"BYTE\n");
 	return 1;
 }

@@ -684,9 +684,7 @@ static int check_first_player(const struct bp_game *g, const struct bp_oracle *o
 	return BP_OK;
 }
 
-/* The first player's value once the second player has chosen a side: a winning
- * opening is taken over (a loss for its maker), the others kept. */
-static enum bp_value after_choice(enum bp_value v)
+enum bp_value bp_claim_after_choice(enum bp_value v)
 {
 	return v == BP_VALUE_WIN ? BP_VALUE_LOSS : v;
 }
@@ -721,7 +719,7 @@ static int check_pie(const struct bp_game *g, const struct bp_oracle *o, struct 
 		v = bp_value_flip(v); /* for the opening's maker */
 		value[k] = v;
 		counts[v]++;
-		enum bp_value a = after_choice(v);
+		enum bp_value a = bp_claim_after_choice(v);
 		/* the maker's best: a draw, else the slowest loss */
 		long sc = a == BP_VALUE_DRAW ? 1000000L
 					     : (long)(rem == BP_CLAIM_NO_REMOTENESS ? 0 : rem);

@@ -67,6 +67,11 @@ extern const char *const bp_claim_names[];
 /* Whether g's family makes claim name (its ops->claims list; every claim when NULL). */
 int bp_claim_applies(const struct bp_game *g, const char *name);
 
+/* The first player's value for an opening worth v to its maker once the second player
+ * has used the pie rule or colour choice: a winning opening is taken over (a loss for
+ * its maker), the others are kept. */
+enum bp_value bp_claim_after_choice(enum bp_value v);
+
 /* Checks one claim of g. out is filled (free with bp_claim_free) even when the
  * verdict is unknown.
  * @return BP_OK; BP_EINVAL for an unknown name; BP_ENOMEM; an oracle error other than

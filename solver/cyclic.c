@@ -195,9 +195,10 @@ int bp_solve_cycles_estimate(const struct bp_game *g, uint64_t *bytes)
 		int rc = g->ops->tier_size(g, t, &sz);
 		if (rc)
 			return rc;
-		total += 2 * sz + sz / 4 + 16;
+		/* records, reached and expanded bits, all written */
+		total += bp_solve_pages(2 * sz) + 2 * bp_solve_pages(8 * (sz / 64 + 1));
 	}
-	*bytes = total + (64ull << 20);
+	*bytes = total + BP_SOLVE_BASE_MEMORY;
 	return BP_OK;
 }
 

@@ -14,6 +14,9 @@
  *   ".proof:rR:SPEC"   key: the canonical root position as above; value: a proof in the
  *                   format of solver/proof.c.
  *
+ * (store/kv.c frames each value with a checksum over key and value, and keeps a count
+ * and sum of them per key space.)
+ *
  * The solved table of the instance (when the database has one) is probed for every
  * position the search reaches; a miss (tier not done, or not reachable) is no answer.
  * All calls go through one mutex: the search threads share the handle. */
@@ -272,6 +275,17 @@ int bp_dfpn_db_lookup(struct bp_dfpn_db *db, const struct bp_pos *p, struct bp_d
 	return r;
 }
 
+const char *bp_dfpn_db_why(const struct bp_dfpn_db *db)
+{
+	const char *w = db->proofs ? bp_kv_why(db->proofs) : "";
+	return *w || !db->proven ? w : bp_kv_why(db->proven);
+}
+
+const char *bp_dfpn_db_proven_why(const struct bp_dfpn_db *db)
+{
+	return db->proven ? bp_kv_why(db->proven) : "";
+}
+
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db)
 {
 	return db->t;
@@ -293,10 +307,13 @@ int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, stru
 	rc = bp_kv_put(db->proofs, 1, &it);
 	pthread_mutex_unlock(&db->lock);
 	free(buf);
-	return rc ? bp_err_set(err, rc, "writing the proof: %s", bp_strerror(rc)) : BP_OK;
+	return rc ? bp_err_set(err, rc, "writing the proof: %s (%s)", bp_strerror(rc),
+			       bp_kv_why(db->proofs))
+		  : BP_OK;
 }
 
 struct each {
+	const struct bp_game *g;
 	int (*fn)(void *ctx, const struct bp_proof *pf, int decode_rc, const char *why);
 	void *ctx;
 };
@@ -306,9 +323,17 @@ static int each_one(void *ctx, const void *key, size_t klen, const void *val, si
 	struct each *e = ctx;
 	struct bp_proof *pf = NULL;
 	struct bp_err err = { { 0 } };
-	(void)key;
-	(void)klen;
 	int rc = bp_proof_decode(val, vlen, &pf, &err);
+	if (rc == BP_OK) {
+		/* a proof is stored under its canonical root: one found under another key
+		 * was moved by damage (the key space's checksums make this a second line) */
+		struct bp_pos canon;
+		bp_game_canonical(e->g, bp_proof_root(pf), &canon);
+		if (klen != key_of(&canon) || memcmp(key, canon.w, klen) != 0) {
+			rc = BP_ECORRUPT;
+			snprintf(err.msg, sizeof err.msg, "the proof is not stored under its root");
+		}
+	}
 	int r = e->fn(e->ctx, pf, rc, err.msg);
 	bp_proof_free(pf);
 	return r;
@@ -321,7 +346,7 @@ int bp_dfpn_db_each_proof(struct bp_dfpn_db *db,
 {
 	if (!db->proofs)
 		return BP_OK;
-	struct each e = { fn, ctx };
+	struct each e = { db->g, fn, ctx };
 	return bp_kv_each(db->proofs, each_one, &e);
 }
 
@@ -345,5 +370,33 @@ int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos
 		return 0;
 	if (rc < 0)
 		return rc;
-	return rc == 1 && byte_bound(v, out);
+	/* the value passed its checksum: one that is no bound is not ours */
+	return rc == 1 && byte_bound(v, out) ? 1 : BP_ECORRUPT;
+}
+
+struct proven_check {
+	const struct bp_game *g;
+	uint64_t n;
+};
+
+static int check_proven_one(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	struct proven_check *c = ctx;
+	struct bp_pos p = { { 0 } }, canon;
+	struct bp_dfpn_bound b;
+	c->n++;
+	if (vlen != 1 || !byte_bound(*(const uint8_t *)val, &b) || klen > sizeof p.w ||
+	    (klen % sizeof(uint64_t) && klen != 1))
+		return BP_ECORRUPT;
+	memcpy(p.w, key, klen);
+	bp_game_canonical(c->g, &p, &canon);
+	return key_of(&canon) == klen && bp_pos_equal(&canon, &p) ? 0 : BP_ECORRUPT;
+}
+
+int bp_dfpn_db_check_proven(struct bp_dfpn_db *db, uint64_t *count)
+{
+	struct proven_check c = { db->g, 0 };
+	int rc = db->proven ? bp_kv_each(db->proven, check_proven_one, &c) : BP_OK;
+	*count = c.n;
+	return rc;
 }

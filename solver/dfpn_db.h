@@ -30,7 +30,8 @@ void bp_dfpn_db_attach(struct bp_dfpn_db *db, struct bp_dfpn_opts *o);
 /* Sets the checkpoint interval in seconds (0: every recorded value at once). */
 void bp_dfpn_db_set_interval(struct bp_dfpn_db *db, double seconds);
 
-/* Writes the collected proven values now, in one transaction. @return BP_OK; BP_EIO. */
+/* Writes the collected proven values now, in one transaction. @return BP_OK; BP_EIO;
+ * BP_ENOMEM; BP_ECORRUPT (a stored value it would narrow is damaged). */
 int bp_dfpn_db_checkpoint(struct bp_dfpn_db *db);
 
 /* The proven bound of a position (any, canonicalized here). @return 1 when known,
@@ -42,6 +43,18 @@ int bp_dfpn_db_lookup(struct bp_dfpn_db *db, const struct bp_pos *p, struct bp_d
  * @return 1 when known, 0 when not (or no sparse table), negative on error. */
 int bp_dfpn_proven_get(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
 		       struct bp_dfpn_bound *out);
+
+/* Reads every proven value of the instance: each must pass its checksum, be a bound
+ * and be stored under a canonical position; their count and checksums must match the
+ * key space's record. *count gets how many were read. @return BP_OK (also when there
+ * are none); BP_ECORRUPT; BP_ENOMEM; BP_EIO. */
+int bp_dfpn_db_check_proven(struct bp_dfpn_db *db, uint64_t *count);
+
+/* What the last damage found in the proofs or proven values was (bp_kv_why), or "". */
+const char *bp_dfpn_db_why(const struct bp_dfpn_db *db);
+
+/* bp_kv_why of the proven values alone: why the last checkpoint failed, or "". */
+const char *bp_dfpn_db_proven_why(const struct bp_dfpn_db *db);
 
 /* The solved table of the instance, or NULL. */
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OVERHEAD (64ull << 20) /* as bp_solve_tiers_estimate */
-#define ITEM 65536	       /* indices a work item covers (retrograde.c) */
-#define ROUND_BYTES 28	       /* buffer bytes a child of a round's positions costs */
-#define SAMPLES 256	       /* canonical positions a tier's children are averaged over */
-#define TRIES 4096	       /* indices drawn to find them */
+#include "solver/solve_common.h"
+
+#define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
+#define ITEM 65536		      /* indices a work item covers (retrograde.c) */
+#define ROUND_BYTES 28		      /* buffer bytes a child of a round's positions costs */
+#define SAMPLES 256		      /* canonical positions a tier's children are averaged over */
+#define TRIES 4096		      /* indices drawn to find them */
 
 static uint64_t share(uint64_t n, int ranks)
 {
@@ -135,7 +137,10 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		if (pt->too_large)
 			continue;
 		uint64_t c1 = t + 1 < nt ? out->tier[t + 1].records : 0;
-		uint64_t c2 = t + 2 < nt ? out->tier[t + 2].records : 0;
+		/* the second tier up only where moves skip a tier */
+		uint64_t c2 = t + 2 < nt && (ops->flags & BP_GAME_TIER_SKIP)
+				      ? out->tier[t + 2].records
+				      : 0;
 		double density = pt->records ? (double)pt->classes / (double)pt->records : 0;
 		/* children of one rank's positions, and of one round's */
 		double edges = (double)share(pt->classes, r) * pt->children;

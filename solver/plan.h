@@ -9,9 +9,9 @@
  * owns one slice of every tier's index range and holds only its slices.
  *   memory per rank: 1/R of every tier's reachability bitmap (1 bit an index, kept the
  *     whole solve); its slices (2-byte records) of the tier being solved and of the
- *     two tiers above it (the window its children come from, as bp_solve_tiers_estimate
- *     assumes); one round's exchange buffers (below); 64 MiB for everything else (the
- *     writer's batch of at most 64 MiB included).
+ *     tier above it (two with BP_GAME_TIER_SKIP: the window its children come from,
+ *     as bp_solve_tiers_estimate assumes); one round's exchange buffers (below); BP_SOLVE_BASE_MEMORY for
+ *     everything else.
  *   bytes sent and received per tier by a rank: its positions' children owned by
  *     another rank ((R-1)/R of them) cost 8 bytes each going up (the reach mark,
  *     forward) and 8 + 2 each way when the tier is solved (the key, the record

@@ -670,23 +670,30 @@ static void free_tier(struct tier *tt)
 
 /* ---- driver ----------------------------------------------------------------- */
 
+/* Before any work: one reachability bit per index of every tier, and the largest
+ * window of records (the tier being solved and the one or two above it that its moves
+ * reach), each written in full: an upper bound, refined by refine_estimate once the
+ * reached positions are known. */
 int bp_solve_tiers_estimate(const struct bp_game *g, uint64_t *bytes)
 {
 	const struct bp_game_ops *ops = g->ops;
 	if (!ops->tier || !ops->tier_size || !ops->rank || !ops->unrank || g->ntiers == 0)
 		return BP_EUNSUPPORTED;
+	const uint32_t span = ops->flags & BP_GAME_TIER_SKIP ? 2 : 1;
 	uint64_t bits = 0, window = 0, size[3] = { 0, 0, 0 };
-	for (uint32_t t = 0; t < g->ntiers; t++) {
+	for (uint32_t t = g->ntiers; t-- > 0;) {
 		uint64_t sz;
 		int rc = ops->tier_size(g, t, &sz);
 		if (rc)
 			return rc;
-		bits += sz / 8 + 8;
-		size[t % 3] = sz;
-		uint64_t w = 2 * (size[0] + size[1] + size[2]);
+		bits += bp_solve_pages(8 * (sz / 64 + 1));
+		size[2] = size[1];
+		size[1] = size[0];
+		size[0] = bp_solve_pages(sizeof(uint16_t) * sz);
+		uint64_t w = size[0] + size[1] + (span == 2 ? size[2] : 0);
 		window = w > window ? w : window;
 	}
-	*bytes = bits + window + (64ull << 20);
+	*bytes = BP_SOLVE_BASE_MEMORY + bits + window;
 	return BP_OK;
 }
 
@@ -792,6 +799,52 @@ static int backward_tier(struct solve *s, uint32_t t)
 			return rc;
 	}
 	return rc;
+}
+
+/* The words of this rank's reach bits of a tier (its chunks'; split or not). */
+static uint64_t words_of(const struct tier *tt)
+{
+	return tt->mine * tt->cw + 1;
+}
+
+/* Pages of `words` bitmap words (from bits) holding a set bit, counted in groups of
+ * `per` words (one page of whatever array the bits stand for). */
+static uint64_t pages_marked(const uint64_t *bits, uint64_t words, uint64_t per)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < words; i += per) {
+		uint64_t any = 0;
+		for (uint64_t j = i; j < i + per && j < words; j++)
+			any |= bits[j];
+		n += any != 0;
+	}
+	return n;
+}
+
+/* After the forward pass the solve's memory is known, not bounded: a tier's records
+ * are calloc'ed and written only at its reached canonical positions (the marked bits),
+ * so only the pages holding one become resident; a tier stays from its solve until its
+ * lowest parent tier is done (lastuse); a stored tier read back is written in full.
+ * The same holds for the bitmaps. Returns the peak over the tiers still to solve. */
+static uint64_t refine_estimate(const struct solve *s, uint32_t st)
+{
+	uint64_t bits = 0, peak = 0;
+	for (uint32_t t = 0; t < s->nt; t++)
+		bits += 4096 * pages_marked(s->tiers[t].reach, words_of(&s->tiers[t]), 512);
+	for (uint32_t t = st; t < s->nt; t++) {
+		if (s->tiers[t].done)
+			continue;
+		uint64_t w = 0;
+		for (uint32_t c = t; c < s->nt; c++) {
+			const struct tier *tc = &s->tiers[c];
+			if (c > t && (tc->lastuse == UINT32_MAX || tc->lastuse > t))
+				continue;
+			w += tc->done ? bp_solve_pages(sizeof(uint16_t) * share(tc))
+				      : 4096 * pages_marked(tc->reach, words_of(tc), 32);
+		}
+		peak = w > peak ? w : peak;
+	}
+	return BP_SOLVE_BASE_MEMORY + bits + peak;
 }
 
 int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
@@ -910,6 +963,19 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		for (uint32_t c = 0; c < s.nt; c++)
 			if (s.succ[(size_t)t * s.succ_words + c / 64] >> (c % 64) & 1)
 				s.tiers[c].lastuse = t;
+	if (!dense && !s.dist) {
+		out->memory_estimate = refine_estimate(&s, st);
+		if (opts->memory_limit && out->memory_estimate > opts->memory_limit) {
+			char nbuf[32], lbuf[32];
+			rc = bp_err_set(err, BP_ERANGE,
+					"%s needs about %s once its reachable positions are "
+					"marked, more than the memory limit of %s",
+					g->spec,
+					bp_text_bytes(out->memory_estimate, nbuf, sizeof nbuf),
+					bp_text_bytes(opts->memory_limit, lbuf, sizeof lbuf));
+			goto out_quiet;
+		}
+	}
 
 	/* 2. tiers from the last to the first */
 	s.meter.phase_done = s.meter.phase_total = 0;

@@ -32,8 +32,8 @@ int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game 
 	if (rc)
 		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
 	/* split across ranks, a rank holds 1/nranks of what the estimate counts beyond its
-	 * fixed 64 MiB (both splitting engines' estimates end with it) */
-	uint64_t fixed = 64ull << 20;
+	 * fixed base (both splitting engines' estimates add it) */
+	uint64_t fixed = BP_SOLVE_BASE_MEMORY;
 	if (o->dist && o->dist->nranks > 1 && *need > fixed)
 		*need = fixed +
 			(*need - fixed + (uint64_t)o->dist->nranks - 1) / (uint64_t)o->dist->nranks;

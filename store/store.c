@@ -14,7 +14,9 @@
  *   ".KIND:SPEC"    key spaces of store/kv.h (added in format 1 without changing the
  *                   above: older readers never open them): ".proven:SPEC" values that
  *                   proof-number search proved, ".proof:SPEC" saved proof trees; their
- *                   keys and values are documented in solver/dfpn_db.c.
+ *                   keys and values are documented in solver/dfpn_db.c; store/kv.c
+ *                   adds a checksum to each value and a record "kv:NAME" to the
+ *                   header database (key-space format 2; format 1 had neither).
  *
  * Block b of tier t holds records [b * B, min((b + 1) * B, size)) of the tier, B the
  * table's records per block; a done tier of n records has exactly ceil(n / B) blocks
@@ -76,7 +78,6 @@
 #include "store/store_env.h"
 
 #define BP_STORE_MAGIC "BPSTORE"
-#define BP_STORE_HEADER_DB ".boardproof"
 #define BP_STORE_MAP_SIZE ((size_t)256 << 30)
 #define BP_STORE_MAX_DBS 4096
 #define BP_STORE_MAX_READERS 1022
@@ -283,12 +284,13 @@ static int cursor_fn(void *ctx)
 {
 	struct cursor_op *c = ctx;
 	c->rc = mdb_cursor_get(c->cur, c->k, c->v, c->op);
-	if (c->rc == 0 && !value_ok(c->s, c->k->mv_data, c->k->mv_size))
+	if (c->rc == 0 && (!value_ok(c->s, c->k->mv_data, c->k->mv_size) ||
+			   !value_ok(c->s, c->v->mv_data, c->v->mv_size)))
 		c->rc = STORE_MDB_OUTSIDE;
 	return BP_OK;
 }
 
-/* mdb_cursor_get under the guard, its key checked (value_ok). */
+/* mdb_cursor_get under the guard, its key and value checked (value_ok). */
 static int safe_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
 	struct cursor_op c = { s, cur, k, v, op, 0 };
@@ -1827,15 +1829,26 @@ void bp_store_handles(bp_store *s, int delta)
 	s->ntables += delta;
 }
 
+/* MDB_BAD_TXN from a read means an earlier call of the transaction met a damaged page
+ * and marked it failed without saying so: mdb_cursor_open's look at a database
+ * record LMDB calls stale ignores the error of its page search (LMDB 0.9.24). The
+ * corruption campaign of bench/corrupt_proofs.sh met it; it is damage. */
+static int read_to_bp(int rc)
+{
+	return rc == MDB_BAD_TXN ? BP_ECORRUPT : mdb_to_bp(rc);
+}
+
 int bp_store_get(bp_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
 {
-	return mdb_to_bp(safe_get(s, txn, dbi, k, v));
+	return read_to_bp(safe_get(s, txn, dbi, k, v));
 }
 
 int bp_store_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
-	int rc = safe_cursor_get(s, cur, k, v, op);
-	if (rc == 0 && !value_ok(s, v->mv_data, v->mv_size))
-		rc = STORE_MDB_OUTSIDE;
-	return mdb_to_bp(rc);
+	return read_to_bp(safe_cursor_get(s, cur, k, v, op));
+}
+
+int bp_store_dbi_open(MDB_txn *txn, const char *name, MDB_dbi *dbi)
+{
+	return mdb_to_bp(safe_dbi_open(txn, name, dbi, NULL));
 }

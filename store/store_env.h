@@ -8,6 +8,10 @@
 
 #include "store/store.h"
 
+/* The store's header database (store/store.c), which also keeps the records of key
+ * spaces (store/kv.c). */
+#define BP_STORE_HEADER_DB ".boardproof"
+
 MDB_env *bp_store_env(bp_store *s);
 int bp_store_readonly(const bp_store *s);
 void bp_store_handles(bp_store *s, int delta);
@@ -15,8 +19,13 @@ void bp_store_handles(bp_store *s, int delta);
 /* mdb_get and mdb_cursor_get under the store's crash guard (store/guard.h), with the
  * key and value checked to lie inside the file, so that a damaged page is reported
  * (BP_ECORRUPT), never followed into a crash. @return BP_OK; BP_ENOTFOUND;
- * BP_ECORRUPT; as the store's translation of LMDB's other codes. */
+ * BP_ECORRUPT (also MDB_BAD_TXN: an earlier read of the transaction met damage); as
+ * the store's translation of LMDB's other codes. */
 int bp_store_get(bp_store *s, MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v);
 int bp_store_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v, MDB_cursor_op op);
+
+/* mdb_dbi_open without MDB_CREATE (a read of LMDB's main database) under the guard.
+ * @return BP_OK; BP_ENOTFOUND; BP_ECORRUPT; as the store's translation of LMDB's codes. */
+int bp_store_dbi_open(MDB_txn *txn, const char *name, MDB_dbi *dbi);
 
 #endif

@@ -400,8 +400,12 @@ const struct bp_command bp_commands[] = {
 	  "      the moves grouped (winning, drawing, losing), and the board to draw\n"
 	  "      (moves separated by + or commas; a + inside a move, as in Blooms, is %2B)\n"
 	  "  GET /api/openings?instance=GAME            the first moves and their values\n"
-	  "Bad requests get a 4xx answer {\"error\": ...}; a position outside the solved table\n"
-	  "is 404. Tables are reopened every few seconds, so a solve may write meanwhile.\n"
+	  "  GET /api/claims?instance=GAME              what `claims GAME --json` prints\n"
+	  "      (computed once per table, in the background: other requests go on)\n"
+	  "Bad requests get a 4xx answer {\"error\": ...}: a request head over 32 KiB (414,\n"
+	  "431), one that is not HTTP/1.x (400) or not complete within the timeout (408);\n"
+	  "a position outside the solved table is 404. Tables are reopened every few\n"
+	  "seconds, so a solve may write meanwhile.\n"
 	  "Prints the address, then serves until interrupted (SIGINT or SIGTERM).\n"
 	  "\n"
 	  "Options:\n"
@@ -409,7 +413,8 @@ const struct bp_command bp_commands[] = {
 	  "  --port P     the TCP port (default 8417; 0: any free port, printed)\n"
 	  "  --host H     the address to listen on (default 127.0.0.1: this machine only)\n"
 	  "  --threads N  threads serving connections (default 4)\n"
-	  "  --timeout S  seconds a silent connection is kept (default 10)\n" COMMON_OPTIONS "\n"
+	  "  --timeout S  seconds a silent or slow connection is kept (default 10)\n" COMMON_OPTIONS
+	  "\n"
 	  "JSON: {\"url\", \"host\", \"port\", \"db\"} once listening.\n" },
 	{ NULL, NULL, NULL, NULL },
 };

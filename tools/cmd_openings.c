@@ -5,18 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/claims.h"
 #include "solver/probe.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/svg.h"
-
-/* The first player's value after the second player's choice: the chooser takes the
- * first player's side after a winning opening and keeps their own after a losing one,
- * so wins become losses and draws stay draws. */
-static enum bp_value after_pie(enum bp_value v)
-{
-	return v == BP_VALUE_WIN ? BP_VALUE_LOSS : v;
-}
 
 int bp_cmd_openings(int argc, char **argv)
 {
@@ -56,7 +49,7 @@ int bp_cmd_openings(int argc, char **argv)
 	int counts[4] = { 0 };
 	for (int i = 0; i < n; i++) {
 		counts[pm[i].value]++;
-		enum bp_value v = after_pie(pm[i].value);
+		enum bp_value v = bp_claim_after_choice(pm[i].value);
 		if (best_pie == BP_VALUE_NONE || v == BP_VALUE_DRAW)
 			best_pie = v == BP_VALUE_DRAW || best_pie == BP_VALUE_NONE ? v : best_pie;
 	}
@@ -88,7 +81,7 @@ int bp_cmd_openings(int argc, char **argv)
 				       bp_cli_remoteness(pm[i].remoteness, 1, rbuf));
 			if (pie)
 				bp_text_printf(&out, ", \"after_choice\": \"%s\"",
-					       bp_value_name(after_pie(pm[i].value)));
+					       bp_value_name(bp_claim_after_choice(pm[i].value)));
 			bp_text_printf(&out, ", \"cells\": [");
 			for (int j = 0; j < k; j++) {
 				char name[16];
@@ -108,7 +101,7 @@ int bp_cmd_openings(int argc, char **argv)
 			}
 			if (pie)
 				bp_text_printf(&out, "   (after the choice: %s)",
-					       bp_value_name(after_pie(pm[i].value)));
+					       bp_value_name(bp_claim_after_choice(pm[i].value)));
 			bp_text_printf(&out, "\n");
 		}
 		bp_text_free(&m);

@@ -72,6 +72,17 @@ static int parse_u64(const char *text, uint64_t *out)
 	return 0;
 }
 
+/* Prints the report, unless building it ran out of memory. @return the exit code. */
+static int print_out(const char *cmd, const struct bp_text *out, const struct bp_text *pos)
+{
+	if (out->failed || pos->failed) {
+		bp_cli_error(cmd, "out of memory");
+		return BP_EXIT_IO;
+	}
+	fputs(bp_text_str(out), stdout);
+	return 0;
+}
+
 struct prove_state {
 	struct bp_game *g;
 	bp_dfpn *d;
@@ -90,8 +101,12 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(rc));
 		return rc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_PROBLEM;
 	}
-	if (st->db)
-		bp_dfpn_db_checkpoint(st->db);
+	if (st->db && (rc = bp_dfpn_db_checkpoint(st->db))) {
+		const char *why = bp_dfpn_db_proven_why(st->db);
+		bp_cli_error(cmd, "writing the proven values: %s%s%s%s", bp_strerror(rc),
+			     *why ? " (" : "", why, *why ? ")" : "");
+		return bp_cli_exit_code(rc);
+	}
 	if (r->value == BP_VALUE_NONE)
 		return 0;
 	struct bp_proof *pf = NULL;
@@ -215,6 +230,7 @@ int bp_cmd_prove(int argc, char **argv)
 	if (openings) {
 		struct bp_move *mv = bp_game_move_buffer(st.g);
 		if (!mv) {
+			bp_cli_error(cmd, "out of memory");
 			rc = BP_EXIT_IO;
 			goto out;
 		}
@@ -233,6 +249,12 @@ int bp_cmd_prove(int argc, char **argv)
 			struct bp_pos c = p;
 			struct bp_text m = { 0 };
 			st.g->ops->move_format(st.g, &p, mv[i], &m);
+			if (m.failed) { /* a report without the move's name is no report */
+				bp_text_free(&m);
+				bp_cli_error(cmd, "out of memory");
+				rc = BP_EXIT_IO;
+				break;
+			}
 			st.g->ops->apply(st.g, &c, mv[i]);
 			enum bp_value v = st.g->ops->outcome(st.g, &c);
 			memset(&r, 0, sizeof r);
@@ -280,7 +302,7 @@ int bp_cmd_prove(int argc, char **argv)
 		else
 			bp_text_printf(&out, "nodes: %llu in %.2f s\n",
 				       (unsigned long long)tot.nodes, tot.seconds);
-		fputs(bp_text_str(&out), stdout);
+		rc = print_out(cmd, &out, &pos);
 		goto out;
 	}
 	if ((rc = prove_one(cmd, &st, &p, &r, &proof_size, st.save_proof)))
@@ -342,7 +364,7 @@ int bp_cmd_prove(int argc, char **argv)
 		if (st.save_proof && known)
 			bp_text_printf(&out, "proof:   saved in %s\n", path);
 	}
-	fputs(bp_text_str(&out), stdout);
+	rc = print_out(cmd, &out, &pos);
 out:
 	bp_dfpn_destroy(st.d);
 	bp_dfpn_db_close(st.db);
@@ -356,6 +378,7 @@ struct vp {
 	const struct bp_game *g;
 	bp_table *t;
 	uint64_t checked, failed;
+	int oom; /* out of memory while decoding or checking: no verdict */
 	int json;
 	struct bp_text out;
 };
@@ -369,10 +392,15 @@ static int verify_one(void *ctx, const struct bp_proof *pf, int decode_rc, const
 	const char *problem = why;
 	if (decode_rc == BP_OK) {
 		bp_cli_position_text(v->g, bp_proof_root(pf), &pos);
+		if (pos.failed)
+			v->out.failed = 1; /* the report would name no position: out of memory */
 		int rc = bp_proof_check(v->g, pf, v->t, &rep);
 		ok = rc == BP_OK && rep.ok;
 		problem = rc ? bp_strerror(rc) : rep.problem;
-	}
+		if (rc == BP_ENOMEM)
+			v->oom = 1;
+	} else if (decode_rc == BP_ENOMEM)
+		v->oom = 1; /* a proof that could not be read is no failing proof */
 	v->checked++;
 	v->failed += !ok;
 	if (v->json) {
@@ -426,7 +454,7 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 		rc = BP_EXIT_DB;
 		goto out;
 	}
-	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, a.json, { 0 } };
+	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, 0, a.json, { 0 } };
 	if (a.json) {
 		bp_text_printf(&v.out, "{\"instance\": ");
 		bp_text_json_string(&v.out, g->spec);
@@ -434,19 +462,41 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 	}
 	drc = bp_dfpn_db_each_proof(db, verify_one, &v);
 	if (drc) {
-		bp_cli_error(cmd, "reading the proofs: %s", bp_strerror(drc));
+		bp_cli_error(cmd, "reading the proofs: %s%s%s", bp_strerror(drc),
+			     drc == BP_ECORRUPT ? ": " : "",
+			     drc == BP_ECORRUPT ? bp_dfpn_db_why(db) : "");
+		rc = BP_EXIT_DB;
+		bp_text_free(&v.out);
+		goto out;
+	}
+	uint64_t nproven;
+	if ((drc = bp_dfpn_db_check_proven(db, &nproven))) {
+		bp_cli_error(cmd, "reading the proven values: %s%s%s", bp_strerror(drc),
+			     drc == BP_ECORRUPT ? ": " : "",
+			     drc == BP_ECORRUPT ? bp_dfpn_db_why(db) : "");
 		rc = BP_EXIT_DB;
 		bp_text_free(&v.out);
 		goto out;
 	}
 	if (a.json)
-		bp_text_printf(&v.out, "], \"checked\": %llu, \"failed\": %llu, \"ok\": %s}\n",
+		bp_text_printf(&v.out,
+			       "], \"checked\": %llu, \"failed\": %llu, \"proven_values\": %llu, "
+			       "\"ok\": %s}\n",
 			       (unsigned long long)v.checked, (unsigned long long)v.failed,
-			       v.failed ? "false" : "true");
+			       (unsigned long long)nproven, v.failed ? "false" : "true");
 	else
-		bp_text_printf(&v.out, "%s: %llu saved proof%s checked, %llu failed\n", g->spec,
-			       (unsigned long long)v.checked, v.checked == 1 ? "" : "s",
-			       (unsigned long long)v.failed);
+		bp_text_printf(&v.out,
+			       "%s: %llu saved proof%s checked, %llu failed; %llu proven value%s "
+			       "read, every one sound\n",
+			       g->spec, (unsigned long long)v.checked, v.checked == 1 ? "" : "s",
+			       (unsigned long long)v.failed, (unsigned long long)nproven,
+			       nproven == 1 ? "" : "s");
+	if (v.out.failed || v.oom) {
+		bp_cli_error(cmd, "out of memory");
+		rc = BP_EXIT_IO;
+		bp_text_free(&v.out);
+		goto out;
+	}
 	fputs(bp_text_str(&v.out), stdout);
 	bp_text_free(&v.out);
 	rc = v.failed ? BP_EXIT_PROBLEM : 0;

@@ -88,6 +88,8 @@ static int line_out(const struct bp_game *g, bp_table *tab, const struct bp_pos 
 			value_text(out, pm[0].value, pm[0].remoteness);
 			bp_text_printf(out, "  -> %s\n", bp_text_str(&pt));
 		}
+		if (m.failed || pt.failed) /* a line without its moves is no answer */
+			out->failed = 1;
 		bp_text_free(&m);
 		bp_text_free(&pt);
 	}
@@ -107,15 +109,30 @@ out:
 }
 
 /* A position that no solved table holds but proof-number search proved (`prove`):
- * its value (or bound) without remoteness or moves. @return 1 when answered. */
-static int answer_proven(bp_store *db, const struct bp_game *g, const struct bp_pos *p,
-			 const struct bp_text *pos, int json)
+ * its value (or bound) without remoteness or moves. @return 1 when answered, 0 when
+ * not, -1 when the proven values cannot be read (*rc gets the exit code; the error is
+ * printed). */
+static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
+			 const struct bp_pos *p, const struct bp_text *pos, int json, int *rc)
 {
 	static const char *const names[] = { "loss", "draw", "win" };
 	struct bp_dfpn_bound b;
-	if (bp_dfpn_proven_get(db, g, p, &b) != 1)
+	int prc = bp_dfpn_proven_get(db, g, p, &b);
+	if (prc < 0) {
+		bp_cli_error(cmd, "reading the proven values of %s: %s", g->spec,
+			     prc == BP_EFORMAT ? "written by an older boardproof (no checksums)"
+					       : bp_strerror(prc));
+		*rc = bp_cli_exit_code(prc);
+		return -1;
+	}
+	if (prc != 1)
 		return 0;
 	char value[32];
+	if (pos->failed) {
+		bp_cli_error(cmd, "out of memory");
+		*rc = BP_EXIT_IO;
+		return -1;
+	}
 	if (b.lo == b.hi)
 		snprintf(value, sizeof value, "%s", names[b.lo + 1]);
 	else
@@ -130,6 +147,12 @@ static int answer_proven(bp_store *db, const struct bp_game *g, const struct bp_
 			       ", \"value\": \"%s\", \"remoteness\": null, \"source\": "
 			       "\"proven\"}\n",
 			       value);
+		if (t.failed) {
+			bp_text_free(&t);
+			bp_cli_error(cmd, "out of memory");
+			*rc = BP_EXIT_IO;
+			return -1;
+		}
 		fputs(bp_text_str(&t), stdout);
 		bp_text_free(&t);
 	} else
@@ -176,14 +199,14 @@ int bp_cmd_query(int argc, char **argv)
 	bp_cli_position_text(g, &p, &pos);
 	/* no table of the instance: a value that prove proved, if any */
 	if (bp_probe_open(db, g, &tab, NULL) == BP_ENOTFOUND &&
-	    answer_proven(db, g, &p, &pos, a.json))
+	    answer_proven(cmd, db, g, &p, &pos, a.json, &rc))
 		goto out;
 	/* the table, or the error (another rules version, not solved) */
 	if (!tab && (rc = bp_cli_open_table(cmd, db, g, &tab)))
 		goto out;
 	struct bp_probe pr;
 	int prc = bp_probe_position(g, tab, &p, &pr);
-	if (prc == BP_ENOTFOUND && answer_proven(db, g, &p, &pos, a.json))
+	if (prc == BP_ENOTFOUND && answer_proven(cmd, db, g, &p, &pos, a.json, &rc))
 		goto out;
 	if (prc) {
 		if (prc == BP_ENOTFOUND)
@@ -233,6 +256,8 @@ int bp_cmd_query(int argc, char **argv)
 				       group_name[pm[i].value]);
 			bp_text_json_string(&out, bp_text_str(&child));
 			bp_text_printf(&out, "}");
+			if (m.failed || child.failed)
+				out.failed = 1;
 			bp_text_free(&m);
 			bp_text_free(&child);
 		}
@@ -267,6 +292,8 @@ int bp_cmd_query(int argc, char **argv)
 			int used = (int)(out.len - before);
 			bp_text_printf(&out, "%*s %s\n", used < 34 ? 34 - used : 0, "",
 				       bp_text_str(&child));
+			if (m.failed || child.failed)
+				out.failed = 1;
 			bp_text_free(&m);
 			bp_text_free(&child);
 		}
@@ -281,6 +308,11 @@ int bp_cmd_query(int argc, char **argv)
 	}
 	if (a.json)
 		bp_text_printf(&out, "}\n");
+	if (out.failed || pos.failed) { /* never an answer cut short */
+		bp_cli_error(cmd, "out of memory");
+		rc = BP_EXIT_IO;
+		goto out;
+	}
 	fputs(bp_text_str(&out), stdout);
 out:
 	free(pm);

@@ -44,6 +44,16 @@ struct bp_cmd_table_oracle {
 void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);
 
+/* Checks g's claims through o and writes them into out as `boardproof claims` prints
+ * them (json: its --json document; `serve`'s /api/claims answers the same text): only
+ * that claim when only is not NULL, else every claim with all, else those that apply
+ * to g. *failed is set when some verdict is "fails".
+ * @return BP_OK; bp_claim_check's error, with *bad naming the claim. */
+struct bp_claims_opts;
+int bp_cmd_claims_report(const struct bp_game *g, const struct bp_oracle *o,
+			 const struct bp_claims_opts *copts, const char *only, int all, int json,
+			 struct bp_text *out, int *failed, const char **bad);
+
 /* Writes t to path ("-": stdout), printing the error. @return 0 or BP_EXIT_IO. */
 int bp_cmd_write_file(const char *cmd, const char *path, const struct bp_text *t);
 int bp_cmd_serve(int argc, char **argv);

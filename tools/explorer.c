@@ -22,19 +22,34 @@
  *
  * Instances are kept by canonical spec, and only when their table exists, so hostile
  * specs cannot grow memory: a request names its instance in any spelling, which is
- * parsed into a game each time unless it is already a canonical spec in the list. */
+ * parsed into a game each time unless it is already a canonical spec in the list.
+ *
+ * Claims. One worker thread, started on the first /api/claims, computes the claims of
+ * one instance at a time through bp_cmd_claims_report (the code `claims --json` runs)
+ * and keeps the answer with a stamp of the table's metadata (tiers done, records per
+ * value): a later request whose table still has that stamp is answered from memory,
+ * one whose table changed (a solve went on, or replaced it) is computed again. The
+ * walk reads the table through its own handle, holding store_lock shared only while
+ * it is inside the store (each probe; each tier read of the table scan), never while
+ * it thinks, so requests that open handles wait for one probe at most, not a walk:
+ *
+ *   cmu     a mutex over the list of claims entries, their waiters and the worker's
+ *           state; waiters are called back after it is released. */
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np: writer-preferring lock */
 #include "tools/explorer.h"
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "solver/claims.h"
 #include "solver/probe.h"
 #include "store/store.h"
+#include "tools/commands.h"
 
 #define MAX_INSTANCES 256
 #define MAX_LINE 1024 /* most moves in one moves= argument */
@@ -50,12 +65,35 @@ struct inst {
 	struct handle *idle;
 };
 
+struct waiter {
+	struct bp_explorer_wait w;
+	struct waiter *next;
+};
+
+enum { CLAIMS_QUEUED, CLAIMS_RUNNING, CLAIMS_DONE };
+
+struct claims_entry {
+	char *spec; /* canonical */
+	int state, status;
+	uint64_t stamp; /* of the table the answer was computed from */
+	double used;
+	struct bp_text body;
+	struct waiter *waiters;
+};
+
 struct bp_explorer {
 	bp_store *db;
 	pthread_rwlock_t store_lock;
 	pthread_mutex_t mu;
 	struct inst *inst[MAX_INSTANCES];
 	int ninst;
+
+	pthread_mutex_t cmu;
+	pthread_cond_t cwake;
+	struct claims_entry *claims[BP_EXPLORER_CLAIMS_KEEP];
+	int nclaims, worker_started, worker_joined;
+	atomic_int stopping;
+	pthread_t worker;
 };
 
 static double now(void)
@@ -85,8 +123,24 @@ int bp_explorer_open(const char *dir, bp_explorer **out, struct bp_err *err)
 		free(ex);
 		return bp_err_set(err, BP_ENOMEM, "cannot create a lock");
 	}
+	if (pthread_mutex_init(&ex->cmu, NULL) != 0) {
+		pthread_mutex_destroy(&ex->mu);
+		pthread_rwlock_destroy(&ex->store_lock);
+		free(ex);
+		return bp_err_set(err, BP_ENOMEM, "cannot create a lock");
+	}
+	if (pthread_cond_init(&ex->cwake, NULL) != 0) {
+		pthread_mutex_destroy(&ex->cmu);
+		pthread_mutex_destroy(&ex->mu);
+		pthread_rwlock_destroy(&ex->store_lock);
+		free(ex);
+		return bp_err_set(err, BP_ENOMEM, "cannot create a lock");
+	}
+	atomic_init(&ex->stopping, 0);
 	int rc = bp_store_open(dir, BP_STORE_READONLY, &ex->db, err);
 	if (rc) {
+		pthread_cond_destroy(&ex->cwake);
+		pthread_mutex_destroy(&ex->cmu);
 		pthread_mutex_destroy(&ex->mu);
 		pthread_rwlock_destroy(&ex->store_lock);
 		free(ex);
@@ -100,6 +154,12 @@ void bp_explorer_close(bp_explorer *ex)
 {
 	if (!ex)
 		return;
+	bp_explorer_stop(ex);
+	for (int i = 0; i < ex->nclaims; i++) {
+		bp_text_free(&ex->claims[i]->body);
+		free(ex->claims[i]->spec);
+		free(ex->claims[i]);
+	}
 	for (int i = 0; i < ex->ninst; i++) {
 		struct inst *in = ex->inst[i];
 		while (in->idle) {
@@ -112,6 +172,8 @@ void bp_explorer_close(bp_explorer *ex)
 		free(in);
 	}
 	bp_store_close(ex->db);
+	pthread_cond_destroy(&ex->cwake);
+	pthread_mutex_destroy(&ex->cmu);
 	pthread_mutex_destroy(&ex->mu);
 	pthread_rwlock_destroy(&ex->store_lock);
 	free(ex);
@@ -384,10 +446,12 @@ static void json_groups(struct bp_text *t, const struct bp_game *g, const struct
 	bp_text_printf(t, "}");
 }
 
-/* One move: its text, value and remoteness (as `query --json`), the position it
- * leads to, and the cells whose character it changes (for drawing it on the board). */
+/* One move: its text, value, remoteness and group (as `query --json`), the position
+ * it leads to, and the cells whose character it changes (for drawing it on the
+ * board); with pie, what the opening is worth to the first player once the second
+ * has chosen (as `openings --json`). */
 static void json_move(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p,
-		      const struct bp_probe_move *m)
+		      const struct bp_probe_move *m, int pie)
 {
 	struct bp_text s = { 0 };
 	struct bp_pos q = *p;
@@ -397,6 +461,10 @@ static void json_move(struct bp_text *t, const struct bp_game *g, const struct b
 	bp_text_json_string(t, bp_text_str(&s));
 	bp_text_printf(t, ", ");
 	json_value(t, m->value, m->remoteness);
+	bp_text_printf(t, ", \"group\": \"%s\"", group_name(m->value));
+	if (pie)
+		bp_text_printf(t, ", \"after_choice\": \"%s\"",
+			       bp_value_name(bp_claim_after_choice(m->value)));
 	bp_text_clear(&s);
 	g->ops->pos_format(g, &q, &s);
 	bp_text_printf(t, ", \"position\": ");
@@ -543,12 +611,25 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 		goto out;
 	}
 	json_value(body, pr.value, pr.remoteness);
+	/* the opening map, like `openings --json`: with a pie rule or colour choice, each
+	 * opening's worth once the second player has chosen, and the first player's best */
+	int pie = openings && (g->ops->flags & BP_GAME_PIE);
+	enum bp_value with_choice = BP_VALUE_NONE;
 	bp_text_printf(body, ", \"moves\": [");
 	for (int i = 0; i < n; i++) {
 		bp_text_printf(body, "%s", i ? ", " : "");
-		json_move(body, g, &p, &pm[i]);
+		json_move(body, g, &p, &pm[i], pie);
+		enum bp_value a = bp_claim_after_choice(pm[i].value);
+		if (with_choice == BP_VALUE_NONE || a == BP_VALUE_DRAW)
+			with_choice = a; /* a draw if some opening keeps one, else a loss */
 	}
 	bp_text_printf(body, "], ");
+	if (openings) {
+		bp_text_printf(body, "\"pie\": %s, ", pie ? "true" : "false");
+		if (pie && n)
+			bp_text_printf(body, "\"value_with_choice\": \"%s\", ",
+				       bp_value_name(with_choice));
+	}
 	json_to_move(body, bp_text_str(&pos));
 	enum bp_value over = g->ops->outcome(g, &p);
 	bp_text_printf(body, ", \"terminal\": %s, \"outcome\": ", over ? "true" : "false");
@@ -644,6 +725,314 @@ static int api_instances(bp_explorer *ex, struct bp_text *body)
 	return body->failed ? fail(body, 503, "out of memory") : 200;
 }
 
+/* ---- claims ---- */
+
+/* A stamp of the table as h sees it: its tiers, which are done and how many records
+ * of each value they hold (FNV-1a over the numbers). */
+static uint64_t table_stamp(bp_explorer *ex, struct handle *h)
+{
+	struct bp_table_meta m;
+	uint64_t x = 1469598103934665603ull;
+	pthread_rwlock_rdlock(&ex->store_lock);
+	if (bp_table_meta_get(h->t, &m) == BP_OK) {
+		uint64_t v[3] = { m.ntiers, m.rules_version, m.format_version };
+		for (int i = 0; i < 3; i++)
+			x = (x ^ v[i]) * 1099511628211ull;
+		for (uint32_t t = 0; t < m.ntiers; t++) {
+			x = (x ^ m.tier_size[t]) * 1099511628211ull;
+			x = (x ^ m.tier_done[t]) * 1099511628211ull;
+			for (int k = 0; k < 4; k++)
+				x = (x ^ m.tier_count[(size_t)t * 4 + (size_t)k]) *
+				    1099511628211ull;
+		}
+	}
+	pthread_rwlock_unlock(&ex->store_lock);
+	return x;
+}
+
+/* The table oracle of tools/cmd_claims.c with store_lock held shared only while it is
+ * inside the store: around each probe, and around the table scan's own work but not
+ * around the checks' visits. Both give up when the explorer stops. */
+struct locked_oracle {
+	bp_explorer *ex;
+	struct bp_oracle inner;
+	int (*visit)(void *vctx, const struct bp_pos *p, enum bp_value v, unsigned rem);
+	void *vctx;
+};
+
+static int locked_value(void *ctx, const struct bp_pos *p, enum bp_value *v, unsigned *rem)
+{
+	struct locked_oracle *l = ctx;
+	if (atomic_load(&l->ex->stopping))
+		return BP_ECANCELED;
+	pthread_rwlock_rdlock(&l->ex->store_lock);
+	int rc = l->inner.value(l->inner.ctx, p, v, rem);
+	pthread_rwlock_unlock(&l->ex->store_lock);
+	return rc;
+}
+
+static int unlocked_visit(void *vctx, const struct bp_pos *p, enum bp_value v, unsigned rem)
+{
+	struct locked_oracle *l = vctx;
+	pthread_rwlock_unlock(&l->ex->store_lock);
+	int rc = atomic_load(&l->ex->stopping) ? BP_ECANCELED : l->visit(l->vctx, p, v, rem);
+	pthread_rwlock_rdlock(&l->ex->store_lock);
+	return rc;
+}
+
+static int locked_each(void *ctx,
+		       int (*visit)(void *vctx, const struct bp_pos *p, enum bp_value v,
+				    unsigned rem),
+		       void *vctx)
+{
+	struct locked_oracle *l = ctx;
+	l->visit = visit;
+	l->vctx = vctx;
+	pthread_rwlock_rdlock(&l->ex->store_lock);
+	int rc = l->inner.each(l->inner.ctx, unlocked_visit, l);
+	pthread_rwlock_unlock(&l->ex->store_lock);
+	return rc;
+}
+
+/* Computes spec's claims as `claims SPEC --json` (the worker). @return the HTTP
+ * status, body set; *stamp the table's stamp. */
+static int claims_compute(bp_explorer *ex, const char *spec, struct bp_text *body, uint64_t *stamp)
+{
+	struct inst *in = NULL;
+	struct handle *h = NULL;
+	int st = take(ex, spec, &in, &h, body);
+	if (st)
+		return st;
+	*stamp = table_stamp(ex, h);
+	struct bp_cmd_table_oracle to;
+	struct locked_oracle lo = { .ex = ex };
+	bp_cmd_table_oracle(in->g, h->t, &to, &lo.inner);
+	struct bp_oracle o = { .value = locked_value, .ctx = &lo, .each = locked_each };
+	struct bp_claims_opts copts = { 0 };
+	int failed = 0;
+	const char *bad = NULL;
+	bp_text_clear(body);
+	int rc = bp_cmd_claims_report(in->g, &o, &copts, NULL, 0, 1, body, &failed, &bad);
+	if (rc == BP_ECANCELED)
+		st = fail(body, 503, "the server is stopping");
+	else if (rc == BP_ENOMEM || (!rc && body->failed))
+		st = fail(body, 503, "out of memory");
+	else if (rc)
+		st = fail(body, 500, "checking %s of %s: %s", bad ? bad : "claims", spec,
+			  bp_strerror(rc));
+	else
+		st = 200;
+	give(ex, in, h, rc && rc != BP_ECANCELED && rc != BP_ENOMEM);
+	return st;
+}
+
+/* Calls back and frees a list of waiters (cmu not held). */
+static void wake(struct waiter *w)
+{
+	while (w) {
+		struct waiter *next = w->next;
+		w->w.ready(w->w.ctx);
+		free(w);
+		w = next;
+	}
+}
+
+static void *claims_worker(void *arg)
+{
+	bp_explorer *ex = arg;
+	pthread_mutex_lock(&ex->cmu);
+	for (;;) {
+		struct claims_entry *e = NULL;
+		while (!atomic_load(&ex->stopping)) {
+			for (int i = 0; i < ex->nclaims && !e; i++)
+				if (ex->claims[i]->state == CLAIMS_QUEUED)
+					e = ex->claims[i];
+			if (e)
+				break;
+			pthread_cond_wait(&ex->cwake, &ex->cmu);
+		}
+		if (!e)
+			break;
+		e->state = CLAIMS_RUNNING;
+		pthread_mutex_unlock(&ex->cmu);
+		struct bp_text body = { 0 };
+		uint64_t stamp = 0;
+		int st = claims_compute(ex, e->spec, &body, &stamp);
+		pthread_mutex_lock(&ex->cmu);
+		bp_text_free(&e->body);
+		e->body = body;
+		e->status = st;
+		e->stamp = stamp;
+		e->state = CLAIMS_DONE;
+		e->used = now();
+		struct waiter *w = e->waiters;
+		e->waiters = NULL;
+		pthread_mutex_unlock(&ex->cmu);
+		wake(w);
+		pthread_mutex_lock(&ex->cmu);
+	}
+	/* stopping: whoever still waits is called back, and will be told so */
+	for (int i = 0; i < ex->nclaims; i++) {
+		struct claims_entry *e = ex->claims[i];
+		struct waiter *w = e->waiters;
+		e->waiters = NULL;
+		if (e->state != CLAIMS_DONE) {
+			e->state = CLAIMS_DONE;
+			e->status = bp_explorer_error(&e->body, 503, "the server is stopping");
+		}
+		pthread_mutex_unlock(&ex->cmu);
+		wake(w);
+		pthread_mutex_lock(&ex->cmu);
+	}
+	pthread_mutex_unlock(&ex->cmu);
+	return NULL;
+}
+
+void bp_explorer_stop(bp_explorer *ex)
+{
+	pthread_mutex_lock(&ex->cmu);
+	atomic_store(&ex->stopping, 1);
+	pthread_cond_broadcast(&ex->cwake);
+	int join = ex->worker_started && !ex->worker_joined;
+	ex->worker_joined = 1;
+	pthread_mutex_unlock(&ex->cmu);
+	if (join)
+		pthread_join(ex->worker, NULL);
+}
+
+struct sync_wait {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int done;
+};
+
+static void sync_ready(void *ctx)
+{
+	struct sync_wait *s = ctx;
+	pthread_mutex_lock(&s->m);
+	s->done = 1;
+	pthread_cond_signal(&s->c);
+	pthread_mutex_unlock(&s->m);
+}
+
+static struct claims_entry *claims_find(bp_explorer *ex, const char *spec)
+{
+	for (int i = 0; i < ex->nclaims; i++)
+		if (strcmp(ex->claims[i]->spec, spec) == 0)
+			return ex->claims[i];
+	return NULL;
+}
+
+/* A new queued entry for spec, in place of the least recently used finished one when
+ * the list is full. @return NULL when every entry is in use (or out of memory). */
+static struct claims_entry *claims_add(bp_explorer *ex, const char *spec)
+{
+	int slot = ex->nclaims;
+	if (slot == BP_EXPLORER_CLAIMS_KEEP) {
+		slot = -1;
+		for (int i = 0; i < ex->nclaims; i++)
+			if (ex->claims[i]->state == CLAIMS_DONE &&
+			    (slot < 0 || ex->claims[i]->used < ex->claims[slot]->used))
+				slot = i;
+		if (slot < 0)
+			return NULL;
+	}
+	struct claims_entry *e = calloc(1, sizeof *e);
+	char *copy = strdup(spec);
+	if (!e || !copy) {
+		free(e);
+		free(copy);
+		return NULL;
+	}
+	e->spec = copy;
+	e->state = CLAIMS_QUEUED;
+	if (slot < ex->nclaims) {
+		bp_text_free(&ex->claims[slot]->body);
+		free(ex->claims[slot]->spec);
+		free(ex->claims[slot]);
+	} else {
+		ex->nclaims++;
+	}
+	ex->claims[slot] = e;
+	return e;
+}
+
+static int api_claims(bp_explorer *ex, const struct bp_explorer_arg *args, int nargs,
+		      const struct bp_explorer_wait *wait, struct bp_text *body)
+{
+	struct inst *in = NULL;
+	struct handle *h = NULL;
+	int st = take(ex, arg(args, nargs, "instance"), &in, &h, body);
+	if (st)
+		return st;
+	uint64_t stamp = table_stamp(ex, h);
+	give(ex, in, h, 0);
+	const char *spec = in->g->spec; /* instances live as long as the explorer */
+	struct sync_wait sw = { .done = 0 };
+	struct bp_explorer_wait mine = { sync_ready, &sw, 0 };
+	int again = wait && wait->again;
+	if (!wait && (pthread_mutex_init(&sw.m, NULL) || pthread_cond_init(&sw.c, NULL)))
+		return fail(body, 503, "cannot create a lock");
+	pthread_mutex_lock(&ex->cmu);
+	for (;;) {
+		struct claims_entry *e = claims_find(ex, spec);
+		if (e && e->state == CLAIMS_DONE && (e->stamp == stamp || again)) {
+			e->used = now();
+			bp_text_clear(body);
+			bp_text_printf(body, "%s", bp_text_str(&e->body));
+			st = body->failed ? fail(body, 503, "out of memory") : e->status;
+			break;
+		}
+		if (atomic_load(&ex->stopping)) {
+			st = fail(body, 503, "the server is stopping");
+			break;
+		}
+		if (e && e->state == CLAIMS_DONE) /* the table changed since */
+			e->state = CLAIMS_QUEUED;
+		if (!e && !(e = claims_add(ex, spec))) {
+			st = fail(body, 503, "busy: %d instances' claims are being computed",
+				  BP_EXPLORER_CLAIMS_KEEP);
+			break;
+		}
+		struct waiter *w = malloc(sizeof *w);
+		if (!w) {
+			st = fail(body, 503, "out of memory");
+			break;
+		}
+		if (!ex->worker_started) {
+			if (pthread_create(&ex->worker, NULL, claims_worker, ex) != 0) {
+				free(w);
+				st = fail(body, 503, "cannot start a thread");
+				break;
+			}
+			ex->worker_started = 1;
+		}
+		w->w = wait ? *wait : mine;
+		w->next = e->waiters;
+		e->waiters = w;
+		pthread_cond_broadcast(&ex->cwake);
+		if (wait) {
+			st = BP_EXPLORER_PENDING;
+			break;
+		}
+		/* no way to park the request: wait here */
+		pthread_mutex_unlock(&ex->cmu);
+		pthread_mutex_lock(&sw.m);
+		while (!sw.done)
+			pthread_cond_wait(&sw.c, &sw.m);
+		pthread_mutex_unlock(&sw.m);
+		pthread_mutex_lock(&ex->cmu);
+		sw.done = 0;
+		again = 1;
+	}
+	pthread_mutex_unlock(&ex->cmu);
+	if (!wait) {
+		pthread_cond_destroy(&sw.c);
+		pthread_mutex_destroy(&sw.m);
+	}
+	return st;
+}
+
 /* Refuses arguments an endpoint does not know, naming the first. */
 static int check_args(const struct bp_explorer_arg *args, int nargs, const char *const *known,
 		      const char *path, struct bp_text *body)
@@ -664,7 +1053,7 @@ static int check_args(const struct bp_explorer_arg *args, int nargs, const char 
 }
 
 int bp_explorer_answer(bp_explorer *ex, const char *path, const struct bp_explorer_arg *args,
-		       int nargs, struct bp_text *body)
+		       int nargs, const struct bp_explorer_wait *wait, struct bp_text *body)
 {
 	static const char *const none[] = { NULL };
 	static const char *const query[] = { "instance", "position", "moves", NULL };
@@ -699,8 +1088,12 @@ int bp_explorer_answer(bp_explorer *ex, const char *path, const struct bp_explor
 		return (st = check_args(args, nargs, opening, path, body))
 			       ? st
 			       : api_query(ex, args, nargs, 1, body);
+	if (strcmp(path, "/api/claims") == 0)
+		return (st = check_args(args, nargs, opening, path, body))
+			       ? st
+			       : api_claims(ex, args, nargs, wait, body);
 	return fail(body, 404,
 		    "unknown path '%s' (the API: /api/instances, /api/query, "
-		    "/api/openings)",
+		    "/api/openings, /api/claims)",
 		    quote(path, qb));
 }

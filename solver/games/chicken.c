@@ -49,8 +49,9 @@ struct chicken {
 	int forced_decline; /* forced=decline */
 	int decl_states;    /* values of `declined` the index spells out: 1 or 3 */
 	bp_perm64 *perm;
-	uint64_t off[65][34]; /* off[t][m]; off[t][mmax + 1] is the tier size */
-	uint8_t too_big[65];  /* tier sizes that pass 2^64 */
+	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
+	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
+	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -107,9 +108,10 @@ static uint64_t occupied(const struct bp_pos *p)
  * board, the decline rule. Any loop on the board was formed by the last turn, made by
  * the opponent of the player to move: under formed=mover that turn wins, whoever owns
  * the loops. */
-static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
+static enum bp_value judge_planes(const struct chicken *c, uint64_t black, uint64_t orange,
+				  uint64_t neutral, uint64_t declined, int loop_b, int loop_o)
 {
-	int mover = to_move(p);
+	int mover = popc(black) > popc(orange);
 	int mine = mover ? loop_o : loop_b, theirs = mover ? loop_b : loop_o;
 	if (c->formed_mover && (mine || theirs))
 		return BP_VALUE_LOSS;
@@ -119,11 +121,16 @@ static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int 
 		return BP_VALUE_WIN;
 	if (theirs)
 		return BP_VALUE_LOSS;
-	if (occupied(p) != c->L.full)
+	if ((black | orange | neutral) != c->L.full)
 		return BP_VALUE_NONE;
-	if (!DECLINED(p))
+	if (!declined)
 		return BP_VALUE_DRAW;
-	return (int)DECLINED(p) - 1 == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+	return (int)declined - 1 == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+}
+
+static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
+{
+	return judge_planes(c, BLACK(p), ORANGE(p), NEUTRAL(p), DECLINED(p), loop_b, loop_o);
 }
 
 static enum bp_value judge_full(const struct chicken *c, const struct bp_pos *p)
@@ -456,6 +463,27 @@ static int chicken_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *o
 	return BP_OK;
 }
 
+/* bp_bits_extract for v within mask, in steps of v's cells (few) instead of mask's. */
+static uint64_t extract_sparse(uint64_t v, uint64_t mask)
+{
+	uint64_t out = 0;
+	for (; v; v &= v - 1)
+		out |= 1ull << popc(mask & ((v & -v) - 1));
+	return out;
+}
+
+/* The index of a position within tier t from its planes (no checks). */
+static uint64_t rank_planes(const struct chicken *c, int t, uint64_t occ, uint64_t neutral,
+			    uint64_t orange, uint64_t declined)
+{
+	int m = popc(neutral), o = (t - m) / 2;
+	uint64_t friendly = occ & ~neutral;
+	uint64_t idx =
+		bp_rank_subset(occ) * c->binom[t][m] + bp_rank_subset(extract_sparse(neutral, occ));
+	idx = idx * c->binom[t - m][o] + bp_rank_subset(extract_sparse(orange, friendly));
+	return c->off[t][m] + idx * (uint64_t)c->decl_states + (c->decl_states == 3 ? declined : 0);
+}
+
 static int chicken_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
 {
 	const struct chicken *c = C(g);
@@ -463,12 +491,7 @@ static int chicken_rank(const struct bp_game *g, const struct bp_pos *p, uint64_
 	int t = popc(occ), m = popc(NEUTRAL(p));
 	if (c->too_big[t] || m > mmax((uint32_t)t))
 		return BP_ERANGE;
-	uint64_t friendly = occ & ~NEUTRAL(p);
-	int o = (t - m) / 2;
-	uint64_t idx = bp_rank_subset(occ) * bp_binom(t, m) +
-		       bp_rank_subset(bp_bits_extract(NEUTRAL(p), occ));
-	idx = idx * bp_binom(t - m, o) + bp_rank_subset(bp_bits_extract(ORANGE(p), friendly));
-	*out = c->off[t][m] + idx * c->decl_states + (c->decl_states == 3 ? DECLINED(p) : 0);
+	*out = rank_planes(c, t, occ, NEUTRAL(p), ORANGE(p), DECLINED(p));
 	return BP_OK;
 }
 
@@ -507,6 +530,347 @@ static int chicken_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 	return check_position(c, out, NULL) ? BP_ENOTFOUND : BP_OK;
 }
 
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * A single drop leads from tier t to t + 1 and a pair to t + 2 (bp_walk.far), and
+ * rank() covers every position, canonical or not. The walk steps through the indices
+ * of a tier in order, keeping the four ranks of the index formula (declined, orange
+ * within the friendly stones, neutrals within the occupied set, the occupied set) and
+ * their cell sets, each set moved to the next one of its size in colex order by
+ * Gosper's step; the tier's blocks (one per neutral count m) are entered afresh. It
+ * keeps the canonical positions that pos_parse would accept and lists their children
+ * as ranks of the children's planes: no canonical form and no check per child.
+ *
+ * Which valid positions a game reaches depends on the order of play (a neutral must
+ * not join the group of the friendly stone dropped with it when it is dropped), so the
+ * walk visits every valid canonical position and the engine marks the reached ones
+ * (BP_GAME_WALK_UNREACHED). */
+
+/* The next set of as many cells in colex order (s != 0). */
+static uint64_t gosper(uint64_t s)
+{
+	uint64_t lowest = s & -s, r = s + lowest;
+	return (((r ^ s) >> 2) / lowest) | r;
+}
+
+struct cwalk {
+	int t, m, o;
+	uint64_t co, cm; /* C(t - m, o), C(t, m) */
+	uint64_t decl, ro, rn;
+	uint64_t opat, npat, occ;
+	uint64_t end; /* the block's end index */
+};
+
+/* Positions the state at index idx of tier t. */
+static void cwalk_enter(const struct chicken *c, int t, uint64_t idx, struct cwalk *s)
+{
+	int m = 0;
+	while (idx >= c->off[t][m + 1])
+		m++;
+	uint64_t local = idx - c->off[t][m];
+	s->t = t;
+	s->m = m;
+	s->o = (t - m) / 2;
+	s->co = bp_binom(t - m, s->o);
+	s->cm = bp_binom(t, m);
+	s->end = c->off[t][m + 1];
+	s->decl = c->decl_states == 3 ? local % 3 : 0;
+	local /= (uint64_t)c->decl_states;
+	s->ro = local % s->co;
+	local /= s->co;
+	s->rn = local % s->cm;
+	s->opat = bp_unrank_subset(s->o, s->ro);
+	s->npat = bp_unrank_subset(m, s->rn);
+	s->occ = bp_unrank_subset(t, local / s->cm);
+}
+
+/* Moves the state to the next index (within the block). */
+static void cwalk_step(const struct chicken *c, struct cwalk *s)
+{
+	if (c->decl_states == 3 && s->decl < 2) {
+		s->decl++;
+		return;
+	}
+	s->decl = 0;
+	if (++s->ro < s->co) {
+		s->opat = gosper(s->opat);
+		return;
+	}
+	s->ro = 0;
+	s->opat = s->o ? (1ull << s->o) - 1 : 0;
+	if (++s->rn < s->cm) {
+		s->npat = gosper(s->npat);
+		return;
+	}
+	s->rn = 0;
+	s->npat = s->m ? (1ull << s->m) - 1 : 0;
+	s->occ = gosper(s->occ);
+}
+
+/* Child ranks in O(1) a child. Colex rank of a set {s_0 < s_1 < ...} is
+ * sum_j C(s_j, j + 1). A child adds one or two cells to the occupied set, which
+ * shifts the index j of the cells above them; a neutral (or orange) stone's slot
+ * within the occupied (or friendly) set shifts by the added cells below it, and its
+ * index by the added neutral (or orange) ones below it. So each part of a child's
+ * index is a prefix sum below the added cells plus shifted suffix sums above them,
+ * prepared once per occupied set (occ_*) and once per position (n_*, o_*). */
+struct cranks {
+	uint64_t occ;
+	int slot[64];	  /* cells of occ below each cell */
+	uint64_t P[66];	  /* P[k] = sum_{j<k} C(s_j, j + 1) */
+	uint64_t Q1[66];  /* Q1[k] = sum_{j>=k} C(s_j, j + 2) */
+	uint64_t Q2[66];  /* Q2[k] = sum_{j>=k} C(s_j, j + 3) */
+	uint64_t N00[34]; /* neutrals i: prefix of C(p_i, i + 1) */
+	uint64_t N10[34]; /* suffixes of C(p_i + 1, i + 1) */
+	uint64_t N11[34]; /* C(p_i + 1, i + 2) */
+	uint64_t N21[34]; /* C(p_i + 2, i + 2) */
+	uint64_t O00[34]; /* oranges i (q_i: slot among friendly): prefix of C(q_i, i + 1) */
+	uint64_t O1m[34]; /* suffixes of C(q_i + 1, i + 1 + mover) */
+};
+
+static void cranks_occ(const struct chicken *c, uint64_t occ, struct cranks *k)
+{
+	int s[64], t = 0;
+	k->occ = occ;
+	for (int i = 0; i < c->n; i++) {
+		k->slot[i] = t;
+		if (occ >> i & 1)
+			s[t++] = i;
+	}
+	k->P[0] = 0;
+	for (int j = 0; j < t; j++)
+		k->P[j + 1] = k->P[j] + c->binom[s[j]][j + 1];
+	k->Q1[t] = k->Q2[t] = 0;
+	for (int j = t; j-- > 0;) {
+		k->Q1[j] = k->Q1[j + 1] + c->binom[s[j]][j + 2];
+		k->Q2[j] = k->Q2[j + 1] + c->binom[s[j]][j + 3];
+	}
+}
+
+static void cranks_pos(const struct chicken *c, uint64_t neutral, uint64_t friendly,
+		       uint64_t orange, int mover, struct cranks *k)
+{
+	int p[34], m = 0, q[34], o = 0;
+	for (uint64_t r = neutral; r; r &= r - 1)
+		p[m++] = k->slot[__builtin_ctzll(r)];
+	for (uint64_t r = orange; r; r &= r - 1)
+		q[o++] = popc(friendly & ((r & -r) - 1));
+	k->N00[0] = k->O00[0] = 0;
+	for (int i = 0; i < m; i++)
+		k->N00[i + 1] = k->N00[i] + c->binom[p[i]][i + 1];
+	for (int i = 0; i < o; i++)
+		k->O00[i + 1] = k->O00[i] + c->binom[q[i]][i + 1];
+	k->N10[m] = k->N11[m] = k->N21[m] = k->O1m[o] = 0;
+	for (int i = m; i-- > 0;) {
+		k->N10[i] = k->N10[i + 1] + c->binom[p[i] + 1][i + 1];
+		k->N11[i] = k->N11[i + 1] + c->binom[p[i] + 1][i + 2];
+		k->N21[i] = k->N21[i + 1] + c->binom[p[i] + 2][i + 2];
+	}
+	for (int i = o; i-- > 0;)
+		k->O1m[i] = k->O1m[i + 1] + c->binom[q[i] + 1][i + 1 + mover];
+}
+
+static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			     unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			     void *ctx)
+{
+	const struct chicken *c = C(g);
+	uint64_t size;
+	int rc = chicken_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (lo > hi || hi > size)
+		return BP_ERANGE;
+	if (lo == hi)
+		return BP_OK;
+	const int t = (int)tier, nsym = g->nsym;
+	uint64_t children[64], images[16];
+	uint64_t *far = malloc(sizeof *far * (size_t)(c->n * c->n + 1));
+	if (!far)
+		return BP_ENOMEM;
+	struct cwalk s;
+	struct cranks k;
+	k.occ = ~0ull; /* no occupied set prepared */
+	uint64_t ocell[64], fcell[64], last_occ = ~0ull, last_npat = ~0ull, last_neutral = 0;
+	/* per symmetry, the images of occ and of the neutrals, and their parts of an
+	 * image's index, made when those sets change */
+	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
+	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
+	cwalk_enter(c, t, lo, &s);
+	for (uint64_t idx = lo; idx < hi; idx++) {
+		if (idx > lo) {
+			if (idx == s.end)
+				cwalk_enter(c, t, idx, &s);
+			else
+				cwalk_step(c, &s);
+		}
+		/* the patterns' cells, through the cell lists of occ and of the friendly
+		 * stones, each made when its set changes */
+		const uint64_t occ = s.occ;
+		if (occ != last_occ || s.npat != last_npat) {
+			if (occ != last_occ) {
+				int j = 0;
+				for (uint64_t r = occ; r; r &= r - 1)
+					ocell[j++] = r & -r;
+				last_occ = occ;
+				for (int sy = 1; images_asked && sy < nsym; sy++) {
+					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
+					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
+				}
+			}
+			last_neutral = 0;
+			for (uint64_t r = s.npat; r; r &= r - 1)
+				last_neutral |= ocell[__builtin_ctzll(r)];
+			int j = 0;
+			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1)
+				fcell[j++] = r & -r;
+			last_npat = s.npat;
+			for (int sy = 1; images_asked && sy < nsym; sy++) {
+				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
+				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
+				ifr[sy] = iocc[sy] & ~in;
+			}
+		}
+		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
+		uint64_t orange = 0;
+		for (uint64_t r = s.opat; r; r &= r - 1)
+			orange |= fcell[__builtin_ctzll(r)];
+		const uint64_t black = friendly & ~orange;
+		uint64_t declined = s.decl;
+		if (c->decl_states == 1 && t > 0 && s.m != t - s.m - 1)
+			declined = (s.m + 1) % 2 ? 2 : 1; /* as unrank */
+		/* under forced=decline every index spells valid counts (the index leaves
+		 * out `declined`, which unrank derives from them); under forced=free the
+		 * combinations of `declined` are checked as unrank does */
+		if (c->decl_states == 3) {
+			struct bp_pos q;
+			q.w[0] = black;
+			q.w[1] = orange;
+			q.w[2] = neutral;
+			q.w[3] = declined;
+			if (check_counts(c, &q, NULL))
+				continue;
+		}
+		/* canonical: no symmetry gives a smaller image in bp_perm64_canonical's
+		 * order (black, orange, neutral) */
+		int canonical = 1;
+		for (int sy = 1; sy < nsym && canonical; sy++) {
+			uint64_t sb = bp_perm64_apply(c->perm, sy, black);
+			if (sb != black) {
+				canonical = sb > black;
+				continue;
+			}
+			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
+			if (so != orange) {
+				canonical = so > orange;
+				continue;
+			}
+			canonical = bp_perm64_apply(c->perm, sy, neutral) >= neutral;
+		}
+		if (!canonical)
+			continue;
+		struct bp_walk w = { .index = idx, .nchildren = -1 };
+		const int lb = (what & BP_WALK_CHILDREN) &&
+			       bp_loops_enclosed(&c->L, 0, black | neutral) != 0;
+		const int lor = (what & BP_WALK_CHILDREN) &&
+				bp_loops_enclosed(&c->L, 1, orange | neutral) != 0;
+		if ((what & BP_WALK_CHILDREN) &&
+		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
+			const int mover = popc(black) > popc(orange);
+			const uint64_t own = mover ? orange : black, empty = c->L.full & ~occ;
+			const int m = s.m, t1 = t + 1, o1 = (t1 - m) / 2;
+			const uint64_t D = (uint64_t)c->decl_states;
+			/* the child tiers' factors: singles (t + 1, m), pairs (t + 2, m + 1);
+			 * both have t + 1 - m friendly stones */
+			const uint64_t cm1 = c->binom[t1][m], cm2 = c->binom[t1 + 1][m + 1];
+			const uint64_t co = c->binom[t1 - m][o1];
+			const uint64_t base1 = c->off[t1][m],
+				       base2 = t1 + 1 <= c->n ? c->off[t1 + 1][m + 1] : 0;
+			if (k.occ != occ)
+				cranks_occ(c, occ, &k);
+			cranks_pos(c, neutral, friendly, orange, mover, &k);
+			uint64_t comps[64];
+			w.nchildren = 0;
+			w.nfar = 0;
+			int pairs = !declined && friendly,
+			    nc = pairs ? components(c, own | neutral, comps) : 0;
+			/* singles, as chicken_apply: a decline, unless forced under
+			 * forced=free; the decline depends on whether any pair exists */
+			int any_pair = 0;
+			for (uint64_t fs = empty; pairs && fs && !any_pair; fs &= fs - 1)
+				any_pair = neutral_cells(c, comps, nc, empty,
+							 __builtin_ctzll(fs)) != 0;
+			uint64_t cdecl = declined;
+			if (pairs && (c->forced_decline || any_pair))
+				cdecl = (uint64_t)mover + 1;
+			if (D != 3)
+				cdecl = 0;
+			for (uint64_t fs = empty; fs; fs &= fs - 1) {
+				const int f = __builtin_ctzll(fs);
+				const uint64_t below_f = (fs & -fs) - 1;
+				const int kf = k.slot[f], jf = popc(neutral & below_f);
+				const int jo = popc(orange & below_f);
+				const uint64_t ro =
+					k.O00[jo] + k.O1m[jo] +
+					(mover ? c->binom[popc(friendly & below_f)][jo + 1] : 0);
+				const uint64_t rocc1 = k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf];
+				const uint64_t rn1 = k.N00[jf] + k.N10[jf];
+				children[w.nchildren++] =
+					base1 + ((rocc1 * cm1 + rn1) * co + ro) * D + cdecl;
+				if (!pairs)
+					continue;
+				/* pairs, as chicken_moves: the neutral outside the grown group
+				 * of the friendly stone */
+				for (uint64_t xs = neutral_cells(c, comps, nc, empty, f); xs;
+				     xs &= xs - 1) {
+					const int x = __builtin_ctzll(xs);
+					const int kx = k.slot[x],
+						  jx = popc(neutral & ((xs & -xs) - 1));
+					uint64_t rocc, rn;
+					if (f < x) {
+						rocc = k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf] -
+						       k.Q1[kx] + c->binom[x][kx + 2] + k.Q2[kx];
+						rn = k.N00[jf] + k.N10[jf] - k.N10[jx] + k.N21[jx] +
+						     c->binom[kx + 1][jx + 1];
+					} else {
+						rocc = k.P[kx] + c->binom[x][kx + 1] + k.Q1[kx] -
+						       k.Q1[kf] + c->binom[f][kf + 2] + k.Q2[kf];
+						rn = k.N00[jx] + k.N11[jx] - k.N11[jf] + k.N21[jf] +
+						     c->binom[kx][jx + 1];
+					}
+					far[w.nfar++] = base2 + ((rocc * cm2 + rn) * co + ro) * D;
+				}
+			}
+		}
+		w.children = children;
+		w.far = far;
+		if (what & BP_WALK_IMAGES) {
+			const uint64_t base = c->off[t][s.m];
+			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
+			for (int sy = 1; sy < nsym; sy++) {
+				uint64_t so = bp_perm64_apply(c->perm, sy, orange), r;
+				if (images_asked)
+					r = base +
+					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
+					     bp_rank_subset(extract_sparse(so, ifr[sy]))) *
+						    D +
+					    d;
+				else
+					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
+							bp_perm64_apply(c->perm, sy, neutral), so,
+							declined);
+				if (r != idx)
+					images[w.nimages++] = r;
+			}
+			w.images = images;
+		}
+		if ((rc = visit(ctx, &w)))
+			break;
+	}
+	free(far);
+	return rc;
+}
+
 static void chicken_describe(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
 			     struct bp_text *text)
 {
@@ -543,6 +907,9 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	c->forced_decline = strcmp(g->value[1], "decline") == 0;
 	c->formed_mover = strcmp(g->value[2], "mover") == 0;
 	c->decl_states = c->forced_decline ? 1 : 3;
+	for (int i = 0; i < 67; i++)
+		for (int k = 0; k < 67; k++)
+			c->binom[i][k] = i <= 64 ? bp_binom(i, k) : 0;
 	for (int t = 0; t <= c->n; t++) {
 		uint64_t acc = 0;
 		for (int m = 0; m <= mmax((uint32_t)t); m++) {
@@ -592,6 +959,7 @@ const struct bp_game_ops bp_chicken_ops = {
 	.name = "chicken",
 	.title = "Glorieta \"Chicken\": friendly + neutral stone a turn until someone declines",
 	.shapes = BP_SHAPES_HEXCELL,
+	.flags = BP_GAME_WALK_UNREACHED | BP_GAME_TIER_SKIP,
 	.options = chicken_options,
 	.create = chicken_create,
 	.destroy = chicken_destroy,
@@ -610,6 +978,7 @@ const struct bp_game_ops bp_chicken_ops = {
 	.tier_size = chicken_tier_size,
 	.rank = chicken_rank,
 	.unrank = chicken_unrank,
+	.tier_walk = chicken_tier_walk,
 	.describe = chicken_describe,
 	.picture = bp_chicken_picture,
 	.claims = "no-draw first-player",

@@ -77,7 +77,17 @@ enum {
 	/* After the first turn the second player may take over the first player's side (a
 	 * pie rule or a colour choice). It is not part of the position: tools derive the
 	 * value of the choice from the openings' values. */
-	BP_GAME_PIE = 4
+	BP_GAME_PIE = 4,
+	/* tier_walk visits every valid canonical position of a tier, reached from the
+	 * start or not (the game cannot tell cheaply: Chicken's pairs depend on the order
+	 * of play), so the walk engine finds the reached ones itself by a forward pass
+	 * over the walk's children. */
+	BP_GAME_WALK_UNREACHED = 8,
+	/* Some moves raise the tier by two (Chicken's pairs; Glorieta's two stones and
+	 * flips): a tier walk lists those children in bp_walk.far, and the engines keep
+	 * two child tiers in memory. Without it, the memory plans count on every move
+	 * raising the tier by one. */
+	BP_GAME_TIER_SKIP = 16
 };
 
 /* What a picture of a position shows besides each cell's character, filled by the
@@ -129,6 +139,10 @@ struct bp_walk {
 	uint64_t index;		  /* the canonical position's index in its tier */
 	int nchildren;		  /* -1: the game is over (the solver asks outcome()) */
 	const uint64_t *children; /* indices in the next tier, one per legal move */
+	/* moves that raise the tier by two (Chicken's friendly + neutral pair): their
+	 * children's indices in tier + 2, one per move, not counted in nchildren */
+	int nfar;
+	const uint64_t *far;
 	int nimages;
 	const uint64_t *images; /* the class's other members in this tier (may repeat) */
 };
@@ -200,10 +214,12 @@ struct bp_game_ops {
 	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
-	 * whose every move leads from tier t to tier t + 1 and whose rank() covers every
-	 * position, canonical or not. Visits, in index order, each canonical position
-	 * reachable from the start whose index in `tier` lies in [lo, hi) (any bounds: a range may start or end inside a
-	 * game's own blocks), telling what `what` asks for (BP_WALK_*). Must agree exactly
+	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and
+	 * whose rank() covers every position, canonical or not. Visits, in index order,
+	 * each canonical position reachable from the start (with BP_GAME_WALK_UNREACHED:
+	 * each valid one) whose index in `tier` lies in [lo, hi) (any bounds: a range may
+	 * start or end inside a game's own blocks), telling what `what` asks for
+	 * (BP_WALK_*). Must agree exactly
 	 * with canonical(), moves(), apply(), tier() and rank(); the tests compare the
 	 * tables both ways. Stops at and returns visit's first non-zero return.
 	 * NULL: the solver canonicalizes and ranks each child itself. */

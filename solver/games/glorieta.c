@@ -811,6 +811,7 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.name = "glorieta",
 	.title = "Glorieta, revised: hands of stones, flips to neutral, a coloured ring",
 	.shapes = BP_SHAPES_HEXCELL,
+	.flags = BP_GAME_TIER_SKIP,
 	.options = glorieta_options,
 	.create = glorieta_create,
 	.destroy = glorieta_destroy,

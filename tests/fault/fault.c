@@ -2,8 +2,11 @@
 /* Fault injection for the reliability tests: a shared object loaded with LD_PRELOAD
  * into the `boardproof` command, which makes the Nth call of one kind fail, once:
  *
- *   BOARDPROOF_FAULT=SITE:N       the Nth call at SITE fails (counting from 1)
- *   BOARDPROOF_FAULT_COUNT=FILE   at exit, writes "SITE CALLS" lines to FILE
+ *   BOARDPROOF_FAULT=SITE:N       the Nth call at SITE fails (counting from 1); SITE
+ *                                 is a site below or one LMDB function of the lmdb
+ *                                 site, as lmdb.FUNCTION (lmdb.get: the Nth mdb_get)
+ *   BOARDPROOF_FAULT_COUNT=FILE   at exit, writes "SITE CALLS" lines to FILE (the
+ *                                 sites, then one lmdb.FUNCTION line each)
  *   BOARDPROOF_FAULT_MAP=BYTES    LMDB's map size is BYTES (a tiny map: MDB_MAP_FULL)
  *
  * Sites, and how a call there fails:
@@ -45,9 +48,15 @@
 enum site { ALLOC, WRITE, SYNC, LMDB, NSITES };
 static const char *const site_name[NSITES] = { "alloc", "write", "sync", "lmdb" };
 
+/* the functions of the lmdb site, each also a site of its own */
+enum lmdb_fn { ENV_OPEN, TXN_BEGIN, TXN_RENEW, DBI_OPEN, GET, PUT, CURSOR_GET, COMMIT, NFNS };
+static const char *const fn_name[NFNS] = { "env_open", "txn_begin", "txn_renew",  "dbi_open",
+					   "get",      "put",	    "cursor_get", "commit" };
+
 static int fault_site = -1;    /* the site that fails, -1 none */
+static int fault_fn = -1;      /* or the LMDB function that fails, -1 none */
 static unsigned long fault_at; /* its failing call */
-static unsigned long calls[NSITES];
+static unsigned long calls[NSITES], fn_calls[NFNS];
 static const char *count_file;
 static int ready;
 
@@ -67,6 +76,14 @@ __attribute__((constructor)) static void fault_init(void)
 				fault_at = strtoul(f + n + 1, NULL, 10);
 			}
 		}
+		for (int k = 0; k < NFNS; k++) {
+			size_t n = strlen(fn_name[k]);
+			if (strncmp(f, "lmdb.", 5) == 0 && strncmp(f + 5, fn_name[k], n) == 0 &&
+			    f[5 + n] == ':') {
+				fault_fn = k;
+				fault_at = strtoul(f + 5 + n + 1, NULL, 10);
+			}
+		}
 	}
 	count_file = getenv("BOARDPROOF_FAULT_COUNT");
 	ready = 1;
@@ -82,6 +99,9 @@ __attribute__((destructor)) static void fault_fini(void)
 	for (int s = 0; s < NSITES; s++)
 		fprintf(out, "%s %lu\n", site_name[s],
 			__atomic_load_n(&calls[s], __ATOMIC_RELAXED));
+	for (int k = 0; k < NFNS; k++)
+		fprintf(out, "lmdb.%s %lu\n", fn_name[k],
+			__atomic_load_n(&fn_calls[k], __ATOMIC_RELAXED));
 	fclose(out);
 }
 
@@ -92,6 +112,17 @@ static int hit(enum site s)
 		return 0;
 	unsigned long n = __atomic_add_fetch(&calls[s], 1, __ATOMIC_RELAXED);
 	return (int)s == fault_site && n == fault_at;
+}
+
+/* Counts a call of LMDB function k (and one at the lmdb site); nonzero when this call
+ * must fail. */
+static int hit_lmdb(enum lmdb_fn k)
+{
+	int fail = hit(LMDB);
+	if (!ready)
+		return 0;
+	unsigned long n = __atomic_add_fetch(&fn_calls[k], 1, __ATOMIC_RELAXED);
+	return fail || ((int)k == fault_fn && n == fault_at);
 }
 
 /* ---- alloc ---- */
@@ -233,49 +264,49 @@ int mdb_env_set_mapsize(MDB_env *env, size_t size)
 int mdb_env_open(MDB_env *env, const char *path, unsigned flags, mdb_mode_t mode)
 {
 	REAL(mdb_env_open)
-	return hit(LMDB) ? EIO : real_mdb_env_open(env, path, flags, mode);
+	return hit_lmdb(ENV_OPEN) ? EIO : real_mdb_env_open(env, path, flags, mode);
 }
 
 int mdb_txn_begin(MDB_env *env, MDB_txn *parent, unsigned flags, MDB_txn **txn)
 {
 	REAL(mdb_txn_begin)
-	return hit(LMDB) ? EIO : real_mdb_txn_begin(env, parent, flags, txn);
+	return hit_lmdb(TXN_BEGIN) ? EIO : real_mdb_txn_begin(env, parent, flags, txn);
 }
 
 int mdb_txn_renew(MDB_txn *txn)
 {
 	REAL(mdb_txn_renew)
-	return hit(LMDB) ? EIO : real_mdb_txn_renew(txn);
+	return hit_lmdb(TXN_RENEW) ? EIO : real_mdb_txn_renew(txn);
 }
 
 int mdb_dbi_open(MDB_txn *txn, const char *name, unsigned flags, MDB_dbi *dbi)
 {
 	REAL(mdb_dbi_open)
-	return hit(LMDB) ? EIO : real_mdb_dbi_open(txn, name, flags, dbi);
+	return hit_lmdb(DBI_OPEN) ? EIO : real_mdb_dbi_open(txn, name, flags, dbi);
 }
 
 int mdb_get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
 {
 	REAL(mdb_get)
-	return hit(LMDB) ? EIO : real_mdb_get(txn, dbi, k, v);
+	return hit_lmdb(GET) ? EIO : real_mdb_get(txn, dbi, k, v);
 }
 
 int mdb_put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags)
 {
 	REAL(mdb_put)
-	return hit(LMDB) ? EIO : real_mdb_put(txn, dbi, k, v, flags);
+	return hit_lmdb(PUT) ? EIO : real_mdb_put(txn, dbi, k, v, flags);
 }
 
 int mdb_cursor_get(MDB_cursor *c, MDB_val *k, MDB_val *v, MDB_cursor_op op)
 {
 	REAL(mdb_cursor_get)
-	return hit(LMDB) ? EIO : real_mdb_cursor_get(c, k, v, op);
+	return hit_lmdb(CURSOR_GET) ? EIO : real_mdb_cursor_get(c, k, v, op);
 }
 
 int mdb_txn_commit(MDB_txn *txn)
 {
 	REAL(mdb_txn_commit)
-	if (hit(LMDB)) {
+	if (hit_lmdb(COMMIT)) {
 		mdb_txn_abort(txn);
 		return EIO;
 	}

@@ -85,7 +85,7 @@ Test(plan, the_walk_needs_less_and_only_where_there_is_one)
 	bp_plan_free(&pt);
 	bp_plan_free(&pw);
 	bp_game_destroy(g);
-	g = open_game("chicken:tri4");
+	g = open_game("havannah:hex2"); /* no tier walk */
 	cr_expect_eq(bp_plan_tiers(g, &o, &pw, &err), BP_EUNSUPPORTED);
 	bp_game_destroy(g);
 }

@@ -117,6 +117,8 @@ for phase in solve verify; do
 	fi
 	[ -s "$tmp/counts" ] || { echo "the fault shim did not load (LD_PRELOAD=$shim)"; exit 1; }
 	while read -r site calls; do
+		# one LMDB function's calls (lmdb.get, ...) are among the lmdb site's
+		case $site in lmdb.*) continue ;; esac
 		if [ "$calls" = 0 ]; then
 			# verify opens the database read-only: it never writes or syncs
 			if [ $phase = solve ] || [ $site = alloc ] || [ $site = lmdb ]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The explorer's answers agree with `query --json` (position, value, remoteness, every
-# move with its value and remoteness, in order) at every position along seeded random
+# The explorer's answers agree with `query --json` (every member it prints: instance,
+# position, value, remoteness, terminal, every move with its value, remoteness, group
+# and resulting position, in order) at every position along seeded random
 # games of three tiny instances, each reached through /api/query's moves= from the
 # start; and each move's "position" is the position that the next answer shows.
 # serve_agree.sh BOARDPROOF
@@ -26,7 +27,10 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 [ -n "$url" ] || { echo "server did not start"; exit 1; }
-view='{position, value, remoteness, moves: [.moves[] | {move, value, remoteness}]}'
+# every member `query --json` prints (the check below fails if it ever prints more)
+view='{instance, position, value, remoteness, terminal, moves: [.moves[] | {move, value, remoteness, group, position}]}'
+fields='keys == ["instance", "moves", "position", "remoteness", "terminal", "value"]
+	and all(.moves[]; keys == ["group", "move", "position", "remoteness", "value"])'
 RANDOM=20261123
 walked=0 differ=0 refused=0
 for spec in "${specs[@]}"; do
@@ -47,6 +51,7 @@ for spec in "${specs[@]}"; do
 				refused=$((refused + 1)); echo "note: query refuses the API's text of a finished game: $(cat "$tmp/qerr")"
 				break
 			fi
+			jq -e "$fields" "$tmp/q" >/dev/null || { differ=$((differ + 1)); echo "query --json prints members the comparison misses: $(head -c 200 "$tmp/q")"; }
 			jq -c "$view" "$tmp/q" >"$tmp/cli"
 			walked=$((walked + 1))
 			if ! cmp -s "$tmp/api" "$tmp/cli"; then

@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "solver/claims.h"
 #include "solver/probe.h"
 #include "tests/support.h"
+#include "tools/commands.h"
 #include "tools/explorer.h"
 
 static char *dir;
@@ -43,7 +45,7 @@ static int ask(const char *path, const char *const *kv, char **body)
 		args[n].value = eq + 1;
 	}
 	struct bp_text t = { 0 };
-	int st = bp_explorer_answer(ex, path, args, n, &t);
+	int st = bp_explorer_answer(ex, path, args, n, NULL, &t);
 	*body = strdup(bp_text_str(&t));
 	bp_text_free(&t);
 	return st;
@@ -138,7 +140,8 @@ Test(explorer, too_many_arguments)
 	for (int i = 0; i <= BP_EXPLORER_MAX_ARGS; i++)
 		args[i] = (struct bp_explorer_arg){ "instance", "taifas:3x3" };
 	struct bp_text t = { 0 };
-	cr_expect_eq(bp_explorer_answer(ex, "/api/query", args, BP_EXPLORER_MAX_ARGS + 1, &t), 400);
+	cr_expect_eq(bp_explorer_answer(ex, "/api/query", args, BP_EXPLORER_MAX_ARGS + 1, NULL, &t),
+		     400);
 	cr_expect_not_null(strstr(bp_text_str(&t), "too many"));
 	bp_text_free(&t);
 }
@@ -206,4 +209,80 @@ Test(explorer, reopens_after_refresh)
 	cr_expect_str_eq(a, b);
 	free(a);
 	free(b);
+}
+
+/* /api/claims is the report `claims --json` prints, computed once (a second ask gives
+ * the same text) and waited for when the caller cannot be called back. */
+Test(explorer, claims_as_the_command)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	bp_store *db;
+	bp_table *t;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	struct bp_cmd_table_oracle to;
+	struct bp_oracle o;
+	bp_cmd_table_oracle(g, t, &to, &o);
+	struct bp_claims_opts copts = { 0 };
+	struct bp_text want = { 0 };
+	int failed;
+	const char *bad;
+	cr_assert_eq(bp_cmd_claims_report(g, &o, &copts, NULL, 0, 1, &want, &failed, &bad), BP_OK);
+	bp_table_close(t);
+	bp_store_close(db);
+	char *a, *b;
+	const char *kv[] = { "instance=taifas:3x3", NULL };
+	cr_assert_eq(ask("/api/claims", kv, &a), 200, "%s", a);
+	cr_expect_str_eq(a, bp_text_str(&want));
+	cr_assert_eq(ask("/api/claims", kv, &b), 200);
+	cr_expect_str_eq(a, b);
+	const char *none[] = { "instance=taifas:3x4", NULL };
+	free(b);
+	cr_expect_eq(ask("/api/claims", none, &b), 404, "%s", b);
+	free(b);
+	free(a);
+	bp_text_free(&want);
+	bp_game_destroy(g);
+}
+
+struct called {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int n;
+};
+
+static void called_back(void *ctx)
+{
+	struct called *k = ctx;
+	pthread_mutex_lock(&k->m);
+	k->n++;
+	pthread_cond_signal(&k->c);
+	pthread_mutex_unlock(&k->m);
+}
+
+/* With a call back, a claims request is parked (BP_EXPLORER_PENDING), called back once,
+ * and then answered; after bp_explorer_stop claims get 503 and queries go on. */
+Test(explorer, claims_parked_then_stopped)
+{
+	struct called k = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct bp_explorer_wait w = { called_back, &k, 0 };
+	struct bp_explorer_arg arg = { "instance", "taifas:3x3" };
+	struct bp_text t = { 0 };
+	int st = bp_explorer_answer(ex, "/api/claims", &arg, 1, &w, &t);
+	cr_assert_eq(st, BP_EXPLORER_PENDING, "%d %s", st, bp_text_str(&t));
+	pthread_mutex_lock(&k.m);
+	while (k.n == 0)
+		pthread_cond_wait(&k.c, &k.m);
+	pthread_mutex_unlock(&k.m);
+	w.again = 1;
+	cr_expect_eq(bp_explorer_answer(ex, "/api/claims", &arg, 1, &w, &t), 200);
+	cr_expect_not_null(strstr(bp_text_str(&t), "\"claims\": [{\"name\": \"no-draw\""));
+	cr_expect_eq(k.n, 1);
+	bp_explorer_stop(ex);
+	struct bp_explorer_arg other = { "instance", "taifas:3x3,tie=last-zone" };
+	w.again = 0;
+	cr_expect_eq(bp_explorer_answer(ex, "/api/claims", &arg, 1, &w, &t), 200,
+		     "kept answers stay");
+	cr_expect_eq(bp_explorer_answer(ex, "/api/query", &other, 1, &w, &t), 200);
+	bp_text_free(&t);
 }

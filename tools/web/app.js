@@ -27,6 +27,8 @@ let current = null;   // the last /api/query answer
 let state = null;     // {instance, position, moves}
 let instances = [];
 let openingsFor = null;
+let claimsFor = null;
+let startPosition = null; // the start's position text, from the opening map
 
 function stoneColour(game, ch) {
   const pal = PALETTES[game] || {};
@@ -443,6 +445,7 @@ async function load() {
   renderLine(current);
   document.title = `${current.position} \u2014 ${current.instance}`;
   loadOpenings();
+  loadClaims();
 }
 
 async function loadOpenings() {
@@ -455,6 +458,7 @@ async function loadOpenings() {
     list.textContent = body.error || `error ${status}`;
     return;
   }
+  startPosition = body.position;
   drawBoard($('openings'), body, 18, {
     margins: false, values: true, names: false, scale: 1,
     onCell: (cell, moves) => go({ instance: state.instance, position: '', moves: [moves[0].move] }),
@@ -462,7 +466,52 @@ async function loadOpenings() {
   const counts = { win: 0, draw: 0, loss: 0 };
   body.moves.forEach((m) => counts[m.value]++);
   list.textContent = `start: ${valueText(body.value, body.remoteness)} for ${body.to_move}; ` +
-    `${body.moves.length} first moves: ${counts.win} win, ${counts.draw} draw, ${counts.loss} lose`;
+    `${body.moves.length} first moves: ${counts.win} win, ${counts.draw} draw, ${counts.loss} lose` +
+    (body.pie && body.value_with_choice
+      ? `; with the second player's choice the first player's best is a ${body.value_with_choice}`
+      : '');
+}
+
+// The claims panel: /api/claims's verdicts (what `boardproof claims --json` prints),
+// each with its detail and, where there is one, a witness that plays its line here.
+async function loadClaims() {
+  if (claimsFor === state.instance) return;
+  const inst = state.instance;
+  claimsFor = inst;
+  const box = $('claims');
+  box.replaceChildren(html('p', { class: 'none', id: 'claims-wait' },
+    'checking the claims on the whole table\u2026'));
+  const { status, body } = await getJson('/api/claims?instance=' + encodeURIComponent(inst));
+  if (claimsFor !== inst) return; // another instance was picked meanwhile
+  box.replaceChildren();
+  if (status !== 200) {
+    claimsFor = null; // asked again on the next position
+    box.appendChild(html('p', { class: 'none' }, body.error || `error ${status}`));
+    return;
+  }
+  if (!body.claims.length) box.appendChild(html('p', { class: 'none' }, 'No claims apply to this game.'));
+  for (const c of body.claims) {
+    const d = html('div', { class: 'claim', 'data-claim': c.name });
+    const head = html('div', { class: 'claim-head' });
+    head.appendChild(html('span', { class: 'claim-name' }, c.name));
+    head.appendChild(html('span', { class: 'verdict v-' + c.verdict.replace('/', '') }, c.verdict));
+    d.appendChild(head);
+    d.appendChild(html('p', { class: 'claim-detail' }, c.detail));
+    if (c.witness) {
+      const w = c.witness;
+      const moves = w.moves.split(' ').filter((m) => m.length);
+      const a = html('a', {
+        class: 'witness', 'data-claim': c.name, href: '#',
+        title: `${w.position}${moves.length ? ' then ' + w.moves : ''}`,
+      }, `witness: ${w.shows}`);
+      a.addEventListener('click', (e) => {
+        e.preventDefault();
+        go({ instance: inst, position: w.position === startPosition ? '' : w.position, moves });
+      });
+      d.appendChild(a);
+    }
+    box.appendChild(d);
+  }
 }
 
 function syncPicker() {

@@ -2,8 +2,10 @@
 // Drives the explorer page in headless Chromium (Debian's, never a downloaded one):
 // loads it, checks the position and values against the API, clicks a move in the
 // list, sees the new position and its values, plays a move by clicking a board cell,
-// goes back twice, and opens a position that is not in the database. Saves
-// screenshots of the start (NAME-start.png) and after the first move (NAME.png). Usage:
+// goes back twice, checks the claims panel and clicks a claim's witness, and opens a
+// position that is not in the database. Saves screenshots of the start
+// (NAME-start.png), after the first move (NAME.png) and at a witness's end
+// (NAME-claims.png). Usage:
 //   node explorer.cjs URL SCREENSHOT.png SPEC [NOTFOUND-SPEC NOTFOUND-POSITION]
 // with PW_DIR the folder whose node_modules holds playwright-core, CHROMIUM the
 // browser (default /usr/bin/chromium). Prints "browser: N passed, M failed".
@@ -137,7 +139,37 @@ const T = { timeout: 10000 };
     check('shared address', (await p2.inputValue('#position')) === m0.position);
     await p2.close();
 
-    // 6. a position outside the table: drawn, and said plainly
+    // 6. the claims panel: every verdict as /api/claims gives it; clicking a witness
+    // plays its line on the board
+    const cl = await (await fetch(url + 'api/claims?instance=' + encodeURIComponent(spec))).json();
+    await page.waitForSelector('#claims .claim', { timeout: 60000 });
+    const shown = await page.$$eval('#claims .claim', (ds) => ds.map((d) => ({
+      name: d.dataset.claim, verdict: d.querySelector('.verdict').textContent,
+      detail: d.querySelector('.claim-detail').textContent,
+    })));
+    check('claims panel: every claim, verdict and detail', JSON.stringify(shown) ===
+      JSON.stringify(cl.claims.map((c) => ({ name: c.name, verdict: c.verdict, detail: c.detail }))), shown);
+    const wc = cl.claims.find((c) => c.witness && c.witness.moves.length);
+    check('a claim with a witness line', !!wc);
+    if (wc) {
+      const wmoves = wc.witness.moves.split(' ');
+      const aw = await api('instance=' + encodeURIComponent(spec) + '&position=' +
+        encodeURIComponent(wc.witness.position) + '&moves=' + wmoves.map(encodeURIComponent).join('+'));
+      await page.click(`#claims a.witness[data-claim="${wc.name}"]`);
+      await page.waitForFunction((p) => document.getElementById('position').value === p, aw.position, T);
+      check('witness click: its end position', (await page.inputValue('#position')) === aw.position);
+      const line = await page.$$eval('#line a', (as) => as.slice(1).map((a) => a.textContent));
+      check('witness click: its moves in the line', JSON.stringify(line) ===
+        JSON.stringify(aw.line.map((l) => l.move)), [line, wmoves]);
+      check('witness click: the address', decodeURIComponent(await page.evaluate(() => location.hash))
+        .includes('moves=' + wmoves.join(',')));
+      await page.screenshot({ path: shot.replace(/\.png$/, '-claims.png'), fullPage: true });
+      await page.click('#back');
+      await page.waitForFunction((p) => document.getElementById('position').value === p, m0.position, T);
+      check('back from the witness', (await page.inputValue('#position')) === m0.position);
+    }
+
+    // 7. a position outside the table: drawn, and said plainly
     if (nfSpec) {
       await page.goto(`${url}#instance=${encodeURIComponent(nfSpec)}&position=${encodeURIComponent(nfPos)}`);
       await page.waitForFunction(() => !document.getElementById('banner').hidden, null, T);
