@@ -70,6 +70,11 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		return bp_err_set(err, BP_EINVAL, "bad plan options");
 	if (o->walk && !ops->tier_walk)
 		return bp_err_set(err, BP_EUNSUPPORTED, "%s has no tier walk to plan", g->spec);
+	if (o->walk && (ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED)))
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s: its walk does not split across ranks (moves skip tiers or "
+				  "the walk visits unreached positions): plan the tiers engine",
+				  g->spec);
 	uint32_t nt = g->ntiers;
 	if (!(out->tier = calloc(nt, sizeof *out->tier)))
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
