@@ -475,9 +475,12 @@ static int pack_item(void *ctx, int worker, uint64_t j)
 	struct expanded *x = ctx;
 	const struct item_buf *ib = &x->ib[j];
 	const uint64_t *k = ib->keys.a;
-	uint64_t ccb = x->cb[x->t + 1], at[64], *cur = ib->cursor;
+	uint64_t at[64], *cur = ib->cursor;
 	int nr = x->dx.nranks;
 	(void)worker;
+	if (ib->keys.n == 0) /* also every item of the last tier, which has no tier above */
+		return BP_OK;
+	uint64_t ccb = x->cb[x->t + 1];
 	if (nr > 64) { /* the cursors themselves, then back */
 		for (size_t i = 0; i < ib->keys.n; i++)
 			x->send[cur[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
