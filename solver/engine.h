@@ -42,11 +42,13 @@ struct bp_solve_tick {
 };
 
 /* A solve split across ranks (processes; MPI under `solve --mpi`, tools/mpi_solve.c): the
- * tiers engine solves its rank's share of each tier's index range and calls these to
- * combine the shares. Every call is collective: every rank makes the same calls in the
- * same order. Each returns BP_OK or an error (BP_EIO). Rank 0 alone writes the table;
- * the other ranks open it to read tiers stored earlier (a resumed solve). The library
- * knows nothing of MPI. */
+ * tiers and walk engines deal each tier's index range out to the ranks in chunks
+ * (solver/dist.h), and a rank holds only its chunks (reach bits and records). Children
+ * held by another rank are looked up, and reach marks or images sent, by exchange;
+ * rank 0 writes each tier, receiving the others' chunks one at a time. Every call but send and recv is
+ * collective: every rank makes the same calls in the same order. Each returns BP_OK or
+ * an error (BP_EIO). The other ranks open the table to read tiers stored earlier (a
+ * resumed solve), each only its slice. The library knows nothing of MPI. */
 struct bp_solve_dist {
 	int rank, nranks;
 	void *ctx;
@@ -54,8 +56,16 @@ struct bp_solve_dist {
 	int (*reduce_or)(void *ctx, uint64_t *words, uint64_t n);
 	/* sums n counters across the ranks, in place on every rank */
 	int (*sum)(void *ctx, uint64_t *v, int n);
-	/* rank r holds rec[bounds[r] .. bounds[r + 1]); afterwards every rank holds all */
-	int (*gather)(void *ctx, uint16_t *rec, const uint64_t *bounds);
+	/* All to all: this rank sends scount[r] elements of elem bytes to rank r (those for
+	 * rank 0 first, then rank 1's, ... contiguous in send) and receives rcount[r] from
+	 * rank r into recv, in rank order; rcount must be what rank r sends here. Any
+	 * sizes: the hook cuts them into pieces whose counts fit an int. */
+	int (*exchange)(void *ctx, const void *send, const uint64_t *scount, void *recv,
+			const uint64_t *rcount, size_t elem);
+	/* Point to point, blocking: bytes to rank `to`, matched by a recv of the same
+	 * size on that rank (any size: the hook cuts it into pieces) */
+	int (*send)(void *ctx, int to, const void *buf, uint64_t bytes);
+	int (*recv)(void *ctx, int from, void *buf, uint64_t bytes);
 };
 
 struct bp_solve_opts {
@@ -77,7 +87,7 @@ struct bp_solve_opts {
 	 * it here. */
 	int (*cancel)(void *ctx);
 	void *ctx;			  /* passed to progress, tick and cancel */
-	const struct bp_solve_dist *dist; /* NULL: one process. Only the tiers engine */
+	const struct bp_solve_dist *dist; /* NULL: one process. Tiers and walk engines */
 };
 
 struct bp_solve_result {
@@ -93,6 +103,9 @@ struct bp_solve_result {
 	uint32_t resumed_tiers;	  /* tiers found already stored */
 	uint32_t solved_tiers;	  /* tiers solved and stored by this run (also when it
 				   * stopped early: what an interrupted run kept) */
+	/* split across ranks: bytes this rank sent to and received from the others
+	 * (lookups, reach marks and slices for the writer) */
+	uint64_t sent_bytes, received_bytes;
 };
 
 #endif

@@ -29,6 +29,17 @@
  * or one of its images' bits is set, and then sets its children's bits. The solve
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
  *
+ * Split across ranks (opts->dist; solver/dist.h): each tier is cut into chunks dealt
+ * out to the ranks in turn, and a rank holds only its chunks of the two tiers. Work goes
+ * in rounds of a few chunks, the same number on every rank:
+ *     solve:  pass A solves the positions whose children are all held here and lists
+ *             the others with their children's indices; the indices go to their
+ *             owners, which answer with the (expanded) records; pass B solves the rest;
+ *     store:  rank 0 writes, fed the others' chunks (bp_dist_store_tier);
+ *     expand: images held here are set at once, the others sent to their owners as
+ *             (index, record) pairs.
+ * A resumed rank reads only its chunks of a stored tier, then expands them the same way.
+ *
  * The result is the same table as solver/retrograde.c's; the tests compare content
  * hashes of both, and `solve --solver tiers` runs the other path (solver/solve.h). */
 #include "solver/expanded.h"
@@ -38,10 +49,46 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "solver/dist.h"
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
 #define CHUNK ((uint64_t)1 << 16) /* indices a work item covers */
+#define SMALL_ITEMS 4		  /* across ranks: a small tier's items a rank */
+#define DONE UINT32_MAX		  /* pass A solved the position */
+
+/* A growing array. */
+struct vec {
+	void *a;
+	size_t n, cap;
+};
+
+static int vec_push(struct vec *v, const void *x, size_t elem)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		void *a = realloc(v->a, cap * elem);
+		if (!a)
+			return BP_ENOMEM;
+		v->a = a;
+		v->cap = cap;
+	}
+	memcpy((char *)v->a + v->n * elem, x, elem);
+	v->n++;
+	return BP_OK;
+}
+
+/* A round's work item, from pass A to pass B. */
+struct item_buf {
+	struct vec pos;	  /* uint64_t: the positions pass A left, in walk order */
+	struct vec nk;	  /* uint32_t: their children held by other ranks */
+	struct vec part;  /* uint32_t: the largest key of their children held here, with
+			   * bit 31 set when one of those is not solved */
+	struct vec keys;  /* uint64_t: the indices of their children held elsewhere */
+	uint64_t *cnt;	  /* per rank: children owned there (0 for this rank) */
+	uint64_t *cursor; /* per rank: where this item's answers start */
+	uint64_t counts[4];
+};
 
 struct expanded {
 	const struct bp_game *g;
@@ -61,6 +108,17 @@ struct expanded {
 	uint64_t (*counts)[4];	     /* per worker */
 	struct bp_solve_meter meter; /* cancel and ticks inside a tier */
 	char errmsg[200];
+	/* split across ranks */
+	struct bp_dist dx;
+	uint64_t *cb;	      /* per tier: indices a chunk covers */
+	uint64_t round_items; /* chunks a rank takes in one round */
+	uint64_t round0;      /* the round's first item */
+	struct item_buf *ib;  /* round_items */
+	struct vec *img;      /* expand: threads * nranks arrays of (index, record) */
+	const uint16_t *answers;
+	uint64_t *send;	      /* split_lookup: keys to send */
+	const uint64_t *imgs; /* split_expand: (index, record) pairs received */
+	uint64_t nimg;
 };
 
 struct worker {
@@ -219,15 +277,426 @@ static int expand_chunk(void *ctx, int id, uint64_t item)
 	return walk_chunk(ctx, id, item, BP_WALK_IMAGES, expand_visit);
 }
 
+/* ---- split across ranks ------------------------------------------------------ */
+
+static int split(const struct expanded *x)
+{
+	return x->dx.nranks > 1;
+}
+
+static uint64_t mine_of(const struct expanded *x, uint32_t t)
+{
+	return bp_dist_mine(&x->dx, bp_dist_chunks(x->size[t], x->cb[t]));
+}
+
+/* The indices of tier t this rank works on (its ticks count those). */
+static uint64_t share(const struct expanded *x, uint32_t t)
+{
+	uint64_t n = split(x) ? mine_of(x, t) * x->cb[t] : x->size[t];
+	return n < x->size[t] ? n : x->size[t];
+}
+
+/* Enough rounds for the rank with the most chunks (rank 0); the same on every rank. */
+static uint64_t rounds_of(const struct expanded *x, uint32_t t)
+{
+	uint64_t n = bp_dist_chunks(x->size[t], x->cb[t]), nr = (uint64_t)x->dx.nranks;
+	uint64_t most = (n + nr - 1) / nr;
+	return (most + x->round_items - 1) / x->round_items;
+}
+
+/* The indices of the round's item j (chunk me + (round0 + j) * nranks of tier x->t). */
+static void item_span(const struct expanded *x, uint64_t j, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t cb = x->cb[x->t];
+	uint64_t c = (uint64_t)x->dx.me + (x->round0 + j) * (uint64_t)x->dx.nranks;
+	*lo = c * cb;
+	*hi = *lo + cb < x->size[x->t] ? *lo + cb : x->size[x->t];
+}
+
+struct split_worker {
+	struct expanded *x;
+	struct item_buf *ib;
+	uint64_t counts[4];
+	struct vec *img; /* expand: this worker's arrays, one per rank */
+};
+
+/* Writes the record of position idx of tier x->t from its children's largest key. */
+static int settle(struct expanded *x, uint64_t *counts, uint64_t idx, uint32_t best, int n,
+		  int unsolved)
+{
+	unsigned rem = 0;
+	if (unsolved || n == 0) {
+		snprintf(x->errmsg, sizeof x->errmsg,
+			 "tier %u index %llu: %s (the game's tier walk disagrees with its rules)",
+			 x->t, (unsigned long long)idx, n ? "a child is not solved" : "no moves");
+		return BP_EINVAL;
+	}
+	enum bp_value v = bp_solve_value_of_key(best, &rem);
+	if (rem >= BP_RECORD_NO_REMOTENESS) {
+		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
+		return BP_ERANGE;
+	}
+	x->rec[x->t][bp_dist_local(&x->dx, x->cb[x->t], idx)] = bp_record_make(v, rem);
+	counts[v]++;
+	return BP_OK;
+}
+
+/* Pass A: a position whose children are all held here is solved; the others wait. */
+static int split_visit(void *ctx, const struct bp_walk *w)
+{
+	struct split_worker *k = ctx;
+	struct expanded *x = k->x;
+	uint32_t t = x->t;
+	int rc;
+	if (w->nchildren < 0) {
+		struct bp_pos p;
+		if ((rc = x->g->ops->unrank(x->g, t, w->index, &p)))
+			return rc;
+		enum bp_value v = x->g->ops->outcome(x->g, &p);
+		if (v == BP_VALUE_NONE) {
+			snprintf(x->errmsg, sizeof x->errmsg,
+				 "tier %u index %llu: the walk says the game is over, outcome() "
+				 "does not",
+				 t, (unsigned long long)w->index);
+			return BP_EINVAL;
+		}
+		x->rec[t][bp_dist_local(&x->dx, x->cb[t], w->index)] = bp_record_make(v, 0);
+		k->counts[v]++;
+		return BP_OK;
+	}
+	if (t + 1 >= x->nt)
+		return settle(x, k->counts, w->index, 0, 0, 0); /* moves from the last tier */
+	uint64_t ccb = x->cb[t + 1];
+	const uint16_t *crec = x->rec[t + 1];
+	uint32_t best = 0;
+	int unsolved = 0, remote = 0;
+	for (int i = 0; i < w->nchildren; i++) {
+		uint64_t c = w->children[i];
+		if (bp_dist_owner(&x->dx, ccb, c) != x->dx.me) {
+			remote = 1;
+			continue;
+		}
+		uint16_t r = crec[bp_dist_local(&x->dx, ccb, c)];
+		uint32_t key = bp_solve_child_key(r);
+		unsolved |= (r & 3u) == 0;
+		best = key > best ? key : best;
+	}
+	if (!remote)
+		return settle(x, k->counts, w->index, best, w->nchildren, unsolved);
+	/* only the children held elsewhere wait, with what those held here gave */
+	uint32_t n = 0, part = best | (uint32_t)unsolved << 31;
+	for (int i = 0; i < w->nchildren; i++) {
+		int d = bp_dist_owner(&x->dx, ccb, w->children[i]);
+		if (d == x->dx.me)
+			continue;
+		if ((rc = vec_push(&k->ib->keys, &w->children[i], sizeof w->children[i])))
+			return rc;
+		k->ib->cnt[d]++;
+		n++;
+	}
+	if ((rc = vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
+	    (rc = vec_push(&k->ib->nk, &n, sizeof n)) ||
+	    (rc = vec_push(&k->ib->part, &part, sizeof part)))
+		return rc;
+	return BP_OK;
+}
+
+static int split_solve_item(void *ctx, int id, uint64_t j)
+{
+	struct expanded *x = ctx;
+	uint64_t lo, hi;
+	struct item_buf *ib = &x->ib[j];
+	item_span(x, j, &lo, &hi);
+	ib->pos.n = ib->nk.n = ib->part.n = ib->keys.n = 0;
+	memset(ib->cnt, 0, sizeof *ib->cnt * (size_t)x->dx.nranks);
+	memset(x->rec[x->t] + bp_dist_local(&x->dx, x->cb[x->t], lo), 0,
+	       sizeof(uint16_t) * (hi - lo));
+	struct split_worker k = { .x = x, .ib = ib };
+	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN, split_visit, &k);
+	for (int v = 0; v < 4; v++)
+		x->counts[id][v] += k.counts[v];
+	return rc;
+}
+
+/* Pass B: the positions pass A left, from the answers in the order the keys went. */
+static int split_finish_item(void *ctx, int id, uint64_t j)
+{
+	struct expanded *x = ctx;
+	struct item_buf *ib = &x->ib[j];
+	const uint64_t *pos = ib->pos.a, *keys = ib->keys.a;
+	const uint32_t *nk = ib->nk.a, *part = ib->part.a;
+	if (ib->pos.n == 0)
+		return BP_OK;
+	uint64_t ccb = x->cb[x->t + 1];
+	size_t k = 0;
+	for (size_t p = 0; p < ib->pos.n; p++) {
+		uint32_t best = part[p] & 0x7fffffffu;
+		int unsolved = (int)(part[p] >> 31), rc;
+		for (uint32_t i = 0; i < nk[p]; i++, k++) {
+			int d = bp_dist_owner(&x->dx, ccb, keys[k]);
+			uint16_t r = x->answers[ib->cursor[d]++];
+			uint32_t key = bp_solve_child_key(r);
+			unsolved |= (r & 3u) == 0;
+			best = key > best ? key : best;
+		}
+		if ((rc = settle(x, x->counts[id], pos[p], best, (int)nk[p], unsolved)))
+			return rc;
+	}
+	return BP_OK;
+}
+
+struct answering {
+	struct expanded *x;
+	const uint64_t *keys;
+	uint16_t *out;
+	uint64_t n;
+};
+
+static int answer_piece(void *ctx, int worker, uint64_t item)
+{
+	struct answering *a = ctx;
+	struct expanded *x = a->x;
+	uint64_t ccb = x->cb[x->t + 1], i0 = item * CHUNK;
+	uint64_t i1 = i0 + CHUNK < a->n ? i0 + CHUNK : a->n;
+	(void)worker;
+	for (uint64_t i = i0; i < i1; i++) {
+		if (a->keys[i] >= x->size[x->t + 1] ||
+		    bp_dist_owner(&x->dx, ccb, a->keys[i]) != x->dx.me)
+			return BP_EIO;
+		a->out[i] = x->rec[x->t + 1][bp_dist_local(&x->dx, ccb, a->keys[i])];
+	}
+	return BP_OK;
+}
+
+/* Item j's keys (all of other ranks) into x->send at its cursors (left where they
+ * were). */
+static int pack_item(void *ctx, int worker, uint64_t j)
+{
+	struct expanded *x = ctx;
+	const struct item_buf *ib = &x->ib[j];
+	const uint64_t *k = ib->keys.a;
+	uint64_t at[64], *cur = ib->cursor;
+	int nr = x->dx.nranks;
+	(void)worker;
+	if (ib->keys.n == 0) /* also every item of the last tier, which has no tier above */
+		return BP_OK;
+	uint64_t ccb = x->cb[x->t + 1];
+	if (nr > 64) { /* the cursors themselves, then back */
+		for (size_t i = 0; i < ib->keys.n; i++)
+			x->send[cur[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
+		for (int r = 0; r < nr; r++)
+			cur[r] -= ib->cnt[r];
+		return BP_OK;
+	}
+	memcpy(at, cur, sizeof *at * (size_t)nr);
+	for (size_t i = 0; i < ib->keys.n; i++)
+		x->send[at[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
+	return BP_OK;
+}
+
+/* Sets received (index, record) pairs, a piece at a time. An index may come twice (a
+ * class lists a member more than once), always with its class's one record: two
+ * pieces may store the same value at once, so the stores are atomic. */
+static int set_images(void *ctx, int worker, uint64_t item)
+{
+	struct expanded *x = ctx;
+	uint64_t cb = x->cb[x->t], i0 = item * CHUNK;
+	uint64_t i1 = i0 + CHUNK < x->nimg ? i0 + CHUNK : x->nimg;
+	(void)worker;
+	for (uint64_t i = i0; i < i1; i++) {
+		uint64_t m = x->imgs[i] >> 16;
+		if (m >= x->size[x->t] || bp_dist_owner(&x->dx, cb, m) != x->dx.me)
+			return BP_EIO;
+		__atomic_store_n(&x->rec[x->t][bp_dist_local(&x->dx, cb, m)],
+				 (uint16_t)(x->imgs[i] & 0xffffu), __ATOMIC_RELAXED);
+	}
+	return BP_OK;
+}
+
+/* After pass A: the children's indices to their owners, their records back. */
+static int split_lookup(struct expanded *x, uint64_t nitems, uint16_t **answers)
+{
+	int nr = x->dx.nranks, rc;
+	uint64_t *scount = calloc((size_t)nr * 3, sizeof *scount), *rcount = scount + nr,
+		 *off = rcount + nr, total = 0, *send = NULL, *got = NULL;
+	uint16_t *ans = NULL;
+	*answers = NULL;
+	if (!scount)
+		return BP_ENOMEM;
+	for (uint64_t j = 0; j < nitems; j++)
+		for (int r = 0; r < nr; r++) {
+			x->ib[j].cursor[r] = scount[r];
+			scount[r] += x->ib[j].cnt[r];
+		}
+	for (int r = 0; r < nr; r++) {
+		off[r] = total;
+		total += scount[r];
+	}
+	send = malloc(sizeof *send * (total ? total : 1));
+	if ((rc = bp_dist_agree(&x->dx, send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	for (uint64_t j = 0; j < nitems; j++)
+		for (int r = 0; r < nr; r++)
+			x->ib[j].cursor[r] += off[r];
+	x->send = send;
+	bp_parallel_for(x->threads, nitems, pack_item, x); /* items write apart */
+	if ((rc = bp_dist_exchange(&x->dx, send, scount, sizeof *send, (void **)&got, rcount)))
+		goto out;
+	uint64_t rtotal = 0;
+	for (int r = 0; r < nr; r++)
+		rtotal += rcount[r];
+	struct answering a = { .x = x, .keys = got, .n = rtotal };
+	if (!(a.out = ans = malloc(sizeof *ans * (rtotal ? rtotal : 1))) ||
+	    !(*answers = malloc(sizeof **answers * (total ? total : 1))))
+		rc = BP_ENOMEM;
+	else
+		rc = bp_parallel_for(x->threads, (rtotal + CHUNK - 1) / CHUNK, answer_piece, &a);
+	if (rc == BP_EIO)
+		snprintf(x->errmsg, sizeof x->errmsg, "a rank asked for a record not held here");
+	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
+		goto out;
+	for (int r = 0; r < nr; r++) {
+		x->dx.sent += r == x->dx.me ? 0 : rcount[r] * sizeof *ans;
+		x->dx.received += r == x->dx.me ? 0 : scount[r] * sizeof *ans;
+	}
+	rc = x->dx.d->exchange(x->dx.d->ctx, ans, rcount, *answers, scount, sizeof *ans);
+out:
+	free(send);
+	free(got);
+	free(ans);
+	free(scount);
+	return rc;
+}
+
+/* Solves tier t (its buffer taken, tier t + 1 expanded) in rounds. Collective. */
+static int split_solve(struct expanded *x, uint32_t t)
+{
+	int rc = BP_OK;
+	uint64_t mine = mine_of(x, t);
+	for (uint64_t k = 0, n = rounds_of(x, t); k < n && !rc; k++) {
+		uint64_t first = k * x->round_items;
+		uint64_t nitems = first >= mine			  ? 0
+				  : mine - first < x->round_items ? mine - first
+								  : x->round_items;
+		uint16_t *answers = NULL;
+		x->t = t;
+		x->round0 = first;
+		x->meter.keep = k > 0;
+		rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, nitems, x->cb[t],
+				      share(x, t), split_solve_item, x);
+		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
+			rc = split_lookup(x, nitems, &answers);
+		x->answers = answers;
+		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
+			rc = bp_parallel_for(x->threads, nitems, split_finish_item, x);
+		free(answers);
+		x->answers = NULL;
+		rc = bp_dist_agree(&x->dx, rc, NULL, 0);
+	}
+	return rc;
+}
+
+static int split_image_visit(void *ctx, const struct bp_walk *w)
+{
+	struct split_worker *k = ctx;
+	struct expanded *x = k->x;
+	uint64_t cb = x->cb[x->t];
+	uint16_t *rec = x->rec[x->t];
+	uint16_t r = rec[bp_dist_local(&x->dx, cb, w->index)];
+	for (int i = 0; i < w->nimages; i++) {
+		uint64_t m = w->images[i];
+		int d = bp_dist_owner(&x->dx, cb, m);
+		if (d == x->dx.me) {
+			rec[bp_dist_local(&x->dx, cb, m)] = r;
+		} else {
+			uint64_t pair = m << 16 | r;
+			int rc = vec_push(&k->img[d], &pair, sizeof pair);
+			if (rc)
+				return rc;
+		}
+	}
+	return BP_OK;
+}
+
+static int split_expand_item(void *ctx, int id, uint64_t j)
+{
+	struct expanded *x = ctx;
+	uint64_t lo, hi;
+	item_span(x, j, &lo, &hi);
+	struct split_worker k = { .x = x, .img = x->img + (size_t)id * (size_t)x->dx.nranks };
+	return x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_IMAGES, split_image_visit, &k);
+}
+
+/* Copies each canonical record of tier t to the rest of its class, wherever it is
+ * held: images of other ranks go to them as (index, record) pairs. Collective. */
+static int split_expand(struct expanded *x, uint32_t t)
+{
+	int nr = x->dx.nranks, rc = BP_OK;
+	uint64_t mine = mine_of(x, t);
+	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = scount + nr;
+	if ((rc = bp_dist_agree(&x->dx, scount ? BP_OK : BP_ENOMEM, NULL, 0)))
+		return rc;
+	for (uint64_t k = 0, n = rounds_of(x, t); k < n && !rc; k++) {
+		uint64_t first = k * x->round_items, total = 0, *send = NULL, *got = NULL;
+		uint64_t nitems = first >= mine			  ? 0
+				  : mine - first < x->round_items ? mine - first
+								  : x->round_items;
+		x->t = t;
+		x->round0 = first;
+		rc = bp_parallel_for(x->threads, nitems, split_expand_item, x);
+		memset(scount, 0, sizeof *scount * (size_t)nr);
+		for (int w = 0; w < x->threads; w++)
+			for (int r = 0; r < nr; r++)
+				scount[r] += x->img[(size_t)w * (size_t)nr + (size_t)r].n;
+		for (int r = 0; r < nr; r++)
+			total += scount[r];
+		if (!rc && !(send = malloc(sizeof *send * (total ? total : 1))))
+			rc = BP_ENOMEM;
+		if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
+			free(send);
+			break;
+		}
+		uint64_t at = 0;
+		for (int r = 0; r < nr; r++)
+			for (int w = 0; w < x->threads; w++) {
+				struct vec *v = &x->img[(size_t)w * (size_t)nr + (size_t)r];
+				if (v->n)
+					memcpy(send + at, v->a, sizeof *send * v->n);
+				at += v->n;
+				v->n = 0;
+			}
+		rc = bp_dist_exchange(&x->dx, send, scount, sizeof *send, (void **)&got, rcount);
+		total = 0;
+		for (int r = 0; !rc && r < nr; r++)
+			total += rcount[r];
+		if (!rc) {
+			x->imgs = got;
+			x->nimg = total;
+			rc = bp_parallel_for(x->threads, (total + CHUNK - 1) / CHUNK, set_images,
+					     x);
+			if (rc == BP_EIO)
+				snprintf(x->errmsg, sizeof x->errmsg,
+					 "a rank sent an image of tier %u not held here", t);
+		}
+		free(send);
+		free(got);
+		rc = bp_dist_agree(&x->dx, rc, NULL, 0);
+	}
+	free(scount);
+	return rc;
+}
+
 static int reach_chunk(void *ctx, int id, uint64_t item)
 {
 	return walk_chunk(ctx, id, item, BP_WALK_CHILDREN | BP_WALK_IMAGES, reach_visit);
 }
 
 /* Copies each canonical record of tier t to the rest of its class. Two classes share
- * no member, so the workers write disjoint records. */
+ * no member, so the workers write disjoint records. Collective across ranks. */
 static int expand(struct expanded *x, uint32_t t)
 {
+	if (split(x))
+		return split_expand(x, t);
 	x->t = t;
 	return bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
 }
@@ -250,8 +719,9 @@ static int load_expanded(struct expanded *x, uint32_t t)
 		return BP_OK;
 	if ((rc = take_buffer(x, t)))
 		return rc;
-	rc = bp_table_get_tier(x->tab, t, x->rec[t]);
-	if (rc) {
+	rc = split(x) ? bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t])
+		      : bp_table_get_tier(x->tab, t, x->rec[t]);
+	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
 		return rc;
@@ -334,20 +804,65 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	if ((rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err)))
 		return rc;
 	x.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	bp_dist_init(&x.dx, opts->dist, x.errmsg, sizeof x.errmsg);
+	x.cb = calloc(x.nt, sizeof *x.cb);
 	x.size = calloc(x.nt, sizeof *x.size);
 	x.rec = calloc(x.nt, sizeof *x.rec);
 	x.done = calloc(x.nt, sizeof *x.done);
 	x.done_count = calloc(x.nt, sizeof *x.done_count);
 	x.counts = calloc((size_t)x.threads, sizeof *x.counts);
-	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts) {
+	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts || !x.cb) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
+	int nr = x.dx.nranks;
 	for (uint32_t t = 0; t < x.nt; t++) {
 		g->ops->tier_size(g, t, &x.size[t]);
-		x.most = x.size[t] > x.most ? x.size[t] : x.most;
+		x.cb[t] = CHUNK;
+		/* across ranks, a small tier in smaller chunks: every rank gets a share */
+		uint64_t few = (uint64_t)nr * SMALL_ITEMS;
+		if (nr > 1 && x.size[t] < CHUNK * few)
+			x.cb[t] = x.size[t] > few ? (x.size[t] + few - 1) / few : 1;
+		if (nr > 1 && x.size[t] >= (uint64_t)1 << 48) {
+			snprintf(x.errmsg, sizeof x.errmsg,
+				 "tier %u: too large to split across ranks", t);
+			rc = BP_ERANGE;
+			goto out;
+		}
+		/* a rank's records of a tier: its chunks, whole */
+		uint64_t held = nr > 1 ? mine_of(&x, t) * x.cb[t] : x.size[t];
+		x.most = held > x.most ? held : x.most;
 	}
-	rc = bp_solve_open_table(g, db, x.size, opts, 1, &x.tab, err);
+	if (nr > 1) {
+		x.round_items = (uint64_t)(4 * x.threads > 8 ? 4 * x.threads : 8);
+		x.ib = calloc((size_t)x.round_items, sizeof *x.ib);
+		x.img = calloc((size_t)x.threads * (size_t)nr, sizeof *x.img);
+		if (!x.ib || !x.img) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
+		for (uint64_t j = 0; j < x.round_items; j++) {
+			if (!(x.ib[j].cnt = calloc((size_t)nr * 2, sizeof(uint64_t)))) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+			x.ib[j].cursor = x.ib[j].cnt + nr;
+		}
+	}
+	/* rank 0 creates the table before the others open it to read */
+	for (int pass = 0; pass < 2; pass++) {
+		int writer = x.dx.me == 0;
+		if (pass == 0 ? writer : !writer)
+			rc = bp_solve_open_table(g, db, x.size, opts, writer, &x.tab, err);
+		if (nr == 1)
+			break;
+		if (bp_dist_agree(&x.dx, rc, NULL, 0) && !rc) {
+			rc = BP_EIO;
+			goto out;
+		}
+		if (rc)
+			goto out_quiet;
+	}
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
@@ -373,7 +888,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			goto out;
 	}
 	for (uint32_t t = st; t < x.nt; t++)
-		x.meter.phase_total += x.done[t] ? 0 : x.size[t];
+		x.meter.phase_total += x.done[t] ? 0 : share(&x, t);
 	for (uint32_t t = x.nt; t-- > st;) {
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x.nt };
 		if (x.done[t]) {
@@ -388,16 +903,22 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 				goto out;
 			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
 			x.t = t;
-			if ((rc = bp_solve_metered(&x.meter, 1, t, x.nt, x.threads, chunks(&x),
-						   CHUNK, x.size[t], solve_chunk, &x)))
+			if ((rc = split(&x) ? split_solve(&x, t)
+					    : bp_solve_metered(&x.meter, 1, t, x.nt, x.threads,
+							       chunks(&x), CHUNK, x.size[t],
+							       solve_chunk, &x)))
 				goto out;
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < x.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += x.counts[i][v];
-			if ((rc = bp_solve_put_tier(x.g, x.tab, t, x.rec[t], x.threads,
-						    prior_seconds + (bp_solve_clock() - t0), out,
-						    x.errmsg, sizeof x.errmsg)))
+			if ((rc = bp_dist_agree(&x.dx, rc, tc, 4)))
+				goto out;
+			/* one process: stored at once; across ranks rank 0 writes, fed */
+			rc = bp_dist_store_tier(&x.dx, x.g, x.tab, t, x.size[t], x.cb[t], x.rec[t],
+						x.threads, prior_seconds + (bp_solve_clock() - t0),
+						out);
+			if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 				goto out;
 			out->solved_tiers++;
 			bp_solve_add_counts(tc, out, &pr);
@@ -418,6 +939,12 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	}
 
 	uint16_t r = 0;
+	if (x.dx.me != 0) { /* tiers stored since it opened the table: open it again */
+		bp_table_close(x.tab);
+		x.tab = NULL;
+		if ((rc = bp_solve_open_table(g, db, x.size, opts, 0, &x.tab, err)))
+			goto out_quiet;
+	}
 	if ((rc = bp_table_get(x.tab, st, sidx, &r)) || (rc = bp_solve_finish(x.tab, r, out)))
 		goto out;
 out:
@@ -426,7 +953,23 @@ out:
 out_quiet:
 	out->seconds = bp_solve_clock() - t0;
 	out->peak_memory = bp_solve_peak_memory();
+	out->sent_bytes = x.dx.sent;
+	out->received_bytes = x.dx.received;
 	bp_table_close(x.tab);
+	if (x.ib)
+		for (uint64_t j = 0; j < x.round_items; j++) {
+			free(x.ib[j].pos.a);
+			free(x.ib[j].nk.a);
+			free(x.ib[j].part.a);
+			free(x.ib[j].keys.a);
+			free(x.ib[j].cnt);
+		}
+	if (x.img)
+		for (int i = 0; i < x.threads * x.dx.nranks; i++)
+			free(x.img[i].a);
+	free(x.ib);
+	free(x.img);
+	free(x.cb);
 	for (int i = 0; i < 3; i++)
 		free(x.buf[i]);
 	for (uint32_t t = 0; x.reach && t < x.nt; t++)

@@ -7,10 +7,54 @@
 #include "solver/solve_common.h"
 
 #define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
+#define ITEM 65536		      /* indices a work item covers (retrograde.c) */
+#define ROUND_BYTES 28		      /* buffer bytes a child of a round's positions costs */
+#define SAMPLES 256		      /* canonical positions a tier's children are averaged over */
+#define TRIES 4096		      /* indices drawn to find them */
 
 static uint64_t share(uint64_t n, int ranks)
 {
 	return (n + (uint64_t)ranks - 1) / (uint64_t)ranks;
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+	/* xorshift64*: a fixed seed gives the same plan every run */
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dull;
+}
+
+/* The average children of a canonical position of tier t (0 for a terminal one): every
+ * index of a small tier, else up to SAMPLES canonical positions among TRIES indices
+ * drawn. @return BP_OK; BP_ENOMEM; an op's error. */
+static int sample_children(const struct bp_game *g, uint32_t t, uint64_t records, double *out)
+{
+	const struct bp_game_ops *ops = g->ops;
+	struct bp_move *mv = malloc(sizeof *mv * (size_t)(g->max_moves ? g->max_moves : 1));
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ ((uint64_t)t + 1) * 0xbf58476d1ce4e5b9ull;
+	uint64_t found = 0, children = 0;
+	int rc = mv ? BP_OK : BP_ENOMEM, every = records <= TRIES;
+	struct bp_pos p, canon;
+	for (uint64_t i = 0; !rc && records && i < (every ? records : TRIES) && found < SAMPLES;
+	     i++) {
+		uint64_t idx = every ? i : next_random(&x) % records;
+		int urc = ops->unrank(g, t, idx, &p);
+		if (urc == BP_ENOTFOUND)
+			continue;
+		if ((rc = urc))
+			break;
+		bp_game_canonical(g, &p, &canon);
+		if (!bp_pos_equal(&p, &canon))
+			continue;
+		found++;
+		if (ops->outcome(g, &p) == BP_VALUE_NONE)
+			children += (uint64_t)ops->moves(g, &p, mv);
+	}
+	free(mv);
+	*out = found ? (double)children / (double)found : 0;
+	return rc ? rc : bp_game_status(g);
 }
 
 int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct bp_plan *out,
@@ -24,11 +68,19 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 	if (o->ranks < 1 || o->threads < 1 || !(o->bits_per_position > 0) ||
 	    !(o->rate_per_core > 0))
 		return bp_err_set(err, BP_EINVAL, "bad plan options");
+	if (o->walk && !ops->tier_walk)
+		return bp_err_set(err, BP_EUNSUPPORTED, "%s has no tier walk to plan", g->spec);
+	if (o->walk && (ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED)))
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s: its walk does not split across ranks (moves skip tiers or "
+				  "the walk visits unreached positions): plan the tiers engine",
+				  g->spec);
 	uint32_t nt = g->ntiers;
 	if (!(out->tier = calloc(nt, sizeof *out->tier)))
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
 	out->ntiers = nt;
 	out->exact_classes = ops->count_tier != NULL;
+	out->sampled = ops->unrank && ops->moves && ops->outcome;
 	mpz_t raw, cls;
 	mpz_init(raw);
 	mpz_init(cls);
@@ -64,6 +116,13 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 			}
 			pt->classes = (uint64_t)mpz_get_ui(cls);
 		}
+		pt->children = g->max_moves; /* an upper bound when the game cannot unrank */
+		if (out->sampled &&
+		    (rc = sample_children(g, t, pt->records, &pt->children)) != BP_OK) {
+			bp_err_set(err, rc, "%s: sampling tier %u: %s", g->spec, t,
+				   bp_strerror(rc));
+			break;
+		}
 		bitmaps += pt->records / 8 + 8;
 	}
 	mpz_clear(raw);
@@ -74,6 +133,10 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 	}
 	int r = o->ranks;
 	double rate = o->rate_per_core * (double)o->threads * (double)r;
+	double remote = (double)(r - 1) / (double)r;
+	uint64_t round_items = (uint64_t)(4 * o->threads > 8 ? 4 * o->threads : 8), most = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		most = out->tier[t].records > most ? out->tier[t].records : most;
 	for (uint32_t t = 0; t < nt; t++) {
 		struct bp_plan_tier *pt = &out->tier[t];
 		if (pt->too_large)
@@ -83,26 +146,51 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		uint64_t c2 = t + 2 < nt && (ops->flags & BP_GAME_TIER_SKIP)
 				      ? out->tier[t + 2].records
 				      : 0;
-		pt->mem_sliced = share(bitmaps, r) +
-				 2 * (share(pt->records, r) + share(c1, r) + share(c2, r)) +
-				 OVERHEAD;
-		pt->mem_replicated = bitmaps + 2 * (pt->records + c1 + c2) + OVERHEAD;
-		pt->exchanged = 2 * (pt->records - pt->records / (uint64_t)r);
-		if (r == 1)
-			pt->exchanged = 0;
+		double density = pt->records ? (double)pt->classes / (double)pt->records : 0;
+		/* children of one rank's positions, and of one round's */
+		double edges = (double)share(pt->classes, r) * pt->children;
+		uint64_t round_indices = round_items * ITEM;
+		if (round_indices > share(pt->records, r))
+			round_indices = share(pt->records, r);
+		uint64_t round = r == 1 ? 0
+					: (uint64_t)((double)round_indices * density *
+						     pt->children * ROUND_BYTES);
+		pt->mem = share(bitmaps, r) +
+			  2 * (share(pt->records, r) + share(c1, r) + share(c2, r)) + round +
+			  OVERHEAD;
+		pt->mem_one = bitmaps + 2 * (pt->records + c1 + c2) + OVERHEAD;
+		/* marks (8), keys (8) and answers (2) each way */
+		uint64_t lookups = (uint64_t)(edges * remote * (8 + 8 + 2));
+		if (o->walk) {
+			/* two buffers of the largest tier's share; keys (8) and answers (2),
+			 * and (index, record) pairs (8) for images held elsewhere */
+			uint64_t images = share(pt->records, r) - share(pt->classes, r);
+			uint64_t round_images =
+				r == 1 ? 0 : (uint64_t)((double)round_indices * (1 - density) * 24);
+			pt->mem = 4 * share(most, r) + round + round_images + OVERHEAD;
+			pt->mem_one = 4 * most + OVERHEAD;
+			lookups =
+				(uint64_t)(edges * remote * (8 + 2) + (double)images * remote * 8);
+		}
+		pt->sent = r == 1 ? 0 : lookups + 2 * share(pt->records, r);
+		pt->received = r == 1 ? 0 : lookups;
+		pt->writer_received =
+			r == 1 ? 0 : lookups + 2 * (pt->records - share(pt->records, r));
 		pt->disk = (uint64_t)((double)pt->classes * o->bits_per_position / 8.0 + 0.5);
 		pt->seconds = (double)pt->classes / rate;
 		out->records += pt->records;
 		out->classes += pt->classes;
 		out->disk += pt->disk;
-		out->exchanged += pt->exchanged;
+		out->sent += pt->sent;
+		out->received += pt->received;
+		out->writer_received += pt->writer_received;
 		out->seconds += pt->seconds;
-		if (pt->mem_sliced > out->mem_sliced) {
-			out->mem_sliced = pt->mem_sliced;
+		if (pt->mem > out->mem) {
+			out->mem = pt->mem;
 			out->peak_tier = t;
 		}
-		if (pt->mem_replicated > out->mem_replicated)
-			out->mem_replicated = pt->mem_replicated;
+		if (pt->mem_one > out->mem_one)
+			out->mem_one = pt->mem_one;
 	}
 	return BP_OK;
 }

@@ -5,22 +5,28 @@
  * symmetry per tier, the memory each rank needs, the bytes it sends and receives, the
  * disk the table takes and an estimated time. Nothing is solved; nothing is printed.
  *
- * The memory model is the tiered engine's own (bp_solve_tiers_estimate in
- * retrograde.c): one reachability bit per index of every tier, kept the whole solve;
- * 2-byte records of the tier being solved and of the tier above it (two above for
- * games whose moves may skip a tier, BP_GAME_TIER_SKIP): the window its children come
- * from; BP_SOLVE_BASE_MEMORY for everything else. The tiers engine refines its own
- * figure once the reachable positions are marked (only pages holding one are
- * written), so a plan is an upper bound for games whose index has holes. Split
- * across R ranks:
- *   sliced      each rank holds 1/R of every bitmap, its 1/R slice of the tier being
- *               solved and its slices of the two child tiers (children it reads from
- *               other ranks' slices are received, not kept);
- *   replicated  what `solve --mpi` does today: every rank holds whole child tiers and
- *               whole bitmaps (the tier's records are all-gathered after each tier),
- *               so only the work is split, not the memory.
- * Exchange per tier solved: each rank sends its slice of the tier's records to every
- * other rank and receives theirs, 2 * size * (R - 1) / R bytes each way. */
+ * The model is the tiers engine's split across R ranks (solver/retrograde.c): rank r
+ * owns one slice of every tier's index range and holds only its slices.
+ *   memory per rank: 1/R of every tier's reachability bitmap (1 bit an index, kept the
+ *     whole solve); its slices (2-byte records) of the tier being solved and of the
+ *     tier above it (two with BP_GAME_TIER_SKIP: the window its children come from,
+ *     as bp_solve_tiers_estimate assumes); one round's exchange buffers (below); BP_SOLVE_BASE_MEMORY for
+ *     everything else.
+ *   bytes sent and received per tier by a rank: its positions' children owned by
+ *     another rank ((R-1)/R of them) cost 8 bytes each going up (the reach mark,
+ *     forward) and 8 + 2 each way when the tier is solved (the key, the record
+ *     answered); then every rank but 0 sends its slice of the solved records to rank 0
+ *     (2 bytes an index), which receives all of them.
+ *   A round: max(8, 4 * threads) work items of 65536 indices; its buffers hold, per
+ *     child of the round's positions, about 28 bytes (keys kept, sent and received;
+ *     records answered and received).
+ * The walk engine (solver/expanded.c, o->walk) keeps no bitmaps: a rank holds its chunks
+ * of two tiers, in two buffers of the largest tier's share; besides the lookups (8 + 2
+ * bytes per child held elsewhere) it sends each record copied to a member of its class
+ * held elsewhere (8 bytes an image: the tier's indices that are not canonical).
+ * Children per position are not counted exactly: they are the average over up to 256
+ * canonical positions of the tier, drawn from its index range with a fixed seed (every
+ * index of a tier of at most 4096). */
 #ifndef BP_SOLVER_PLAN_H
 #define BP_SOLVER_PLAN_H
 
@@ -34,27 +40,32 @@ struct bp_plan_opts {
 	uint64_t memory_per_rank; /* bytes; 0: no limit */
 	double bits_per_position; /* stored bits per position up to symmetry */
 	double rate_per_core;	  /* positions solved per second per thread */
+	int walk;		  /* model the walk engine (the game must have a tier walk);
+				   * 0: the tiers engine */
 };
 
 struct bp_plan_tier {
-	uint64_t records;	 /* indices of the tier (tier_size) */
-	uint64_t classes;	 /* positions up to symmetry (count_tier), else records */
-	uint64_t mem_sliced;	 /* bytes per rank while solving the tier, sliced */
-	uint64_t mem_replicated; /* the same, replicated (solve --mpi today) */
-	uint64_t exchanged;	 /* bytes each rank sends (and receives) after solving it */
-	uint64_t disk;		 /* bytes stored */
-	double seconds;		 /* estimated wall time to solve it */
-	int too_large;		 /* its index space passes 2^60: no figures (all 0) */
+	uint64_t records;	  /* indices of the tier (tier_size) */
+	uint64_t classes;	  /* positions up to symmetry (count_tier), else records */
+	double children;	  /* average children of a position (sampled) */
+	uint64_t mem;		  /* bytes per rank while solving the tier */
+	uint64_t mem_one;	  /* the same in one process (ranks = 1) */
+	uint64_t sent, received;  /* bytes a rank other than 0 sends and receives for it */
+	uint64_t writer_received; /* bytes rank 0 receives for it (the lookups included) */
+	uint64_t disk;		  /* bytes stored */
+	double seconds;		  /* estimated wall time to solve it */
+	int too_large;		  /* its index space passes 2^60: no figures (all 0) */
 };
 
 struct bp_plan {
 	uint32_t ntiers;
 	uint32_t too_large;	   /* tiers whose index space passes 2^60; the totals omit them */
 	int exact_classes;	   /* 1 when every tier's classes came from count_tier */
+	int sampled;		   /* 1 when children were sampled (the game can unrank) */
 	struct bp_plan_tier *tier; /* ntiers entries; free with bp_plan_free */
-	uint64_t records, classes, disk, exchanged;
-	uint64_t mem_sliced, mem_replicated; /* the largest over the tiers */
-	uint32_t peak_tier;		     /* where mem_sliced is largest */
+	uint64_t records, classes, disk, sent, received, writer_received;
+	uint64_t mem, mem_one; /* the largest over the tiers */
+	uint32_t peak_tier;    /* where mem is largest */
 	double seconds;
 };
 
@@ -62,7 +73,7 @@ struct bp_plan {
  * @return BP_OK; BP_EUNSUPPORTED (no tiers or tier sizes); BP_EINVAL (bad options);
  * BP_ENOMEM; BP_ERANGE (a tier's count passes 2^63). err says what. A tier too
  * large to index is flagged (too_large), not an error. The caller
- * compares mem_sliced with o->memory_per_rank. */
+ * compares mem with o->memory_per_rank. */
 int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct bp_plan *out,
 		  struct bp_err *err);
 

@@ -19,25 +19,86 @@
  * A tier found already stored (an interrupted solve being resumed) is read back from
  * the table when a lower tier needs it.
  *
+ * Split across ranks (opts->dist): every tier is cut into chunks (work items), dealt
+ * out to the ranks in turn (chunk c is rank c % nranks's, see owner()), and a rank holds
+ * only its own chunks of each tier's reach bits and records. Work
+ * goes in rounds of a few chunks, the same number of rounds on every rank:
+ *     forward:  children owned here are marked at once; the others' keys (tier and
+ *               index) are bucketed by owner and sent in one exchange per round;
+ *     backward: pass A solves the positions whose children are all owned here and
+ *               lists the children of the others; their keys go to the owners, which
+ *               answer with the records (a second exchange, the same counts turned
+ *               around); pass B then solves those positions, reading the answers in
+ *               the order the keys were sent.
+ * Rank 0 writes each tier through the store's batch writer, receiving the other
+ * ranks' chunks one at a time as the writer reaches them; no rank ever holds a whole
+ * tier. A resumed rank reads only its chunks of the stored tiers. With one process every child is owned here: no key is kept and pass B
+ * finds nothing to do.
+ *
  * Canonicalizing every child costs a few table lookups per symmetry; the alternative
  * tried first (expanding every raw position, then copying each canonical record to
  * its whole class so children need only a rank) did about nsym times more work. */
 #include "solver/retrograde.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/dist.h"
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
+#define CHUNK_BITS ((uint64_t)CHUNK_WORDS * 64)
+#define SMALL_ITEMS 4	/* across ranks: a small tier is cut into this many items a rank */
+#define DONE UINT32_MAX /* pass A solved the position */
+#define KEY(t, i) ((uint64_t)(t) << 48 | (i))
+#define KEY_TIER(k) ((uint32_t)((k) >> 48))
+#define KEY_INDEX(k) ((k) & (((uint64_t)1 << 48) - 1))
+
+/* A growing array. */
+struct vec {
+	void *a;
+	size_t n, cap;
+};
+
+static int vec_push(struct vec *v, const void *x, size_t elem)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		void *a = realloc(v->a, cap * elem);
+		if (!a)
+			return BP_ENOMEM;
+		v->a = a;
+		v->cap = cap;
+	}
+	memcpy((char *)v->a + v->n * elem, x, elem);
+	v->n++;
+	return BP_OK;
+}
+
+/* A round's work item (backward, pass A to pass B). */
+struct item_buf {
+	struct vec keys;  /* uint64_t: children held elsewhere of the positions left */
+	struct vec nk;	  /* uint32_t per marked position: those children, or DONE */
+	struct vec part;  /* uint32_t per position left: the largest key of its children
+			   * held here; bits 16-30 the tier of one not solved, bit 31 set
+			   * when there is one */
+	uint64_t *cnt;	  /* per rank: keys owned there (0 for this rank's own) */
+	uint64_t *cursor; /* per rank: where this item's answers start (pass B) */
+};
 
 struct tier {
 	uint64_t size;
-	uint64_t *reach;  /* size bits */
-	uint16_t *rec;	  /* size records, or NULL when not in memory */
+	uint64_t cw;	  /* bitmap words a work item covers: CHUNK_WORDS, or fewer for a
+			   * tier too small to give every rank SMALL_ITEMS items of that */
+	uint64_t nchunks; /* work items of the tier: chunk c is rank c % nranks's */
+	uint64_t mine;	  /* this rank's chunks; its j-th is chunk me + j * nranks */
+	uint64_t *reach;  /* mine * cw words: this rank's chunks' bits, in order */
+	uint16_t *rec;	  /* mine * cw * 64 records, the same way (local()), or NULL when
+			   * not in memory */
 	int done;	  /* stored in the table */
 	uint32_t lastuse; /* lowest tier whose moves reach this one; UINT32_MAX: none */
 };
@@ -49,7 +110,14 @@ struct solve {
 	const struct bp_solve_opts *opts;
 	const struct bp_solve_dist *dist; /* NULL: one process */
 	const uint64_t *sizes;
-	uint64_t chunk0; /* this rank's first work item of the tier */
+	uint64_t chunk0;	 /* the first work item of the current run */
+	int me, nranks;		 /* 0 and 1 in one process */
+	uint64_t round_items;	 /* work items a rank takes in one round */
+	struct vec *fwd;	 /* forward: threads * nranks arrays of keys to send */
+	struct item_buf *ib;	 /* backward: round_items */
+	uint64_t **keybuf;	 /* per worker: one position's children keys */
+	const uint16_t *answers; /* backward: the records answered, by rank then item */
+	struct bp_dist dx;
 	int (*fn)(void *ctx, int worker, uint64_t item); /* run_tier's */
 	pthread_mutex_t load_lock;			 /* tiers read from the table on demand */
 	struct tier *tiers;
@@ -66,10 +134,31 @@ struct solve {
 	char errmsg[200];
 };
 
-static uint64_t chunks_of(uint64_t size)
+static uint64_t chunks_of(const struct tier *tt)
 {
-	uint64_t words = size / 64 + 1;
-	return (words + CHUNK_WORDS - 1) / CHUNK_WORDS;
+	return bp_dist_chunks(tt->size, tt->cw * 64);
+}
+
+/* Chunk c covers indices [c * cw * 64, (c + 1) * cw * 64) and is rank c % nranks's: the
+ * chunks are dealt out in turn, as cards. Canonical positions crowd into parts of a
+ * tier's index range (with Taifas the first quarter of a tier holds twice its share),
+ * so contiguous slices would give one rank most of the work. */
+static int owner(const struct solve *s, uint32_t t, uint64_t idx)
+{
+	return bp_dist_owner(&s->dx, s->tiers[t].cw * 64, idx);
+}
+
+/* The indices of tier t this rank works on (its ticks count those). */
+static uint64_t share(const struct tier *tt)
+{
+	uint64_t n = tt->mine * tt->cw * 64;
+	return n < tt->size ? n : tt->size;
+}
+
+/* Where index idx of tier t (owned here) is in this rank's arrays. */
+static uint64_t local(const struct solve *s, uint32_t t, uint64_t idx)
+{
+	return bp_dist_local(&s->dx, s->tiers[t].cw * 64, idx);
 }
 
 /* ---- 1. reachability ------------------------------------------------------- */
@@ -80,18 +169,23 @@ typedef int marked_fn(struct solve *s, int worker, uint64_t idx, const struct bp
 static int each_marked(struct solve *s, int worker, uint64_t item, marked_fn *fn)
 {
 	struct tier *tt = &s->tiers[s->t];
-	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
-	if (w1 > tt->size / 64 + 1)
-		w1 = tt->size / 64 + 1;
+	/* item is a chunk of this rank's: its words here, and its first index */
+	uint64_t w0 = item / (uint64_t)s->nranks * tt->cw, i0 = item * tt->cw * 64;
 	struct bp_pos p;
-	for (uint64_t wi = w0; wi < w1; wi++)
-		for (uint64_t w = tt->reach[wi]; w; w &= w - 1) {
-			uint64_t idx = wi * 64 + (uint64_t)__builtin_ctzll(w);
+	for (uint64_t k = 0; k < tt->cw; k++)
+		for (uint64_t w = tt->reach[w0 + k]; w; w &= w - 1) {
+			uint64_t idx = i0 + k * 64 + (uint64_t)__builtin_ctzll(w);
 			int rc = s->g->ops->unrank(s->g, s->t, idx, &p);
 			if (rc || (rc = fn(s, worker, idx, &p)))
 				return rc;
 		}
 	return BP_OK;
+}
+
+static void mark(struct solve *s, uint32_t t, uint64_t idx)
+{
+	uint64_t i = local(s, t, idx);
+	__atomic_fetch_or(&s->tiers[t].reach[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
 }
 
 static int forward_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
@@ -118,8 +212,15 @@ static int forward_one(struct solve *s, int worker, uint64_t idx, const struct b
 		}
 		if ((rc = g->ops->rank(g, &canon, &cidx)))
 			return rc;
-		__atomic_fetch_or(&s->tiers[ct].reach[cidx / 64], 1ull << (cidx % 64),
-				  __ATOMIC_RELAXED);
+		int d = owner(s, ct, cidx);
+		if (d == s->me) {
+			mark(s, ct, cidx);
+		} else {
+			uint64_t key = KEY(ct, cidx);
+			if ((rc = vec_push(&s->fwd[(size_t)worker * (size_t)s->nranks + (size_t)d],
+					   &key, sizeof key)))
+				return rc;
+		}
 		uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
 		if (!(row[ct / 64] >> (ct % 64) & 1))
 			__atomic_fetch_or(&row[ct / 64], 1ull << (ct % 64), __ATOMIC_RELAXED);
@@ -139,7 +240,7 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
 	(void)worker;
-	uint64_t i0 = item * CHUNK_WORDS * 64, i1 = i0 + CHUNK_WORDS * 64;
+	uint64_t i0 = item * tt->cw * 64, i1 = i0 + tt->cw * 64;
 	if (i1 > tt->size)
 		i1 = tt->size;
 	struct bp_pos p, canon;
@@ -150,15 +251,16 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 		if (rc)
 			return rc;
 		bp_game_canonical(g, &p, &canon);
-		if (bp_pos_equal(&p, &canon))
-			tt->reach[idx / 64] |= 1ull << (idx % 64); /* words are the chunk's own */
+		if (bp_pos_equal(&p, &canon)) /* words are the chunk's own */
+			tt->reach[local(s, s->t, idx) / 64] |= 1ull << (idx % 64);
 	}
 	return BP_OK;
 }
 
 static int load_tier(struct solve *s, uint32_t t);
 
-/* The records of tier t, reading them from the table the first time. */
+/* This rank's slice of the records of tier t, reading it from the table the first
+ * time. */
 static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
 {
 	uint16_t *rec = __atomic_load_n(&s->tiers[t].rec, __ATOMIC_ACQUIRE);
@@ -173,55 +275,109 @@ static const uint16_t *child_tier(struct solve *s, uint32_t t, int *rc)
 	return rec;
 }
 
+/* The record of (ct, cidx), which this rank owns. */
+static int local_record(struct solve *s, uint32_t ct, uint64_t cidx, uint16_t *r)
+{
+	int rc;
+	const uint16_t *crec = child_tier(s, ct, &rc);
+	*r = crec ? crec[local(s, ct, cidx)] : 0;
+	return rc;
+}
+
 /* ---- 2. solving a tier ------------------------------------------------------ */
 
-static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+/* The value rule over n children's records, into the tier's record at idx. */
+static int settle(struct solve *s, int worker, uint64_t idx, uint32_t best, int n,
+		  uint32_t unsolved_tier, int unsolved)
 {
-	const struct bp_game *g = s->g;
 	struct tier *tt = &s->tiers[s->t];
-	struct bp_pos p = *pp, c, canon;
-	uint64_t cidx;
-	int rc;
-	enum bp_value v = g->ops->outcome(g, &p);
 	unsigned rem = 0;
-	if (v == BP_VALUE_NONE) {
-		int n = g->ops->moves(g, &p, s->mv[worker]);
-		uint32_t best = 0;
-		for (int i = 0; i < n; i++) {
-			c = p;
-			g->ops->apply(g, &c, s->mv[worker][i]);
-			bp_game_canonical(g, &c, &canon);
-			uint32_t ct = g->ops->tier(g, &canon);
-			if ((rc = g->ops->rank(g, &canon, &cidx)))
-				return rc;
-			const uint16_t *crec = child_tier(s, ct, &rc);
-			if (rc)
-				return rc;
-			uint16_t r = crec ? crec[cidx] : 0;
-			if (bp_record_value(r) == BP_VALUE_NONE) {
-				snprintf(s->errmsg, sizeof s->errmsg,
-					 "tier %u index %llu: a child in tier %u "
-					 "is not solved",
-					 s->t, (unsigned long long)idx, ct);
-				return BP_EINVAL;
-			}
-			uint32_t key = bp_solve_child_key(r);
-			best = key > best ? key : best;
-		}
-		if (n == 0) {
-			snprintf(s->errmsg, sizeof s->errmsg,
-				 "tier %u index %llu: the game goes on but there is no move", s->t,
-				 (unsigned long long)idx);
-			return BP_EINVAL;
-		}
-		v = bp_solve_value_of_key(best, &rem);
+	if (unsolved) {
+		snprintf(s->errmsg, sizeof s->errmsg,
+			 "tier %u index %llu: a child in tier %u is not solved", s->t,
+			 (unsigned long long)idx, unsolved_tier);
+		return BP_EINVAL;
 	}
+	if (n == 0) {
+		snprintf(s->errmsg, sizeof s->errmsg,
+			 "tier %u index %llu: the game goes on but there is no move", s->t,
+			 (unsigned long long)idx);
+		return BP_EINVAL;
+	}
+	enum bp_value v = bp_solve_value_of_key(best, &rem);
 	if (rem >= BP_RECORD_NO_REMOTENESS) {
 		snprintf(s->errmsg, sizeof s->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	tt->rec[idx] = bp_record_make(v, rem);
+	tt->rec[local(s, s->t, idx)] = bp_record_make(v, rem);
 	s->counts[worker][v]++;
+	return BP_OK;
+}
+
+/* Pass A: a position whose children are all owned here (always, in one process) is
+ * solved; the others' children keys are kept for pass B. */
+static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
+{
+	const struct bp_game *g = s->g;
+	struct tier *tt = &s->tiers[s->t];
+	struct item_buf *ib =
+		s->nranks > 1 ? &s->ib[idx / (tt->cw * 64) / (uint64_t)s->nranks - s->chunk0]
+			      : NULL;
+	struct bp_pos p = *pp, c, canon;
+	uint64_t cidx;
+	uint32_t nk = DONE;
+	int rc;
+	enum bp_value v = g->ops->outcome(g, &p);
+	if (v != BP_VALUE_NONE) {
+		tt->rec[local(s, s->t, idx)] = bp_record_make(v, 0);
+		s->counts[worker][v]++;
+		return ib ? vec_push(&ib->nk, &nk, sizeof nk) : BP_OK;
+	}
+	uint64_t *keys = s->keybuf[worker];
+	int n = g->ops->moves(g, &p, s->mv[worker]), remote = 0;
+	uint32_t best = 0, bad_tier = 0;
+	int unsolved = 0;
+	for (int i = 0; i < n; i++) {
+		c = p;
+		g->ops->apply(g, &c, s->mv[worker][i]);
+		bp_game_canonical(g, &c, &canon);
+		uint32_t ct = g->ops->tier(g, &canon);
+		if ((rc = g->ops->rank(g, &canon, &cidx)))
+			return rc;
+		keys[i] = KEY(ct, cidx);
+		if (owner(s, ct, cidx) != s->me) {
+			remote = 1;
+			continue;
+		}
+		uint16_t r;
+		if ((rc = local_record(s, ct, cidx, &r)))
+			return rc;
+		if (bp_record_value(r) == BP_VALUE_NONE && !unsolved) {
+			unsolved = 1;
+			bad_tier = ct;
+		}
+		uint32_t key = bp_solve_child_key(r);
+		best = key > best ? key : best;
+	}
+	if (!remote)
+		return (rc = settle(s, worker, idx, best, n, bad_tier, unsolved)) || !ib
+			       ? rc
+			       : vec_push(&ib->nk, &nk, sizeof nk);
+	/* only the children held elsewhere wait, with what those held here gave */
+	uint32_t part = best | (bad_tier & 0x7fffu) << 16 | (uint32_t)unsolved << 31;
+	nk = 0;
+	for (int i = 0; i < n; i++) {
+		int d = owner(s, KEY_TIER(keys[i]), KEY_INDEX(keys[i]));
+		if (d == s->me)
+			continue;
+		if ((rc = vec_push(&ib->keys, &keys[i], sizeof keys[i])))
+			return rc;
+		ib->cnt[d]++;
+		nk++;
+	}
+	if ((rc = vec_push(&ib->nk, &nk, sizeof nk)) ||
+	    (rc = vec_push(&ib->part, &part, sizeof part)))
+		return rc;
 	return BP_OK;
 }
 
@@ -230,32 +386,70 @@ static int solve_chunk(void *ctx, int worker, uint64_t item)
 	return each_marked(ctx, worker, item, solve_one);
 }
 
-/* This rank's work items of tier t: [*c0, *c1). Item c covers indices
- * [c * CHUNK_WORDS * 64, (c + 1) * CHUNK_WORDS * 64). */
-static void my_chunks(const struct solve *s, uint32_t t, uint64_t *c0, uint64_t *c1)
+/* Pass B: the positions pass A left, from their children's records (the owners'
+ * answers, in the order the keys were sent). */
+static int finish_chunk(void *ctx, int worker, uint64_t item)
 {
-	uint64_t n = chunks_of(s->tiers[t].size);
-	uint64_t r = s->dist ? (uint64_t)s->dist->rank : 0,
-		 nr = s->dist ? (uint64_t)s->dist->nranks : 1;
-	*c0 = n * r / nr;
-	*c1 = n * (r + 1) / nr;
+	struct solve *s = ctx;
+	struct tier *tt = &s->tiers[s->t];
+	struct item_buf *ib = &s->ib[item / (uint64_t)s->nranks - s->chunk0];
+	const uint32_t *nk = ib->nk.a, *part = ib->part.a;
+	const uint64_t *keys = ib->keys.a;
+	size_t pos = 0, k = 0, left = 0;
+	uint64_t w0 = item / (uint64_t)s->nranks * tt->cw, i0 = item * tt->cw * 64;
+	if (ib->keys.n == 0)
+		return BP_OK;
+	for (uint64_t kw = 0; kw < tt->cw; kw++)
+		for (uint64_t w = tt->reach[w0 + kw]; w; w &= w - 1, pos++) {
+			assert(pos < ib->nk.n);
+			if (nk[pos] == DONE)
+				continue;
+			uint64_t idx = i0 + kw * 64 + (uint64_t)__builtin_ctzll(w);
+			uint32_t pt = part[left++], best = pt & 0xffffu,
+				 bad_tier = pt >> 16 & 0x7fffu;
+			int unsolved = (int)(pt >> 31), rc;
+			for (uint32_t i = 0; i < nk[pos]; i++, k++) {
+				uint32_t ct = KEY_TIER(keys[k]);
+				int d = owner(s, ct, KEY_INDEX(keys[k]));
+				uint16_t r = s->answers[ib->cursor[d]++];
+				if (bp_record_value(r) == BP_VALUE_NONE && !unsolved) {
+					unsolved = 1;
+					bad_tier = ct;
+				}
+				uint32_t key = bp_solve_child_key(r);
+				best = key > best ? key : best;
+			}
+			if ((rc = settle(s, worker, idx, best, (int)nk[pos], bad_tier, unsolved)))
+				return rc;
+		}
+	return BP_OK;
 }
 
 static int shifted(void *ctx, int worker, uint64_t item)
 {
 	struct solve *s = ctx;
-	return s->fn(ctx, worker, item + s->chunk0);
+	/* the run's item'th item is this rank's (chunk0 + item)'th chunk */
+	return s->fn(ctx, worker, (uint64_t)s->me + (item + s->chunk0) * (uint64_t)s->nranks);
+}
+
+/* Runs fn over this rank's work items first..first+n-1 of tier t (its j-th item is
+ * chunk me + j * nranks), metered. */
+static int run_items(struct solve *s, uint32_t t, int phase, uint64_t first, uint64_t n,
+		     int (*fn)(void *, int, uint64_t))
+{
+	uint64_t mine = s->tiers[t].mine;
+	s->t = t;
+	s->fn = fn;
+	s->chunk0 = first;
+	if (first + n > mine)
+		n = mine > first ? mine - first : 0;
+	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, n, s->tiers[t].cw * 64,
+				share(&s->tiers[t]), shifted, s);
 }
 
 static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, int, uint64_t))
 {
-	uint64_t c0, c1;
-	s->t = t;
-	s->fn = fn;
-	my_chunks(s, t, &c0, &c1);
-	s->chunk0 = c0;
-	return bp_solve_metered(&s->meter, phase, t, s->nt, s->threads, c1 - c0, CHUNK_WORDS * 64,
-				s->tiers[t].size, shifted, s);
+	return run_items(s, t, phase, 0, UINT64_MAX / 2, fn);
 }
 
 /* Across ranks (a no-op in one process): every rank learns whether any failed, with n
@@ -263,27 +457,171 @@ static int run_tier(struct solve *s, uint32_t t, int phase, int (*fn)(void *, in
  * rank failed. */
 static int agree(struct solve *s, int rc, uint64_t *extra, int n)
 {
-	if (!s->dist)
-		return rc;
-	uint64_t v[8] = { rc != 0 };
-	for (int i = 0; i < n; i++)
-		v[1 + i] = extra[i];
-	int crc = s->dist->sum(s->dist->ctx, v, n + 1);
-	if (crc) {
-		snprintf(s->errmsg, sizeof s->errmsg, "combining across ranks: %s",
-			 bp_strerror(crc));
-		return crc;
+	return bp_dist_agree(&s->dx, rc, extra, n);
+}
+
+/* The rounds of tier t: enough for the rank with the most work items. Every rank
+ * computes the same number from the tier's size alone. */
+static uint64_t rounds_of(const struct solve *s, uint32_t t)
+{
+	/* rank 0 has the most chunks */
+	uint64_t most = (s->tiers[t].nchunks + (uint64_t)s->nranks - 1) / (uint64_t)s->nranks;
+	return (most + s->round_items - 1) / s->round_items;
+}
+
+/* All to all, sizes first: this rank's scount[r] elements for rank r (in rank order in
+ * send) go to rank r; *recv (malloc'd, the caller frees it) gets what every rank sent
+ * here, rcount[r] from rank r. Collective. */
+static int exchange(struct solve *s, const void *send, const uint64_t *scount, size_t elem,
+		    void **recv, uint64_t *rcount)
+{
+	return bp_dist_exchange(&s->dx, send, scount, elem, recv, rcount);
+}
+
+/* Forward, one round's keys: each rank's marks to their owners, set there. */
+static int forward_exchange(struct solve *s)
+{
+	int nr = s->nranks, rc = BP_OK;
+	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = scount + nr;
+	uint64_t total = 0, *send = NULL, *got = NULL;
+	if (!scount)
+		return BP_ENOMEM;
+	for (int w = 0; w < s->threads; w++)
+		for (int r = 0; r < nr; r++)
+			scount[r] += s->fwd[(size_t)w * (size_t)nr + (size_t)r].n;
+	for (int r = 0; r < nr; r++)
+		total += scount[r];
+	send = malloc(sizeof *send * (total ? total : 1));
+	if ((rc = agree(s, send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	uint64_t at = 0;
+	for (int r = 0; r < nr; r++)
+		for (int w = 0; w < s->threads; w++) {
+			struct vec *v = &s->fwd[(size_t)w * (size_t)nr + (size_t)r];
+			if (v->n)
+				memcpy(send + at, v->a, sizeof *send * v->n);
+			at += v->n;
+			v->n = 0;
+		}
+	if ((rc = exchange(s, send, scount, sizeof *send, (void **)&got, rcount)))
+		goto out;
+	total = 0;
+	for (int r = 0; r < nr; r++)
+		total += rcount[r];
+	for (uint64_t i = 0; i < total; i++) {
+		uint32_t ct = KEY_TIER(got[i]);
+		uint64_t cidx = KEY_INDEX(got[i]);
+		if (ct >= s->nt || owner(s, ct, cidx) != s->me) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "a rank sent a mark for tier %u index %llu, not owned here", ct,
+				 (unsigned long long)cidx);
+			rc = BP_EIO;
+			goto out;
+		}
+		mark(s, ct, cidx);
 	}
-	for (int i = 0; i < n; i++)
-		extra[i] = v[1 + i];
-	if (rc)
-		return rc;
-	if (v[0]) {
-		snprintf(s->errmsg, sizeof s->errmsg, "%llu other rank%s failed",
-			 (unsigned long long)v[0], v[0] == 1 ? "" : "s");
-		return BP_EIO;
+out:
+	free(send);
+	free(got);
+	free(scount);
+	return rc;
+}
+
+/* The answers to one piece of the keys received (records of children owned here). */
+struct answering {
+	struct solve *s;
+	const uint64_t *keys;
+	uint16_t *out;
+	uint64_t n;
+	int bad;
+};
+
+static int answer_piece(void *ctx, int worker, uint64_t item)
+{
+	struct answering *a = ctx;
+	struct solve *s = a->s;
+	(void)worker;
+	uint64_t i0 = item * CHUNK_BITS, i1 = i0 + CHUNK_BITS < a->n ? i0 + CHUNK_BITS : a->n;
+	for (uint64_t i = i0; i < i1; i++) {
+		uint32_t ct = KEY_TIER(a->keys[i]);
+		uint64_t cidx = KEY_INDEX(a->keys[i]);
+		if (ct >= s->nt || owner(s, ct, cidx) != s->me) {
+			a->bad = 1;
+			return BP_EIO;
+		}
+		int rc = local_record(s, ct, cidx, &a->out[i]);
+		if (rc)
+			return rc;
 	}
 	return BP_OK;
+}
+
+/* Backward, one round after pass A: the keys to their owners, the records back. */
+static int backward_exchange(struct solve *s, uint64_t nitems, uint16_t **answers)
+{
+	int nr = s->nranks, rc = BP_OK;
+	uint64_t *scount = calloc((size_t)nr * 3, sizeof *scount), *rcount = scount + nr,
+		 *off = rcount + nr;
+	uint64_t total = 0, *send = NULL, *got = NULL;
+	uint16_t *ans = NULL;
+	*answers = NULL;
+	if (!scount)
+		return BP_ENOMEM;
+	/* item j's keys for rank r start at off[r] + the counts of the items before it */
+	for (uint64_t j = 0; j < nitems; j++)
+		for (int r = 0; r < nr; r++) {
+			s->ib[j].cursor[r] = scount[r];
+			scount[r] += s->ib[j].cnt[r];
+		}
+	for (int r = 0; r < nr; r++) {
+		off[r] = total;
+		total += scount[r];
+	}
+	for (uint64_t j = 0; j < nitems; j++)
+		for (int r = 0; r < nr; r++)
+			s->ib[j].cursor[r] += off[r];
+	send = malloc(sizeof *send * (total ? total : 1));
+	if ((rc = agree(s, send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	for (uint64_t j = 0; j < nitems; j++) {
+		const uint64_t *k = s->ib[j].keys.a;
+		uint64_t *at = s->ib[j].cursor;
+		for (size_t i = 0; i < s->ib[j].keys.n; i++) {
+			int d = owner(s, KEY_TIER(k[i]), KEY_INDEX(k[i]));
+			if (d != s->me)
+				send[at[d]++] = k[i];
+		}
+		for (int r = 0; r < nr; r++)
+			at[r] -= s->ib[j].cnt[r]; /* back to the start, for pass B */
+	}
+	if ((rc = exchange(s, send, scount, sizeof *send, (void **)&got, rcount)))
+		goto out;
+	uint64_t rtotal = 0;
+	for (int r = 0; r < nr; r++)
+		rtotal += rcount[r];
+	struct answering a = { .s = s, .keys = got, .n = rtotal };
+	if (!(a.out = ans = malloc(sizeof *ans * (rtotal ? rtotal : 1))) ||
+	    !(*answers = malloc(sizeof **answers * (total ? total : 1))))
+		rc = BP_ENOMEM;
+	else
+		rc = bp_parallel_for(s->threads, (rtotal + CHUNK_BITS - 1) / CHUNK_BITS,
+				     answer_piece, &a);
+	if (a.bad)
+		snprintf(s->errmsg, sizeof s->errmsg, "a rank asked for a record not owned here");
+	if ((rc = agree(s, rc, NULL, 0)))
+		goto out;
+	/* the records go back the way the keys came: the counts turned around */
+	for (int r = 0; r < nr; r++) {
+		s->dx.sent += r == s->me ? 0 : rcount[r] * sizeof *ans;
+		s->dx.received += r == s->me ? 0 : scount[r] * sizeof *ans;
+	}
+	rc = s->dist->exchange(s->dist->ctx, ans, rcount, *answers, scount, sizeof *ans);
+out:
+	free(send);
+	free(got);
+	free(ans);
+	free(scount);
+	return rc;
 }
 
 static int is_writer(const struct solve *s)
@@ -301,18 +639,19 @@ static int reopen_table(struct solve *s)
 	return bp_solve_open_table(s->g, s->db, s->sizes, s->opts, is_writer(s), &s->tab, &e);
 }
 
-/* Makes tier t's records available in memory. */
+/* Makes this rank's chunks of tier t's records available in memory. */
 static int load_tier(struct solve *s, uint32_t t)
 {
 	struct tier *tt = &s->tiers[t];
+	uint64_t cb = tt->cw * 64, n = tt->mine * cb;
 	if (tt->rec)
 		return BP_OK;
-	uint16_t *rec = malloc(sizeof(uint16_t) * (tt->size ? tt->size : 1));
+	uint16_t *rec = calloc(n ? n : 1, sizeof *rec);
 	if (!rec)
 		return BP_ENOMEM;
-	int rc = bp_table_get_tier(s->tab, t, rec);
+	int rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec);
 	if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
-		rc = bp_table_get_tier(s->tab, t, rec);
+		rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec);
 	if (rc)
 		free(rec);
 	else
@@ -358,6 +697,116 @@ int bp_solve_tiers_estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
+/* Sets up the ranks: each tier's slices, and the round buffers. */
+static int dist_setup(struct solve *s)
+{
+	int nr = s->nranks;
+	for (uint32_t t = 0; t < s->nt; t++) {
+		struct tier *tt = &s->tiers[t];
+		uint64_t size = tt->size;
+		if (nr > 1 && (size >= (uint64_t)1 << 48 || t >= (1u << 16))) {
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "tier %u: too large to split across ranks", t);
+			return BP_ERANGE;
+		}
+		/* a small tier in smaller items, so that every rank has a share of it */
+		uint64_t words = size / 64 + 1, few = (uint64_t)nr * SMALL_ITEMS;
+		if (nr > 1 && words < CHUNK_WORDS * few)
+			tt->cw = (words + few - 1) / few;
+		tt->nchunks = chunks_of(tt);
+		tt->mine =
+			tt->nchunks > (uint64_t)s->me
+				? (tt->nchunks - (uint64_t)s->me + (uint64_t)nr - 1) / (uint64_t)nr
+				: 0;
+	}
+	if (nr == 1)
+		return BP_OK;
+	s->round_items = (uint64_t)(4 * s->threads > 8 ? 4 * s->threads : 8);
+	s->fwd = calloc((size_t)s->threads * (size_t)nr, sizeof *s->fwd);
+	s->ib = calloc((size_t)s->round_items, sizeof *s->ib);
+	if (!s->fwd || !s->ib)
+		return BP_ENOMEM;
+	for (uint64_t j = 0; j < s->round_items; j++)
+		if (!(s->ib[j].cnt = calloc((size_t)nr * 2, sizeof(uint64_t))))
+			return BP_ENOMEM;
+		else
+			s->ib[j].cursor = s->ib[j].cnt + nr;
+	return BP_OK;
+}
+
+static void dist_free(struct solve *s)
+{
+	if (s->fwd)
+		for (int i = 0; i < s->threads * s->nranks; i++)
+			free(s->fwd[i].a);
+	if (s->ib)
+		for (uint64_t j = 0; j < s->round_items; j++) {
+			free(s->ib[j].keys.a);
+			free(s->ib[j].nk.a);
+			free(s->ib[j].part.a);
+			free(s->ib[j].cnt);
+		}
+	free(s->fwd);
+	free(s->ib);
+}
+
+/* Forward over tier t: one run in one process, rounds across ranks. */
+static int forward_tier(struct solve *s, uint32_t t)
+{
+	if (s->nranks == 1)
+		return run_tier(s, t, 0, forward_chunk);
+	int rc = BP_OK;
+	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
+		s->meter.keep = k > 0;
+		rc = run_items(s, t, 0, k * s->round_items, s->round_items, forward_chunk);
+		if ((rc = agree(s, rc, NULL, 0)) || (rc = forward_exchange(s)) ||
+		    (rc = agree(s, rc, NULL, 0)))
+			return rc;
+	}
+	return rc;
+}
+
+/* Backward over tier t (its records allocated): pass A, the exchange, pass B. */
+static int backward_tier(struct solve *s, uint32_t t)
+{
+	if (s->nranks == 1)
+		return run_tier(s, t, 1, solve_chunk);
+	int rc = BP_OK;
+	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
+		for (uint64_t j = 0; j < s->round_items; j++) {
+			s->ib[j].keys.n = s->ib[j].nk.n = s->ib[j].part.n = 0;
+			memset(s->ib[j].cnt, 0, sizeof(uint64_t) * (size_t)s->nranks);
+		}
+		uint64_t first = k * s->round_items, mine = s->tiers[t].mine;
+		uint64_t nitems = first >= mine			  ? 0
+				  : mine - first < s->round_items ? mine - first
+								  : s->round_items;
+		s->meter.keep = k > 0;
+		rc = run_items(s, t, 1, first, s->round_items, solve_chunk);
+		uint16_t *answers = NULL;
+		if (!(rc = agree(s, rc, NULL, 0)))
+			rc = backward_exchange(s, nitems, &answers);
+		s->answers = answers;
+		if (!(rc = agree(s, rc, NULL, 0))) {
+			s->t = t;
+			s->chunk0 = first;
+			s->fn = finish_chunk;
+			rc = bp_parallel_for(s->threads, nitems, shifted, s);
+		}
+		free(answers);
+		s->answers = NULL;
+		if ((rc = agree(s, rc, NULL, 0)))
+			return rc;
+	}
+	return rc;
+}
+
+/* The words of this rank's reach bits of a tier (its chunks'; split or not). */
+static uint64_t words_of(const struct tier *tt)
+{
+	return tt->mine * tt->cw + 1;
+}
+
 /* Pages of `words` bitmap words (from bits) holding a set bit, counted in groups of
  * `per` words (one page of whatever array the bits stand for). */
 static uint64_t pages_marked(const uint64_t *bits, uint64_t words, uint64_t per)
@@ -381,7 +830,7 @@ static uint64_t refine_estimate(const struct solve *s, uint32_t st)
 {
 	uint64_t bits = 0, peak = 0;
 	for (uint32_t t = 0; t < s->nt; t++)
-		bits += 4096 * pages_marked(s->tiers[t].reach, s->tiers[t].size / 64 + 1, 512);
+		bits += 4096 * pages_marked(s->tiers[t].reach, words_of(&s->tiers[t]), 512);
 	for (uint32_t t = st; t < s->nt; t++) {
 		if (s->tiers[t].done)
 			continue;
@@ -390,8 +839,8 @@ static uint64_t refine_estimate(const struct solve *s, uint32_t st)
 			const struct tier *tc = &s->tiers[c];
 			if (c > t && (tc->lastuse == UINT32_MAX || tc->lastuse > t))
 				continue;
-			w += tc->done ? bp_solve_pages(sizeof(uint16_t) * tc->size)
-				      : 4096 * pages_marked(tc->reach, tc->size / 64 + 1, 32);
+			w += tc->done ? bp_solve_pages(sizeof(uint16_t) * share(tc))
+				      : 4096 * pages_marked(tc->reach, words_of(tc), 32);
 		}
 		peak = w > peak ? w : peak;
 	}
@@ -408,11 +857,15 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			   .opts = opts,
 			   .dist = opts->dist,
 			   .nt = g->ntiers,
+			   .nranks = 1,
 			   .load_lock = PTHREAD_MUTEX_INITIALIZER };
-	uint64_t *sizes = NULL, *done_count = NULL, *bounds = NULL;
+	uint64_t *sizes = NULL, *done_count = NULL;
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err)))
 		return rc;
+	bp_dist_init(&s.dx, s.dist, s.errmsg, sizeof s.errmsg);
+	s.me = s.dx.me;
+	s.nranks = s.dx.nranks;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	s.tiers = calloc(s.nt, sizeof *s.tiers);
 	sizes = calloc(s.nt, sizeof *sizes);
@@ -421,9 +874,12 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	s.mv = bp_solve_move_buffers(g, s.threads);
 	s.counts = aligned_alloc(64, (size_t)s.threads * sizeof *s.counts);
 	s.sizes = sizes;
-	if (s.dist && !(bounds = calloc((size_t)s.dist->nranks + 1, sizeof *bounds)))
-		rc = BP_ENOMEM;
-	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || rc) {
+	if ((s.keybuf = calloc((size_t)s.threads, sizeof *s.keybuf)))
+		for (int i = 0; i < s.threads; i++)
+			if (!(s.keybuf[i] = malloc(sizeof(uint64_t) *
+						   (size_t)(g->max_moves ? g->max_moves : 1))))
+				rc = BP_ENOMEM;
+	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || !s.keybuf || rc) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -431,12 +887,16 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		g->ops->tier_size(g, t, &s.tiers[t].size);
 		sizes[t] = s.tiers[t].size;
 		s.tiers[t].lastuse = UINT32_MAX;
-		s.tiers[t].reach = calloc(s.tiers[t].size / 64 + 1, sizeof(uint64_t));
-		if (!s.tiers[t].reach) {
+		s.tiers[t].cw = CHUNK_WORDS;
+	}
+	if ((rc = dist_setup(&s)))
+		goto out;
+	for (uint32_t t = 0; t < s.nt; t++)
+		if (!(s.tiers[t].reach =
+			      calloc(s.tiers[t].mine * s.tiers[t].cw + 1, sizeof(uint64_t)))) {
 			rc = BP_ENOMEM;
 			goto out;
 		}
-	}
 	/* rank 0 creates the table before the others open it (a table created by two
 	 * processes at once leaves one of them a stale handle) */
 	for (int pass = 0; pass < 2; pass++) {
@@ -473,7 +933,8 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
 	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
-	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
+	if (owner(&s, st, sidx) == s.me)
+		mark(&s, st, sidx);
 	/* a dense game skips this pass: each tier is marked just before it is solved, and
 	 * tier t is assumed to be needed by tier t - 1 only (any other tier it is needed
 	 * by reads it back from the table) */
@@ -481,23 +942,19 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 		s.tiers[t].lastuse = t ? t - 1 : UINT32_MAX;
 	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
 	for (uint32_t t = st; !dense && t < s.nt; t++)
-		s.meter.phase_total += s.tiers[t].size;
+		s.meter.phase_total += share(&s.tiers[t]);
 	for (uint32_t t = st; !dense && t < s.nt; t++) {
-		/* every rank marked what its share of the tiers below reached */
-		if (s.dist && (rc = s.dist->reduce_or(s.dist->ctx, s.tiers[t].reach,
-						      s.tiers[t].size / 64 + 1)))
+		if ((rc = agree(&s, forward_tier(&s, t), NULL, 0)))
 			goto out;
-		if ((rc = agree(&s, run_tier(&s, t, 0, forward_chunk), NULL, 0)))
+		struct bp_solve_progress pr = {
+			.phase = 0, .tier = t, .ntiers = s.nt, .seconds = bp_solve_clock() - t0
+		};
+		for (uint64_t w = 0; w < s.tiers[t].mine * s.tiers[t].cw; w++)
+			pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+		if ((rc = agree(&s, rc, &pr.positions, 1)))
 			goto out;
-		if (opts->progress) {
-			struct bp_solve_progress pr = { .phase = 0,
-							.tier = t,
-							.ntiers = s.nt,
-							.seconds = bp_solve_clock() - t0 };
-			for (uint64_t w = 0; w <= s.tiers[t].size / 64; w++)
-				pr.positions += (uint64_t)__builtin_popcountll(s.tiers[t].reach[w]);
+		if (opts->progress)
 			opts->progress(opts->ctx, &pr);
-		}
 	}
 	if (s.dist && !dense &&
 	    (rc = s.dist->reduce_or(s.dist->ctx, s.succ, (uint64_t)s.nt * s.succ_words)))
@@ -523,7 +980,7 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	/* 2. tiers from the last to the first */
 	s.meter.phase_done = s.meter.phase_total = 0;
 	for (uint32_t t = st; t < s.nt; t++)
-		s.meter.phase_total += s.tiers[t].done ? 0 : s.tiers[t].size;
+		s.meter.phase_total += s.tiers[t].done ? 0 : share(&s.tiers[t]);
 	for (uint32_t t = s.nt; t-- > st;) {
 		struct tier *tt = &s.tiers[t];
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };
@@ -541,35 +998,22 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 					rc = load_tier(&s, c);
 			if (!rc && dense)
 				rc = run_tier(&s, t, 1, mark_chunk);
-			if (!rc && !(tt->rec = calloc(tt->size ? tt->size : 1, sizeof(uint16_t))))
+			if (!rc &&
+			    !(tt->rec = calloc(tt->mine * tt->cw * 64 + 1, sizeof(uint16_t))))
 				rc = BP_ENOMEM;
 			memset(s.counts, 0, sizeof *s.counts * (size_t)s.threads);
-			if (!rc)
-				rc = run_tier(&s, t, 1, solve_chunk);
+			if ((rc = agree(&s, rc, NULL, 0)) || (rc = backward_tier(&s, t)))
+				goto out;
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < s.threads; i++)
 				for (int v = 0; v < 4; v++)
 					tc[v] += s.counts[i][v];
-			/* every rank's share of the tier's records to every rank; then rank 0
-			 * stores the tier, and the others wait for it */
 			if ((rc = agree(&s, rc, tc, 4)))
 				goto out;
-			if (s.dist) {
-				for (int r = 0; r <= s.dist->nranks; r++) {
-					uint64_t c0 = chunks_of(tt->size) * (uint64_t)r /
-						      (uint64_t)s.dist->nranks;
-					uint64_t i0 = c0 * CHUNK_WORDS * 64;
-					bounds[r] = i0 < tt->size ? i0 : tt->size;
-				}
-				if ((rc = s.dist->gather(s.dist->ctx, tt->rec, bounds)))
-					goto out;
-			}
-			if (is_writer(&s))
-				rc = bp_solve_put_tier(g, s.tab, t, tt->rec, s.threads,
-						       prior_seconds + (bp_solve_clock() - t0), out,
-						       s.errmsg, sizeof s.errmsg);
-			else
-				rc = bp_game_status(g);
+			/* rank 0 stores the tier, fed the others' slices; they wait for it */
+			rc = bp_dist_store_tier(&s.dx, g, s.tab, t, tt->size, tt->cw * 64, tt->rec,
+						s.threads, prior_seconds + (bp_solve_clock() - t0),
+						out);
 			if ((rc = agree(&s, rc, NULL, 0)))
 				goto out;
 			tt->done = 1;
@@ -598,18 +1042,24 @@ out:
 out_quiet:
 	out->seconds = bp_solve_clock() - t0;
 	out->peak_memory = bp_solve_peak_memory();
+	out->sent_bytes = s.dx.sent;
+	out->received_bytes = s.dx.received;
 	bp_table_close(s.tab);
 	if (s.tiers)
 		for (uint32_t t = 0; t < s.nt; t++) {
 			free(s.tiers[t].reach);
 			free(s.tiers[t].rec);
 		}
+	if (s.keybuf)
+		for (int i = 0; i < s.threads; i++)
+			free(s.keybuf[i]);
+	free(s.keybuf);
+	dist_free(&s);
 	bp_solve_free_move_buffers(s.mv, s.threads);
 	free(s.counts);
 	free(s.succ);
 	free(s.tiers);
 	free(sizes);
-	free(bounds);
 	free(done_count);
 	return rc;
 }

@@ -31,6 +31,12 @@ int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game 
 				  g->spec);
 	if (rc)
 		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
+	/* split across ranks, a rank holds 1/nranks of what the estimate counts beyond its
+	 * fixed base (both splitting engines' estimates add it) */
+	uint64_t fixed = BP_SOLVE_BASE_MEMORY;
+	if (o->dist && o->dist->nranks > 1 && *need > fixed)
+		*need = fixed +
+			(*need - fixed + (uint64_t)o->dist->nranks - 1) / (uint64_t)o->dist->nranks;
 	if (!o->memory_limit || *need <= o->memory_limit)
 		return BP_OK;
 	char nbuf[32], lbuf[32];
@@ -106,9 +112,11 @@ void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
 	}
 }
 
-int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
-		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
-		      size_t errlen)
+/* put_tier with the records from rec or, when fill is not NULL, from fill. */
+static int put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
+		    int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+		    void *fill_ctx, int threads, double seconds, const struct bp_solve_result *out,
+		    char *errmsg, size_t errlen)
 {
 	char extra[128];
 	int failed = bp_game_status(g);
@@ -119,10 +127,27 @@ int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const 
 	}
 	snprintf(extra, sizeof extra, "threads=%d\nmemory_estimate=%llu\n", threads,
 		 (unsigned long long)out->memory_estimate);
-	int rc = bp_table_put_tier(tab, t, rec, seconds, bp_solve_peak_memory(), extra);
+	int rc = !fill ? bp_table_put_tier(tab, t, rec, seconds, bp_solve_peak_memory(), extra)
+		       : bp_table_put_tier_fill(tab, t, fill, fill_ctx, seconds,
+						bp_solve_peak_memory(), extra);
 	if (rc)
 		snprintf(errmsg, errlen, "writing tier %u: %s", t, bp_strerror(rc));
 	return rc;
+}
+
+int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
+		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
+		      size_t errlen)
+{
+	return put_tier(g, tab, t, rec, NULL, NULL, threads, seconds, out, errmsg, errlen);
+}
+
+int bp_solve_put_tier_fill(const struct bp_game *g, bp_table *tab, uint32_t t,
+			   int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+			   void *ctx, int threads, double seconds,
+			   const struct bp_solve_result *out, char *errmsg, size_t errlen)
+{
+	return put_tier(g, tab, t, NULL, fill, ctx, threads, seconds, out, errmsg, errlen);
 }
 
 static uint64_t ns_of(double seconds)
@@ -171,10 +196,13 @@ int bp_solve_metered(struct bp_solve_meter *m, int phase, uint32_t tier, uint32_
 		m->phase_done += tier_total;
 		return bp_parallel_for(threads, nitems, fn, ctx);
 	}
+	/* a tier worked in rounds (split across ranks) goes on counting */
+	if (!m->keep)
+		m->tier_done = 0;
+	m->keep = 0;
 	m->tick = (struct bp_solve_tick){
 		.phase = phase, .tier = tier, .ntiers = ntiers, .tier_total = tier_total
 	};
-	m->tier_done = 0;
 	m->item_indices = item_indices;
 	m->fn = fn;
 	m->ctx = ctx;

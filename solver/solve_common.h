@@ -27,8 +27,10 @@ double bp_solve_clock(void);
 /* The process's peak resident set, in bytes. */
 uint64_t bp_solve_peak_memory(void);
 
-/* Plans a solve before any work: runs estimate (the solver's memory estimate) into
- * *need and refuses, with a message saying why, a game without dense ranking, an
+/* Plans a solve before any work: runs estimate (the solver's memory estimate, which
+ * adds BP_SOLVE_BASE_MEMORY of fixed costs; split across ranks each rank's share of the
+ * rest)
+ * into *need and refuses, with a message saying why, a game without dense ranking, an
  * index space too large, or a need over o->memory_limit.
  * @return BP_OK; BP_EUNSUPPORTED; BP_ERANGE. */
 int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game *, uint64_t *),
@@ -60,6 +62,13 @@ void bp_solve_add_counts(const uint64_t count[4], struct bp_solve_result *out,
 int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,
 		      int threads, double seconds, const struct bp_solve_result *out, char *errmsg,
 		      size_t errlen);
+
+/* As bp_solve_put_tier, with the records a batch at a time from fill
+ * (bp_table_put_tier_fill). @return as bp_table_put_tier_fill; as bp_game_status. */
+int bp_solve_put_tier_fill(const struct bp_game *g, bp_table *tab, uint32_t t,
+			   int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+			   void *ctx, int threads, double seconds,
+			   const struct bp_solve_result *out, char *errmsg, size_t errlen);
 
 /* The tier and dense index of the start position's canonical form.
  * @return as ops->rank. */
@@ -104,6 +113,8 @@ struct bp_solve_meter {
 	uint64_t item_indices;
 	uint64_t next_ns; /* clock time of the next tick, in nanoseconds (atomic) */
 	int busy;	  /* a worker is ticking */
+	int keep;	  /* set by the caller: this run goes on with the last one's tier
+			   * (tier_done is not reset); cleared by every run */
 	int (*fn)(void *ctx, int worker, uint64_t item);
 	void *ctx;
 };

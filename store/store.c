@@ -1296,10 +1296,11 @@ struct walk {
 	uint32_t tier;
 	uint64_t first, n;  /* blocks first..first+n-1 */
 	uint64_t next;	    /* next block to take, relative to first (atomic) */
-	const uint16_t *in; /* put: the tier's records */
-	uint16_t *out;	    /* get: the tier's records (NULL: into scratch) */
-	int flags;	    /* for bp_codec_decode */
-	int restart;	    /* renew the read transaction before the next fetch */
+	const uint16_t *in; /* put: the tier's records, from block in_first on */
+	uint64_t in_first;
+	uint16_t *out; /* get: the tier's records (NULL: into scratch) */
+	int flags;     /* for bp_codec_decode */
+	int restart;   /* renew the read transaction before the next fetch */
 };
 
 static bp_codec *worker_codec(const bp_table *t, int worker)
@@ -1378,7 +1379,7 @@ static void encode_batch(void *ctx, int worker)
 			break;
 		uint64_t b = w->first + i;
 		struct slot *sl = &w->slot[i];
-		const uint16_t *r = w->in + b * t->meta.block_records;
+		const uint16_t *r = w->in + (b - w->in_first) * t->meta.block_records;
 		uint32_t n = block_len(t, w->tier, b);
 		for (uint32_t k = 0; k < n; k++)
 			count[r[k] & 3]++;
@@ -1501,21 +1502,29 @@ int bp_table_set_threads(bp_table *t, int threads)
 /* Figures: seconds replaces the stored time (the solver passes its running total);
  * peak memory keeps the largest ever reported, so a resumed solve does not hide the
  * peak of an earlier run; extra NULL keeps the stored lines. */
-int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
-		      uint64_t peak_memory, const char *extra)
+/* The two ways a tier's records reach put_tier: the whole array (records), or a batch
+ * at a time from fill into staging (one batch of records). */
+static int put_tier(bp_table *t, uint32_t tier, const uint16_t *records,
+		    int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+		    void *fill_ctx, double seconds, uint64_t peak_memory, const char *extra)
 {
 	struct bp_meta m = { 0 };
 	struct walk w = { 0 };
 	MDB_txn *txn = NULL;
+	uint16_t *staging = NULL;
 	int rc, ret;
 	if (!t || t->s->readonly || tier >= t->meta.ntiers ||
-	    (!records && t->meta.tier_size[tier] > 0))
+	    (!records && !fill && t->meta.tier_size[tier] > 0))
 		return BP_EINVAL;
-	uint64_t count[4] = { 0 }, bytes = 0, n = nblocks(t, tier);
+	uint64_t count[4] = { 0 }, bytes = 0, n = nblocks(t, tier), b = t->meta.block_records;
 	if ((ret = bp_meta_copy(&m, &t->meta)) != BP_OK ||
 	    (extra && (ret = bp_meta_set_extra(&m, extra)) != BP_OK) ||
 	    (ret = walk_begin(t, n, 0, 1, &w)) != BP_OK)
 		goto out;
+	if (fill && !(staging = malloc(sizeof *staging * w.cap * b))) {
+		ret = BP_ENOMEM;
+		goto out;
+	}
 	if ((rc = mdb_txn_begin(t->s->env, NULL, 0, &txn))) {
 		ret = mdb_to_bp(rc) == BP_ENOMEM ? BP_ENOMEM : BP_EIO;
 		goto out;
@@ -1523,6 +1532,15 @@ int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, doubl
 	w.in = records;
 	for (uint64_t first = 0; first < n; first += w.n) {
 		walk_batch(&w, tier, first);
+		if (fill) {
+			uint64_t lo = first * b, hi = (first + w.n) * b;
+			if (hi > t->meta.tier_size[tier])
+				hi = t->meta.tier_size[tier];
+			if ((ret = fill(fill_ctx, lo, hi - lo, staging)) != BP_OK)
+				goto out;
+			w.in = staging;
+			w.in_first = first;
+		}
 		crew_run(&w.crew, encode_batch, &w);
 		for (uint64_t i = 0; i < w.n; i++) {
 			const struct slot *sl = &w.slot[i];
@@ -1572,7 +1590,25 @@ out:
 		mdb_txn_abort(txn);
 	walk_end(&w);
 	bp_meta_free(&m);
+	free(staging);
 	return ret;
+}
+
+int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
+		      uint64_t peak_memory, const char *extra)
+{
+	if (!records && t && tier < t->meta.ntiers && t->meta.tier_size[tier] > 0)
+		return BP_EINVAL;
+	return put_tier(t, tier, records, NULL, NULL, seconds, peak_memory, extra);
+}
+
+int bp_table_put_tier_fill(bp_table *t, uint32_t tier,
+			   int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+			   void *ctx, double seconds, uint64_t peak_memory, const char *extra)
+{
+	if (!fill)
+		return BP_EINVAL;
+	return put_tier(t, tier, NULL, fill, ctx, seconds, peak_memory, extra);
 }
 
 /* Starts (or renews) the table's read transaction. */
@@ -1651,6 +1687,38 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 		mdb_txn_reset(t->rtxn);
 	}
 	walk_end(&w);
+	return ret;
+}
+
+int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records)
+{
+	if (!t || tier >= t->meta.ntiers || first > t->meta.tier_size[tier] ||
+	    n > t->meta.tier_size[tier] - first || (!records && n))
+		return BP_EINVAL;
+	if (!t->meta.tier_done[tier])
+		return BP_ENOTFOUND;
+	if (n == 0)
+		return BP_OK;
+	uint64_t b = t->meta.block_records, b0 = first / b, b1 = (first + n - 1) / b;
+	uint16_t *scratch = malloc(sizeof *scratch * b);
+	int ret = scratch ? read_begin(t) : BP_ENOMEM, begun = ret == BP_OK;
+	for (uint64_t k = b0; ret == BP_OK && k <= b1; k++) {
+		const char *why = NULL;
+		uint64_t lo = k * b, len = block_len(t, tier, k);
+		/* whole blocks inside the range straight into records, the edges by scratch */
+		int whole = lo >= first && lo + len <= first + n;
+		uint16_t *dst = whole ? records + (lo - first) : scratch;
+		ret = read_block(t, tier, k, dst, 0, &why);
+		if (ret == BP_OK && !whole) {
+			uint64_t from = lo > first ? lo : first;
+			uint64_t to = lo + len < first + n ? lo + len : first + n;
+			memcpy(records + (from - first), scratch + (from - lo),
+			       sizeof *scratch * (to - from));
+		}
+	}
+	if (begun)
+		mdb_txn_reset(t->rtxn);
+	free(scratch);
 	return ret;
 }
 

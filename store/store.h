@@ -141,6 +141,22 @@ int bp_table_set_threads(bp_table *t, int threads);
 int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
 		      uint64_t peak_memory, const char *extra);
 
+/* As bp_table_put_tier, but the records come a batch at a time (at most 64 MiB of
+ * them, in increasing order, covering the tier once): fill(ctx, first, n, dst) writes
+ * records first..first+n-1 into dst and returns BP_OK, or an error that ends the write
+ * with nothing changed and is returned. For a writer that never holds the whole tier
+ * (a solve split across processes streams the other ranks' slices in).
+ * @return as bp_table_put_tier; fill's error. */
+int bp_table_put_tier_fill(bp_table *t, uint32_t tier,
+			   int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
+			   void *ctx, double seconds, uint64_t peak_memory, const char *extra);
+
+/* Reads records first..first+n-1 of a done tier into records, verifying the checksums
+ * of every block they touch, on the calling thread.
+ * @return BP_OK; BP_EINVAL (range outside the tier); BP_ENOTFOUND (tier not done);
+ * BP_ECORRUPT; BP_ENOMEM. On failure the content of records is unspecified. */
+int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records);
+
 /* Reads a whole done tier into records (tier_size[tier] entries), verifying every
  * block's checksums, on the table's threads (bp_table_set_threads), from one snapshot.
  * @return BP_OK; BP_ENOTFOUND (tier not done); BP_ECORRUPT; BP_ENOMEM: the outcome of

@@ -41,9 +41,9 @@ static const char *duration(double s, char *buf, size_t len)
 int bp_cmd_plan(int argc, char **argv)
 {
 	const char *cmd = "plan";
-	static const char *const valued[] = { "ranks",	 "memory-per-rank",
-					      "threads", "bits-per-position",
-					      "rate",	 NULL };
+	static const char *const valued[] = {
+		"ranks", "memory-per-rank", "threads", "bits-per-position", "rate", "solver", NULL
+	};
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
@@ -82,8 +82,17 @@ int bp_cmd_plan(int argc, char **argv)
 			     a.opt[4]);
 		return BP_EXIT_USAGE;
 	}
+	const char *solver = a.opt[5] ? a.opt[5] : "auto";
+	if (strcmp(solver, "auto") && strcmp(solver, "walk") && strcmp(solver, "tiers")) {
+		bp_cli_error(cmd, "bad --solver '%s' (auto, walk or tiers)", solver);
+		return BP_EXIT_USAGE;
+	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		return rc;
+	/* auto: what solve --mpi runs, the walk where the game has one that splits */
+	o.walk = !strcmp(solver, "walk") ||
+		 (!strcmp(solver, "auto") && g->ops->tier_walk &&
+		  !(g->ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED)));
 	struct bp_plan p;
 	struct bp_err err = { { 0 } };
 	int prc = bp_plan_tiers(g, &o, &p, &err);
@@ -92,15 +101,15 @@ int bp_cmd_plan(int argc, char **argv)
 		rc = prc == BP_EUNSUPPORTED ? BP_EXIT_USAGE : bp_cli_exit_code(prc);
 		goto out;
 	}
-	int fits = !p.too_large && (!o.memory_per_rank || p.mem_sliced <= o.memory_per_rank);
-	int fits_rep = !o.memory_per_rank || p.mem_replicated <= o.memory_per_rank;
+	int fits = !p.too_large && (!o.memory_per_rank || p.mem <= o.memory_per_rank);
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	if (a.json) {
-		printf("{\"instance\": \"%s\", \"ranks\": %d, \"threads\": %d, "
+		printf("{\"instance\": \"%s\", \"solver\": \"%s\", \"ranks\": %d, \"threads\": %d, "
 		       "\"memory_per_rank\": %llu, \"bits_per_position\": %.4f, "
 		       "\"rate_per_thread\": %.0f, \"exact_positions\": %s, \"tiers\": [",
-		       g->spec, o.ranks, o.threads, (unsigned long long)o.memory_per_rank,
-		       o.bits_per_position, o.rate_per_core, p.exact_classes ? "true" : "false");
+		       g->spec, o.walk ? "walk" : "tiers", o.ranks, o.threads,
+		       (unsigned long long)o.memory_per_rank, o.bits_per_position, o.rate_per_core,
+		       p.exact_classes ? "true" : "false");
 		for (uint32_t t = 0; t < p.ntiers; t++) {
 			const struct bp_plan_tier *pt = &p.tier[t];
 			if (pt->too_large) {
@@ -108,35 +117,39 @@ int bp_cmd_plan(int argc, char **argv)
 				continue;
 			}
 			printf("%s{\"tier\": %u, \"records\": %llu, \"positions\": %llu, "
-			       "\"memory_sliced\": %llu, \"memory_replicated\": %llu, "
-			       "\"sent\": %llu, \"received\": %llu, \"disk\": %llu, "
+			       "\"children_per_position\": %.2f, \"memory_per_rank\": %llu, "
+			       "\"memory_one_process\": %llu, \"sent\": %llu, \"received\": %llu, "
+			       "\"writer_received\": %llu, \"disk\": %llu, "
 			       "\"estimated_seconds\": %.3f}",
 			       t ? ", " : "", t, (unsigned long long)pt->records,
-			       (unsigned long long)pt->classes, (unsigned long long)pt->mem_sliced,
-			       (unsigned long long)pt->mem_replicated,
-			       (unsigned long long)pt->exchanged, (unsigned long long)pt->exchanged,
+			       (unsigned long long)pt->classes, pt->children,
+			       (unsigned long long)pt->mem, (unsigned long long)pt->mem_one,
+			       (unsigned long long)pt->sent, (unsigned long long)pt->received,
+			       (unsigned long long)pt->writer_received,
 			       (unsigned long long)pt->disk, pt->seconds);
 		}
-		printf("], \"records\": %llu, \"positions\": %llu, \"peak_memory_sliced\": %llu, "
-		       "\"peak_tier\": %u, \"peak_memory_replicated\": %llu, \"sent\": %llu, "
-		       "\"received\": %llu, \"disk\": %llu, \"estimated_seconds\": %.3f, "
-		       "\"fits\": %s, \"fits_replicated\": %s}\n",
+		printf("], \"records\": %llu, \"positions\": %llu, \"children_sampled\": %s, "
+		       "\"peak_memory_per_rank\": %llu, \"peak_tier\": %u, "
+		       "\"peak_memory_one_process\": %llu, \"sent\": %llu, "
+		       "\"received\": %llu, \"writer_received\": %llu, \"disk\": %llu, "
+		       "\"estimated_seconds\": %.3f, \"fits\": %s}\n",
 		       (unsigned long long)p.records, (unsigned long long)p.classes,
-		       (unsigned long long)p.mem_sliced, p.peak_tier,
-		       (unsigned long long)p.mem_replicated, (unsigned long long)p.exchanged,
-		       (unsigned long long)p.exchanged, (unsigned long long)p.disk, p.seconds,
-		       fits ? "true" : "false", fits_rep ? "true" : "false");
+		       p.sampled ? "true" : "false", (unsigned long long)p.mem, p.peak_tier,
+		       (unsigned long long)p.mem_one, (unsigned long long)p.sent,
+		       (unsigned long long)p.received, (unsigned long long)p.writer_received,
+		       (unsigned long long)p.disk, p.seconds, fits ? "true" : "false");
 	} else {
-		printf("%s on %d rank%s x %d thread%s, %s per rank\n", g->spec, o.ranks,
-		       o.ranks == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s",
+		printf("%s, %s engine, on %d rank%s x %d thread%s, %s per rank\n", g->spec,
+		       o.walk ? "walk" : "tiers", o.ranks, o.ranks == 1 ? "" : "s", o.threads,
+		       o.threads == 1 ? "" : "s",
 		       o.memory_per_rank ? bp_text_bytes(o.memory_per_rank, b1, sizeof b1)
 					 : "no memory limit");
 		printf("positions %s: %s\n",
 		       p.exact_classes ? "up to symmetry"
 				       : "(indices: an upper bound; the game has no exact count)",
 		       "per tier below");
-		printf("%-4s %20s %20s %11s %11s %11s %11s %10s\n", "tier", "records", "positions",
-		       "mem sliced", "mem replic", "sent=recv", "disk", "time");
+		printf("%-4s %18s %18s %8s %11s %11s %11s %11s %10s\n", "tier", "records",
+		       "positions", "children", "mem/rank", "sent", "received", "disk", "time");
 		for (uint32_t t = 0; t < p.ntiers; t++) {
 			const struct bp_plan_tier *pt = &p.tier[t];
 			if (pt->too_large) {
@@ -144,31 +157,36 @@ int bp_cmd_plan(int argc, char **argv)
 				       "too large");
 				continue;
 			}
-			printf("%-4u %20llu %20llu %11s %11s %11s %11s %10s\n", t,
+			printf("%-4u %18llu %18llu %8.2f %11s %11s %11s %11s %10s\n", t,
 			       (unsigned long long)pt->records, (unsigned long long)pt->classes,
-			       bp_text_bytes(pt->mem_sliced, b1, sizeof b1),
-			       bp_text_bytes(pt->mem_replicated, b2, sizeof b2),
-			       bp_text_bytes(pt->exchanged, b3, sizeof b3),
+			       pt->children, bp_text_bytes(pt->mem, b1, sizeof b1),
+			       bp_text_bytes(pt->sent, b2, sizeof b2),
+			       bp_text_bytes(pt->received, b3, sizeof b3),
 			       bp_text_bytes(pt->disk, b4, sizeof b4),
 			       duration(pt->seconds, b5, sizeof b5));
 		}
 		printf("total: %llu records, %llu positions\n", (unsigned long long)p.records,
 		       (unsigned long long)p.classes);
-		printf("memory per rank: %s at tier %u with tiers sliced across ranks; %s with "
-		       "whole child tiers on every rank (solve --mpi today)\n",
-		       bp_text_bytes(p.mem_sliced, b1, sizeof b1), p.peak_tier,
-		       bp_text_bytes(p.mem_replicated, b2, sizeof b2));
-		printf("exchange per rank: %s sent and %s received over the solve\n",
-		       bp_text_bytes(p.exchanged, b1, sizeof b1),
-		       bp_text_bytes(p.exchanged, b2, sizeof b2));
+		printf("children: %s\n",
+		       p.sampled ? "per position, averaged over canonical positions sampled "
+				   "from each tier"
+				 : "the game's most moves (it cannot unrank: an upper bound)");
+		printf("memory per rank: %s at tier %u (each rank holds its slice of every "
+		       "tier); %s in one process\n",
+		       bp_text_bytes(p.mem, b1, sizeof b1), p.peak_tier,
+		       bp_text_bytes(p.mem_one, b2, sizeof b2));
+		printf("exchange per rank: %s sent and %s received over the solve; rank 0, the "
+		       "writer, receives %s\n",
+		       bp_text_bytes(p.sent, b1, sizeof b1),
+		       bp_text_bytes(p.received, b2, sizeof b2),
+		       bp_text_bytes(p.writer_received, b3, sizeof b3));
 		printf("disk: %s at %.3f bits per position\n", bp_text_bytes(p.disk, b1, sizeof b1),
 		       o.bits_per_position);
 		printf("time: %s at %.3g positions per second per thread, %d thread%s in all\n",
 		       duration(p.seconds, b1, sizeof b1), o.rate_per_core, o.ranks * o.threads,
 		       o.ranks * o.threads == 1 ? "" : "s");
 		if (o.memory_per_rank)
-			printf("fits: %s sliced, %s replicated\n", fits ? "yes" : "no",
-			       fits_rep ? "yes" : "no");
+			printf("fits: %s\n", fits ? "yes" : "no");
 	}
 	if (p.too_large) {
 		bp_cli_error(cmd,
@@ -178,7 +196,7 @@ int bp_cmd_plan(int argc, char **argv)
 		rc = BP_EXIT_USAGE;
 	} else if (!fits) {
 		bp_cli_error(cmd, "%s: a rank's share needs %s at tier %u, more than %s per rank",
-			     g->spec, bp_text_bytes(p.mem_sliced, b1, sizeof b1), p.peak_tier,
+			     g->spec, bp_text_bytes(p.mem, b1, sizeof b1), p.peak_tier,
 			     bp_text_bytes(o.memory_per_rank, b2, sizeof b2));
 		rc = BP_EXIT_USAGE;
 	}

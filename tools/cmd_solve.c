@@ -363,6 +363,8 @@ int bp_cmd_solve(int argc, char **argv)
 	if (mpi_on) {
 		/* the figures of the job: the slowest rank's time, the largest peak */
 		r.peak_memory = bp_mpi_max(r.peak_memory);
+		r.sent_bytes = bp_mpi_max(r.sent_bytes);
+		r.received_bytes = bp_mpi_max(r.received_bytes);
 		if (dist.rank != 0) {
 			rc = src ? bp_cli_exit_code(src) : 0;
 			goto out;
@@ -405,7 +407,7 @@ int bp_cmd_solve(int argc, char **argv)
 		       "\"memory_estimate_bytes\": %llu, "
 		       "\"stored_bytes\": %llu, \"bits_per_position\": %.4f, \"resumed_tiers\": "
 		       "%u, \"already_solved\": %s, "
-		       "\"threads\": %d, \"ranks\": %d, \"solver\": \"%s\", \"db\": ",
+		       "\"threads\": %d, \"ranks\": %d, \"solver\": \"%s\", ",
 		       g->spec, bp_value_name(r.value), bp_cli_remoteness(r.remoteness, 1, rbuf),
 		       (unsigned long long)r.positions, (unsigned long long)r.counts[BP_VALUE_WIN],
 		       (unsigned long long)r.counts[BP_VALUE_LOSS],
@@ -415,9 +417,13 @@ int bp_cmd_solve(int argc, char **argv)
 		       already ? "true" : "false",
 		       opts.threads > 0 ? opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN),
 		       mpi_on ? dist.nranks : 1, used);
+		if (mpi_on) /* the busiest rank's traffic over the whole solve */
+			printf("\"rank_sent_bytes\": %llu, \"rank_received_bytes\": %llu, ",
+			       (unsigned long long)r.sent_bytes,
+			       (unsigned long long)r.received_bytes);
 		struct bp_text t = { 0 };
 		bp_text_json_string(&t, path);
-		printf("%s}\n", bp_text_str(&t));
+		printf("\"db\": %s}\n", bp_text_str(&t));
 		bp_text_free(&t);
 	} else {
 		char rbuf[24];

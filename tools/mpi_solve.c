@@ -5,9 +5,15 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* MPI counts are ints: long arrays go in pieces of at most this many elements. */
 #define PIECE ((uint64_t)1 << 28)
+
+/* The most bytes one MPI call moves between two ranks (exchange, send, recv): INT_MAX,
+ * or less from BOARDPROOF_MPI_PIECE_BYTES (at least 16), so that the tests can make the
+ * cutting happen on small solves. */
+static uint64_t piece_bytes = INT_MAX;
 
 static int reduce_or(void *ctx, uint64_t *words, uint64_t n)
 {
@@ -30,18 +36,114 @@ static int sum(void *ctx, uint64_t *v, int n)
 		       : BP_EIO;
 }
 
-/* Each rank's slice in turn, broadcast from its owner in pieces: no count passes
- * INT_MAX whatever the tier's size. */
-static int gather(void *ctx, uint16_t *rec, const uint64_t *bounds)
+/* Alltoallv with byte counts and displacements that fit an int: when the whole does
+ * not, it goes in rounds, each moving at most `each` bytes between any two ranks
+ * through packed buffers of nranks * each bytes (displacements included in an int). */
+static int exchange(void *ctx, const void *send, const uint64_t *scount, void *recv,
+		    const uint64_t *rcount, size_t elem)
 {
 	const struct bp_solve_dist *d = ctx;
-	for (int r = 0; r < d->nranks; r++)
-		for (uint64_t i = bounds[r]; i < bounds[r + 1]; i += PIECE) {
-			uint64_t k = bounds[r + 1] - i < PIECE ? bounds[r + 1] - i : PIECE;
-			if (MPI_Bcast(rec + i, (int)k, MPI_UINT16_T, r, MPI_COMM_WORLD) !=
-			    MPI_SUCCESS)
-				return BP_EIO;
+	int nr = d->nranks, rc = BP_OK;
+	uint64_t stotal = 0, rtotal = 0, most = 0;
+	for (int r = 0; r < nr; r++) {
+		stotal += scount[r] * elem;
+		rtotal += rcount[r] * elem;
+		most = scount[r] * elem > most ? scount[r] * elem : most;
+		most = rcount[r] * elem > most ? rcount[r] * elem : most;
+	}
+	int *sc = calloc((size_t)nr * 4, sizeof *sc), *sd = sc + nr, *rc_ = sd + nr, *rd = rc_ + nr;
+	uint64_t big = stotal > rtotal ? stotal : rtotal;
+	/* whether every rank can go in one call */
+	if (!sc || MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+			   MPI_SUCCESS) {
+		free(sc);
+		return BP_EIO;
+	}
+	if (big <= piece_bytes) {
+		uint64_t so = 0, ro = 0;
+		for (int r = 0; r < nr; r++) {
+			sc[r] = (int)(scount[r] * elem);
+			sd[r] = (int)so;
+			rc_[r] = (int)(rcount[r] * elem);
+			rd[r] = (int)ro;
+			so += scount[r] * elem;
+			ro += rcount[r] * elem;
 		}
+		if (MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc_, rd, MPI_BYTE,
+				  MPI_COMM_WORLD) != MPI_SUCCESS)
+			rc = BP_EIO;
+		free(sc);
+		return rc;
+	}
+	uint64_t each = (piece_bytes / (uint64_t)nr) / elem * elem;
+	if (each == 0)
+		each = elem;
+	if (MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS) {
+		free(sc);
+		return BP_EIO;
+	}
+	uint64_t rounds = (most + each - 1) / each;
+	char *sbuf = malloc((size_t)(each * (uint64_t)nr)),
+	     *rbuf = malloc((size_t)(each * (uint64_t)nr));
+	uint64_t *soff = calloc((size_t)nr * 2, sizeof *soff), *roff = soff ? soff + nr : NULL;
+	if (!sbuf || !rbuf || !soff)
+		rc = BP_ENOMEM; /* MPI aborts the job when a rank leaves a collective */
+	for (int r = 1; rc == BP_OK && r < nr; r++) {
+		soff[r] = soff[r - 1] + scount[r - 1] * elem;
+		roff[r] = roff[r - 1] + rcount[r - 1] * elem;
+	}
+	for (uint64_t k = 0; rc == BP_OK && k < rounds; k++) {
+		int so = 0, ro = 0;
+		for (int r = 0; r < nr; r++) {
+			uint64_t from = k * each, sb = scount[r] * elem, rb = rcount[r] * elem;
+			uint64_t sn = sb > from ? (sb - from < each ? sb - from : each) : 0;
+			uint64_t rn = rb > from ? (rb - from < each ? rb - from : each) : 0;
+			memcpy(sbuf + so, (const char *)send + soff[r] + from, (size_t)sn);
+			sc[r] = (int)sn;
+			sd[r] = so;
+			rc_[r] = (int)rn;
+			rd[r] = ro;
+			so += (int)sn;
+			ro += (int)rn;
+		}
+		if (MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc_, rd, MPI_BYTE,
+				  MPI_COMM_WORLD) != MPI_SUCCESS) {
+			rc = BP_EIO;
+			break;
+		}
+		for (int r = 0; r < nr; r++)
+			memcpy((char *)recv + roff[r] + k * each, rbuf + rd[r], (size_t)rc_[r]);
+	}
+	free(sbuf);
+	free(rbuf);
+	free(soff);
+	free(sc);
+	return rc;
+}
+
+/* Point to point in pieces of at most piece_bytes; both ends cut the same way. */
+static int send_to(void *ctx, int to, const void *buf, uint64_t bytes)
+{
+	(void)ctx;
+	for (uint64_t i = 0; i < bytes; i += piece_bytes) {
+		uint64_t k = bytes - i < piece_bytes ? bytes - i : piece_bytes;
+		if (MPI_Send((const char *)buf + i, (int)k, MPI_BYTE, to, 1, MPI_COMM_WORLD) !=
+		    MPI_SUCCESS)
+			return BP_EIO;
+	}
+	return BP_OK;
+}
+
+static int recv_from(void *ctx, int from, void *buf, uint64_t bytes)
+{
+	(void)ctx;
+	for (uint64_t i = 0; i < bytes; i += piece_bytes) {
+		uint64_t k = bytes - i < piece_bytes ? bytes - i : piece_bytes;
+		if (MPI_Recv((char *)buf + i, (int)k, MPI_BYTE, from, 1, MPI_COMM_WORLD,
+			     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return BP_EIO;
+	}
 	return BP_OK;
 }
 
@@ -54,9 +156,14 @@ int bp_mpi_init(struct bp_solve_dist *d)
 	MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &d->nranks);
 	d->ctx = d;
+	const char *pb = getenv("BOARDPROOF_MPI_PIECE_BYTES");
+	if (pb && strtoull(pb, NULL, 10) >= 16 && strtoull(pb, NULL, 10) < INT_MAX)
+		piece_bytes = strtoull(pb, NULL, 10);
 	d->reduce_or = reduce_or;
 	d->sum = sum;
-	d->gather = gather;
+	d->exchange = exchange;
+	d->send = send_to;
+	d->recv = recv_from;
 	return 0;
 }
 

@@ -24,6 +24,7 @@ struct world {
 
 struct rank {
 	struct world *w;
+	enum bp_engine engine;
 	struct bp_solve_dist dist;
 	struct bp_game *g;
 	struct bp_solve_result r;
@@ -67,24 +68,87 @@ static int sum(void *ctx, uint64_t *v, int n)
 	return BP_OK;
 }
 
-static int gather(void *ctx, uint16_t *rec, const uint64_t *bounds)
+/* What a rank publishes for an exchange. */
+struct post {
+	const void *send;
+	const uint64_t *scount;
+};
+
+static int exchange(void *ctx, const void *send, const uint64_t *scount, void *recv,
+		    const uint64_t *rcount, size_t elem)
 {
 	struct rank *me = ctx;
-	publish(me, rec);
-	/* each rank writes only the others' ranges of its own array, and reads only the
-	 * owners' ranges of theirs, which nobody writes */
-	for (int r = 0; r < me->w->nranks; r++)
-		if (r != me->dist.rank)
-			memcpy(rec + bounds[r], (uint16_t *)me->w->ptr[r] + bounds[r],
-			       (bounds[r + 1] - bounds[r]) * sizeof *rec);
-	pthread_barrier_wait(&me->w->bar);
+	struct post mine = { send, scount };
+	int nr = me->w->nranks, rc = BP_OK;
+	publish(me, &mine);
+	/* from rank q: its elements for this rank, after those for the ranks before it */
+	uint64_t at = 0;
+	for (int q = 0; q < nr; q++) {
+		const struct post *p = me->w->ptr[q];
+		uint64_t from = 0;
+		for (int r = 0; r < me->dist.rank; r++)
+			from += p->scount[r];
+		if (p->scount[me->dist.rank] != rcount[q])
+			rc = BP_EIO;
+		else
+			memcpy((char *)recv + at * elem, (const char *)p->send + from * elem,
+			       rcount[q] * elem);
+		at += rcount[q];
+	}
+	pthread_barrier_wait(&me->w->bar); /* every rank has read every other's */
+	return rc;
+}
+
+/* One mailbox per (from, to): the sender waits until the receiver has copied. */
+struct mailbox {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const void *buf;
+	uint64_t bytes;
+	int full;
+};
+
+static struct mailbox box[MAX_RANKS][MAX_RANKS];
+
+static int send_to(void *ctx, int to, const void *buf, uint64_t bytes)
+{
+	struct rank *me = ctx;
+	struct mailbox *m = &box[me->dist.rank][to];
+	pthread_mutex_lock(&m->mu);
+	while (m->full)
+		pthread_cond_wait(&m->cv, &m->mu);
+	m->buf = buf;
+	m->bytes = bytes;
+	m->full = 1;
+	pthread_cond_broadcast(&m->cv);
+	while (m->full)
+		pthread_cond_wait(&m->cv, &m->mu);
+	pthread_mutex_unlock(&m->mu);
 	return BP_OK;
+}
+
+static int recv_from(void *ctx, int from, void *buf, uint64_t bytes)
+{
+	struct rank *me = ctx;
+	struct mailbox *m = &box[from][me->dist.rank];
+	int rc = BP_OK;
+	pthread_mutex_lock(&m->mu);
+	while (!m->full)
+		pthread_cond_wait(&m->cv, &m->mu);
+	if (m->bytes != bytes)
+		rc = BP_EIO;
+	else
+		memcpy(buf, m->buf, bytes);
+	m->full = 0;
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	return rc;
 }
 
 static void *run_rank(void *arg)
 {
 	struct rank *me = arg;
-	struct bp_solve_opts o = { .engine = BP_ENGINE_AUTO, .threads = 1, .dist = &me->dist };
+	struct bp_solve_opts o = { .engine = me->engine, .threads = 1, .dist = &me->dist };
 	me->rc = bp_solve(me->g, me->w->db, &o, &me->r, &me->err);
 	return NULL;
 }
@@ -92,14 +156,26 @@ static void *run_rank(void *arg)
 struct split {
 	char spec[48];
 	int nranks;
+	enum bp_engine engine; /* AUTO: walk where the game has one */
 };
 
 ParameterizedTestParameters(dist, every_split_stores_the_one_process_table)
 {
 	static struct split splits[] = {
-		{ "taifas:3x3", 1 },	{ "taifas:3x3", 2 },   { "taifas:3x4", 3 },
-		{ "taifas:3x4", 4 },	{ "chicken:tri4", 2 }, { "glorieta:hex2", 3 },
-		{ "havannah:hex2", 2 }, { "mirador:8x8", 4 },
+		{ "taifas:3x3", 1, BP_ENGINE_TIERS },
+		{ "taifas:3x3", 2, BP_ENGINE_TIERS },
+		{ "taifas:3x4", 3, BP_ENGINE_TIERS },
+		{ "taifas:3x4", 4, BP_ENGINE_TIERS },
+		{ "taifas:3x3", 1, BP_ENGINE_WALK },
+		{ "taifas:3x4", 2, BP_ENGINE_WALK },
+		{ "taifas:3x4", 3, BP_ENGINE_WALK },
+		{ "taifas:3x4", 4, BP_ENGINE_WALK },
+		{ "landscape:hex2,neutrals=1,layout=a1", 3, BP_ENGINE_WALK },
+		{ "landscape:hex2,neutrals=1,layout=a1", 2, BP_ENGINE_TIERS },
+		{ "chicken:tri4", 2, BP_ENGINE_AUTO },
+		{ "glorieta:hex2", 3, BP_ENGINE_AUTO },
+		{ "havannah:hex2", 2, BP_ENGINE_AUTO },
+		{ "mirador:8x8", 4, BP_ENGINE_AUTO },
 	};
 	return cr_make_param_array(struct split, splits, sizeof splits / sizeof splits[0]);
 }
@@ -110,6 +186,11 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	char *one = temp_db(), *many = temp_db();
 	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
 	struct bp_solve_result r1 = solve_into(one, g, o);
+	/* auto across ranks: the walk where the game has one that splits (solve.c) */
+	enum bp_engine want_engine =
+		g->ops->tier_walk && !(g->ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED))
+			? BP_ENGINE_WALK
+			: BP_ENGINE_TIERS;
 	uint64_t want = verify_db(one, g).content_hash;
 
 	struct world w = { .nranks = t->nranks };
@@ -118,14 +199,22 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	memset(ranks, 0, sizeof ranks);
 	cr_assert_eq(bp_store_open(many, BP_STORE_CREATE, &w.db, NULL), BP_OK);
 	pthread_barrier_init(&w.bar, NULL, (unsigned)t->nranks);
+	for (int i = 0; i < MAX_RANKS; i++)
+		for (int j = 0; j < MAX_RANKS; j++) {
+			pthread_mutex_init(&box[i][j].mu, NULL);
+			pthread_cond_init(&box[i][j].cv, NULL);
+		}
 	for (int i = 0; i < t->nranks; i++) {
 		ranks[i] = (struct rank){ .w = &w,
+					  .engine = t->engine,
 					  .dist = { .rank = i,
 						    .nranks = t->nranks,
 						    .ctx = &ranks[i],
 						    .reduce_or = reduce_or,
 						    .sum = sum,
-						    .gather = gather },
+						    .exchange = exchange,
+						    .send = send_to,
+						    .recv = recv_from },
 					  .g = open_game(t->spec) };
 	}
 	for (int i = 0; i < t->nranks; i++)
@@ -134,22 +223,31 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&w.bar);
 	bp_store_close(w.db);
+	uint64_t sent = 0, received = 0;
 	for (int i = 0; i < t->nranks; i++) {
 		cr_expect_eq(ranks[i].rc, BP_OK, "%s rank %d of %d: %s", t->spec, i, t->nranks,
 			     ranks[i].err.msg);
-		cr_expect_eq(ranks[i].r.engine, BP_ENGINE_TIERS);
+		cr_expect_eq(ranks[i].r.engine, t->engine ? t->engine : want_engine);
 		cr_expect_eq(ranks[i].r.value, r1.value, "%s rank %d", t->spec, i);
 		cr_expect_eq(ranks[i].r.remoteness, r1.remoteness, "%s rank %d", t->spec, i);
 		cr_expect_eq(ranks[i].r.positions, r1.positions, "%s rank %d", t->spec, i);
+		sent += ranks[i].r.sent_bytes;
+		received += ranks[i].r.received_bytes;
 		bp_game_destroy(ranks[i].g);
 	}
+	/* ranks hold only their slices: with more than one, records and marks travel */
+	cr_expect_eq(sent, received, "%s: bytes sent and received", t->spec);
+	if (t->nranks > 1)
+		cr_expect_gt(sent, 0, "%s on %d ranks", t->spec, t->nranks);
+	else
+		cr_expect_eq(sent, 0, "%s on one rank", t->spec);
 	cr_expect_eq(verify_db(many, g).content_hash, want, "%s on %d ranks", t->spec, t->nranks);
 	remove_db(one);
 	remove_db(many);
 	bp_game_destroy(g);
 }
 
-Test(dist, only_the_tiers_engine_splits)
+Test(dist, the_cycles_engine_does_not_split)
 {
 	struct bp_game *g = open_game("taifas:2x3");
 	char *dir = temp_db();
@@ -158,9 +256,9 @@ Test(dist, only_the_tiers_engine_splits)
 	struct bp_solve_result r;
 	struct bp_solve_dist d = { .rank = 0, .nranks = 1 };
 	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
-	struct bp_solve_opts o = { .engine = BP_ENGINE_WALK, .threads = 1, .dist = &d };
+	struct bp_solve_opts o = { .engine = BP_ENGINE_CYCLES, .threads = 1, .dist = &d };
 	cr_expect_eq(bp_solve(g, db, &o, &r, &err), BP_EUNSUPPORTED);
-	cr_expect(strstr(err.msg, "tiers engine") != NULL, "'%s'", err.msg);
+	cr_expect(strstr(err.msg, "tiers and walk engines") != NULL, "'%s'", err.msg);
 	bp_store_close(db);
 	remove_db(dir);
 	bp_game_destroy(g);

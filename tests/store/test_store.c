@@ -257,6 +257,111 @@ Test(store, tier_round_trip)
 		free(want[i]);
 }
 
+/* A fill callback serving records from an array, counting its calls and checking that
+ * they come in order and cover the tier once; fails at call fail_at (0: never). */
+struct filler {
+	const uint16_t *src;
+	uint64_t next;
+	int calls, fail_at;
+};
+
+static int fill_from(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
+{
+	struct filler *f = ctx;
+	if (++f->calls == f->fail_at)
+		return BP_EIO;
+	cr_assert_eq(first, f->next, "fill out of order");
+	memcpy(dst, f->src + first, n * sizeof *dst);
+	f->next += n;
+	return BP_OK;
+}
+
+/* bp_table_put_tier_fill stores what bp_table_put_tier stores, on 1 and 3 threads,
+ * and a failing fill changes nothing. */
+Test(store, put_tier_fill_is_put_tier)
+{
+	struct bp_table_info a = { .spec = "test:whole",
+				   .rules_version = 1,
+				   .ntiers = NSIZES,
+				   .tier_size = sizes,
+				   .block_records = 64 },
+			     b = a;
+	snprintf(b.spec, sizeof b.spec, "test:filled");
+	bp_store *s = open_store(BP_STORE_CREATE);
+	for (int threads = 1; threads <= 3; threads += 2) {
+		bp_table *ta = open_table_threads(s, &a, BP_STORE_CREATE, threads);
+		bp_table *tb = open_table_threads(s, &b, BP_STORE_CREATE, threads);
+		for (uint32_t i = 0; i < NSIZES; i++) {
+			uint16_t *want = tier_records(sizes[i]);
+			struct filler f = { .src = want };
+			cr_assert_eq(bp_table_put_tier(ta, i, want, 1.0, 100, NULL), BP_OK);
+			cr_assert_eq(bp_table_put_tier_fill(tb, i, fill_from, &f, 1.0, 100, NULL),
+				     BP_OK, "tier %u", i);
+			cr_expect_eq(f.next, sizes[i], "tier %u: fill covered %llu", i,
+				     (unsigned long long)f.next);
+			uint16_t *got = malloc((sizes[i] + 1) * sizeof *got);
+			cr_assert_eq(bp_table_get_tier(tb, i, got), BP_OK);
+			cr_expect_arr_eq(got, want, sizes[i] * sizeof *got, "tier %u", i);
+			free(got);
+			free(want);
+		}
+		struct bp_table_meta ma, mb;
+		cr_assert_eq(bp_table_meta_get(ta, &ma), BP_OK);
+		cr_assert_eq(bp_table_meta_get(tb, &mb), BP_OK);
+		cr_expect_eq(ma.stored_bytes, mb.stored_bytes, "the same blocks");
+		cr_expect_arr_eq(ma.tier_count, mb.tier_count, 4 * NSIZES * sizeof(uint64_t));
+		bp_table_close(ta);
+		bp_table_close(tb);
+	}
+	/* a fill that fails on its second call: the tier stays as it was */
+	bp_table *tb = open_table(s, &b, 0);
+	uint16_t *other = tier_records(sizes[NSIZES - 1]);
+	struct filler f = { .src = other, .fail_at = 2 };
+	struct bp_table_meta before, after;
+	cr_assert_eq(bp_table_meta_get(tb, &before), BP_OK);
+	uint64_t bytes = before.stored_bytes;
+	cr_expect_eq(bp_table_put_tier_fill(tb, NSIZES - 1, fill_from, &f, 2.0, 100, NULL), BP_EIO);
+	cr_assert_eq(bp_table_meta_get(tb, &after), BP_OK);
+	cr_expect_eq(after.stored_bytes, bytes);
+	cr_expect_eq(bp_table_put_tier_fill(tb, 0, NULL, NULL, 1.0, 0, NULL), BP_EINVAL);
+	free(other);
+	bp_table_close(tb);
+	bp_store_close(s);
+}
+
+/* bp_table_get_range reads any range of a done tier: inside a block, across blocks,
+ * whole, empty; refuses ranges past the end and tiers not done. */
+Test(store, get_range)
+{
+	static const uint64_t sz[] = { 1000, 5 };
+	struct bp_table_info info = { .spec = "test:range",
+				      .rules_version = 1,
+				      .ntiers = 2,
+				      .tier_size = sz,
+				      .block_records = 64 };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
+	uint16_t *want = tier_records(sz[0]), got[1001];
+	cr_assert_eq(bp_table_put_tier(t, 0, want, 1.0, 100, NULL), BP_OK);
+	static const uint64_t ranges[][2] = { { 0, 1000 }, { 0, 1 },	 { 999, 1 },
+					      { 10, 20 },  { 60, 10 },	 { 63, 2 },
+					      { 64, 64 },  { 100, 777 }, { 500, 0 } };
+	for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+		uint64_t first = ranges[k][0], n = ranges[k][1];
+		got[n] = 0xbeef;
+		cr_assert_eq(bp_table_get_range(t, 0, first, n, got), BP_OK, "[%llu, +%llu)",
+			     (unsigned long long)first, (unsigned long long)n);
+		cr_expect_arr_eq(got, want + first, n * sizeof *got);
+		cr_expect_eq(got[n], 0xbeef, "wrote past the range");
+	}
+	cr_expect_eq(bp_table_get_range(t, 0, 990, 11, got), BP_EINVAL);
+	cr_expect_eq(bp_table_get_range(t, 0, 1001, 0, got), BP_EINVAL);
+	cr_expect_eq(bp_table_get_range(t, 1, 0, 5, got), BP_ENOTFOUND);
+	free(want);
+	bp_table_close(t);
+	bp_store_close(s);
+}
+
 /* The default block size, a tier of several blocks, and the space it takes. */
 Test(store, default_blocks)
 {

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # solve --mpi gives the one-process table: for a small instance of every game with a
-# tiered engine, `mpirun -np 2 boardproof solve GAME --mpi` must store the same
-# content (verify's content_hash) as `boardproof solve GAME --solver tiers`; then a
-# rank killed in the middle of a solve makes mpirun fail, and the rerun resumes the
-# stored tiers and ends with the same content. Skipped (exit 77, with a message)
-# where mpirun is missing or boardproof was built without MPI.
+# tiered engine, `mpirun -np N boardproof solve GAME --mpi` for N = 1, 2 and 4 (with
+# the walk engine where the game has one, and the tiers engine) must store the same
+# content (verify's content_hash) as `boardproof solve GAME --solver tiers`, and with
+# 2 or 4 ranks the ranks must have exchanged records; the same with every MPI call cut
+# into 256-byte pieces; then, under each engine, a rank killed in the middle of a solve
+# makes mpirun fail, and the rerun on 4 ranks resumes the stored tiers and ends with
+# the same content. Skipped (exit 77, with a message) where mpirun is missing or
+# boardproof was built without MPI.
 set -u
 bin=$1
 if ! command -v mpirun >/dev/null 2>&1; then
@@ -28,53 +31,98 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 mpi=(mpirun --oversubscribe -np 2)
 fail=0
 hash_of() { "$bin" verify "$1" --db "$2" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"' | head -1; }
-n=0
-for game in taifas:3x3 taifas:3x4 chicken:tri4 glorieta:hex2 \
-	"landscape:hex2,neutrals=1,layout=a1" havannah:hex2 mirador:8x8; do
-	n=$((n + 1))
-	"$bin" solve "$game" --db "$tmp/one$n" --solver tiers --threads 1 >/dev/null 2>&1
-	if ! "${mpi[@]}" "$bin" solve "$game" --db "$tmp/mpi$n" --mpi --threads 1 >"$tmp/out" 2>&1; then
-		echo "FAIL $game: mpirun -np 2 solve --mpi failed:"
-		head -5 "$tmp/out"
-		fail=1
-		continue
-	fi
-	a=$(hash_of "$game" "$tmp/one$n") b=$(hash_of "$game" "$tmp/mpi$n")
-	if [ -z "$a" ] || [ "$a" != "$b" ]; then
-		echo "FAIL $game: one process ${a:-(none)}, 2 ranks ${b:-(none)}"
+# GAME:ENGINE (auto: the walk where the game has one, else tiers)
+games=(taifas:3x3:tiers taifas:3x4:auto chicken:tri4:auto glorieta:hex2:auto
+	"landscape:hex2,neutrals=1,layout=a1:auto" "landscape:hex2,neutrals=1,layout=a1:tiers"
+	havannah:hex2:auto mirador:8x8:auto)
+# game n: one process (tiers), then 1, 2 and 4 ranks; the games side by side (most of
+# the time is spent starting mpirun and MPI, not solving)
+solve_game() {
+	"$bin" solve "$2" --db "$tmp/one$1" --solver tiers --threads 1 >/dev/null 2>&1
+	for np in 1 2 4; do
+		mpirun --oversubscribe -np $np "$bin" solve "$2" --db "$tmp/mpi$1-$np" --mpi \
+			--solver "$3" --threads 1 --json >"$tmp/out$1-$np" 2>&1 ||
+			echo "$?" >"$tmp/rc$1-$np"
+	done
+}
+for n in "${!games[@]}"; do
+	solve_game "$n" "${games[$n]%:*}" "${games[$n]##*:}" &
+done
+# every MPI call cut into pieces of at most 256 bytes (tools/mpi_solve.c), as a tier of
+# more than 2 GiB would be: the same table
+for solver in walk tiers; do
+	BOARDPROOF_MPI_PIECE_BYTES=256 mpirun --oversubscribe -x BOARDPROOF_MPI_PIECE_BYTES \
+		-np 3 "$bin" solve taifas:3x3 --db "$tmp/piece-$solver" --mpi --solver $solver \
+		--threads 1 >"$tmp/piece-$solver.out" 2>&1 || echo "$?" >"$tmp/piece-$solver.rc" &
+done
+wait
+for solver in walk tiers; do
+	a=$(hash_of taifas:3x3 "$tmp/one0") b=$(hash_of taifas:3x3 "$tmp/piece-$solver")
+	if [ -e "$tmp/piece-$solver.rc" ] || [ -z "$a" ] || [ "$a" != "$b" ]; then
+		echo "FAIL taifas:3x3, 3 ranks, $solver, 256-byte pieces: ${b:-(none)} against $a"
+		head -5 "$tmp/piece-$solver.out"
 		fail=1
 	else
-		echo "ok $game: $a"
+		echo "ok taifas:3x3, 3 ranks, $solver, 256-byte pieces: $b"
 	fi
 done
-
-# a rank dies: mpirun fails; the rerun resumes and stores the same table
-game=taifas:3x4
-"${mpi[@]}" "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --progress >"$tmp/kill.out" 2>"$tmp/kill.err" &
-mp=$!
-for _ in $(seq 1 300); do
-	grep -q "tier 10 of .* solved" "$tmp/kill.err" && break
-	sleep 0.05
+for n in "${!games[@]}"; do
+	game=${games[$n]%:*}
+	a=$(hash_of "$game" "$tmp/one$n")
+	for np in 1 2 4; do
+		b=$(hash_of "$game" "$tmp/mpi$n-$np")
+		# each rank holds only its slices: with more than one, records must travel
+		sent=$(grep -o '"rank_sent_bytes": [0-9]*' "$tmp/out$n-$np" | grep -o '[0-9]*$')
+		if [ -e "$tmp/rc$n-$np" ]; then
+			echo "FAIL $game: mpirun -np $np solve --mpi failed (exit $(cat "$tmp/rc$n-$np")):"
+			head -5 "$tmp/out$n-$np"
+			fail=1
+		elif [ -z "$a" ] || [ "$a" != "$b" ]; then
+			echo "FAIL $game: one process ${a:-(none)}, $np ranks ${b:-(none)}"
+			fail=1
+		elif [ "$np" -gt 1 ] && [ "${sent:-0}" -eq 0 ]; then
+			echo "FAIL $game: $np ranks exchanged nothing (rank_sent_bytes ${sent:-missing})"
+			fail=1
+		else
+			solver=$(grep -o '"solver": "[a-z]*"' "$tmp/out$n-$np" | cut -d'"' -f4)
+			echo "ok $game, $np rank(s), $solver: $b, busiest rank sent ${sent:-?} bytes"
+		fi
+	done
 done
-victim=$(pgrep -P "$mp" | tail -1)
-[ -n "$victim" ] && kill -9 "$victim"
-wait "$mp"
-rc=$?
-if [ "$rc" = 0 ]; then
-	echo "note: the solve ended before a rank could be killed; the resume is not checked"
-else
-	if ! "${mpi[@]}" "$bin" solve $game --db "$tmp/kill" --mpi --threads 1 --json >"$tmp/resume" 2>&1; then
-		echo "FAIL the rerun after a killed rank failed:"
+
+echo "(solves: ${SECONDS} s)" >&2
+# a rank dies, under each engine: mpirun fails; the rerun (on 4 ranks, so other chunks
+# each) resumes and stores the same table
+game=taifas:3x4
+for solver in walk tiers; do
+	db="$tmp/kill-$solver"
+	"${mpi[@]}" "$bin" solve $game --db "$db" --mpi --solver $solver --threads 1 --progress \
+		>"$tmp/kill.out" 2>"$tmp/kill.err" &
+	mp=$!
+	for _ in $(seq 1 300); do
+		grep -q "tier 10 of .* solved" "$tmp/kill.err" && break
+		sleep 0.05
+	done
+	victim=$(pgrep -P "$mp" | tail -1)
+	[ -n "$victim" ] && kill -9 "$victim"
+	wait "$mp"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "note ($solver): the solve ended before a rank could be killed; the resume is not checked"
+	elif ! mpirun --oversubscribe -np 4 "$bin" solve $game --db "$db" --mpi --solver $solver \
+		--threads 1 --json >"$tmp/resume" 2>&1; then
+		echo "FAIL ($solver) the rerun after a killed rank failed:"
 		head -5 "$tmp/resume"
 		fail=1
 	elif ! grep -q '"resumed_tiers": [1-9]' "$tmp/resume"; then
-		echo "FAIL the rerun after a killed rank resumed no tier"
+		echo "FAIL ($solver) the rerun after a killed rank resumed no tier"
 		fail=1
-	elif [ "$(hash_of $game "$tmp/kill")" != "$(hash_of $game "$tmp/one2")" ]; then
-		echo "FAIL the resumed table differs from the one-process one"
+	elif [ "$(hash_of $game "$db")" != "$(hash_of $game "$tmp/one1")" ]; then
+		echo "FAIL ($solver) the resumed table differs from the one-process one"
 		fail=1
 	else
-		echo "ok a killed rank: mpirun exit $rc, the rerun resumed and agrees"
+		echo "ok ($solver) a killed rank: mpirun exit $rc, the rerun resumed $(grep -o '"resumed_tiers": [0-9]*' "$tmp/resume" | grep -o '[0-9]*$') tiers and agrees"
 	fi
-fi
+done
+echo "(all: ${SECONDS} s)" >&2
 exit $fail

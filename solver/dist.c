@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+#include "solver/dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/solve_common.h"
+
+void bp_dist_init(struct bp_dist *x, const struct bp_solve_dist *d, char *errmsg, size_t errlen)
+{
+	*x = (struct bp_dist){ .d = d,
+			       .me = d ? d->rank : 0,
+			       .nranks = d ? d->nranks : 1,
+			       .errmsg = errmsg,
+			       .errlen = errlen };
+}
+
+int bp_dist_agree(struct bp_dist *x, int rc, uint64_t *extra, int n)
+{
+	if (!x->d)
+		return rc;
+	uint64_t v[8] = { rc != 0 };
+	for (int i = 0; i < n; i++)
+		v[1 + i] = extra[i];
+	int crc = x->d->sum(x->d->ctx, v, n + 1);
+	if (crc) {
+		snprintf(x->errmsg, x->errlen, "combining across ranks: %s", bp_strerror(crc));
+		return crc;
+	}
+	for (int i = 0; i < n; i++)
+		extra[i] = v[1 + i];
+	if (rc)
+		return rc;
+	if (v[0]) {
+		snprintf(x->errmsg, x->errlen, "%llu other rank%s failed", (unsigned long long)v[0],
+			 v[0] == 1 ? "" : "s");
+		return BP_EIO;
+	}
+	return BP_OK;
+}
+
+int bp_dist_exchange(struct bp_dist *x, const void *send, const uint64_t *scount, size_t elem,
+		     void **recv, uint64_t *rcount)
+{
+	int nr = x->nranks, rc;
+	uint64_t *ones = calloc((size_t)nr, sizeof *ones), total = 0;
+	*recv = NULL;
+	if (!ones)
+		return BP_ENOMEM; /* MPI ends the job when a rank leaves a collective */
+	for (int r = 0; r < nr; r++)
+		ones[r] = 1;
+	rc = x->d->exchange(x->d->ctx, scount, ones, rcount, ones, sizeof *scount);
+	free(ones);
+	if (rc)
+		return rc;
+	for (int r = 0; r < nr; r++) {
+		total += rcount[r];
+		x->sent += r == x->me ? 0 : scount[r] * elem;
+		x->received += r == x->me ? 0 : rcount[r] * elem;
+	}
+	*recv = malloc(elem * (total ? total : 1));
+	if ((rc = bp_dist_agree(x, *recv ? BP_OK : BP_ENOMEM, NULL, 0)))
+		return rc;
+	return x->d->exchange(x->d->ctx, send, scount, *recv, rcount, elem);
+}
+
+/* Chunk c of a tier: its first index and its length. */
+static uint64_t chunk_span(uint64_t size, uint64_t cb, uint64_t c, uint64_t *len)
+{
+	uint64_t i0 = c * cb;
+	*len = i0 >= size ? 0 : size - i0 < cb ? size - i0 : cb;
+	return i0;
+}
+
+/* The writer's source of a tier's records, in index order: its own chunks from memory,
+ * the others' received one chunk at a time as the store's writer reaches them (each
+ * rank sends its chunks in order, so they arrive in the order they are needed). */
+struct feed {
+	struct bp_dist *x;
+	uint64_t size, cb;
+	const uint16_t *rec;
+	uint16_t *piece; /* one chunk */
+	uint64_t held;	 /* the chunk in piece; UINT64_MAX: none */
+	uint64_t next;	 /* chunks below it have been received or are rank 0's */
+};
+
+static int feed_recv(struct feed *f, uint64_t c)
+{
+	uint64_t len;
+	chunk_span(f->size, f->cb, c, &len);
+	f->x->received += len * sizeof *f->piece;
+	f->held = c;
+	f->next = c + 1;
+	return f->x->d->recv(f->x->d->ctx, bp_dist_owner(f->x, f->cb, c * f->cb), f->piece,
+			     len * sizeof *f->piece);
+}
+
+static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
+{
+	struct feed *f = ctx;
+	while (n) {
+		uint64_t c = first / f->cb, len, off = first - chunk_span(f->size, f->cb, c, &len);
+		uint64_t k = len - off < n ? len - off : n;
+		if (bp_dist_owner(f->x, f->cb, first) == 0) {
+			memcpy(dst, f->rec + bp_dist_local(f->x, f->cb, first), k * sizeof *dst);
+			f->next = c + 1;
+		} else {
+			int rc = f->held == c ? BP_OK : feed_recv(f, c);
+			if (rc)
+				return rc;
+			memcpy(dst, f->piece + off, k * sizeof *dst);
+		}
+		first += k;
+		dst += k;
+		n -= k;
+	}
+	return BP_OK;
+}
+
+int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab, uint32_t t,
+		       uint64_t size, uint64_t cb, const uint16_t *rec, int threads, double seconds,
+		       const struct bp_solve_result *out)
+{
+	if (x->nranks == 1)
+		return bp_solve_put_tier(g, tab, t, rec, threads, seconds, out, x->errmsg,
+					 x->errlen);
+	uint64_t nchunks = bp_dist_chunks(size, cb);
+	if (x->me != 0) {
+		int rc = bp_game_status(g);
+		for (uint64_t j = 0, mine = bp_dist_mine(x, nchunks); j < mine; j++) {
+			uint64_t len;
+			chunk_span(size, cb, (uint64_t)x->me + j * (uint64_t)x->nranks, &len);
+			int src = x->d->send(x->d->ctx, 0, rec + j * cb, len * sizeof *rec);
+			x->sent += len * sizeof *rec;
+			rc = rc ? rc : src;
+		}
+		return rc;
+	}
+	struct feed f = { .x = x, .size = size, .cb = cb, .rec = rec, .held = UINT64_MAX };
+	int rc = (f.piece = malloc(sizeof *f.piece * cb)) ? BP_OK : BP_ENOMEM;
+	if (!rc)
+		rc = bp_solve_put_tier_fill(g, tab, t, feed_fill, &f, threads, seconds, out,
+					    x->errmsg, x->errlen);
+	/* a write that failed part-way: the chunks not taken yet, so that no rank is left
+	 * waiting */
+	for (uint64_t c = f.next; f.piece && c < nchunks; c++)
+		if (bp_dist_owner(x, cb, c * cb) != 0 && feed_recv(&f, c))
+			break;
+	free(f.piece);
+	return rc;
+}
+
+int bp_dist_read_tier(struct bp_dist *x, bp_table *tab, uint32_t t, uint64_t size, uint64_t cb,
+		      uint16_t *rec)
+{
+	int rc = BP_OK;
+	uint64_t mine = bp_dist_mine(x, bp_dist_chunks(size, cb));
+	for (uint64_t j = 0; !rc && j < mine; j++) {
+		uint64_t len,
+			i0 = chunk_span(size, cb, (uint64_t)x->me + j * (uint64_t)x->nranks, &len);
+		rc = bp_table_get_range(tab, t, i0, len, rec + j * cb);
+	}
+	return rc;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* The plumbing of a solve split across ranks (struct bp_solve_dist, solver/engine.h),
+ * shared by the engines that split (retrograde.c: tiers; expanded.c: the tier walk):
+ * agreeing on failure, all-to-all exchanges with their sizes, and the layout of a
+ * tier across ranks with the one writer fed by the others.
+ *
+ * Layout: a tier of `size` indices is cut into chunks of cb indices; chunk c belongs
+ * to rank c % nranks (dealt out in turn: canonical positions crowd into parts of a
+ * tier's index range, so contiguous slices would give one rank most of the work). A
+ * rank keeps its chunks' records one after the other, cb each (bp_dist_local). */
+#ifndef BP_SOLVER_DIST_H
+#define BP_SOLVER_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "solver/engine.h"
+
+struct bp_dist {
+	const struct bp_solve_dist *d; /* NULL: one process */
+	int me, nranks;		       /* 0 and 1 in one process */
+	uint64_t sent, received;       /* bytes exchanged with other ranks */
+	char *errmsg;		       /* the engine's message buffer */
+	size_t errlen;
+};
+
+/* Sets up x for d (NULL: one process), writing messages into errmsg. */
+void bp_dist_init(struct bp_dist *x, const struct bp_solve_dist *d, char *errmsg, size_t errlen);
+
+/* The chunk of index idx: a shift when cb is a power of two (every tier but the
+ * smallest), as owner and local run once per child of every position. */
+static inline uint64_t bp_dist_chunk(uint64_t cb, uint64_t idx)
+{
+	return (cb & (cb - 1)) == 0 ? idx >> __builtin_ctzll(cb) : idx / cb;
+}
+
+/* The rank that owns index idx of a tier cut into chunks of cb indices. */
+static inline int bp_dist_owner(const struct bp_dist *x, uint64_t cb, uint64_t idx)
+{
+	uint64_t c = bp_dist_chunk(cb, idx);
+	return c >> 32 ? (int)(c % (uint64_t)x->nranks) : (int)((uint32_t)c % (uint32_t)x->nranks);
+}
+
+/* Where index idx (owned here) is in this rank's records of the tier. */
+static inline uint64_t bp_dist_local(const struct bp_dist *x, uint64_t cb, uint64_t idx)
+{
+	uint64_t c = bp_dist_chunk(cb, idx);
+	uint64_t j = c >> 32 ? c / (uint64_t)x->nranks : (uint32_t)c / (uint32_t)x->nranks;
+	return j * cb + (idx - c * cb);
+}
+
+/* The chunks of a tier, and how many of them are this rank's. */
+static inline uint64_t bp_dist_chunks(uint64_t size, uint64_t cb)
+{
+	return (size + cb - 1) / cb;
+}
+
+static inline uint64_t bp_dist_mine(const struct bp_dist *x, uint64_t nchunks)
+{
+	uint64_t me = (uint64_t)x->me, nr = (uint64_t)x->nranks;
+	return nchunks > me ? (nchunks - me + nr - 1) / nr : 0;
+}
+
+/* Every rank learns whether any failed, with n (at most 7) counters of extra summed
+ * along. Collective; in one process returns rc. @return rc; BP_EIO when only another
+ * rank failed; the hook's error. */
+int bp_dist_agree(struct bp_dist *x, int rc, uint64_t *extra, int n);
+
+/* All to all, sizes first: scount[r] elements of elem bytes for rank r (in rank order
+ * in send) go to rank r; *recv (malloc'd, the caller frees it, also on failure) gets
+ * what every rank sent here, rcount[r] from rank r. Collective. */
+int bp_dist_exchange(struct bp_dist *x, const void *send, const uint64_t *scount, size_t elem,
+		     void **recv, uint64_t *rcount);
+
+/* Stores tier t (size indices, chunks of cb) from every rank's records rec: rank 0
+ * writes it with the store's batch writer, receiving the others' chunks one at a time
+ * as it reaches them; the others send theirs. In one process a plain
+ * bp_solve_put_tier. Collective (but the caller agrees on the outcome afterwards).
+ * @return as bp_solve_put_tier. */
+int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab, uint32_t t,
+		       uint64_t size, uint64_t cb, const uint16_t *rec, int threads, double seconds,
+		       const struct bp_solve_result *out);
+
+/* Reads this rank's chunks of stored tier t into rec. Not collective.
+ * @return as bp_table_get_range. */
+int bp_dist_read_tier(struct bp_dist *x, bp_table *tab, uint32_t t, uint64_t size, uint64_t cb,
+		      uint16_t *rec);
+
+#endif

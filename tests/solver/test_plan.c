@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* The plan of a solve split across ranks (solver/plan.c): its model against figures
+ * worked out by hand from the tier sizes and Taifas' moves. */
+#include <criterion/criterion.h>
+
+#include "solver/plan.h"
+#include "tests/support.h"
+
+static struct bp_plan plan_of(const struct bp_game *g, int ranks, int threads)
+{
+	struct bp_plan_opts o = {
+		.ranks = ranks, .threads = threads, .bits_per_position = 1, .rate_per_core = 1e6
+	};
+	struct bp_plan p;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_plan_tiers(g, &o, &p, &err), BP_OK, "%s", err.msg);
+	return p;
+}
+
+/* Taifas places one stone a move, of either colour, on any empty cell: a position of
+ * tier t (t stones) on n cells has 2 (n - t) children, the last tier none. Small tiers
+ * are sampled whole, so the averages are exact. */
+Test(plan, taifas_children_are_two_per_empty_cell)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	struct bp_plan p = plan_of(g, 1, 1);
+	cr_assert(p.sampled);
+	for (uint32_t t = 0; t < p.ntiers; t++)
+		cr_expect_eq(p.tier[t].children, 2.0 * (9 - t), "tier %u: %g", t,
+			     p.tier[t].children);
+	bp_plan_free(&p);
+	bp_game_destroy(g);
+}
+
+/* One rank: nothing travels, and its memory is the one-process figure. */
+Test(plan, one_rank_sends_nothing)
+{
+	struct bp_game *g = open_game("taifas:4x4");
+	struct bp_plan p = plan_of(g, 1, 2);
+	cr_expect_eq(p.sent + p.received + p.writer_received, 0);
+	cr_expect_eq(p.mem, p.mem_one);
+	bp_plan_free(&p);
+	bp_game_destroy(g);
+}
+
+/* More ranks, less memory each; the writer receives every other rank's records, the
+ * others send their share: tier by tier, by the model's formulas. */
+Test(plan, memory_falls_with_ranks_and_the_writer_gets_every_record)
+{
+	struct bp_game *g = open_game("taifas:5x5");
+	struct bp_plan p1 = plan_of(g, 1, 2), p4 = plan_of(g, 4, 2), p64 = plan_of(g, 64, 2);
+	cr_expect_lt(p4.mem, p1.mem / 3);
+	cr_expect_lt(p64.mem, p4.mem / 10);
+	for (uint32_t t = 0; t < p4.ntiers; t++) {
+		const struct bp_plan_tier *pt = &p4.tier[t];
+		uint64_t share = (pt->records + 3) / 4;
+		double edges = (double)((pt->classes + 3) / 4) * pt->children;
+		uint64_t lookups = (uint64_t)(edges * 0.75 * 18);
+		cr_expect_eq(pt->received, lookups, "tier %u", t);
+		cr_expect_eq(pt->sent, lookups + 2 * share, "tier %u", t);
+		cr_expect_eq(pt->writer_received, lookups + 2 * (pt->records - share), "tier %u",
+			     t);
+	}
+	bp_plan_free(&p1);
+	bp_plan_free(&p4);
+	bp_plan_free(&p64);
+	bp_game_destroy(g);
+}
+
+/* The walk engine keeps no bitmaps and two tiers' buffers: less memory than the tiers
+ * engine's three-tier window; a game without a tier walk cannot be planned with it. */
+Test(plan, the_walk_needs_less_and_only_where_there_is_one)
+{
+	struct bp_game *g = open_game("taifas:5x5");
+	struct bp_plan_opts o = {
+		.ranks = 64, .threads = 2, .bits_per_position = 1, .rate_per_core = 1e6
+	};
+	struct bp_plan pt, pw;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_plan_tiers(g, &o, &pt, &err), BP_OK);
+	o.walk = 1;
+	cr_assert_eq(bp_plan_tiers(g, &o, &pw, &err), BP_OK);
+	cr_expect_lt(pw.mem, pt.mem);
+	cr_expect_lt(pw.mem_one, pt.mem_one);
+	bp_plan_free(&pt);
+	bp_plan_free(&pw);
+	bp_game_destroy(g);
+	g = open_game("havannah:hex2"); /* no tier walk */
+	cr_expect_eq(bp_plan_tiers(g, &o, &pw, &err), BP_EUNSUPPORTED);
+	bp_game_destroy(g);
+}
