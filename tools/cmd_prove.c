@@ -133,8 +133,9 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 int bp_cmd_prove(int argc, char **argv)
 {
 	const char *cmd = "prove";
-	static const char *const valued[] = { "position", "memory", "time-limit", "max-nodes",
-					      "threads",  "db",	    "checkpoint", NULL };
+	static const char *const valued[] = { "position",   "memory",  "time-limit",
+					      "max-nodes",  "threads", "db",
+					      "checkpoint", "moves",   NULL };
 	struct bp_cli_args a;
 	struct prove_state st = { 0 };
 	struct bp_text out = { 0 }, pos = { 0 };
@@ -188,7 +189,7 @@ int bp_cmd_prove(int argc, char **argv)
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &st.g)))
 		return rc;
 	struct bp_pos p;
-	if ((rc = bp_cli_open_position(cmd, st.g, a.opt[0], &p)))
+	if ((rc = bp_cli_open_position_moves(cmd, st.g, a.opt[0], a.opt[7], &p)))
 		goto out;
 	if (st.g->ops->outcome(st.g, &p) != BP_VALUE_NONE && !openings) {
 		bp_cli_error(cmd,
