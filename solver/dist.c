@@ -7,6 +7,21 @@
 
 #include "solver/solve_common.h"
 
+int bp_vec_push(struct bp_vec *v, const void *x, size_t elem)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		void *a = realloc(v->a, cap * elem);
+		if (!a)
+			return BP_ENOMEM;
+		v->a = a;
+		v->cap = cap;
+	}
+	memcpy((char *)v->a + v->n * elem, x, elem);
+	v->n++;
+	return BP_OK;
+}
+
 void bp_dist_init(struct bp_dist *x, const struct bp_solve_dist *d, char *errmsg, size_t errlen)
 {
 	*x = (struct bp_dist){ .d = d,

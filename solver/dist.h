@@ -24,6 +24,16 @@ struct bp_dist {
 	size_t errlen;
 };
 
+/* A growing array of elements of one size, for the lists a split solve builds (keys
+ * to send, answers, images). Free with free(v->a). */
+struct bp_vec {
+	void *a;
+	size_t n, cap; /* elements */
+};
+
+/* Appends one element of elem bytes. @return BP_OK; BP_ENOMEM (v unchanged). */
+int bp_vec_push(struct bp_vec *v, const void *x, size_t elem);
+
 /* Sets up x for d (NULL: one process), writing messages into errmsg. */
 void bp_dist_init(struct bp_dist *x, const struct bp_solve_dist *d, char *errmsg, size_t errlen);
 

@@ -57,36 +57,15 @@
 #define SMALL_ITEMS 4		  /* across ranks: a small tier's items a rank */
 #define DONE UINT32_MAX		  /* pass A solved the position */
 
-/* A growing array. */
-struct vec {
-	void *a;
-	size_t n, cap;
-};
-
-static int vec_push(struct vec *v, const void *x, size_t elem)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 1024;
-		void *a = realloc(v->a, cap * elem);
-		if (!a)
-			return BP_ENOMEM;
-		v->a = a;
-		v->cap = cap;
-	}
-	memcpy((char *)v->a + v->n * elem, x, elem);
-	v->n++;
-	return BP_OK;
-}
-
 /* A round's work item, from pass A to pass B. */
 struct item_buf {
-	struct vec pos;	  /* uint64_t: the positions pass A left, in walk order */
-	struct vec nk;	  /* uint32_t: their children held by other ranks */
-	struct vec part;  /* uint32_t: the largest key of their children held here, with
+	struct bp_vec pos;  /* uint64_t: the positions pass A left, in walk order */
+	struct bp_vec nk;   /* uint32_t: their children held by other ranks */
+	struct bp_vec part; /* uint32_t: the largest key of their children held here, with
 			   * bit 31 set when one of those is not solved */
-	struct vec keys;  /* uint64_t: the indices of their children held elsewhere */
-	uint64_t *cnt;	  /* per rank: children owned there (0 for this rank) */
-	uint64_t *cursor; /* per rank: where this item's answers start */
+	struct bp_vec keys; /* uint64_t: the indices of their children held elsewhere */
+	uint64_t *cnt;	    /* per rank: children owned there (0 for this rank) */
+	uint64_t *cursor;   /* per rank: where this item's answers start */
 	uint64_t counts[4];
 };
 
@@ -114,7 +93,7 @@ struct expanded {
 	uint64_t round_items; /* chunks a rank takes in one round */
 	uint64_t round0;      /* the round's first item */
 	struct item_buf *ib;  /* round_items */
-	struct vec *img;      /* expand: threads * nranks arrays of (index, record) */
+	struct bp_vec *img;   /* expand: threads * nranks arrays of (index, record) */
 	const uint16_t *answers;
 	uint64_t *send;	      /* split_lookup: keys to send */
 	const uint64_t *imgs; /* split_expand: (index, record) pairs received */
@@ -317,7 +296,7 @@ struct split_worker {
 	struct expanded *x;
 	struct item_buf *ib;
 	uint64_t counts[4];
-	struct vec *img; /* expand: this worker's arrays, one per rank */
+	struct bp_vec *img; /* expand: this worker's arrays, one per rank */
 };
 
 /* Writes the record of position idx of tier x->t from its children's largest key. */
@@ -389,14 +368,14 @@ static int split_visit(void *ctx, const struct bp_walk *w)
 		int d = bp_dist_owner(&x->dx, ccb, w->children[i]);
 		if (d == x->dx.me)
 			continue;
-		if ((rc = vec_push(&k->ib->keys, &w->children[i], sizeof w->children[i])))
+		if ((rc = bp_vec_push(&k->ib->keys, &w->children[i], sizeof w->children[i])))
 			return rc;
 		k->ib->cnt[d]++;
 		n++;
 	}
-	if ((rc = vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
-	    (rc = vec_push(&k->ib->nk, &n, sizeof n)) ||
-	    (rc = vec_push(&k->ib->part, &part, sizeof part)))
+	if ((rc = bp_vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
+	    (rc = bp_vec_push(&k->ib->nk, &n, sizeof n)) ||
+	    (rc = bp_vec_push(&k->ib->part, &part, sizeof part)))
 		return rc;
 	return BP_OK;
 }
@@ -610,7 +589,7 @@ static int split_image_visit(void *ctx, const struct bp_walk *w)
 			rec[bp_dist_local(&x->dx, cb, m)] = r;
 		} else {
 			uint64_t pair = m << 16 | r;
-			int rc = vec_push(&k->img[d], &pair, sizeof pair);
+			int rc = bp_vec_push(&k->img[d], &pair, sizeof pair);
 			if (rc)
 				return rc;
 		}
@@ -659,7 +638,7 @@ static int split_expand(struct expanded *x, uint32_t t)
 		uint64_t at = 0;
 		for (int r = 0; r < nr; r++)
 			for (int w = 0; w < x->threads; w++) {
-				struct vec *v = &x->img[(size_t)w * (size_t)nr + (size_t)r];
+				struct bp_vec *v = &x->img[(size_t)w * (size_t)nr + (size_t)r];
 				if (v->n)
 					memcpy(send + at, v->a, sizeof *send * v->n);
 				at += v->n;

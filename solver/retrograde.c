@@ -58,36 +58,15 @@
 #define KEY_TIER(k) ((uint32_t)((k) >> 48))
 #define KEY_INDEX(k) ((k) & (((uint64_t)1 << 48) - 1))
 
-/* A growing array. */
-struct vec {
-	void *a;
-	size_t n, cap;
-};
-
-static int vec_push(struct vec *v, const void *x, size_t elem)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 1024;
-		void *a = realloc(v->a, cap * elem);
-		if (!a)
-			return BP_ENOMEM;
-		v->a = a;
-		v->cap = cap;
-	}
-	memcpy((char *)v->a + v->n * elem, x, elem);
-	v->n++;
-	return BP_OK;
-}
-
 /* A round's work item (backward, pass A to pass B). */
 struct item_buf {
-	struct vec keys;  /* uint64_t: children held elsewhere of the positions left */
-	struct vec nk;	  /* uint32_t per marked position: those children, or DONE */
-	struct vec part;  /* uint32_t per position left: the largest key of its children
+	struct bp_vec keys; /* uint64_t: children held elsewhere of the positions left */
+	struct bp_vec nk;   /* uint32_t per marked position: those children, or DONE */
+	struct bp_vec part; /* uint32_t per position left: the largest key of its children
 			   * held here; bits 16-30 the tier of one not solved, bit 31 set
 			   * when there is one */
-	uint64_t *cnt;	  /* per rank: keys owned there (0 for this rank's own) */
-	uint64_t *cursor; /* per rank: where this item's answers start (pass B) */
+	uint64_t *cnt;	    /* per rank: keys owned there (0 for this rank's own) */
+	uint64_t *cursor;   /* per rank: where this item's answers start (pass B) */
 };
 
 struct tier {
@@ -113,7 +92,7 @@ struct solve {
 	uint64_t chunk0;	 /* the first work item of the current run */
 	int me, nranks;		 /* 0 and 1 in one process */
 	uint64_t round_items;	 /* work items a rank takes in one round */
-	struct vec *fwd;	 /* forward: threads * nranks arrays of keys to send */
+	struct bp_vec *fwd;	 /* forward: threads * nranks arrays of keys to send */
 	struct item_buf *ib;	 /* backward: round_items */
 	uint64_t **keybuf;	 /* per worker: one position's children keys */
 	const uint16_t *answers; /* backward: the records answered, by rank then item */
@@ -217,8 +196,9 @@ static int forward_one(struct solve *s, int worker, uint64_t idx, const struct b
 			mark(s, ct, cidx);
 		} else {
 			uint64_t key = KEY(ct, cidx);
-			if ((rc = vec_push(&s->fwd[(size_t)worker * (size_t)s->nranks + (size_t)d],
-					   &key, sizeof key)))
+			if ((rc = bp_vec_push(
+				     &s->fwd[(size_t)worker * (size_t)s->nranks + (size_t)d], &key,
+				     sizeof key)))
 				return rc;
 		}
 		uint64_t *row = s->succ + (size_t)s->t * s->succ_words;
@@ -331,7 +311,7 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 	if (v != BP_VALUE_NONE) {
 		tt->rec[local(s, s->t, idx)] = bp_record_make(v, 0);
 		s->counts[worker][v]++;
-		return ib ? vec_push(&ib->nk, &nk, sizeof nk) : BP_OK;
+		return ib ? bp_vec_push(&ib->nk, &nk, sizeof nk) : BP_OK;
 	}
 	uint64_t *keys = s->keybuf[worker];
 	int n = g->ops->moves(g, &p, s->mv[worker]), remote = 0;
@@ -362,7 +342,7 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 	if (!remote)
 		return (rc = settle(s, worker, idx, best, n, bad_tier, unsolved)) || !ib
 			       ? rc
-			       : vec_push(&ib->nk, &nk, sizeof nk);
+			       : bp_vec_push(&ib->nk, &nk, sizeof nk);
 	/* only the children held elsewhere wait, with what those held here gave */
 	uint32_t part = best | (bad_tier & 0x7fffu) << 16 | (uint32_t)unsolved << 31;
 	nk = 0;
@@ -370,13 +350,13 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 		int d = owner(s, KEY_TIER(keys[i]), KEY_INDEX(keys[i]));
 		if (d == s->me)
 			continue;
-		if ((rc = vec_push(&ib->keys, &keys[i], sizeof keys[i])))
+		if ((rc = bp_vec_push(&ib->keys, &keys[i], sizeof keys[i])))
 			return rc;
 		ib->cnt[d]++;
 		nk++;
 	}
-	if ((rc = vec_push(&ib->nk, &nk, sizeof nk)) ||
-	    (rc = vec_push(&ib->part, &part, sizeof part)))
+	if ((rc = bp_vec_push(&ib->nk, &nk, sizeof nk)) ||
+	    (rc = bp_vec_push(&ib->part, &part, sizeof part)))
 		return rc;
 	return BP_OK;
 }
@@ -497,7 +477,7 @@ static int forward_exchange(struct solve *s)
 	uint64_t at = 0;
 	for (int r = 0; r < nr; r++)
 		for (int w = 0; w < s->threads; w++) {
-			struct vec *v = &s->fwd[(size_t)w * (size_t)nr + (size_t)r];
+			struct bp_vec *v = &s->fwd[(size_t)w * (size_t)nr + (size_t)r];
 			if (v->n)
 				memcpy(send + at, v->a, sizeof *send * v->n);
 			at += v->n;
