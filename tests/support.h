@@ -14,6 +14,19 @@
 #include "solver/verify.h"
 #include "store/store.h"
 
+/* 1 in a build with AddressSanitizer, whose shadow memory and redzones make the
+ * process's resident set say nothing about what the code allocates. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BP_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BP_TEST_ASAN 1
+#endif
+#endif
+#ifndef BP_TEST_ASAN
+#define BP_TEST_ASAN 0
+#endif
+
 static inline struct bp_game *open_game(const char *spec)
 {
 	struct bp_game *g = NULL;

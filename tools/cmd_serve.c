@@ -32,9 +32,11 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/cli.h"
@@ -69,6 +71,10 @@ struct request {
 /* Guards the suspended and ready flags of every request: a claims answer may be ready
  * (called back from the explorer's worker) before its request is suspended. */
 static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Requests that have waited for claims and are not finished: a stopping server lets
+ * them send their answer (the worker resumes them with a 503) before it closes. */
+static atomic_int parked;
 
 static void claims_ready(void *ctx)
 {
@@ -116,6 +122,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)cls;
 	(void)c;
 	(void)why;
+	struct request *r = *con_cls;
+	if (r && r->waited)
+		atomic_fetch_sub(&parked, 1);
 	free(*con_cls);
 	*con_cls = NULL;
 }
@@ -214,6 +223,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 				break;
 			/* parked until claims_ready; unless it already came */
 			pthread_mutex_lock(&wait_mu);
+			if (!r->waited)
+				atomic_fetch_add(&parked, 1);
 			r->waited = w.again = 1;
 			int early = r->ready;
 			r->ready = 0;
@@ -406,6 +417,9 @@ int bp_cmd_serve(int argc, char **argv)
 	sigwait(&stop, &sig);
 	bp_gate_stop(gate);   /* no new connections */
 	bp_explorer_stop(ex); /* requests waiting for claims are resumed */
+	/* ... and given up to 5 s to send their answers */
+	for (int i = 0; i < 500 && atomic_load(&parked) > 0; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	MHD_stop_daemon(sv.d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	bp_explorer_close(ex);

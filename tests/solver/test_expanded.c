@@ -392,6 +392,8 @@ ParameterizedTestParameters(expanded, memory_plan_near_the_peak)
 
 ParameterizedTest(struct plan_case *pc, expanded, memory_plan_near_the_peak)
 {
+	if (BP_TEST_ASAN)
+		cr_skip_test("the peak resident set means nothing under AddressSanitizer");
 	struct bp_game *g = open_game(pc->spec);
 	char *db = temp_db();
 	struct bp_solve_result r =
