@@ -56,6 +56,40 @@ static inline const char *fmt_pos(const struct bp_game *g, const struct bp_pos *
 	return buf;
 }
 
+/* Walks every index of g's tiers 0..max_tier: each is a hole (unrank says
+ * BP_ENOTFOUND) or unranks to a position that ranks back to it, lies in that tier and
+ * reads back from its own text. With each_tier set, every tier must hold a position.
+ * @return the positions found. */
+static inline uint64_t expect_rank_round_trip(const struct bp_game *g, uint32_t max_tier,
+					      int each_tier)
+{
+	uint64_t total = 0;
+	for (uint32_t t = 0; t < g->ntiers && t <= max_tier; t++) {
+		uint64_t size, valid = 0;
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		for (uint64_t i = 0; i < size; i++) {
+			struct bp_pos p;
+			int rc = g->ops->unrank(g, t, i, &p);
+			if (rc == BP_ENOTFOUND)
+				continue;
+			cr_assert_eq(rc, BP_OK);
+			uint64_t j;
+			cr_assert_eq(g->ops->rank(g, &p, &j), BP_OK);
+			cr_assert_eq(i, j, "%s tier %u: %llu -> %s -> %llu", g->spec, t,
+				     (unsigned long long)i, fmt_pos(g, &p), (unsigned long long)j);
+			cr_assert_eq(g->ops->tier(g, &p), t);
+			struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
+			cr_assert(bp_pos_equal(&p, &q), "%s: unranked and parsed differ",
+				  fmt_pos(g, &p));
+			valid++;
+		}
+		if (each_tier)
+			cr_expect_gt(valid, 0, "%s tier %u has no valid position", g->spec, t);
+		total += valid;
+	}
+	return total;
+}
+
 /* The outcome of position text in game spec. */
 static inline enum bp_value outcome_of(const char *spec, const char *text)
 {

@@ -536,24 +536,7 @@ Test(chicken, spec_errors)
 Test(chicken, rank_unrank_every_index)
 {
 	struct bp_game *g = open_game("chicken:hex2");
-	for (uint32_t t = 0; t < g->ntiers; t++) {
-		uint64_t size, valid = 0;
-		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
-		for (uint64_t i = 0; i < size; i++) {
-			struct bp_pos p;
-			int rc = g->ops->unrank(g, t, i, &p);
-			if (rc == BP_ENOTFOUND)
-				continue;
-			cr_assert_eq(rc, BP_OK);
-			uint64_t j;
-			cr_assert_eq(g->ops->rank(g, &p, &j), BP_OK);
-			cr_assert_eq(i, j, "tier %u: %llu -> %s -> %llu", t, (unsigned long long)i,
-				     fmt_pos(g, &p), (unsigned long long)j);
-			cr_assert_eq(g->ops->tier(g, &p), t);
-			valid++;
-		}
-		cr_expect_gt(valid, 0, "tier %u has no valid position", t);
-	}
+	expect_rank_round_trip(g, UINT32_MAX, 1);
 	bp_game_destroy(g);
 }
 

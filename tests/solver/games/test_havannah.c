@@ -617,27 +617,7 @@ ParameterizedTestParameters(havannah, rank_unrank_every_index)
 ParameterizedTest(struct rank_case *rc, havannah, rank_unrank_every_index)
 {
 	struct bp_game *g = open_game(rc->spec);
-	for (uint32_t t = 0; t < g->ntiers && t <= rc->max_tier; t++) {
-		uint64_t size, valid = 0;
-		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
-		for (uint64_t i = 0; i < size; i++) {
-			struct bp_pos p;
-			int r = g->ops->unrank(g, t, i, &p);
-			if (r == BP_ENOTFOUND)
-				continue;
-			cr_assert_eq(r, BP_OK);
-			uint64_t j;
-			cr_assert_eq(g->ops->rank(g, &p, &j), BP_OK);
-			cr_assert_eq(i, j, "tier %u: %llu -> %s -> %llu", t, (unsigned long long)i,
-				     fmt_pos(g, &p), (unsigned long long)j);
-			cr_assert_eq(g->ops->tier(g, &p), t);
-			struct bp_pos q = parse_pos(g, fmt_pos(g, &p));
-			cr_assert(bp_pos_equal(&p, &q), "%s: unranked and parsed differ",
-				  fmt_pos(g, &p));
-			valid++;
-		}
-		cr_expect_gt(valid, 0, "%s tier %u has no valid position", rc->spec, t);
-	}
+	expect_rank_round_trip(g, rc->max_tier, 1);
 	bp_game_destroy(g);
 }
 
