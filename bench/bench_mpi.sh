@@ -33,7 +33,7 @@ for t in "${threads[@]}"; do
 		out=$(nice mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np "$n" "$bin" \
 			solve "$game" --db "$db" --mpi \
 			--solver "$solver" --threads "$t" --json)
-		hash=$("$bin" verify "$game" --db "$db" --json |
+		hash=$("$bin" verify "$game" --db "$db" --hash-only --json |
 			grep -o '"content_hash": "[0-9a-f]*"' | head -1 | cut -d'"' -f4)
 		python3 -c '
 import json, sys

@@ -399,7 +399,7 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 			continue;
 		}
 		v.tier = tier;
-		v.nchunks = (v.meta.tier_size[tier] + CHUNK - 1) / CHUNK;
+		v.nchunks = v.o.hash_only ? 0 : (v.meta.tier_size[tier] + CHUNK - 1) / CHUNK;
 		v.reported = 0;
 		if (v.pending)
 			memset(v.pending, 0, sizeof *v.pending * v.nchunks);
@@ -409,7 +409,9 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		if (rc)
 			goto out;
 		assert(!v.pending || v.reported == v.nchunks);
-		out->positions_checked += v.counted;
+		out->positions_hashed += v.counted;
+		if (!v.o.hash_only)
+			out->positions_checked += v.counted;
 		if (v.o.progress)
 			v.o.progress(v.o.ctx, tier, g->ntiers, out->positions_checked);
 	}

@@ -14,7 +14,8 @@
 
 struct bp_verify_report {
 	uint64_t positions_checked;
-	uint64_t inconsistencies; /* wrong value or remoteness, missing child, misplaced record */
+	uint64_t positions_hashed; /* stored records in the content hash */
+	uint64_t inconsistencies;  /* wrong value or remoteness, missing child, misplaced record */
 	uint64_t corrupt_blocks;
 	uint64_t missing_tiers; /* tiers not stored (an unfinished solve) */
 	uint64_t content_hash;	/* of (tier, index, record) for every stored record */
@@ -30,6 +31,8 @@ struct bp_verify_opts {
 	int threads;		      /* worker threads; <= 0: one per online core */
 	bp_verify_problem *problem;   /* may be NULL */
 	bp_verify_progress *progress; /* may be NULL */
+	int hash_only;		      /* decode, checksum and hash every stored record; re-derive
+					 nothing (positions_checked stays 0) */
 	void *ctx;		      /* passed to problem and progress */
 };
 

@@ -200,7 +200,8 @@ const struct bp_command bp_commands[] = {
 	  "\"remoteness\",\n"
 	  "\"position\"}, ...] and \"line_end\".\n" },
 	{ "verify", "re-derive every stored value from its children", bp_cmd_verify,
-	  "usage: boardproof verify [GAME] [--db DIR] [--threads N] [--progress] [--json]\n"
+	  "usage: boardproof verify [GAME] [--db DIR] [--threads N] [--hash-only] [--progress]\n"
+	  "                         [--json]\n"
 	  "       boardproof verify GAME --proofs [--db DIR] [--json]\n"
 	  "\n"
 	  "With --proofs: checks every proof that `prove --save-proof` saved for GAME, from\n"
@@ -217,11 +218,14 @@ const struct bp_command bp_commands[] = {
 	  "Options:\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n"
 	  "  --threads N  worker threads (default: one per core)\n"
+	  "  --hash-only  only decode, checksum and hash the stored records (minutes less on\n"
+	  "               big tables): the content hash, to compare two tables, without\n"
+	  "               re-deriving any value; positions_checked stays 0\n"
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "A GAME that stands for a family of instances checks every member's table.\n"
-	  "JSON: {\"ok\", \"positions_checked\", \"inconsistencies\", \"corrupt_blocks\",\n"
-	  "\"content_hash\", \"tables\": [...]}.\n" },
+	  "JSON: {\"ok\", \"hash_only\", \"positions_checked\", \"positions_hashed\",\n"
+	  "\"inconsistencies\", \"corrupt_blocks\", \"content_hash\", \"tables\": [...]}.\n" },
 	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
 	  "usage: boardproof prove GAME [--position P] [--moves M] [--memory SIZE]\n"
 	  "                        [--time-limit S] [--max-nodes N] [--threads N] [--openings]\n"

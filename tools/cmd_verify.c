@@ -71,6 +71,7 @@ int bp_cmd_verify(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (strcmp(argv[i], "--proofs") == 0)
 			return bp_cmd_verify_proofs(argc, argv);
+	int hash_only = bp_cli_take_flag(&argc, argv, "--hash-only");
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
@@ -132,7 +133,8 @@ int bp_cmd_verify(int argc, char **argv)
 		struct bp_verify_opts vo = { .threads = threads,
 					     .problem = on_problem,
 					     .progress = on_progress,
-					     .ctx = &vc };
+					     .ctx = &vc,
+					     .hash_only = hash_only };
 		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);
@@ -145,6 +147,7 @@ int bp_cmd_verify(int argc, char **argv)
 		any_corrupt |= r.corrupt_blocks > 0;
 		any_problem |= !ok;
 		total.positions_checked += r.positions_checked;
+		total.positions_hashed += r.positions_hashed;
 		total.inconsistencies += r.inconsistencies;
 		total.corrupt_blocks += r.corrupt_blocks;
 		total.missing_tiers += r.missing_tiers;
@@ -153,11 +156,23 @@ int bp_cmd_verify(int argc, char **argv)
 			bp_text_printf(
 				&out,
 				"%s{\"instance\": \"%s\", \"ok\": %s, \"positions_checked\": %llu, "
+				"\"positions_hashed\": %llu, "
 				"\"inconsistencies\": %llu, \"corrupt_blocks\": %llu, "
 				"\"missing_tiers\": %llu, \"content_hash\": \"%016llx\"}",
 				i ? ", " : "", specs.v[i], ok ? "true" : "false",
 				(unsigned long long)r.positions_checked,
+				(unsigned long long)r.positions_hashed,
 				(unsigned long long)r.inconsistencies,
+				(unsigned long long)r.corrupt_blocks,
+				(unsigned long long)r.missing_tiers,
+				(unsigned long long)r.content_hash);
+		else if (hash_only)
+			bp_text_printf(
+				&out,
+				"%s: %s: %llu positions hashed (values not re-derived), %llu "
+				"corrupt blocks, %llu tiers missing; content hash %016llx\n",
+				specs.v[i], ok ? "ok" : "PROBLEMS",
+				(unsigned long long)r.positions_hashed,
 				(unsigned long long)r.corrupt_blocks,
 				(unsigned long long)r.missing_tiers,
 				(unsigned long long)r.content_hash);
@@ -176,9 +191,12 @@ int bp_cmd_verify(int argc, char **argv)
 	if (a.json) {
 		bp_text_printf(
 			&out,
-			"], \"ok\": %s, \"positions_checked\": %llu, \"inconsistencies\": %llu, "
+			"], \"ok\": %s, \"hash_only\": %s, \"positions_checked\": %llu, "
+			"\"positions_hashed\": %llu, \"inconsistencies\": %llu, "
 			"\"corrupt_blocks\": %llu, \"missing_tiers\": %llu, \"content_hash\": ",
-			any_problem ? "false" : "true", (unsigned long long)total.positions_checked,
+			any_problem ? "false" : "true", hash_only ? "true" : "false",
+			(unsigned long long)total.positions_checked,
+			(unsigned long long)total.positions_hashed,
 			(unsigned long long)total.inconsistencies,
 			(unsigned long long)total.corrupt_blocks,
 			(unsigned long long)total.missing_tiers);
