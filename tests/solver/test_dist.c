@@ -173,6 +173,9 @@ ParameterizedTestParameters(dist, every_split_stores_the_one_process_table)
 		{ "landscape:hex2,neutrals=1,layout=a1", 3, BP_ENGINE_WALK },
 		{ "landscape:hex2,neutrals=1,layout=a1", 2, BP_ENGINE_TIERS },
 		{ "chicken:tri4", 2, BP_ENGINE_AUTO },
+		{ "chicken:tri4", 3, BP_ENGINE_WALK },
+		{ "chicken:tri4", 4, BP_ENGINE_WALK },
+		{ "chicken:tri4", 3, BP_ENGINE_TIERS },
 		{ "glorieta:hex2", 3, BP_ENGINE_AUTO },
 		{ "havannah:hex2", 2, BP_ENGINE_AUTO },
 		{ "mirador:8x8", 4, BP_ENGINE_AUTO },
@@ -186,11 +189,8 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	char *one = temp_db(), *many = temp_db();
 	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
 	struct bp_solve_result r1 = solve_into(one, g, o);
-	/* auto across ranks: the walk where the game has one that splits (solve.c) */
-	enum bp_engine want_engine =
-		g->ops->tier_walk && !(g->ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED))
-			? BP_ENGINE_WALK
-			: BP_ENGINE_TIERS;
+	/* auto across ranks: the walk where the game has one (solve.c) */
+	enum bp_engine want_engine = g->ops->tier_walk ? BP_ENGINE_WALK : BP_ENGINE_TIERS;
 	uint64_t want = verify_db(one, g).content_hash;
 
 	struct world w = { .nranks = t->nranks };
