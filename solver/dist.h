@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The plumbing of a solve split across ranks (struct bp_solve_dist, solver/engine.h),
  * shared by the engines that split (retrograde.c: tiers; expanded.c: the tier walk):
- * agreeing on failure, all-to-all exchanges with their sizes, and the layout of a
- * tier across ranks with the one writer fed by the others.
+ * agreeing on failure, all-to-all exchanges with their sizes, the lookup round both
+ * engines make (keys to their owners, records back), and the layout of a tier across
+ * ranks with the one writer fed by the others.
  *
  * Layout: a tier of `size` indices is cut into chunks of cb indices; chunk c belongs
  * to rank c % nranks (dealt out in turn: canonical positions crowd into parts of a

@@ -30,11 +30,18 @@
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
  *
  * Split across ranks (opts->dist; solver/dist.h): each tier is cut into chunks dealt
- * out to the ranks in turn, and a rank holds only its chunks of the two tiers. Work goes
- * in rounds of a few chunks, the same number on every rank:
+ * out to the ranks in turn, and a rank holds only its chunks of the tiers in memory
+ * (records, and reached bits). Work goes in rounds of a few chunks, the same number on
+ * every rank; keys name a tier and an index (bp_dist_key), as a move may lead to
+ * t + 1 or t + 2:
+ *     reach:  (BP_GAME_WALK_UNREACHED) pass A decides the classes whose own bit or an
+ *             image's bit held here is set, and marks their children; a class with
+ *             images elsewhere asks their owners for those bits (bp_dist_lookup), and
+ *             pass B decides it; marks for other ranks go to them after each round;
  *     solve:  pass A solves the positions whose children are all held here and lists
- *             the others with their children's indices; the indices go to their
- *             owners, which answer with the (expanded) records; pass B solves the rest;
+ *             the others with their children's keys; the keys go to their owners,
+ *             which answer with the (expanded) records (bp_dist_lookup); pass B solves
+ *             the rest;
  *     store:  rank 0 writes, fed the others' chunks (bp_dist_store_tier);
  *     expand: images held here are set at once, the others sent to their owners as
  *             (index, record) pairs.
