@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/parallel.h"
 #include "solver/solve_common.h"
 
 int bp_vec_push(struct bp_vec *v, const void *x, size_t elem)
@@ -78,6 +79,177 @@ int bp_dist_exchange(struct bp_dist *x, const void *send, const uint64_t *scount
 	if ((rc = bp_dist_agree(x, *recv ? BP_OK : BP_ENOMEM, NULL, 0)))
 		return rc;
 	return x->d->exchange(x->d->ctx, send, scount, *recv, rcount, elem);
+}
+
+int bp_dist_exchange_lists(struct bp_dist *x, int rc, struct bp_vec *lists, int nlists, size_t elem,
+			   void **recv, uint64_t *n)
+{
+	int nr = x->nranks;
+	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = NULL, total = 0;
+	char *send = NULL;
+	*recv = NULL;
+	*n = 0;
+	if (scount) {
+		rcount = scount + nr;
+		for (int w = 0; w < nlists; w++)
+			for (int r = 0; r < nr; r++)
+				scount[r] += lists[(size_t)w * (size_t)nr + (size_t)r].n;
+		for (int r = 0; r < nr; r++)
+			total += scount[r];
+		send = malloc(elem * (total ? total : 1));
+	}
+	if ((rc = bp_dist_agree(x, rc ? rc : send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	uint64_t at = 0;
+	for (int r = 0; r < nr; r++)
+		for (int w = 0; w < nlists; w++) {
+			struct bp_vec *v = &lists[(size_t)w * (size_t)nr + (size_t)r];
+			if (v->n)
+				memcpy(send + at * elem, v->a, elem * v->n);
+			at += v->n;
+			v->n = 0;
+		}
+	if ((rc = bp_dist_exchange(x, send, scount, elem, recv, rcount)))
+		goto out;
+	for (int r = 0; r < nr; r++)
+		*n += rcount[r];
+out:
+	free(send);
+	free(scount);
+	return rc;
+}
+
+int bp_dist_ask_init(struct bp_dist_ask *a, int nranks)
+{
+	*a = (struct bp_dist_ask){ .cnt = calloc((size_t)nranks * 2, sizeof(uint64_t)) };
+	if (!a->cnt)
+		return BP_ENOMEM;
+	a->cursor = a->cnt + nranks;
+	return BP_OK;
+}
+
+void bp_dist_ask_clear(struct bp_dist_ask *a, int nranks)
+{
+	a->keys.n = 0;
+	memset(a->cnt, 0, sizeof *a->cnt * (size_t)nranks);
+}
+
+void bp_dist_ask_free(struct bp_dist_ask *a)
+{
+	free(a->keys.a);
+	free(a->cnt);
+	*a = (struct bp_dist_ask){ 0 };
+}
+
+#define PIECE ((uint64_t)1 << 16) /* keys a worker answers at a time */
+
+struct lookup {
+	struct bp_dist *x;
+	const struct bp_dist_lookup_ops *ops;
+	uint64_t *send;	      /* the keys, by owner */
+	const uint64_t *keys; /* the keys received */
+	uint16_t *out;	      /* their answers */
+	uint64_t n;
+	int bad; /* a key received is not owned here */
+};
+
+/* Item j's keys into send at its cursors (left where they were: pass B reads the
+ * answers from there). Items write apart. */
+static int pack_item(void *ctx, int worker, uint64_t j)
+{
+	struct lookup *l = ctx;
+	const struct bp_dist_ask *a = l->ops->ask(l->ops->ctx, j);
+	const uint64_t *k = a->keys.a;
+	uint64_t at[64], *cur = at;
+	int nr = l->x->nranks;
+	(void)worker;
+	if (a->keys.n == 0)
+		return BP_OK;
+	if (nr > 64) /* the cursors themselves, then back */
+		cur = a->cursor;
+	else
+		memcpy(at, a->cursor, sizeof *at * (size_t)nr);
+	for (size_t i = 0; i < a->keys.n; i++)
+		l->send[cur[l->ops->owner(l->ops->ctx, k[i])]++] = k[i];
+	if (nr > 64)
+		for (int r = 0; r < nr; r++)
+			cur[r] -= a->cnt[r];
+	return BP_OK;
+}
+
+static int answer_piece(void *ctx, int worker, uint64_t item)
+{
+	struct lookup *l = ctx;
+	uint64_t i0 = item * PIECE, i1 = i0 + PIECE < l->n ? i0 + PIECE : l->n;
+	(void)worker;
+	for (uint64_t i = i0; i < i1; i++)
+		if (l->ops->owner(l->ops->ctx, l->keys[i]) != l->x->me) {
+			l->bad = 1;
+			return BP_EIO;
+		}
+	return l->ops->answer(l->ops->ctx, l->keys + i0, i1 - i0, l->out + i0);
+}
+
+int bp_dist_lookup(struct bp_dist *x, int threads, uint64_t nitems,
+		   const struct bp_dist_lookup_ops *ops, uint16_t **answers)
+{
+	int nr = x->nranks, rc = BP_OK;
+	uint64_t *scount = calloc((size_t)nr * 3, sizeof *scount), *rcount = NULL, *off = NULL;
+	uint64_t total = 0, rtotal = 0, *got = NULL;
+	struct lookup l = { .x = x, .ops = ops };
+	*answers = NULL;
+	if (scount) {
+		rcount = scount + nr;
+		off = rcount + nr;
+		/* item j's keys for rank r start at off[r] + the counts of the items before */
+		for (uint64_t j = 0; j < nitems; j++) {
+			struct bp_dist_ask *a = ops->ask(ops->ctx, j);
+			for (int r = 0; r < nr; r++) {
+				a->cursor[r] = scount[r];
+				scount[r] += a->cnt[r];
+			}
+		}
+		for (int r = 0; r < nr; r++) {
+			off[r] = total;
+			total += scount[r];
+		}
+		for (uint64_t j = 0; j < nitems; j++) {
+			struct bp_dist_ask *a = ops->ask(ops->ctx, j);
+			for (int r = 0; r < nr; r++)
+				a->cursor[r] += off[r];
+		}
+		l.send = malloc(sizeof *l.send * (total ? total : 1));
+	}
+	if ((rc = bp_dist_agree(x, l.send ? BP_OK : BP_ENOMEM, NULL, 0)))
+		goto out;
+	bp_parallel_for(threads, nitems, pack_item, &l);
+	if ((rc = bp_dist_exchange(x, l.send, scount, sizeof *l.send, (void **)&got, rcount)))
+		goto out;
+	for (int r = 0; r < nr; r++)
+		rtotal += rcount[r];
+	l.keys = got;
+	l.n = rtotal;
+	if (!(l.out = malloc(sizeof *l.out * (rtotal ? rtotal : 1))) ||
+	    !(*answers = malloc(sizeof **answers * (total ? total : 1))))
+		rc = BP_ENOMEM;
+	else
+		rc = bp_parallel_for(threads, (rtotal + PIECE - 1) / PIECE, answer_piece, &l);
+	if (l.bad)
+		snprintf(x->errmsg, x->errlen, "a rank asked for a record not held here");
+	if ((rc = bp_dist_agree(x, rc, NULL, 0)))
+		goto out;
+	/* the records go back the way the keys came: the counts turned around */
+	for (int r = 0; r < nr; r++) {
+		x->sent += r == x->me ? 0 : rcount[r] * sizeof *l.out;
+		x->received += r == x->me ? 0 : scount[r] * sizeof *l.out;
+	}
+	rc = x->d->exchange(x->d->ctx, l.out, rcount, *answers, scount, sizeof *l.out);
+out:
+	free(l.send);
+	free(got);
+	free(l.out);
+	free(scount);
+	return rc;
 }
 
 /* Chunk c of a tier: its first index and its length. */

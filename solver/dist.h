@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The plumbing of a solve split across ranks (struct bp_solve_dist, solver/engine.h),
  * shared by the engines that split (retrograde.c: tiers; expanded.c: the tier walk):
- * agreeing on failure, all-to-all exchanges with their sizes, and the layout of a
- * tier across ranks with the one writer fed by the others.
+ * agreeing on failure, all-to-all exchanges with their sizes, the lookup round both
+ * engines make (keys to their owners, records back), and the layout of a tier across
+ * ranks with the one writer fed by the others.
  *
  * Layout: a tier of `size` indices is cut into chunks of cb indices; chunk c belongs
  * to rank c % nranks (dealt out in turn: canonical positions crowd into parts of a
@@ -81,6 +82,80 @@ int bp_dist_agree(struct bp_dist *x, int rc, uint64_t *extra, int n);
  * what every rank sent here, rcount[r] from rank r. Collective. */
 int bp_dist_exchange(struct bp_dist *x, const void *send, const uint64_t *scount, size_t elem,
 		     void **recv, uint64_t *rcount);
+
+/* A key of a split solve's lookups and marks: a tier (below 2^16) and an index in it
+ * (below 2^48; the engines refuse to split larger tiers). */
+static inline uint64_t bp_dist_key(uint32_t t, uint64_t idx)
+{
+	return (uint64_t)t << 48 | idx;
+}
+
+static inline uint32_t bp_dist_key_tier(uint64_t key)
+{
+	return (uint32_t)(key >> 48);
+}
+
+static inline uint64_t bp_dist_key_index(uint64_t key)
+{
+	return key & (((uint64_t)1 << 48) - 1);
+}
+
+/* Sends lists[w * nranks + r] (elements of elem bytes, for every w < nlists) to rank
+ * r, emptying the lists; *recv (malloc'd, the caller frees it, also on failure) gets
+ * the *n elements every rank sent here. rc is this rank's outcome so far: every rank
+ * learns of a failure before anything moves. Collective. @return BP_OK; rc; BP_ENOMEM;
+ * BP_EIO (another rank failed); the hook's error. */
+int bp_dist_exchange_lists(struct bp_dist *x, int rc, struct bp_vec *lists, int nlists, size_t elem,
+			   void **recv, uint64_t *n);
+
+/* What one work item of a round asks other ranks for: keys (uint64_t) of records they
+ * hold, every one owned by another rank (bp_dist_ask_push counts them per owner). */
+struct bp_dist_ask {
+	struct bp_vec keys;
+	uint64_t *cnt;	  /* per rank: keys owned there (0 for this rank) */
+	uint64_t *cursor; /* per rank: where the item's answers from there start in the
+			   * answers (set by bp_dist_lookup; pass B advances them) */
+};
+
+/* cnt and cursor for nranks ranks. @return BP_OK; BP_ENOMEM. */
+int bp_dist_ask_init(struct bp_dist_ask *a, int nranks);
+
+/* Forgets the keys (keeps the memory). */
+void bp_dist_ask_clear(struct bp_dist_ask *a, int nranks);
+
+void bp_dist_ask_free(struct bp_dist_ask *a);
+
+/* Asks for key, owned by rank d (not this one). @return BP_OK; BP_ENOMEM. */
+static inline int bp_dist_ask_push(struct bp_dist_ask *a, uint64_t key, int d)
+{
+	int rc = bp_vec_push(&a->keys, &key, sizeof key);
+	a->cnt[d] += rc == BP_OK;
+	return rc;
+}
+
+/* The engine's side of a lookup. */
+struct bp_dist_lookup_ops {
+	void *ctx;
+	/* the round's item j (0 <= j < nitems) */
+	struct bp_dist_ask *(*ask)(void *ctx, uint64_t j);
+	/* the rank that owns key's record; -1 for a key that names no record (a bad
+	 * tier or index, which another rank can only have sent by mistake) */
+	int (*owner)(void *ctx, uint64_t key);
+	/* the records of n keys owned here into out (called from worker threads, on
+	 * pieces of the keys received) @return BP_OK or an error */
+	int (*answer)(void *ctx, const uint64_t *keys, uint64_t n, uint16_t *out);
+};
+
+/* One lookup round, the exchange both split engines make after their pass A: every
+ * item's keys go to their owners (one all-to-all), the owners answer with the records,
+ * and the answers come back in the order the keys went (the same counts turned
+ * around): item j's answers from rank d start at answers[ask(j)->cursor[d]], one per
+ * key of item j owned by d, in the order they were pushed. threads workers pack and
+ * answer. *answers is malloc'd (the caller frees it, also on failure). Collective.
+ * @return BP_OK; BP_ENOMEM; BP_EIO (a rank asked for a record it does not hold here,
+ * with a message, or another rank failed); answer's error; the hook's error. */
+int bp_dist_lookup(struct bp_dist *x, int threads, uint64_t nitems,
+		   const struct bp_dist_lookup_ops *ops, uint16_t **answers);
 
 /* Stores tier t (size indices, chunks of cb) from every rank's records rec: rank 0
  * writes it with the store's batch writer, receiving the others' chunks one at a time

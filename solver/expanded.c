@@ -30,11 +30,18 @@
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
  *
  * Split across ranks (opts->dist; solver/dist.h): each tier is cut into chunks dealt
- * out to the ranks in turn, and a rank holds only its chunks of the two tiers. Work goes
- * in rounds of a few chunks, the same number on every rank:
+ * out to the ranks in turn, and a rank holds only its chunks of the tiers in memory
+ * (records, and reached bits). Work goes in rounds of a few chunks, the same number on
+ * every rank; keys name a tier and an index (bp_dist_key), as a move may lead to
+ * t + 1 or t + 2:
+ *     reach:  (BP_GAME_WALK_UNREACHED) pass A decides the classes whose own bit or an
+ *             image's bit held here is set, and marks their children; a class with
+ *             images elsewhere asks their owners for those bits (bp_dist_lookup), and
+ *             pass B decides it; marks for other ranks go to them after each round;
  *     solve:  pass A solves the positions whose children are all held here and lists
- *             the others with their children's indices; the indices go to their
- *             owners, which answer with the (expanded) records; pass B solves the rest;
+ *             the others with their children's keys; the keys go to their owners,
+ *             which answer with the (expanded) records (bp_dist_lookup); pass B solves
+ *             the rest;
  *     store:  rank 0 writes, fed the others' chunks (bp_dist_store_tier);
  *     expand: images held here are set at once, the others sent to their owners as
  *             (index, record) pairs.
@@ -57,16 +64,16 @@
 #define SMALL_ITEMS 4		  /* across ranks: a small tier's items a rank */
 #define DONE UINT32_MAX		  /* pass A solved the position */
 
-/* A round's work item, from pass A to pass B. */
+/* A round's work item, from pass A to pass B. Keys are bp_dist_key (tier, index). */
 struct item_buf {
-	struct bp_vec pos;  /* uint64_t: the positions pass A left, in walk order */
-	struct bp_vec nk;   /* uint32_t: their children held by other ranks */
-	struct bp_vec part; /* uint32_t: the largest key of their children held here, with
-			   * bit 31 set when one of those is not solved */
-	struct bp_vec keys; /* uint64_t: the indices of their children held elsewhere */
-	uint64_t *cnt;	    /* per rank: children owned there (0 for this rank) */
-	uint64_t *cursor;   /* per rank: where this item's answers start */
-	uint64_t counts[4];
+	struct bp_vec pos;	/* uint64_t: the positions pass A left, in walk order */
+	struct bp_vec nk;	/* uint32_t: their keys asked of other ranks */
+	struct bp_vec part;	/* uint32_t, solving: the largest key of their children
+				 * held here, with bit 31 set when one of those is not
+				 * solved; reaching: how many children each has in kids */
+	struct bp_vec kids;	/* uint64_t, reaching: their children's keys, marked if
+				 * one of the images asked about turns out reached */
+	struct bp_dist_ask ask; /* solving: children held elsewhere; reaching: images */
 };
 
 struct expanded {
@@ -93,10 +100,10 @@ struct expanded {
 	uint64_t round_items; /* chunks a rank takes in one round */
 	uint64_t round0;      /* the round's first item */
 	struct item_buf *ib;  /* round_items */
-	struct bp_vec *img;   /* expand: threads * nranks arrays of (index, record) */
+	struct bp_vec *img;   /* expand: threads * nranks arrays of (index, record); reach:
+			       * of keys to mark */
 	const uint16_t *answers;
-	uint64_t *send;	      /* split_lookup: keys to send */
-	const uint64_t *imgs; /* split_expand: (index, record) pairs received */
+	const uint64_t *imgs; /* split_expand: (index, record) pairs received; reach: keys */
 	uint64_t nimg;
 };
 
@@ -299,6 +306,17 @@ struct split_worker {
 	struct bp_vec *img; /* expand: this worker's arrays, one per rank */
 };
 
+/* Where index idx of tier t is in this rank's reach bits and records (it owns it). */
+static uint64_t here(const struct expanded *x, uint32_t t, uint64_t idx)
+{
+	return bp_dist_local(&x->dx, x->cb[t], idx);
+}
+
+static int owner_of(const struct expanded *x, uint32_t t, uint64_t idx)
+{
+	return bp_dist_owner(&x->dx, x->cb[t], idx);
+}
+
 /* Writes the record of position idx of tier x->t from its children's largest key. */
 static int settle(struct expanded *x, uint64_t *counts, uint64_t idx, uint32_t best, int n,
 		  int unsolved)
@@ -315,18 +333,39 @@ static int settle(struct expanded *x, uint64_t *counts, uint64_t idx, uint32_t b
 		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	x->rec[x->t][bp_dist_local(&x->dx, x->cb[x->t], idx)] = bp_record_make(v, rem);
+	x->rec[x->t][here(x, x->t, idx)] = bp_record_make(v, rem);
 	counts[v]++;
 	return BP_OK;
 }
 
-/* Pass A: a position whose children are all held here is solved; the others wait. */
+/* One child (index c of tier ct) in pass A: its record when held here, or its key
+ * asked of its owner. */
+static int split_child(struct split_worker *k, uint32_t ct, uint64_t c, uint32_t *best,
+		       int *unsolved, uint32_t *asked)
+{
+	struct expanded *x = k->x;
+	int d = owner_of(x, ct, c);
+	if (d != x->dx.me) {
+		(*asked)++;
+		return bp_dist_ask_push(&k->ib->ask, bp_dist_key(ct, c), d);
+	}
+	uint16_t r = x->rec[ct][here(x, ct, c)];
+	uint32_t key = bp_solve_child_key(r);
+	*unsolved |= (r & 3u) == 0;
+	*best = key > *best ? key : *best;
+	return BP_OK;
+}
+
+/* Pass A: a position whose children are all held here is solved; the others wait, with
+ * their children held elsewhere asked of the owners. */
 static int split_visit(void *ctx, const struct bp_walk *w)
 {
 	struct split_worker *k = ctx;
 	struct expanded *x = k->x;
 	uint32_t t = x->t;
 	int rc;
+	if (x->reach && !bit_get(x->reach[t], here(x, t, w->index)))
+		return BP_OK; /* never reached */
 	if (w->nchildren < 0) {
 		struct bp_pos p;
 		if ((rc = x->g->ops->unrank(x->g, t, w->index, &p)))
@@ -339,45 +378,35 @@ static int split_visit(void *ctx, const struct bp_walk *w)
 				 t, (unsigned long long)w->index);
 			return BP_EINVAL;
 		}
-		x->rec[t][bp_dist_local(&x->dx, x->cb[t], w->index)] = bp_record_make(v, 0);
+		x->rec[t][here(x, t, w->index)] = bp_record_make(v, 0);
 		k->counts[v]++;
 		return BP_OK;
 	}
-	if (t + 1 >= x->nt)
-		return settle(x, k->counts, w->index, 0, 0, 0); /* moves from the last tier */
-	uint64_t ccb = x->cb[t + 1];
-	const uint16_t *crec = x->rec[t + 1];
-	uint32_t best = 0;
-	int unsolved = 0, remote = 0;
-	for (int i = 0; i < w->nchildren; i++) {
-		uint64_t c = w->children[i];
-		if (bp_dist_owner(&x->dx, ccb, c) != x->dx.me) {
-			remote = 1;
-			continue;
-		}
-		uint16_t r = crec[bp_dist_local(&x->dx, ccb, c)];
-		uint32_t key = bp_solve_child_key(r);
-		unsolved |= (r & 3u) == 0;
-		best = key > best ? key : best;
-	}
-	if (!remote)
-		return settle(x, k->counts, w->index, best, w->nchildren, unsolved);
-	/* only the children held elsewhere wait, with what those held here gave */
-	uint32_t n = 0, part = best | (uint32_t)unsolved << 31;
-	for (int i = 0; i < w->nchildren; i++) {
-		int d = bp_dist_owner(&x->dx, ccb, w->children[i]);
-		if (d == x->dx.me)
-			continue;
-		if ((rc = bp_vec_push(&k->ib->keys, &w->children[i], sizeof w->children[i])))
+	if (t + 1 >= x->nt || (w->nfar && t + 2 >= x->nt))
+		return settle(x, k->counts, w->index, 0, 0, 0); /* moves off the last tier */
+	uint32_t best = 0, asked = 0;
+	int unsolved = 0;
+	for (int i = 0; i < w->nchildren; i++)
+		if ((rc = split_child(k, t + 1, w->children[i], &best, &unsolved, &asked)))
 			return rc;
-		k->ib->cnt[d]++;
-		n++;
-	}
+	for (int i = 0; i < w->nfar; i++)
+		if ((rc = split_child(k, t + 2, w->far[i], &best, &unsolved, &asked)))
+			return rc;
+	if (!asked)
+		return settle(x, k->counts, w->index, best, w->nchildren + w->nfar, unsolved);
+	/* only the children held elsewhere wait, with what those held here gave */
+	uint32_t part = best | (uint32_t)unsolved << 31;
 	if ((rc = bp_vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
-	    (rc = bp_vec_push(&k->ib->nk, &n, sizeof n)) ||
+	    (rc = bp_vec_push(&k->ib->nk, &asked, sizeof asked)) ||
 	    (rc = bp_vec_push(&k->ib->part, &part, sizeof part)))
 		return rc;
 	return BP_OK;
+}
+
+static void item_clear(struct expanded *x, struct item_buf *ib)
+{
+	ib->pos.n = ib->nk.n = ib->part.n = ib->kids.n = 0;
+	bp_dist_ask_clear(&ib->ask, x->dx.nranks);
 }
 
 static int split_solve_item(void *ctx, int id, uint64_t j)
@@ -386,10 +415,8 @@ static int split_solve_item(void *ctx, int id, uint64_t j)
 	uint64_t lo, hi;
 	struct item_buf *ib = &x->ib[j];
 	item_span(x, j, &lo, &hi);
-	ib->pos.n = ib->nk.n = ib->part.n = ib->keys.n = 0;
-	memset(ib->cnt, 0, sizeof *ib->cnt * (size_t)x->dx.nranks);
-	memset(x->rec[x->t] + bp_dist_local(&x->dx, x->cb[x->t], lo), 0,
-	       sizeof(uint16_t) * (hi - lo));
+	item_clear(x, ib);
+	memset(x->rec[x->t] + here(x, x->t, lo), 0, sizeof(uint16_t) * (hi - lo));
 	struct split_worker k = { .x = x, .ib = ib };
 	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN, split_visit, &k);
 	for (int v = 0; v < 4; v++)
@@ -397,23 +424,28 @@ static int split_solve_item(void *ctx, int id, uint64_t j)
 	return rc;
 }
 
+/* The answer to item j's next key asked of the rank that owns it (pass B reads them
+ * in the order pass A asked). */
+static uint16_t next_answer(const struct expanded *x, struct item_buf *ib, uint64_t key)
+{
+	uint32_t ct = bp_dist_key_tier(key);
+	int d = owner_of(x, ct, bp_dist_key_index(key));
+	return x->answers[ib->ask.cursor[d]++];
+}
+
 /* Pass B: the positions pass A left, from the answers in the order the keys went. */
 static int split_finish_item(void *ctx, int id, uint64_t j)
 {
 	struct expanded *x = ctx;
 	struct item_buf *ib = &x->ib[j];
-	const uint64_t *pos = ib->pos.a, *keys = ib->keys.a;
+	const uint64_t *pos = ib->pos.a, *keys = ib->ask.keys.a;
 	const uint32_t *nk = ib->nk.a, *part = ib->part.a;
-	if (ib->pos.n == 0)
-		return BP_OK;
-	uint64_t ccb = x->cb[x->t + 1];
 	size_t k = 0;
 	for (size_t p = 0; p < ib->pos.n; p++) {
 		uint32_t best = part[p] & 0x7fffffffu;
 		int unsolved = (int)(part[p] >> 31), rc;
 		for (uint32_t i = 0; i < nk[p]; i++, k++) {
-			int d = bp_dist_owner(&x->dx, ccb, keys[k]);
-			uint16_t r = x->answers[ib->cursor[d]++];
+			uint16_t r = next_answer(x, ib, keys[k]);
 			uint32_t key = bp_solve_child_key(r);
 			unsolved |= (r & 3u) == 0;
 			best = key > best ? key : best;
@@ -424,52 +456,52 @@ static int split_finish_item(void *ctx, int id, uint64_t j)
 	return BP_OK;
 }
 
-struct answering {
-	struct expanded *x;
-	const uint64_t *keys;
-	uint16_t *out;
-	uint64_t n;
-};
-
-static int answer_piece(void *ctx, int worker, uint64_t item)
+/* The lookup's view (bp_dist_lookup): keys of the child tiers when solving, of the
+ * tier itself when reaching (the images' bits). */
+static struct bp_dist_ask *ask_of(void *ctx, uint64_t j)
 {
-	struct answering *a = ctx;
-	struct expanded *x = a->x;
-	uint64_t ccb = x->cb[x->t + 1], i0 = item * CHUNK;
-	uint64_t i1 = i0 + CHUNK < a->n ? i0 + CHUNK : a->n;
-	(void)worker;
-	for (uint64_t i = i0; i < i1; i++) {
-		if (a->keys[i] >= x->size[x->t + 1] ||
-		    bp_dist_owner(&x->dx, ccb, a->keys[i]) != x->dx.me)
-			return BP_EIO;
-		a->out[i] = x->rec[x->t + 1][bp_dist_local(&x->dx, ccb, a->keys[i])];
+	return &((struct expanded *)ctx)->ib[j].ask;
+}
+
+static int key_owner(const struct expanded *x, uint64_t key, uint32_t lo, uint32_t hi)
+{
+	uint32_t ct = bp_dist_key_tier(key);
+	uint64_t c = bp_dist_key_index(key);
+	return ct >= lo && ct <= hi && ct < x->nt && c < x->size[ct] && x->rec[ct]
+		       ? owner_of(x, ct, c)
+		       : -1;
+}
+
+static int child_owner(void *ctx, uint64_t key)
+{
+	const struct expanded *x = ctx;
+	return key_owner(x, key, x->t + 1, x->t + (uint32_t)x->span);
+}
+
+static int answer_records(void *ctx, const uint64_t *keys, uint64_t n, uint16_t *out)
+{
+	const struct expanded *x = ctx;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t ct = bp_dist_key_tier(keys[i]);
+		out[i] = x->rec[ct][here(x, ct, bp_dist_key_index(keys[i]))];
 	}
 	return BP_OK;
 }
 
-/* Item j's keys (all of other ranks) into x->send at its cursors (left where they
- * were). */
-static int pack_item(void *ctx, int worker, uint64_t j)
+static int image_owner(void *ctx, uint64_t key)
 {
-	struct expanded *x = ctx;
-	const struct item_buf *ib = &x->ib[j];
-	const uint64_t *k = ib->keys.a;
-	uint64_t at[64], *cur = ib->cursor;
-	int nr = x->dx.nranks;
-	(void)worker;
-	if (ib->keys.n == 0) /* also every item of the last tier, which has no tier above */
-		return BP_OK;
-	uint64_t ccb = x->cb[x->t + 1];
-	if (nr > 64) { /* the cursors themselves, then back */
-		for (size_t i = 0; i < ib->keys.n; i++)
-			x->send[cur[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
-		for (int r = 0; r < nr; r++)
-			cur[r] -= ib->cnt[r];
-		return BP_OK;
-	}
-	memcpy(at, cur, sizeof *at * (size_t)nr);
-	for (size_t i = 0; i < ib->keys.n; i++)
-		x->send[at[bp_dist_owner(&x->dx, ccb, k[i])]++] = k[i];
+	const struct expanded *x = ctx;
+	uint32_t ct = bp_dist_key_tier(key);
+	uint64_t c = bp_dist_key_index(key);
+	return ct == x->t && c < x->size[ct] ? owner_of(x, ct, c) : -1;
+}
+
+static int answer_bits(void *ctx, const uint64_t *keys, uint64_t n, uint16_t *out)
+{
+	const struct expanded *x = ctx;
+	for (uint64_t i = 0; i < n; i++)
+		out[i] = (uint16_t)bit_get(x->reach[x->t],
+					   here(x, x->t, bp_dist_key_index(keys[i])));
 	return BP_OK;
 }
 
@@ -479,72 +511,17 @@ static int pack_item(void *ctx, int worker, uint64_t j)
 static int set_images(void *ctx, int worker, uint64_t item)
 {
 	struct expanded *x = ctx;
-	uint64_t cb = x->cb[x->t], i0 = item * CHUNK;
+	uint64_t i0 = item * CHUNK;
 	uint64_t i1 = i0 + CHUNK < x->nimg ? i0 + CHUNK : x->nimg;
 	(void)worker;
 	for (uint64_t i = i0; i < i1; i++) {
 		uint64_t m = x->imgs[i] >> 16;
-		if (m >= x->size[x->t] || bp_dist_owner(&x->dx, cb, m) != x->dx.me)
+		if (m >= x->size[x->t] || owner_of(x, x->t, m) != x->dx.me)
 			return BP_EIO;
-		__atomic_store_n(&x->rec[x->t][bp_dist_local(&x->dx, cb, m)],
-				 (uint16_t)(x->imgs[i] & 0xffffu), __ATOMIC_RELAXED);
+		__atomic_store_n(&x->rec[x->t][here(x, x->t, m)], (uint16_t)(x->imgs[i] & 0xffffu),
+				 __ATOMIC_RELAXED);
 	}
 	return BP_OK;
-}
-
-/* After pass A: the children's indices to their owners, their records back. */
-static int split_lookup(struct expanded *x, uint64_t nitems, uint16_t **answers)
-{
-	int nr = x->dx.nranks, rc;
-	uint64_t *scount = calloc((size_t)nr * 3, sizeof *scount), *rcount = scount + nr,
-		 *off = rcount + nr, total = 0, *send = NULL, *got = NULL;
-	uint16_t *ans = NULL;
-	*answers = NULL;
-	if (!scount)
-		return BP_ENOMEM;
-	for (uint64_t j = 0; j < nitems; j++)
-		for (int r = 0; r < nr; r++) {
-			x->ib[j].cursor[r] = scount[r];
-			scount[r] += x->ib[j].cnt[r];
-		}
-	for (int r = 0; r < nr; r++) {
-		off[r] = total;
-		total += scount[r];
-	}
-	send = malloc(sizeof *send * (total ? total : 1));
-	if ((rc = bp_dist_agree(&x->dx, send ? BP_OK : BP_ENOMEM, NULL, 0)))
-		goto out;
-	for (uint64_t j = 0; j < nitems; j++)
-		for (int r = 0; r < nr; r++)
-			x->ib[j].cursor[r] += off[r];
-	x->send = send;
-	bp_parallel_for(x->threads, nitems, pack_item, x); /* items write apart */
-	if ((rc = bp_dist_exchange(&x->dx, send, scount, sizeof *send, (void **)&got, rcount)))
-		goto out;
-	uint64_t rtotal = 0;
-	for (int r = 0; r < nr; r++)
-		rtotal += rcount[r];
-	struct answering a = { .x = x, .keys = got, .n = rtotal };
-	if (!(a.out = ans = malloc(sizeof *ans * (rtotal ? rtotal : 1))) ||
-	    !(*answers = malloc(sizeof **answers * (total ? total : 1))))
-		rc = BP_ENOMEM;
-	else
-		rc = bp_parallel_for(x->threads, (rtotal + CHUNK - 1) / CHUNK, answer_piece, &a);
-	if (rc == BP_EIO)
-		snprintf(x->errmsg, sizeof x->errmsg, "a rank asked for a record not held here");
-	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
-		goto out;
-	for (int r = 0; r < nr; r++) {
-		x->dx.sent += r == x->dx.me ? 0 : rcount[r] * sizeof *ans;
-		x->dx.received += r == x->dx.me ? 0 : scount[r] * sizeof *ans;
-	}
-	rc = x->dx.d->exchange(x->dx.d->ctx, ans, rcount, *answers, scount, sizeof *ans);
-out:
-	free(send);
-	free(got);
-	free(ans);
-	free(scount);
-	return rc;
 }
 
 /* Solves tier t (its buffer taken, tier t + 1 expanded) in rounds. Collective. */
@@ -563,8 +540,11 @@ static int split_solve(struct expanded *x, uint32_t t)
 		x->meter.keep = k > 0;
 		rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, nitems, x->cb[t],
 				      share(x, t), split_solve_item, x);
+		const struct bp_dist_lookup_ops ops = {
+			.ctx = x, .ask = ask_of, .owner = child_owner, .answer = answer_records
+		};
 		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
-			rc = split_lookup(x, nitems, &answers);
+			rc = bp_dist_lookup(&x->dx, x->threads, nitems, &ops, &answers);
 		x->answers = answers;
 		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
 			rc = bp_parallel_for(x->threads, nitems, split_finish_item, x);
@@ -582,6 +562,8 @@ static int split_image_visit(void *ctx, const struct bp_walk *w)
 	uint64_t cb = x->cb[x->t];
 	uint16_t *rec = x->rec[x->t];
 	uint16_t r = rec[bp_dist_local(&x->dx, cb, w->index)];
+	if (r == 0) /* not reached: its images' records are 0 already (cleared or read) */
+		return BP_OK;
 	for (int i = 0; i < w->nimages; i++) {
 		uint64_t m = w->images[i];
 		int d = bp_dist_owner(&x->dx, cb, m);
@@ -610,44 +592,18 @@ static int split_expand_item(void *ctx, int id, uint64_t j)
  * held: images of other ranks go to them as (index, record) pairs. Collective. */
 static int split_expand(struct expanded *x, uint32_t t)
 {
-	int nr = x->dx.nranks, rc = BP_OK;
+	int rc = BP_OK;
 	uint64_t mine = mine_of(x, t);
-	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = scount + nr;
-	if ((rc = bp_dist_agree(&x->dx, scount ? BP_OK : BP_ENOMEM, NULL, 0)))
-		return rc;
 	for (uint64_t k = 0, n = rounds_of(x, t); k < n && !rc; k++) {
-		uint64_t first = k * x->round_items, total = 0, *send = NULL, *got = NULL;
+		uint64_t first = k * x->round_items, *got = NULL, total = 0;
 		uint64_t nitems = first >= mine			  ? 0
 				  : mine - first < x->round_items ? mine - first
 								  : x->round_items;
 		x->t = t;
 		x->round0 = first;
 		rc = bp_parallel_for(x->threads, nitems, split_expand_item, x);
-		memset(scount, 0, sizeof *scount * (size_t)nr);
-		for (int w = 0; w < x->threads; w++)
-			for (int r = 0; r < nr; r++)
-				scount[r] += x->img[(size_t)w * (size_t)nr + (size_t)r].n;
-		for (int r = 0; r < nr; r++)
-			total += scount[r];
-		if (!rc && !(send = malloc(sizeof *send * (total ? total : 1))))
-			rc = BP_ENOMEM;
-		if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
-			free(send);
-			break;
-		}
-		uint64_t at = 0;
-		for (int r = 0; r < nr; r++)
-			for (int w = 0; w < x->threads; w++) {
-				struct bp_vec *v = &x->img[(size_t)w * (size_t)nr + (size_t)r];
-				if (v->n)
-					memcpy(send + at, v->a, sizeof *send * v->n);
-				at += v->n;
-				v->n = 0;
-			}
-		rc = bp_dist_exchange(&x->dx, send, scount, sizeof *send, (void **)&got, rcount);
-		total = 0;
-		for (int r = 0; !rc && r < nr; r++)
-			total += rcount[r];
+		rc = bp_dist_exchange_lists(&x->dx, rc, x->img, x->threads, sizeof *got,
+					    (void **)&got, &total);
 		if (!rc) {
 			x->imgs = got;
 			x->nimg = total;
@@ -657,11 +613,183 @@ static int split_expand(struct expanded *x, uint32_t t)
 				snprintf(x->errmsg, sizeof x->errmsg,
 					 "a rank sent an image of tier %u not held here", t);
 		}
-		free(send);
 		free(got);
 		rc = bp_dist_agree(&x->dx, rc, NULL, 0);
 	}
-	free(scount);
+	return rc;
+}
+
+/* The forward pass across ranks, tier t, in rounds. Pass A walks this rank's chunks
+ * with children and images: a class is reached when its own bit or an image's bit
+ * held here is set, and then marks its children (at once when held here, else sent to
+ * their owners at the end of the round, as keys); a class with a clear bit here and
+ * images elsewhere waits, its images asked of their owners (bp_dist_lookup, answers
+ * 0 or 1) and its children kept; pass B settles those. Marks reach only the tiers
+ * above, which are walked later, so a tier's bits are complete when it is walked. */
+static int reach_mark(struct split_worker *k, uint32_t ct, uint64_t c)
+{
+	struct expanded *x = k->x;
+	int d = owner_of(x, ct, c);
+	if (d == x->dx.me) {
+		bit_set(x->reach[ct], here(x, ct, c));
+		return BP_OK;
+	}
+	uint64_t key = bp_dist_key(ct, c);
+	return bp_vec_push(&k->img[d], &key, sizeof key);
+}
+
+static int split_reach_visit(void *ctx, const struct bp_walk *w)
+{
+	struct split_worker *k = ctx;
+	struct expanded *x = k->x;
+	uint32_t t = x->t;
+	const uint64_t *bits = x->reach[t];
+	int reached = bit_get(bits, here(x, t, w->index)), remote = 0, rc;
+	for (int i = 0; i < w->nimages && !reached; i++) {
+		if (owner_of(x, t, w->images[i]) == x->dx.me)
+			reached = bit_get(bits, here(x, t, w->images[i]));
+		else
+			remote = 1;
+	}
+	int nc = w->nchildren > 0 ? w->nchildren : 0;
+	if (nc + w->nfar && t + 1 + (w->nfar > 0) >= x->nt) {
+		snprintf(x->errmsg, sizeof x->errmsg,
+			 "tier %u index %llu: a move leaves the last tier", t,
+			 (unsigned long long)w->index);
+		return BP_EINVAL;
+	}
+	if (reached) {
+		bit_set(x->reach[t], here(x, t, w->index));
+		k->counts[1]++;
+		for (int i = 0; i < nc; i++)
+			if ((rc = reach_mark(k, t + 1, w->children[i])))
+				return rc;
+		for (int i = 0; i < w->nfar; i++)
+			if ((rc = reach_mark(k, t + 2, w->far[i])))
+				return rc;
+		return BP_OK;
+	}
+	if (!remote)
+		return BP_OK; /* not reached */
+	uint32_t asked = 0, nkids = (uint32_t)(nc + w->nfar);
+	for (int i = 0; i < w->nimages; i++) {
+		int d = owner_of(x, t, w->images[i]);
+		if (d == x->dx.me)
+			continue;
+		if ((rc = bp_dist_ask_push(&k->ib->ask, bp_dist_key(t, w->images[i]), d)))
+			return rc;
+		asked++;
+	}
+	for (int i = 0; i < nc + w->nfar; i++) {
+		uint64_t key = i < nc ? bp_dist_key(t + 1, w->children[i])
+				      : bp_dist_key(t + 2, w->far[i - nc]);
+		if ((rc = bp_vec_push(&k->ib->kids, &key, sizeof key)))
+			return rc;
+	}
+	if ((rc = bp_vec_push(&k->ib->pos, &w->index, sizeof w->index)) ||
+	    (rc = bp_vec_push(&k->ib->nk, &asked, sizeof asked)) ||
+	    (rc = bp_vec_push(&k->ib->part, &nkids, sizeof nkids)))
+		return rc;
+	return BP_OK;
+}
+
+static int split_reach_item(void *ctx, int id, uint64_t j)
+{
+	struct expanded *x = ctx;
+	uint64_t lo, hi;
+	item_span(x, j, &lo, &hi);
+	item_clear(x, &x->ib[j]);
+	struct split_worker k = { .x = x,
+				  .ib = &x->ib[j],
+				  .img = x->img + (size_t)id * (size_t)x->dx.nranks };
+	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN | BP_WALK_IMAGES,
+				      split_reach_visit, &k);
+	x->counts[id][1] += k.counts[1];
+	return rc;
+}
+
+/* Pass B: a waiting class is reached when one of its images answered 1. */
+static int split_reach_finish(void *ctx, int id, uint64_t j)
+{
+	struct expanded *x = ctx;
+	struct item_buf *ib = &x->ib[j];
+	const uint64_t *pos = ib->pos.a, *keys = ib->ask.keys.a, *kids = ib->kids.a;
+	const uint32_t *nk = ib->nk.a, *nkids = ib->part.a;
+	struct split_worker k = { .x = x, .img = x->img + (size_t)id * (size_t)x->dx.nranks };
+	size_t a = 0, c = 0;
+	int rc;
+	for (size_t p = 0; p < ib->pos.n; c += nkids[p], p++) {
+		uint16_t any = 0;
+		for (uint32_t i = 0; i < nk[p]; i++, a++)
+			any |= next_answer(x, ib, keys[a]);
+		if (!any)
+			continue;
+		bit_set(x->reach[x->t], here(x, x->t, pos[p]));
+		x->counts[id][1]++;
+		for (uint32_t i = 0; i < nkids[p]; i++) {
+			uint64_t key = kids[c + i];
+			if ((rc = reach_mark(&k, bp_dist_key_tier(key), bp_dist_key_index(key))))
+				return rc;
+		}
+	}
+	return BP_OK;
+}
+
+/* Sets the marks received, a piece at a time (atomically: bits share words). */
+static int set_marks(void *ctx, int worker, uint64_t item)
+{
+	struct expanded *x = ctx;
+	uint64_t i0 = item * CHUNK, i1 = i0 + CHUNK < x->nimg ? i0 + CHUNK : x->nimg;
+	(void)worker;
+	for (uint64_t i = i0; i < i1; i++) {
+		uint32_t ct = bp_dist_key_tier(x->imgs[i]);
+		uint64_t c = bp_dist_key_index(x->imgs[i]);
+		if (ct <= x->t || ct > x->t + (uint32_t)x->span || ct >= x->nt ||
+		    c >= x->size[ct] || owner_of(x, ct, c) != x->dx.me)
+			return BP_EIO;
+		bit_set(x->reach[ct], here(x, ct, c));
+	}
+	return BP_OK;
+}
+
+static int split_reach(struct expanded *x, uint32_t t)
+{
+	int rc = BP_OK;
+	uint64_t mine = mine_of(x, t);
+	const struct bp_dist_lookup_ops ops = {
+		.ctx = x, .ask = ask_of, .owner = image_owner, .answer = answer_bits
+	};
+	for (uint64_t k = 0, n = rounds_of(x, t); k < n && !rc; k++) {
+		uint64_t first = k * x->round_items, *got = NULL, total = 0;
+		uint64_t nitems = first >= mine			  ? 0
+				  : mine - first < x->round_items ? mine - first
+								  : x->round_items;
+		uint16_t *answers = NULL;
+		x->t = t;
+		x->round0 = first;
+		x->meter.keep = k > 0;
+		rc = bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, nitems, x->cb[t],
+				      share(x, t), split_reach_item, x);
+		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
+			rc = bp_dist_lookup(&x->dx, x->threads, nitems, &ops, &answers);
+		x->answers = answers;
+		if (!(rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
+			rc = bp_parallel_for(x->threads, nitems, split_reach_finish, x);
+		free(answers);
+		x->answers = NULL;
+		rc = bp_dist_exchange_lists(&x->dx, rc, x->img, x->threads, sizeof *got,
+					    (void **)&got, &total);
+		if (!rc) {
+			x->imgs = got;
+			x->nimg = total;
+			rc = bp_parallel_for(x->threads, (total + CHUNK - 1) / CHUNK, set_marks, x);
+			if (rc == BP_EIO)
+				snprintf(x->errmsg, sizeof x->errmsg,
+					 "a rank sent a mark above tier %u not held here", t);
+		}
+		free(got);
+		rc = bp_dist_agree(&x->dx, rc, NULL, 0);
+	}
 	return rc;
 }
 
@@ -740,30 +868,38 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
-/* The forward pass of BP_GAME_WALK_UNREACHED games, tiers upwards from the start's. */
+/* The forward pass of BP_GAME_WALK_UNREACHED games, tiers upwards from the start's.
+ * Across ranks each holds the bits of its chunks only. */
 static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t0)
 {
 	const struct bp_solve_opts *opts = x->meter.o;
-	int rc;
-	for (uint32_t t = 0; t < x->nt; t++)
-		if (!(x->reach[t] = calloc(x->size[t] / 64 + 1, sizeof(uint64_t))))
-			return BP_ENOMEM;
-	bit_set(x->reach[st], sidx);
+	int rc = BP_OK;
+	for (uint32_t t = 0; t < x->nt && !rc; t++)
+		if (!(x->reach[t] = calloc(share(x, t) / 64 + 1, sizeof(uint64_t))))
+			rc = BP_ENOMEM;
+	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
+		return rc;
+	if (owner_of(x, st, sidx) == x->dx.me)
+		bit_set(x->reach[st], split(x) ? here(x, st, sidx) : sidx);
 	for (uint32_t t = st; t < x->nt; t++)
-		x->meter.phase_total += x->size[t];
+		x->meter.phase_total += share(x, t);
 	for (uint32_t t = st; t < x->nt; t++) {
 		memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
 		x->t = t;
-		if ((rc = bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x), CHUNK,
-					   x->size[t], reach_chunk, x)))
+		rc = split(x) ? split_reach(x, t)
+			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
+						 CHUNK, x->size[t], reach_chunk, x);
+		uint64_t reached = 0;
+		for (int i = 0; i < x->threads; i++)
+			reached += x->counts[i][1];
+		if ((rc = bp_dist_agree(&x->dx, rc, &reached, 1)))
 			return rc;
 		if (opts->progress) {
 			struct bp_solve_progress pr = { .phase = 0,
 							.tier = t,
 							.ntiers = x->nt,
+							.positions = reached,
 							.seconds = bp_solve_clock() - t0 };
-			for (int i = 0; i < x->threads; i++)
-				pr.positions += x->counts[i][1];
 			opts->progress(opts->ctx, &pr);
 		}
 	}
@@ -820,13 +956,9 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			rc = BP_ENOMEM;
 			goto out;
 		}
-		for (uint64_t j = 0; j < x.round_items; j++) {
-			if (!(x.ib[j].cnt = calloc((size_t)nr * 2, sizeof(uint64_t)))) {
-				rc = BP_ENOMEM;
+		for (uint64_t j = 0; j < x.round_items; j++)
+			if ((rc = bp_dist_ask_init(&x.ib[j].ask, nr)))
 				goto out;
-			}
-			x.ib[j].cursor = x.ib[j].cnt + nr;
-		}
 	}
 	/* rank 0 creates the table before the others open it to read */
 	for (int pass = 0; pass < 2; pass++) {
@@ -859,11 +991,9 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 
 	x.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
 	if (g->ops->flags & BP_GAME_WALK_UNREACHED) {
-		if (!(x.reach = calloc(x.nt, sizeof *x.reach))) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
-		if ((rc = mark_reached(&x, st, sidx, t0)))
+		x.reach = calloc(x.nt, sizeof *x.reach);
+		if ((rc = bp_dist_agree(&x.dx, x.reach ? BP_OK : BP_ENOMEM, NULL, 0)) ||
+		    (rc = mark_reached(&x, st, sidx, t0)))
 			goto out;
 	}
 	for (uint32_t t = st; t < x.nt; t++)
@@ -940,8 +1070,8 @@ out_quiet:
 			free(x.ib[j].pos.a);
 			free(x.ib[j].nk.a);
 			free(x.ib[j].part.a);
-			free(x.ib[j].keys.a);
-			free(x.ib[j].cnt);
+			free(x.ib[j].kids.a);
+			bp_dist_ask_free(&x.ib[j].ask);
 		}
 	if (x.img)
 		for (int i = 0; i < x.threads * x.dx.nranks; i++)

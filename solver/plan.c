@@ -70,11 +70,6 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		return bp_err_set(err, BP_EINVAL, "bad plan options");
 	if (o->walk && !ops->tier_walk)
 		return bp_err_set(err, BP_EUNSUPPORTED, "%s has no tier walk to plan", g->spec);
-	if (o->walk && (ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED)))
-		return bp_err_set(err, BP_EUNSUPPORTED,
-				  "%s: its walk does not split across ranks (moves skip tiers or "
-				  "the walk visits unreached positions): plan the tiers engine",
-				  g->spec);
 	uint32_t nt = g->ntiers;
 	if (!(out->tier = calloc(nt, sizeof *out->tier)))
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
@@ -162,15 +157,21 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		/* marks (8), keys (8) and answers (2) each way */
 		uint64_t lookups = (uint64_t)(edges * remote * (8 + 8 + 2));
 		if (o->walk) {
-			/* two buffers of the largest tier's share; keys (8) and answers (2),
-			 * and (index, record) pairs (8) for images held elsewhere */
+			/* two buffers of the largest tier's share (three where moves skip a
+			 * tier), and with BP_GAME_WALK_UNREACHED the reach bits of every tier;
+			 * keys (8) and answers (2), and (index, record) pairs (8) for images
+			 * held elsewhere. The reach pass (expanded.c) adds at most a key and
+			 * an answer per image held elsewhere and a mark (8) per child. */
 			uint64_t images = share(pt->records, r) - share(pt->classes, r);
 			uint64_t round_images =
 				r == 1 ? 0 : (uint64_t)((double)round_indices * (1 - density) * 24);
-			pt->mem = 4 * share(most, r) + round + round_images + OVERHEAD;
-			pt->mem_one = 4 * most + OVERHEAD;
-			lookups =
-				(uint64_t)(edges * remote * (8 + 2) + (double)images * remote * 8);
+			uint64_t nbuf = ops->flags & BP_GAME_TIER_SKIP ? 3 : 2;
+			int reach = (ops->flags & BP_GAME_WALK_UNREACHED) != 0;
+			pt->mem = 2 * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
+				  round + round_images + OVERHEAD;
+			pt->mem_one = 2 * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD;
+			lookups = (uint64_t)(edges * remote * (8 + 2 + (reach ? 8 : 0)) +
+					     (double)images * remote * (8 + (reach ? 10 : 0)));
 		}
 		pt->sent = r == 1 ? 0 : lookups + 2 * share(pt->records, r);
 		pt->received = r == 1 ? 0 : lookups;

@@ -51,22 +51,16 @@
 #include "solver/solve_common.h"
 
 #define CHUNK_WORDS 1024 /* bitmap words a work item covers: 65536 indices */
-#define CHUNK_BITS ((uint64_t)CHUNK_WORDS * 64)
-#define SMALL_ITEMS 4	/* across ranks: a small tier is cut into this many items a rank */
-#define DONE UINT32_MAX /* pass A solved the position */
-#define KEY(t, i) ((uint64_t)(t) << 48 | (i))
-#define KEY_TIER(k) ((uint32_t)((k) >> 48))
-#define KEY_INDEX(k) ((k) & (((uint64_t)1 << 48) - 1))
+#define SMALL_ITEMS 4	 /* across ranks: a small tier is cut into this many items a rank */
+#define DONE UINT32_MAX	 /* pass A solved the position */
 
 /* A round's work item (backward, pass A to pass B). */
 struct item_buf {
-	struct bp_vec keys; /* uint64_t: children held elsewhere of the positions left */
-	struct bp_vec nk;   /* uint32_t per marked position: those children, or DONE */
-	struct bp_vec part; /* uint32_t per position left: the largest key of its children
+	struct bp_dist_ask ask; /* the children held elsewhere of the positions left */
+	struct bp_vec nk;	/* uint32_t per marked position: those children, or DONE */
+	struct bp_vec part;	/* uint32_t per position left: the largest key of its children
 			   * held here; bits 16-30 the tier of one not solved, bit 31 set
 			   * when there is one */
-	uint64_t *cnt;	    /* per rank: keys owned there (0 for this rank's own) */
-	uint64_t *cursor;   /* per rank: where this item's answers start (pass B) */
 };
 
 struct tier {
@@ -195,7 +189,7 @@ static int forward_one(struct solve *s, int worker, uint64_t idx, const struct b
 		if (d == s->me) {
 			mark(s, ct, cidx);
 		} else {
-			uint64_t key = KEY(ct, cidx);
+			uint64_t key = bp_dist_key(ct, cidx);
 			if ((rc = bp_vec_push(
 				     &s->fwd[(size_t)worker * (size_t)s->nranks + (size_t)d], &key,
 				     sizeof key)))
@@ -324,7 +318,7 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 		uint32_t ct = g->ops->tier(g, &canon);
 		if ((rc = g->ops->rank(g, &canon, &cidx)))
 			return rc;
-		keys[i] = KEY(ct, cidx);
+		keys[i] = bp_dist_key(ct, cidx);
 		if (owner(s, ct, cidx) != s->me) {
 			remote = 1;
 			continue;
@@ -347,12 +341,11 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 	uint32_t part = best | (bad_tier & 0x7fffu) << 16 | (uint32_t)unsolved << 31;
 	nk = 0;
 	for (int i = 0; i < n; i++) {
-		int d = owner(s, KEY_TIER(keys[i]), KEY_INDEX(keys[i]));
+		int d = owner(s, bp_dist_key_tier(keys[i]), bp_dist_key_index(keys[i]));
 		if (d == s->me)
 			continue;
-		if ((rc = bp_vec_push(&ib->keys, &keys[i], sizeof keys[i])))
+		if ((rc = bp_dist_ask_push(&ib->ask, keys[i], d)))
 			return rc;
-		ib->cnt[d]++;
 		nk++;
 	}
 	if ((rc = bp_vec_push(&ib->nk, &nk, sizeof nk)) ||
@@ -374,10 +367,10 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 	struct tier *tt = &s->tiers[s->t];
 	struct item_buf *ib = &s->ib[item / (uint64_t)s->nranks - s->chunk0];
 	const uint32_t *nk = ib->nk.a, *part = ib->part.a;
-	const uint64_t *keys = ib->keys.a;
+	const uint64_t *keys = ib->ask.keys.a;
 	size_t pos = 0, k = 0, left = 0;
 	uint64_t w0 = item / (uint64_t)s->nranks * tt->cw, i0 = item * tt->cw * 64;
-	if (ib->keys.n == 0)
+	if (ib->ask.keys.n == 0)
 		return BP_OK;
 	for (uint64_t kw = 0; kw < tt->cw; kw++)
 		for (uint64_t w = tt->reach[w0 + kw]; w; w &= w - 1, pos++) {
@@ -389,9 +382,9 @@ static int finish_chunk(void *ctx, int worker, uint64_t item)
 				 bad_tier = pt >> 16 & 0x7fffu;
 			int unsolved = (int)(pt >> 31), rc;
 			for (uint32_t i = 0; i < nk[pos]; i++, k++) {
-				uint32_t ct = KEY_TIER(keys[k]);
-				int d = owner(s, ct, KEY_INDEX(keys[k]));
-				uint16_t r = s->answers[ib->cursor[d]++];
+				uint32_t ct = bp_dist_key_tier(keys[k]);
+				int d = owner(s, ct, bp_dist_key_index(keys[k]));
+				uint16_t r = s->answers[ib->ask.cursor[d]++];
 				if (bp_record_value(r) == BP_VALUE_NONE && !unsolved) {
 					unsolved = 1;
 					bad_tier = ct;
@@ -449,87 +442,49 @@ static uint64_t rounds_of(const struct solve *s, uint32_t t)
 	return (most + s->round_items - 1) / s->round_items;
 }
 
-/* All to all, sizes first: this rank's scount[r] elements for rank r (in rank order in
- * send) go to rank r; *recv (malloc'd, the caller frees it) gets what every rank sent
- * here, rcount[r] from rank r. Collective. */
-static int exchange(struct solve *s, const void *send, const uint64_t *scount, size_t elem,
-		    void **recv, uint64_t *rcount)
-{
-	return bp_dist_exchange(&s->dx, send, scount, elem, recv, rcount);
-}
-
 /* Forward, one round's keys: each rank's marks to their owners, set there. */
 static int forward_exchange(struct solve *s)
 {
-	int nr = s->nranks, rc = BP_OK;
-	uint64_t *scount = calloc((size_t)nr * 2, sizeof *scount), *rcount = scount + nr;
-	uint64_t total = 0, *send = NULL, *got = NULL;
-	if (!scount)
-		return BP_ENOMEM;
-	for (int w = 0; w < s->threads; w++)
-		for (int r = 0; r < nr; r++)
-			scount[r] += s->fwd[(size_t)w * (size_t)nr + (size_t)r].n;
-	for (int r = 0; r < nr; r++)
-		total += scount[r];
-	send = malloc(sizeof *send * (total ? total : 1));
-	if ((rc = agree(s, send ? BP_OK : BP_ENOMEM, NULL, 0)))
-		goto out;
-	uint64_t at = 0;
-	for (int r = 0; r < nr; r++)
-		for (int w = 0; w < s->threads; w++) {
-			struct bp_vec *v = &s->fwd[(size_t)w * (size_t)nr + (size_t)r];
-			if (v->n)
-				memcpy(send + at, v->a, sizeof *send * v->n);
-			at += v->n;
-			v->n = 0;
-		}
-	if ((rc = exchange(s, send, scount, sizeof *send, (void **)&got, rcount)))
-		goto out;
-	total = 0;
-	for (int r = 0; r < nr; r++)
-		total += rcount[r];
-	for (uint64_t i = 0; i < total; i++) {
-		uint32_t ct = KEY_TIER(got[i]);
-		uint64_t cidx = KEY_INDEX(got[i]);
-		if (ct >= s->nt || owner(s, ct, cidx) != s->me) {
+	uint64_t *got = NULL, n = 0;
+	int rc = bp_dist_exchange_lists(&s->dx, BP_OK, s->fwd, s->threads, sizeof *got,
+					(void **)&got, &n);
+	for (uint64_t i = 0; !rc && i < n; i++) {
+		uint32_t ct = bp_dist_key_tier(got[i]);
+		uint64_t cidx = bp_dist_key_index(got[i]);
+		if (ct >= s->nt || cidx >= s->tiers[ct].size || owner(s, ct, cidx) != s->me) {
 			snprintf(s->errmsg, sizeof s->errmsg,
 				 "a rank sent a mark for tier %u index %llu, not owned here", ct,
 				 (unsigned long long)cidx);
 			rc = BP_EIO;
-			goto out;
+			break;
 		}
 		mark(s, ct, cidx);
 	}
-out:
-	free(send);
 	free(got);
-	free(scount);
 	return rc;
 }
 
-/* The answers to one piece of the keys received (records of children owned here). */
-struct answering {
-	struct solve *s;
-	const uint64_t *keys;
-	uint16_t *out;
-	uint64_t n;
-	int bad;
-};
-
-static int answer_piece(void *ctx, int worker, uint64_t item)
+/* The lookup's view of the backward pass (bp_dist_lookup): keys are (tier, index) of
+ * children, answered from this rank's records of their tiers. */
+static struct bp_dist_ask *ask_of(void *ctx, uint64_t j)
 {
-	struct answering *a = ctx;
-	struct solve *s = a->s;
-	(void)worker;
-	uint64_t i0 = item * CHUNK_BITS, i1 = i0 + CHUNK_BITS < a->n ? i0 + CHUNK_BITS : a->n;
-	for (uint64_t i = i0; i < i1; i++) {
-		uint32_t ct = KEY_TIER(a->keys[i]);
-		uint64_t cidx = KEY_INDEX(a->keys[i]);
-		if (ct >= s->nt || owner(s, ct, cidx) != s->me) {
-			a->bad = 1;
-			return BP_EIO;
-		}
-		int rc = local_record(s, ct, cidx, &a->out[i]);
+	return &((struct solve *)ctx)->ib[j].ask;
+}
+
+static int key_owner(void *ctx, uint64_t key)
+{
+	const struct solve *s = ctx;
+	uint32_t ct = bp_dist_key_tier(key);
+	uint64_t cidx = bp_dist_key_index(key);
+	return ct < s->nt && ct > s->t && cidx < s->tiers[ct].size ? owner(s, ct, cidx) : -1;
+}
+
+static int answer_keys(void *ctx, const uint64_t *keys, uint64_t n, uint16_t *out)
+{
+	struct solve *s = ctx;
+	for (uint64_t i = 0; i < n; i++) {
+		int rc = local_record(s, bp_dist_key_tier(keys[i]), bp_dist_key_index(keys[i]),
+				      &out[i]);
 		if (rc)
 			return rc;
 	}
@@ -539,69 +494,10 @@ static int answer_piece(void *ctx, int worker, uint64_t item)
 /* Backward, one round after pass A: the keys to their owners, the records back. */
 static int backward_exchange(struct solve *s, uint64_t nitems, uint16_t **answers)
 {
-	int nr = s->nranks, rc = BP_OK;
-	uint64_t *scount = calloc((size_t)nr * 3, sizeof *scount), *rcount = scount + nr,
-		 *off = rcount + nr;
-	uint64_t total = 0, *send = NULL, *got = NULL;
-	uint16_t *ans = NULL;
-	*answers = NULL;
-	if (!scount)
-		return BP_ENOMEM;
-	/* item j's keys for rank r start at off[r] + the counts of the items before it */
-	for (uint64_t j = 0; j < nitems; j++)
-		for (int r = 0; r < nr; r++) {
-			s->ib[j].cursor[r] = scount[r];
-			scount[r] += s->ib[j].cnt[r];
-		}
-	for (int r = 0; r < nr; r++) {
-		off[r] = total;
-		total += scount[r];
-	}
-	for (uint64_t j = 0; j < nitems; j++)
-		for (int r = 0; r < nr; r++)
-			s->ib[j].cursor[r] += off[r];
-	send = malloc(sizeof *send * (total ? total : 1));
-	if ((rc = agree(s, send ? BP_OK : BP_ENOMEM, NULL, 0)))
-		goto out;
-	for (uint64_t j = 0; j < nitems; j++) {
-		const uint64_t *k = s->ib[j].keys.a;
-		uint64_t *at = s->ib[j].cursor;
-		for (size_t i = 0; i < s->ib[j].keys.n; i++) {
-			int d = owner(s, KEY_TIER(k[i]), KEY_INDEX(k[i]));
-			if (d != s->me)
-				send[at[d]++] = k[i];
-		}
-		for (int r = 0; r < nr; r++)
-			at[r] -= s->ib[j].cnt[r]; /* back to the start, for pass B */
-	}
-	if ((rc = exchange(s, send, scount, sizeof *send, (void **)&got, rcount)))
-		goto out;
-	uint64_t rtotal = 0;
-	for (int r = 0; r < nr; r++)
-		rtotal += rcount[r];
-	struct answering a = { .s = s, .keys = got, .n = rtotal };
-	if (!(a.out = ans = malloc(sizeof *ans * (rtotal ? rtotal : 1))) ||
-	    !(*answers = malloc(sizeof **answers * (total ? total : 1))))
-		rc = BP_ENOMEM;
-	else
-		rc = bp_parallel_for(s->threads, (rtotal + CHUNK_BITS - 1) / CHUNK_BITS,
-				     answer_piece, &a);
-	if (a.bad)
-		snprintf(s->errmsg, sizeof s->errmsg, "a rank asked for a record not owned here");
-	if ((rc = agree(s, rc, NULL, 0)))
-		goto out;
-	/* the records go back the way the keys came: the counts turned around */
-	for (int r = 0; r < nr; r++) {
-		s->dx.sent += r == s->me ? 0 : rcount[r] * sizeof *ans;
-		s->dx.received += r == s->me ? 0 : scount[r] * sizeof *ans;
-	}
-	rc = s->dist->exchange(s->dist->ctx, ans, rcount, *answers, scount, sizeof *ans);
-out:
-	free(send);
-	free(got);
-	free(ans);
-	free(scount);
-	return rc;
+	const struct bp_dist_lookup_ops ops = {
+		.ctx = s, .ask = ask_of, .owner = key_owner, .answer = answer_keys
+	};
+	return bp_dist_lookup(&s->dx, s->threads, nitems, &ops, answers);
 }
 
 static int is_writer(const struct solve *s)
@@ -707,10 +603,8 @@ static int dist_setup(struct solve *s)
 	if (!s->fwd || !s->ib)
 		return BP_ENOMEM;
 	for (uint64_t j = 0; j < s->round_items; j++)
-		if (!(s->ib[j].cnt = calloc((size_t)nr * 2, sizeof(uint64_t))))
+		if (bp_dist_ask_init(&s->ib[j].ask, nr))
 			return BP_ENOMEM;
-		else
-			s->ib[j].cursor = s->ib[j].cnt + nr;
 	return BP_OK;
 }
 
@@ -721,10 +615,9 @@ static void dist_free(struct solve *s)
 			free(s->fwd[i].a);
 	if (s->ib)
 		for (uint64_t j = 0; j < s->round_items; j++) {
-			free(s->ib[j].keys.a);
+			bp_dist_ask_free(&s->ib[j].ask);
 			free(s->ib[j].nk.a);
 			free(s->ib[j].part.a);
-			free(s->ib[j].cnt);
 		}
 	free(s->fwd);
 	free(s->ib);
@@ -754,8 +647,8 @@ static int backward_tier(struct solve *s, uint32_t t)
 	int rc = BP_OK;
 	for (uint64_t k = 0, n = rounds_of(s, t); k < n; k++) {
 		for (uint64_t j = 0; j < s->round_items; j++) {
-			s->ib[j].keys.n = s->ib[j].nk.n = s->ib[j].part.n = 0;
-			memset(s->ib[j].cnt, 0, sizeof(uint64_t) * (size_t)s->nranks);
+			s->ib[j].nk.n = s->ib[j].part.n = 0;
+			bp_dist_ask_clear(&s->ib[j].ask, s->nranks);
 		}
 		uint64_t first = k * s->round_items, mine = s->tiers[t].mine;
 		uint64_t nitems = first >= mine			  ? 0

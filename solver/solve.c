@@ -36,19 +36,10 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				  "%s: only the tiers and walk engines solve across ranks%s",
 				  g->spec,
 				  cyclic ? " (and they cannot solve a game that repeats)" : "");
-	/* split across ranks the walk handles only children in the next tier, all of
-	 * them reached (expanded.c) */
-	int walk_splits = !(g->ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED));
 	if (e == BP_ENGINE_AUTO)
-		e = cyclic						? BP_ENGINE_CYCLES
-		    : g->ops->tier_walk && (!opts->dist || walk_splits) ? BP_ENGINE_WALK
-									: BP_ENGINE_TIERS;
-	if (e == BP_ENGINE_WALK && opts->dist && opts->dist->nranks > 1 && !walk_splits)
-		return bp_err_set(err, BP_EUNSUPPORTED,
-				  "%s: the walk does not split across ranks for a game whose "
-				  "moves skip tiers or whose walk visits unreached positions: "
-				  "use the tiers engine",
-				  g->spec);
+		e = cyclic		? BP_ENGINE_CYCLES
+		    : g->ops->tier_walk ? BP_ENGINE_WALK
+					: BP_ENGINE_TIERS;
 	if (e == BP_ENGINE_TIERS && cyclic)
 		return bp_err_set(err, BP_EUNSUPPORTED,
 				  "%s can repeat positions: solve it with the cycles engine",

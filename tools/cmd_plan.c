@@ -89,10 +89,8 @@ int bp_cmd_plan(int argc, char **argv)
 	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		return rc;
-	/* auto: what solve --mpi runs, the walk where the game has one that splits */
-	o.walk = !strcmp(solver, "walk") ||
-		 (!strcmp(solver, "auto") && g->ops->tier_walk &&
-		  !(g->ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED)));
+	/* auto: what solve --mpi runs, the walk where the game has one */
+	o.walk = !strcmp(solver, "walk") || (!strcmp(solver, "auto") && g->ops->tier_walk);
 	struct bp_plan p;
 	struct bp_err err = { { 0 } };
 	int prc = bp_plan_tiers(g, &o, &p, &err);

@@ -30,6 +30,8 @@ struct rank {
 	struct bp_solve_result r;
 	struct bp_err err;
 	int rc;
+	int stop_after; /* > 0: cancel once this many tiers are solved */
+	int solved;
 };
 
 static void publish(struct rank *me, void *p)
@@ -145,12 +147,70 @@ static int recv_from(void *ctx, int from, void *buf, uint64_t bytes)
 	return rc;
 }
 
+static void progress(void *ctx, const struct bp_solve_progress *p)
+{
+	struct rank *me = ctx;
+	me->solved += p->phase == 1 && !p->resumed;
+}
+
+static int cancel(void *ctx)
+{
+	const struct rank *me = ctx;
+	return me->stop_after > 0 && me->solved >= me->stop_after;
+}
+
 static void *run_rank(void *arg)
 {
 	struct rank *me = arg;
-	struct bp_solve_opts o = { .engine = me->engine, .threads = 1, .dist = &me->dist };
+	struct bp_solve_opts o = { .engine = me->engine,
+				   .threads = 1,
+				   .dist = &me->dist,
+				   .progress = progress,
+				   .cancel = cancel,
+				   .ctx = me };
 	me->rc = bp_solve(me->g, me->w->db, &o, &me->r, &me->err);
 	return NULL;
+}
+
+/* Solves spec on nranks ranks (threads) into the database at dir; each rank's outcome
+ * in ranks[] (its game destroyed). stop_after: see struct rank. */
+static void split_solve(const char *spec, int nranks, enum bp_engine engine, const char *dir,
+			int stop_after, struct rank *ranks)
+{
+	struct world w = { .nranks = nranks };
+	pthread_t th[MAX_RANKS];
+	memset(ranks, 0, sizeof *ranks * MAX_RANKS);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &w.db, NULL), BP_OK);
+	pthread_barrier_init(&w.bar, NULL, (unsigned)nranks);
+	for (int i = 0; i < MAX_RANKS; i++)
+		for (int j = 0; j < MAX_RANKS; j++) {
+			pthread_mutex_init(&box[i][j].mu, NULL);
+			pthread_cond_init(&box[i][j].cv, NULL);
+			box[i][j].full = 0;
+		}
+	for (int i = 0; i < nranks; i++) {
+		ranks[i] = (struct rank){ .w = &w,
+					  .engine = engine,
+					  .dist = { .rank = i,
+						    .nranks = nranks,
+						    .ctx = &ranks[i],
+						    .reduce_or = reduce_or,
+						    .sum = sum,
+						    .exchange = exchange,
+						    .send = send_to,
+						    .recv = recv_from },
+					  .g = open_game(spec),
+					  .stop_after = stop_after };
+	}
+	for (int i = 0; i < nranks; i++)
+		pthread_create(&th[i], NULL, run_rank, &ranks[i]);
+	for (int i = 0; i < nranks; i++) {
+		pthread_join(th[i], NULL);
+		bp_game_destroy(ranks[i].g);
+		ranks[i].g = NULL;
+	}
+	pthread_barrier_destroy(&w.bar);
+	bp_store_close(w.db);
 }
 
 struct split {
@@ -173,6 +233,9 @@ ParameterizedTestParameters(dist, every_split_stores_the_one_process_table)
 		{ "landscape:hex2,neutrals=1,layout=a1", 3, BP_ENGINE_WALK },
 		{ "landscape:hex2,neutrals=1,layout=a1", 2, BP_ENGINE_TIERS },
 		{ "chicken:tri4", 2, BP_ENGINE_AUTO },
+		{ "chicken:tri4", 3, BP_ENGINE_WALK },
+		{ "chicken:tri4", 4, BP_ENGINE_WALK },
+		{ "chicken:tri4", 3, BP_ENGINE_TIERS },
 		{ "glorieta:hex2", 3, BP_ENGINE_AUTO },
 		{ "havannah:hex2", 2, BP_ENGINE_AUTO },
 		{ "mirador:8x8", 4, BP_ENGINE_AUTO },
@@ -186,43 +249,12 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	char *one = temp_db(), *many = temp_db();
 	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
 	struct bp_solve_result r1 = solve_into(one, g, o);
-	/* auto across ranks: the walk where the game has one that splits (solve.c) */
-	enum bp_engine want_engine =
-		g->ops->tier_walk && !(g->ops->flags & (BP_GAME_TIER_SKIP | BP_GAME_WALK_UNREACHED))
-			? BP_ENGINE_WALK
-			: BP_ENGINE_TIERS;
+	/* auto across ranks: the walk where the game has one (solve.c) */
+	enum bp_engine want_engine = g->ops->tier_walk ? BP_ENGINE_WALK : BP_ENGINE_TIERS;
 	uint64_t want = verify_db(one, g).content_hash;
 
-	struct world w = { .nranks = t->nranks };
 	struct rank ranks[MAX_RANKS];
-	pthread_t th[MAX_RANKS];
-	memset(ranks, 0, sizeof ranks);
-	cr_assert_eq(bp_store_open(many, BP_STORE_CREATE, &w.db, NULL), BP_OK);
-	pthread_barrier_init(&w.bar, NULL, (unsigned)t->nranks);
-	for (int i = 0; i < MAX_RANKS; i++)
-		for (int j = 0; j < MAX_RANKS; j++) {
-			pthread_mutex_init(&box[i][j].mu, NULL);
-			pthread_cond_init(&box[i][j].cv, NULL);
-		}
-	for (int i = 0; i < t->nranks; i++) {
-		ranks[i] = (struct rank){ .w = &w,
-					  .engine = t->engine,
-					  .dist = { .rank = i,
-						    .nranks = t->nranks,
-						    .ctx = &ranks[i],
-						    .reduce_or = reduce_or,
-						    .sum = sum,
-						    .exchange = exchange,
-						    .send = send_to,
-						    .recv = recv_from },
-					  .g = open_game(t->spec) };
-	}
-	for (int i = 0; i < t->nranks; i++)
-		pthread_create(&th[i], NULL, run_rank, &ranks[i]);
-	for (int i = 0; i < t->nranks; i++)
-		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&w.bar);
-	bp_store_close(w.db);
+	split_solve(t->spec, t->nranks, t->engine, many, 0, ranks);
 	uint64_t sent = 0, received = 0;
 	for (int i = 0; i < t->nranks; i++) {
 		cr_expect_eq(ranks[i].rc, BP_OK, "%s rank %d of %d: %s", t->spec, i, t->nranks,
@@ -233,7 +265,6 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 		cr_expect_eq(ranks[i].r.positions, r1.positions, "%s rank %d", t->spec, i);
 		sent += ranks[i].r.sent_bytes;
 		received += ranks[i].r.received_bytes;
-		bp_game_destroy(ranks[i].g);
 	}
 	/* ranks hold only their slices: with more than one, records and marks travel */
 	cr_expect_eq(sent, received, "%s: bytes sent and received", t->spec);
@@ -261,5 +292,47 @@ Test(dist, the_cycles_engine_does_not_split)
 	cr_expect(strstr(err.msg, "tiers and walk engines") != NULL, "'%s'", err.msg);
 	bp_store_close(db);
 	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* A split solve stopped after a few tiers (every rank cancels) resumes on another
+ * number of ranks, each reading its chunks of the stored tiers (with Chicken's walk
+ * those of both child tiers, after the reach pass again), and stores the one-process
+ * table. */
+ParameterizedTestParameters(dist, a_stopped_split_resumes_on_other_ranks)
+{
+	static struct split splits[] = {
+		{ "chicken:tri4", 3, BP_ENGINE_WALK },
+		{ "chicken:tri4", 2, BP_ENGINE_TIERS },
+		{ "taifas:3x4", 2, BP_ENGINE_WALK },
+	};
+	return cr_make_param_array(struct split, splits, sizeof splits / sizeof splits[0]);
+}
+
+ParameterizedTest(struct split *t, dist, a_stopped_split_resumes_on_other_ranks)
+{
+	struct bp_game *g = open_game(t->spec);
+	char *one = temp_db(), *many = temp_db();
+	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
+	struct bp_solve_result r1 = solve_into(one, g, o);
+	struct rank ranks[MAX_RANKS];
+	split_solve(t->spec, t->nranks, t->engine, many, 3, ranks);
+	for (int i = 0; i < t->nranks; i++) {
+		cr_expect_neq(ranks[i].rc, BP_OK, "%s rank %d: not stopped", t->spec, i);
+		cr_expect_eq(ranks[i].r.solved_tiers, 3, "%s rank %d", t->spec, i);
+	}
+	int again = t->nranks == 3 ? 2 : 3;
+	split_solve(t->spec, again, t->engine, many, 0, ranks);
+	for (int i = 0; i < again; i++) {
+		cr_expect_eq(ranks[i].rc, BP_OK, "%s rank %d of %d: %s", t->spec, i, again,
+			     ranks[i].err.msg);
+		cr_expect_eq(ranks[i].r.resumed_tiers, 3, "%s rank %d", t->spec, i);
+		cr_expect_eq(ranks[i].r.value, r1.value, "%s rank %d", t->spec, i);
+		cr_expect_eq(ranks[i].r.positions, r1.positions, "%s rank %d", t->spec, i);
+	}
+	cr_expect_eq(verify_db(many, g).content_hash, verify_db(one, g).content_hash,
+		     "%s resumed on %d ranks", t->spec, again);
+	remove_db(one);
+	remove_db(many);
 	bp_game_destroy(g);
 }
