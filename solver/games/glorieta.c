@@ -687,6 +687,7 @@ struct gwalk {
 	int t, k, m, nb; /* tier, occupied cells, neutrals, stones (k - m) */
 	uint64_t ckm;	 /* C(k, m) */
 	struct gfit fit[65];
+	uint64_t *marks; /* two bitmaps of HH bits */
 	/* the triple */
 	uint64_t occ, neutral, yellow, black, bpat;
 	uint64_t base; /* index of the triple's first hand state */
@@ -706,29 +707,82 @@ struct gwalk {
 	uint64_t children[128], far[64 * 63 / 2], images[24];
 };
 
+/* Marks in `bits` the local hand indices (hy * HS + hb) * 2 + tomove whose hands fit
+ * s0 yellow, s1 black and N neutral stones: counts_fit_n for every hand at once. For a
+ * split of the neutrals, a player's stones used from hands fix the current hand up to
+ * one choice (used mod H stones gone from it, or none or all of it when H divides
+ * used), and the '+' is free where the flips allow it; the pairs whose turn counts
+ * meet are marked. */
+static void fit_marks(const struct glorieta *gl, int s0, int s1, int N, uint64_t *bits)
+{
+	const int H = gl->hand, s[2] = { s0, s1 };
+	memset(bits, 0, sizeof *bits * ((gl->hh + 63) / 64));
+	for (int ny = 0; ny <= N; ny++) {
+		const int flips[2] = { ny, N - ny };
+		/* per player up to 4 candidates: state, lo, hi */
+		int nc[2] = { 0, 0 }, st[2][4], lo[2][4], hi[2][4];
+		for (int pl = 0; pl < 2; pl++) {
+			const int used = s[pl] + flips[pl] - (pl == 0);
+			if (used < 0)
+				continue;
+			for (int u = used % H; u <= H && u <= used; u += H) {
+				const int k = (used - u) / H, h = H - u;
+				for (int plus = 0; plus < 2; plus++) {
+					if ((h == 0 && plus) || flips[pl] < k + plus)
+						continue;
+					st[pl][nc[pl]] = h == 0 ? 0 : 1 + 2 * (h - 1) + plus;
+					lo[pl][nc[pl]] =
+						k * ceil_half(H) + ceil_half(u) + flips[pl];
+					hi[pl][nc[pl]++] = k * H + u + flips[pl];
+				}
+			}
+		}
+		for (int a = 0; a < nc[0]; a++)
+			for (int b = 0; b < nc[1]; b++)
+				for (int tm = 0; tm < 2; tm++) {
+					const int d = tm ? 0 : 1;
+					if (lo[1][b] <= hi[0][a] + d && lo[0][a] + d <= hi[1][b]) {
+						uint32_t hl = ((uint32_t)st[0][a] * gl->hs +
+							       (uint32_t)st[1][b]) *
+								      2 +
+							      (uint32_t)tm;
+						bits[hl / 64] |= 1ull << (hl % 64);
+					}
+				}
+	}
+}
+
 static struct gfit *gwalk_fit(struct gwalk *s, int sb)
 {
 	const struct glorieta *gl = s->gl;
 	struct gfit *f = &s->fit[sb];
 	if (f->ready)
 		return f;
-	if (!f->hl) {
-		f->hl = malloc(sizeof *f->hl * gl->hh);
-		f->swap_ok = malloc(gl->hh);
-		if (!f->hl || !f->swap_ok)
-			return NULL;
-	}
-	int sy = s->nb - sb;
+	const uint32_t words = (gl->hh + 63) / 64;
+	if (!s->marks && !(s->marks = malloc(sizeof *s->marks * words * 2)))
+		return NULL;
+	uint64_t *mine = s->marks, *swapped = s->marks + words;
+	const int sy = s->nb - sb;
+	fit_marks(gl, sy, sb, s->m, mine);
+	fit_marks(gl, sb, sy, s->m, swapped);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < words; i++)
+		n += (uint32_t)popc(mine[i]);
+	free(f->hl);
+	free(f->swap_ok);
+	f->hl = malloc(sizeof *f->hl * (n ? n : 1));
+	f->swap_ok = malloc(n ? n : 1);
+	if (!f->hl || !f->swap_ok)
+		return NULL;
 	f->n = 0;
-	for (uint32_t hl = 0; hl < gl->hh; hl++) {
-		int tm = (int)(hl & 1);
-		uint64_t hy = hand_of_state((hl >> 1) / gl->hs),
-			 hb = hand_of_state((hl >> 1) % gl->hs);
-		if (!counts_fit_n(gl, sy, sb, s->m, hy, hb, tm))
-			continue;
-		f->swap_ok[f->n] = (uint8_t)counts_fit_n(gl, sb, sy, s->m, hb, hy, !tm);
-		f->hl[f->n++] = hl;
-	}
+	for (uint32_t i = 0; i < words; i++)
+		for (uint64_t r = mine[i]; r; r &= r - 1) {
+			const uint32_t hl = i * 64 + (uint32_t)__builtin_ctzll(r);
+			const uint32_t hy = (hl >> 1) / gl->hs, hb = (hl >> 1) % gl->hs;
+			const uint32_t x = (hb * gl->hs + hy) * 2 + !(hl & 1);
+			f->swap_ok[f->n] = (uint8_t)(swapped[x / 64] >> (x % 64) & 1);
+			f->hl[f->n++] = hl;
+		}
 	f->ready = 1;
 	return f;
 }
@@ -1081,6 +1135,7 @@ out:
 		free(s->fit[i].hl);
 		free(s->fit[i].swap_ok);
 	}
+	free(s->marks);
 	free(s);
 	return rc;
 }
