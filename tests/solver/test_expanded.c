@@ -405,6 +405,7 @@ ParameterizedTestParameters(expanded, memory_plan_near_the_peak)
 	static struct plan_case cases[] = {
 		{ "taifas:3x4", BP_ENGINE_WALK },    { "taifas:3x4", BP_ENGINE_TIERS },
 		{ "chicken:tri4", BP_ENGINE_WALK },  { "chicken:tri4", BP_ENGINE_TIERS },
+		{ "glorieta:hex2", BP_ENGINE_WALK }, { "glorieta:hex2", BP_ENGINE_TIERS },
 		{ "blooms:tri3", BP_ENGINE_CYCLES },
 	};
 	return cr_make_param_array(struct plan_case, cases, sizeof cases / sizeof cases[0]);
