@@ -165,6 +165,7 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "glorieta:hex2,hand=2,ring=yyyyyyyyyyyy", 0 },
 		{ "glorieta:tri3,hand=3,ring=none,both=opponent", 0 },
 		{ "glorieta:rh2x3,hand=2,ring=none", 0 },
+		{ "glorieta:rh2x2,hand=20,ring=none", 0 },
 	};
 	return cr_make_param_array(struct walk_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -304,6 +305,7 @@ ParameterizedTestParameters(expanded, agrees_with_the_generic_solver)
 		"glorieta:hex2,hand=3,ring=bybbbbyyyyyb",
 		"glorieta:tri3,hand=3,ring=none",
 		"glorieta:rh2x3,hand=2,ring=none",
+		"glorieta:rh2x2,hand=20,ring=none",
 	};
 	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
 }
