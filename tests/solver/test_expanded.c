@@ -163,6 +163,7 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "glorieta:hex2,hand=3,ring=alt", 0 },
 		{ "glorieta:hex2,hand=1,ring=none", 0 },
 		{ "glorieta:hex2,hand=2,ring=yyyyyyyyyyyy", 0 },
+		{ "glorieta:hex2,hand=3,ring=bybbbbyyyyyb", 0 },
 		{ "glorieta:tri3,hand=3,ring=none,both=opponent", 0 },
 		{ "glorieta:rh2x3,hand=2,ring=none", 0 },
 		{ "glorieta:rh2x2,hand=20,ring=none", 0 },
