@@ -692,7 +692,7 @@ struct gwalk {
 	uint64_t occ, neutral, yellow, black, bpat;
 	uint64_t base; /* index of the triple's first hand state */
 	int over;
-	int canon_ready, ns_smaller, sw_smaller, sw_equal;
+	int ns_smaller, sw_smaller, sw_equal;
 	int kids_ready[2];
 	int none[2], ntwo[2], nflip[2];
 	uint64_t one[2][64], flip[2][64], two[2][64 * 63 / 2];
@@ -922,7 +922,6 @@ static void gwalk_canon(struct gwalk *s)
 		else if (cmp == 0 && x)
 			s->sw_equal = 1;
 	}
-	s->canon_ready = 1;
 }
 
 /* The board parts of the images' indices, one per symmetry 1 .. nsyms - 1. */
@@ -961,29 +960,30 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 			int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
 	const struct glorieta *gl = s->gl;
+	/* cheapest first: the hand states that fit, the symmetries, then the loops */
+	const struct gfit *f = gwalk_fit(s, popc(s->bpat));
+	if (!f)
+		return BP_ENOMEM;
+	uint32_t i = 0;
+	while (i < f->n && f->hl[i] < from)
+		i++;
+	if (i == f->n || f->hl[i] >= to)
+		return BP_OK;
 	const uint64_t stones = s->occ & ~s->neutral;
 	s->black = bp_bits_deposit(s->bpat, stones);
 	s->yellow = stones & ~s->black;
+	s->kids_ready[0] = s->kids_ready[1] = s->img_ready = 0;
+	gwalk_canon(s);
+	if (s->ns_smaller)
+		return BP_OK; /* no member of the triple is canonical */
 	int ly = bp_loops_enclosed(&gl->L, 0, s->yellow | s->neutral) != 0;
 	int lb = bp_loops_enclosed(&gl->L, 1, s->black | s->neutral) != 0;
 	if (ly && lb)
 		return BP_OK; /* holes: check_position refuses both loops */
 	s->over = ly || lb;
-	const struct gfit *f = gwalk_fit(s, popc(s->bpat));
-	if (!f)
-		return BP_ENOMEM;
-	s->canon_ready = s->kids_ready[0] = s->kids_ready[1] = s->img_ready = 0;
-	uint32_t i = 0;
-	while (i < f->n && f->hl[i] < from)
-		i++;
 	for (; i < f->n && f->hl[i] < to; i++) {
 		const uint32_t hl = f->hl[i];
 		const int tm = (int)(hl & 1);
-		if (!s->canon_ready) {
-			gwalk_canon(s);
-			if (s->ns_smaller)
-				return BP_OK; /* no member of the triple is canonical */
-		}
 		if ((s->sw_smaller || (s->sw_equal && tm)) && f->swap_ok[i])
 			continue;
 		struct bp_walk w = { .index = s->base + hl, .nchildren = -1 };
