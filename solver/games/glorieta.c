@@ -627,11 +627,11 @@ static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
  * images' index parts, and the children's index parts for either mover (the board
  * part of each drop's and flip's child). A position of the triple then costs its hand
  * states: whether they fit the stone counts (a list of the hand states that do, made
- * once per black-stone count), whether a colour-exchanging symmetry gives a smaller
+ * once per black-stone count of a block, see fit_marks), whether a colour-exchanging symmetry gives a smaller
  * valid image, and one addition per child (the child's hand part).
  *
  * canonical() takes the bytewise-smallest valid image: memcmp of the words in order,
- * which on the little-endian words compares their byte-reversed values. The stone
+ * which on a little-endian machine compares their byte-reversed values. The stone
  * planes (w[0..2]) decide unless an image has the same stones; then a board symmetry
  * keeps the hands (the same position) and a colour-exchanging one gives the other side
  * to move (w[3]), smaller exactly when black is to move. An image under a board
@@ -652,10 +652,14 @@ static uint64_t gosper(uint64_t s)
 	return (((r ^ s) >> 2) / lowest) | r;
 }
 
-/* The index order of memcmp on one little-endian word. */
+/* The order memcmp gives one word: its bytes from the lowest address. */
 static uint64_t byte_order(uint64_t w)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return __builtin_bswap64(w);
+#else
+	return w;
+#endif
 }
 
 /* Bit v inserted at position s of B, the bits from s up moved one place. */
@@ -1045,7 +1049,6 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 static int walk_start(const struct bp_game *g, unsigned what,
 		      int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
-	const struct glorieta *gl = GL(g);
 	struct bp_pos p, c;
 	struct bp_move mv[64];
 	uint64_t children[64];
@@ -1062,7 +1065,6 @@ static int walk_start(const struct bp_game *g, unsigned what,
 		}
 		w.nchildren = n;
 	}
-	(void)gl;
 	return visit(ctx, &w);
 }
 
