@@ -19,7 +19,8 @@ if [ $# -eq 0 ]; then
 		"landscape:hex3,neutrals=3,layout=a1;c3;e3:tiers" \
 		"landscape:tri4,neutrals=2,layout=a1;a3:walk" \
 		chicken:rh3x4:walk chicken:rh3x4:tiers chicken:tri5:walk chicken:tri5:tiers \
-		glorieta:hex2:tiers blooms:tri3:cycles mirador:7x7:tiers mirador:8x8:tiers \
+		glorieta:hex2:walk glorieta:hex2:tiers "glorieta:rh3x3,ring=none:walk" \
+		"glorieta:rh3x3,ring=none:tiers" blooms:tri3:cycles mirador:7x7:tiers mirador:8x8:tiers \
 		havannah:hex2:tiers
 fi
 tmp=$(mktemp -d)

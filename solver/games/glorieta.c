@@ -63,6 +63,13 @@ struct glorieta {
 	int sym[24], swap[24]; /* the instance's symmetries: board symmetry, exchange */
 	uint64_t off[129][66]; /* off[t][k], k from ceil(t/2); off[t][kmax + 1] = size */
 	uint8_t too_big[129];
+	/* the tier walk's tables */
+	uint32_t hs, hh;	/* hand states 2H + 1; hand indices HS * HS * 2 */
+	uint64_t binom[67][68]; /* C(n, k), 0 for k > n */
+	/* per hand state: the stones in it, and the state after a drop of one, a drop
+	 * of two and a flip (the refill included) */
+	uint8_t state_h[199];
+	uint16_t state_one[199], state_two[199], state_flip[199];
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -245,15 +252,18 @@ static int ceil_half(int x)
 	return (x + 1) / 2;
 }
 
-/* Is there a history for the counts? See check_counts. */
-static int counts_fit(const struct glorieta *gl, const struct bp_pos *p)
+/* Is there a history for the counts: s0 yellow, s1 black and N neutral stones, the
+ * hands hand0 and hand1 (taken), `tomove` to move? See check_counts. */
+static int counts_fit_n(const struct glorieta *gl, int s0, int s1, int N, uint64_t hand0,
+			uint64_t hand1, int tomove)
 {
-	int H = gl->hand, N = popc(NEUTRAL(p));
-	int s[2] = { popc(YELLOW(p)), popc(BLACK(p)) };
+	int H = gl->hand;
+	int s[2] = { s0, s1 };
+	const uint64_t hand[2] = { hand0, hand1 };
 	int h[2], plus[2];
 	for (int pl = 0; pl < 2; pl++) {
-		h[pl] = (int)(HAND(p, pl) & 0x7f);
-		plus[pl] = (HAND(p, pl) & HAND_PLUS) != 0;
+		h[pl] = (int)(hand[pl] & 0x7f);
+		plus[pl] = (hand[pl] & HAND_PLUS) != 0;
 	}
 	for (int ny = 0; ny <= N; ny++) {
 		int flips[2] = { ny, N - ny };
@@ -278,11 +288,17 @@ static int counts_fit(const struct glorieta *gl, const struct bp_pos *p)
 			continue;
 		/* turns after yellow's first: black's minus yellow's is 0 when black is
 		 * to move, 1 when yellow is */
-		int d = TOMOVE(p) ? 0 : 1;
+		int d = tomove ? 0 : 1;
 		if (lo[1] <= hi[0] + d && lo[0] + d <= hi[1])
 			return 1;
 	}
 	return 0;
+}
+
+static int counts_fit(const struct glorieta *gl, const struct bp_pos *p)
+{
+	return counts_fit_n(gl, popc(YELLOW(p)), popc(BLACK(p)), popc(NEUTRAL(p)), HAND(p, 0),
+			    HAND(p, 1), (int)TOMOVE(p));
 }
 
 /* Everything but the loops. With hands: each player's stones placed (on the board or
@@ -598,6 +614,534 @@ static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
 	return check_position(gl, out, NULL) ? BP_ENOTFOUND : BP_OK;
 }
 
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * A drop of one stone and a flip lead from tier t to t + 1, a drop of two stones to
+ * t + 2 (bp_walk.far), and rank() covers every position, canonical or not. The walk
+ * goes through a tier's index range in order, one *plane triple* at a time: the
+ * stones on the board (the occupied set, the neutrals within it, the black stones
+ * within the rest), which the index spells above the HS * HS * 2 hand states
+ * (yellow's hand, black's hand, the side to move). Everything that depends on the
+ * stones alone is made once per triple: the loops (both players' loops: a hole; one:
+ * the game is over), how the symmetries' images of the stones compare with them, the
+ * images' index parts, and the children's index parts for either mover (the board
+ * part of each drop's and flip's child). A position of the triple then costs its hand
+ * states: whether they fit the stone counts (a list of the hand states that do, made
+ * once per black-stone count of a block, see fit_marks), whether a colour-exchanging symmetry gives a smaller
+ * valid image, and one addition per child (the child's hand part).
+ *
+ * canonical() takes the bytewise-smallest valid image: memcmp of the words in order,
+ * which on a little-endian machine compares their byte-reversed values. The stone
+ * planes (w[0..2]) decide unless an image has the same stones; then a board symmetry
+ * keeps the hands (the same position) and a colour-exchanging one gives the other side
+ * to move (w[3]), smaller exactly when black is to move. An image under a board
+ * symmetry is always valid; a colour-exchanged one when its counts fit, which depends
+ * only on the counts and hands, the same for every such symmetry.
+ *
+ * Which valid positions a game reaches depends on the order of play (a loop ends the
+ * game, so a position whose loop needs stones dropped after it formed is valid but
+ * never reached), so the walk visits every valid canonical position and the engine
+ * marks the reached ones (BP_GAME_WALK_UNREACHED). Images are listed for every
+ * symmetry, colour-exchanged images that fail validation included (holes, never read),
+ * as transform() gives them. */
+
+/* The next set of as many cells in colex order (s != 0). */
+static uint64_t gosper(uint64_t s)
+{
+	uint64_t lowest = s & -s, r = s + lowest;
+	return (((r ^ s) >> 2) / lowest) | r;
+}
+
+/* The order memcmp gives one word: its bytes from the lowest address. */
+static uint64_t byte_order(uint64_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(w);
+#else
+	return w;
+#endif
+}
+
+/* Bit v inserted at position s of B, the bits from s up moved one place. */
+static uint64_t bits_insert(uint64_t b, int s, uint64_t v)
+{
+	uint64_t low = (1ull << s) - 1;
+	return (b & low) | (b & ~low) << 1 | v << s;
+}
+
+/* Bit s of B removed, the bits above it moved down one place. */
+static uint64_t bits_remove(uint64_t b, int s)
+{
+	uint64_t low = (1ull << s) - 1;
+	return (b & low) | (b >> 1 & ~low);
+}
+
+/* The hand states that fit one stone count: for a block (k, m) and b black stones,
+ * the local hand indices (hy * HS + hb) * 2 + tomove whose counts fit, in order, and
+ * for each whether the colour-exchanged position's counts fit too. */
+struct gfit {
+	int ready;
+	uint32_t n;
+	uint32_t *hl;
+	uint8_t *swap_ok;
+};
+
+struct gwalk {
+	const struct glorieta *gl;
+	int t, k, m, nb; /* tier, occupied cells, neutrals, stones (k - m) */
+	uint64_t ckm;	 /* C(k, m) */
+	struct gfit fit[65];
+	uint64_t *marks; /* two bitmaps of HH bits */
+	/* the triple */
+	uint64_t occ, neutral, yellow, black, bpat;
+	uint64_t base; /* index of the triple's first hand state */
+	int over;
+	int ns_smaller, sw_smaller, sw_equal;
+	int kids_ready[2];
+	int none[2], ntwo[2], nflip[2];
+	uint64_t one[2][64], flip[2][64], two[2][64 * 63 / 2];
+	int img_ready;
+	uint64_t img[24];
+	/* per occupied set and neutral set: the children's colex parts */
+	uint64_t ranks_occ, ranks_neutral;
+	int slot[64];
+	uint64_t P[66], Q1[66], Q2[66];
+	uint64_t N00[65], N10[65], N20[65], N01[65];
+	/* the visit's lists */
+	uint64_t children[128], far[64 * 63 / 2], images[24];
+};
+
+/* Marks in `bits` the local hand indices (hy * HS + hb) * 2 + tomove whose hands fit
+ * s0 yellow, s1 black and N neutral stones: counts_fit_n for every hand at once. For a
+ * split of the neutrals, a player's stones used from hands fix the current hand up to
+ * one choice (used mod H stones gone from it, or none or all of it when H divides
+ * used), and the '+' is free where the flips allow it; the pairs whose turn counts
+ * meet are marked. */
+static void fit_marks(const struct glorieta *gl, int s0, int s1, int N, uint64_t *bits)
+{
+	const int H = gl->hand, s[2] = { s0, s1 };
+	memset(bits, 0, sizeof *bits * ((gl->hh + 63) / 64));
+	for (int ny = 0; ny <= N; ny++) {
+		const int flips[2] = { ny, N - ny };
+		/* per player up to 4 candidates: state, lo, hi */
+		int nc[2] = { 0, 0 }, st[2][4], lo[2][4], hi[2][4];
+		for (int pl = 0; pl < 2; pl++) {
+			const int used = s[pl] + flips[pl] - (pl == 0);
+			if (used < 0)
+				continue;
+			for (int u = used % H; u <= H && u <= used; u += H) {
+				const int k = (used - u) / H, h = H - u;
+				for (int plus = 0; plus < 2; plus++) {
+					if ((h == 0 && plus) || flips[pl] < k + plus)
+						continue;
+					st[pl][nc[pl]] = h == 0 ? 0 : 1 + 2 * (h - 1) + plus;
+					lo[pl][nc[pl]] =
+						k * ceil_half(H) + ceil_half(u) + flips[pl];
+					hi[pl][nc[pl]++] = k * H + u + flips[pl];
+				}
+			}
+		}
+		for (int a = 0; a < nc[0]; a++)
+			for (int b = 0; b < nc[1]; b++)
+				for (int tm = 0; tm < 2; tm++) {
+					const int d = tm ? 0 : 1;
+					if (lo[1][b] <= hi[0][a] + d && lo[0][a] + d <= hi[1][b]) {
+						uint32_t hl = ((uint32_t)st[0][a] * gl->hs +
+							       (uint32_t)st[1][b]) *
+								      2 +
+							      (uint32_t)tm;
+						bits[hl / 64] |= 1ull << (hl % 64);
+					}
+				}
+	}
+}
+
+static struct gfit *gwalk_fit(struct gwalk *s, int sb)
+{
+	const struct glorieta *gl = s->gl;
+	struct gfit *f = &s->fit[sb];
+	if (f->ready)
+		return f;
+	const uint32_t words = (gl->hh + 63) / 64;
+	if (!s->marks && !(s->marks = malloc(sizeof *s->marks * words * 2)))
+		return NULL;
+	uint64_t *mine = s->marks, *swapped = s->marks + words;
+	const int sy = s->nb - sb;
+	fit_marks(gl, sy, sb, s->m, mine);
+	fit_marks(gl, sb, sy, s->m, swapped);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < words; i++)
+		n += (uint32_t)popc(mine[i]);
+	free(f->hl);
+	free(f->swap_ok);
+	f->hl = malloc(sizeof *f->hl * (n ? n : 1));
+	f->swap_ok = malloc(n ? n : 1);
+	if (!f->hl || !f->swap_ok)
+		return NULL;
+	f->n = 0;
+	for (uint32_t i = 0; i < words; i++)
+		for (uint64_t r = mine[i]; r; r &= r - 1) {
+			const uint32_t hl = i * 64 + (uint32_t)__builtin_ctzll(r);
+			const uint32_t hy = (hl >> 1) / gl->hs, hb = (hl >> 1) % gl->hs;
+			const uint32_t x = (hb * gl->hs + hy) * 2 + !(hl & 1);
+			f->swap_ok[f->n] = (uint8_t)(swapped[x / 64] >> (x % 64) & 1);
+			f->hl[f->n++] = hl;
+		}
+	f->ready = 1;
+	return f;
+}
+
+static void gwalk_block(struct gwalk *s, int t, int k)
+{
+	s->t = t;
+	s->k = k;
+	s->m = t - k;
+	s->nb = k - s->m;
+	s->ckm = s->gl->binom[k][s->m];
+	for (int i = 0; i < 65; i++)
+		s->fit[i].ready = 0;
+	s->ranks_occ = s->ranks_neutral = ~0ull;
+}
+
+/* The colex parts of the children's indices (see chicken.c's walk): a drop adds a
+ * cell to the occupied set at slot kc, which moves the cells above it up one index
+ * (two for the second cell of a two-stone drop) and the neutrals above it up one
+ * slot; a flip adds a neutral at slot kc, which moves the neutrals above it up one
+ * index. Each part is a prefix sum below the new cells plus moved suffix sums above
+ * them. */
+static void gwalk_ranks(struct gwalk *s)
+{
+	const struct glorieta *gl = s->gl;
+	if (s->occ != s->ranks_occ) {
+		int c[64], j = 0;
+		for (int i = 0; i < gl->n; i++) {
+			s->slot[i] = j;
+			if (s->occ >> i & 1)
+				c[j++] = i;
+		}
+		s->P[0] = 0;
+		for (int i = 0; i < j; i++)
+			s->P[i + 1] = s->P[i] + gl->binom[c[i]][i + 1];
+		s->Q1[j] = s->Q2[j] = 0;
+		for (int i = j; i-- > 0;) {
+			s->Q1[i] = s->Q1[i + 1] + gl->binom[c[i]][i + 2];
+			s->Q2[i] = s->Q2[i + 1] + gl->binom[c[i]][i + 3];
+		}
+		s->ranks_occ = s->occ;
+		s->ranks_neutral = ~0ull;
+	}
+	if (s->neutral != s->ranks_neutral) {
+		int p[64], m = 0;
+		for (uint64_t r = s->neutral; r; r &= r - 1)
+			p[m++] = s->slot[__builtin_ctzll(r)];
+		s->N00[0] = 0;
+		for (int i = 0; i < m; i++)
+			s->N00[i + 1] = s->N00[i] + gl->binom[p[i]][i + 1];
+		s->N10[m] = s->N20[m] = s->N01[m] = 0;
+		for (int i = m; i-- > 0;) {
+			s->N10[i] = s->N10[i + 1] + gl->binom[p[i] + 1][i + 1];
+			s->N20[i] = s->N20[i + 1] + gl->binom[p[i] + 2][i + 1];
+			s->N01[i] = s->N01[i + 1] + gl->binom[p[i]][i + 2];
+		}
+		s->ranks_neutral = s->neutral;
+	}
+}
+
+/* The board parts of the children's indices for `mover`, as glorieta_moves lists
+ * them (the hands decide which kinds are legal). */
+static void gwalk_kids(struct gwalk *s, int mover)
+{
+	const struct glorieta *gl = s->gl;
+	const int t = s->t, k = s->k, m = s->m, nb = s->nb;
+	const uint64_t hh = gl->hh, empty = gl->L.full & ~s->occ;
+	gwalk_ranks(s);
+	const uint64_t rocc = s->P[k];
+	int n1 = 0, n2 = 0, nf = 0;
+	if (t + 1 < 2 * gl->n + 1 && k < gl->n) {
+		const uint64_t base1 = gl->off[t + 1][k + 1], c1m = gl->binom[k + 1][m];
+		for (uint64_t e = empty; e; e &= e - 1) {
+			const int c = __builtin_ctzll(e), kc = s->slot[c];
+			const int j = popc(s->neutral & ((e & -e) - 1)), sc = kc - j;
+			const uint64_t ro = s->P[kc] + gl->binom[c][kc + 1] + s->Q1[kc];
+			const uint64_t r = s->N00[j] + s->N10[j];
+			const uint64_t b = bits_insert(s->bpat, sc, (uint64_t)mover);
+			s->one[mover][n1++] = base1 + (((ro * c1m + r) << (nb + 1)) | b) * hh;
+		}
+	}
+	if (k + 2 <= gl->n) {
+		const uint64_t base2 = gl->off[t + 2][k + 2], c2m = gl->binom[k + 2][m];
+		for (uint64_t e = empty; e; e &= e - 1) {
+			const int c = __builtin_ctzll(e), kc = s->slot[c];
+			const int j = popc(s->neutral & ((e & -e) - 1)), sc = kc - j;
+			const uint64_t b1 = bits_insert(s->bpat, sc, (uint64_t)mover);
+			const uint64_t pre = s->P[kc] + gl->binom[c][kc + 1] + s->Q1[kc];
+			for (uint64_t f = e & (e - 1); f; f &= f - 1) {
+				const int d = __builtin_ctzll(f), kd = s->slot[d];
+				const int jd = popc(s->neutral & ((f & -f) - 1)), sd = kd - jd;
+				const uint64_t ro =
+					pre - s->Q1[kd] + gl->binom[d][kd + 2] + s->Q2[kd];
+				const uint64_t r = s->N00[j] + s->N10[j] - s->N10[jd] + s->N20[jd];
+				const uint64_t b = bits_insert(b1, sd + 1, (uint64_t)mover);
+				s->two[mover][n2++] =
+					base2 + (((ro * c2m + r) << (nb + 2)) | b) * hh;
+			}
+		}
+	}
+	const uint64_t own0 = mover ? s->black : s->yellow;
+	const uint64_t basef = own0 ? gl->off[t + 1][k] : 0, cf = gl->binom[k][m + 1];
+	for (uint64_t own = own0; own; own &= own - 1) {
+		const int c = __builtin_ctzll(own), kc = s->slot[c];
+		const int j = popc(s->neutral & ((own & -own) - 1)), sc = kc - j;
+		const uint64_t r = s->N00[j] + gl->binom[kc][j + 1] + s->N01[j];
+		const uint64_t b = bits_remove(s->bpat, sc);
+		s->flip[mover][nf++] = basef + (((rocc * cf + r) << (nb - 1)) | b) * hh;
+	}
+	s->none[mover] = n1;
+	s->ntwo[mover] = n2;
+	s->nflip[mover] = nf;
+	s->kids_ready[mover] = 1;
+}
+
+/* How the images of the triple's stones compare with them, in canonical()'s order. */
+static void gwalk_canon(struct gwalk *s)
+{
+	const struct glorieta *gl = s->gl;
+	const uint64_t mine[3] = { byte_order(s->yellow), byte_order(s->black),
+				   byte_order(s->neutral) };
+	s->ns_smaller = s->sw_smaller = s->sw_equal = 0;
+	for (int i = 1; i < gl->nsyms && !s->ns_smaller; i++) {
+		const int bs = gl->sym[i], x = gl->swap[i];
+		const uint64_t img[3] = {
+			byte_order(bp_perm64_apply(gl->perm, bs, x ? s->black : s->yellow)),
+			byte_order(bp_perm64_apply(gl->perm, bs, x ? s->yellow : s->black)),
+			byte_order(bp_perm64_apply(gl->perm, bs, s->neutral))
+		};
+		int cmp = 0;
+		for (int w = 0; w < 3 && !cmp; w++)
+			cmp = img[w] < mine[w] ? -1 : img[w] > mine[w];
+		if (cmp < 0 && !x)
+			s->ns_smaller = 1;
+		else if (cmp < 0)
+			s->sw_smaller = 1;
+		else if (cmp == 0 && x)
+			s->sw_equal = 1;
+	}
+}
+
+/* The board parts of the images' indices, one per symmetry 1 .. nsyms - 1. */
+static void gwalk_images(struct gwalk *s)
+{
+	const struct glorieta *gl = s->gl;
+	for (int i = 1; i < gl->nsyms; i++) {
+		const int bs = gl->sym[i], x = gl->swap[i];
+		const uint64_t occ = bp_perm64_apply(gl->perm, bs, s->occ);
+		const uint64_t nt = bp_perm64_apply(gl->perm, bs, s->neutral);
+		const uint64_t bk = bp_perm64_apply(gl->perm, bs, x ? s->yellow : s->black);
+		const uint64_t idx =
+			(bp_rank_subset(occ) * s->ckm + bp_rank_subset(bp_bits_extract(nt, occ)))
+				<< s->nb |
+			bp_bits_extract(bk, occ & ~nt);
+		s->img[i] = s->gl->off[s->t][s->k] + idx * gl->hh;
+	}
+	s->img_ready = 1;
+}
+
+/* The hand part of a child's index after the mover's hand went from state `from` to
+ * `to`. */
+static uint64_t hand_part(const struct glorieta *gl, uint32_t hl, int mover, uint32_t to)
+{
+	uint32_t hy = (hl >> 1) / gl->hs, hb = (hl >> 1) % gl->hs;
+	if (mover)
+		hb = to;
+	else
+		hy = to;
+	return (uint64_t)((hy * gl->hs + hb) * 2 + !mover);
+}
+
+/* Visits the valid canonical positions of the triple whose local hand indices lie in
+ * [from, to). */
+static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned what,
+			int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
+{
+	const struct glorieta *gl = s->gl;
+	/* cheapest first: the hand states that fit, the symmetries, then the loops */
+	const struct gfit *f = gwalk_fit(s, popc(s->bpat));
+	if (!f)
+		return BP_ENOMEM;
+	uint32_t i = 0;
+	while (i < f->n && f->hl[i] < from)
+		i++;
+	if (i == f->n || f->hl[i] >= to)
+		return BP_OK;
+	const uint64_t stones = s->occ & ~s->neutral;
+	s->black = bp_bits_deposit(s->bpat, stones);
+	s->yellow = stones & ~s->black;
+	s->kids_ready[0] = s->kids_ready[1] = s->img_ready = 0;
+	gwalk_canon(s);
+	if (s->ns_smaller)
+		return BP_OK; /* no member of the triple is canonical */
+	int ly = bp_loops_enclosed(&gl->L, 0, s->yellow | s->neutral) != 0;
+	int lb = bp_loops_enclosed(&gl->L, 1, s->black | s->neutral) != 0;
+	if (ly && lb)
+		return BP_OK; /* holes: check_position refuses both loops */
+	s->over = ly || lb;
+	for (; i < f->n && f->hl[i] < to; i++) {
+		const uint32_t hl = f->hl[i];
+		const int tm = (int)(hl & 1);
+		if ((s->sw_smaller || (s->sw_equal && tm)) && f->swap_ok[i])
+			continue;
+		struct bp_walk w = { .index = s->base + hl, .nchildren = -1 };
+		if (what & BP_WALK_CHILDREN && !s->over) {
+			const uint32_t hs = gl->hs;
+			const uint32_t st = tm ? (hl >> 1) % hs : (hl >> 1) / hs;
+			const int h = gl->state_h[st];
+			const uint64_t own = tm ? s->black : s->yellow;
+			const int drops = h > 0 && s->occ != gl->L.full;
+			if (drops || own) {
+				if (!s->kids_ready[tm])
+					gwalk_kids(s, tm);
+				int n = 0;
+				if (drops) {
+					const uint64_t hp =
+						hand_part(gl, hl, tm, gl->state_one[st]);
+					for (int c = 0; c < s->none[tm]; c++)
+						s->children[n++] = s->one[tm][c] + hp;
+				}
+				if (own) {
+					const uint64_t hp =
+						hand_part(gl, hl, tm, gl->state_flip[st]);
+					for (int c = 0; c < s->nflip[tm]; c++)
+						s->children[n++] = s->flip[tm][c] + hp;
+				}
+				w.nchildren = n;
+				w.nfar = 0;
+				if (h >= 2) {
+					const uint64_t hp =
+						hand_part(gl, hl, tm, gl->state_two[st]);
+					for (int c = 0; c < s->ntwo[tm]; c++)
+						s->far[c] = s->two[tm][c] + hp;
+					w.nfar = s->ntwo[tm];
+				}
+			}
+		}
+		w.children = s->children;
+		w.far = s->far;
+		if (what & BP_WALK_IMAGES) {
+			if (!s->img_ready)
+				gwalk_images(s);
+			const uint32_t hs = gl->hs, hy = (hl >> 1) / hs, hb = (hl >> 1) % hs;
+			const uint64_t swapped = (uint64_t)((hb * hs + hy) * 2 + !tm);
+			for (int sy = 1; sy < gl->nsyms; sy++) {
+				const uint64_t r = s->img[sy] + (gl->swap[sy] ? swapped : hl);
+				if (r != w.index)
+					s->images[w.nimages++] = r;
+			}
+			w.images = s->images;
+		}
+		int rc = visit(ctx, &w);
+		if (rc)
+			return rc;
+	}
+	return BP_OK;
+}
+
+/* Tier 0 holds the start alone: its children come from the rules. */
+static int walk_start(const struct bp_game *g, unsigned what,
+		      int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
+{
+	struct bp_pos p, c;
+	struct bp_move mv[64];
+	uint64_t children[64];
+	struct bp_walk w = { .index = 0, .nchildren = -1, .children = children };
+	glorieta_start(g, &p);
+	if ((what & BP_WALK_CHILDREN) && !OVER(&p)) {
+		int n = glorieta_moves(g, &p, mv);
+		for (int i = 0; i < n; i++) {
+			c = p;
+			glorieta_apply(g, &c, mv[i]);
+			int rc = glorieta_rank(g, &c, &children[i]);
+			if (rc)
+				return rc;
+		}
+		w.nchildren = n;
+	}
+	return visit(ctx, &w);
+}
+
+static int glorieta_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			      unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
+			      void *ctx)
+{
+	const struct glorieta *gl = GL(g);
+	uint64_t size;
+	int rc = glorieta_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (lo > hi || hi > size)
+		return BP_ERANGE;
+	/* the children's tiers must be ranked too */
+	for (uint32_t d = 1; d <= 2; d++)
+		if (tier + d <= 2u * (uint32_t)gl->n && gl->too_big[tier + d])
+			return BP_ERANGE;
+	if (lo == hi)
+		return BP_OK;
+	if (tier == 0)
+		return walk_start(g, what, visit, ctx);
+	struct gwalk *s = calloc(1, sizeof *s);
+	if (!s)
+		return BP_ENOMEM;
+	s->gl = gl;
+	const int t = (int)tier;
+	const uint64_t hh = gl->hh;
+	int k = kmin(t);
+	while (lo >= gl->off[t][k + 1])
+		k++;
+	uint64_t idx = lo;
+	for (; idx < hi && k <= kmax(gl, t); k++) {
+		const uint64_t block = gl->off[t][k], end = gl->off[t][k + 1];
+		if (idx >= end)
+			continue;
+		gwalk_block(s, t, k);
+		uint64_t local = (idx - block) / hh;
+		s->bpat = local & ((1ull << s->nb) - 1);
+		local >>= s->nb;
+		uint64_t rn = local % s->ckm, ro = local / s->ckm;
+		s->occ = bp_unrank_subset(k, ro);
+		uint64_t npat = bp_unrank_subset(s->m, rn);
+		s->neutral = bp_bits_deposit(npat, s->occ);
+		while (idx < hi && idx < end) {
+			s->base = block + ((((ro * s->ckm + rn) << s->nb) | s->bpat) * hh);
+			const uint64_t top = s->base + hh < hi ? s->base + hh : hi;
+			if ((rc = gwalk_triple(s, (uint32_t)(idx - s->base),
+					       (uint32_t)(top - s->base), what, visit, ctx)))
+				goto out;
+			idx = s->base + hh;
+			/* the next triple: black stones, then neutrals, then the occupied
+			 * set, each in its own order */
+			if (++s->bpat < 1ull << s->nb)
+				continue;
+			s->bpat = 0;
+			if (++rn < s->ckm) {
+				npat = gosper(npat);
+			} else {
+				rn = 0;
+				npat = s->m ? (1ull << s->m) - 1 : 0;
+				if (++ro < gl->binom[gl->n][k])
+					s->occ = gosper(s->occ);
+			}
+			s->neutral = bp_bits_deposit(npat, s->occ);
+		}
+	}
+out:
+	for (int i = 0; i < 65; i++) {
+		free(s->fit[i].hl);
+		free(s->fit[i].swap_ok);
+	}
+	free(s->marks);
+	free(s);
+	return rc;
+}
+
 static void glorieta_describe(const struct bp_game *g, const struct bp_pos *p, struct bp_text *json,
 			      struct bp_text *text)
 {
@@ -757,6 +1301,32 @@ static int glorieta_create(struct bp_game *g, struct bp_err *err)
 		goto fail;
 	}
 	uint64_t hs = 2 * (uint64_t)gl->hand + 1, hands = hs * hs * 2;
+	gl->hs = (uint32_t)hs;
+	gl->hh = (uint32_t)hands;
+	for (int i = 0; i < 67; i++)
+		for (int j = 0; j < 68; j++)
+			gl->binom[i][j] = j == 0 ? 1
+					  : i == 0 || j > i
+						  ? 0
+						  : gl->binom[i - 1][j - 1] + gl->binom[i - 1][j];
+	for (uint32_t st = 0; st < gl->hs; st++) {
+		uint64_t hnd = hand_of_state(st), plus = hnd & HAND_PLUS;
+		unsigned in = (unsigned)hnd & 0x7f;
+		gl->state_h[st] = (uint8_t)in;
+		/* as glorieta_apply: a drop keeps the '+', a flip sets it; a hand empty
+		 * after a flip since taking it is refilled */
+		uint64_t one = in >= 1 ? (hnd - 1) : 0, two = in >= 2 ? (hnd - 2) : 0;
+		uint64_t flip = hnd | HAND_PLUS;
+		if (in >= 1 && (one & 0x7f) == 0 && plus)
+			one = (uint64_t)gl->hand;
+		if (in >= 2 && (two & 0x7f) == 0 && plus)
+			two = (uint64_t)gl->hand;
+		if ((flip & 0x7f) == 0)
+			flip = (uint64_t)gl->hand;
+		gl->state_one[st] = (uint16_t)hand_state(one);
+		gl->state_two[st] = (uint16_t)hand_state(two);
+		gl->state_flip[st] = (uint16_t)hand_state(flip);
+	}
 	for (int t = 1; t <= 2 * gl->n; t++) {
 		uint64_t acc = 0;
 		for (int k = kmin(t); k <= kmax(gl, t); k++) {
@@ -811,7 +1381,7 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.name = "glorieta",
 	.title = "Glorieta, revised: hands of stones, flips to neutral, a coloured ring",
 	.shapes = BP_SHAPES_HEXCELL,
-	.flags = BP_GAME_TIER_SKIP,
+	.flags = BP_GAME_WALK_UNREACHED | BP_GAME_TIER_SKIP,
 	.options = glorieta_options,
 	.create = glorieta_create,
 	.destroy = glorieta_destroy,
@@ -830,6 +1400,7 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.tier_size = glorieta_tier_size,
 	.rank = glorieta_rank,
 	.unrank = glorieta_unrank,
+	.tier_walk = glorieta_tier_walk,
 	.describe = glorieta_describe,
 	.picture = glorieta_picture,
 	.claims = "no-draw first-player board-fills",

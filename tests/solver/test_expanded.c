@@ -85,7 +85,7 @@ static int check_visit(void *ctx, const struct bp_walk *w)
 		}
 	}
 	/* images: exactly the other members of the class */
-	uint64_t want[16], got[16];
+	uint64_t want[64], got[64];
 	int nw = 0, ng = 0;
 	for (int sym = 1; sym < g->nsym; sym++) {
 		g->ops->transform(g, &p, sym, &c);
@@ -156,6 +156,17 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "chicken:tri4,forced=free,formed=mover", 0 },
 		{ "chicken:tri4,both=opponent,formed=mover", 0 },
 		{ "chicken:rh3x3,forced=free,formed=mover", 0 },
+		/* revised Glorieta: two-stone drops two tiers up, flips, hands (most
+		 * indices holes), colour-exchanging symmetries (24 without a ring) */
+		{ "glorieta:hex2", 0 },
+		{ "glorieta:hex2,hand=2", 0 },
+		{ "glorieta:hex2,hand=3,ring=alt", 0 },
+		{ "glorieta:hex2,hand=1,ring=none", 0 },
+		{ "glorieta:hex2,hand=2,ring=yyyyyyyyyyyy", 0 },
+		{ "glorieta:hex2,hand=3,ring=bybbbbyyyyyb", 0 },
+		{ "glorieta:tri3,hand=3,ring=none,both=opponent", 0 },
+		{ "glorieta:rh2x3,hand=2,ring=none", 0 },
+		{ "glorieta:rh2x2,hand=20,ring=none", 0 },
 	};
 	return cr_make_param_array(struct walk_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -285,6 +296,32 @@ ParameterizedTestParameters(expanded, agrees_with_the_generic_solver)
 		"chicken:tri4",
 		"chicken:tri4,both=opponent,forced=free,formed=mover",
 		"chicken:rh3x3,forced=free",
+		/* revised Glorieta: hex2 with every hand size under every named ring */
+		"glorieta:hex2,hand=1",
+		"glorieta:hex2,hand=2",
+		"glorieta:hex2,hand=3",
+		"glorieta:hex2,hand=4",
+		"glorieta:hex2,hand=5",
+		"glorieta:hex2",
+		"glorieta:hex2,hand=1,ring=alt",
+		"glorieta:hex2,hand=2,ring=alt",
+		"glorieta:hex2,hand=3,ring=alt",
+		"glorieta:hex2,hand=4,ring=alt",
+		"glorieta:hex2,hand=5,ring=alt",
+		"glorieta:hex2,ring=alt",
+		"glorieta:hex2,hand=1,ring=none",
+		"glorieta:hex2,hand=2,ring=none",
+		"glorieta:hex2,hand=3,ring=none",
+		"glorieta:hex2,hand=4,ring=none",
+		"glorieta:hex2,hand=5,ring=none",
+		"glorieta:hex2,ring=none",
+		"glorieta:hex2,hand=5,both=opponent",
+		"glorieta:hex2,hand=2,ring=yyyyyyyyyyyy",
+		"glorieta:hex2,hand=3,ring=bybbbbyyyyyb",
+		"glorieta:tri3,hand=3,ring=none",
+		"glorieta:rh2x3,hand=2,ring=none",
+		"glorieta:rh2x2,hand=20,ring=none",
+		"glorieta:rh3x3,hand=2,ring=none",
 	};
 	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
 }
@@ -321,7 +358,8 @@ ParameterizedTest(char (*spec)[64], expanded, agrees_with_the_generic_solver)
 ParameterizedTestParameters(expanded, resumes_from_every_tier)
 {
 	/* Chicken: two child tiers kept, and the forward pass over stored tiers */
-	static char specs[][64] = { "taifas:3x3", "chicken:tri4", "chicken:hex2,forced=free" };
+	static char specs[][64] = { "taifas:3x3", "chicken:tri4", "chicken:hex2,forced=free",
+				    "glorieta:hex2,hand=3" };
 	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
 }
 
@@ -385,6 +423,7 @@ ParameterizedTestParameters(expanded, memory_plan_near_the_peak)
 	static struct plan_case cases[] = {
 		{ "taifas:3x4", BP_ENGINE_WALK },    { "taifas:3x4", BP_ENGINE_TIERS },
 		{ "chicken:tri4", BP_ENGINE_WALK },  { "chicken:tri4", BP_ENGINE_TIERS },
+		{ "glorieta:hex2", BP_ENGINE_WALK }, { "glorieta:hex2", BP_ENGINE_TIERS },
 		{ "blooms:tri3", BP_ENGINE_CYCLES },
 	};
 	return cr_make_param_array(struct plan_case, cases, sizeof cases / sizeof cases[0]);
