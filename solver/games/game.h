@@ -83,8 +83,9 @@ enum {
 	 * of play), so the walk engine finds the reached ones itself by a forward pass
 	 * over the walk's children. */
 	BP_GAME_WALK_UNREACHED = 8,
-	/* Some moves raise the tier by two (Chicken's pairs; Glorieta's two stones and
-	 * flips): a tier walk lists those children in bp_walk.far, and the engines keep
+	/* Some moves raise the tier by two (Chicken's pairs, Glorieta's two-stone drops;
+	 * a Glorieta flip raises it by one): a tier walk lists those children in
+	 * bp_walk.far, and the engines keep
 	 * two child tiers in memory. Without it, the memory plans count on every move
 	 * raising the tier by one. */
 	BP_GAME_TIER_SKIP = 16

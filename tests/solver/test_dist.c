@@ -237,6 +237,9 @@ ParameterizedTestParameters(dist, every_split_stores_the_one_process_table)
 		{ "chicken:tri4", 4, BP_ENGINE_WALK },
 		{ "chicken:tri4", 3, BP_ENGINE_TIERS },
 		{ "glorieta:hex2", 3, BP_ENGINE_AUTO },
+		{ "glorieta:hex2,hand=3", 2, BP_ENGINE_WALK },
+		{ "glorieta:tri3,ring=none", 4, BP_ENGINE_WALK },
+		{ "glorieta:hex2,hand=2", 3, BP_ENGINE_TIERS },
 		{ "havannah:hex2", 2, BP_ENGINE_AUTO },
 		{ "mirador:8x8", 4, BP_ENGINE_AUTO },
 	};
@@ -305,6 +308,7 @@ ParameterizedTestParameters(dist, a_stopped_split_resumes_on_other_ranks)
 		{ "chicken:tri4", 3, BP_ENGINE_WALK },
 		{ "chicken:tri4", 2, BP_ENGINE_TIERS },
 		{ "taifas:3x4", 2, BP_ENGINE_WALK },
+		{ "glorieta:hex2,hand=3", 3, BP_ENGINE_WALK },
 	};
 	return cr_make_param_array(struct split, splits, sizeof splits / sizeof splits[0]);
 }
