@@ -166,27 +166,24 @@ int bp_cmd_verify(int argc, char **argv)
 				(unsigned long long)r.corrupt_blocks,
 				(unsigned long long)r.missing_tiers,
 				(unsigned long long)r.content_hash);
-		else if (hash_only)
+		else {
+			bp_text_printf(&out, "%s: %s: ", specs.v[i], ok ? "ok" : "PROBLEMS");
+			if (hash_only)
+				bp_text_printf(&out,
+					       "%llu positions hashed (values not re-derived), ",
+					       (unsigned long long)r.positions_hashed);
+			else
+				bp_text_printf(&out,
+					       "%llu positions checked, %llu inconsistencies, ",
+					       (unsigned long long)r.positions_checked,
+					       (unsigned long long)r.inconsistencies);
 			bp_text_printf(
 				&out,
-				"%s: %s: %llu positions hashed (values not re-derived), %llu "
-				"corrupt blocks, %llu tiers missing; content hash %016llx\n",
-				specs.v[i], ok ? "ok" : "PROBLEMS",
-				(unsigned long long)r.positions_hashed,
+				"%llu corrupt blocks, %llu tiers missing; content hash %016llx\n",
 				(unsigned long long)r.corrupt_blocks,
 				(unsigned long long)r.missing_tiers,
 				(unsigned long long)r.content_hash);
-		else
-			bp_text_printf(&out,
-				       "%s: %s: %llu positions checked, %llu inconsistencies, %llu "
-				       "corrupt "
-				       "blocks, %llu tiers missing; content hash %016llx\n",
-				       specs.v[i], ok ? "ok" : "PROBLEMS",
-				       (unsigned long long)r.positions_checked,
-				       (unsigned long long)r.inconsistencies,
-				       (unsigned long long)r.corrupt_blocks,
-				       (unsigned long long)r.missing_tiers,
-				       (unsigned long long)r.content_hash);
+		}
 	}
 	if (a.json) {
 		bp_text_printf(
