@@ -25,15 +25,22 @@
  *
  * Ranking. The tier is stones on the board plus neutral stones (a drop adds one or
  * two stones, a flip one neutral), 0 .. 2n; tier 0 is the start position alone. A
- * position of tier t with k occupied cells holds m = t - k neutrals; with HS = 2H + 1
- * hand states (h = 0 .. H, '+' or not, no "0+"):
+ * position of tier t with k occupied cells holds m = t - k neutrals and k - m stones,
+ * b of them black. With HS = 2H + 1 hand states (h = 0 .. H, '+' or not, no "0+"; a
+ * hand state is 0 for h = 0, else 1 + 2 (h - 1) + plus), its local hand index is
+ * (yellow hand * HS + black hand) * 2 + side to move. Whether a history gives a local
+ * hand index depends only on the counts (k - m - b yellow, b black, m neutral
+ * stones: counts_fit_n), so each block (t, k, b) lists the local hand indices that fit
+ * its counts, increasing (fit_list, F of them), and only those get an index:
  *
- *     off[t][k] + (((((colex(occupied) * C(k, m) + colex(neutrals within occupied))
- *                    * 2^(k-m) + black stones within the rest, as bits)
- *                   * HS + yellow hand) * HS + black hand) * 2 + side to move
+ *     off[t][k][b] + (((colex(occupied) * C(k, m) + colex(neutrals within occupied))
+ *                      * C(k - m, b) + colex(black stones within the rest))
+ *                     * F[t][k][b] + place of the local hand index in the list)
  *
- * where a hand state is 0 for h = 0, else 1 + 2 (h - 1) + plus. Indices whose
- * position fails validation are holes. */
+ * with the blocks of a tier in order of k, then b (off[t][k][b] the sum of the sizes
+ * of the blocks before). Indices whose position fails validation otherwise (both
+ * players' loops) are holes; the hands' holes of a dense hand index (most of its
+ * indices: 98% on rh3x3 with hands of 6) are gone. */
 #include "solver/games/glorieta.h"
 
 #include <stdio.h>
@@ -735,18 +742,21 @@ static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
 /* ---- the tier walk: the solver's fast path ---------------------------------------
  *
  * A drop of one stone and a flip lead from tier t to t + 1, a drop of two stones to
- * t + 2 (bp_walk.far), and rank() covers every position, canonical or not. The walk
- * goes through a tier's index range in order, one *plane triple* at a time: the
- * stones on the board (the occupied set, the neutrals within it, the black stones
- * within the rest), which the index spells above the HS * HS * 2 hand states
- * (yellow's hand, black's hand, the side to move). Everything that depends on the
- * stones alone is made once per triple: the loops (both players' loops: a hole; one:
- * the game is over), how the symmetries' images of the stones compare with them, the
- * images' index parts, and the children's index parts for either mover (the board
- * part of each drop's and flip's child). A position of the triple then costs its hand
- * states: whether they fit the stone counts (a list of the hand states that do, made
- * once per black-stone count of a block, see fit_marks), whether a colour-exchanging symmetry gives a smaller
- * valid image, and one addition per child (the child's hand part).
+ * t + 2 (bp_walk.far), and rank() covers every valid position, canonical or not.
+ * The walk goes through a tier's index range in order, block by block, one *plane
+ * triple* at a time: the stones on the board (the occupied set, the neutrals within
+ * it, the black stones within the rest), which the index spells above the block's
+ * list of hand states that fit (yellow's hand, black's hand, the side to move).
+ * Everything that depends on the stones alone is made once per triple: the loops
+ * (both players' loops: a hole; one: the game is over), how the symmetries' images of
+ * the stones compare with them, the images' index parts, and the children's index
+ * parts for either mover (the board part of each drop's and flip's child, in the
+ * child's block). Everything that depends on the hands alone is made once per block
+ * (gwalk_block): for each entry of the list, where the child's hands stand in its
+ * block's list after each kind of move, and where the colour-exchanged hands stand
+ * in block (t, k, nb - b), if they fit there. A position of the triple then costs
+ * whether a colour-exchanging symmetry gives a smaller valid image, and one addition
+ * per child (the child's hand part).
  *
  * canonical() takes the bytewise-smallest valid image: memcmp of the words in order,
  * which on a little-endian machine compares their byte-reversed values. The stone
@@ -760,8 +770,8 @@ static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
  * game, so a position whose loop needs stones dropped after it formed is valid but
  * never reached), so the walk visits every valid canonical position and the engine
  * marks the reached ones (BP_GAME_WALK_UNREACHED). Images are listed for every
- * symmetry, colour-exchanged images that fail validation included (holes, never read),
- * as transform() gives them. */
+ * symmetry but the colour-exchanging ones whose image fails validation (no member of
+ * the class, and without an index). */
 
 /* The next set of as many cells in colex order (s != 0). */
 static uint64_t gosper(uint64_t s)
