@@ -76,7 +76,7 @@ struct glorieta {
 	uint32_t *fhl;	  /* the hand lists: local hand indices, increasing */
 	uint8_t too_big[129];
 	/* the tier walk's tables */
-	uint32_t hs, hh;	/* hand states 2H + 1; hand indices HS * HS * 2 */
+	uint32_t hs;		/* hand states 2H + 1 */
 	uint64_t binom[67][68]; /* C(n, k), 0 for k > n */
 	/* per hand state: the stones in it, and the state after a drop of one, a drop
 	 * of two and a flip (the refill included) */
@@ -1485,9 +1485,7 @@ static int glorieta_create(struct bp_game *g, struct bp_err *err)
 		bp_perm64_destroy(gl->perm);
 		goto fail;
 	}
-	uint64_t hs = 2 * (uint64_t)gl->hand + 1, hands = hs * hs * 2;
-	gl->hs = (uint32_t)hs;
-	gl->hh = (uint32_t)hands;
+	gl->hs = 2 * (uint32_t)gl->hand + 1;
 	for (int i = 0; i < 67; i++)
 		for (int j = 0; j < 68; j++)
 			gl->binom[i][j] = j == 0 ? 1
