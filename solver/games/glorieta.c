@@ -38,9 +38,10 @@
  *                     * F[t][k][b] + place of the local hand index in the list)
  *
  * with the blocks of a tier in order of k, then b (off[t][k][b] the sum of the sizes
- * of the blocks before). Indices whose position fails validation otherwise (both
- * players' loops) are holes; the hands' holes of a dense hand index (most of its
- * indices: 98% on rh3x3 with hands of 6) are gone. */
+ * of the blocks before; blk, boff, fstart and fhl below). Indices whose position
+ * fails validation otherwise (both players' loops) are holes; the hands' holes of a
+ * dense hand index (98% of the indices on rh3x3 with hands of 6) are gone, and a
+ * position whose counts do not fit its hands has no index (rank() says BP_ERANGE). */
 #include "solver/games/glorieta.h"
 
 #include <stdio.h>
