@@ -3,10 +3,38 @@
 
 #include <stdlib.h>
 
+/* Whether the table's tiers have the game's sizes: a table written with another index
+ * layout (Glorieta's before its hands were ranked by the counts) names other positions
+ * by the same indices. */
+static int check_layout(bp_table *t, const struct bp_game *g, struct bp_err *err)
+{
+	struct bp_table_meta m;
+	int rc = bp_table_meta_get(t, &m);
+	if (rc)
+		return rc;
+	if (m.ntiers != g->ntiers)
+		return bp_err_set(err, BP_EFORMAT,
+				  "%u tiers stored, %u expected: the table was written with "
+				  "another index layout; re-solve it (solve --replace)",
+				  m.ntiers, g->ntiers);
+	for (uint32_t i = 0; i < m.ntiers; i++) {
+		uint64_t size;
+		if (g->ops->tier_size(g, i, &size) == BP_OK && size != m.tier_size[i])
+			return bp_err_set(
+				err, BP_EFORMAT,
+				"tier %u has %llu records stored, %llu expected: the "
+				"tier sizes differ, so the table was written with another "
+				"index layout; re-solve it (solve --replace)",
+				i, (unsigned long long)m.tier_size[i], (unsigned long long)size);
+	}
+	return BP_OK;
+}
+
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err)
 {
 	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, err);
-	if (rc == BP_OK && (rc = bp_table_check_rules(*out, BP_RULES_VERSION, err))) {
+	if (rc == BP_OK && ((rc = bp_table_check_rules(*out, BP_RULES_VERSION, err)) ||
+			    (g->ops->tier_size && (rc = check_layout(*out, g, err))))) {
 		bp_table_close(*out);
 		*out = NULL;
 	}

@@ -16,8 +16,9 @@ struct bp_probe {
 /* Opens g's solved table in db for reading. A table solved under another rules
  * version is refused (closed again) and never answered from: RULES.md says tables of
  * other rules are never silently mixed. Every reader of solved values opens tables
- * this way. @return BP_OK; BP_ENOTFOUND (not solved here); BP_ERULES (err names both
- * versions); as bp_table_open. The caller owns *out (bp_table_close). */
+ * this way; so is a table whose tier sizes differ from the game's (written with
+ * another index layout). @return BP_OK; BP_ENOTFOUND (not solved here); BP_ERULES (err
+ * names both versions); BP_EFORMAT (another index layout); as bp_table_open. The caller owns *out (bp_table_close). */
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err);
 
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set

@@ -855,7 +855,9 @@ static int meta_match(const struct bp_meta *m, const struct bp_table_info *info,
 		if (m->tier_size[i] != info->tier_size[i])
 			return bp_err_set(
 				err, BP_EFORMAT,
-				"table %s: tier %u has %llu records stored, %llu expected",
+				"table %s: tier %u has %llu records stored, %llu expected: the "
+				"tier sizes differ, so the table was written with another index "
+				"layout; re-solve it (solve --replace)",
 				info->spec, i, (unsigned long long)m->tier_size[i],
 				(unsigned long long)info->tier_size[i]);
 	if (info->block_records && m->block_records != info->block_records)

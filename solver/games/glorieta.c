@@ -25,15 +25,23 @@
  *
  * Ranking. The tier is stones on the board plus neutral stones (a drop adds one or
  * two stones, a flip one neutral), 0 .. 2n; tier 0 is the start position alone. A
- * position of tier t with k occupied cells holds m = t - k neutrals; with HS = 2H + 1
- * hand states (h = 0 .. H, '+' or not, no "0+"):
+ * position of tier t with k occupied cells holds m = t - k neutrals and k - m stones,
+ * b of them black. With HS = 2H + 1 hand states (h = 0 .. H, '+' or not, no "0+"; a
+ * hand state is 0 for h = 0, else 1 + 2 (h - 1) + plus), its local hand index is
+ * (yellow hand * HS + black hand) * 2 + side to move. Whether a history gives a local
+ * hand index depends only on the counts (k - m - b yellow, b black, m neutral
+ * stones: counts_fit_n), so each block (t, k, b) lists the local hand indices that fit
+ * its counts, increasing (fit_list, F of them), and only those get an index:
  *
- *     off[t][k] + (((((colex(occupied) * C(k, m) + colex(neutrals within occupied))
- *                    * 2^(k-m) + black stones within the rest, as bits)
- *                   * HS + yellow hand) * HS + black hand) * 2 + side to move
+ *     off[t][k][b] + (((colex(occupied) * C(k, m) + colex(neutrals within occupied))
+ *                      * C(k - m, b) + colex(black stones within the rest))
+ *                     * F[t][k][b] + place of the local hand index in the list)
  *
- * where a hand state is 0 for h = 0, else 1 + 2 (h - 1) + plus. Indices whose
- * position fails validation are holes. */
+ * with the blocks of a tier in order of k, then b (off[t][k][b] the sum of the sizes
+ * of the blocks before; blk, boff, fstart and fhl below). Indices whose position
+ * fails validation otherwise (both players' loops) are holes; the hands' holes of a
+ * dense hand index (98% of the indices on rh3x3 with hands of 6) are gone, and a
+ * position whose counts do not fit its hands has no index (rank() says BP_ERANGE). */
 #include "solver/games/glorieta.h"
 
 #include <stdio.h>
@@ -61,10 +69,15 @@ struct glorieta {
 	bp_perm64 *perm; /* every board symmetry */
 	int nsyms;
 	int sym[24], swap[24]; /* the instance's symmetries: board symmetry, exchange */
-	uint64_t off[129][66]; /* off[t][k], k from ceil(t/2); off[t][kmax + 1] = size */
+	/* the index blocks (see the top): block (t, k, b) is blk[t][k] + b, and
+	 * blk[t][kmax + 1] is the end of tier t, a block of no positions */
+	uint32_t blk[129][66];
+	uint64_t *boff;	  /* per block: its first index in the tier; at the end: the size */
+	uint32_t *fstart; /* per block: its hand list is fhl[fstart[j] .. fstart[j + 1]) */
+	uint32_t *fhl;	  /* the hand lists: local hand indices, increasing */
 	uint8_t too_big[129];
 	/* the tier walk's tables */
-	uint32_t hs, hh;	/* hand states 2H + 1; hand indices HS * HS * 2 */
+	uint32_t hs;		/* hand states 2H + 1 */
 	uint64_t binom[67][68]; /* C(n, k), 0 for k > n */
 	/* per hand state: the stones in it, and the state after a drop of one, a drop
 	 * of two and a flip (the refill included) */
@@ -538,7 +551,7 @@ static int glorieta_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *
 	const struct glorieta *gl = GL(g);
 	if (tier > 2u * (uint32_t)gl->n || gl->too_big[tier])
 		return BP_ERANGE;
-	*out = tier == 0 ? 1 : gl->off[tier][kmax(gl, (int)tier) + 1];
+	*out = tier == 0 ? 1 : gl->boff[gl->blk[tier][kmax(gl, (int)tier) + 1]];
 	return BP_OK;
 }
 
@@ -553,174 +566,23 @@ static uint64_t hand_of_state(uint64_t s)
 	return s == 0 ? 0 : ((s - 1) / 2 + 1) | ((s - 1) % 2 ? HAND_PLUS : 0);
 }
 
-static int glorieta_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+/* The n lowest bits set (n <= 64). */
+static uint64_t low_bits(int n)
 {
-	const struct glorieta *gl = GL(g);
-	uint32_t t = glorieta_tier(g, p);
-	if (t == 0 || is_start(p)) {
-		if (t != 0 || !is_start(p))
-			return BP_ERANGE;
-		*out = 0;
-		return BP_OK;
-	}
-	if (gl->too_big[t])
-		return BP_ERANGE;
-	uint64_t occ = occupied(p), hs = 2 * (uint64_t)gl->hand + 1;
-	int k = popc(occ), m = popc(NEUTRAL(p));
-	uint64_t stones = occ & ~NEUTRAL(p);
-	uint64_t idx = bp_rank_subset(occ) * bp_binom(k, m) +
-		       bp_rank_subset(bp_bits_extract(NEUTRAL(p), occ));
-	idx = (idx << (k - m)) | bp_bits_extract(BLACK(p), stones);
-	idx = ((idx * hs + hand_state(HAND(p, 0))) * hs + hand_state(HAND(p, 1))) * 2 + TOMOVE(p);
-	*out = gl->off[t][k] + idx;
-	return BP_OK;
+	return n ? ~0ull >> (64 - n) : 0;
 }
 
-static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
-			   struct bp_pos *out)
-{
-	const struct glorieta *gl = GL(g);
-	uint64_t size;
-	int rc = glorieta_tier_size(g, tier, &size);
-	if (rc)
-		return rc;
-	if (index >= size)
-		return BP_ERANGE;
-	if (tier == 0) {
-		glorieta_start(g, out);
-		return BP_OK;
-	}
-	int t = (int)tier, k = kmin(t);
-	while (index >= gl->off[t][k + 1])
-		k++;
-	index -= gl->off[t][k];
-	int m = t - k;
-	uint64_t hs = 2 * (uint64_t)gl->hand + 1;
-	memset(out, 0, sizeof *out);
-	TOMOVE(out) = index % 2;
-	index /= 2;
-	HAND(out, 1) = hand_of_state(index % hs);
-	index /= hs;
-	HAND(out, 0) = hand_of_state(index % hs);
-	index /= hs;
-	uint64_t colours = index & ((1ull << (k - m)) - 1);
-	index >>= k - m;
-	uint64_t cm = bp_binom(k, m);
-	uint64_t occ = bp_unrank_subset(k, index / cm);
-	NEUTRAL(out) = bp_bits_deposit(bp_unrank_subset(m, index % cm), occ);
-	uint64_t stones = occ & ~NEUTRAL(out);
-	BLACK(out) = bp_bits_deposit(colours, stones);
-	YELLOW(out) = stones & ~BLACK(out);
-	return check_position(gl, out, NULL) ? BP_ENOTFOUND : BP_OK;
-}
-
-/* ---- the tier walk: the solver's fast path ---------------------------------------
- *
- * A drop of one stone and a flip lead from tier t to t + 1, a drop of two stones to
- * t + 2 (bp_walk.far), and rank() covers every position, canonical or not. The walk
- * goes through a tier's index range in order, one *plane triple* at a time: the
- * stones on the board (the occupied set, the neutrals within it, the black stones
- * within the rest), which the index spells above the HS * HS * 2 hand states
- * (yellow's hand, black's hand, the side to move). Everything that depends on the
- * stones alone is made once per triple: the loops (both players' loops: a hole; one:
- * the game is over), how the symmetries' images of the stones compare with them, the
- * images' index parts, and the children's index parts for either mover (the board
- * part of each drop's and flip's child). A position of the triple then costs its hand
- * states: whether they fit the stone counts (a list of the hand states that do, made
- * once per black-stone count of a block, see fit_marks), whether a colour-exchanging symmetry gives a smaller
- * valid image, and one addition per child (the child's hand part).
- *
- * canonical() takes the bytewise-smallest valid image: memcmp of the words in order,
- * which on a little-endian machine compares their byte-reversed values. The stone
- * planes (w[0..2]) decide unless an image has the same stones; then a board symmetry
- * keeps the hands (the same position) and a colour-exchanging one gives the other side
- * to move (w[3]), smaller exactly when black is to move. An image under a board
- * symmetry is always valid; a colour-exchanged one when its counts fit, which depends
- * only on the counts and hands, the same for every such symmetry.
- *
- * Which valid positions a game reaches depends on the order of play (a loop ends the
- * game, so a position whose loop needs stones dropped after it formed is valid but
- * never reached), so the walk visits every valid canonical position and the engine
- * marks the reached ones (BP_GAME_WALK_UNREACHED). Images are listed for every
- * symmetry, colour-exchanged images that fail validation included (holes, never read),
- * as transform() gives them. */
-
-/* The next set of as many cells in colex order (s != 0). */
-static uint64_t gosper(uint64_t s)
-{
-	uint64_t lowest = s & -s, r = s + lowest;
-	return (((r ^ s) >> 2) / lowest) | r;
-}
-
-/* The order memcmp gives one word: its bytes from the lowest address. */
-static uint64_t byte_order(uint64_t w)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return __builtin_bswap64(w);
-#else
-	return w;
-#endif
-}
-
-/* Bit v inserted at position s of B, the bits from s up moved one place. */
-static uint64_t bits_insert(uint64_t b, int s, uint64_t v)
-{
-	uint64_t low = (1ull << s) - 1;
-	return (b & low) | (b & ~low) << 1 | v << s;
-}
-
-/* Bit s of B removed, the bits above it moved down one place. */
-static uint64_t bits_remove(uint64_t b, int s)
-{
-	uint64_t low = (1ull << s) - 1;
-	return (b & low) | (b >> 1 & ~low);
-}
-
-/* The hand states that fit one stone count: for a block (k, m) and b black stones,
- * the local hand indices (hy * HS + hb) * 2 + tomove whose counts fit, in order, and
- * for each whether the colour-exchanged position's counts fit too. */
-struct gfit {
-	int ready;
-	uint32_t n;
-	uint32_t *hl;
-	uint8_t *swap_ok;
-};
-
-struct gwalk {
-	const struct glorieta *gl;
-	int t, k, m, nb; /* tier, occupied cells, neutrals, stones (k - m) */
-	uint64_t ckm;	 /* C(k, m) */
-	struct gfit fit[65];
-	uint64_t *marks; /* two bitmaps of HH bits */
-	/* the triple */
-	uint64_t occ, neutral, yellow, black, bpat;
-	uint64_t base; /* index of the triple's first hand state */
-	int over;
-	int ns_smaller, sw_smaller, sw_equal;
-	int kids_ready[2];
-	int none[2], ntwo[2], nflip[2];
-	uint64_t one[2][64], flip[2][64], two[2][64 * 63 / 2];
-	int img_ready;
-	uint64_t img[24];
-	/* per occupied set and neutral set: the children's colex parts */
-	uint64_t ranks_occ, ranks_neutral;
-	int slot[64];
-	uint64_t P[66], Q1[66], Q2[66];
-	uint64_t N00[65], N10[65], N20[65], N01[65];
-	/* the visit's lists */
-	uint64_t children[128], far[64 * 63 / 2], images[24];
-};
-
-/* Marks in `bits` the local hand indices (hy * HS + hb) * 2 + tomove whose hands fit
- * s0 yellow, s1 black and N neutral stones: counts_fit_n for every hand at once. For a
- * split of the neutrals, a player's stones used from hands fix the current hand up to
- * one choice (used mod H stones gone from it, or none or all of it when H divides
- * used), and the '+' is free where the flips allow it; the pairs whose turn counts
- * meet are marked. */
-static void fit_marks(const struct glorieta *gl, int s0, int s1, int N, uint64_t *bits)
+/* Writes to out the local hand indices (hy * HS + hb) * 2 + tomove whose hands fit s0
+ * yellow, s1 black and N neutral stones, increasing: counts_fit_n for every hand at
+ * once. For a split of the neutrals, a player's stones used from hands fix the
+ * current hand up to one choice (used mod H stones gone from it, or none or all of it
+ * when H divides used), and the '+' is free where the flips allow it; the pairs whose
+ * turn counts meet fit. out has room for FIT_ROOM(N). Returns how many. */
+#define FIT_ROOM(N) (32 * ((N) + 1))
+static uint32_t fit_list(const struct glorieta *gl, int s0, int s1, int N, uint32_t *out)
 {
 	const int H = gl->hand, s[2] = { s0, s1 };
-	memset(bits, 0, sizeof *bits * ((gl->hh + 63) / 64));
+	uint32_t n = 0;
 	for (int ny = 0; ny <= N; ny++) {
 		const int flips[2] = { ny, N - ny };
 		/* per player up to 4 candidates: state, lo, hi */
@@ -745,62 +607,282 @@ static void fit_marks(const struct glorieta *gl, int s0, int s1, int N, uint64_t
 			for (int b = 0; b < nc[1]; b++)
 				for (int tm = 0; tm < 2; tm++) {
 					const int d = tm ? 0 : 1;
-					if (lo[1][b] <= hi[0][a] + d && lo[0][a] + d <= hi[1][b]) {
-						uint32_t hl = ((uint32_t)st[0][a] * gl->hs +
-							       (uint32_t)st[1][b]) *
-								      2 +
-							      (uint32_t)tm;
-						bits[hl / 64] |= 1ull << (hl % 64);
-					}
+					if (lo[1][b] <= hi[0][a] + d && lo[0][a] + d <= hi[1][b])
+						out[n++] = ((uint32_t)st[0][a] * gl->hs +
+							    (uint32_t)st[1][b]) *
+								   2 +
+							   (uint32_t)tm;
 				}
 	}
+	/* increasing, each once (a few dozen entries: insertion sort) */
+	for (uint32_t i = 1; i < n; i++) {
+		const uint32_t v = out[i];
+		uint32_t j = i;
+		for (; j > 0 && out[j - 1] > v; j--)
+			out[j] = out[j - 1];
+		out[j] = v;
+	}
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (u == 0 || out[u - 1] != out[i])
+			out[u++] = out[i];
+	return u;
 }
 
-static struct gfit *gwalk_fit(struct gwalk *s, int sb)
+#define FIT_NONE UINT32_MAX
+
+/* The place of local hand index hl in block j's hand list; FIT_NONE if absent. */
+static uint32_t fit_find(const struct glorieta *gl, uint32_t j, uint32_t hl)
+{
+	const uint32_t *f = gl->fhl + gl->fstart[j];
+	uint32_t lo = 0, hi = gl->fstart[j + 1] - gl->fstart[j];
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (f[mid] < hl)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < gl->fstart[j + 1] - gl->fstart[j] && f[lo] == hl ? lo : FIT_NONE;
+}
+
+static uint64_t fit_count(const struct glorieta *gl, uint32_t j)
+{
+	return gl->fstart[j + 1] - gl->fstart[j];
+}
+
+/* The block of tier t holding index (< the tier's size): the last one starting at or
+ * before it, which is never empty. Sets *k and *b. */
+static uint32_t find_block(const struct glorieta *gl, int t, uint64_t index, int *k, int *b)
+{
+	uint32_t lo = gl->blk[t][kmin(t)], hi = gl->blk[t][kmax(gl, t) + 1];
+	while (hi - lo > 1) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (gl->boff[mid] <= index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	int kk = kmin(t);
+	while (gl->blk[t][kk + 1] <= lo)
+		kk++;
+	*k = kk;
+	*b = (int)(lo - gl->blk[t][kk]);
+	return lo;
+}
+
+static int glorieta_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	const struct glorieta *gl = GL(g);
+	uint32_t t = glorieta_tier(g, p);
+	if (t == 0 || is_start(p)) {
+		if (t != 0 || !is_start(p))
+			return BP_ERANGE;
+		*out = 0;
+		return BP_OK;
+	}
+	if (gl->too_big[t] || HAND(p, 0) == HAND_NONE || HAND(p, 1) == HAND_NONE)
+		return BP_ERANGE;
+	uint64_t occ = occupied(p);
+	int k = popc(occ), m = popc(NEUTRAL(p)), b = popc(BLACK(p));
+	uint64_t stones = occ & ~NEUTRAL(p);
+	for (int pl = 0; pl < 2; pl++)
+		if ((HAND(p, pl) & 0x7f) > (uint64_t)gl->hand)
+			return BP_ERANGE;
+	const uint32_t j = gl->blk[t][k] + (uint32_t)b;
+	const uint32_t hl =
+		(uint32_t)((hand_state(HAND(p, 0)) * gl->hs + hand_state(HAND(p, 1))) * 2 +
+			   TOMOVE(p));
+	const uint32_t at = fit_find(gl, j, hl);
+	if (at == FIT_NONE)
+		return BP_ERANGE; /* the counts do not fit the hands: no index */
+	uint64_t idx = bp_rank_subset(occ) * bp_binom(k, m) +
+		       bp_rank_subset(bp_bits_extract(NEUTRAL(p), occ));
+	idx = idx * bp_binom(k - m, b) + bp_rank_subset(bp_bits_extract(BLACK(p), stones));
+	*out = gl->boff[j] + idx * fit_count(gl, j) + at;
+	return BP_OK;
+}
+
+static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
+			   struct bp_pos *out)
+{
+	const struct glorieta *gl = GL(g);
+	uint64_t size;
+	int rc = glorieta_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (index >= size)
+		return BP_ERANGE;
+	if (tier == 0) {
+		glorieta_start(g, out);
+		return BP_OK;
+	}
+	int t = (int)tier, k, b;
+	const uint32_t j = find_block(gl, t, index, &k, &b);
+	index -= gl->boff[j];
+	int m = t - k;
+	const uint64_t nf = fit_count(gl, j);
+	const uint32_t hl = gl->fhl[gl->fstart[j] + index % nf];
+	index /= nf;
+	memset(out, 0, sizeof *out);
+	TOMOVE(out) = hl & 1;
+	HAND(out, 1) = hand_of_state((hl >> 1) % gl->hs);
+	HAND(out, 0) = hand_of_state((hl >> 1) / gl->hs);
+	const uint64_t cb = bp_binom(k - m, b);
+	const uint64_t colours = bp_unrank_subset(b, index % cb);
+	index /= cb;
+	uint64_t cm = bp_binom(k, m);
+	uint64_t occ = bp_unrank_subset(k, index / cm);
+	NEUTRAL(out) = bp_bits_deposit(bp_unrank_subset(m, index % cm), occ);
+	uint64_t stones = occ & ~NEUTRAL(out);
+	BLACK(out) = bp_bits_deposit(colours, stones);
+	YELLOW(out) = stones & ~BLACK(out);
+	return check_position(gl, out, NULL) ? BP_ENOTFOUND : BP_OK;
+}
+
+/* ---- the tier walk: the solver's fast path ---------------------------------------
+ *
+ * A drop of one stone and a flip lead from tier t to t + 1, a drop of two stones to
+ * t + 2 (bp_walk.far), and rank() covers every valid position, canonical or not.
+ * The walk goes through a tier's index range in order, block by block, one *plane
+ * triple* at a time: the stones on the board (the occupied set, the neutrals within
+ * it, the black stones within the rest), which the index spells above the block's
+ * list of hand states that fit (yellow's hand, black's hand, the side to move).
+ * Everything that depends on the stones alone is made once per triple: the loops
+ * (both players' loops: a hole; one: the game is over), how the symmetries' images of
+ * the stones compare with them, the images' index parts, and the children's index
+ * parts for either mover (the board part of each drop's and flip's child, in the
+ * child's block). Everything that depends on the hands alone is made once per block
+ * (gwalk_block): for each entry of the list, where the child's hands stand in its
+ * block's list after each kind of move, and where the colour-exchanged hands stand
+ * in block (t, k, nb - b), if they fit there. A position of the triple then costs
+ * whether a colour-exchanging symmetry gives a smaller valid image, and one addition
+ * per child (the child's hand part).
+ *
+ * canonical() takes the bytewise-smallest valid image: memcmp of the words in order,
+ * which on a little-endian machine compares their byte-reversed values. The stone
+ * planes (w[0..2]) decide unless an image has the same stones; then a board symmetry
+ * keeps the hands (the same position) and a colour-exchanging one gives the other side
+ * to move (w[3]), smaller exactly when black is to move. An image under a board
+ * symmetry is always valid; a colour-exchanged one when its counts fit, which depends
+ * only on the counts and hands, the same for every such symmetry.
+ *
+ * Which valid positions a game reaches depends on the order of play (a loop ends the
+ * game, so a position whose loop needs stones dropped after it formed is valid but
+ * never reached), so the walk visits every valid canonical position and the engine
+ * marks the reached ones (BP_GAME_WALK_UNREACHED). Images are listed for every
+ * symmetry but the colour-exchanging ones whose image fails validation (no member of
+ * the class, and without an index). */
+
+/* The next set of as many cells in colex order (s != 0). */
+static uint64_t gosper(uint64_t s)
+{
+	uint64_t lowest = s & -s, r = s + lowest;
+	return (((r ^ s) >> 2) / lowest) | r;
+}
+
+/* The order memcmp gives one word: its bytes from the lowest address. */
+static uint64_t byte_order(uint64_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap64(w);
+#else
+	return w;
+#endif
+}
+
+/* The hand part of a child's index after the mover's hand went from state `from` to
+ * `to`. */
+static uint64_t hand_part(const struct glorieta *gl, uint32_t hl, int mover, uint32_t to)
+{
+	uint32_t hy = (hl >> 1) / gl->hs, hb = (hl >> 1) % gl->hs;
+	if (mover)
+		hb = to;
+	else
+		hy = to;
+	return (uint64_t)((hy * gl->hs + hb) * 2 + !mover);
+}
+struct gwalk {
+	const struct glorieta *gl;
+	int t, k, m, nb, b; /* tier, occupied cells, neutrals, stones (k - m), black */
+	uint32_t blk, nf;   /* the block, its hand list's length */
+	const uint32_t *fhl;
+	uint64_t ckm, cnb; /* C(k, m), C(nb, b) */
+	/* per entry of the block's hand list: where the child's hands stand in its
+	 * block's list after a drop of one, a drop of two and a flip, and where the
+	 * colour-exchanged hands stand in block (t, k, nb - b); FIT_NONE: nowhere */
+	uint32_t cap, *at[4];
+	/* the triple */
+	uint64_t occ, neutral, yellow, black, bpat;
+	uint64_t base; /* index of the triple's first hand state */
+	int over;
+	int ns_smaller, sw_smaller, sw_equal;
+	int kids_ready[2];
+	int none[2], ntwo[2], nflip[2];
+	uint64_t one[2][64], flip[2][64], two[2][64 * 63 / 2];
+	int img_ready;
+	uint64_t img[24];
+	/* per occupied set and neutral set: the children's colex parts */
+	uint64_t ranks_occ, ranks_neutral;
+	int slot[64];
+	uint64_t P[66], Q1[66], Q2[66];
+	uint64_t N00[65], N10[65], N20[65], N01[65];
+	/* per black pattern: the children's colex parts of their black stones */
+	uint64_t ranks_bpat;
+	uint64_t B00[65], B10[65], B20[65], B11[65], B22[65], Bm10[65], Bm11[66];
+	/* the visit's lists */
+	uint64_t children[128], far[64 * 63 / 2], images[24];
+};
+
+/* Enters block (t, k, b): its hand list, and per entry the places of the children's
+ * and the colour-exchanged image's hands in their blocks' lists. */
+static int gwalk_block(struct gwalk *s, int t, int k, int b)
 {
 	const struct glorieta *gl = s->gl;
-	struct gfit *f = &s->fit[sb];
-	if (f->ready)
-		return f;
-	const uint32_t words = (gl->hh + 63) / 64;
-	if (!s->marks && !(s->marks = malloc(sizeof *s->marks * words * 2)))
-		return NULL;
-	uint64_t *mine = s->marks, *swapped = s->marks + words;
-	const int sy = s->nb - sb;
-	fit_marks(gl, sy, sb, s->m, mine);
-	fit_marks(gl, sb, sy, s->m, swapped);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < words; i++)
-		n += (uint32_t)popc(mine[i]);
-	free(f->hl);
-	free(f->swap_ok);
-	f->hl = malloc(sizeof *f->hl * (n ? n : 1));
-	f->swap_ok = malloc(n ? n : 1);
-	if (!f->hl || !f->swap_ok)
-		return NULL;
-	f->n = 0;
-	for (uint32_t i = 0; i < words; i++)
-		for (uint64_t r = mine[i]; r; r &= r - 1) {
-			const uint32_t hl = i * 64 + (uint32_t)__builtin_ctzll(r);
-			const uint32_t hy = (hl >> 1) / gl->hs, hb = (hl >> 1) % gl->hs;
-			const uint32_t x = (hb * gl->hs + hy) * 2 + !(hl & 1);
-			f->swap_ok[f->n] = (uint8_t)(swapped[x / 64] >> (x % 64) & 1);
-			f->hl[f->n++] = hl;
-		}
-	f->ready = 1;
-	return f;
-}
-
-static void gwalk_block(struct gwalk *s, int t, int k)
-{
 	s->t = t;
 	s->k = k;
 	s->m = t - k;
 	s->nb = k - s->m;
-	s->ckm = s->gl->binom[k][s->m];
-	for (int i = 0; i < 65; i++)
-		s->fit[i].ready = 0;
-	s->ranks_occ = s->ranks_neutral = ~0ull;
+	s->b = b;
+	s->ckm = gl->binom[k][s->m];
+	s->cnb = gl->binom[s->nb][b];
+	s->blk = gl->blk[t][k] + (uint32_t)b;
+	s->nf = (uint32_t)fit_count(gl, s->blk);
+	s->fhl = gl->fhl + gl->fstart[s->blk];
+	s->ranks_occ = s->ranks_neutral = s->ranks_bpat = ~0ull;
+	if (s->nf > s->cap) {
+		for (int a = 0; a < 4; a++) {
+			free(s->at[a]);
+			if (!(s->at[a] = malloc(sizeof *s->at[a] * s->nf))) {
+				s->cap = 0;
+				return BP_ENOMEM;
+			}
+		}
+		s->cap = s->nf;
+	}
+	const int n = gl->n, nb = s->nb;
+	for (uint32_t i = 0; i < s->nf; i++) {
+		const uint32_t hl = s->fhl[i], tm = hl & 1, hs = gl->hs;
+		const uint32_t hy = (hl >> 1) / hs, hb = (hl >> 1) % hs, st = tm ? hb : hy;
+		const uint32_t mover = tm;
+		s->at[0][i] =
+			k < n ? fit_find(gl, gl->blk[t + 1][k + 1] + (uint32_t)b + mover,
+					 (uint32_t)hand_part(gl, hl, (int)tm, gl->state_one[st]))
+			      : FIT_NONE;
+		s->at[1][i] =
+			k + 2 <= n
+				? fit_find(gl, gl->blk[t + 2][k + 2] + (uint32_t)b + 2 * mover,
+					   (uint32_t)hand_part(gl, hl, (int)tm, gl->state_two[st]))
+				: FIT_NONE;
+		s->at[2][i] =
+			(tm ? b : nb - b) > 0
+				? fit_find(gl, gl->blk[t + 1][k] + (uint32_t)b - mover,
+					   (uint32_t)hand_part(gl, hl, (int)tm, gl->state_flip[st]))
+				: FIT_NONE;
+		s->at[3][i] =
+			fit_find(gl, gl->blk[t][k] + (uint32_t)(nb - b), (hb * hs + hy) * 2 + !tm);
+	}
+	return BP_OK;
 }
 
 /* The colex parts of the children's indices (see chicken.c's walk): a drop adds a
@@ -847,54 +929,104 @@ static void gwalk_ranks(struct gwalk *s)
 	}
 }
 
+/* The colex parts of the children's black stones, a b-subset of the stones' slots:
+ * with q_i the slot of the i-th black stone, B00[j] sums C(q_i, i + 1) below j, and
+ * the sums from j up give the stones from j up moved: up one slot by a yellow stone
+ * dropped below them (B10), two slots (B20), one slot and one index by a black stone
+ * (B11), two of each (B22), down one slot by a yellow stone flipped below them (Bm10),
+ * down one of each by a black stone flipped below them (Bm11). */
+static void gwalk_bsums(struct gwalk *s)
+{
+	const struct glorieta *gl = s->gl;
+	if (s->bpat == s->ranks_bpat)
+		return;
+	int q[64], b = 0;
+	for (uint64_t r = s->bpat; r; r &= r - 1)
+		q[b++] = __builtin_ctzll(r);
+	s->B00[0] = 0;
+	for (int i = 0; i < b; i++)
+		s->B00[i + 1] = s->B00[i] + gl->binom[q[i]][i + 1];
+	s->B10[b] = s->B20[b] = s->B11[b] = s->B22[b] = s->Bm10[b] = s->Bm11[b] = 0;
+	for (int i = b; i-- > 0;) {
+		s->B10[i] = s->B10[i + 1] + gl->binom[q[i] + 1][i + 1];
+		s->B20[i] = s->B20[i + 1] + gl->binom[q[i] + 2][i + 1];
+		s->B11[i] = s->B11[i + 1] + gl->binom[q[i] + 1][i + 2];
+		s->B22[i] = s->B22[i + 1] + gl->binom[q[i] + 2][i + 3];
+		/* q_i = 0 only for i = 0, never moved down */
+		s->Bm10[i] = s->Bm10[i + 1] + (q[i] ? gl->binom[q[i] - 1][i + 1] : 0);
+		s->Bm11[i] = s->Bm11[i + 1] + (q[i] ? gl->binom[q[i] - 1][i] : 0);
+	}
+	s->ranks_bpat = s->bpat;
+}
+
 /* The board parts of the children's indices for `mover`, as glorieta_moves lists
- * them (the hands decide which kinds are legal). */
+ * them (the hands decide which kinds are legal): a drop of one lands in block
+ * (t + 1, k + 1, b + mover), of two in (t + 2, k + 2, b + 2 mover), a flip in
+ * (t + 1, k, b - mover). */
 static void gwalk_kids(struct gwalk *s, int mover)
 {
 	const struct glorieta *gl = s->gl;
-	const int t = s->t, k = s->k, m = s->m, nb = s->nb;
-	const uint64_t hh = gl->hh, empty = gl->L.full & ~s->occ;
+	const int t = s->t, k = s->k, m = s->m, nb = s->nb, b = s->b;
+	const uint32_t mv = (uint32_t)mover;
+	const uint64_t empty = gl->L.full & ~s->occ;
 	gwalk_ranks(s);
+	gwalk_bsums(s);
 	const uint64_t rocc = s->P[k];
 	int n1 = 0, n2 = 0, nf = 0;
-	if (t + 1 < 2 * gl->n + 1 && k < gl->n) {
-		const uint64_t base1 = gl->off[t + 1][k + 1], c1m = gl->binom[k + 1][m];
+	if (k < gl->n) {
+		const uint32_t j1 = gl->blk[t + 1][k + 1] + (uint32_t)b + mv;
+		const uint64_t base1 = gl->boff[j1], f1 = fit_count(gl, j1);
+		const uint64_t c1m = gl->binom[k + 1][m], cb1 = gl->binom[nb + 1][b + mover];
 		for (uint64_t e = empty; e; e &= e - 1) {
 			const int c = __builtin_ctzll(e), kc = s->slot[c];
 			const int j = popc(s->neutral & ((e & -e) - 1)), sc = kc - j;
+			const int jb = popc(s->bpat & low_bits(sc));
 			const uint64_t ro = s->P[kc] + gl->binom[c][kc + 1] + s->Q1[kc];
 			const uint64_t r = s->N00[j] + s->N10[j];
-			const uint64_t b = bits_insert(s->bpat, sc, (uint64_t)mover);
-			s->one[mover][n1++] = base1 + (((ro * c1m + r) << (nb + 1)) | b) * hh;
+			const uint64_t rb = s->B00[jb] + (mover ? gl->binom[sc][jb + 1] + s->B11[jb]
+								: s->B10[jb]);
+			s->one[mover][n1++] = base1 + ((ro * c1m + r) * cb1 + rb) * f1;
 		}
 	}
 	if (k + 2 <= gl->n) {
-		const uint64_t base2 = gl->off[t + 2][k + 2], c2m = gl->binom[k + 2][m];
+		const uint32_t j2 = gl->blk[t + 2][k + 2] + (uint32_t)b + 2 * mv;
+		const uint64_t base2 = gl->boff[j2], f2 = fit_count(gl, j2);
+		const uint64_t c2m = gl->binom[k + 2][m], cb2 = gl->binom[nb + 2][b + 2 * mover];
 		for (uint64_t e = empty; e; e &= e - 1) {
 			const int c = __builtin_ctzll(e), kc = s->slot[c];
 			const int j = popc(s->neutral & ((e & -e) - 1)), sc = kc - j;
-			const uint64_t b1 = bits_insert(s->bpat, sc, (uint64_t)mover);
+			const int jb = popc(s->bpat & low_bits(sc));
 			const uint64_t pre = s->P[kc] + gl->binom[c][kc + 1] + s->Q1[kc];
 			for (uint64_t f = e & (e - 1); f; f &= f - 1) {
 				const int d = __builtin_ctzll(f), kd = s->slot[d];
 				const int jd = popc(s->neutral & ((f & -f) - 1)), sd = kd - jd;
+				const int jbd = popc(s->bpat & low_bits(sd));
 				const uint64_t ro =
 					pre - s->Q1[kd] + gl->binom[d][kd + 2] + s->Q2[kd];
 				const uint64_t r = s->N00[j] + s->N10[j] - s->N10[jd] + s->N20[jd];
-				const uint64_t b = bits_insert(b1, sd + 1, (uint64_t)mover);
-				s->two[mover][n2++] =
-					base2 + (((ro * c2m + r) << (nb + 2)) | b) * hh;
+				/* the first new stone at slot sc, the second at sd + 1 */
+				const uint64_t rb =
+					mover ? s->B00[jb] + gl->binom[sc][jb + 1] + s->B11[jb] -
+							s->B11[jbd] + gl->binom[sd + 1][jbd + 2] +
+							s->B22[jbd]
+					      : s->B00[jb] + s->B10[jb] - s->B10[jbd] + s->B20[jbd];
+				s->two[mover][n2++] = base2 + ((ro * c2m + r) * cb2 + rb) * f2;
 			}
 		}
 	}
 	const uint64_t own0 = mover ? s->black : s->yellow;
-	const uint64_t basef = own0 ? gl->off[t + 1][k] : 0, cf = gl->binom[k][m + 1];
-	for (uint64_t own = own0; own; own &= own - 1) {
-		const int c = __builtin_ctzll(own), kc = s->slot[c];
-		const int j = popc(s->neutral & ((own & -own) - 1)), sc = kc - j;
-		const uint64_t r = s->N00[j] + gl->binom[kc][j + 1] + s->N01[j];
-		const uint64_t b = bits_remove(s->bpat, sc);
-		s->flip[mover][nf++] = basef + (((rocc * cf + r) << (nb - 1)) | b) * hh;
+	if (own0) {
+		const uint32_t jf = gl->blk[t + 1][k] + (uint32_t)b - mv;
+		const uint64_t basef = gl->boff[jf], ff = fit_count(gl, jf);
+		const uint64_t cf = gl->binom[k][m + 1], cbf = gl->binom[nb - 1][b - mover];
+		for (uint64_t own = own0; own; own &= own - 1) {
+			const int c = __builtin_ctzll(own), kc = s->slot[c];
+			const int j = popc(s->neutral & ((own & -own) - 1)), sc = kc - j;
+			const int jb = popc(s->bpat & low_bits(sc));
+			const uint64_t r = s->N00[j] + gl->binom[kc][j + 1] + s->N01[j];
+			const uint64_t rb = s->B00[jb] + (mover ? s->Bm11[jb + 1] : s->Bm10[jb]);
+			s->flip[mover][nf++] = basef + ((rocc * cf + r) * cbf + rb) * ff;
+		}
 	}
 	s->none[mover] = n1;
 	s->ntwo[mover] = n2;
@@ -927,8 +1059,8 @@ static void gwalk_canon(struct gwalk *s)
 			s->sw_equal = 1;
 	}
 }
-
-/* The board parts of the images' indices, one per symmetry 1 .. nsyms - 1. */
+/* The board parts of the images' indices, one per symmetry 1 .. nsyms - 1; a
+ * colour-exchanging symmetry's image lies in block (t, k, nb - b). */
 static void gwalk_images(struct gwalk *s)
 {
 	const struct glorieta *gl = s->gl;
@@ -937,46 +1069,27 @@ static void gwalk_images(struct gwalk *s)
 		const uint64_t occ = bp_perm64_apply(gl->perm, bs, s->occ);
 		const uint64_t nt = bp_perm64_apply(gl->perm, bs, s->neutral);
 		const uint64_t bk = bp_perm64_apply(gl->perm, bs, x ? s->yellow : s->black);
+		const uint32_t j = x ? gl->blk[s->t][s->k] + (uint32_t)(s->nb - s->b) : s->blk;
 		const uint64_t idx =
-			(bp_rank_subset(occ) * s->ckm + bp_rank_subset(bp_bits_extract(nt, occ)))
-				<< s->nb |
-			bp_bits_extract(bk, occ & ~nt);
-		s->img[i] = s->gl->off[s->t][s->k] + idx * gl->hh;
+			(bp_rank_subset(occ) * s->ckm + bp_rank_subset(bp_bits_extract(nt, occ))) *
+				s->cnb +
+			bp_rank_subset(bp_bits_extract(bk, occ & ~nt));
+		s->img[i] = gl->boff[j] + idx * fit_count(gl, j);
 	}
 	s->img_ready = 1;
 }
 
-/* The hand part of a child's index after the mover's hand went from state `from` to
- * `to`. */
-static uint64_t hand_part(const struct glorieta *gl, uint32_t hl, int mover, uint32_t to)
-{
-	uint32_t hy = (hl >> 1) / gl->hs, hb = (hl >> 1) % gl->hs;
-	if (mover)
-		hb = to;
-	else
-		hy = to;
-	return (uint64_t)((hy * gl->hs + hb) * 2 + !mover);
-}
-
-/* Visits the valid canonical positions of the triple whose local hand indices lie in
- * [from, to). */
+/* Visits the valid canonical positions of the triple whose places in the block's
+ * hand list lie in [from, to). */
 static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned what,
 			int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
 	const struct glorieta *gl = s->gl;
-	/* cheapest first: the hand states that fit, the symmetries, then the loops */
-	const struct gfit *f = gwalk_fit(s, popc(s->bpat));
-	if (!f)
-		return BP_ENOMEM;
-	uint32_t i = 0;
-	while (i < f->n && f->hl[i] < from)
-		i++;
-	if (i == f->n || f->hl[i] >= to)
-		return BP_OK;
 	const uint64_t stones = s->occ & ~s->neutral;
 	s->black = bp_bits_deposit(s->bpat, stones);
 	s->yellow = stones & ~s->black;
 	s->kids_ready[0] = s->kids_ready[1] = s->img_ready = 0;
+	/* cheapest first: the symmetries, then the loops */
 	gwalk_canon(s);
 	if (s->ns_smaller)
 		return BP_OK; /* no member of the triple is canonical */
@@ -985,12 +1098,13 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 	if (ly && lb)
 		return BP_OK; /* holes: check_position refuses both loops */
 	s->over = ly || lb;
-	for (; i < f->n && f->hl[i] < to; i++) {
-		const uint32_t hl = f->hl[i];
+	for (uint32_t i = from; i < to; i++) {
+		const uint32_t hl = s->fhl[i];
 		const int tm = (int)(hl & 1);
-		if ((s->sw_smaller || (s->sw_equal && tm)) && f->swap_ok[i])
+		/* a smaller colour-exchanged image, when it is valid */
+		if ((s->sw_smaller || (s->sw_equal && tm)) && s->at[3][i] != FIT_NONE)
 			continue;
-		struct bp_walk w = { .index = s->base + hl, .nchildren = -1 };
+		struct bp_walk w = { .index = s->base + i, .nchildren = -1 };
 		if (what & BP_WALK_CHILDREN && !s->over) {
 			const uint32_t hs = gl->hs;
 			const uint32_t st = tm ? (hl >> 1) % hs : (hl >> 1) / hs;
@@ -1001,25 +1115,29 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 				if (!s->kids_ready[tm])
 					gwalk_kids(s, tm);
 				int n = 0;
+				/* a legal move's child fits its counts: its hands are listed */
 				if (drops) {
-					const uint64_t hp =
-						hand_part(gl, hl, tm, gl->state_one[st]);
+					const uint64_t a = s->at[0][i];
+					if (a == FIT_NONE)
+						return BP_EINVAL;
 					for (int c = 0; c < s->none[tm]; c++)
-						s->children[n++] = s->one[tm][c] + hp;
+						s->children[n++] = s->one[tm][c] + a;
 				}
 				if (own) {
-					const uint64_t hp =
-						hand_part(gl, hl, tm, gl->state_flip[st]);
+					const uint64_t a = s->at[2][i];
+					if (a == FIT_NONE)
+						return BP_EINVAL;
 					for (int c = 0; c < s->nflip[tm]; c++)
-						s->children[n++] = s->flip[tm][c] + hp;
+						s->children[n++] = s->flip[tm][c] + a;
 				}
 				w.nchildren = n;
 				w.nfar = 0;
-				if (h >= 2) {
-					const uint64_t hp =
-						hand_part(gl, hl, tm, gl->state_two[st]);
+				if (h >= 2 && s->ntwo[tm]) {
+					const uint64_t a = s->at[1][i];
+					if (a == FIT_NONE)
+						return BP_EINVAL;
 					for (int c = 0; c < s->ntwo[tm]; c++)
-						s->far[c] = s->two[tm][c] + hp;
+						s->far[c] = s->two[tm][c] + a;
 					w.nfar = s->ntwo[tm];
 				}
 			}
@@ -1029,10 +1147,12 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 		if (what & BP_WALK_IMAGES) {
 			if (!s->img_ready)
 				gwalk_images(s);
-			const uint32_t hs = gl->hs, hy = (hl >> 1) / hs, hb = (hl >> 1) % hs;
-			const uint64_t swapped = (uint64_t)((hb * hs + hy) * 2 + !tm);
 			for (int sy = 1; sy < gl->nsyms; sy++) {
-				const uint64_t r = s->img[sy] + (gl->swap[sy] ? swapped : hl);
+				/* a colour-exchanged image that fails validation is no member
+				 * of the class and has no index */
+				if (gl->swap[sy] && s->at[3][i] == FIT_NONE)
+					continue;
+				const uint64_t r = s->img[sy] + (gl->swap[sy] ? s->at[3][i] : i);
 				if (r != w.index)
 					s->images[w.nimages++] = r;
 			}
@@ -1092,40 +1212,48 @@ static int glorieta_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t l
 		return BP_ENOMEM;
 	s->gl = gl;
 	const int t = (int)tier;
-	const uint64_t hh = gl->hh;
-	int k = kmin(t);
-	while (lo >= gl->off[t][k + 1])
-		k++;
+	int k, b;
+	uint32_t j = find_block(gl, t, lo, &k, &b);
+	const uint32_t jend = gl->blk[t][kmax(gl, t) + 1];
 	uint64_t idx = lo;
-	for (; idx < hi && k <= kmax(gl, t); k++) {
-		const uint64_t block = gl->off[t][k], end = gl->off[t][k + 1];
+	for (; idx < hi && j < jend; j++) {
+		while (gl->blk[t][k + 1] <= j)
+			k++;
+		b = (int)(j - gl->blk[t][k]);
+		const uint64_t start = gl->boff[j], end = gl->boff[j + 1];
 		if (idx >= end)
-			continue;
-		gwalk_block(s, t, k);
-		uint64_t local = (idx - block) / hh;
-		s->bpat = local & ((1ull << s->nb) - 1);
-		local >>= s->nb;
+			continue; /* no hands fit the block's counts */
+		if ((rc = gwalk_block(s, t, k, b)))
+			goto out;
+		const int m = t - k;
+		uint64_t local = (idx - start) / s->nf;
+		uint64_t rb = local % s->cnb;
+		local /= s->cnb;
 		uint64_t rn = local % s->ckm, ro = local / s->ckm;
 		s->occ = bp_unrank_subset(k, ro);
-		uint64_t npat = bp_unrank_subset(s->m, rn);
+		uint64_t npat = bp_unrank_subset(m, rn);
 		s->neutral = bp_bits_deposit(npat, s->occ);
+		s->bpat = bp_unrank_subset(b, rb);
 		while (idx < hi && idx < end) {
-			s->base = block + ((((ro * s->ckm + rn) << s->nb) | s->bpat) * hh);
-			const uint64_t top = s->base + hh < hi ? s->base + hh : hi;
+			s->base = start + ((ro * s->ckm + rn) * s->cnb + rb) * s->nf;
+			const uint64_t top = s->base + s->nf < hi ? s->base + s->nf : hi;
 			if ((rc = gwalk_triple(s, (uint32_t)(idx - s->base),
 					       (uint32_t)(top - s->base), what, visit, ctx)))
 				goto out;
-			idx = s->base + hh;
+			idx = s->base + s->nf;
 			/* the next triple: black stones, then neutrals, then the occupied
-			 * set, each in its own order */
-			if (++s->bpat < 1ull << s->nb)
+			 * set, each in colex order */
+			if (++rb < s->cnb) {
+				s->bpat = gosper(s->bpat);
 				continue;
-			s->bpat = 0;
+			}
+			rb = 0;
+			s->bpat = low_bits(b);
 			if (++rn < s->ckm) {
 				npat = gosper(npat);
 			} else {
 				rn = 0;
-				npat = s->m ? (1ull << s->m) - 1 : 0;
+				npat = low_bits(m);
 				if (++ro < gl->binom[gl->n][k])
 					s->occ = gosper(s->occ);
 			}
@@ -1133,11 +1261,8 @@ static int glorieta_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t l
 		}
 	}
 out:
-	for (int i = 0; i < 65; i++) {
-		free(s->fit[i].hl);
-		free(s->fit[i].swap_ok);
-	}
-	free(s->marks);
+	for (int a = 0; a < 4; a++)
+		free(s->at[a]);
 	free(s);
 	return rc;
 }
@@ -1258,12 +1383,73 @@ static int parse_ring(struct glorieta *gl, const struct bp_board *b, const char 
 	return BP_OK;
 }
 
+static void glorieta_free(struct glorieta *gl)
+{
+	bp_perm64_destroy(gl->perm);
+	free(gl->boff);
+	free(gl->fstart);
+	free(gl->fhl);
+	free(gl);
+}
+
 static void glorieta_destroy(struct bp_game *g)
 {
-	struct glorieta *gl = g->impl;
-	bp_perm64_destroy(gl->perm);
-	free(gl);
+	glorieta_free(g->impl);
 	g->impl = NULL;
+}
+
+/* The index blocks (t, k, b) of every tier but the start's, their hand lists and
+ * their first indices; a tier whose size overflows is too big. */
+static int make_blocks(struct glorieta *gl)
+{
+	uint32_t nblocks = 0;
+	for (int t = 1; t <= 2 * gl->n; t++) {
+		for (int k = kmin(t); k <= kmax(gl, t); k++) {
+			gl->blk[t][k] = nblocks;
+			nblocks += (uint32_t)(2 * k - t + 1);
+		}
+		gl->blk[t][kmax(gl, t) + 1] = nblocks++;
+	}
+	gl->boff = malloc(sizeof *gl->boff * nblocks);
+	gl->fstart = malloc(sizeof *gl->fstart * (nblocks + 1));
+	uint32_t room = 1024, used = 0, list[FIT_ROOM(64)];
+	gl->fhl = malloc(sizeof *gl->fhl * room);
+	if (!gl->boff || !gl->fstart || !gl->fhl)
+		return BP_ENOMEM;
+	for (int t = 1; t <= 2 * gl->n; t++) {
+		uint64_t acc = 0;
+		for (int k = kmin(t); k <= kmax(gl, t); k++) {
+			const int m = t - k, nb = k - m;
+			for (int b = 0; b <= nb; b++) {
+				const uint32_t j = gl->blk[t][k] + (uint32_t)b;
+				const uint32_t nf = fit_list(gl, nb - b, b, m, list);
+				if (used + nf > room) {
+					while (used + nf > room)
+						room *= 2;
+					uint32_t *more = realloc(gl->fhl, sizeof *gl->fhl * room);
+					if (!more)
+						return BP_ENOMEM;
+					gl->fhl = more;
+				}
+				memcpy(gl->fhl + used, list, sizeof *list * nf);
+				gl->fstart[j] = used;
+				used += nf;
+				gl->boff[j] = acc;
+				uint64_t sz;
+				if (__builtin_mul_overflow(bp_binom(gl->n, k), bp_binom(k, m),
+							   &sz) ||
+				    __builtin_mul_overflow(sz, bp_binom(nb, b), &sz) ||
+				    __builtin_mul_overflow(sz, (uint64_t)nf, &sz) ||
+				    __builtin_add_overflow(acc, sz, &acc))
+					gl->too_big[t] = 1;
+			}
+		}
+		const uint32_t end = gl->blk[t][kmax(gl, t) + 1];
+		gl->fstart[end] = used;
+		gl->boff[end] = acc;
+	}
+	gl->fstart[nblocks] = used;
+	return BP_OK;
 }
 
 static int glorieta_create(struct bp_game *g, struct bp_err *err)
@@ -1300,9 +1486,7 @@ static int glorieta_create(struct bp_game *g, struct bp_err *err)
 		bp_perm64_destroy(gl->perm);
 		goto fail;
 	}
-	uint64_t hs = 2 * (uint64_t)gl->hand + 1, hands = hs * hs * 2;
-	gl->hs = (uint32_t)hs;
-	gl->hh = (uint32_t)hands;
+	gl->hs = 2 * (uint32_t)gl->hand + 1;
 	for (int i = 0; i < 67; i++)
 		for (int j = 0; j < 68; j++)
 			gl->binom[i][j] = j == 0 ? 1
@@ -1327,19 +1511,9 @@ static int glorieta_create(struct bp_game *g, struct bp_err *err)
 		gl->state_two[st] = (uint16_t)hand_state(two);
 		gl->state_flip[st] = (uint16_t)hand_state(flip);
 	}
-	for (int t = 1; t <= 2 * gl->n; t++) {
-		uint64_t acc = 0;
-		for (int k = kmin(t); k <= kmax(gl, t); k++) {
-			uint64_t s;
-			int m = t - k;
-			gl->off[t][k] = acc;
-			if (__builtin_mul_overflow(bp_binom(gl->n, k), bp_binom(k, m), &s) ||
-			    k - m >= 64 || __builtin_mul_overflow(s, 1ull << (k - m), &s) ||
-			    __builtin_mul_overflow(s, hands, &s) ||
-			    __builtin_add_overflow(acc, s, &acc))
-				gl->too_big[t] = 1;
-		}
-		gl->off[t][kmax(gl, t) + 1] = acc;
+	if ((rc = make_blocks(gl))) {
+		glorieta_free(gl);
+		return rc;
 	}
 	g->impl = gl;
 	g->max_moves = gl->n + gl->n * (gl->n - 1) / 2 + gl->n;

@@ -549,6 +549,11 @@ Test(store, mismatching_info)
 		cr_expect_eq(bp_table_open(s, "g:1", &bad[i], BP_STORE_CREATE, &t, &err),
 			     i == 0 ? BP_ERULES : BP_EFORMAT, "case %d", i);
 		cr_expect_neq(err.msg[0], 0, "case %d names the difference", i);
+		if (i == 1)
+			cr_expect(strstr(err.msg, "tier 1 has 60 records stored, 61 expected") &&
+					  strstr(err.msg, "another index layout") &&
+					  strstr(err.msg, "solve --replace"),
+				  "%s", err.msg);
 	}
 	bp_store_close(s);
 	expect_unchanged(before, len);

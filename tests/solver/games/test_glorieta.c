@@ -10,6 +10,7 @@
 #include "naive_solve.h"
 #include "solver/enumerate.h"
 #include "solver/games/perft.h"
+#include "solver/probe.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
 
@@ -746,5 +747,65 @@ ParameterizedTest(char (*spec)[64], glorieta, naive_minimax_agrees_with_every_so
 				 .text = ng_text };
 	size_t n = naive_check_solvers(g, &ng, &s, 1u << 18);
 	printf("%s: %zu positions agree with the naive minimax\n", *spec, n);
+	bp_game_destroy(g);
+}
+
+/* Only hands that fit a block's stone counts get an index: on boards too small for a
+ * loop (no position has both players' loops), every index is a valid position. */
+Test(glorieta, every_index_valid_without_loops)
+{
+	const char *specs[] = { "glorieta:tri2,ring=none,hand=2", "glorieta:tri2,ring=none,hand=5",
+				"glorieta:rh2x2,ring=none,hand=3" };
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		struct bp_game *g = open_game(specs[i]);
+		uint64_t total = 0;
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			total += size;
+		}
+		cr_expect_eq(expect_rank_round_trip(g, UINT32_MAX, 0), total,
+			     "%s: %llu indices, not all valid", specs[i],
+			     (unsigned long long)total);
+		bp_game_destroy(g);
+	}
+}
+
+/* A table written with the earlier index layout (a dense hand index: tier 1 of
+ * hex2 with hands of 2 held 7 cells * 2 colours * 5 * 5 hands * 2 sides = 700
+ * records) is refused by the solver and by every reader, saying why. */
+Test(glorieta, old_layout_table_refused)
+{
+	struct bp_game *g = open_game("glorieta:hex2,hand=2");
+	uint64_t sizes[64];
+	for (uint32_t t = 0; t < g->ntiers; t++)
+		cr_assert_eq(g->ops->tier_size(g, t, &sizes[t]), BP_OK);
+	cr_assert_neq(sizes[1], 700);
+	sizes[1] = 700;
+	char *dir = temp_db();
+	bp_store *db;
+	bp_table *t = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_table_info info = { .rules_version = BP_RULES_VERSION,
+				      .ntiers = g->ntiers,
+				      .tier_size = sizes };
+	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_table_open(db, g->spec, &info, BP_STORE_CREATE, &t, &err), BP_OK);
+	bp_table_close(t);
+	t = NULL;
+	cr_expect_eq(bp_probe_open(db, g, &t, &err), BP_EFORMAT);
+	cr_expect_null(t);
+	cr_expect(strstr(err.msg, "tier 1 has 700 records stored") &&
+			  strstr(err.msg, "another index layout") && strstr(err.msg, "--replace"),
+		  "%s", err.msg);
+	struct bp_solve_opts o = { .threads = 1 };
+	struct bp_solve_result r;
+	err.msg[0] = 0;
+	cr_expect_eq(bp_solve(g, db, &o, &r, &err), BP_EFORMAT);
+	cr_expect(strstr(err.msg, "another index layout") && strstr(err.msg, "--replace"), "%s",
+		  err.msg);
+	bp_store_close(db);
+	remove_db(dir);
 	bp_game_destroy(g);
 }
