@@ -224,8 +224,9 @@ const struct bp_command bp_commands[] = {
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "A GAME that stands for a family of instances checks every member's table.\n"
-	  "JSON: {\"ok\", \"hash_only\", \"positions_checked\", \"positions_hashed\",\n"
-	  "\"inconsistencies\", \"corrupt_blocks\", \"content_hash\", \"tables\": [...]}.\n" },
+	  "JSON: {\"ok\", \"positions_checked\", \"positions_hashed\", \"inconsistencies\",\n"
+	  "\"corrupt_blocks\", \"missing_tiers\", \"hash_only\", \"content_hash\", \"tables\":\n"
+	  "[...]}.\n" },
 	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
 	  "usage: boardproof prove GAME [--position P] [--moves M] [--memory SIZE]\n"
 	  "                        [--time-limit S] [--max-nodes N] [--threads N] [--openings]\n"

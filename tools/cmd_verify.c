@@ -188,15 +188,14 @@ int bp_cmd_verify(int argc, char **argv)
 	if (a.json) {
 		bp_text_printf(
 			&out,
-			"], \"ok\": %s, \"hash_only\": %s, \"positions_checked\": %llu, "
-			"\"positions_hashed\": %llu, \"inconsistencies\": %llu, "
-			"\"corrupt_blocks\": %llu, \"missing_tiers\": %llu, \"content_hash\": ",
-			any_problem ? "false" : "true", hash_only ? "true" : "false",
-			(unsigned long long)total.positions_checked,
+			"], \"ok\": %s, \"positions_checked\": %llu, \"positions_hashed\": %llu, "
+			"\"inconsistencies\": %llu, \"corrupt_blocks\": %llu, \"missing_tiers\": "
+			"%llu, \"hash_only\": %s, \"content_hash\": ",
+			any_problem ? "false" : "true", (unsigned long long)total.positions_checked,
 			(unsigned long long)total.positions_hashed,
 			(unsigned long long)total.inconsistencies,
 			(unsigned long long)total.corrupt_blocks,
-			(unsigned long long)total.missing_tiers);
+			(unsigned long long)total.missing_tiers, hash_only ? "true" : "false");
 		if (specs.n == 1)
 			bp_text_printf(&out, "\"%016llx\"}\n",
 				       (unsigned long long)total.content_hash);
