@@ -35,34 +35,44 @@ static void say_value(const struct play *s, const struct bp_pos *p)
 		       bp_cli_remoteness(pr.remoteness, 0, rbuf));
 }
 
-static void show_hints(const struct play *s, const struct bp_pos *p)
+/* The moves of p with their values. Every text shown is built whole first: out of
+ * memory (a move's name cut short) is an error, never a wrong name on the screen.
+ * @return 0, or -1 when out of memory (nothing printed). */
+static int show_hints(const struct play *s, const struct bp_pos *p)
 {
 	int n = bp_probe_moves(s->g, s->tab, p, s->pm);
 	if (n < 0) {
 		printf("(no values: %s)\n", bp_strerror(n));
-		return;
+		return 0;
 	}
-	printf("moves (best first, value for you):");
+	struct bp_text t = { 0 };
+	bp_text_printf(&t, "moves (best first, value for you):");
 	for (int i = 0; i < n; i++) {
-		struct bp_text m = { 0 };
 		char label[16];
-		s->g->ops->move_format(s->g, p, s->pm[i].move, &m);
 		bp_cmd_value_label(s->pm[i].value, s->pm[i].remoteness, label, sizeof label);
-		printf("%s %s=%s", i % 8 ? "" : "\n ", bp_text_str(&m), label);
-		bp_text_free(&m);
+		bp_text_printf(&t, "%s ", i % 8 ? "" : "\n ");
+		s->g->ops->move_format(s->g, p, s->pm[i].move, &t);
+		bp_text_printf(&t, "=%s", label);
 	}
-	printf("\n");
+	int failed = t.failed;
+	if (!failed)
+		printf("%s\n", bp_text_str(&t));
+	bp_text_free(&t);
+	return failed ? -1 : 0;
 }
 
-static void show(const struct play *s, const struct bp_pos *p)
+/* The board and the position's text. @return 0, or -1 when out of memory. */
+static int show(const struct play *s, const struct bp_pos *p)
 {
 	struct bp_text t = { 0 };
-	printf("\n");
 	bp_draw_board(s->g, p, &t);
 	bp_text_printf(&t, "position: ");
 	s->g->ops->pos_format(s->g, p, &t);
-	printf("%s\n", bp_text_str(&t));
+	int failed = t.failed;
+	if (!failed)
+		printf("\n%s\n", bp_text_str(&t));
 	bp_text_free(&t);
+	return failed ? -1 : 0;
 }
 
 /* Reads one line into buf without its newline; 0 at the end of input. */
@@ -115,6 +125,7 @@ int bp_cmd_play(int argc, char **argv)
 	human = a.opt[2] && strcmp(a.opt[2], "second") == 0;
 	s = calloc(1, sizeof *s);
 	if (!s) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}
@@ -128,6 +139,7 @@ int bp_cmd_play(int argc, char **argv)
 	s->tab = tab;
 	s->pm = malloc(sizeof *s->pm * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
 	if (!s->pm) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}
@@ -146,8 +158,8 @@ int bp_cmd_play(int argc, char **argv)
 	for (;;) {
 		struct bp_pos *p = &s->hist[s->nhist - 1];
 		side = (s->nhist - 1) % 2;
-		if (dirty)
-			show(s, p);
+		if (dirty && show(s, p))
+			goto oom;
 		dirty = 1;
 		enum bp_value over = g->ops->outcome(g, p);
 		if (over) {
@@ -210,7 +222,7 @@ int bp_cmd_play(int argc, char **argv)
 			if (n <= 0) {
 				bp_cli_error(cmd, "no value for %s: %s", g->spec,
 					     bp_strerror(n < 0 ? n : BP_ENOTFOUND));
-				rc = BP_EXIT_DB;
+				rc = n < 0 ? bp_cli_exit_code(n) : BP_EXIT_DB;
 				goto out;
 			}
 			int pick = 0;
@@ -227,6 +239,10 @@ int bp_cmd_play(int argc, char **argv)
 			g->ops->move_format(g, p, s->pm[0].move, &m);
 			bp_cmd_value_label(s->pm[0].value, s->pm[0].remoteness, label,
 					   sizeof label);
+			if (m.failed) {
+				bp_text_free(&m);
+				goto oom;
+			}
 			printf("perfect play: %s (%s for it)\n", bp_text_str(&m), label);
 			bp_text_free(&m);
 			s->hist[s->nhist] = *p;
@@ -234,8 +250,8 @@ int bp_cmd_play(int argc, char **argv)
 			s->nhist++;
 			continue;
 		}
-		if (hint)
-			show_hints(s, p);
+		if (hint && show_hints(s, p))
+			goto oom;
 		char line[128];
 		if (!read_line(s, "your move: ", line, sizeof line)) {
 			printf("\nend of input: the game is unfinished\n");
@@ -249,21 +265,26 @@ int bp_cmd_play(int argc, char **argv)
 			break;
 		if (!strcmp(line, "hint")) {
 			say_value(s, p);
-			show_hints(s, p);
+			if (show_hints(s, p))
+				goto oom;
 			dirty = 0;
 			continue;
 		}
 		if (!strcmp(line, "moves")) {
 			struct bp_move *mv = bp_game_move_buffer(g);
+			struct bp_text t = { 0 };
 			int n = mv ? g->ops->moves(g, p, mv) : 0;
 			for (int i = 0; i < n; i++) {
-				struct bp_text m = { 0 };
-				g->ops->move_format(g, p, mv[i], &m);
-				printf("%s%s", i ? " " : "", bp_text_str(&m));
-				bp_text_free(&m);
+				bp_text_printf(&t, "%s", i ? " " : "");
+				g->ops->move_format(g, p, mv[i], &t);
 			}
-			printf("\n");
+			int failed = !mv || t.failed;
+			if (!failed)
+				printf("%s\n", bp_text_str(&t));
+			bp_text_free(&t);
 			free(mv);
+			if (failed)
+				goto oom;
 			dirty = 0;
 			continue;
 		}
@@ -296,6 +317,10 @@ int bp_cmd_play(int argc, char **argv)
 		g->ops->apply(g, &s->hist[s->nhist], m);
 		s->nhist++;
 	}
+	goto out;
+oom:
+	bp_cli_error(cmd, "out of memory");
+	rc = BP_EXIT_IO;
 out:
 	if (s)
 		free(s->pm);
