@@ -26,25 +26,35 @@ struct play {
 	int echo; /* stdin is not a terminal: echo what was read */
 };
 
-static void say_value(const struct play *s, const struct bp_pos *p)
+/* Reading the table fails here only for a position it does not hold (BP_ENOTFOUND,
+ * a game begun from a position off the table: said, and play goes on) or for damage,
+ * no memory or an I/O error: returned, and the game stops with the error, since every
+ * later answer would rest on a read that failed. */
+
+/* p's value. @return BP_OK (also when p is not in the table: nothing said); an error. */
+static int say_value(const struct play *s, const struct bp_pos *p)
 {
 	struct bp_probe pr;
 	char rbuf[24];
-	if (bp_probe_position(s->g, s->tab, p, &pr) == BP_OK)
+	int rc = bp_probe_position(s->g, s->tab, p, &pr);
+	if (rc == BP_OK)
 		printf("value: %s %s for the player to move\n", bp_value_name(pr.value),
 		       bp_cli_remoteness(pr.remoteness, 0, rbuf));
+	return rc == BP_ENOTFOUND ? BP_OK : rc;
 }
 
 /* The moves of p with their values. Every text shown is built whole first: out of
  * memory (a move's name cut short) is an error, never a wrong name on the screen.
- * @return 0, or -1 when out of memory (nothing printed). */
+ * @return BP_OK; BP_ENOMEM (nothing printed); an error reading the table. */
 static int show_hints(const struct play *s, const struct bp_pos *p)
 {
 	int n = bp_probe_moves(s->g, s->tab, p, s->pm);
-	if (n < 0) {
+	if (n == BP_ENOTFOUND) {
 		printf("(no values: %s)\n", bp_strerror(n));
-		return 0;
+		return BP_OK;
 	}
+	if (n < 0)
+		return n;
 	struct bp_text t = { 0 };
 	bp_text_printf(&t, "moves (best first, value for you):");
 	for (int i = 0; i < n; i++) {
@@ -58,7 +68,7 @@ static int show_hints(const struct play *s, const struct bp_pos *p)
 	if (!failed)
 		printf("%s\n", bp_text_str(&t));
 	bp_text_free(&t);
-	return failed ? -1 : 0;
+	return failed ? BP_ENOMEM : BP_OK;
 }
 
 /* The board and the position's text. @return 0, or -1 when out of memory. */
@@ -155,6 +165,7 @@ int bp_cmd_play(int argc, char **argv)
 	       "moves, quit\n",
 	       g->spec, human ? "second" : "first", human ? "next" : "now");
 	int side = 0, dirty = 1; /* side to move at hist[nhist - 1]; redraw? */
+	int hrc = BP_OK;	 /* a failed read of the table */
 	for (;;) {
 		struct bp_pos *p = &s->hist[s->nhist - 1];
 		side = (s->nhist - 1) % 2;
@@ -207,8 +218,12 @@ int bp_cmd_play(int argc, char **argv)
 				}
 			} else {
 				struct bp_probe pr;
-				if (bp_probe_position(g, tab, p, &pr) == BP_OK &&
-				    pr.value == BP_VALUE_LOSS) {
+				int prc = bp_probe_position(g, tab, p, &pr);
+				if (prc && prc != BP_ENOTFOUND) { /* never a choice made blind */
+					hrc = prc;
+					goto failed;
+				}
+				if (prc == BP_OK && pr.value == BP_VALUE_LOSS) {
 					human ^= 1;
 					printf("perfect play takes over your side (the opening "
 					       "wins for it); you now move\n");
@@ -250,8 +265,8 @@ int bp_cmd_play(int argc, char **argv)
 			s->nhist++;
 			continue;
 		}
-		if (hint && show_hints(s, p))
-			goto oom;
+		if (hint && (hrc = show_hints(s, p)))
+			goto failed;
 		char line[128];
 		if (!read_line(s, "your move: ", line, sizeof line)) {
 			printf("\nend of input: the game is unfinished\n");
@@ -264,9 +279,8 @@ int bp_cmd_play(int argc, char **argv)
 		if (!strcmp(line, "quit"))
 			break;
 		if (!strcmp(line, "hint")) {
-			say_value(s, p);
-			if (show_hints(s, p))
-				goto oom;
+			if ((hrc = say_value(s, p)) || (hrc = show_hints(s, p)))
+				goto failed;
 			dirty = 0;
 			continue;
 		}
@@ -321,6 +335,10 @@ int bp_cmd_play(int argc, char **argv)
 oom:
 	bp_cli_error(cmd, "out of memory");
 	rc = BP_EXIT_IO;
+	goto out;
+failed:
+	bp_cli_error(cmd, "reading the table of %s: %s", g->spec, bp_strerror(hrc));
+	rc = bp_cli_exit_code(hrc);
 out:
 	if (s)
 		free(s->pm);

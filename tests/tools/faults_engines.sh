@@ -25,6 +25,8 @@
 #   render   render taifas:3x3 --values --svg - (the picture on stdout)
 #   layouts  layouts landscape:hex2,neutrals=2
 #   paper    paper taifas (its Markdown file compared too)
+#   play     play taifas:3x3 --hint, moves from stdin: hint, moves, a move (the
+#            program then decides on the colour choice), another, quit
 #
 # A run must end with exit 0 and the clean run's answer (the fault was absorbed), or a
 # non-zero exit below 124 with a "boardproof: <command>: ..." message: never a crash,
@@ -45,14 +47,14 @@
 #
 # A site called more than MOST times (default 8) gets MOST failing calls drawn with
 # SEED, always including its first and last call. PHASES: the phases to run (default
-# "tiers cycles query list qline show moves openings claims render layouts paper
+# "tiers cycles query list qline show moves openings claims render layouts paper play
 # limits").
 set -u
 bin=$1
 shim=$2
 most=${3:-8}
 seed=${4:-20261124}
-phases=${5:-tiers cycles query list qline show moves openings claims render layouts paper limits}
+phases=${5:-tiers cycles query list qline show moves openings claims render layouts paper play limits}
 tmp=$(mktemp -d)
 mnt=""
 cleanup() {
@@ -82,6 +84,7 @@ cmdline() {
 	render) echo render "$t3" --values --db "$2" --svg - ;;
 	layouts) echo layouts landscape:hex2,neutrals=2 ;;
 	paper) echo paper taifas --db "$2" --out "$tmp/paper" ;;
+	play) echo play "$t3" --db "$2" --hint ;;
 	esac
 }
 # run_phase PHASE DB: runs the phase's command with the environment in the array fenv
@@ -95,6 +98,7 @@ run_phase() {
 		rm -rf "$tmp/paper"
 		timeout 120 env "${fenv[@]}" "$bin" $(cmdline "$1" "$2")
 		;;
+	play) printf 'hint\nmoves\nxb2\nxa1\nquit\n' | timeout 120 env "${fenv[@]}" "$bin" $(cmdline "$1" "$2") ;;
 	*) timeout 120 env "${fenv[@]}" "$bin" $(cmdline "$1" "$2") ;;
 	esac
 }
@@ -130,7 +134,7 @@ clean() {
 	"$bin" solve "$bl" --db "$tmp/base" --block-records 64 >/dev/null || { echo "base solves failed"; exit 1; }
 cp "$tmp/base/data.mdb" "$tmp/base.data"
 declare -A want hash
-for phase in tiers cycles query list qline show moves openings claims render layouts paper; do
+for phase in tiers cycles query list qline show moves openings claims render layouts paper play; do
 	rm -rf "$tmp/ref"
 	db=$tmp/ref
 	is_solve $phase || db=$tmp/base
