@@ -13,6 +13,9 @@
 #   query    query of a position of a solved table (taifas:3x3 after xb2 oa1: the
 #            position's record and every child's)
 #   list     list of a database holding a taifas:3x3 and a blooms:rh2x2 table
+#   replace  solve taifas:2x3 --replace over its solved table (the drop, then a solve)
+#   family   solve landscape:hex2,neutrals=1 (a family spec: one table per layout
+#            class, two here)
 #
 # and the other commands that print a report built in memory (an allocation that
 # fails while building it must give an error, never a report cut short):
@@ -47,14 +50,14 @@
 #
 # A site called more than MOST times (default 8) gets MOST failing calls drawn with
 # SEED, always including its first and last call. PHASES: the phases to run (default
-# "tiers cycles query list qline show moves openings claims render layouts paper play
-# limits").
+# "tiers cycles replace family query list qline show moves openings claims render
+# layouts paper play limits").
 set -u
 bin=$1
 shim=$2
 most=${3:-8}
 seed=${4:-20261124}
-phases=${5:-tiers cycles query list qline show moves openings claims render layouts paper play limits}
+phases=${5:-tiers cycles replace family query list qline show moves openings claims render layouts paper play limits}
 tmp=$(mktemp -d)
 mnt=""
 cleanup() {
@@ -67,6 +70,8 @@ unset BOARDPROOF_FAULT BOARDPROOF_FAULT_COUNT BOARDPROOF_FAULT_MAP
 gl=glorieta:hex2,hand=2
 bl=blooms:rh2x2
 t3=taifas:3x3
+t23=taifas:2x3
+fam=landscape:hex2,neutrals=1
 pos="xb2 oa1"
 
 # the command line of a phase on database $2 (as words; the query's moves apart)
@@ -74,6 +79,8 @@ cmdline() {
 	case $1 in
 	tiers) echo solve "$gl" --solver tiers --threads 2 --db "$2" ;;
 	cycles) echo solve "$bl" --solver cycles --threads 2 --block-records 64 --db "$2" ;;
+	replace) echo solve "$t23" --replace --threads 2 --block-records 256 --db "$2" ;;
+	family) echo solve "$fam" --threads 2 --block-records 256 --db "$2" ;;
 	query) echo query "$t3" --db "$2" ;;
 	qline) echo query "$t3" --db "$2" --line --json ;;
 	list) echo list --db "$2" ;;
@@ -102,14 +109,18 @@ run_phase() {
 	*) timeout 120 env "${fenv[@]}" "$bin" $(cmdline "$1" "$2") ;;
 	esac
 }
-spec_of() { case $1 in tiers) echo "$gl" ;; cycles) echo "$bl" ;; *) echo "$t3" ;; esac; }
-is_solve() { case $1 in tiers | cycles) return 0 ;; *) return 1 ;; esac; }
+spec_of() { case $1 in tiers) echo "$gl" ;; cycles) echo "$bl" ;; replace) echo "$t23" ;; family) echo "$fam" ;; *) echo "$t3" ;; esac; }
+is_solve() { case $1 in tiers | cycles | replace | family) return 0 ;; *) return 1 ;; esac; }
+# the database a solve phase starts from (copied for each run; empty: none)
+base_of() { case $1 in replace) echo "$tmp/base23" ;; *) echo "" ;; esac; }
 uses_db() { case $1 in show | moves | layouts) return 1 ;; *) return 0 ;; esac; }
 
 # the answer in a report: a solve's value and positions lines, or the whole output
 # (and for paper, the paper it wrote)
 answer() {
-	if is_solve "$1"; then
+	if [ "$1" = family ]; then # the classes and their values (not the time)
+		grep -E '^[a-z]+:[^ ]+: |^  [a-z0-9]|^layouts ' "$2"
+	elif is_solve "$1"; then
 		grep -E '^[a-z]+:[^ ]+: |^positions:' "$2"
 	elif [ "$1" = paper ]; then
 		cat "$2" "$tmp/paper/taifas.md" 2>/dev/null
@@ -117,26 +128,31 @@ answer() {
 		cat "$2"
 	fi
 }
-hash_of() { "$bin" verify "$2" --db "$1" --json 2>/dev/null | sed -n 's/.*"content_hash": "\([0-9a-f]*\)"}$/\1/p'; }
+# the content hashes of SPEC's tables (a family has one a class), joined
+hash_of() { "$bin" verify "$2" --db "$1" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"' | tr -d '\n'; }
 # clean DB SPEC: every stored tier checks out (missing tiers are fine: an interrupted
-# solve; so is a database or table not created yet)
+# solve; so is a database or table not created yet); the totals after the list of
+# tables say so for all of them
 clean() {
 	local j
 	j=$("$bin" verify "$2" --db "$1" --json 2>"$tmp/clean.err")
-	case $j in *'"inconsistencies": 0, "corrupt_blocks": 0,'*) return 0 ;; esac
+	case ${j##*\]} in *'"inconsistencies": 0, "corrupt_blocks": 0,'*) return 0 ;; esac
 	[ -z "$j" ] && grep -q -E "is not solved in this database|no database (at|here)|no table " "$tmp/clean.err" && return 0
 	echo "verify: $j $(head -c 300 "$tmp/clean.err")"
 	return 1
 }
 
-# the base database of query and list, and each solve's uninterrupted table
+# the base database of query and list, the one replace starts from, and each solve's
+# uninterrupted table
 "$bin" solve "$t3" --db "$tmp/base" --block-records 256 >/dev/null &&
-	"$bin" solve "$bl" --db "$tmp/base" --block-records 64 >/dev/null || { echo "base solves failed"; exit 1; }
+	"$bin" solve "$bl" --db "$tmp/base" --block-records 64 >/dev/null &&
+	"$bin" solve "$t23" --db "$tmp/base23" --block-records 256 >/dev/null || { echo "base solves failed"; exit 1; }
 cp "$tmp/base/data.mdb" "$tmp/base.data"
 declare -A want hash
-for phase in tiers cycles query list qline show moves openings claims render layouts paper play; do
+for phase in tiers cycles replace family query list qline show moves openings claims render layouts paper play; do
 	rm -rf "$tmp/ref"
 	db=$tmp/ref
+	[ -n "$(base_of $phase)" ] && cp -r "$(base_of $phase)" "$db"
 	is_solve $phase || db=$tmp/base
 	run_phase $phase "$db" >"$tmp/out" 2>"$tmp/err" || { echo "$phase: clean run failed: $(cat "$tmp/err")"; exit 1; }
 	want[$phase]=$(answer $phase "$tmp/out")
@@ -146,7 +162,6 @@ for phase in tiers cycles query list qline show moves openings claims render lay
 		[ -n "${hash[$phase]}" ] || { echo "$phase: the clean table does not verify"; exit 1; }
 	fi
 done
-hash[walk]=$(hash_of "$tmp/base" "$t3")
 
 fail=0 runs=0 absorbed=0 reported=0
 problem() {
@@ -176,6 +191,7 @@ after_solve() {
 	why=$(clean "$db" "$spec") || problem "$what: the database does not verify clean afterwards: $why"
 	case $spec in
 	"$gl") args=(--solver tiers) ;;
+	"$fam") args=(--block-records 256) ;;
 	"$bl" | blooms:*) args=(--solver cycles --block-records 64) ;;
 	*) args=(--block-records 256) ;;
 	esac
@@ -217,6 +233,7 @@ for phase in $phases; do
 	[ "$phase" = limits ] && continue
 	db=$tmp/count
 	rm -rf "$db"
+	[ -n "$(base_of $phase)" ] && cp -r "$(base_of $phase)" "$db"
 	is_solve $phase || db=$tmp/base
 	fenv=(BOARDPROOF_FAULT_COUNT="$tmp/counts" LD_PRELOAD="$shim")
 	run_phase $phase "$db" >/dev/null 2>&1
@@ -238,6 +255,7 @@ for phase in $phases; do
 			runs=$((runs + 1))
 			db=$tmp/run
 			rm -rf "$db"
+			[ -n "$(base_of $phase)" ] && cp -r "$(base_of $phase)" "$db"
 			is_solve $phase || db=$tmp/base
 			fenv=(BOARDPROOF_FAULT="$site:$n" LD_PRELOAD="$shim")
 			run_phase $phase "$db" >"$tmp/out" 2>"$tmp/err"
