@@ -30,6 +30,11 @@
 #   paper    paper taifas (its Markdown file compared too)
 #   play     play taifas:3x3 --hint, moves from stdin: hint, moves, a move (the
 #            program then decides on the colour choice), another, quit
+#   verifyall verify --json of every table in the database
+#   count    count taifas:3x3 (exact counts, GMP)
+#   perft    perft taifas:3x3 3
+#   branching branching taifas:3x3 --samples 20
+#   plan     plan taifas:3x3
 #
 # A run must end with exit 0 and the clean run's answer (the fault was absorbed), or a
 # non-zero exit below 124 with a "boardproof: <command>: ..." message: never a crash,
@@ -51,13 +56,13 @@
 # A site called more than MOST times (default 8) gets MOST failing calls drawn with
 # SEED, always including its first and last call. PHASES: the phases to run (default
 # "tiers cycles replace family query list qline show moves openings claims render
-# layouts paper play limits").
+# layouts paper play verifyall count perft branching plan limits").
 set -u
 bin=$1
 shim=$2
 most=${3:-8}
 seed=${4:-20261124}
-phases=${5:-tiers cycles replace family query list qline show moves openings claims render layouts paper play limits}
+phases=${5:-tiers cycles replace family query list qline show moves openings claims render layouts paper play verifyall count perft branching plan limits}
 tmp=$(mktemp -d)
 mnt=""
 cleanup() {
@@ -92,6 +97,11 @@ cmdline() {
 	layouts) echo layouts landscape:hex2,neutrals=2 ;;
 	paper) echo paper taifas --db "$2" --out "$tmp/paper" ;;
 	play) echo play "$t3" --db "$2" --hint ;;
+	verifyall) echo verify --db "$2" --json ;;
+	count) echo count "$t3" ;;
+	perft) echo perft "$t3" 3 ;;
+	branching) echo branching "$t3" --samples 20 ;;
+	plan) echo plan "$t3" ;;
 	esac
 }
 # run_phase PHASE DB: runs the phase's command with the environment in the array fenv
@@ -113,7 +123,7 @@ spec_of() { case $1 in tiers) echo "$gl" ;; cycles) echo "$bl" ;; replace) echo 
 is_solve() { case $1 in tiers | cycles | replace | family) return 0 ;; *) return 1 ;; esac; }
 # the database a solve phase starts from (copied for each run; empty: none)
 base_of() { case $1 in replace) echo "$tmp/base23" ;; *) echo "" ;; esac; }
-uses_db() { case $1 in show | moves | layouts) return 1 ;; *) return 0 ;; esac; }
+uses_db() { case $1 in show | moves | layouts | count | perft | branching | plan) return 1 ;; *) return 0 ;; esac; }
 
 # the answer in a report: a solve's value and positions lines, or the whole output
 # (and for paper, the paper it wrote)
@@ -149,7 +159,7 @@ clean() {
 	"$bin" solve "$t23" --db "$tmp/base23" --block-records 256 >/dev/null || { echo "base solves failed"; exit 1; }
 cp "$tmp/base/data.mdb" "$tmp/base.data"
 declare -A want hash
-for phase in tiers cycles replace family query list qline show moves openings claims render layouts paper play; do
+for phase in tiers cycles replace family query list qline show moves openings claims render layouts paper play verifyall count perft branching plan; do
 	rm -rf "$tmp/ref"
 	db=$tmp/ref
 	[ -n "$(base_of $phase)" ] && cp -r "$(base_of $phase)" "$db"
