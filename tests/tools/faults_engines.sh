@@ -16,6 +16,7 @@
 #   replace  solve taifas:2x3 --replace over its solved table (the drop, then a solve)
 #   family   solve landscape:hex2,neutrals=1 (a family spec: one table per layout
 #            class, two here)
+#   csolve   claims taifas:3x2 --solve (solves the table, then prints the claims)
 #
 # and the other commands that print a report built in memory (an allocation that
 # fails while building it must give an error, never a report cut short):
@@ -55,14 +56,14 @@
 #
 # A site called more than MOST times (default 8) gets MOST failing calls drawn with
 # SEED, always including its first and last call. PHASES: the phases to run (default
-# "tiers cycles replace family query list qline show moves openings claims render
-# layouts paper play verifyall count perft branching plan limits").
+# "tiers cycles replace family csolve query list qline show moves openings claims
+# render layouts paper play verifyall count perft branching plan limits").
 set -u
 bin=$1
 shim=$2
 most=${3:-8}
 seed=${4:-20261124}
-phases=${5:-tiers cycles replace family query list qline show moves openings claims render layouts paper play verifyall count perft branching plan limits}
+phases=${5:-tiers cycles replace family csolve query list qline show moves openings claims render layouts paper play verifyall count perft branching plan limits}
 tmp=$(mktemp -d)
 mnt=""
 cleanup() {
@@ -76,6 +77,7 @@ gl=glorieta:hex2,hand=2
 bl=blooms:rh2x2
 t3=taifas:3x3
 t23=taifas:2x3
+t32=taifas:3x2
 fam=landscape:hex2,neutrals=1
 pos="xb2 oa1"
 
@@ -86,6 +88,7 @@ cmdline() {
 	cycles) echo solve "$bl" --solver cycles --threads 2 --block-records 64 --db "$2" ;;
 	replace) echo solve "$t23" --replace --threads 2 --block-records 256 --db "$2" ;;
 	family) echo solve "$fam" --threads 2 --block-records 256 --db "$2" ;;
+	csolve) echo claims "$t32" --solve --db "$2" ;;
 	query) echo query "$t3" --db "$2" ;;
 	qline) echo query "$t3" --db "$2" --line --json ;;
 	list) echo list --db "$2" ;;
@@ -119,8 +122,8 @@ run_phase() {
 	*) timeout 120 env "${fenv[@]}" "$bin" $(cmdline "$1" "$2") ;;
 	esac
 }
-spec_of() { case $1 in tiers) echo "$gl" ;; cycles) echo "$bl" ;; replace) echo "$t23" ;; family) echo "$fam" ;; *) echo "$t3" ;; esac; }
-is_solve() { case $1 in tiers | cycles | replace | family) return 0 ;; *) return 1 ;; esac; }
+spec_of() { case $1 in tiers) echo "$gl" ;; cycles) echo "$bl" ;; replace) echo "$t23" ;; family) echo "$fam" ;; csolve) echo "$t32" ;; *) echo "$t3" ;; esac; }
+is_solve() { case $1 in tiers | cycles | replace | family | csolve) return 0 ;; *) return 1 ;; esac; }
 # the database a solve phase starts from (copied for each run; empty: none)
 base_of() { case $1 in replace) echo "$tmp/base23" ;; *) echo "" ;; esac; }
 uses_db() { case $1 in show | moves | layouts | count | perft | branching | plan) return 1 ;; *) return 0 ;; esac; }
@@ -128,7 +131,9 @@ uses_db() { case $1 in show | moves | layouts | count | perft | branching | plan
 # the answer in a report: a solve's value and positions lines, or the whole output
 # (and for paper, the paper it wrote)
 answer() {
-	if [ "$1" = family ]; then # the classes and their values (not the time)
+	if [ "$1" = csolve ]; then # the claims' report
+		cat "$2"
+	elif [ "$1" = family ]; then # the classes and their values (not the time)
 		grep -E '^[a-z]+:[^ ]+: |^  [a-z0-9]|^layouts ' "$2"
 	elif is_solve "$1"; then
 		grep -E '^[a-z]+:[^ ]+: |^positions:' "$2"
@@ -159,7 +164,7 @@ clean() {
 	"$bin" solve "$t23" --db "$tmp/base23" --block-records 256 >/dev/null || { echo "base solves failed"; exit 1; }
 cp "$tmp/base/data.mdb" "$tmp/base.data"
 declare -A want hash
-for phase in tiers cycles replace family query list qline show moves openings claims render layouts paper play verifyall count perft branching plan; do
+for phase in tiers cycles replace family csolve query list qline show moves openings claims render layouts paper play verifyall count perft branching plan; do
 	rm -rf "$tmp/ref"
 	db=$tmp/ref
 	[ -n "$(base_of $phase)" ] && cp -r "$(base_of $phase)" "$db"
@@ -202,6 +207,7 @@ after_solve() {
 	case $spec in
 	"$gl") args=(--solver tiers) ;;
 	"$fam") args=(--block-records 256) ;;
+	"$t32") args=() ;;
 	"$bl" | blooms:*) args=(--solver cycles --block-records 64) ;;
 	*) args=(--block-records 256) ;;
 	esac
