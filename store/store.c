@@ -705,7 +705,7 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 			return bp_err_set(err, errno == ENOENT ? BP_ENOTFOUND : BP_EIO, "%s: %s",
 					  dir, strerror(errno));
 		if ((rc = make_dirs(dir)) != 0)
-			return bp_err_set(err, BP_EIO, "creating %s: %s", dir, strerror(rc));
+			return bp_err_set(err, BP_EIO, "creating %s: %s", dir, store_strerror(rc));
 	} else if (!S_ISDIR(st.st_mode)) {
 		return bp_err_set(err, BP_EFORMAT, "%s: not a directory", dir);
 	}
@@ -1009,7 +1009,7 @@ static int writer_lock(bp_store *s, const char *spec, int *out, struct bp_err *e
 		return bp_err_set(err, BP_EINVAL, "%s: path too long", dir);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0664);
 	if (fd < 0)
-		return bp_err_set(err, BP_EIO, "%s: %s", path, strerror(errno));
+		return bp_err_set(err, BP_EIO, "%s: %s", path, store_strerror(errno));
 	struct flock fl = { .l_type = F_WRLCK,
 			    .l_whence = SEEK_SET,
 			    .l_start = (off_t)(bp_hash64(spec, strlen(spec), 1) & 0x7fffffff),
