@@ -42,7 +42,8 @@
 # a hang, or exit 0 with another answer (a report cut short included). After a solve
 # run the database must verify clean (no damaged block, no inconsistency; missing
 # tiers are fine) and a resumed solve must give the uninterrupted content hash; after
-# a query or list run the database must be byte for byte what it was.
+# a run of any other command the database's data.mdb must be byte for byte what it
+# was.
 #
 # Then the limits, for each engine (the tier walk on taifas:3x3, the tiers engine on
 # glorieta:hex2,hand=2, the cycles engine on blooms:rh2x3): a tiny LMDB map must stop
