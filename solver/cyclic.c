@@ -301,8 +301,7 @@ int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve
 			out->counts[bp_record_value(tt->rec[i])]++;
 		if ((rc = bp_table_put_tier(tab, t, tt->rec, bp_solve_clock() - t0,
 					    bp_solve_peak_memory(), "solver=cyclic\n"))) {
-			snprintf(s.errmsg, sizeof s.errmsg, "writing tier %u: %s", t,
-				 bp_strerror(rc));
+			bp_solve_write_error(tab, t, rc, s.errmsg, sizeof s.errmsg);
 			goto out;
 		}
 		out->solved_tiers++;

@@ -307,8 +307,11 @@ int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, stru
 	rc = bp_kv_put(db->proofs, 1, &it);
 	pthread_mutex_unlock(&db->lock);
 	free(buf);
-	return rc ? bp_err_set(err, rc, "writing the proof: %s (%s)", bp_strerror(rc),
-			       bp_kv_why(db->proofs))
+	const char *why = bp_kv_why(db->proofs);
+	if (rc == BP_EIO && *why) /* the cause of a failed write, named by the store */
+		return bp_err_set(err, rc, "writing the proof: %s", why);
+	return rc ? bp_err_set(err, rc, "writing the proof: %s%s%s%s", bp_strerror(rc),
+			       *why ? " (" : "", why, *why ? ")" : "")
 		  : BP_OK;
 }
 

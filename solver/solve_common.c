@@ -131,8 +131,14 @@ static int put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const ui
 		       : bp_table_put_tier_fill(tab, t, fill, fill_ctx, seconds,
 						bp_solve_peak_memory(), extra);
 	if (rc)
-		snprintf(errmsg, errlen, "writing tier %u: %s", t, bp_strerror(rc));
+		bp_solve_write_error(tab, t, rc, errmsg, errlen);
 	return rc;
+}
+
+void bp_solve_write_error(bp_table *tab, uint32_t t, int rc, char *errmsg, size_t errlen)
+{
+	const char *why = bp_table_why(tab);
+	snprintf(errmsg, errlen, "writing tier %u: %s", t, *why ? why : bp_strerror(rc));
 }
 
 int bp_solve_put_tier(const struct bp_game *g, bp_table *tab, uint32_t t, const uint16_t *rec,

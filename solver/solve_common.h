@@ -70,6 +70,11 @@ int bp_solve_put_tier_fill(const struct bp_game *g, bp_table *tab, uint32_t t,
 			   void *ctx, int threads, double seconds,
 			   const struct bp_solve_result *out, char *errmsg, size_t errlen);
 
+/* Writes "writing tier T: CAUSE" into errmsg after bp_table_put_tier(_fill) failed
+ * with rc: the cause as the store names it (a full map or disk, bp_table_why), else
+ * bp_strerror(rc). */
+void bp_solve_write_error(bp_table *tab, uint32_t t, int rc, char *errmsg, size_t errlen);
+
 /* The tier and dense index of the start position's canonical form.
  * @return as ops->rank. */
 int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index);

@@ -90,11 +90,11 @@ static int lmdb_read(bp_kv *k, int rc)
 	return rc == BP_ECORRUPT ? damaged(k, "LMDB: a damaged page") : rc;
 }
 
-/* Notes why a write failed (a full map, a full disk: LMDB's or the system's words).
- * @return the store's code. */
-static int write_err(bp_kv *k, int rc)
+/* Notes why a write failed while `during` (a full map, a full disk: named by the store,
+ * in LMDB's or the system's words). @return the store's code. */
+static int write_err(bp_kv *k, int rc, const char *during)
 {
-	snprintf(k->why, sizeof k->why, "%s", mdb_strerror(rc));
+	bp_store_write_why(k->s, rc, during, k->why, sizeof k->why);
 	return kv_err(rc);
 }
 
@@ -167,6 +167,7 @@ int bp_kv_open(bp_store *s, const char *name, int flags, bp_kv **out, struct bp_
 	k->env = bp_store_env(s);
 	k->seed = bp_hash64(name, strlen(name), 0x6b76);
 	k->reclen = (size_t)snprintf(k->reckey, sizeof k->reckey, "kv:%s", name);
+	const char *during = "starting a transaction"; /* for a failing LMDB call */
 	if ((mrc = mdb_txn_begin(k->env, NULL, create ? 0 : MDB_RDONLY, &txn)))
 		goto lmdb_fail;
 	if ((rc = bp_store_dbi_open(txn, BP_STORE_HEADER_DB, &k->hdr))) {
@@ -213,10 +214,12 @@ int bp_kv_open(bp_store *s, const char *name, int flags, bp_kv **out, struct bp_
 			goto fail;
 		}
 		r = (struct record){ 0, 0 };
+		during = "writing";
 		if ((mrc = mdb_dbi_open(txn, name, MDB_CREATE, &k->dbi)) ||
 		    (mrc = record_put(k, txn, &r)))
 			goto lmdb_fail;
 	}
+	during = "committing";
 	mrc = mdb_txn_commit(txn);
 	txn = NULL;
 	if (mrc)
@@ -226,7 +229,8 @@ int bp_kv_open(bp_store *s, const char *name, int flags, bp_kv **out, struct bp_
 	return BP_OK;
 lmdb_fail:
 	rc = kv_err(mrc);
-	bp_err_set(err, rc, "key space %s: %s", name, mdb_strerror(mrc));
+	write_err(k, mrc, during);
+	bp_err_set(err, rc, "key space %s: %s", name, k->why);
 fail:
 	if (txn)
 		mdb_txn_abort(txn);
@@ -339,21 +343,21 @@ int bp_kv_put(bp_kv *k, size_t n, const struct bp_kv_item *items)
 		put_u64(buf + items[i].vlen, sum);
 		v = (MDB_val){ len, buf };
 		if ((rc = mdb_put(txn, k->dbi, &kv, &v, 0))) {
-			ret = write_err(k, rc);
+			ret = write_err(k, rc, "writing");
 			break;
 		}
 		r.count++;
 		r.sum += sum;
 	}
 	if (!ret && (rc = record_put(k, txn, &r)))
-		ret = write_err(k, rc);
+		ret = write_err(k, rc, "writing");
 	free(buf);
 	if (ret) {
 		mdb_txn_abort(txn);
 		return ret;
 	}
 	rc = mdb_txn_commit(txn);
-	return rc ? write_err(k, rc) : BP_OK;
+	return rc ? write_err(k, rc, "committing") : BP_OK;
 }
 
 int bp_kv_each(bp_kv *k,

@@ -67,8 +67,9 @@ int bp_kv_each(bp_kv *k,
 
 /* What the last call that returned BP_ECORRUPT found: "LMDB: ..." for damage LMDB
  * reported or the store's guard caught, "checksum: ..." for damage the checksums
- * found; after a bp_kv_put that failed to write, LMDB's or the system's reason
- * ("MDB_MAP_FULL: ...", "No space left on device"). Owned by k; "" before any. */
+ * found; after a bp_kv_put that failed to write, its cause as the store names it
+ * ("database full (MDB_MAP_FULL: ...)", "disk full (No space left on device)", "i/o
+ * error while committing: ..."). Owned by k; "" before any. */
 const char *bp_kv_why(const bp_kv *k);
 
 /* The number of items. @return >= 0, or BP_EIO. */

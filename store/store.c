@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "bp_config.h"
@@ -122,7 +123,7 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
-	char why[160]; /* what the last failing bp_table_get found */
+	char why[160]; /* what the last failing bp_table_get or put found */
 };
 
 /* Codes of the guarded LMDB reads below, next to LMDB's own (-30799..-30780) and errno
@@ -136,6 +137,11 @@ static const char *store_strerror(int rc)
 	switch (rc) {
 	case STORE_MDB_FAULT: return "damaged LMDB page (LMDB faulted reading it)";
 	case STORE_MDB_OUTSIDE: return "damaged LMDB page (a value past the end of the file)";
+	/* a write that did not fit, named by its cause: the map, or the file system */
+	case MDB_MAP_FULL: return "database full (MDB_MAP_FULL: Environment mapsize limit reached)";
+	case ENOSPC: return "disk full (No space left on device)";
+	case EDQUOT: return "disk quota exceeded (Disk quota exceeded)";
+	case EFBIG: return "file too large for the file system (File too large)";
 	default: return mdb_strerror(rc);
 	}
 }
@@ -169,6 +175,47 @@ static int mdb_err(struct bp_err *err, int rc, const char *what, const char *nam
 				  "reading the database at once); try again when some have ended",
 				  what, name, BP_STORE_MAX_READERS);
 	return bp_err_set(err, mdb_to_bp(rc), "%s %s: %s", what, name, store_strerror(rc));
+}
+
+/* Below this many free bytes left on data.mdb's file system, a failed write is taken
+ * for a full disk. */
+#define STORE_FULL_BYTES ((uint64_t)1 << 20)
+
+void bp_store_write_why(bp_store *s, int rc, const char *during, char *buf, size_t n)
+{
+	struct statvfs fs;
+	char when[64] = "";
+	if (during)
+		snprintf(when, sizeof when, " while %s", during);
+	/* LMDB turns a short write (a disk that filled up during the write) into EIO:
+	 * what the file system has left then tells the two apart */
+	if (rc == EIO && s && fstatvfs(s->fd, &fs) == 0) {
+		uint64_t left = (uint64_t)fs.f_bavail * fs.f_frsize;
+		if (left < STORE_FULL_BYTES)
+			snprintf(buf, n,
+				 "disk full (a short write%s: Input/output error, with %llu bytes "
+				 "left on the file system)",
+				 when, (unsigned long long)left);
+		else
+			snprintf(buf, n, "i/o error%s: Input/output error", when);
+	} else if (rc == EIO) {
+		snprintf(buf, n, "i/o error%s: Input/output error; the disk may be full", when);
+	} else if (rc == ENOMEM) {
+		snprintf(buf, n, "out of memory");
+	} else {
+		snprintf(buf, n, "%s", store_strerror(rc));
+	}
+}
+
+/* mdb_err for a failed write: a full map, a full disk, an I/O error while `during`. */
+static int mdb_write_err(bp_store *s, struct bp_err *err, int rc, const char *during,
+			 const char *what, const char *name)
+{
+	char why[160];
+	if (rc != EIO && rc != ENOSPC && rc != MDB_MAP_FULL && rc != EDQUOT && rc != EFBIG)
+		return mdb_err(err, rc, what, name);
+	bp_store_write_why(s, rc, during, why, sizeof why);
+	return bp_err_set(err, BP_EIO, "%s %s: %s", what, name, why);
 }
 
 /* ---- guarded reads ----
@@ -295,6 +342,40 @@ static int safe_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v,
 {
 	struct cursor_op c = { s, cur, k, v, op, 0 };
 	return bp_guard_call(cursor_fn, &c) != BP_OK ? STORE_MDB_FAULT : c.rc;
+}
+
+/* The bytes of lock.mdb backed by the file system before LMDB maps it: LMDB's own
+ * size for BP_STORE_MAX_READERS readers on Linux (one 64-byte slot each and a 192-byte
+ * header); a lock file already longer is backed to its length. */
+#define STORE_LOCK_BYTES ((off_t)65536)
+
+/* LMDB makes lock.mdb a sparse file of STORE_LOCK_BYTES, maps it and writes through the
+ * map: its header when it creates the file, a reader's slot when a read transaction
+ * starts. On a full disk a page of a sparse file that nothing backs yet cannot be
+ * written through a map: the process gets SIGBUS (a solve or prove creating a database
+ * on a full disk died so). So every page of the lock file is allocated here, before
+ * LMDB opens it (not after: closing a descriptor of the file would drop LMDB's fcntl
+ * locks on it), without changing its length (LMDB sizes it, and reads its reader count
+ * from that). A full disk is then an error here, by name; a file system that cannot
+ * allocate ahead (EOPNOTSUPP) is left to LMDB as before. A read-only open does not
+ * create the file, and backs an existing one only when it may write it. */
+static int lock_reserve(const char *dir, int readonly, struct bp_err *err)
+{
+	char path[4096];
+	struct stat st;
+	if (snprintf(path, sizeof path, "%s/lock.mdb", dir) >= (int)sizeof path)
+		return BP_OK;
+	int fd = open(path, O_RDWR | O_CLOEXEC | (readonly ? 0 : O_CREAT), 0664);
+	if (fd < 0)
+		return BP_OK; /* LMDB says what is wrong when it opens the file */
+	off_t len = fstat(fd, &st) == 0 && st.st_size > STORE_LOCK_BYTES ? st.st_size
+									 : STORE_LOCK_BYTES;
+	int rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, len) == 0 ? 0 : errno;
+	close(fd);
+	if (rc == ENOSPC || rc == EDQUOT)
+		return bp_err_set(err, BP_EIO, "opening %s: %s: LMDB's lock file needs %lld bytes",
+				  dir, store_strerror(rc), (long long)len);
+	return BP_OK;
 }
 
 /* Reads how long data.mdb is, and checks that the file
@@ -593,12 +674,12 @@ static int header_create(bp_store *s, const char *dir, struct bp_err *err)
 	struct names none = { 0 };
 	if ((rc = mdb_dbi_open(txn, BP_STORE_HEADER_DB, MDB_CREATE, &hdr)) ||
 	    (rc = mdb_put(txn, hdr, &k, &v, 0)) || (rc = registry_put(txn, hdr, &none))) {
-		ret = mdb_err(err, rc, "creating", dir);
+		ret = mdb_write_err(s, err, rc, "writing", "creating", dir);
 		goto out;
 	}
 	rc = mdb_txn_commit(txn);
 	txn = NULL;
-	ret = rc ? mdb_err(err, rc, "creating", dir) : BP_OK;
+	ret = rc ? mdb_write_err(s, err, rc, "committing", "creating", dir) : BP_OK;
 out:
 	if (txn)
 		mdb_txn_abort(txn);
@@ -624,7 +705,7 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 			return bp_err_set(err, errno == ENOENT ? BP_ENOTFOUND : BP_EIO, "%s: %s",
 					  dir, strerror(errno));
 		if ((rc = make_dirs(dir)) != 0)
-			return bp_err_set(err, BP_EIO, "creating %s: %s", dir, strerror(rc));
+			return bp_err_set(err, BP_EIO, "creating %s: %s", dir, store_strerror(rc));
 	} else if (!S_ISDIR(st.st_mode)) {
 		return bp_err_set(err, BP_EFORMAT, "%s: not a directory", dir);
 	}
@@ -647,6 +728,8 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 	 * (ulimit -v, Valgrind): when mapping 256 GiB fails, smaller maps are tried, down
 	 * to 1 GiB (LMDB maps at least the whole file whatever is asked). A solve then
 	 * stops with a clear "map full" error if its table outgrows the map. */
+	if ((ret = lock_reserve(dir, readonly, err)) != BP_OK)
+		goto out;
 	static const uint64_t maps[] = { BP_STORE_MAP_SIZE, (uint64_t)32 << 30, (uint64_t)4 << 30,
 					 (uint64_t)1 << 30 };
 	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
@@ -815,10 +898,10 @@ int bp_store_drop_table(bp_store *s, const char *spec, struct bp_err *err)
 	/* mdb_drop with del = 1 deletes the named database and closes its handle */
 	if (rc || (rc = mdb_drop(txn, dbi, 1)) || (rc = registry_update(s, txn, spec, 0))) {
 		mdb_txn_abort(txn);
-		return mdb_err(err, rc, "dropping table", spec);
+		return mdb_write_err(s, err, rc, "writing", "dropping table", spec);
 	}
 	if ((rc = mdb_txn_commit(txn)))
-		return mdb_err(err, rc, "dropping table", spec);
+		return mdb_write_err(s, err, rc, "committing", "dropping table", spec);
 	return BP_OK;
 }
 
@@ -928,7 +1011,7 @@ static int writer_lock(bp_store *s, const char *spec, int *out, struct bp_err *e
 		return bp_err_set(err, BP_EINVAL, "%s: path too long", dir);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0664);
 	if (fd < 0)
-		return bp_err_set(err, BP_EIO, "%s: %s", path, strerror(errno));
+		return bp_err_set(err, BP_EIO, "%s: %s", path, store_strerror(errno));
 	struct flock fl = { .l_type = F_WRLCK,
 			    .l_whence = SEEK_SET,
 			    .l_start = (off_t)(bp_hash64(spec, strlen(spec), 1) & 0x7fffffff),
@@ -983,12 +1066,12 @@ static int table_create(bp_store *s, const char *spec, const struct bp_table_inf
 	for (uint32_t i = 0; i < info->ntiers; i++)
 		m->tier_size[i] = info->tier_size[i];
 	if ((rc = meta_put(txn, *dbi, m)) != 0 || (rc = registry_update(s, txn, spec, 1)) != 0) {
-		ret = mdb_err(err, rc, "creating table", spec);
+		ret = mdb_write_err(s, err, rc, "writing", "creating table", spec);
 		goto out;
 	}
 	rc = mdb_txn_commit(txn);
 	txn = NULL;
-	ret = rc ? mdb_err(err, rc, "creating table", spec) : BP_OK;
+	ret = rc ? mdb_write_err(s, err, rc, "committing", "creating table", spec) : BP_OK;
 out:
 	if (txn)
 		mdb_txn_abort(txn);
@@ -1501,6 +1584,13 @@ int bp_table_set_threads(bp_table *t, int threads)
 	return BP_OK;
 }
 
+/* Notes why a write of the table failed (bp_table_why). @return BP_ENOMEM or BP_EIO. */
+static int put_err(bp_table *t, int rc, const char *during)
+{
+	bp_store_write_why(t->s, rc, during, t->why, sizeof t->why);
+	return mdb_to_bp(rc) == BP_ENOMEM ? BP_ENOMEM : BP_EIO;
+}
+
 /* Figures: seconds replaces the stored time (the solver passes its running total);
  * peak memory keeps the largest ever reported, so a resumed solve does not hide the
  * peak of an earlier run; extra NULL keeps the stored lines. */
@@ -1518,6 +1608,7 @@ static int put_tier(bp_table *t, uint32_t tier, const uint16_t *records,
 	if (!t || t->s->readonly || tier >= t->meta.ntiers ||
 	    (!records && !fill && t->meta.tier_size[tier] > 0))
 		return BP_EINVAL;
+	t->why[0] = '\0';
 	uint64_t count[4] = { 0 }, bytes = 0, n = nblocks(t, tier), b = t->meta.block_records;
 	if ((ret = bp_meta_copy(&m, &t->meta)) != BP_OK ||
 	    (extra && (ret = bp_meta_set_extra(&m, extra)) != BP_OK) ||
@@ -1528,7 +1619,7 @@ static int put_tier(bp_table *t, uint32_t tier, const uint16_t *records,
 		goto out;
 	}
 	if ((rc = mdb_txn_begin(t->s->env, NULL, 0, &txn))) {
-		ret = mdb_to_bp(rc) == BP_ENOMEM ? BP_ENOMEM : BP_EIO;
+		ret = put_err(t, rc, "starting the write");
 		goto out;
 	}
 	w.in = records;
@@ -1552,7 +1643,7 @@ static int put_tier(bp_table *t, uint32_t tier, const uint16_t *records,
 			bp_codec_key(key, tier, first + i);
 			MDB_val k = { sizeof key, key }, v = { sl->len, (void *)sl->val };
 			if ((rc = mdb_put(txn, t->dbi, &k, &v, 0))) {
-				ret = mdb_to_bp(rc) == BP_ENOMEM ? BP_ENOMEM : BP_EIO;
+				ret = put_err(t, rc, "writing");
 				goto out;
 			}
 			bytes += sl->len;
@@ -1571,13 +1662,13 @@ static int put_tier(bp_table *t, uint32_t tier, const uint16_t *records,
 	m.peak_memory = peak_memory > m.peak_memory ? peak_memory : m.peak_memory;
 	snprintf(m.tool_version, sizeof m.tool_version, "%s", BP_VERSION);
 	if ((rc = meta_put(txn, t->dbi, &m))) {
-		ret = rc == ENOMEM ? BP_ENOMEM : BP_EIO;
+		ret = put_err(t, rc, "writing");
 		goto out;
 	}
 	rc = mdb_txn_commit(txn); /* frees txn, also when it fails */
 	txn = NULL;
 	if (rc) {
-		ret = BP_EIO;
+		ret = put_err(t, rc, "committing");
 		goto out;
 	}
 	bp_meta_free(&t->meta);

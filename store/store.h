@@ -136,8 +136,8 @@ int bp_table_set_threads(bp_table *t, int threads);
  * (bp_table_set_threads), holding one batch of encoded blocks at a time besides
  * LMDB's dirty pages (128 blocks a thread, fewer when that would pass 64 MiB of
  * records).
- * @return BP_OK; BP_EINVAL (bad tier); BP_EIO (disk full: nothing is changed);
- * BP_ENOMEM (nothing is changed). */
+ * @return BP_OK; BP_EINVAL (bad tier); BP_EIO (disk or map full, or an I/O error:
+ * nothing is changed; bp_table_why names the cause); BP_ENOMEM (nothing is changed). */
 int bp_table_put_tier(bp_table *t, uint32_t tier, const uint16_t *records, double seconds,
 		      uint64_t peak_memory, const char *extra);
 
@@ -169,8 +169,11 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records);
 int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record);
 
 /* What the last failing bp_table_get on t found, naming the block ("tier 3 block 12:
- * stored bytes fail their checksum"); "" when none has failed. Owned by the table,
- * valid until the next call on it. */
+ * stored bytes fail their checksum"), or why the last bp_table_put_tier or
+ * bp_table_put_tier_fill that failed to write could not ("database full
+ * (MDB_MAP_FULL: ...)", "disk full (No space left on device)", "i/o error while
+ * committing: ..."; "" when it failed before writing: no memory, a fill error); ""
+ * when none has failed. Owned by the table, valid until the next call on it. */
 const char *bp_table_why(const bp_table *t);
 
 /* Names of the tables in the database, for `list`: calls fn for each spec. */

@@ -16,6 +16,13 @@ MDB_env *bp_store_env(bp_store *s);
 int bp_store_readonly(const bp_store *s);
 void bp_store_handles(bp_store *s, int delta);
 
+/* Names why a write of the database failed, in buf (n bytes): by its cause where that
+ * is known ("database full (MDB_MAP_FULL: ...)", "disk full (No space left on
+ * device)"; LMDB's EIO for a short write is a full disk when data.mdb's file system
+ * has almost no space left), else in LMDB's or the system's words; during (may be
+ * NULL) says what was being done ("committing"). s may be NULL. */
+void bp_store_write_why(bp_store *s, int rc, const char *during, char *buf, size_t n);
+
 /* mdb_get and mdb_cursor_get under the store's crash guard (store/guard.h), with the
  * key and value checked to lie inside the file, so that a damaged page is reported
  * (BP_ECORRUPT), never followed into a crash. @return BP_OK; BP_ENOTFOUND;

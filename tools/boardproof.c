@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The `boardproof` command: global options, then a subcommand from the table. */
+#include <gmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bp_config.h"
 #include "solver/games/game.h"
@@ -462,8 +465,45 @@ static void usage(FILE *f)
 		EXIT_CODES);
 }
 
+/* GMP cannot report a failed allocation: its own allocator aborts (SIGABRT, a crash
+ * to the user). These end the command as every other out-of-memory error does: a
+ * message and exit 4, without flushing stdout (a report cut short is never printed).
+ * Only tools/ may end the process. */
+static const char *gmp_cmd = "boardproof";
+
+static void gmp_out_of_memory(void)
+{
+	bp_cli_error(gmp_cmd, "out of memory");
+	bp_cli_json_error_flush(gmp_cmd, BP_EXIT_IO);
+	_exit(BP_EXIT_IO);
+}
+
+static void *gmp_alloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p)
+		gmp_out_of_memory();
+	return p;
+}
+
+static void *gmp_realloc(void *p, size_t old, size_t n)
+{
+	(void)old;
+	void *q = realloc(p, n);
+	if (!q)
+		gmp_out_of_memory();
+	return q;
+}
+
+static void gmp_free(void *p, size_t n)
+{
+	(void)n;
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
+	mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
 	if (argc < 2) {
 		usage(stderr);
 		return BP_EXIT_USAGE;
@@ -498,6 +538,7 @@ int main(int argc, char **argv)
 			for (int k = 2; k < argc && strcmp(argv[k], "--") != 0; k++)
 				if (strcmp(argv[k], "--json") == 0)
 					bp_cli_json_errors(1);
+			gmp_cmd = bp_commands[i].name;
 			int rc = bp_commands[i].run(argc - 1, argv + 1);
 			bp_cli_json_error_flush(bp_commands[i].name, rc);
 			return rc;

@@ -147,6 +147,10 @@ int bp_cmd_claims_report(const struct bp_game *g, const struct bp_oracle *o,
 					       bp_text_str(&c.witness_moves));
 			}
 		}
+		/* a verdict without its detail or witness is no report */
+		if (c.detail.failed || c.json.failed || c.witness_position.failed ||
+		    c.witness_moves.failed || c.witness_shows.failed)
+			out->failed = 1;
 		listed++;
 		bp_claim_free(&c);
 	}

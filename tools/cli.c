@@ -29,7 +29,13 @@ void bp_cli_json_error_flush(const char *cmd, int rc)
 	bp_text_printf(&t, ", \"message\": ");
 	bp_text_json_string(&t, json_message);
 	bp_text_printf(&t, ", \"exit\": %d}}\n", rc);
-	fputs(bp_text_str(&t), stderr);
+	if (t.failed) /* out of memory: the message without JSON escapes is unsafe */
+		fprintf(stderr,
+			"{\"error\": {\"command\": \"%s\", \"message\": \"out of memory\", "
+			"\"exit\": %d}}\n",
+			cmd, rc);
+	else
+		fputs(bp_text_str(&t), stderr);
 	bp_text_free(&t);
 	json_message[0] = '\0';
 }
@@ -68,6 +74,16 @@ int bp_cli_exit_code(int rc)
 	case BP_EUNSUPPORTED: return BP_EXIT_PROBLEM;
 	default: return BP_EXIT_IO;
 	}
+}
+
+int bp_cli_print_text(const char *cmd, const struct bp_text *t)
+{
+	if (t->failed) {
+		bp_cli_error(cmd, "out of memory");
+		return BP_EXIT_IO;
+	}
+	fputs(bp_text_str(t), stdout);
+	return 0;
 }
 
 static const char *const cli_flags[] = { "json", "help", "progress", "stats", NULL };

@@ -47,6 +47,12 @@ void bp_cli_json_error_flush(const char *cmd, int rc);
 /* The exit code for a library error code. */
 int bp_cli_exit_code(int rc);
 
+/* Prints a report built in t to stdout, or, when building it ran out of memory
+ * (t->failed: the text is incomplete), nothing there and "out of memory" as cmd's
+ * error: a report cut short is never printed. @return 0 or BP_EXIT_IO. */
+struct bp_text;
+int bp_cli_print_text(const char *cmd, const struct bp_text *t);
+
 /* A parsed command line: flags and options known to the command, positionals. */
 struct bp_cli_args {
 	int json, help, progress, stats;

@@ -46,8 +46,10 @@ int bp_cmd_claims(int argc, char **argv)
 	struct bp_text out = { 0 };
 	int solve = 0, all = 0, check = 0, kept = 0;
 	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args)
+	if (!args) {
+		bp_cli_error(cmd, "out of memory");
 		return BP_EXIT_IO;
+	}
 	for (int i = 0, options = 1; i < argc; i++) {
 		options &= strcmp(argv[i], "--") != 0;
 		if (i > 0 && options && strcmp(argv[i], "--solve") == 0)
@@ -101,7 +103,8 @@ int bp_cmd_claims(int argc, char **argv)
 		rc = crc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_DB;
 		goto out;
 	}
-	fputs(bp_text_str(&out), stdout);
+	if ((rc = bp_cli_print_text(cmd, &out)))
+		goto out;
 	if (check && failed)
 		rc = BP_EXIT_PROBLEM;
 out:

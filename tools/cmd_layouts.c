@@ -131,7 +131,9 @@ int bp_cmd_layouts(int argc, char **argv)
 	}
 	free(rs);
 	free(cs);
-	fputs(bp_text_str(&out), stdout);
+	if (list.failed)
+		out.failed = 1;
+	rc = bp_cli_print_text(cmd, &out);
 out:
 	if (inited)
 		mpz_clears(raw, classes, NULL);

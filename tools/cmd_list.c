@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* boardproof list: the solved instances in the database. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,15 +12,33 @@ struct lister {
 	bp_store *db;
 	int json, n;
 	struct bp_text *out;
+	int rc;	       /* the first error: the listing stops there */
+	char why[300]; /* what it was, naming the table */
 };
 
+/* Notes the first error met while listing. */
+static void list_failed(struct lister *l, int rc, const char *spec, const char *what)
+{
+	if (l->rc)
+		return;
+	l->rc = rc;
+	snprintf(l->why, sizeof l->why, "table %s: %s", spec, what);
+}
+
+/* One table's line. A table that cannot be opened or read is an error, never a line
+ * left out or a value made up: the listing stops with it. */
 static void one(void *ctx, const char *spec)
 {
 	struct lister *l = ctx;
 	bp_table *tab = NULL;
 	struct bp_table_meta m;
-	if (bp_table_open(l->db, spec, NULL, BP_STORE_READONLY, &tab, NULL) ||
-	    bp_table_meta_get(tab, &m)) {
+	struct bp_err err = { { 0 } };
+	int rc;
+	if (l->rc)
+		return;
+	if ((rc = bp_table_open(l->db, spec, NULL, BP_STORE_READONLY, &tab, &err)) ||
+	    (rc = bp_table_meta_get(tab, &m))) {
+		list_failed(l, rc, spec, err.msg[0] ? err.msg : bp_strerror(rc));
 		bp_table_close(tab);
 		return;
 	}
@@ -39,12 +58,20 @@ static void one(void *ctx, const char *spec)
 	struct bp_probe pr;
 	struct bp_pos p;
 	if (m.rules_version == BP_RULES_VERSION && done == m.ntiers &&
-	    bp_game_create(spec, &g, NULL) == BP_OK) {
+	    (rc = bp_game_create(spec, &g, NULL)) == BP_OK) {
 		g->ops->start(g, &p);
-		if (bp_probe_position(g, tab, &p, &pr) == BP_OK) {
+		if ((rc = bp_probe_position(g, tab, &p, &pr)) == BP_OK) {
 			value = bp_value_name(pr.value);
 			rem = pr.remoteness;
+		} else {
+			const char *why = bp_table_why(tab);
+			char what[200];
+			snprintf(what, sizeof what, "reading the start position's value: %s%s%s%s",
+				 bp_strerror(rc), *why ? " (" : "", why, *why ? ")" : "");
+			list_failed(l, rc, spec, what);
 		}
+	} else if (rc == BP_ENOMEM) {
+		list_failed(l, rc, spec, bp_strerror(rc));
 	}
 	double bpp = positions ? (double)m.stored_bytes * 8 / (double)positions : 0;
 	char rbuf[24];
@@ -86,7 +113,7 @@ int bp_cmd_list(int argc, char **argv)
 	}
 	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
 		return rc;
-	struct lister l = { db, a.json, 0, &out };
+	struct lister l = { .db = db, .json = a.json, .out = &out };
 	if (!a.json)
 		bp_text_printf(&out, "%-44s %-10s %5s %14s %12s %8s %7s %5s\n", "instance", "value",
 			       "rem", "positions", "bytes", "bits/pos", "tiers", "rules");
@@ -95,10 +122,18 @@ int bp_cmd_list(int argc, char **argv)
 	int lrc = bp_store_tables(db, one, &l);
 	if (a.json)
 		bp_text_printf(&out, "]}\n");
-	fputs(bp_text_str(&out), stdout);
+	/* a listing with a table missing or cut short is no listing */
 	if (lrc) {
 		bp_cli_error(cmd, "listing tables: %s", bp_strerror(lrc));
-		rc = BP_EXIT_DB;
+		rc = bp_cli_exit_code(lrc);
+	} else if (l.rc) {
+		bp_cli_error(cmd, "%s", l.why);
+		rc = bp_cli_exit_code(l.rc);
+	} else if (out.failed) {
+		bp_cli_error(cmd, "out of memory");
+		rc = BP_EXIT_IO;
+	} else {
+		fputs(bp_text_str(&out), stdout);
 	}
 	bp_text_free(&out);
 	bp_store_close(db);

@@ -20,8 +20,10 @@ int bp_cmd_moves(int argc, char **argv)
 	/* --count is this command's own flag: take it out before the shared parser */
 	int only_count = 0, kept = 0, options = 1;
 	char **args = malloc(sizeof *args * (size_t)(argc + 1));
-	if (!args)
+	if (!args) {
+		bp_cli_error(cmd, "out of memory");
 		return BP_EXIT_IO;
+	}
 	for (int i = 0; i < argc; i++) {
 		options &= strcmp(argv[i], "--") != 0;
 		if (i > 0 && options && strcmp(argv[i], "--count") == 0)
@@ -73,6 +75,8 @@ int bp_cmd_moves(int argc, char **argv)
 			g->ops->move_format(g, &p, mv[i], &m);
 			bp_text_printf(&out, "%s", i ? ", " : "");
 			bp_text_json_string(&out, bp_text_str(&m));
+			if (m.failed) /* a move without its name is no listing */
+				out.failed = 1;
 			bp_text_free(&m);
 		} else {
 			g->ops->move_format(g, &p, mv[i], &out);
@@ -86,7 +90,7 @@ int bp_cmd_moves(int argc, char **argv)
 		bp_text_printf(&out, "], \"count\": %d}\n", n);
 	if ((rc = bp_cli_game_status(cmd, g)))
 		goto out;
-	fputs(bp_text_str(&out), stdout);
+	rc = bp_cli_print_text(cmd, &out);
 out:
 	free(args);
 	free(ptext);

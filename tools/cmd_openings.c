@@ -68,6 +68,8 @@ int bp_cmd_openings(int argc, char **argv)
 		bp_text_printf(&out, "  %-10s %-19s %s\n", "move", "value", "cells");
 	}
 	int *cells = malloc(sizeof *cells * (size_t)g->board->ncells);
+	if (!cells)
+		out.failed = 1; /* no openings listed: no report */
 	for (int i = 0; i < n && cells; i++) {
 		struct bp_text m = { 0 };
 		g->ops->move_format(g, &p, pm[i].move, &m);
@@ -104,9 +106,13 @@ int bp_cmd_openings(int argc, char **argv)
 					       bp_value_name(bp_claim_after_choice(pm[i].value)));
 			bp_text_printf(&out, "\n");
 		}
+		if (m.failed) /* an opening without its name is no report */
+			out.failed = 1;
 		bp_text_free(&m);
 	}
 	free(cells);
+	if (pos.failed)
+		out.failed = 1;
 	if (a.json) {
 		bp_text_printf(&out, "]");
 		if (pie)
@@ -122,6 +128,7 @@ int bp_cmd_openings(int argc, char **argv)
 	if (a.opt[0]) {
 		int nmarks = bp_cmd_value_marks(g, &p, pm, n, &marks);
 		if (nmarks < 0) {
+			bp_cli_error(cmd, "out of memory");
 			rc = BP_EXIT_IO;
 			goto out;
 		}
@@ -130,7 +137,7 @@ int bp_cmd_openings(int argc, char **argv)
 		if ((rc = bp_cmd_write_file(cmd, a.opt[0], &svg)))
 			goto out;
 	}
-	fputs(bp_text_str(&out), stdout);
+	rc = bp_cli_print_text(cmd, &out);
 out:
 	free(pm);
 	free(marks);

@@ -19,6 +19,7 @@ struct specs {
 	const char *family;
 	char **spec;
 	int n, cap;
+	int failed; /* out of memory: a table left out */
 };
 
 static void collect(void *ctx, const char *spec)
@@ -30,14 +31,18 @@ static void collect(void *ctx, const char *spec)
 	if (s->n == s->cap) {
 		int cap = s->cap ? 2 * s->cap : 16;
 		char **grown = realloc(s->spec, sizeof *grown * (size_t)cap);
-		if (!grown)
+		if (!grown) {
+			s->failed = 1;
 			return;
+		}
 		s->spec = grown;
 		s->cap = cap;
 	}
 	s->spec[s->n] = strdup(spec);
 	if (s->spec[s->n])
 		s->n++;
+	else
+		s->failed = 1;
 }
 
 static int by_name(const void *a, const void *b)
@@ -79,8 +84,10 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 	if ((rc = bp_cli_open_table(cmd, db, g, &tab)))
 		goto out;
 	struct bp_table_meta m;
-	if (bp_table_meta_get(tab, &m)) {
-		rc = BP_EXIT_DB;
+	int mrc = bp_table_meta_get(tab, &m);
+	if (mrc) {
+		bp_cli_error(cmd, "reading the metadata of %s: %s", spec, bp_strerror(mrc));
+		rc = bp_cli_exit_code(mrc);
 		goto out;
 	}
 	uint64_t positions = 0, counts[4] = { 0 };
@@ -102,8 +109,14 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 		goto out;
 	}
 	struct bp_probe pr;
-	if (bp_probe_position(g, tab, &start, &pr)) {
+	int prc = bp_probe_position(g, tab, &start, &pr);
+	if (prc == BP_ENOTFOUND) {
 		bp_text_printf(md, "The start position has no value in the table.\n");
+		goto out;
+	}
+	if (prc) { /* damage, no memory: an error, not a sentence of the paper */
+		bp_cli_error(cmd, "reading the start position of %s: %s", spec, bp_strerror(prc));
+		rc = bp_cli_exit_code(prc);
 		goto out;
 	}
 	bp_text_printf(md, "Solved under rules version %u. Start `%s`: **", m.rules_version,
@@ -128,6 +141,7 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 	}
 	int nmarks = bp_cmd_value_marks(g, &start, pm, n, &marks);
 	if (nmarks < 0) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}
@@ -153,6 +167,8 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 		bp_text_printf(md, "| `%s` | ", bp_text_str(&mt));
 		value_md(md, pm[i].value, pm[i].remoteness);
 		bp_text_printf(md, " |\n");
+		if (mt.failed)
+			md->failed = 1;
 		bp_text_free(&mt);
 	}
 	bp_text_printf(md, "\n    boardproof openings '%s' --db DIR --svg OUT/%s/%s-openings.svg\n",
@@ -172,7 +188,7 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 			bp_cli_error(cmd, "%s: claim %s: %s", spec, bp_claim_names[i],
 				     bp_strerror(crc));
 			bp_claim_free(&cl);
-			rc = BP_EXIT_DB;
+			rc = crc == BP_ENOMEM ? BP_EXIT_IO : BP_EXIT_DB;
 			goto out;
 		}
 		bp_text_printf(md, "- **%s: %s.** %s\n", cl.name, bp_verdict_name(cl.verdict),
@@ -184,10 +200,15 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 				       bp_text_str(&cl.witness_shows), spec,
 				       bp_text_str(&cl.witness_position),
 				       bp_text_str(&cl.witness_moves));
+		if (cl.detail.failed || cl.witness_shows.failed || cl.witness_position.failed ||
+		    cl.witness_moves.failed)
+			md->failed = 1;
 		bp_claim_free(&cl);
 	}
 	bp_text_printf(md, "\n    boardproof claims '%s' --db DIR\n", spec);
 out:
+	if (pos.failed) /* a section without its start position (bp_cmd_write_file checks) */
+		md->failed = 1;
 	free(pm);
 	free(marks);
 	bp_text_free(&svg);
@@ -221,7 +242,12 @@ int bp_cmd_paper(int argc, char **argv)
 	if ((rc = bp_cli_open_store(cmd, bp_cli_db_path(a.opt[0]), BP_STORE_READONLY, &db)))
 		return rc;
 	s.family = ops->name;
-	bp_store_tables(db, collect, &s);
+	int lrc = bp_store_tables(db, collect, &s);
+	if (lrc || s.failed) { /* a paper with an instance left out is no paper */
+		bp_cli_error(cmd, "listing the tables: %s", bp_strerror(lrc ? lrc : BP_ENOMEM));
+		rc = bp_cli_exit_code(lrc ? lrc : BP_ENOMEM);
+		goto out;
+	}
 	qsort(s.spec, (size_t)s.n, sizeof *s.spec, by_name);
 	char dir[4400];
 	snprintf(dir, sizeof dir, "%s/%s", out_dir, ops->name);
@@ -263,17 +289,31 @@ int bp_cmd_paper(int argc, char **argv)
 		struct bp_probe pr;
 		struct bp_pos sp;
 		bp_text_printf(&md, "| `%s` | ", s.spec[i]);
-		if (bp_game_create(s.spec[i], &g, NULL) == BP_OK &&
-		    bp_probe_open(db, g, &tab, NULL) == BP_OK) {
+		struct bp_err err = { { 0 } };
+		int prc = bp_game_create(s.spec[i], &g, &err);
+		if (!prc)
+			prc = bp_probe_open(db, g, &tab, &err);
+		if (!prc) {
 			g->ops->start(g, &sp);
-			if (bp_probe_position(g, tab, &sp, &pr) == BP_OK)
+			prc = bp_probe_position(g, tab, &sp, &pr);
+			if (prc == BP_OK)
 				value_md(&md, pr.value, pr.remoteness);
-			else
+			else if (prc == BP_ENOTFOUND) /* its tier is not stored yet */
 				bp_text_printf(&md, "unfinished");
+		} else if (prc == BP_ENOTFOUND) {
+			prc = BP_ECORRUPT; /* listed, but not there: never an empty row */
 		}
 		bp_text_printf(&md, " |\n");
 		bp_table_close(tab);
 		bp_game_destroy(g);
+		/* damage, no memory, a table that cannot be opened: an error, never a row
+		 * left empty or called "unfinished" */
+		if (prc && prc != BP_ENOTFOUND) {
+			bp_cli_error(cmd, "reading the start position of %s: %s", s.spec[i],
+				     err.msg[0] ? err.msg : bp_strerror(prc));
+			rc = bp_cli_exit_code(prc);
+			goto out;
+		}
 	}
 	for (int i = 0; i < s.n && !rc; i++)
 		rc = instance(cmd, db, s.spec[i], out_dir, ops->name, &md);

@@ -34,6 +34,7 @@ int bp_cmd_perft(int argc, char **argv)
 		goto out;
 	counts = calloc((size_t)depth + 1, sizeof *counts);
 	if (!counts) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}

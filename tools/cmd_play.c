@@ -26,43 +26,63 @@ struct play {
 	int echo; /* stdin is not a terminal: echo what was read */
 };
 
-static void say_value(const struct play *s, const struct bp_pos *p)
+/* Reading the table fails here only for a position it does not hold (BP_ENOTFOUND,
+ * a game begun from a position off the table: said, and play goes on) or for damage,
+ * no memory or an I/O error: returned, and the game stops with the error, since every
+ * later answer would rest on a read that failed. */
+
+/* p's value. @return BP_OK (also when p is not in the table: nothing said); an error. */
+static int say_value(const struct play *s, const struct bp_pos *p)
 {
 	struct bp_probe pr;
 	char rbuf[24];
-	if (bp_probe_position(s->g, s->tab, p, &pr) == BP_OK)
+	int rc = bp_probe_position(s->g, s->tab, p, &pr);
+	if (rc == BP_OK)
 		printf("value: %s %s for the player to move\n", bp_value_name(pr.value),
 		       bp_cli_remoteness(pr.remoteness, 0, rbuf));
+	return rc == BP_ENOTFOUND ? BP_OK : rc;
 }
 
-static void show_hints(const struct play *s, const struct bp_pos *p)
+/* The moves of p with their values. Every text shown is built whole first: out of
+ * memory (a move's name cut short) is an error, never a wrong name on the screen.
+ * @return BP_OK; BP_ENOMEM (nothing printed); an error reading the table. */
+static int show_hints(const struct play *s, const struct bp_pos *p)
 {
 	int n = bp_probe_moves(s->g, s->tab, p, s->pm);
-	if (n < 0) {
+	if (n == BP_ENOTFOUND) {
 		printf("(no values: %s)\n", bp_strerror(n));
-		return;
+		return BP_OK;
 	}
-	printf("moves (best first, value for you):");
+	if (n < 0)
+		return n;
+	struct bp_text t = { 0 };
+	bp_text_printf(&t, "moves (best first, value for you):");
 	for (int i = 0; i < n; i++) {
-		struct bp_text m = { 0 };
 		char label[16];
-		s->g->ops->move_format(s->g, p, s->pm[i].move, &m);
 		bp_cmd_value_label(s->pm[i].value, s->pm[i].remoteness, label, sizeof label);
-		printf("%s %s=%s", i % 8 ? "" : "\n ", bp_text_str(&m), label);
-		bp_text_free(&m);
+		bp_text_printf(&t, "%s ", i % 8 ? "" : "\n ");
+		s->g->ops->move_format(s->g, p, s->pm[i].move, &t);
+		bp_text_printf(&t, "=%s", label);
 	}
-	printf("\n");
+	int failed = t.failed;
+	if (!failed)
+		printf("%s\n", bp_text_str(&t));
+	bp_text_free(&t);
+	return failed ? BP_ENOMEM : BP_OK;
 }
 
-static void show(const struct play *s, const struct bp_pos *p)
+/* The board and the position's text. @return 0, or -1 when out of memory. */
+static int show(const struct play *s, const struct bp_pos *p)
 {
 	struct bp_text t = { 0 };
-	printf("\n");
 	bp_draw_board(s->g, p, &t);
 	bp_text_printf(&t, "position: ");
 	s->g->ops->pos_format(s->g, p, &t);
-	printf("%s\n", bp_text_str(&t));
+	int failed = t.failed;
+	if (!failed)
+		printf("\n%s\n", bp_text_str(&t));
 	bp_text_free(&t);
+	return failed ? -1 : 0;
 }
 
 /* Reads one line into buf without its newline; 0 at the end of input. */
@@ -115,6 +135,7 @@ int bp_cmd_play(int argc, char **argv)
 	human = a.opt[2] && strcmp(a.opt[2], "second") == 0;
 	s = calloc(1, sizeof *s);
 	if (!s) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}
@@ -128,6 +149,7 @@ int bp_cmd_play(int argc, char **argv)
 	s->tab = tab;
 	s->pm = malloc(sizeof *s->pm * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
 	if (!s->pm) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}
@@ -143,11 +165,12 @@ int bp_cmd_play(int argc, char **argv)
 	       "moves, quit\n",
 	       g->spec, human ? "second" : "first", human ? "next" : "now");
 	int side = 0, dirty = 1; /* side to move at hist[nhist - 1]; redraw? */
+	int hrc = BP_OK;	 /* a failed read of the table */
 	for (;;) {
 		struct bp_pos *p = &s->hist[s->nhist - 1];
 		side = (s->nhist - 1) % 2;
-		if (dirty)
-			show(s, p);
+		if (dirty && show(s, p))
+			goto oom;
 		dirty = 1;
 		enum bp_value over = g->ops->outcome(g, p);
 		if (over) {
@@ -195,8 +218,12 @@ int bp_cmd_play(int argc, char **argv)
 				}
 			} else {
 				struct bp_probe pr;
-				if (bp_probe_position(g, tab, p, &pr) == BP_OK &&
-				    pr.value == BP_VALUE_LOSS) {
+				int prc = bp_probe_position(g, tab, p, &pr);
+				if (prc && prc != BP_ENOTFOUND) { /* never a choice made blind */
+					hrc = prc;
+					goto failed;
+				}
+				if (prc == BP_OK && pr.value == BP_VALUE_LOSS) {
 					human ^= 1;
 					printf("perfect play takes over your side (the opening "
 					       "wins for it); you now move\n");
@@ -210,7 +237,7 @@ int bp_cmd_play(int argc, char **argv)
 			if (n <= 0) {
 				bp_cli_error(cmd, "no value for %s: %s", g->spec,
 					     bp_strerror(n < 0 ? n : BP_ENOTFOUND));
-				rc = BP_EXIT_DB;
+				rc = n < 0 ? bp_cli_exit_code(n) : BP_EXIT_DB;
 				goto out;
 			}
 			int pick = 0;
@@ -227,6 +254,10 @@ int bp_cmd_play(int argc, char **argv)
 			g->ops->move_format(g, p, s->pm[0].move, &m);
 			bp_cmd_value_label(s->pm[0].value, s->pm[0].remoteness, label,
 					   sizeof label);
+			if (m.failed) {
+				bp_text_free(&m);
+				goto oom;
+			}
 			printf("perfect play: %s (%s for it)\n", bp_text_str(&m), label);
 			bp_text_free(&m);
 			s->hist[s->nhist] = *p;
@@ -234,8 +265,8 @@ int bp_cmd_play(int argc, char **argv)
 			s->nhist++;
 			continue;
 		}
-		if (hint)
-			show_hints(s, p);
+		if (hint && (hrc = show_hints(s, p)))
+			goto failed;
 		char line[128];
 		if (!read_line(s, "your move: ", line, sizeof line)) {
 			printf("\nend of input: the game is unfinished\n");
@@ -248,22 +279,26 @@ int bp_cmd_play(int argc, char **argv)
 		if (!strcmp(line, "quit"))
 			break;
 		if (!strcmp(line, "hint")) {
-			say_value(s, p);
-			show_hints(s, p);
+			if ((hrc = say_value(s, p)) || (hrc = show_hints(s, p)))
+				goto failed;
 			dirty = 0;
 			continue;
 		}
 		if (!strcmp(line, "moves")) {
 			struct bp_move *mv = bp_game_move_buffer(g);
+			struct bp_text t = { 0 };
 			int n = mv ? g->ops->moves(g, p, mv) : 0;
 			for (int i = 0; i < n; i++) {
-				struct bp_text m = { 0 };
-				g->ops->move_format(g, p, mv[i], &m);
-				printf("%s%s", i ? " " : "", bp_text_str(&m));
-				bp_text_free(&m);
+				bp_text_printf(&t, "%s", i ? " " : "");
+				g->ops->move_format(g, p, mv[i], &t);
 			}
-			printf("\n");
+			int failed = !mv || t.failed;
+			if (!failed)
+				printf("%s\n", bp_text_str(&t));
+			bp_text_free(&t);
 			free(mv);
+			if (failed)
+				goto oom;
 			dirty = 0;
 			continue;
 		}
@@ -296,6 +331,14 @@ int bp_cmd_play(int argc, char **argv)
 		g->ops->apply(g, &s->hist[s->nhist], m);
 		s->nhist++;
 	}
+	goto out;
+oom:
+	bp_cli_error(cmd, "out of memory");
+	rc = BP_EXIT_IO;
+	goto out;
+failed:
+	bp_cli_error(cmd, "reading the table of %s: %s", g->spec, bp_strerror(hrc));
+	rc = bp_cli_exit_code(hrc);
 out:
 	if (s)
 		free(s->pm);

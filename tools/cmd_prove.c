@@ -103,8 +103,11 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 	}
 	if (st->db && (rc = bp_dfpn_db_checkpoint(st->db))) {
 		const char *why = bp_dfpn_db_proven_why(st->db);
-		bp_cli_error(cmd, "writing the proven values: %s%s%s%s", bp_strerror(rc),
-			     *why ? " (" : "", why, *why ? ")" : "");
+		if (rc == BP_EIO && *why) /* the cause of a failed write, named by the store */
+			bp_cli_error(cmd, "writing the proven values: %s", why);
+		else
+			bp_cli_error(cmd, "writing the proven values: %s%s%s%s", bp_strerror(rc),
+				     *why ? " (" : "", why, *why ? ")" : "");
 		return bp_cli_exit_code(rc);
 	}
 	if (r->value == BP_VALUE_NONE)

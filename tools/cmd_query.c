@@ -216,21 +216,25 @@ int bp_cmd_query(int argc, char **argv)
 				     "the start, or its tier is not solved yet)",
 				     bp_text_str(&pos), g->spec);
 		else
-			bp_cli_error(cmd, "reading %s: %s (%s)", g->spec, bp_strerror(prc),
-				     bp_table_why(tab));
-		rc = prc == BP_ENOTFOUND ? BP_EXIT_USAGE : BP_EXIT_DB;
+			bp_cli_error(cmd, "reading %s: %s%s%s%s", g->spec, bp_strerror(prc),
+				     *bp_table_why(tab) ? " (" : "", bp_table_why(tab),
+				     *bp_table_why(tab) ? ")" : "");
+		/* damage is exit 3; no memory or an I/O error, exit 4 */
+		rc = prc == BP_ENOTFOUND ? BP_EXIT_USAGE : bp_cli_exit_code(prc);
 		goto out;
 	}
 	pm = malloc(sizeof *pm * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
 	if (!pm) {
+		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
 		goto out;
 	}
 	int n = bp_probe_moves(g, tab, &p, pm);
 	if (n < 0) {
-		bp_cli_error(cmd, "reading the moves' values of %s: %s (%s)", g->spec,
-			     bp_strerror(n), bp_table_why(tab));
-		rc = BP_EXIT_DB;
+		bp_cli_error(cmd, "reading the moves' values of %s: %s%s%s%s", g->spec,
+			     bp_strerror(n), *bp_table_why(tab) ? " (" : "", bp_table_why(tab),
+			     *bp_table_why(tab) ? ")" : "");
+		rc = n == BP_ENOTFOUND ? BP_EXIT_DB : bp_cli_exit_code(n);
 		goto out;
 	}
 	enum bp_value over = g->ops->outcome(g, &p);

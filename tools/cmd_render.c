@@ -118,11 +118,14 @@ int bp_cmd_render(int argc, char **argv)
 		}
 		nmarks = bp_cmd_value_marks(g, &p, pm, n, &marks);
 		if (nmarks < 0) {
+			bp_cli_error(cmd, "out of memory");
 			rc = BP_EXIT_IO;
 			goto out;
 		}
 	}
 	bp_svg_position(g, &p, marks, nmarks, g->spec, bp_text_str(&pos), &svg);
+	if (pos.failed) /* the picture's caption would name no position */
+		svg.failed = 1;
 	if ((rc = bp_cmd_write_file(cmd, a.opt[1], &svg)))
 		goto out;
 	if (a.json) {
@@ -135,7 +138,7 @@ int bp_cmd_render(int argc, char **argv)
 		bp_text_json_string(&j, a.opt[1]);
 		bp_text_printf(&j, ", \"marks\": %d}\n", nmarks);
 		if (strcmp(a.opt[1], "-") != 0)
-			fputs(bp_text_str(&j), stdout);
+			rc = bp_cli_print_text(cmd, &j);
 		bp_text_free(&j);
 	} else if (strcmp(a.opt[1], "-") != 0) {
 		printf("wrote %s (%s%s)\n", a.opt[1], bp_text_str(&pos),

@@ -402,19 +402,23 @@ int bp_cmd_serve(int argc, char **argv)
 
 	char url[96];
 	snprintf(url, sizeof url, ipv6 ? "http://[%s]:%u/" : "http://%s:%u/", host, bound);
+	int ret = BP_EXIT_OK;
 	if (a.json) {
-		printf("{\"url\": \"%s\", \"host\": \"%s\", \"port\": %u, \"db\": ", url, host,
-		       bound);
 		struct bp_text t = { 0 };
+		bp_text_printf(&t,
+			       "{\"url\": \"%s\", \"host\": \"%s\", \"port\": %u, \"db\": ", url,
+			       host, bound);
 		bp_text_json_string(&t, dir);
-		printf("%s}\n", bp_text_str(&t));
+		bp_text_printf(&t, "}\n");
+		ret = bp_cli_print_text(cmd, &t); /* out of memory: stop at once */
 		bp_text_free(&t);
 	} else {
 		printf("serving %s on %s (Ctrl-C stops)\n", dir, url);
 	}
 	fflush(stdout);
 	int sig = 0;
-	sigwait(&stop, &sig);
+	if (!ret)
+		sigwait(&stop, &sig);
 	bp_gate_stop(gate);   /* no new connections */
 	bp_explorer_stop(ex); /* requests waiting for claims are resumed */
 	/* ... and given up to 5 s to send their answers */
@@ -423,7 +427,7 @@ int bp_cmd_serve(int argc, char **argv)
 	MHD_stop_daemon(sv.d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	bp_explorer_close(ex);
-	return BP_EXIT_OK;
+	return ret;
 }
 
 #else

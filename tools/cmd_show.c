@@ -68,6 +68,8 @@ int bp_cmd_show(int argc, char **argv)
 	enum bp_value v = g->ops->outcome(g, &p);
 	struct bp_move *mv = bp_game_move_buffer(g);
 	int nmoves = mv ? g->ops->moves(g, &p, mv) : 0;
+	if (!mv) /* no count of the moves: no report */
+		out.failed = 1;
 	free(mv);
 	if (g->ops->describe)
 		g->ops->describe(g, &p, &json, &text);
@@ -109,7 +111,9 @@ int bp_cmd_show(int argc, char **argv)
 	}
 	if ((rc = bp_cli_game_status(cmd, g)))
 		goto out;
-	fputs(bp_text_str(&out), stdout);
+	if (pos.failed || json.failed || text.failed)
+		out.failed = 1;
+	rc = bp_cli_print_text(cmd, &out);
 out:
 	free(ptext);
 	bp_text_free(&pos);

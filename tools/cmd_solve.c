@@ -142,8 +142,16 @@ static int solve_member(void *ctx, const char *spec, const char *value, uint64_t
 	if (f->opts->progress)
 		fprintf(stderr, "solve: %s %d of %d: %s\n", f->g->ops->family_key, f->n + 1,
 			f->nmembers, mg->spec);
-	if (f->replace)
-		bp_store_drop_table(f->db, mg->spec, NULL);
+	if (f->replace) {
+		struct bp_err derr = { { 0 } };
+		int drc = bp_store_drop_table(f->db, mg->spec, &derr);
+		if (drc && drc != BP_ENOTFOUND) { /* never solve on into the old table */
+			bp_cli_error(f->cmd, "replacing %s: %s", mg->spec, derr.msg);
+			f->rc = bp_cli_exit_code(drc);
+			bp_game_destroy(mg);
+			return 1;
+		}
+	}
 	int src = bp_solve(mg, f->db, f->opts, &r, &err);
 	if (f->opts->ctx)
 		end_tick_line(f->opts->ctx);
@@ -238,7 +246,7 @@ static int solve_family(const char *cmd, const struct bp_game *g, bp_store *db,
 				       key, (unsigned long long)f.dist[1],
 				       (unsigned long long)f.dist[2], (unsigned long long)f.dist[3],
 				       (unsigned long long)f.positions, f.seconds);
-		fputs(bp_text_str(&out), stdout);
+		f.rc = bp_cli_print_text(cmd, &out);
 	}
 	bp_text_free(&out);
 	return f.rc;
@@ -399,6 +407,14 @@ int bp_cmd_solve(int argc, char **argv)
 	double bpp = r.positions ? (double)r.stored_bytes * 8 / (double)r.positions : 0;
 	if (a.json) {
 		char rbuf[24];
+		struct bp_text t = { 0 };
+		bp_text_json_string(&t, path);
+		if (t.failed) { /* before any of the report: never half a document */
+			bp_text_free(&t);
+			bp_cli_error(cmd, "out of memory");
+			rc = BP_EXIT_IO;
+			goto out;
+		}
 		printf("{\"instance\": \"%s\", \"value\": \"%s\", \"remoteness\": %s, "
 		       "\"positions\": %llu, "
 		       "\"counts\": {\"win\": %llu, \"loss\": %llu, \"draw\": %llu}, \"seconds\": "
@@ -421,8 +437,6 @@ int bp_cmd_solve(int argc, char **argv)
 			printf("\"rank_sent_bytes\": %llu, \"rank_received_bytes\": %llu, ",
 			       (unsigned long long)r.sent_bytes,
 			       (unsigned long long)r.received_bytes);
-		struct bp_text t = { 0 };
-		bp_text_json_string(&t, path);
 		printf("\"db\": %s}\n", bp_text_str(&t));
 		bp_text_free(&t);
 	} else {

@@ -12,8 +12,10 @@
 static void hex_numbers(const struct bp_board *b, int row, int width, struct bp_text *out)
 {
 	char *line = malloc((size_t)width + 4);
-	if (!line)
+	if (!line) {
+		out->failed = 1; /* the drawing is incomplete */
 		return;
+	}
 	memset(line, ' ', (size_t)width + 3);
 	int end = 0;
 	for (int c = b->row_start[row]; c < b->row_start[row + 1]; c++) {
@@ -42,8 +44,10 @@ void bp_draw_board(const struct bp_game *g, const struct bp_pos *p, struct bp_te
 			width = x + 1;
 	}
 	char *line = malloc((size_t)width + 1);
-	if (!line)
+	if (!line) {
+		out->failed = 1; /* no drawing: the text is incomplete */
 		return;
+	}
 	if (square) {
 		bp_text_printf(out, "    ");
 		for (int col = 0; col < b->a; col++)

@@ -6,7 +6,8 @@
 
 #include "solver/games/game.h"
 
-/* Appends the drawing of p (one line a row, ending in a newline) to out. */
+/* Appends the drawing of p (one line a row, ending in a newline) to out; out of
+ * memory sets out->failed. */
 void bp_draw_board(const struct bp_game *g, const struct bp_pos *p, struct bp_text *out);
 
 #endif

@@ -204,6 +204,8 @@ void bp_svg_position(const struct bp_game *g, const struct bp_pos *p,
 	}
 	/* pieces (covering several cells) or stones */
 	char *covered = calloc((size_t)b->ncells, 1);
+	if (!covered)
+		o->failed = 1; /* stones would be drawn over pieces: no picture */
 	for (int i = 0; i < pic->npieces; i++) {
 		int c = pic->piece[i].cell, n = pic->piece[i].size;
 		double x, y;

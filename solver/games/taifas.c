@@ -693,8 +693,9 @@ static int taifas_count_tier(const struct bp_game *g, uint32_t tier, mpz_t raw, 
 		mpz_init(two[k]);
 		mpz_init(one[k]);
 	}
-	for (int s = 0; s < b->nsym; s++) {
+	for (int s = 0; s < b->nsym; s++) /* all first: an error leaves none uninitialized */
 		mpz_init(fixed[s]);
+	for (int s = 0; s < b->nsym; s++) {
 		if ((rc = bp_count_fixed_fillings(b, s, 2, two)) ||
 		    (rc = bp_count_fixed_fillings(b, s, 1, one)))
 			break;

@@ -8,6 +8,8 @@
  *   BOARDPROOF_FAULT_COUNT=FILE   at exit, writes "SITE CALLS" lines to FILE (the
  *                                 sites, then one lmdb.FUNCTION line each)
  *   BOARDPROOF_FAULT_MAP=BYTES    LMDB's map size is BYTES (a tiny map: MDB_MAP_FULL)
+ *   BOARDPROOF_FAULT_TRACE=1      prints the stack of the failing call to stderr (to
+ *                                 find the caller that mishandles it)
  *
  * Sites, and how a call there fails:
  *
@@ -35,6 +37,7 @@
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <lmdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,7 +61,7 @@ static int fault_fn = -1;      /* or the LMDB function that fails, -1 none */
 static unsigned long fault_at; /* its failing call */
 static unsigned long calls[NSITES], fn_calls[NFNS];
 static const char *count_file;
-static int ready;
+static int ready, trace;
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -86,6 +89,11 @@ __attribute__((constructor)) static void fault_init(void)
 		}
 	}
 	count_file = getenv("BOARDPROOF_FAULT_COUNT");
+	trace = getenv("BOARDPROOF_FAULT_TRACE") != NULL;
+	if (trace) { /* the first backtrace loads libgcc, which allocates: not later */
+		void *frames[2];
+		backtrace(frames, 2);
+	}
 	ready = 1;
 }
 
@@ -105,13 +113,24 @@ __attribute__((destructor)) static void fault_fini(void)
 	fclose(out);
 }
 
+/* With BOARDPROOF_FAULT_TRACE, the stack of the failing call on stderr. */
+static void show(void)
+{
+	void *f[32];
+	if (trace)
+		backtrace_symbols_fd(f, backtrace(f, 32), 2);
+}
+
 /* Counts a call at site s; nonzero when this call must fail. */
 static int hit(enum site s)
 {
 	if (!ready)
 		return 0;
 	unsigned long n = __atomic_add_fetch(&calls[s], 1, __ATOMIC_RELAXED);
-	return (int)s == fault_site && n == fault_at;
+	int fail = (int)s == fault_site && n == fault_at;
+	if (fail)
+		show();
+	return fail;
 }
 
 /* Counts a call of LMDB function k (and one at the lmdb site); nonzero when this call
@@ -122,7 +141,11 @@ static int hit_lmdb(enum lmdb_fn k)
 	if (!ready)
 		return 0;
 	unsigned long n = __atomic_add_fetch(&fn_calls[k], 1, __ATOMIC_RELAXED);
-	return fail || ((int)k == fault_fn && n == fault_at);
+	if ((int)k == fault_fn && n == fault_at) {
+		show();
+		return 1;
+	}
+	return fail;
 }
 
 /* ---- alloc ---- */

@@ -1621,6 +1621,9 @@ Test(store, map_full)
 	uint64_t bytes = m.stored_bytes;
 	cr_assert_eq(bp_store_set_map_size(s, 1 << 20), BP_OK);
 	cr_expect_eq(bp_table_put_tier(t, 1, noise, 2, 2, "after"), BP_EIO);
+	/* the cause is named, in LMDB's words */
+	cr_expect(strstr(bp_table_why(t), "database full (MDB_MAP_FULL: ") == bp_table_why(t),
+		  "why: '%s'", bp_table_why(t));
 	bp_table_close(t);
 	t = open_table(s, &info, 0);
 	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
@@ -1632,6 +1635,7 @@ Test(store, map_full)
 	cr_expect_arr_eq(got, small, 1000 * 2);
 	cr_assert_eq(bp_store_set_map_size(s, (uint64_t)1 << 30), BP_OK);
 	cr_expect_eq(bp_table_put_tier(t, 1, noise, 2, 2, "after"), BP_OK);
+	cr_expect_str_eq(bp_table_why(t), "", "a write that succeeds leaves no cause behind");
 	cr_assert_eq(bp_table_get_tier(t, 1, got), BP_OK);
 	cr_expect_arr_eq(got, noise, (size_t)size[1] * 2);
 	bp_table_close(t);

@@ -20,8 +20,8 @@
 # a hang, or exit 0 with another answer. After a prove run, `verify --proofs` must
 # pass (every stored proof holds, every proven value sound) and a prove without the
 # fault must give the clean values and a proof that verifies. Then a tiny LMDB map
-# (MDB_MAP_FULL) and a full disk (a 64 KiB tmpfs, when this machine lets the test
-# mount one). A site called more than MOST times (default 4) gets MOST failing calls
+# (MDB_MAP_FULL) and a full disk (a 128 KiB tmpfs, when this machine lets the test
+# mount one), whose messages must name the cause. A site called more than MOST times (default 4) gets MOST failing calls
 # drawn with SEED, always including its first and last call.
 #
 #   faults_prove.sh BOARDPROOF SHIM [MOST [SEED [PHASES]]]
@@ -194,23 +194,27 @@ for m in 32768 65536; do
 	rc=$?
 	if [ $rc = 0 ]; then
 		problem "tiny map ($m): exit 0"
+	elif ! grep -q "^boardproof: prove: .*database full (MDB_MAP_FULL: " "$tmp/err"; then
+		problem "tiny map ($m): exit $rc, want a message naming the full map: $(head -c 300 "$tmp/err")"
 	else
 		echo "tiny map ($m bytes): exit $rc: $(head -1 "$tmp/err")"
 	fi
 	judge new "tiny map ($m)" "$db" $rc
 done
 
-# A full disk: a tmpfs smaller than the database.
+# A full disk: a tmpfs smaller than the database (LMDB's lock file takes 64 KiB of it).
 mkdir -p "$tmp/disk"
-if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$tmp/disk" 2>/dev/null; then
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs "$tmp/disk" 2>/dev/null; then
 	mnt=$tmp/disk
 	runs=$((runs + 1))
 	timeout 120 "$bin" $(cmdline checkpoints "$mnt/db") >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc = 0 ]; then
 		problem "full disk: exit 0"
+	elif ! grep -q "^boardproof: prove: .*disk full (" "$tmp/err"; then
+		problem "full disk: exit $rc, want a message naming the full disk: $(head -c 300 "$tmp/err")"
 	else
-		echo "full disk (64 KiB tmpfs): exit $rc: $(head -1 "$tmp/err")"
+		echo "full disk (128 KiB tmpfs): exit $rc: $(head -1 "$tmp/err")"
 		proofs_sound "$mnt/db" "$ch" >/dev/null || problem "full disk: the database does not verify"
 		cp -r "$mnt/db" "$tmp/fromdisk"
 		umount "$mnt"
