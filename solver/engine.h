@@ -2,7 +2,8 @@
 /* The types every solving engine shares: the options of a solve, the progress it
  * reports and the result it returns. The engines are peers, each with
  * its own header (solver/retrograde.h: tiers; solver/expanded.h: the tier walk;
- * solver/cyclic.h: level passes for games with cycles); solver/solve.h picks one. */
+ * solver/cyclic.h: level passes for games with cycles; solver/counter.h: child counters
+ * over the reachable graph, also for cycles); solver/solve.h picks one. */
 #ifndef BP_SOLVER_ENGINE_H
 #define BP_SOLVER_ENGINE_H
 
@@ -17,7 +18,8 @@ enum bp_engine {
 			       when the game has a tier walk, else tiers */
 	BP_ENGINE_TIERS,    /* retrograde analysis tier by tier, canonicalizing children */
 	BP_ENGINE_WALK,	    /* the same over expanded tiers with the game's tier walk */
-	BP_ENGINE_CYCLES    /* level passes over the whole index space (cycles allowed) */
+	BP_ENGINE_CYCLES,   /* level passes over the whole index space (cycles allowed) */
+	BP_ENGINE_COUNTER   /* child counters over the reachable graph (cycles allowed) */
 };
 
 /* What a progress callback sees, after each tier of each phase. */
