@@ -166,10 +166,16 @@ static uint64_t *list_room(struct csolve *s, struct worker *w, uint64_t need)
 	return at;
 }
 
-static int cmp_key(const void *a, const void *b)
+/* Insertion sort: a position's children are a few dozen keys, often in runs. */
+static void sort_keys(uint64_t *k, int n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	for (int i = 1; i < n; i++) {
+		uint64_t x = k[i];
+		int j = i;
+		for (; j > 0 && k[j - 1] > x; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
 }
 
 static int expand(struct csolve *s, int worker, uint64_t key)
@@ -197,8 +203,7 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 				return rc ? rc : BP_EINVAL;
 			w->kids[i] = s->toff[ct] + cidx;
 		}
-		if (nm > 1)
-			qsort(w->kids, (size_t)nm, sizeof *w->kids, cmp_key);
+		sort_keys(w->kids, nm);
 		for (int i = 0; i < nm; i++)
 			if (i == 0 || w->kids[i] != w->kids[i - 1])
 				w->kids[n++] = w->kids[i];
