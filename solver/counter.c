@@ -2,12 +2,14 @@
 /* Retrograde analysis with child counters over the reachable graph.
  *
  * 1. Marking. Reachable canonical positions are marked in one bitmap over the global
- *    index space (tier offset + dense index), by passes over the bitmap that expand
- *    the marked positions not yet expanded, until a pass expands none (as in
- *    cyclic.c). Each position is expanded exactly once, and its distinct canonical
- *    children are kept: every worker appends, to its own list of blocks, a header
- *    (the position's global index, its outcome, its number of distinct children) and
- *    the children's global indices, 64 bits each.
+ *    index space (tier offset + dense index), breadth first: a pass expands the
+ *    frontier (the positions first marked by the pass before), and the worker whose
+ *    atomic OR sets a child's bit adds the child to its part of the next frontier, so
+ *    each position is expanded exactly once. Its distinct canonical children are
+ *    kept: every worker appends, to its own list of blocks, a header (the position's
+ *    global index, its outcome, its number of distinct children) and the children's
+ *    global indices, 64 bits each. The lists grow with the graph, so marking checks
+ *    them against the memory limit as it goes.
  * 2. The graph. The bitmap becomes a rank structure (7 bitmap words and the count of
  *    set bits before them in one 64-byte line, so a rank is one cache miss), which
  *    numbers the reachable positions 0..N-1 in index order. Each block is rewritten
@@ -38,10 +40,10 @@
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
-#define CHUNK_WORDS 1024			/* bitmap words per work item of a marking pass */
-#define BLOCK_WORDS (1ull << 20)		/* 64-bit words per block of a worker's list */
-#define LINE_BITS 448				/* bits per line of the rank structure (7 words) */
-#define MAX_KEY (1ull << 44)			/* global indices fit a header's 44 bits */
+#define FRONT_ITEM 1024		 /* frontier positions per work item of a marking pass */
+#define BLOCK_WORDS (1ull << 20) /* 64-bit words per block of a worker's list */
+#define LINE_BITS 448		 /* bits per line of the rank structure (7 words) */
+#define MAX_KEY (1ull << 44)	 /* global indices fit a header's 44 bits */
 #define REM_LIMIT (BP_RECORD_NO_REMOTENESS - 1) /* as cyclic.c: refused from here */
 
 /* A block of a worker's list. Marking writes 64-bit entries:
@@ -58,6 +60,8 @@ struct block {
 struct worker {
 	struct block *head, *tail;
 	uint64_t *kids; /* max_moves scratch keys */
+	uint64_t *next; /* this worker's part of the next frontier */
+	uint64_t nnext, capnext;
 	uint64_t expanded, edges;
 	char pad[64];
 };
@@ -67,8 +71,12 @@ struct csolve {
 	uint32_t nt;
 	uint64_t *toff; /* first global index of each tier; [nt] = total */
 	uint64_t total, nwords;
-	uint64_t *reach, *expanded;
-	uint64_t *rs; /* rank structure: lines of 8 words, [0] the count before */
+	uint64_t *reach;
+	uint64_t *front, nfront; /* the frontier a marking pass expands */
+	uint64_t frontier_peak;	 /* bytes of frontiers held at once, at most */
+	uint64_t listed;	 /* bytes of the lists written (atomic) */
+	uint64_t limit;		 /* what the lists may take: memory limit less the bitmap */
+	uint64_t *rs;		 /* rank structure: lines of 8 words, [0] the count before */
 	uint64_t nlines;
 	struct bp_move **mv;
 	struct worker *wk;
@@ -89,7 +97,8 @@ static uint64_t pages(uint64_t n)
 	return bp_solve_pages(n);
 }
 
-uint64_t bp_solve_counter_need(uint64_t indices, uint64_t positions, uint64_t edges, int threads)
+uint64_t bp_solve_counter_need(uint64_t indices, uint64_t positions, uint64_t edges,
+			       uint64_t frontier, int threads)
 {
 	uint64_t n = positions, e = edges, t = threads > 0 ? (uint64_t)threads : 1;
 	uint64_t bm = pages(8 * (indices / 64 + 1));
@@ -97,7 +106,7 @@ uint64_t bp_solve_counter_need(uint64_t indices, uint64_t positions, uint64_t ed
 	uint64_t slack = t * 8192; /* blocks are filled in order: untouched pages are free */
 	uint64_t lists64 = 8 * (n + e), lists32 = 4 * (2 * n + e);
 	uint64_t arrays = 2 * n + 2 * n + 8 * (n + 1); /* records, counters, offsets */
-	uint64_t marking = 2 * bm + lists64 + slack;
+	uint64_t marking = bm + lists64 + 8 * frontier + slack;
 	uint64_t ranking = bm + rs + lists64 + slack;
 	uint64_t rewrite = rs + lists64 + arrays + slack;
 	uint64_t fill = rs + lists32 + arrays + 4 * e;
@@ -123,7 +132,7 @@ int bp_solve_counter_estimate(const struct bp_game *g, uint64_t *bytes)
 		if (__builtin_add_overflow(total, sz, &total) || total >= MAX_KEY)
 			return BP_ERANGE;
 	}
-	*bytes = bp_solve_counter_need(total, 0, 0, 1);
+	*bytes = bp_solve_counter_need(total, 0, 0, 0, 1);
 	return BP_OK;
 }
 
@@ -161,6 +170,9 @@ static uint64_t *list_room(struct csolve *s, struct worker *w, uint64_t need)
 		w->tail = b;
 		__atomic_fetch_add(&s->nblocks, 1, __ATOMIC_RELAXED);
 	}
+	/* written words count (untouched pages of a block cost nothing) */
+	if (__atomic_add_fetch(&s->listed, 8 * need, __ATOMIC_RELAXED) > s->limit)
+		return NULL;
 	uint64_t *at = b->w + b->used;
 	b->used += need;
 	return at;
@@ -187,7 +199,6 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 	int rc = g->ops->unrank(g, t, key - s->toff[t], &p);
 	if (rc)
 		return rc;
-	__atomic_fetch_or(&s->expanded[key / 64], 1ull << (key % 64), __ATOMIC_RELAXED);
 	w->expanded++;
 	enum bp_value v = g->ops->outcome(g, &p);
 	int n = 0;
@@ -210,12 +221,21 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 	}
 	uint64_t *at = list_room(s, w, 1 + (uint64_t)n);
 	if (!at)
-		return BP_ENOMEM;
+		return s->listed > s->limit ? BP_ERANGE : BP_ENOMEM;
 	at[0] = key << 20 | (uint64_t)v << 16 | (uint64_t)n;
+	if (w->nnext + (uint64_t)n > w->capnext) {
+		uint64_t cap = 2 * w->capnext + (uint64_t)n + 1024;
+		uint64_t *nx = realloc(w->next, cap * sizeof *nx);
+		if (!nx)
+			return BP_ENOMEM;
+		w->next = nx;
+		w->capnext = cap;
+	}
 	for (int i = 0; i < n; i++) {
-		at[1 + i] = w->kids[i];
-		__atomic_fetch_or(&s->reach[w->kids[i] / 64], 1ull << (w->kids[i] % 64),
-				  __ATOMIC_RELAXED);
+		uint64_t k = w->kids[i], bit = 1ull << (k % 64);
+		at[1 + i] = k;
+		if (!(__atomic_fetch_or(&s->reach[k / 64], bit, __ATOMIC_RELAXED) & bit))
+			w->next[w->nnext++] = k;
 	}
 	w->edges += (uint64_t)n;
 	return BP_OK;
@@ -224,17 +244,13 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 static int mark_chunk(void *ctx, int worker, uint64_t item)
 {
 	struct csolve *s = ctx;
-	uint64_t w0 = item * CHUNK_WORDS, w1 = w0 + CHUNK_WORDS;
-	if (w1 > s->nwords)
-		w1 = s->nwords;
-	for (uint64_t wi = w0; wi < w1; wi++) {
-		uint64_t w = __atomic_load_n(&s->reach[wi], __ATOMIC_RELAXED) &
-			     ~__atomic_load_n(&s->expanded[wi], __ATOMIC_RELAXED);
-		for (; w; w &= w - 1) {
-			int rc = expand(s, worker, wi * 64 + (uint64_t)__builtin_ctzll(w));
-			if (rc)
-				return rc;
-		}
+	uint64_t i0 = item * FRONT_ITEM, i1 = i0 + FRONT_ITEM;
+	if (i1 > s->nfront)
+		i1 = s->nfront;
+	for (uint64_t i = i0; i < i1; i++) {
+		int rc = expand(s, worker, s->front[i]);
+		if (rc)
+			return rc;
 	}
 	return BP_OK;
 }
@@ -489,8 +505,7 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	s.total = s.toff[s.nt];
 	s.nwords = s.total / 64 + 1;
 	s.reach = calloc(s.nwords, sizeof *s.reach);
-	s.expanded = calloc(s.nwords, sizeof *s.expanded);
-	if (!s.reach || !s.expanded) {
+	if (!s.reach) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -520,23 +535,66 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 		goto out;
 	}
 
-	/* 1. marking, each position expanded once */
+	/* 1. marking, breadth first, each position expanded once */
 	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
+	s.limit = ~0ull;
+	if (opts->memory_limit) {
+		/* what marking holds besides the lists (the frontiers are left out) */
+		uint64_t fixed = pages(8 * s.nwords) + BP_SOLVE_BASE_MEMORY;
+		s.limit = opts->memory_limit > fixed ? opts->memory_limit - fixed : 0;
+	}
 	uint64_t skey = s.toff[st] + sidx;
 	s.reach[skey / 64] |= 1ull << (skey % 64);
-	uint64_t nitems = (s.nwords + CHUNK_WORDS - 1) / CHUNK_WORDS;
-	for (;;) {
-		uint64_t before = 0, after = 0;
+	if (!(s.front = malloc(sizeof *s.front))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	s.front[0] = skey;
+	s.nfront = 1;
+	while (s.nfront) {
+		rc = bp_solve_metered(&s.meter, 2, ++s.passes, 0, threads,
+				      (s.nfront + FRONT_ITEM - 1) / FRONT_ITEM, FRONT_ITEM,
+				      s.nfront, mark_chunk, &s);
+		uint64_t held = s.nfront;
 		for (int i = 0; i < threads; i++)
-			before += s.wk[i].expanded;
-		rc = bp_solve_metered(&s.meter, 2, ++s.passes, 0, threads, nitems, CHUNK_WORDS * 64,
-				      s.total, mark_chunk, &s);
+			held += s.wk[i].capnext;
+		if (8 * held > s.frontier_peak)
+			s.frontier_peak = 8 * held;
+		if (rc == BP_ERANGE) {
+			uint64_t n = 0;
+			for (int i = 0; i < threads; i++)
+				n += s.wk[i].expanded;
+			char lbuf[32];
+			snprintf(s.errmsg, sizeof s.errmsg,
+				 "the reachable graph passed the memory limit of %s after %llu "
+				 "positions",
+				 bp_text_bytes(opts->memory_limit, lbuf, sizeof lbuf),
+				 (unsigned long long)n);
+		}
 		if (rc)
 			goto out;
+		/* the next frontier: the workers' parts, end to end */
+		uint64_t n = 0;
 		for (int i = 0; i < threads; i++)
-			after += s.wk[i].expanded;
-		if (after == before)
-			break;
+			n += s.wk[i].nnext;
+		free(s.front);
+		if (!(s.front = malloc(sizeof *s.front * (n ? n : 1)))) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
+		s.nfront = 0;
+		for (int i = 0; i < threads; i++) {
+			memcpy(s.front + s.nfront, s.wk[i].next, sizeof *s.front * s.wk[i].nnext);
+			s.nfront += s.wk[i].nnext;
+			s.wk[i].nnext = 0;
+		}
+	}
+	free(s.front);
+	s.front = NULL;
+	for (int i = 0; i < threads; i++) {
+		free(s.wk[i].next);
+		s.wk[i].next = NULL;
+		s.wk[i].capnext = 0;
 	}
 	if ((rc = bp_game_status(g))) {
 		snprintf(s.errmsg, sizeof s.errmsg, "a rule failed: %s", bp_strerror(rc));
@@ -546,10 +604,9 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 		s.npos += s.wk[i].expanded;
 		s.nedges += s.wk[i].edges;
 	}
-	free(s.expanded);
-	s.expanded = NULL;
 	/* the exact plan, before the graph is built */
-	out->memory_estimate = bp_solve_counter_need(s.total, s.npos, s.nedges, threads);
+	out->memory_estimate =
+		bp_solve_counter_need(s.total, s.npos, s.nedges, s.frontier_peak / 8, threads);
 	if (s.npos >= 0xffffffffull) {
 		snprintf(s.errmsg, sizeof s.errmsg,
 			 "%llu reachable positions: more than 32-bit numbers hold",
@@ -653,12 +710,14 @@ out_quiet:
 	out->peak_memory = bp_solve_peak_memory();
 	bp_table_close(tab);
 	free_blocks(&s);
-	for (int i = 0; s.wk && i < threads; i++)
+	for (int i = 0; s.wk && i < threads; i++) {
 		free(s.wk[i].kids);
+		free(s.wk[i].next);
+	}
 	free(s.wk);
 	bp_solve_free_move_buffers(s.mv, threads);
 	free(s.reach);
-	free(s.expanded);
+	free(s.front);
 	free(s.rs);
 	free(s.rec);
 	free(s.left);

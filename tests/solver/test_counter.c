@@ -101,9 +101,9 @@ static int refused(const char *spec, uint64_t limit, char *msg, size_t len)
 	return rc;
 }
 
-/* Under the marking bitmaps' need the solve is refused before any work; between that
- * and the exact need it is refused once the positions are counted, saying how many;
- * at the exact need it runs. */
+/* Under the bitmap's need the solve is refused before any work; a little over it, while
+ * the reachable positions are marked; just under the exact need, once they are counted,
+ * saying how many; at the exact need it runs. */
 Test(counter, refuses_what_does_not_fit)
 {
 	struct bp_game *g = open_game("blooms:hex2");
@@ -112,14 +112,16 @@ Test(counter, refuses_what_does_not_fit)
 	char msg[256];
 	cr_expect_eq(refused("blooms:hex2", floor - 1, msg, sizeof msg), BP_ERANGE);
 	cr_expect(strstr(msg, "memory limit") != NULL, "%s", msg);
-	cr_expect(strstr(msg, "reachable") == NULL, "refused before counting: %s", msg);
+	cr_expect(strstr(msg, "reachable") == NULL, "refused before marking: %s", msg);
 	cr_expect_eq(refused("blooms:hex2", floor + 1, msg, sizeof msg), BP_ERANGE);
-	cr_expect(strstr(msg, "11677 reachable positions") != NULL, "%s", msg);
+	cr_expect(strstr(msg, "the reachable graph passed the memory limit") != NULL, "%s", msg);
 	char *dir = temp_db();
 	struct bp_solve_result r = solve_into(
 		dir, g, (struct bp_solve_opts){ .engine = BP_ENGINE_COUNTER, .threads = 2 });
 	cr_expect_eq(r.positions, 11677);
 	cr_expect_gt(r.memory_estimate, floor, "the exact plan replaces the floor");
+	cr_expect_eq(refused("blooms:hex2", r.memory_estimate - 1, msg, sizeof msg), BP_ERANGE);
+	cr_expect(strstr(msg, "11677 reachable positions") != NULL, "%s", msg);
 	cr_expect_eq(refused("blooms:hex2", r.memory_estimate, msg, sizeof msg), BP_OK, "%s", msg);
 	remove_db(dir);
 	bp_game_destroy(g);
@@ -129,8 +131,8 @@ Test(counter, refuses_what_does_not_fit)
  * predecessor at least for a large one. */
 Test(counter, need_grows_with_the_graph)
 {
-	uint64_t empty = bp_solve_counter_need(1u << 20, 0, 0, 1);
-	uint64_t big = bp_solve_counter_need(1u << 20, 1000000, 30000000, 2);
+	uint64_t empty = bp_solve_counter_need(1u << 20, 0, 0, 0, 1);
+	uint64_t big = bp_solve_counter_need(1u << 20, 1000000, 30000000, 1000, 2);
 	cr_expect_lt(empty, BP_SOLVE_BASE_MEMORY + (1u << 20));
 	cr_expect_gt(big - empty, 8ull * 31000000);
 }
