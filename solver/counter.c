@@ -10,12 +10,14 @@
  *    global index, its outcome, its number of distinct children) and the children's
  *    global indices, 64 bits each. The lists grow with the graph, so marking checks
  *    them against the memory limit as it goes.
- * 2. The graph. The bitmap becomes a rank structure (7 bitmap words and the count of
- *    set bits before them in one 64-byte line, so a rank is one cache miss), which
- *    numbers the reachable positions 0..N-1 in index order. Each block is rewritten
- *    with those 32-bit numbers, the children counted into each position's counter
- *    and each child's predecessors counted; a prefix sum gives the predecessor lists'
- *    offsets (CSR), and a second walk over the blocks fills them.
+  * 2. The graph. A count of the set bits before each 512 bits (one cache line of the
+ *    bitmap) makes the bitmap a rank structure, which numbers the reachable positions
+ *    0..N-1 in index order. Each block is rewritten in place with those 32-bit
+ *    numbers (and its freed tail unmapped), the children counted into each
+ *    position's counter and each child's predecessors counted; a prefix sum gives the
+ *    predecessor lists' offsets (CSR), and a second walk over the blocks fills them.
+ *    Blocks are mapped (mmap) rather than allocated, so that what is unmapped is
+ *    given back at once and the peak follows the model.
  * 3. Propagation, from a FIFO queue, as in the textbook. Terminal wins and losses
  *    enter with remoteness 0. Popping v of remoteness r: a predecessor not yet solved
  *    becomes a win in r + 1 when v is a loss; when v is a win its counter drops, and at
@@ -36,24 +38,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
 #define FRONT_ITEM 1024		 /* frontier positions per work item of a marking pass */
 #define BLOCK_WORDS (1ull << 20) /* 64-bit words per block of a worker's list */
-#define LINE_BITS 448		 /* bits per line of the rank structure (7 words) */
-#define MAX_KEY (1ull << 44)	 /* global indices fit a header's 44 bits */
+
+#define MAX_KEY (1ull << 44)			/* global indices fit a header's 44 bits */
 #define REM_LIMIT (BP_RECORD_NO_REMOTENESS - 1) /* as cyclic.c: refused from here */
 
-/* A block of a worker's list. Marking writes 64-bit entries:
+/* A block of a worker's list, mapped. Marking writes 64-bit entries:
  *     header: key << 20 | outcome << 16 | children; then each child's key.
- * The graph step rewrites it as 32-bit entries (in a new array, w32):
- *     position number; outcome << 16 | children; then each child's number. */
+ * The graph step rewrites it in place as 32-bit entries (never ahead of what it reads):
+ *     position number; outcome << 16 | children; then each child's number.
+ * Entries are read and written with memcpy: the same bytes hold both widths. */
 struct block {
 	struct block *next;
-	uint64_t used; /* words (of 64 bits; after the rewrite, of 32 bits) */
-	uint32_t *w32;
+	uint64_t used;	 /* words (of 64 bits; after the rewrite, of 32 bits) */
+	uint64_t mapped; /* bytes mapped, this header included */
 	uint64_t w[];
 };
 
@@ -76,8 +80,8 @@ struct csolve {
 	uint64_t frontier_peak;	 /* bytes of frontiers held at once, at most */
 	uint64_t listed;	 /* bytes of the lists written (atomic) */
 	uint64_t limit;		 /* what the lists may take: memory limit less the bitmap */
-	uint64_t *rs;		 /* rank structure: lines of 8 words, [0] the count before */
-	uint64_t nlines;
+	uint64_t *cnt;		 /* set bits of reach before each 512 bits */
+	uint64_t ncnt;
 	struct bp_move **mv;
 	struct worker *wk;
 	int threads;
@@ -102,17 +106,16 @@ uint64_t bp_solve_counter_need(uint64_t indices, uint64_t positions, uint64_t ed
 {
 	uint64_t n = positions, e = edges, t = threads > 0 ? (uint64_t)threads : 1;
 	uint64_t bm = pages(8 * (indices / 64 + 1));
-	uint64_t rs = pages(64 * (indices / LINE_BITS + 1));
+	uint64_t rs = pages(8 * (indices / 512 + 1)); /* the counts beside the bitmap */
 	uint64_t slack = t * 8192; /* blocks are filled in order: untouched pages are free */
 	uint64_t lists64 = 8 * (n + e), lists32 = 4 * (2 * n + e);
 	uint64_t arrays = 2 * n + 2 * n + 8 * (n + 1); /* records, counters, offsets */
 	uint64_t marking = bm + lists64 + 8 * frontier + slack;
-	uint64_t ranking = bm + rs + lists64 + slack;
-	uint64_t rewrite = rs + lists64 + arrays + slack;
-	uint64_t fill = rs + lists32 + arrays + 4 * e;
-	uint64_t propagate = rs + arrays + 4 * e + 4 * n;
+	uint64_t rewrite = bm + rs + lists64 + arrays + slack;
+	uint64_t fill = bm + rs + lists32 + arrays + 4 * e;
+	uint64_t propagate = bm + rs + arrays + 4 * e + 4 * n;
 	uint64_t peak = marking;
-	peak = ranking > peak ? ranking : peak;
+
 	peak = rewrite > peak ? rewrite : peak;
 	peak = fill > peak ? fill : peak;
 	peak = propagate > peak ? propagate : peak;
@@ -157,12 +160,13 @@ static uint64_t *list_room(struct csolve *s, struct worker *w, uint64_t need)
 	struct block *b = w->tail;
 	if (!b || b->used + need > BLOCK_WORDS) {
 		uint64_t cap = need > BLOCK_WORDS ? need : BLOCK_WORDS;
-		b = malloc(sizeof *b + cap * sizeof(uint64_t));
-		if (!b)
+		uint64_t bytes = pages(sizeof *b + cap * sizeof(uint64_t));
+		b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED)
 			return NULL;
 		b->next = NULL;
 		b->used = 0;
-		b->w32 = NULL;
+		b->mapped = bytes;
 		if (w->tail)
 			w->tail->next = b;
 		else
@@ -259,53 +263,64 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 
 static uint64_t rank_of(const struct csolve *s, uint64_t key)
 {
-	const uint64_t *line = s->rs + 8 * (key / LINE_BITS);
-	uint64_t bit = key % LINE_BITS, r = line[0];
-	for (uint64_t i = 0; i < bit / 64; i++)
-		r += (uint64_t)__builtin_popcountll(line[1 + i]);
-	uint64_t m = (1ull << (bit % 64)) - 1;
-	return r + (uint64_t)__builtin_popcountll(line[1 + bit / 64] & m);
+	const uint64_t *line = s->reach + (key / 512) * 8;
+	uint64_t r = s->cnt[key / 512], word = key / 64 % 8;
+	for (uint64_t i = 0; i < word; i++)
+		r += (uint64_t)__builtin_popcountll(line[i]);
+	return r + (uint64_t)__builtin_popcountll(line[word] & ((1ull << (key % 64)) - 1));
 }
 
-static int is_reached(const struct csolve *s, uint64_t key)
+static uint64_t get64(const struct block *b, uint64_t i)
 {
-	uint64_t bit = key % LINE_BITS;
-	return (s->rs[8 * (key / LINE_BITS) + 1 + bit / 64] >> (bit % 64)) & 1;
+	uint64_t x;
+	memcpy(&x, (const unsigned char *)b->w + 8 * i, 8);
+	return x;
 }
 
-/* Rewrites one block with position numbers; counts children and predecessors. */
+static uint32_t get32(const struct block *b, uint64_t i)
+{
+	uint32_t x;
+	memcpy(&x, (const unsigned char *)b->w + 4 * i, 4);
+	return x;
+}
+
+static void put32(struct block *b, uint64_t i, uint64_t x)
+{
+	uint32_t y = (uint32_t)x;
+	memcpy((unsigned char *)b->w + 4 * i, &y, 4);
+}
+
+/* Rewrites one block in place with position numbers; counts children and
+ * predecessors. An entry of n children shrinks from 2 + 2n 32-bit words to 2 + n, so
+ * the output (at o) never passes what is still to be read: a child's number is
+ * written after its key is read, at or before the key's first half. */
 static int rewrite_block(void *ctx, int worker, uint64_t item)
 {
 	(void)worker;
 	struct csolve *s = ctx;
 	struct block *b = s->blocks[item];
-	uint64_t words = 0;
-	for (uint64_t i = 0; i < b->used; i += 1 + (b->w[i] & 0xffff))
-		words += 2 + (b->w[i] & 0xffff);
-	if (!(b->w32 = malloc(4 * (words ? words : 1))))
-		return BP_ENOMEM;
-	uint32_t *o = b->w32;
+	uint64_t o = 0;
 	for (uint64_t i = 0; i < b->used;) {
-		uint64_t h = b->w[i], n = h & 0xffff;
+		uint64_t h = get64(b, i), n = h & 0xffff;
 		unsigned v = (unsigned)(h >> 16 & 0xf);
 		uint64_t u = rank_of(s, h >> 20);
-		*o++ = (uint32_t)u;
-		*o++ = (uint32_t)(h & 0xfffff);
+		put32(b, o++, u);
+		put32(b, o++, h & 0xfffff);
 		s->left[u] = (uint16_t)n;
 		if (v != BP_VALUE_NONE)
 			s->rec[u] = bp_record_make(v, 0);
 		for (uint64_t j = 0; j < n; j++) {
-			uint64_t c = rank_of(s, b->w[i + 1 + j]);
-			*o++ = (uint32_t)c;
+			uint64_t c = rank_of(s, get64(b, i + 1 + j));
+			put32(b, o++, c);
 			__atomic_fetch_add(&s->off[c + 1], 1, __ATOMIC_RELAXED);
 		}
 		i += 1 + n;
 	}
-	b->used = words;
-	/* the 64-bit entries are no longer needed: keep only the header */
-	struct block *small = realloc(b, sizeof *b);
-	if (small)
-		s->blocks[item] = small;
+	b->used = o;
+	/* give the freed tail back */
+	uint64_t keep = pages(sizeof *b + 4 * o);
+	if (keep < b->mapped && munmap((unsigned char *)b + keep, b->mapped - keep) == 0)
+		b->mapped = keep;
 	return BP_OK;
 }
 
@@ -315,9 +330,9 @@ static int fill_block(void *ctx, int worker, uint64_t item)
 	struct csolve *s = ctx;
 	const struct block *b = s->blocks[item];
 	for (uint64_t i = 0; i < b->used;) {
-		uint32_t u = b->w32[i], n = b->w32[i + 1] & 0xffff;
+		uint32_t u = get32(b, i), n = get32(b, i + 1) & 0xffff;
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t c = b->w32[i + 2 + j];
+			uint32_t c = get32(b, i + 2 + j);
 			s->pred[__atomic_fetch_add(&s->off[c], 1, __ATOMIC_RELAXED)] = u;
 		}
 		i += 2 + n;
@@ -325,21 +340,17 @@ static int fill_block(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
-static int build_rank(void *ctx, int worker, uint64_t item)
+static int build_counts(void *ctx, int worker, uint64_t item)
 {
 	(void)worker;
 	struct csolve *s = ctx;
-	/* item: a run of 4096 lines; the counts are made prefix sums afterwards */
-	uint64_t l1 = (item + 1) * 4096 < s->nlines ? (item + 1) * 4096 : s->nlines;
+	/* item: a run of 4096 counts; they are made prefix sums afterwards */
+	uint64_t l1 = (item + 1) * 4096 < s->ncnt ? (item + 1) * 4096 : s->ncnt;
 	for (uint64_t l = item * 4096; l < l1; l++) {
-		uint64_t *line = s->rs + 8 * l, cnt = 0;
-		for (uint64_t i = 0; i < 7; i++) {
-			/* a line's bits are 7 whole words of the plain bitmap */
-			uint64_t wi = 7 * l + i, w = wi < s->nwords ? s->reach[wi] : 0;
-			line[1 + i] = w;
-			cnt += (uint64_t)__builtin_popcountll(w);
-		}
-		line[0] = cnt;
+		uint64_t c = 0;
+		for (uint64_t wi = 8 * l; wi < 8 * l + 8 && wi < s->nwords; wi++)
+			c += (uint64_t)__builtin_popcountll(s->reach[wi]);
+		s->cnt[l] = c;
 	}
 	return BP_OK;
 }
@@ -359,10 +370,8 @@ static int fill_records(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
 	memset(dst, 0, n * sizeof *dst);
 	uint64_t i = 0;
 	while (i < n) {
-		uint64_t k = key + i, bit = k % LINE_BITS;
-		const uint64_t *line = s->rs + 8 * (k / LINE_BITS);
-		uint64_t w = line[1 + bit / 64] >> (bit % 64);
-		uint64_t span = 64 - bit % 64;
+		uint64_t k = key + i;
+		uint64_t w = s->reach[k / 64] >> (k % 64), span = 64 - k % 64;
 		if (span > n - i)
 			span = n - i;
 		if (span < 64)
@@ -461,8 +470,7 @@ static void free_blocks(struct csolve *s)
 	for (int i = 0; s->wk && i < s->threads; i++) {
 		for (struct block *b = s->wk[i].head, *nx; b; b = nx) {
 			nx = b->next;
-			free(b->w32);
-			free(b);
+			munmap(b, b->mapped);
 		}
 		s->wk[i].head = s->wk[i].tail = NULL;
 	}
@@ -504,7 +512,10 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	}
 	s.total = s.toff[s.nt];
 	s.nwords = s.total / 64 + 1;
-	s.reach = calloc(s.nwords, sizeof *s.reach);
+	/* whole cache lines: a rank reads one line of 8 words */
+	s.reach = aligned_alloc(64, pages(8 * (s.nwords + 8)));
+	if (s.reach)
+		memset(s.reach, 0, pages(8 * (s.nwords + 8)));
 	if (!s.reach) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -627,20 +638,18 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	}
 
 	/* 2. the rank structure, then the graph */
-	s.nlines = s.total / LINE_BITS + 1;
-	if (!(s.rs = aligned_alloc(64, pages(64 * s.nlines)))) {
+	s.ncnt = s.nwords / 8 + 1;
+	if (!(s.cnt = malloc(sizeof *s.cnt * s.ncnt))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
-	if ((rc = bp_parallel_for(threads, (s.nlines + 4095) / 4096, build_rank, &s)))
+	if ((rc = bp_parallel_for(threads, (s.ncnt + 4095) / 4096, build_counts, &s)))
 		goto out;
-	for (uint64_t l = 0, sum = 0; l < s.nlines; l++) {
-		uint64_t c = s.rs[8 * l];
-		s.rs[8 * l] = sum;
+	for (uint64_t l = 0, sum = 0; l < s.ncnt; l++) {
+		uint64_t c = s.cnt[l];
+		s.cnt[l] = sum;
 		sum += c;
 	}
-	free(s.reach);
-	s.reach = NULL;
 	s.rec = calloc(s.npos ? s.npos : 1, sizeof *s.rec);
 	s.left = calloc(s.npos ? s.npos : 1, sizeof *s.left);
 	s.off = calloc(s.npos + 1, sizeof *s.off);
@@ -653,16 +662,7 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	for (int i = 0; i < threads; i++)
 		for (struct block *b = s.wk[i].head; b; b = b->next)
 			s.blocks[nb++] = b;
-	/* each block's 64-bit entries are freed as soon as it is rewritten (the block
-	 * shrinks to its header, which may move: the lists are linked again) */
-	rc = bp_parallel_for(threads, nb, rewrite_block, &s);
-	for (uint64_t i = 0; i < nb; i++)
-		s.blocks[i]->next = i + 1 < nb ? s.blocks[i + 1] : NULL;
-	for (int i = 0; i < threads; i++)
-		s.wk[i].head = s.wk[i].tail = NULL;
-	if (nb)
-		s.wk[0].head = s.blocks[0];
-	if (rc)
+	if ((rc = bp_parallel_for(threads, nb, rewrite_block, &s)))
 		goto out;
 	for (uint64_t i = 0; i < s.npos; i++)
 		s.off[i + 1] += s.off[i];
@@ -684,6 +684,12 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 		snprintf(s.errmsg, sizeof s.errmsg, "a rule failed: %s", bp_strerror(rc));
 		goto out;
 	}
+	free(s.pred);
+	free(s.off);
+	free(s.left);
+	s.pred = NULL;
+	s.off = NULL;
+	s.left = NULL;
 	for (uint64_t i = 0; i < s.npos; i++)
 		out->counts[bp_record_value(s.rec[i])]++;
 	out->counts[0] = 0;
@@ -696,10 +702,6 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 			goto out;
 		}
 		out->solved_tiers++;
-	}
-	if (!is_reached(&s, skey)) {
-		rc = BP_EINVAL;
-		goto out;
 	}
 	rc = bp_solve_finish(tab, s.rec[rank_of(&s, skey)], out);
 out:
@@ -718,7 +720,7 @@ out_quiet:
 	bp_solve_free_move_buffers(s.mv, threads);
 	free(s.reach);
 	free(s.front);
-	free(s.rs);
+	free(s.cnt);
 	free(s.rec);
 	free(s.left);
 	free(s.off);
