@@ -14,7 +14,7 @@
 
 /* The engines. The numbers are not stored anywhere. */
 enum bp_engine {
-	BP_ENGINE_AUTO = 0, /* bp_solve picks: cycles for games that repeat, else walk
+	BP_ENGINE_AUTO = 0, /* bp_solve picks: counter for games that repeat, else walk
 			       when the game has a tier walk, else tiers */
 	BP_ENGINE_TIERS,    /* retrograde analysis tier by tier, canonicalizing children */
 	BP_ENGINE_WALK,	    /* the same over expanded tiers with the game's tier walk */

@@ -38,7 +38,7 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				  g->spec,
 				  cyclic ? " (and they cannot solve a game that repeats)" : "");
 	if (e == BP_ENGINE_AUTO)
-		e = cyclic		? BP_ENGINE_CYCLES
+		e = cyclic		? BP_ENGINE_COUNTER
 		    : g->ops->tier_walk ? BP_ENGINE_WALK
 					: BP_ENGINE_TIERS;
 	if (e == BP_ENGINE_TIERS && cyclic)
