@@ -10,7 +10,7 @@
  *    global index, its outcome, its number of distinct children) and the children's
  *    global indices, 64 bits each. The lists grow with the graph, so marking checks
  *    them against the memory limit as it goes.
-  * 2. The graph. A count of the set bits before each 512 bits (one cache line of the
+ * 2. The graph. A count of the set bits before each 512 bits (one cache line of the
  *    bitmap) makes the bitmap a rank structure, which numbers the reachable positions
  *    0..N-1 in index order. Each block is rewritten in place with those 32-bit
  *    numbers (and its freed tail unmapped), the children counted into each
@@ -115,7 +115,6 @@ uint64_t bp_solve_counter_need(uint64_t indices, uint64_t positions, uint64_t ed
 	uint64_t fill = bm + rs + lists32 + arrays + 4 * e;
 	uint64_t propagate = bm + rs + arrays + 4 * e + 4 * n;
 	uint64_t peak = marking;
-
 	peak = rewrite > peak ? rewrite : peak;
 	peak = fill > peak ? fill : peak;
 	peak = propagate > peak ? propagate : peak;
