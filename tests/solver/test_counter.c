@@ -136,3 +136,24 @@ Test(counter, need_grows_with_the_graph)
 	cr_expect_lt(empty, BP_SOLVE_BASE_MEMORY + (1u << 20));
 	cr_expect_gt(big - empty, 8ull * 31000000);
 }
+
+/* The plan the engine makes once the positions are marked (exact counts of positions,
+ * moves and frontiers) is its peak within 20%, here where the graph, not the fixed base,
+ * is most of it (bench/plan_vs_peak.sh measures larger instances). Each test runs in
+ * its own process, so the peak resident set is this solve's. */
+Test(counter, plan_near_the_peak)
+{
+	if (BP_TEST_ASAN)
+		cr_skip_test("the peak resident set means nothing under AddressSanitizer");
+	struct bp_game *g = open_game("blooms:rh3x3");
+	char *dir = temp_db();
+	struct bp_solve_result r = solve_into(
+		dir, g, (struct bp_solve_opts){ .engine = BP_ENGINE_COUNTER, .threads = 2 });
+	double ratio = (double)r.memory_estimate / (double)r.peak_memory;
+	printf("blooms:rh3x3: plan %llu bytes, peak %llu bytes, ratio %.3f\n",
+	       (unsigned long long)r.memory_estimate, (unsigned long long)r.peak_memory, ratio);
+	cr_expect(ratio > 0.8 && ratio < 1.2, "plan %llu, peak %llu: ratio %.3f",
+		  (unsigned long long)r.memory_estimate, (unsigned long long)r.peak_memory, ratio);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
