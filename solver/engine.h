@@ -35,7 +35,8 @@ struct bp_solve_progress {
  * in dense indices walked (the unit every engine shares: a work item covers a range of
  * indices, canonical or not). */
 struct bp_solve_tick {
-	int phase;	       /* as bp_solve_progress; 2: a level pass of the cycles engine */
+	int phase;	       /* as bp_solve_progress; 2: a level pass of the cycles engine (of the
+		    * counter engine: a breadth-first marking pass) */
 	uint32_t tier, ntiers; /* the tier; for phase 2 the pass number and 0 */
 	uint64_t tier_done, tier_total;	  /* indices of this tier (pass) walked, and in all */
 	uint64_t phase_done, phase_total; /* the same over the phase's work in this run (for
@@ -83,8 +84,8 @@ struct bp_solve_opts {
 	double tick_seconds;
 	/* Polled between work items (a few thousand times a second at most): when it
 	 * returns nonzero the solve stops with BP_ECANCELED. Tiers already stored stay
-	 * stored, so the tiers and walk engines resume from them; the cycles engine stores
-	 * nothing until it has finished. May be NULL. The library installs no signal
+	 * stored, so the tiers and walk engines resume from them; the cycles and counter
+	 * engines store nothing until they have finished. May be NULL. The library installs no signal
 	 * handler: a caller that wants Ctrl-C sets a flag in its own handler and returns
 	 * it here. */
 	int (*cancel)(void *ctx);
