@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # plan_vs_peak.sh BOARDPROOF [SPEC:ENGINE ...]: solves each instance with the given
-# engine (walk, tiers or cycles) into a temporary database and prints, one line each,
+# engine (walk, tiers, cycles or counter) into a temporary database and prints, one line each,
 # the solve's own memory estimate (the plan its engine makes before any work), the
 # peak resident set the solve reached (getrusage, as the solve reports it, and
 # /usr/bin/time's maximum resident set when available), and estimate / peak. The
@@ -20,7 +20,8 @@ if [ $# -eq 0 ]; then
 		"landscape:tri4,neutrals=2,layout=a1;a3:walk" \
 		chicken:rh3x4:walk chicken:rh3x4:tiers chicken:tri5:walk chicken:tri5:tiers \
 		glorieta:hex2:walk glorieta:hex2:tiers "glorieta:rh3x3,ring=none:walk" \
-		"glorieta:rh3x3,ring=none:tiers" blooms:tri3:cycles mirador:7x7:tiers mirador:8x8:tiers \
+		"glorieta:rh3x3,ring=none:tiers" blooms:tri3:cycles blooms:tri3:counter \
+		mirador:7x7:tiers mirador:8x8:tiers \
 		havannah:hex2:tiers
 fi
 tmp=$(mktemp -d)

@@ -2,7 +2,8 @@
 /* The types every solving engine shares: the options of a solve, the progress it
  * reports and the result it returns. The engines are peers, each with
  * its own header (solver/retrograde.h: tiers; solver/expanded.h: the tier walk;
- * solver/cyclic.h: level passes for games with cycles); solver/solve.h picks one. */
+ * solver/cyclic.h: level passes for games with cycles; solver/counter.h: child counters
+ * over the reachable graph, also for cycles); solver/solve.h picks one. */
 #ifndef BP_SOLVER_ENGINE_H
 #define BP_SOLVER_ENGINE_H
 
@@ -13,11 +14,12 @@
 
 /* The engines. The numbers are not stored anywhere. */
 enum bp_engine {
-	BP_ENGINE_AUTO = 0, /* bp_solve picks: cycles for games that repeat, else walk
+	BP_ENGINE_AUTO = 0, /* bp_solve picks: counter for games that repeat, else walk
 			       when the game has a tier walk, else tiers */
 	BP_ENGINE_TIERS,    /* retrograde analysis tier by tier, canonicalizing children */
 	BP_ENGINE_WALK,	    /* the same over expanded tiers with the game's tier walk */
-	BP_ENGINE_CYCLES    /* level passes over the whole index space (cycles allowed) */
+	BP_ENGINE_CYCLES,   /* level passes over the whole index space (cycles allowed) */
+	BP_ENGINE_COUNTER   /* child counters over the reachable graph (cycles allowed) */
 };
 
 /* What a progress callback sees, after each tier of each phase. */
@@ -33,7 +35,7 @@ struct bp_solve_progress {
  * in dense indices walked (the unit every engine shares: a work item covers a range of
  * indices, canonical or not). */
 struct bp_solve_tick {
-	int phase;	       /* as bp_solve_progress; 2: a level pass of the cycles engine */
+	int phase;	       /* as bp_solve_progress; 2: a pass of the cycles or counter engine */
 	uint32_t tier, ntiers; /* the tier; for phase 2 the pass number and 0 */
 	uint64_t tier_done, tier_total;	  /* indices of this tier (pass) walked, and in all */
 	uint64_t phase_done, phase_total; /* the same over the phase's work in this run (for
@@ -81,8 +83,8 @@ struct bp_solve_opts {
 	double tick_seconds;
 	/* Polled between work items (a few thousand times a second at most): when it
 	 * returns nonzero the solve stops with BP_ECANCELED. Tiers already stored stay
-	 * stored, so the tiers and walk engines resume from them; the cycles engine stores
-	 * nothing until it has finished. May be NULL. The library installs no signal
+	 * stored, so the tiers and walk engines resume from them; the cycles and counter
+	 * engines store nothing until they have finished. May be NULL. The library installs no signal
 	 * handler: a caller that wants Ctrl-C sets a flag in its own handler and returns
 	 * it here. */
 	int (*cancel)(void *ctx);

@@ -4,11 +4,12 @@
 
 #include <string.h>
 
+#include "solver/counter.h"
 #include "solver/cyclic.h"
 #include "solver/expanded.h"
 #include "solver/retrograde.h"
 
-static const char *const names[] = { "auto", "tiers", "walk", "cycles" };
+static const char *const names[] = { "auto", "tiers", "walk", "cycles", "counter" };
 
 const char *bp_engine_name(enum bp_engine e)
 {
@@ -31,26 +32,28 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 	int cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
 	enum bp_engine e = opts->engine;
 	memset(out, 0, sizeof *out);
-	if (opts->dist && (e == BP_ENGINE_CYCLES || cyclic))
+	if (opts->dist && (e == BP_ENGINE_CYCLES || e == BP_ENGINE_COUNTER || cyclic))
 		return bp_err_set(err, BP_EUNSUPPORTED,
 				  "%s: only the tiers and walk engines solve across ranks%s",
 				  g->spec,
 				  cyclic ? " (and they cannot solve a game that repeats)" : "");
 	if (e == BP_ENGINE_AUTO)
-		e = cyclic		? BP_ENGINE_CYCLES
+		e = cyclic		? BP_ENGINE_COUNTER
 		    : g->ops->tier_walk ? BP_ENGINE_WALK
 					: BP_ENGINE_TIERS;
 	if (e == BP_ENGINE_TIERS && cyclic)
 		return bp_err_set(err, BP_EUNSUPPORTED,
-				  "%s can repeat positions: solve it with the cycles engine",
+				  "%s can repeat positions: solve it with the cycles or counter "
+				  "engine",
 				  g->spec);
 	if (e == BP_ENGINE_WALK && !g->ops->tier_walk)
 		return bp_err_set(err, BP_EUNSUPPORTED,
 				  "%s has no tier walk: solve it with the tiers or cycles engine",
 				  g->spec);
-	int rc = e == BP_ENGINE_CYCLES ? bp_solve_cycles(g, db, opts, out, err)
-		 : e == BP_ENGINE_WALK ? bp_solve_walk(g, db, opts, out, err)
-				       : bp_solve_tiers(g, db, opts, out, err);
+	int rc = e == BP_ENGINE_CYCLES	  ? bp_solve_cycles(g, db, opts, out, err)
+		 : e == BP_ENGINE_COUNTER ? bp_solve_counter(g, db, opts, out, err)
+		 : e == BP_ENGINE_WALK	  ? bp_solve_walk(g, db, opts, out, err)
+					  : bp_solve_tiers(g, db, opts, out, err);
 	out->engine = e;
 	return rc;
 }

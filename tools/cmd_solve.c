@@ -93,11 +93,11 @@ static void progress(void *ctx, const struct bp_solve_progress *p)
 static int interrupted_exit(const char *cmd, const struct bp_game *g,
 			    const struct bp_solve_result *r)
 {
-	if (r->engine == BP_ENGINE_CYCLES)
+	if (r->engine == BP_ENGINE_CYCLES || r->engine == BP_ENGINE_COUNTER)
 		bp_cli_error(cmd,
-			     "%s: interrupted; nothing was stored (the cycles engine stores "
+			     "%s: interrupted; nothing was stored (the %s engine stores "
 			     "its table at the end): run the same command again to solve it",
-			     g->spec);
+			     g->spec, bp_engine_name(r->engine));
 	else
 		bp_cli_error(cmd,
 			     "%s: interrupted; %u of %u tiers are stored (%u in this run): run "
@@ -301,7 +301,8 @@ int bp_cmd_solve(int argc, char **argv)
 	}
 	const char *solver = a.opt[5] ? a.opt[5] : "auto";
 	if (bp_engine_parse(solver, &opts.engine)) {
-		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers or cycles)", solver);
+		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers, cycles or counter)",
+			     solver);
 		return BP_EXIT_USAGE;
 	}
 	struct bp_solve_dist dist = { 0 };

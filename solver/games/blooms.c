@@ -48,6 +48,10 @@ struct blooms {
 	uint64_t nbr[64];
 	int nbsym;	 /* board symmetries; the instance has 4 * nbsym */
 	bp_perm64 *perm; /* every board symmetry */
+	/* the same maps, a byte of cells at a time, for canonical(): tab[(i * nbytes +
+	 * byte) * 256 + v] is the image under symmetry i of the cells v of that byte */
+	int nbytes;
+	uint64_t *tab;
 };
 
 #define STONES(p, c) ((p)->w[(c)])
@@ -675,25 +679,42 @@ static void blooms_transform(const struct bp_game *g, const struct bp_pos *p, in
 		out->w[c] = bp_perm64_apply(b->perm, s % b->nbsym, sw[c]);
 }
 
+static uint64_t sym_apply(const struct blooms *b, int i, uint64_t m)
+{
+	const uint64_t *t = b->tab + (size_t)i * (size_t)b->nbytes * 256;
+	uint64_t r = 0;
+	for (int k = 0; k < b->nbytes; k++, m >>= 8)
+		r |= t[k * 256 + (m & 255)];
+	return r;
+}
+
+/* The least image, comparing planes r, y, g, k in turn as words, over every colour swap
+ * and board symmetry. A swap only reorders planes, so each plane is moved by each board
+ * symmetry once, and only when the first plane (r or y, as the swap puts it first) of
+ * some order can still be the least. */
 static void blooms_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
 {
 	const struct blooms *b = B(g);
-	uint64_t best[4], sw[4], cur[4];
-	*out = *p;
-	for (int swaps = 0; swaps < 4; swaps++) {
-		swap_colours(p->w, swaps, sw);
-		bp_perm64_canonical(b->perm, sw, 4, cur);
-		/* compare as words, plane 0 first, like bp_perm64_canonical */
-		int less = swaps == 0;
-		for (int c = 0; c < 4 && !less; c++) {
-			if (cur[c] != best[c]) {
-				less = cur[c] < best[c];
-				break;
-			}
+	uint64_t best[4] = { p->w[0], p->w[1], p->w[2], p->w[3] };
+	for (int i = 0; i < b->nbsym; i++) {
+		uint64_t img[4];
+		img[0] = sym_apply(b, i, p->w[0]);
+		img[1] = sym_apply(b, i, p->w[1]);
+		if (img[0] > best[0] && img[1] > best[0])
+			continue;
+		img[2] = sym_apply(b, i, p->w[2]);
+		img[3] = sym_apply(b, i, p->w[3]);
+		for (int swaps = 0; swaps < 4; swaps++) {
+			uint64_t cur[4];
+			swap_colours(img, swaps, cur);
+			int c = 0;
+			while (c < 4 && cur[c] == best[c])
+				c++;
+			if (c < 4 && cur[c] < best[c])
+				memcpy(best, cur, sizeof best);
 		}
-		if (less)
-			memcpy(best, cur, sizeof best);
 	}
+	*out = *p;
 	memcpy(out->w, best, sizeof best);
 }
 
@@ -826,6 +847,7 @@ static void blooms_destroy(struct bp_game *g)
 {
 	struct blooms *b = g->impl;
 	bp_perm64_destroy(b->perm);
+	free(b->tab);
 	free(b);
 	g->impl = NULL;
 }
@@ -854,6 +876,20 @@ static int blooms_create(struct bp_game *g, struct bp_err *err)
 		return rc;
 	}
 	b->nbsym = bd->nsym;
+	b->nbytes = (b->n + 7) / 8;
+	b->tab = calloc((size_t)b->nbsym * (size_t)b->nbytes * 256, sizeof *b->tab);
+	if (!b->tab) {
+		bp_perm64_destroy(b->perm);
+		free(b);
+		return BP_ENOMEM;
+	}
+	for (int i = 0; i < b->nbsym; i++)
+		for (int k = 0; k < b->nbytes; k++)
+			for (int v = 0; v < 256; v++)
+				b->tab[((size_t)i * (size_t)b->nbytes + (size_t)k) * 256 +
+				       (size_t)v] =
+					bp_perm64_apply(b->perm, i,
+							(uint64_t)v << (8 * k) & b->full);
 	g->impl = b;
 	g->max_moves = 1 + 2 * b->n + b->n * (b->n - 1);
 	g->nsym = 4 * bd->nsym;

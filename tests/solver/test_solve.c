@@ -28,7 +28,10 @@ ParameterizedTestParameters(solve, picks_and_reports_the_engine)
 		{ "chicken:hex2", BP_ENGINE_TIERS, BP_ENGINE_TIERS, BP_OK },
 		{ "havannah:hex2", BP_ENGINE_AUTO, BP_ENGINE_TIERS, BP_OK },
 		{ "havannah:hex2", BP_ENGINE_WALK, 0, BP_EUNSUPPORTED },
-		{ "blooms:rh2x2", BP_ENGINE_AUTO, BP_ENGINE_CYCLES, BP_OK },
+		{ "taifas:2x3", BP_ENGINE_COUNTER, BP_ENGINE_COUNTER, BP_OK },
+		{ "blooms:rh2x2", BP_ENGINE_AUTO, BP_ENGINE_COUNTER, BP_OK },
+		{ "blooms:rh2x2", BP_ENGINE_CYCLES, BP_ENGINE_CYCLES, BP_OK },
+		{ "blooms:rh2x2", BP_ENGINE_COUNTER, BP_ENGINE_COUNTER, BP_OK },
 		{ "blooms:rh2x2", BP_ENGINE_TIERS, 0, BP_EUNSUPPORTED },
 		{ "blooms:rh2x2", BP_ENGINE_WALK, 0, BP_EUNSUPPORTED },
 	};
@@ -64,8 +67,8 @@ ParameterizedTest(struct pick *t, solve, picks_and_reports_the_engine)
 
 Test(solve, engine_names)
 {
-	static const char *const names[] = { "auto", "tiers", "walk", "cycles" };
-	for (int e = 0; e < 4; e++) {
+	static const char *const names[] = { "auto", "tiers", "walk", "cycles", "counter" };
+	for (int e = 0; e < 5; e++) {
 		enum bp_engine got;
 		cr_expect_str_eq(bp_engine_name((enum bp_engine)e), names[e]);
 		cr_expect_eq(bp_engine_parse(names[e], &got), BP_OK);
@@ -79,8 +82,9 @@ Test(solve, engine_names)
  * with its code, and nothing it computed may be stored. */
 ParameterizedTestParameters(solve, a_failed_rule_stores_nothing)
 {
-	static enum bp_engine engines[] = { BP_ENGINE_TIERS, BP_ENGINE_WALK, BP_ENGINE_CYCLES };
-	return cr_make_param_array(enum bp_engine, engines, 3);
+	static enum bp_engine engines[] = { BP_ENGINE_TIERS, BP_ENGINE_WALK, BP_ENGINE_CYCLES,
+					    BP_ENGINE_COUNTER };
+	return cr_make_param_array(enum bp_engine, engines, 4);
 }
 
 ParameterizedTest(enum bp_engine *e, solve, a_failed_rule_stores_nothing)
@@ -141,6 +145,7 @@ ParameterizedTestParameters(solve, cancels_and_resumes)
 		{ "taifas:3x4", BP_ENGINE_WALK },
 		{ "landscape:hex2,neutrals=1,layout=b2", BP_ENGINE_WALK },
 		{ "blooms:hex2", BP_ENGINE_CYCLES },
+		{ "blooms:hex2", BP_ENGINE_COUNTER },
 	};
 	return cr_make_param_array(struct cancel_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -172,7 +177,7 @@ ParameterizedTest(struct cancel_case *c, solve, cancels_and_resumes)
 	cr_expect_gt(st.ticks, 0);
 	cr_expect_eq(st.bad_ticks, 0);
 	uint32_t kept = r.solved_tiers;
-	if (c->engine == BP_ENGINE_CYCLES)
+	if (c->engine == BP_ENGINE_CYCLES || c->engine == BP_ENGINE_COUNTER)
 		cr_expect_eq(kept, 0);
 	struct bp_solve_result r2 =
 		solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .engine = c->engine });

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/* The counter engine (solver/counter.c) against the cycles engine (solver/cyclic.c),
+ * the level-pass solver kept as its cross-check: one content hash from two algorithms
+ * on every small Blooms board (Blooms has no variant keys: the board is the instance)
+ * and on acyclic games of every family with dense ranking; and its memory checks,
+ * before any work and once the reachable positions are counted. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "solver/counter.h"
+#include "solver/cyclic.h"
+#include "solver/solve.h"
+#include "solver/solve_common.h"
+#include "tests/support.h"
+
+ParameterizedTestParameters(counter, agrees_with_cycles_engine)
+{
+	/* blooms:rh2x4 (203,591 positions) is the largest: about 5 s for the cycles
+	 * engine on a quiet core */
+	static char specs[][64] = { "blooms:tri2",
+				    "blooms:rh2x2",
+				    "blooms:rh2x3",
+				    "blooms:tri3",
+				    "blooms:hex2",
+				    "blooms:rh2x4",
+				    "taifas:3x3",
+				    "taifas:2x4,tie=draw",
+				    "taifas:3x3,tie=last-stone",
+				    "chicken:hex2",
+				    "glorieta:hex2",
+				    "mirador:4x4",
+				    "landscape:hex2,neutrals=1,layout=b2" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], counter, agrees_with_cycles_engine)
+{
+	struct bp_game *g = open_game(*spec);
+	char *a = temp_db(), *b = temp_db();
+	struct bp_solve_result ra, rb;
+	ra = solve_into(a, g,
+			(struct bp_solve_opts){
+				.engine = BP_ENGINE_CYCLES, .threads = 2, .block_records = 512 });
+	rb = solve_into(b, g,
+			(struct bp_solve_opts){
+				.engine = BP_ENGINE_COUNTER, .threads = 2, .block_records = 512 });
+	cr_expect_eq(rb.engine, BP_ENGINE_COUNTER);
+	cr_expect_eq(ra.value, rb.value, "%s: start value", *spec);
+	cr_expect_eq(ra.remoteness, rb.remoteness, "%s: start remoteness", *spec);
+	cr_expect_eq(ra.positions, rb.positions, "%s: positions", *spec);
+	for (int v = 1; v < 4; v++)
+		cr_expect_eq(ra.counts[v], rb.counts[v], "%s: positions of value %d", *spec, v);
+	struct bp_verify_report va = verify_db(a, g), vb = verify_db(b, g);
+	cr_expect_eq(vb.inconsistencies, 0, "%s: verify finds %llu inconsistencies", *spec,
+		     (unsigned long long)vb.inconsistencies);
+	cr_expect_eq(vb.corrupt_blocks, 0);
+	cr_expect_eq(va.content_hash, vb.content_hash, "%s: cycles and counter engines differ",
+		     *spec);
+	printf("%s: %llu positions, content hash %016llx\n", *spec,
+	       (unsigned long long)rb.positions, (unsigned long long)vb.content_hash);
+	/* one thread gives the same table (the predecessor lists' order differs) */
+	char *c = temp_db();
+	solve_into(c, g,
+		   (struct bp_solve_opts){
+			   .engine = BP_ENGINE_COUNTER, .threads = 1, .block_records = 512 });
+	cr_expect_eq(verify_db(c, g).content_hash, vb.content_hash, "%s: 1 and 2 threads differ",
+		     *spec);
+	remove_db(a);
+	remove_db(b);
+	remove_db(c);
+	bp_game_destroy(g);
+}
+
+static int refused(const char *spec, uint64_t limit, char *msg, size_t len)
+{
+	struct bp_game *g = open_game(spec);
+	char *dir = temp_db();
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_result r;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK);
+	struct bp_solve_opts o = { .engine = BP_ENGINE_COUNTER,
+				   .threads = 2,
+				   .memory_limit = limit };
+	int rc = bp_solve(g, db, &o, &r, &err);
+	snprintf(msg, len, "%s", err.msg);
+	bp_table *tab = NULL;
+	if (rc != BP_OK &&
+	    bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, NULL) == BP_OK) {
+		struct bp_table_meta m;
+		cr_assert_eq(bp_table_meta_get(tab, &m), BP_OK);
+		for (uint32_t t = 0; t < m.ntiers; t++)
+			cr_expect_not(m.tier_done[t], "a refused solve stored tier %u", t);
+		bp_table_close(tab);
+	}
+	bp_store_close(db);
+	remove_db(dir);
+	bp_game_destroy(g);
+	return rc;
+}
+
+/* Under the bitmap's need the solve is refused before any work; a little over it, while
+ * the reachable positions are marked; just under the exact need, once they are counted,
+ * saying how many; at the exact need it runs. */
+Test(counter, refuses_what_does_not_fit)
+{
+	struct bp_game *g = open_game("blooms:hex2");
+	uint64_t floor;
+	cr_assert_eq(bp_solve_counter_estimate(g, &floor), BP_OK);
+	char msg[256];
+	cr_expect_eq(refused("blooms:hex2", floor - 1, msg, sizeof msg), BP_ERANGE);
+	cr_expect(strstr(msg, "memory limit") != NULL, "%s", msg);
+	cr_expect(strstr(msg, "reachable") == NULL, "refused before marking: %s", msg);
+	cr_expect_eq(refused("blooms:hex2", floor + 1, msg, sizeof msg), BP_ERANGE);
+	cr_expect(strstr(msg, "the reachable graph passed the memory limit") != NULL, "%s", msg);
+	char *dir = temp_db();
+	struct bp_solve_result r = solve_into(
+		dir, g, (struct bp_solve_opts){ .engine = BP_ENGINE_COUNTER, .threads = 2 });
+	cr_expect_eq(r.positions, 11677);
+	cr_expect_gt(r.memory_estimate, floor, "the exact plan replaces the floor");
+	cr_expect_eq(refused("blooms:hex2", r.memory_estimate - 1, msg, sizeof msg), BP_ERANGE);
+	cr_expect(strstr(msg, "11677 reachable positions") != NULL, "%s", msg);
+	cr_expect_eq(refused("blooms:hex2", r.memory_estimate, msg, sizeof msg), BP_OK, "%s", msg);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* The model's terms: nothing but the bitmaps for an empty graph, and 4 bytes per
+ * predecessor at least for a large one. */
+Test(counter, need_grows_with_the_graph)
+{
+	uint64_t empty = bp_solve_counter_need(1u << 20, 0, 0, 0, 1);
+	uint64_t big = bp_solve_counter_need(1u << 20, 1000000, 30000000, 1000, 2);
+	cr_expect_lt(empty, BP_SOLVE_BASE_MEMORY + (1u << 20));
+	cr_expect_gt(big - empty, 8ull * 31000000);
+}
+
+/* The plan the engine makes once the positions are marked (exact counts of positions,
+ * moves and frontiers) is its peak within 20%, here where the graph, not the fixed base,
+ * is most of it (bench/plan_vs_peak.sh measures larger instances). Each test runs in
+ * its own process, so the peak resident set is this solve's. */
+Test(counter, plan_near_the_peak)
+{
+	if (BP_TEST_ASAN)
+		cr_skip_test("the peak resident set means nothing under AddressSanitizer");
+	struct bp_game *g = open_game("blooms:rh3x3");
+	char *dir = temp_db();
+	struct bp_solve_result r = solve_into(
+		dir, g, (struct bp_solve_opts){ .engine = BP_ENGINE_COUNTER, .threads = 2 });
+	double ratio = (double)r.memory_estimate / (double)r.peak_memory;
+	printf("blooms:rh3x3: plan %llu bytes, peak %llu bytes, ratio %.3f\n",
+	       (unsigned long long)r.memory_estimate, (unsigned long long)r.peak_memory, ratio);
+	cr_expect(ratio > 0.8 && ratio < 1.2, "plan %llu, peak %llu: ratio %.3f",
+		  (unsigned long long)r.memory_estimate, (unsigned long long)r.peak_memory, ratio);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
