@@ -534,24 +534,9 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	uint64_t sidx;
 	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
-	/* a table stored completely is not solved again (as cyclic.c) */
-	struct bp_table_meta meta;
-	if ((rc = bp_table_meta_get(tab, &meta)))
+	int done;
+	if ((rc = bp_solve_if_stored(tab, s.nt, st, sidx, out, &done)) || done)
 		goto out;
-	uint32_t ndone = 0;
-	for (uint32_t t = 0; t < s.nt; t++)
-		ndone += meta.tier_done[t] != 0;
-	if (ndone == s.nt) {
-		for (uint32_t t = 0; t < s.nt; t++)
-			for (int v = 1; v < 4; v++)
-				out->counts[v] += meta.tier_count[(size_t)t * 4 + v];
-		out->resumed_tiers = s.nt;
-		uint16_t r = 0;
-		if ((rc = bp_table_get(tab, st, sidx, &r)))
-			goto out;
-		rc = bp_solve_finish(tab, r, out);
-		goto out;
-	}
 
 	/* 1. marking, breadth first, each position expanded once */
 	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };

@@ -243,24 +243,9 @@ int bp_solve_cycles(const struct bp_game *g, bp_store *db, const struct bp_solve
 	uint64_t sidx;
 	if ((rc = bp_solve_start(g, &st, &sidx)))
 		goto out;
-	/* a table stored completely is not solved again: the engine has nothing to
-	 * resume from otherwise, and the same rules give the same table */
-	struct bp_table_meta meta;
-	if ((rc = bp_table_meta_get(tab, &meta)))
+	int done;
+	if ((rc = bp_solve_if_stored(tab, s.nt, st, sidx, out, &done)) || done)
 		goto out;
-	uint32_t ndone = 0;
-	for (uint32_t t = 0; t < s.nt; t++)
-		ndone += meta.tier_done[t] != 0;
-	if (ndone == s.nt) {
-		for (uint32_t t = 0; t < s.nt; t++)
-			for (int v = 1; v < 4; v++)
-				out->counts[v] += meta.tier_count[(size_t)t * 4 + v];
-		out->resumed_tiers = s.nt;
-		uint16_t r = 0;
-		if ((rc = bp_table_get(tab, st, sidx, &r)) || (rc = bp_solve_finish(tab, r, out)))
-			goto out;
-		goto out;
-	}
 	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
 	s.tiers[st].reach[sidx / 64] |= 1ull << (sidx % 64);
 	while (run_pass(&s, threads, EXPAND, 0, &rc) && !rc)

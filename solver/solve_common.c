@@ -94,6 +94,28 @@ int bp_solve_finish(bp_table *tab, uint16_t start_record, struct bp_solve_result
 	return rc;
 }
 
+int bp_solve_if_stored(bp_table *tab, uint32_t ntiers, uint32_t st, uint64_t sidx,
+		       struct bp_solve_result *out, int *done)
+{
+	struct bp_table_meta meta;
+	int rc = bp_table_meta_get(tab, &meta);
+	*done = 0;
+	if (rc)
+		return rc;
+	for (uint32_t t = 0; t < ntiers; t++)
+		if (!meta.tier_done[t])
+			return BP_OK;
+	for (uint32_t t = 0; t < ntiers; t++)
+		for (int v = 1; v < 4; v++)
+			out->counts[v] += meta.tier_count[(size_t)t * 4 + v];
+	out->resumed_tiers = ntiers;
+	uint16_t r = 0;
+	if ((rc = bp_table_get(tab, st, sidx, &r)) || (rc = bp_solve_finish(tab, r, out)))
+		return rc;
+	*done = 1;
+	return BP_OK;
+}
+
 int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index)
 {
 	struct bp_pos start, canon;

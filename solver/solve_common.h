@@ -75,6 +75,14 @@ int bp_solve_put_tier_fill(const struct bp_game *g, bp_table *tab, uint32_t t,
  * bp_strerror(rc). */
 void bp_solve_write_error(bp_table *tab, uint32_t t, int rc, char *errmsg, size_t errlen);
 
+/* For the engines that store a table only whole (cycles, counter): when every one of
+ * its ntiers tiers is stored, fills out as a solve would (counts, resumed tiers, the
+ * start's value from its record at st, sidx) and sets *done; a table stored completely
+ * is not solved again (the same rules give the same table, and such an engine has
+ * nothing to resume from otherwise). @return as bp_table_meta_get, bp_table_get. */
+int bp_solve_if_stored(bp_table *tab, uint32_t ntiers, uint32_t st, uint64_t sidx,
+		       struct bp_solve_result *out, int *done);
+
 /* The tier and dense index of the start position's canonical form.
  * @return as ops->rank. */
 int bp_solve_start(const struct bp_game *g, uint32_t *tier, uint64_t *index);
