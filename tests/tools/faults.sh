@@ -48,25 +48,9 @@ want=$(hash_of "$tmp/ref")
 [ -n "$want" ] || { echo "no reference hash"; exit 1; }
 
 fail=0 runs=0 absorbed=0 reported=0
-problem() {
-	echo "FAIL: $*"
-	fail=$((fail + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # problem, picks
 
-# picks DRAW: the failing calls to try among 1..$1
 RANDOM=$seed
-picks() {
-	local n=$1
-	if [ "$n" -le "$most" ]; then
-		seq 1 "$n"
-		return
-	fi
-	{
-		echo 1
-		echo "$n"
-		for ((i = 2; i < most; i++)); do echo $((1 + (RANDOM * 32768 + RANDOM) % n)); done
-	} | sort -n -u
-}
 
 # one_run PHASE SITE N: runs PHASE (solve or verify) with call N at SITE failing
 one_run() {

@@ -180,24 +180,9 @@ for phase in tiers cycles replace family csolve query list qline show moves open
 done
 
 fail=0 runs=0 absorbed=0 reported=0
-problem() {
-	echo "FAIL: $*"
-	fail=$((fail + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # problem, picks
 
 RANDOM=$seed
-picks() {
-	local n=$1
-	if [ "$n" -le "$most" ]; then
-		seq 1 "$n"
-		return
-	fi
-	{
-		echo 1
-		echo "$n"
-		for ((i = 2; i < most; i++)); do echo $((1 + (RANDOM * 32768 + RANDOM) % n)); done
-	} | sort -n -u
-}
 
 # after_solve WHAT DB SPEC HASH: the database verifies clean, and a resumed solve
 # (the same command line as SPEC's phase, without the fault) gives HASH

@@ -97,24 +97,9 @@ for phase in new again oracle checkpoints verify query; do
 done
 
 fail=0 runs=0 absorbed=0 reported=0
-problem() {
-	echo "FAIL: $*"
-	fail=$((fail + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # problem, picks
 
 RANDOM=$seed
-picks() {
-	local n=$1
-	if [ "$n" -le "$most" ]; then
-		seq 1 "$n"
-		return
-	fi
-	{
-		echo 1
-		echo "$n"
-		for ((i = 2; i < most; i++)); do echo $((1 + (RANDOM * 32768 + RANDOM) % n)); done
-	} | sort -n -u
-}
 
 # judge PHASE WHAT DB RC: the checks of one run that ended with exit RC
 judge() {

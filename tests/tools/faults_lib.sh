@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: MIT
+# What the fault loops (faults.sh, faults_prove.sh, faults_engines.sh) share; sourced
+# after they set `most` (the failing calls to try at a site at most) and RANDOM.
+
+# problem TEXT: one failed check (counted in $fail)
+problem() {
+	echo "FAIL: $*"
+	fail=$((fail + 1))
+}
+
+# picks N: the failing calls to try among 1..N: all of them when N <= $most, else the
+# first, the last and $most - 2 drawn
+picks() {
+	local n=$1
+	if [ "$n" -le "$most" ]; then
+		seq 1 "$n"
+		return
+	fi
+	{
+		echo 1
+		echo "$n"
+		for ((i = 2; i < most; i++)); do echo $((1 + (RANDOM * 32768 + RANDOM) % n)); done
+	} | sort -n -u
+}
