@@ -615,7 +615,7 @@ static void release(struct csolve *s)
 }
 
 int bp_solve_counter_count(const struct bp_game *g, const struct bp_solve_opts *opts,
-			   struct bp_counter_count *out, struct bp_err *err)
+			   struct bp_counter_count *out, uint64_t **reach, struct bp_err *err)
 {
 	double t0 = bp_solve_clock();
 	int threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
@@ -636,6 +636,10 @@ int bp_solve_counter_count(const struct bp_game *g, const struct bp_solve_opts *
 		out->need =
 			bp_solve_counter_need(s.total, s.npos, s.nedges, out->frontier, threads);
 		out->seconds = bp_solve_clock() - t0;
+		if (reach) { /* handed over */
+			*reach = s.reach;
+			s.reach = NULL;
+		}
 	}
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));

@@ -46,9 +46,11 @@ struct bp_counter_count {
 };
 
 /* Runs only the marking step of bp_solve_counter (its memory, its threads, its
- * opts->memory_limit and opts->cancel; nothing stored) and fills out.
+ * opts->memory_limit and opts->cancel; nothing stored) and fills out. With reach, on
+ * success, *reach gets the bitmap of the reachable canonical positions over the global
+ * index space (tier t's index i is bit (sum of the sizes of tiers below t) + i; free).
  * @return as bp_solve_counter. */
 int bp_solve_counter_count(const struct bp_game *g, const struct bp_solve_opts *opts,
-			   struct bp_counter_count *out, struct bp_err *err);
+			   struct bp_counter_count *out, uint64_t **reach, struct bp_err *err);
 
 #endif
