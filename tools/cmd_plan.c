@@ -126,10 +126,15 @@ static int plan_graph(const char *cmd, const struct bp_game *g, int counter, int
 						      : "no");
 	}
 	if (!fits) {
-		bp_cli_error(cmd, "%s: the %s engine needs %s%s, more than %s", g->spec, name,
-			     exact ? "" : "at least ",
-			     bp_text_bytes(p.enforced > p.low ? p.enforced : p.low, b1, sizeof b1),
-			     bp_text_bytes(lim, b2, sizeof b2));
+		if (p.enforced > lim) /* refused before any work */
+			bp_cli_error(cmd, "%s: the %s engine checks %s up front, more than %s",
+				     g->spec, name, bp_text_bytes(p.enforced, b1, sizeof b1),
+				     bp_text_bytes(lim, b2, sizeof b2));
+		else
+			bp_cli_error(cmd, "%s: the %s engine needs %s%s, more than %s", g->spec,
+				     name, exact ? "" : "at least ",
+				     bp_text_bytes(p.low, b1, sizeof b1),
+				     bp_text_bytes(lim, b2, sizeof b2));
 		return BP_EXIT_USAGE;
 	}
 	return 0;
