@@ -95,7 +95,7 @@ static int plan_graph(const char *cmd, const struct bp_game *g, int counter, int
 				       : "(indices: the game has no exact count)");
 		if (p.counted)
 			printf("reachable: %llu positions, %llu moves between them (counted by the "
-			       "marking step in %.1f s)\n",
+			       "counter engine's marking step in %.1f s)\n",
 			       (unsigned long long)p.positions, (unsigned long long)p.edges,
 			       p.count_seconds);
 		else
