@@ -483,6 +483,171 @@ static void free_blocks(struct csolve *s)
 	}
 }
 
+/* The tier offsets, move buffers, workers and the bitmap; *sizes gets the tier sizes
+ * (calloc). @return BP_OK; BP_ENOMEM; BP_ERANGE (s->errmsg says why). */
+static int prepare(struct csolve *s, uint64_t **sizes)
+{
+	s->toff = calloc(s->nt + 1, sizeof *s->toff);
+	*sizes = calloc(s->nt, sizeof **sizes);
+	s->mv = bp_solve_move_buffers(s->g, s->threads);
+	s->wk = calloc((size_t)s->threads, sizeof *s->wk);
+	if (!s->toff || !*sizes || !s->mv || !s->wk)
+		return BP_ENOMEM;
+	for (int i = 0; i < s->threads; i++)
+		if (!(s->wk[i].kids = malloc(sizeof(uint64_t) * (size_t)(s->g->max_moves + 1))))
+			return BP_ENOMEM;
+	if (s->g->max_moves > 0xffff) {
+		snprintf(s->errmsg, sizeof s->errmsg, "%d moves in a position are too many",
+			 s->g->max_moves);
+		return BP_ERANGE;
+	}
+	for (uint32_t t = 0; t < s->nt; t++) {
+		s->g->ops->tier_size(s->g, t, &(*sizes)[t]);
+		s->toff[t + 1] = s->toff[t] + (*sizes)[t];
+	}
+	s->total = s->toff[s->nt];
+	s->nwords = s->total / 64 + 1;
+	/* whole cache lines: a rank reads one line of 8 words */
+	s->reach = aligned_alloc(64, pages(8 * (s->nwords + 8)));
+	if (s->reach)
+		memset(s->reach, 0, pages(8 * (s->nwords + 8)));
+	return s->reach ? BP_OK : BP_ENOMEM;
+}
+
+/* 1. Marking from skey, breadth first, each position expanded once: s->npos, s->nedges
+ * and s->frontier_peak. @return BP_OK; BP_ERANGE over the limit (s->errmsg); BP_ENOMEM;
+ * BP_ECANCELED; a rule's error. */
+static int mark(struct csolve *s, const struct bp_solve_opts *opts, uint64_t skey, double t0)
+{
+	int rc;
+	s->meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
+	s->limit = ~0ull;
+	if (opts->memory_limit) {
+		/* what marking holds besides the lists (the frontiers are left out) */
+		uint64_t fixed = pages(8 * s->nwords) + BP_SOLVE_BASE_MEMORY;
+		s->limit = opts->memory_limit > fixed ? opts->memory_limit - fixed : 0;
+	}
+	s->reach[skey / 64] |= 1ull << (skey % 64);
+	if (!(s->front = malloc(sizeof *s->front)))
+		return BP_ENOMEM;
+	s->front[0] = skey;
+	s->nfront = 1;
+	while (s->nfront) {
+		rc = bp_solve_metered(&s->meter, 2, ++s->passes, 0, s->threads,
+				      (s->nfront + FRONT_ITEM - 1) / FRONT_ITEM, FRONT_ITEM,
+				      s->nfront, mark_chunk, s);
+		for (int i = 0; i < s->threads; i++) {
+			s->listed += s->wk[i].unlisted;
+			s->wk[i].unlisted = 0;
+		}
+		if (!rc && s->listed > s->limit)
+			rc = BP_ERANGE;
+		uint64_t held = s->nfront;
+		for (int i = 0; i < s->threads; i++)
+			held += s->wk[i].capnext;
+		if (8 * held > s->frontier_peak)
+			s->frontier_peak = 8 * held;
+		if (rc == BP_ERANGE) {
+			uint64_t n = 0;
+			for (int i = 0; i < s->threads; i++)
+				n += s->wk[i].expanded;
+			char lbuf[32];
+			snprintf(s->errmsg, sizeof s->errmsg,
+				 "the reachable graph passed the memory limit of %s after %llu "
+				 "positions",
+				 bp_text_bytes(opts->memory_limit, lbuf, sizeof lbuf),
+				 (unsigned long long)n);
+		}
+		if (rc)
+			return rc;
+		/* the next frontier: the workers' parts, end to end */
+		uint64_t n = 0;
+		for (int i = 0; i < s->threads; i++)
+			n += s->wk[i].nnext;
+		free(s->front);
+		if (!(s->front = malloc(sizeof *s->front * (n ? n : 1))))
+			return BP_ENOMEM;
+		s->nfront = 0;
+		for (int i = 0; i < s->threads; i++) {
+			memcpy(s->front + s->nfront, s->wk[i].next,
+			       sizeof *s->front * s->wk[i].nnext);
+			s->nfront += s->wk[i].nnext;
+			s->wk[i].nnext = 0;
+		}
+	}
+	free(s->front);
+	s->front = NULL;
+	for (int i = 0; i < s->threads; i++) {
+		free(s->wk[i].next);
+		s->wk[i].next = NULL;
+		s->wk[i].capnext = 0;
+	}
+	if ((rc = bp_game_status(s->g))) {
+		snprintf(s->errmsg, sizeof s->errmsg, "a rule failed: %s", bp_strerror(rc));
+		return rc;
+	}
+	for (int i = 0; i < s->threads; i++) {
+		s->npos += s->wk[i].expanded;
+		s->nedges += s->wk[i].edges;
+	}
+	return BP_OK;
+}
+
+/* Frees everything s holds. */
+static void release(struct csolve *s)
+{
+	free_blocks(s);
+	for (int i = 0; s->wk && i < s->threads; i++) {
+		free(s->wk[i].kids);
+		free(s->wk[i].next);
+	}
+	free(s->wk);
+	bp_solve_free_move_buffers(s->mv, s->threads);
+	free(s->reach);
+	free(s->front);
+	free(s->cnt);
+	free(s->rec);
+	free(s->left);
+	free(s->off);
+	free(s->pred);
+	free(s->blocks);
+	free(s->toff);
+}
+
+int bp_solve_counter_count(const struct bp_game *g, const struct bp_solve_opts *opts,
+			   struct bp_counter_count *out, uint64_t **reach, struct bp_err *err)
+{
+	double t0 = bp_solve_clock();
+	int threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	struct csolve s = { .g = g, .nt = g->ntiers, .threads = threads };
+	uint64_t *sizes = NULL, need;
+	uint32_t st;
+	uint64_t sidx;
+	memset(out, 0, sizeof *out);
+	int rc = bp_solve_plan(g, bp_solve_counter_estimate, opts, &need, err);
+	if (rc)
+		return rc;
+	if (!(rc = prepare(&s, &sizes)) && !(rc = bp_solve_start(g, &st, &sidx)) &&
+	    !(rc = mark(&s, opts, s.toff[st] + sidx, t0))) {
+		out->indices = s.total;
+		out->positions = s.npos;
+		out->edges = s.nedges;
+		out->frontier = s.frontier_peak / 8;
+		out->need =
+			bp_solve_counter_need(s.total, s.npos, s.nedges, out->frontier, threads);
+		out->seconds = bp_solve_clock() - t0;
+		if (reach) { /* handed over */
+			*reach = s.reach;
+			s.reach = NULL;
+		}
+	}
+	if (rc && err)
+		bp_err_set(err, rc, "%s: %s", g->spec, s.errmsg[0] ? s.errmsg : bp_strerror(rc));
+	release(&s);
+	free(sizes);
+	return rc;
+}
+
 int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		     struct bp_solve_result *out, struct bp_err *err)
 {
@@ -494,39 +659,8 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, bp_solve_counter_estimate, opts, &out->memory_estimate, err)))
 		return rc;
-	s.toff = calloc(s.nt + 1, sizeof *s.toff);
-	sizes = calloc(s.nt, sizeof *sizes);
-	s.mv = bp_solve_move_buffers(g, threads);
-	s.wk = calloc((size_t)threads, sizeof *s.wk);
-	if (!s.toff || !sizes || !s.mv || !s.wk) {
-		rc = BP_ENOMEM;
+	if ((rc = prepare(&s, &sizes)))
 		goto out;
-	}
-	for (int i = 0; i < threads; i++)
-		if (!(s.wk[i].kids = malloc(sizeof(uint64_t) * (size_t)(g->max_moves + 1)))) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
-	if (g->max_moves > 0xffff) {
-		snprintf(s.errmsg, sizeof s.errmsg, "%d moves in a position are too many",
-			 g->max_moves);
-		rc = BP_ERANGE;
-		goto out;
-	}
-	for (uint32_t t = 0; t < s.nt; t++) {
-		g->ops->tier_size(g, t, &sizes[t]);
-		s.toff[t + 1] = s.toff[t] + sizes[t];
-	}
-	s.total = s.toff[s.nt];
-	s.nwords = s.total / 64 + 1;
-	/* whole cache lines: a rank reads one line of 8 words */
-	s.reach = aligned_alloc(64, pages(8 * (s.nwords + 8)));
-	if (s.reach)
-		memset(s.reach, 0, pages(8 * (s.nwords + 8)));
-	if (!s.reach) {
-		rc = BP_ENOMEM;
-		goto out;
-	}
 	if ((rc = bp_solve_open_table(g, db, sizes, opts, 1, &tab, err)))
 		goto out_quiet;
 
@@ -539,80 +673,9 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 		goto out;
 
 	/* 1. marking, breadth first, each position expanded once */
-	s.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
-	s.limit = ~0ull;
-	if (opts->memory_limit) {
-		/* what marking holds besides the lists (the frontiers are left out) */
-		uint64_t fixed = pages(8 * s.nwords) + BP_SOLVE_BASE_MEMORY;
-		s.limit = opts->memory_limit > fixed ? opts->memory_limit - fixed : 0;
-	}
 	uint64_t skey = s.toff[st] + sidx;
-	s.reach[skey / 64] |= 1ull << (skey % 64);
-	if (!(s.front = malloc(sizeof *s.front))) {
-		rc = BP_ENOMEM;
+	if ((rc = mark(&s, opts, skey, t0)))
 		goto out;
-	}
-	s.front[0] = skey;
-	s.nfront = 1;
-	while (s.nfront) {
-		rc = bp_solve_metered(&s.meter, 2, ++s.passes, 0, threads,
-				      (s.nfront + FRONT_ITEM - 1) / FRONT_ITEM, FRONT_ITEM,
-				      s.nfront, mark_chunk, &s);
-		for (int i = 0; i < threads; i++) {
-			s.listed += s.wk[i].unlisted;
-			s.wk[i].unlisted = 0;
-		}
-		if (!rc && s.listed > s.limit)
-			rc = BP_ERANGE;
-		uint64_t held = s.nfront;
-		for (int i = 0; i < threads; i++)
-			held += s.wk[i].capnext;
-		if (8 * held > s.frontier_peak)
-			s.frontier_peak = 8 * held;
-		if (rc == BP_ERANGE) {
-			uint64_t n = 0;
-			for (int i = 0; i < threads; i++)
-				n += s.wk[i].expanded;
-			char lbuf[32];
-			snprintf(s.errmsg, sizeof s.errmsg,
-				 "the reachable graph passed the memory limit of %s after %llu "
-				 "positions",
-				 bp_text_bytes(opts->memory_limit, lbuf, sizeof lbuf),
-				 (unsigned long long)n);
-		}
-		if (rc)
-			goto out;
-		/* the next frontier: the workers' parts, end to end */
-		uint64_t n = 0;
-		for (int i = 0; i < threads; i++)
-			n += s.wk[i].nnext;
-		free(s.front);
-		if (!(s.front = malloc(sizeof *s.front * (n ? n : 1)))) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
-		s.nfront = 0;
-		for (int i = 0; i < threads; i++) {
-			memcpy(s.front + s.nfront, s.wk[i].next, sizeof *s.front * s.wk[i].nnext);
-			s.nfront += s.wk[i].nnext;
-			s.wk[i].nnext = 0;
-		}
-	}
-	free(s.front);
-	s.front = NULL;
-	for (int i = 0; i < threads; i++) {
-		free(s.wk[i].next);
-		s.wk[i].next = NULL;
-		s.wk[i].capnext = 0;
-	}
-	if ((rc = bp_game_status(g))) {
-		snprintf(s.errmsg, sizeof s.errmsg, "a rule failed: %s", bp_strerror(rc));
-		goto out;
-	}
-	for (int i = 0; i < threads; i++) {
-		s.npos += s.wk[i].expanded;
-		s.nedges += s.wk[i].edges;
-	}
 	/* the exact plan, before the graph is built */
 	out->memory_estimate =
 		bp_solve_counter_need(s.total, s.npos, s.nedges, s.frontier_peak / 8, threads);
@@ -709,22 +772,7 @@ out_quiet:
 	out->seconds = bp_solve_clock() - t0;
 	out->peak_memory = bp_solve_peak_memory();
 	bp_table_close(tab);
-	free_blocks(&s);
-	for (int i = 0; s.wk && i < threads; i++) {
-		free(s.wk[i].kids);
-		free(s.wk[i].next);
-	}
-	free(s.wk);
-	bp_solve_free_move_buffers(s.mv, threads);
-	free(s.reach);
-	free(s.front);
-	free(s.cnt);
-	free(s.rec);
-	free(s.left);
-	free(s.off);
-	free(s.pred);
-	free(s.blocks);
-	free(s.toff);
+	release(&s);
 	free(sizes);
 	return rc;
 }

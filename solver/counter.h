@@ -34,4 +34,23 @@ int bp_solve_counter_estimate(const struct bp_game *g, uint64_t *bytes);
 uint64_t bp_solve_counter_need(uint64_t indices, uint64_t positions, uint64_t edges,
 			       uint64_t frontier, int threads);
 
+/* What the marking step of bp_solve_counter found: the reachable graph's size and
+ * the exact plan (bp_solve_counter_need) a solve with the same threads would make. */
+struct bp_counter_count {
+	uint64_t indices;   /* the global index space */
+	uint64_t positions; /* reachable canonical positions */
+	uint64_t edges;	    /* distinct (position, canonical child) pairs */
+	uint64_t frontier;  /* positions held in the marking's frontiers at once, at most */
+	uint64_t need;	    /* bytes: bp_solve_counter_need of the above */
+	double seconds;	    /* the marking's wall time */
+};
+
+/* Runs only the marking step of bp_solve_counter (its memory, its threads, its
+ * opts->memory_limit and opts->cancel; nothing stored) and fills out. With reach, on
+ * success, *reach gets the bitmap of the reachable canonical positions over the global
+ * index space (tier t's index i is bit (sum of the sizes of tiers below t) + i; free).
+ * @return as bp_solve_counter. */
+int bp_solve_counter_count(const struct bp_game *g, const struct bp_solve_opts *opts,
+			   struct bp_counter_count *out, uint64_t **reach, struct bp_err *err);
+
 #endif

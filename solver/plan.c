@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/counter.h"
+#include "solver/cyclic.h"
 #include "solver/solve_common.h"
 
 #define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
@@ -200,4 +202,106 @@ void bp_plan_free(struct bp_plan *p)
 {
 	free(p->tier);
 	p->tier = NULL;
+}
+
+#define PAGE 4096ull
+#define HEAP_HEADER 16 /* calloc's header before a large (mapped) block */
+
+/* Pages of the cycles engine's arrays (solver/cyclic.c: per tier, the reach and
+ * expanded bits and 2-byte records, each calloc'd, so only pages written are
+ * resident) that hold a reachable position's bit or record: the positions the
+ * counter engine's marking found, in reach (global index space). */
+static uint64_t cycles_pages(const struct bp_game *g, const uint64_t *reach)
+{
+	uint64_t off = 0, pages = 0;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t sz = 0, rec_last = UINT64_MAX, bit_last = UINT64_MAX;
+		g->ops->tier_size(g, t, &sz);
+		for (uint64_t i = 0; i < sz; i++) {
+			uint64_t k = off + i, w = reach[k / 64] >> (k % 64);
+			if (!w) { /* the rest of this word is unreached */
+				i += 63 - k % 64;
+				continue;
+			}
+			if (!(w & 1))
+				continue;
+			uint64_t rp = (HEAP_HEADER + 2 * i) / PAGE,
+				 bp = (HEAP_HEADER + i / 8) / PAGE;
+			pages += (rp != rec_last) + 2 * (bp != bit_last);
+			rec_last = rp;
+			bit_last = bp;
+		}
+		off += sz;
+	}
+	return pages;
+}
+
+int bp_plan_graph(const struct bp_game *g, int counter, int count, int threads,
+		  uint64_t memory_limit, struct bp_plan_graph *out, struct bp_err *err)
+{
+	const struct bp_game_ops *ops = g->ops;
+	memset(out, 0, sizeof *out);
+	out->counter = counter;
+	if (!ops->tier || !ops->tier_size || !ops->rank || !ops->unrank || !g->ntiers)
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s cannot be solved: the game has no dense "
+				  "ranking",
+				  g->spec);
+	uint64_t cyc;
+	int rc = counter ? bp_solve_counter_estimate(g, &out->enforced)
+			 : bp_solve_cycles_estimate(g, &cyc);
+	if (rc)
+		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
+	mpz_t raw, cls;
+	mpz_init(raw);
+	mpz_init(cls);
+	out->exact_classes = ops->count_tier != NULL;
+	uint64_t bits = 0;
+	for (uint32_t t = 0; t < g->ntiers && !rc; t++) {
+		uint64_t sz, c;
+		if ((rc = ops->tier_size(g, t, &sz)))
+			break;
+		c = sz;
+		if (ops->count_tier && !(rc = ops->count_tier(g, t, raw, cls)) &&
+		    mpz_sizeinbase(cls, 2) <= 63 && mpz_cmp_ui(cls, sz) < 0)
+			c = (uint64_t)mpz_get_ui(cls);
+		out->indices += sz;
+		out->classes += c;
+		bits += 2 * bp_solve_pages(8 * (sz / 64 + 1));
+	}
+	mpz_clear(raw);
+	mpz_clear(cls);
+	if (rc)
+		return bp_err_set(err, rc, "%s: counting its positions: %s", g->spec,
+				  bp_strerror(rc));
+	int t = threads > 0 ? threads : 1;
+	if (!counter) {
+		out->enforced = out->high = cyc;
+		out->low = bits + BP_SOLVE_BASE_MEMORY;
+	} else {
+		out->low = out->enforced;
+		uint64_t n = out->classes, most = g->max_moves > 0 ? (uint64_t)g->max_moves : 1;
+		out->high = n > UINT64_MAX / 16 / most
+				    ? UINT64_MAX
+				    : bp_solve_counter_need(out->indices, n, n * most, n, t);
+	}
+	if (!count)
+		return BP_OK;
+	struct bp_solve_opts o = { .threads = t, .memory_limit = memory_limit };
+	struct bp_counter_count c;
+	uint64_t *reach = NULL;
+	if ((rc = bp_solve_counter_count(g, &o, &c, counter ? NULL : &reach, err)))
+		return rc;
+	out->counted = 1;
+	out->positions = c.positions;
+	out->edges = c.edges;
+	out->count_seconds = c.seconds;
+	if (counter) {
+		out->low = out->high = c.need;
+		return BP_OK;
+	}
+	uint64_t touched = cycles_pages(g, reach);
+	free(reach);
+	out->low = out->high = touched * PAGE + BP_SOLVE_BASE_MEMORY;
+	return BP_OK;
 }

@@ -83,4 +83,39 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 
 void bp_plan_free(struct bp_plan *p);
 
+/* Planning a solve with an engine over the reachable graph, for games that repeat
+ * (solve's choice for them) or any game with dense ranking: the counter engine
+ * (solver/counter.h) or the cycles engine (solver/cyclic.h), in one process.
+ *   counter: its peak follows the reachable graph, unknown before its marking step
+ *     runs. Without counting, the plan is a range: at least the bitmap over the index
+ *     space and the fixed base (bp_solve_counter_estimate: nothing reached), at most
+ *     bp_solve_counter_need with every position up to symmetry reachable, each with
+ *     the game's most moves. With count set, the marking step runs (bp_solve_counter_
+ *     count: as much time and memory as that step of a solve) and the plan is the
+ *     engine's own exact figure.
+ *   cycles: it writes records and two bitmaps for every index (bp_solve_cycles_estimate,
+ *     the figure it enforces up front: an upper bound); pages of records it never
+ *     writes (no reachable position among their indices) cost nothing, so the peak
+ *     lies between the two bitmaps with the base and that bound, and where is not
+ *     known before running. */
+struct bp_plan_graph {
+	int counter;	      /* 1: the counter engine; 0: the cycles engine */
+	uint64_t indices;     /* the global index space */
+	uint64_t classes;     /* positions up to symmetry (count_tier), else indices */
+	int exact_classes;    /* 1 when classes came from count_tier */
+	int counted;	      /* 1: the marking ran: positions, edges and peak are exact */
+	uint64_t positions;   /* reachable positions (counted only) */
+	uint64_t edges;	      /* distinct (position, child) pairs (counted only) */
+	double count_seconds; /* the marking's wall time (counted only) */
+	uint64_t low, high;   /* bytes: the peak lies in low..high (equal when exact) */
+	uint64_t enforced;    /* bytes the engine checks a memory limit against up front */
+};
+
+/* Plans g's solve with the counter (counter = 1) or cycles engine on threads workers;
+ * count (counter only) runs the marking step, under memory_limit (0: none).
+ * @return BP_OK; BP_EUNSUPPORTED (no dense ranking); BP_ERANGE (index space too large,
+ * or the marking passed memory_limit); BP_ENOMEM; a rule's error. err says what. */
+int bp_plan_graph(const struct bp_game *g, int counter, int count, int threads,
+		  uint64_t memory_limit, struct bp_plan_graph *out, struct bp_err *err);
+
 #endif

@@ -26,6 +26,30 @@ int bp_engine_parse(const char *name, enum bp_engine *out)
 	return BP_ENOTFOUND;
 }
 
+/* Auto for a game that repeats, under a memory limit: the counter engine, unless it
+ * does not fit where the cycles engine does. The counter engine's need is known only
+ * once its marking has counted the reachable graph (its bitmap alone, the need it
+ * checks before any work, is less than the cycles engine's records and bitmaps), so
+ * when it refuses (BP_ERANGE: while marking or with the exact counts, nothing stored)
+ * the cycles engine, whose whole need is known up front, runs after it if it fits.
+ * (A remoteness too large to store is BP_ERANGE too: the cycles engine then refuses
+ * it in turn.) */
+static int solve_repeating(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+			   struct bp_solve_result *out, struct bp_err *err)
+{
+	uint64_t cycles_need;
+	int rc = bp_solve_counter(g, db, opts, out, err);
+	out->engine = BP_ENGINE_COUNTER;
+	if (rc != BP_ERANGE || bp_solve_cycles_estimate(g, &cycles_need) != BP_OK ||
+	    cycles_need > opts->memory_limit)
+		return rc;
+	if (err)
+		memset(err, 0, sizeof *err);
+	rc = bp_solve_cycles(g, db, opts, out, err);
+	out->engine = BP_ENGINE_CYCLES;
+	return rc;
+}
+
 int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 	     struct bp_solve_result *out, struct bp_err *err)
 {
@@ -37,6 +61,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				  "%s: only the tiers and walk engines solve across ranks%s",
 				  g->spec,
 				  cyclic ? " (and they cannot solve a game that repeats)" : "");
+	if (e == BP_ENGINE_AUTO && cyclic && opts->memory_limit)
+		return solve_repeating(g, db, opts, out, err);
 	if (e == BP_ENGINE_AUTO)
 		e = cyclic		? BP_ENGINE_COUNTER
 		    : g->ops->tier_walk ? BP_ENGINE_WALK

@@ -22,8 +22,10 @@ int bp_engine_parse(const char *name, enum bp_engine *out);
 /* Solves g into db (the table named g->spec, created if absent; the tiered engines
  * reuse completed tiers) with opts->engine: BP_ENGINE_AUTO picks counter for games
  * flagged BP_GAME_CYCLIC (the same table as cycles, several times faster: the tests
- * compare them), else walk for games with a tier walk, else tiers. out->engine says
- * which ran.
+ * compare them) -- or, under opts->memory_limit, cycles when the counter engine
+ * would not fit and the cycles engine does (checked up front, or after the counter
+ * engine's marking refuses) -- else walk for games with a tier walk, else tiers.
+ * out->engine says which ran.
  * @return BP_OK; BP_EUNSUPPORTED (the game lacks what the engine needs: tiers and
  * ranking, a tier walk, or positions that never repeat for tiers and walk; err says
  * which engines can solve it); BP_ERANGE (over opts->memory_limit, before any work;

@@ -38,6 +38,108 @@ static const char *duration(double s, char *buf, size_t len)
 	return buf;
 }
 
+/* The plan of the counter or cycles engine (what solve runs for a game that repeats):
+ * one process, a range where the peak is not known before running. */
+static int plan_graph(const char *cmd, const struct bp_game *g, int counter, int count,
+		      const struct bp_plan_opts *o, int json)
+{
+	struct bp_plan_graph p;
+	struct bp_err err = { { 0 } };
+	int prc = bp_plan_graph(g, counter, count, o->threads, o->memory_per_rank, &p, &err);
+	if (prc) {
+		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(prc));
+		return prc == BP_EUNSUPPORTED ? BP_EXIT_USAGE : bp_cli_exit_code(prc);
+	}
+	const char *name = counter ? "counter" : "cycles";
+	uint64_t lim = o->memory_per_rank;
+	/* 1 fits, 0 does not, -1 cannot tell before running */
+	int fits = !lim || p.high <= lim ? 1 : p.low > lim ? 0 : -1;
+	/* the engine refuses up front what its own up-front figure passes */
+	if (lim && p.enforced > lim)
+		fits = 0;
+	int exact = p.low == p.high;
+	char b1[32], b2[32], b3[32];
+	if (json) {
+		printf("{\"instance\": \"%s\", \"solver\": \"%s\", \"ranks\": 1, "
+		       "\"threads\": %d, \"memory_per_rank\": %llu, \"indices\": %llu, "
+		       "\"positions_up_to_symmetry\": %llu, \"exact_positions\": %s, "
+		       "\"counted\": %s, ",
+		       g->spec, name, o->threads, (unsigned long long)lim,
+		       (unsigned long long)p.indices, (unsigned long long)p.classes,
+		       p.exact_classes ? "true" : "false", p.counted ? "true" : "false");
+		if (p.counted)
+			printf("\"reachable_positions\": %llu, \"edges\": %llu, "
+			       "\"count_seconds\": %.3f, ",
+			       (unsigned long long)p.positions, (unsigned long long)p.edges,
+			       p.count_seconds);
+		else
+			printf("\"reachable_positions\": null, ");
+		if (exact)
+			printf("\"peak_memory_per_rank\": %llu, ", (unsigned long long)p.low);
+		else
+			printf("\"peak_memory_per_rank\": null, ");
+		printf("\"peak_memory_low\": %llu, \"peak_memory_high\": %llu, "
+		       "\"memory_checked_up_front\": %llu, \"fits\": %s}\n",
+		       (unsigned long long)p.low, (unsigned long long)p.high,
+		       (unsigned long long)p.enforced,
+		       fits < 0 ? "null"
+		       : fits	? "true"
+				: "false");
+	} else {
+		printf("%s, %s engine, in one process x %d thread%s, %s\n", g->spec, name,
+		       o->threads, o->threads == 1 ? "" : "s",
+		       lim ? bp_text_bytes(lim, b1, sizeof b1) : "no memory limit");
+		printf("index space: %llu indices, %llu positions %s\n",
+		       (unsigned long long)p.indices, (unsigned long long)p.classes,
+		       p.exact_classes ? "up to symmetry"
+				       : "(indices: the game has no exact count)");
+		if (p.counted)
+			printf("reachable: %llu positions, %llu moves between them (counted by the "
+			       "counter engine's marking step in %.1f s)\n",
+			       (unsigned long long)p.positions, (unsigned long long)p.edges,
+			       p.count_seconds);
+		else
+			printf("reachable: not known before running (--count runs the counter "
+			       "engine's marking step to count them)\n");
+		if (exact)
+			printf("peak memory: %s (%s)\n", bp_text_bytes(p.low, b1, sizeof b1),
+			       counter ? "the engine's own plan from the counts"
+				       : "the pages of records and bits that reachable positions "
+					 "touch");
+		else if (counter)
+			printf("peak memory: between %s (the bitmap over the index space) and %s "
+			       "(every position reachable, each with the most moves); not narrowed "
+			       "without --count\n",
+			       bp_text_bytes(p.low, b1, sizeof b1),
+			       bp_text_bytes(p.high, b2, sizeof b2));
+		else
+			printf("peak memory: between %s (two bitmaps over the index space) and %s "
+			       "(records for every index, what the engine checks up front); where "
+			       "depends on which pages of records reachable positions touch\n",
+			       bp_text_bytes(p.low, b1, sizeof b1),
+			       bp_text_bytes(p.high, b2, sizeof b2));
+		printf("memory checked up front: %s%s\n", bp_text_bytes(p.enforced, b3, sizeof b3),
+		       counter ? "; then while marking, and with the exact counts after it" : "");
+		if (lim)
+			printf("fits: %s\n", fits < 0 ? "cannot tell before running"
+					     : fits   ? "yes"
+						      : "no");
+	}
+	if (!fits) {
+		if (p.enforced > lim) /* refused before any work */
+			bp_cli_error(cmd, "%s: the %s engine checks %s up front, more than %s",
+				     g->spec, name, bp_text_bytes(p.enforced, b1, sizeof b1),
+				     bp_text_bytes(lim, b2, sizeof b2));
+		else
+			bp_cli_error(cmd, "%s: the %s engine needs %s%s, more than %s", g->spec,
+				     name, exact ? "" : "at least ",
+				     bp_text_bytes(p.low, b1, sizeof b1),
+				     bp_text_bytes(lim, b2, sizeof b2));
+		return BP_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int bp_cmd_plan(int argc, char **argv)
 {
 	const char *cmd = "plan";
@@ -46,6 +148,7 @@ int bp_cmd_plan(int argc, char **argv)
 	};
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
+	int count = bp_cli_take_flag(&argc, argv, "--count");
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
@@ -83,12 +186,42 @@ int bp_cmd_plan(int argc, char **argv)
 		return BP_EXIT_USAGE;
 	}
 	const char *solver = a.opt[5] ? a.opt[5] : "auto";
-	if (strcmp(solver, "auto") && strcmp(solver, "walk") && strcmp(solver, "tiers")) {
-		bp_cli_error(cmd, "bad --solver '%s' (auto, walk or tiers)", solver);
+	if (strcmp(solver, "auto") && strcmp(solver, "walk") && strcmp(solver, "tiers") &&
+	    strcmp(solver, "counter") && strcmp(solver, "cycles")) {
+		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers, counter or cycles)",
+			     solver);
 		return BP_EXIT_USAGE;
 	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		return rc;
+	int cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	int graph = !strcmp(solver, "counter") || !strcmp(solver, "cycles") ||
+		    (cyclic && !strcmp(solver, "auto"));
+	if (cyclic && !graph) {
+		bp_cli_error(cmd,
+			     "%s can repeat positions: the %s engine cannot solve it (plan "
+			     "the counter or cycles engine)",
+			     g->spec, solver);
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	if (graph && o.ranks > 1) {
+		bp_cli_error(cmd, "only the tiers and walk engines solve across ranks%s",
+			     cyclic ? " (and they cannot solve a game that repeats)" : "");
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	if (count && !graph) {
+		bp_cli_error(cmd, "--count counts the reachable graph of the counter or cycles "
+				  "engine only");
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	if (graph) {
+		/* auto for a game that repeats: what solve runs, the counter engine */
+		rc = plan_graph(cmd, g, strcmp(solver, "cycles") != 0, count, &o, a.json);
+		goto out;
+	}
 	/* auto: what solve --mpi runs, the walk where the game has one */
 	o.walk = !strcmp(solver, "walk") || (!strcmp(solver, "auto") && g->ops->tier_walk);
 	struct bp_plan p;

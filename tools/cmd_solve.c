@@ -402,6 +402,12 @@ int bp_cmd_solve(int argc, char **argv)
 		goto out;
 	}
 	const char *used = bp_engine_name(r.engine);
+	/* auto fell back from the counter engine (solver/solve.h) */
+	const char *note =
+		opts.engine == BP_ENGINE_AUTO && (g->ops->flags & BP_GAME_CYCLIC) &&
+				r.engine == BP_ENGINE_CYCLES
+			? "the counter engine would not fit --memory; the cycles engine does"
+			: NULL;
 	/* nothing solved in this run: a rate would be the speed of reading the table */
 	int already = r.solved_tiers == 0 && r.resumed_tiers > 0;
 	double pps = r.seconds > 0 ? (double)r.positions / r.seconds : 0;
@@ -438,6 +444,8 @@ int bp_cmd_solve(int argc, char **argv)
 			printf("\"rank_sent_bytes\": %llu, \"rank_received_bytes\": %llu, ",
 			       (unsigned long long)r.sent_bytes,
 			       (unsigned long long)r.received_bytes);
+		if (note)
+			printf("\"solver_note\": \"%s\", ", note);
 		printf("\"db\": %s}\n", bp_text_str(&t));
 		bp_text_free(&t);
 	} else {
@@ -458,7 +466,8 @@ int bp_cmd_solve(int argc, char **argv)
 		if (mpi_on)
 			printf("solver:     %s, %d MPI ranks\n", used, dist.nranks);
 		else
-			printf("solver:     %s\n", used);
+			printf("solver:     %s%s%s%s\n", used, note ? " (auto: " : "",
+			       note ? note : "", note ? ")" : "");
 		char mbuf[32];
 		printf("memory:     peak %s%s\n", mpi_on ? "per rank " : "",
 		       bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));

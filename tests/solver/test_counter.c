@@ -157,3 +157,141 @@ Test(counter, plan_near_the_peak)
 	remove_db(dir);
 	bp_game_destroy(g);
 }
+
+/* A game that repeats with a dense reachable graph, where the counter engine needs far
+ * more than the cycles engine (no Blooms board is such: their reachable positions are a
+ * few percent of the index space). Position i of 0..RING-1 (one tier, no symmetry):
+ * every multiple of 7 is a terminal loss for the player to move; from any other i the
+ * moves go to 3i + 1 .. 3i + STEPS (mod RING), all distinct. */
+#define RING 100000
+#define STEPS 24
+
+static void ring_start(const struct bp_game *g, struct bp_pos *out)
+{
+	(void)g;
+	memset(out, 0, sizeof *out);
+	out->w[0] = 1;
+}
+
+static enum bp_value ring_outcome(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	return p->w[0] % 7 == 0 ? BP_VALUE_LOSS : BP_VALUE_NONE;
+}
+
+static int ring_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
+{
+	if (ring_outcome(g, p) != BP_VALUE_NONE)
+		return 0;
+	for (int k = 0; k < STEPS; k++)
+		out[k].v = (uint32_t)((p->w[0] * 3 + (uint64_t)k + 1) % RING);
+	return STEPS;
+}
+
+static void ring_apply(const struct bp_game *g, struct bp_pos *p, struct bp_move m)
+{
+	(void)g;
+	p->w[0] = m.v;
+}
+
+static uint32_t ring_tier(const struct bp_game *g, const struct bp_pos *p)
+{
+	(void)g;
+	(void)p;
+	return 0;
+}
+
+static int ring_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	(void)g;
+	(void)tier;
+	*out = RING;
+	return BP_OK;
+}
+
+static int ring_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	(void)g;
+	*out = p->w[0];
+	return BP_OK;
+}
+
+static int ring_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
+{
+	(void)tier;
+	ring_start(g, out);
+	out->w[0] = index;
+	return BP_OK;
+}
+
+static const struct bp_game_ops ring_ops = { .name = "ring",
+					     .title = "a test game that repeats",
+					     .flags = BP_GAME_CYCLIC,
+					     .start = ring_start,
+					     .moves = ring_moves,
+					     .apply = ring_apply,
+					     .outcome = ring_outcome,
+					     .tier = ring_tier,
+					     .tier_size = ring_tier_size,
+					     .rank = ring_rank,
+					     .unrank = ring_unrank };
+
+static int solve_ring(const struct bp_game *g, const char *dir, uint64_t limit,
+		      struct bp_solve_result *r, char *msg, size_t len)
+{
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	struct bp_solve_opts o = { .engine = BP_ENGINE_AUTO, .threads = 2, .memory_limit = limit };
+	int rc = bp_solve(g, db, &o, r, &err);
+	snprintf(msg, len, "%s", err.msg);
+	bp_store_close(db);
+	return rc;
+}
+
+/* Auto picks the counter engine for a game that repeats; under a --memory between the
+ * two engines' needs it runs the cycles engine (after the counter engine's marking
+ * refuses) and stores the same table; under both it refuses. */
+Test(counter, auto_falls_back_to_cycles)
+{
+	struct bp_game g = { .ops = &ring_ops, .max_moves = STEPS, .nsym = 1, .ntiers = 1 };
+	snprintf(g.spec, sizeof g.spec, "ring:test");
+	uint64_t cycles_need;
+	cr_assert_eq(bp_solve_cycles_estimate(&g, &cycles_need), BP_OK);
+	char *a = temp_db(), *b = temp_db(), *c = temp_db();
+	struct bp_solve_result ra, rb, rc;
+	char msg[256];
+	/* no limit: the counter engine, whose exact need passes the cycles engine's */
+	cr_assert_eq(solve_ring(&g, a, 0, &ra, msg, sizeof msg), BP_OK, "%s", msg);
+	cr_expect_eq(ra.engine, BP_ENGINE_COUNTER);
+	cr_assert_gt(ra.memory_estimate, cycles_need + (4u << 20), "counter %llu, cycles %llu",
+		     (unsigned long long)ra.memory_estimate, (unsigned long long)cycles_need);
+	/* between the two: cycles */
+	uint64_t between = cycles_need + (ra.memory_estimate - cycles_need) / 2;
+	cr_assert_eq(solve_ring(&g, b, between, &rb, msg, sizeof msg), BP_OK, "%s", msg);
+	cr_expect_eq(rb.engine, BP_ENGINE_CYCLES);
+	cr_expect_eq(rb.positions, ra.positions);
+	cr_expect_eq(rb.value, ra.value);
+	cr_expect_eq(rb.remoteness, ra.remoteness);
+	struct bp_verify_report va = verify_db(a, &g), vb = verify_db(b, &g);
+	cr_expect_eq(vb.inconsistencies, 0);
+	cr_expect_eq(va.content_hash, vb.content_hash, "the fallback stored another table");
+	printf("ring: %llu positions (win %llu, loss %llu, draw %llu); counter %llu bytes, "
+	       "cycles %llu bytes, limit %llu: %s\n",
+	       (unsigned long long)ra.positions, (unsigned long long)ra.counts[BP_VALUE_WIN],
+	       (unsigned long long)ra.counts[BP_VALUE_LOSS],
+	       (unsigned long long)ra.counts[BP_VALUE_DRAW], (unsigned long long)ra.memory_estimate,
+	       (unsigned long long)cycles_need, (unsigned long long)between,
+	       bp_engine_name(rb.engine));
+	/* at the counter engine's exact need it runs */
+	cr_assert_eq(solve_ring(&g, c, ra.memory_estimate, &rc, msg, sizeof msg), BP_OK, "%s", msg);
+	cr_expect_eq(rc.engine, BP_ENGINE_COUNTER);
+	remove_db(c);
+	/* under both: refused, saying why */
+	c = temp_db();
+	cr_expect_eq(solve_ring(&g, c, cycles_need - 1, &rc, msg, sizeof msg), BP_ERANGE);
+	cr_expect(strstr(msg, "memory limit") != NULL, "%s", msg);
+	remove_db(a);
+	remove_db(b);
+	remove_db(c);
+}
