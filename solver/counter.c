@@ -569,8 +569,9 @@ static int mark(struct csolve *s, const struct bp_solve_opts *opts, uint64_t ske
 			return BP_ENOMEM;
 		s->nfront = 0;
 		for (int i = 0; i < s->threads; i++) {
-			memcpy(s->front + s->nfront, s->wk[i].next,
-			       sizeof *s->front * s->wk[i].nnext);
+			if (s->wk[i].nnext) /* a worker that found nothing has no list */
+				memcpy(s->front + s->nfront, s->wk[i].next,
+				       sizeof *s->front * s->wk[i].nnext);
 			s->nfront += s->wk[i].nnext;
 			s->wk[i].nnext = 0;
 		}
