@@ -21,15 +21,7 @@ shim=$2
 spec=${3:-taifas:3x3}
 most=${4:-25}
 seed=${5:-20261124}
-tmp=$(mktemp -d)
-mnt=""
-cleanup() {
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-export LC_ALL=C
-unset BOARDPROOF_FAULT BOARDPROOF_FAULT_COUNT BOARDPROOF_FAULT_MAP
+. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # $tmp, $mnt (unmounted at exit), problem, picks
 args=(--threads 2 --block-records 256)
 
 hash_of() { "$bin" verify "$spec" --db "$1" --json 2>/dev/null | sed -n 's/.*"content_hash": "\([0-9a-f]*\)"}$/\1/p'; }
@@ -48,7 +40,6 @@ want=$(hash_of "$tmp/ref")
 [ -n "$want" ] || { echo "no reference hash"; exit 1; }
 
 fail=0 runs=0 absorbed=0 reported=0
-. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # problem, picks
 
 RANDOM=$seed
 

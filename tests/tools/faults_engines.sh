@@ -65,15 +65,7 @@ shim=$2
 most=${3:-8}
 seed=${4:-20261124}
 phases=${5:-tiers cycles replace family csolve query list qline show moves openings claims render layouts paper play verifyall count perft branching plan limits}
-tmp=$(mktemp -d)
-mnt=""
-cleanup() {
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-export LC_ALL=C
-unset BOARDPROOF_FAULT BOARDPROOF_FAULT_COUNT BOARDPROOF_FAULT_MAP
+. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # $tmp, $mnt (unmounted at exit), problem, picks
 gl=glorieta:hex2,hand=2
 bl=blooms:rh2x2
 t3=taifas:3x3
@@ -180,7 +172,6 @@ for phase in tiers cycles replace family csolve query list qline show moves open
 done
 
 fail=0 runs=0 absorbed=0 reported=0
-. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # problem, picks
 
 RANDOM=$seed
 

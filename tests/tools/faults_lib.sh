@@ -1,6 +1,18 @@
 # SPDX-License-Identifier: MIT
-# What the fault loops (faults.sh, faults_prove.sh, faults_engines.sh) share; sourced
-# after they set `most` (the failing calls to try at a site at most) and RANDOM.
+# What the fault loops (faults.sh, faults_prove.sh, faults_engines.sh) share, sourced
+# before their work: a scratch directory $tmp, removed at exit with the file system a
+# loop mounts at $mnt (the full-disk checks), no fault variables inherited, and the
+# helpers below (picks reads `most`, the failing calls to try at a site at most).
+
+tmp=$(mktemp -d)
+mnt=""
+cleanup() {
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+export LC_ALL=C
+unset BOARDPROOF_FAULT BOARDPROOF_FAULT_COUNT BOARDPROOF_FAULT_MAP
 
 # problem TEXT: one failed check (counted in $fail)
 problem() {

@@ -34,15 +34,7 @@ shim=$2
 most=${3:-4}
 seed=${4:-20261124}
 phases=${5:-new again oracle checkpoints verify query limits}
-tmp=$(mktemp -d)
-mnt=""
-cleanup() {
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-export LC_ALL=C
-unset BOARDPROOF_FAULT BOARDPROOF_FAULT_COUNT BOARDPROOF_FAULT_MAP
+. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # $tmp, $mnt (unmounted at exit), problem, picks
 t3=taifas:3x3
 ch=chicken:tri4
 opts=(--memory 1M --save-proof)
@@ -97,7 +89,6 @@ for phase in new again oracle checkpoints verify query; do
 done
 
 fail=0 runs=0 absorbed=0 reported=0
-. "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # problem, picks
 
 RANDOM=$seed
 
