@@ -18,7 +18,11 @@ struct bp_probe {
  * other rules are never silently mixed. Every reader of solved values opens tables
  * this way; so is a table whose tier sizes differ from the game's (written with
  * another index layout). @return BP_OK; BP_ENOTFOUND (not solved here); BP_ERULES (err
- * names both versions); BP_EFORMAT (another index layout); as bp_table_open. The caller owns *out (bp_table_close). */
+ * names both versions); BP_EFORMAT (another index layout, or a table indexed by its
+ * reachable positions whose stored index is missing); BP_ECORRUPT (that index is
+ * damaged: err says where); as bp_table_open. A stored index of reachable positions
+ * (solver/sparse.h) is read here and kept with the table (bp_table_attached) for
+ * bp_probe_position. The caller owns *out (bp_table_close). */
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err);
 
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set

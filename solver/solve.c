@@ -8,6 +8,8 @@
 #include "solver/cyclic.h"
 #include "solver/expanded.h"
 #include "solver/retrograde.h"
+#include "solver/solve_common.h"
+#include "solver/sparse.h"
 
 static const char *const names[] = { "auto", "tiers", "walk", "cycles", "counter" };
 
@@ -50,12 +52,103 @@ static int solve_repeating(const struct bp_game *g, bp_store *db, const struct b
 	return rc;
 }
 
+/* Whether g's table in db has stored a tier already (a solve begun, or done). */
+static int table_begun(bp_store *db, const struct bp_game *g)
+{
+	bp_table *t = NULL;
+	struct bp_table_meta m;
+	int begun = 0;
+	if (bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL) != BP_OK)
+		return 0;
+	if (bp_table_meta_get(t, &m) == BP_OK)
+		for (uint32_t i = 0; i < m.ntiers; i++)
+			begun |= m.tier_done[i] != 0;
+	bp_table_close(t);
+	return begun;
+}
+
+/* Reachable positions only: the index (enumerated and stored first, or read back when
+ * the table was begun with it), then the tiers engine on the view it indexes. The index
+ * is held through the solve, so it counts against the memory limit. */
+static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
+			struct bp_solve_result *out, struct bp_err *err)
+{
+	bp_sparse *ix = NULL;
+	struct bp_game *view = NULL;
+	char nb[32], lb[32];
+	int rc;
+	out->engine = BP_ENGINE_TIERS;
+	if (opts->dist)
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s: a table indexed by its reachable positions is solved in "
+				  "one process",
+				  g->spec);
+	if (opts->engine != BP_ENGINE_AUTO && opts->engine != BP_ENGINE_TIERS)
+		return bp_err_set(err, BP_EUNSUPPORTED,
+				  "%s: a table indexed by its reachable positions is solved by "
+				  "the tiers engine",
+				  g->spec);
+	if (table_begun(db, g)) {
+		rc = bp_sparse_load(db, g, &ix, err);
+		if (rc == BP_ENOTFOUND)
+			return bp_err_set(err, BP_EFORMAT,
+					  "%s: the table was begun without an index of reachable "
+					  "positions; re-solve it (solve --replace)",
+					  g->spec);
+		if (rc)
+			return rc;
+	} else {
+		double t0 = bp_solve_clock();
+		if ((rc = bp_sparse_enumerate(g, opts, &ix, err)) ||
+		    (rc = bp_sparse_store(db, g->spec, ix, err)))
+			goto out;
+		out->index_seconds = bp_solve_clock() - t0;
+	}
+	uint64_t need = bp_sparse_bytes(ix);
+	struct bp_solve_opts o = *opts;
+	o.engine = BP_ENGINE_TIERS;
+	if (opts->memory_limit && need >= opts->memory_limit) {
+		rc = bp_err_set(err, BP_ERANGE,
+				"%s: its index of %llu reachable positions takes %s, more than "
+				"the memory limit of %s",
+				g->spec, (unsigned long long)bp_sparse_positions(ix),
+				bp_text_bytes(need, nb, sizeof nb),
+				bp_text_bytes(opts->memory_limit, lb, sizeof lb));
+		goto out;
+	}
+	if (opts->memory_limit)
+		o.memory_limit = opts->memory_limit - need;
+	if ((rc = bp_sparse_view(g, ix, &view)))
+		goto out;
+	double seconds = out->index_seconds;
+	rc = bp_solve_tiers(view, db, &o, out, err);
+	out->index_seconds = seconds;
+	out->seconds += seconds;
+	out->index_bytes = need;
+	out->index_stored_bytes = bp_sparse_stored_bytes(ix);
+	out->memory_estimate += need;
+	out->engine = BP_ENGINE_TIERS;
+out:
+	bp_sparse_view_free(view);
+	bp_sparse_free(ix);
+	return rc;
+}
+
 int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 	     struct bp_solve_result *out, struct bp_err *err)
 {
 	int cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
 	enum bp_engine e = opts->engine;
 	memset(out, 0, sizeof *out);
+	if (opts->index == BP_INDEX_SPARSE && !bp_sparse_supported(g))
+		return bp_err_set(
+			err, BP_EUNSUPPORTED,
+			"%s has no index of reachable positions (a key for each position)",
+			g->spec);
+	if (opts->index == BP_INDEX_SPARSE ||
+	    (opts->index == BP_INDEX_AUTO && bp_sparse_supported(g) &&
+	     (bp_sparse_wanted(g) || (bp_sparse_stored(db, g->spec) && table_begun(db, g)))))
+		return solve_sparse(g, db, opts, out, err);
 	if (opts->dist && (e == BP_ENGINE_CYCLES || e == BP_ENGINE_COUNTER || cyclic))
 		return bp_err_set(err, BP_EUNSUPPORTED,
 				  "%s: only the tiers and walk engines solve across ranks%s",
