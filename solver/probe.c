@@ -127,6 +127,19 @@ int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos 
 	return BP_OK;
 }
 
+int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,
+		    struct bp_pos *out)
+{
+	const bp_sparse *ix = bp_table_attached(t);
+	if (ix) {
+		const uint64_t *key = bp_sparse_key(ix, tier, i);
+		if (!key)
+			return BP_ERANGE;
+		return g->ops->key_unpack(g, tier, key, out) ? BP_ENOTFOUND : BP_OK;
+	}
+	return g->ops->unrank ? g->ops->unrank(g, tier, i, out) : BP_EUNSUPPORTED;
+}
+
 /* Orders moves best first for the mover. */
 static int better(const struct bp_probe_move *a, const struct bp_probe_move *b)
 {

@@ -30,6 +30,13 @@ int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct 
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		      struct bp_probe *out);
 
+/* The position at index i of tier `tier` of table t (opened with bp_probe_open): through
+ * the table's stored index of reachable positions when it has one, else the game's
+ * unrank. @return BP_OK; BP_ENOTFOUND or BP_ERANGE (no position there);
+ * BP_EUNSUPPORTED (the game cannot unrank). */
+int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,
+		    struct bp_pos *out);
+
 struct bp_probe_move {
 	struct bp_move move;
 	enum bp_value value; /* for the player making the move */

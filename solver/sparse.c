@@ -130,6 +130,31 @@ static bp_sparse *sparse_new(uint32_t nt)
 	return ix;
 }
 
+int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *const *keys,
+			bp_sparse **out)
+{
+	bp_sparse *ix = sparse_new(nt);
+	*out = NULL;
+	if (!ix)
+		return BP_ENOMEM;
+	for (uint32_t t = 0; t < nt; t++) {
+		for (uint64_t i = 1; i < count[t]; i++)
+			if (key_cmp(keys[t] + 2 * (i - 1), keys[t] + 2 * i) >= 0) {
+				bp_sparse_free(ix);
+				return BP_EINVAL;
+			}
+		if (!(ix->k[t] = malloc((count[t] ? count[t] : 1) * KEY_BYTES))) {
+			bp_sparse_free(ix);
+			return BP_ENOMEM;
+		}
+		if (count[t])
+			memcpy(ix->k[t], keys[t], count[t] * KEY_BYTES);
+		ix->n[t] = count[t];
+	}
+	*out = ix;
+	return BP_OK;
+}
+
 void bp_sparse_free(bp_sparse *ix)
 {
 	if (!ix)
