@@ -52,6 +52,11 @@ static int solve_repeating(const struct bp_game *g, bp_store *db, const struct b
 	return rc;
 }
 
+int bp_solve_sparse_wanted(const struct bp_game *g)
+{
+	return bp_sparse_wanted(g);
+}
+
 /* Whether g's table in db has stored a tier already (a solve begun, or done). */
 static int table_begun(bp_store *db, const struct bp_game *g)
 {

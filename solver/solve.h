@@ -35,4 +35,8 @@ int bp_engine_parse(const char *name, enum bp_engine *out);
 int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 	     struct bp_solve_result *out, struct bp_err *err);
 
+/* 1 when a solve of g with the index left to auto (BP_INDEX_AUTO) indexes it by its
+ * reachable positions only (solver/sparse.h): its dense index does not fit. */
+int bp_solve_sparse_wanted(const struct bp_game *g);
+
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "solver/plan.h"
-#include "solver/sparse.h"
+#include "solver/solve.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -320,7 +320,7 @@ int bp_cmd_plan(int argc, char **argv)
 		if (o.memory_per_rank)
 			printf("fits: %s\n", fits ? "yes" : "no");
 	}
-	if (p.too_large && bp_sparse_wanted(g)) {
+	if (p.too_large && bp_solve_sparse_wanted(g)) {
 		bp_cli_error(cmd,
 			     "%s: %u tiers have more than 2^60 dense indices: solve indexes it by "
 			     "its reachable positions only (solve --index sparse: enumerated "
