@@ -72,8 +72,9 @@ struct bp_solve_dist {
 
 /* How bp_solve indexes a table's positions. The numbers are not stored anywhere. */
 enum bp_index {
-	BP_INDEX_AUTO = 0, /* the game's dense index where it fits and the table (if begun)
-			      has none stored, else reachable positions only */
+	BP_INDEX_AUTO = 0, /* a table begun keeps its index; else reachable positions only
+			      where the game has keys for them (Mirador) and its dense
+			      index does not fit; else dense */
 	BP_INDEX_DENSE,	   /* the game's dense rank (game.h tier_size, rank, unrank) */
 	BP_INDEX_SPARSE	   /* reachable canonical positions only (solver/sparse.h) */
 };

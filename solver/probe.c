@@ -114,6 +114,12 @@ int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos 
 			rc = bp_sparse_rank(ix, g->ops->tier(g, &canon), key, &idx);
 	} else {
 		rc = g->ops->rank(g, &canon, &idx);
+		/* a table indexed by its reachable positions, opened without its index
+		 * (bp_table_open, not bp_probe_open): its tier sizes are not the dense
+		 * ones (every tier is compared: a small tier may have the same size), and
+		 * its records must not be read with dense indices */
+		if (rc == BP_OK && bp_sparse_supported(g))
+			rc = check_layout(t, g, NULL);
 	}
 	if (rc)
 		return rc == BP_ERANGE ? BP_ENOTFOUND : rc;

@@ -26,7 +26,9 @@ struct bp_probe {
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err);
 
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set
- * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED. */
+ * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED; BP_EFORMAT
+ * (a table indexed by its reachable positions opened without its index: with
+ * bp_table_open instead of bp_probe_open). */
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		      struct bp_probe *out);
 

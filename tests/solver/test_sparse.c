@@ -17,7 +17,8 @@
 #include "store/kv.h"
 #include "tests/support.h"
 
-static const char *const boards[] = { "mirador:5x5", "mirador:6x6", "mirador:7x7", "mirador:8x8" };
+static const char *const boards[] = { "mirador:4x4", "mirador:5x4,piece=1", "mirador:5x5",
+				      "mirador:6x6", "mirador:7x7",	    "mirador:8x8" };
 
 static bp_sparse *enumerate(const struct bp_game *g)
 {
@@ -336,5 +337,23 @@ Test(sparse, verify_catches_an_index_that_is_not_the_reachable_set)
 	free(copy);
 	free(count);
 	free(keys);
+	bp_game_destroy(g);
+}
+
+Test(sparse, a_table_opened_without_its_index_is_not_read)
+{
+	struct bp_game *g = open_game("mirador:7x7");
+	char *dir = solved_sparse(g);
+	bp_store *db;
+	bp_table *t;
+	struct bp_pos start;
+	struct bp_probe pr;
+	g->ops->start(g, &start);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	cr_expect_eq(bp_probe_position(g, t, &start, &pr), BP_EFORMAT);
+	bp_table_close(t);
+	bp_store_close(db);
+	remove_db(dir);
 	bp_game_destroy(g);
 }
