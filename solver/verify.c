@@ -491,6 +491,7 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		mismatch = bp_sparse_compare(ix, fresh, why, sizeof why) != BP_OK;
 	}
 	rc = verify_table(view, t, opts, out);
+	out->index_enumerated = fresh ? bp_sparse_positions(fresh) : 0;
 	/* an index names the positions of the records: it is part of the content */
 	uint64_t pair[2] = { out->content_hash, bp_sparse_hash(ix) };
 	out->content_hash = bp_hash64(pair, sizeof pair, 0x696e646578);

@@ -123,6 +123,7 @@ Test(sparse, same_values_as_the_dense_table, .timeout = 60)
 		cr_assert_eq(bp_verify(g, tb, &vo, &vr), BP_OK);
 		cr_expect_eq(vr.inconsistencies, 0, "%s", boards[b]);
 		cr_expect_eq(vr.positions_checked, rs.positions);
+		cr_expect_eq(vr.index_enumerated, rs.positions);
 		bp_table_close(ta);
 		bp_table_close(tb);
 		bp_store_close(sa);
