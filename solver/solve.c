@@ -109,22 +109,27 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 			goto out;
 		out->index_seconds = bp_solve_clock() - t0;
 	}
-	uint64_t need = bp_sparse_bytes(ix);
+	/* the whole need, now that the positions are known: the index, held throughout,
+	 * and the tiers engine's own (its bitmaps and records over the index) */
+	uint64_t need = bp_sparse_bytes(ix), records = 0;
 	struct bp_solve_opts o = *opts;
 	o.engine = BP_ENGINE_TIERS;
-	if (opts->memory_limit && need >= opts->memory_limit) {
+	o.memory_limit = 0; /* checked here, with the index counted */
+	if ((rc = bp_sparse_view(g, ix, &view)) || (rc = bp_solve_tiers_estimate(view, &records)))
+		goto out;
+	if (opts->memory_limit && need + records > opts->memory_limit) {
+		char rb[32], kb[32];
 		rc = bp_err_set(err, BP_ERANGE,
-				"%s: its index of %llu reachable positions takes %s, more than "
-				"the memory limit of %s",
-				g->spec, (unsigned long long)bp_sparse_positions(ix),
-				bp_text_bytes(need, nb, sizeof nb),
+				"%s needs about %s: %s for its index of %llu reachable "
+				"positions and %s to solve over it, more than the memory limit "
+				"of %s",
+				g->spec, bp_text_bytes(need + records, nb, sizeof nb),
+				bp_text_bytes(need, rb, sizeof rb),
+				(unsigned long long)bp_sparse_positions(ix),
+				bp_text_bytes(records, kb, sizeof kb),
 				bp_text_bytes(opts->memory_limit, lb, sizeof lb));
 		goto out;
 	}
-	if (opts->memory_limit)
-		o.memory_limit = opts->memory_limit - need;
-	if ((rc = bp_sparse_view(g, ix, &view)))
-		goto out;
 	double seconds = out->index_seconds;
 	rc = bp_solve_tiers(view, db, &o, out, err);
 	out->index_seconds = seconds;
