@@ -109,9 +109,7 @@ int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos 
 	const bp_sparse *ix = bp_table_attached(t);
 	int rc;
 	if (ix) {
-		uint64_t key[2];
-		if ((rc = g->ops->key_pack(g, &canon, key)) == BP_OK)
-			rc = bp_sparse_rank(ix, g->ops->tier(g, &canon), key, &idx);
+		rc = bp_sparse_rank_position(ix, g, &canon, &idx);
 	} else {
 		rc = g->ops->rank(g, &canon, &idx);
 		/* a table indexed by its reachable positions, opened without its index
@@ -137,12 +135,8 @@ int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_
 		    struct bp_pos *out)
 {
 	const bp_sparse *ix = bp_table_attached(t);
-	if (ix) {
-		const uint64_t *key = bp_sparse_key(ix, tier, i);
-		if (!key)
-			return BP_ERANGE;
-		return g->ops->key_unpack(g, tier, key, out) ? BP_ENOTFOUND : BP_OK;
-	}
+	if (ix)
+		return bp_sparse_unrank_position(ix, g, tier, i, out);
 	return g->ops->unrank ? g->ops->unrank(g, tier, i, out) : BP_EUNSUPPORTED;
 }
 

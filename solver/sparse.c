@@ -232,6 +232,23 @@ const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i)
 	return t < ix->nt && i < ix->n[t] ? ix->k[t] + 2 * i : NULL;
 }
 
+int bp_sparse_rank_position(const bp_sparse *ix, const struct bp_game *g, const struct bp_pos *p,
+			    uint64_t *out)
+{
+	uint64_t key[2];
+	int rc = g->ops->key_pack(g, p, key);
+	return rc ? rc : bp_sparse_rank(ix, g->ops->tier(g, p), key, out);
+}
+
+int bp_sparse_unrank_position(const bp_sparse *ix, const struct bp_game *g, uint32_t t, uint64_t i,
+			      struct bp_pos *out)
+{
+	const uint64_t *key = bp_sparse_key(ix, t, i);
+	if (!key)
+		return BP_ERANGE;
+	return g->ops->key_unpack(g, t, key, out) ? BP_ENOTFOUND : BP_OK;
+}
+
 int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t n)
 {
 	if (a->nt != b->nt) {
@@ -489,17 +506,12 @@ static int view_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
 
 static int view_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
 {
-	uint64_t key[2];
-	int rc = g->ops->key_pack(g, p, key);
-	return rc ? rc : bp_sparse_rank(ix_of(g), g->ops->tier(g, p), key, out);
+	return bp_sparse_rank_position(ix_of(g), g, p, out);
 }
 
 static int view_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
 {
-	const uint64_t *key = bp_sparse_key(ix_of(g), tier, index);
-	if (!key)
-		return BP_ERANGE;
-	return g->ops->key_unpack(g, tier, key, out) ? BP_ENOTFOUND : BP_OK;
+	return bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
 }
 
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out)

@@ -73,6 +73,16 @@ uint64_t bp_sparse_hash(const bp_sparse *ix);
 /* The index of key in tier t. @return BP_OK; BP_ERANGE (not in the index). */
 int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out);
 
+/* The index of position p (canonical) of game g: its tier and key_pack, then
+ * bp_sparse_rank. @return BP_OK; BP_ERANGE (not in the index, or no key). */
+int bp_sparse_rank_position(const bp_sparse *ix, const struct bp_game *g, const struct bp_pos *p,
+			    uint64_t *out);
+
+/* The position at index i of tier t: key_unpack of its key. @return BP_OK; BP_ERANGE
+ * (out of range); BP_ENOTFOUND (the key names no position of g). */
+int bp_sparse_unrank_position(const bp_sparse *ix, const struct bp_game *g, uint32_t t, uint64_t i,
+			      struct bp_pos *out);
+
 /* The key at index i of tier t (two words, the high one second), or NULL when out of
  * range. Owned by ix. */
 const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i);
