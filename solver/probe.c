@@ -60,7 +60,7 @@ static int open_index(bp_store *db, bp_table *t, const struct bp_game *g, struct
 	bp_sparse *ix = NULL;
 	if (!bp_sparse_supported(g))
 		return g->ops->tier_size ? check_layout(t, g, err) : BP_OK;
-	int rc = bp_sparse_load(db, g, &ix, err);
+	int rc = bp_sparse_open(db, g, &ix, err); /* tiers are read on first use */
 	if (rc == BP_OK && index_fits(ix, t)) {
 		bp_table_attach(t, ix, free_index);
 		return BP_OK;
@@ -129,6 +129,12 @@ int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos 
 	out->value = bp_record_value(r);
 	out->remoteness = bp_record_remoteness(r);
 	return BP_OK;
+}
+
+const char *bp_probe_why(const bp_table *t)
+{
+	const bp_sparse *ix = bp_table_attached(t);
+	return ix && bp_sparse_why(ix)[0] ? bp_sparse_why(ix) : bp_table_why(t);
 }
 
 int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,

@@ -32,6 +32,11 @@ int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct 
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		      struct bp_probe *out);
 
+/* What the last failing read of t found: its stored index of reachable positions (a
+ * tier read on first use that failed its checks) or, else, bp_table_why. Owned by
+ * t. */
+const char *bp_probe_why(const bp_table *t);
+
 /* The position at index i of tier `tier` of table t (opened with bp_probe_open): through
  * the table's stored index of reachable positions when it has one, else the game's
  * unrank. @return BP_OK; BP_ENOTFOUND or BP_ERANGE (no position there);

@@ -22,7 +22,9 @@
  *                             20  4 bytes  key bytes (16)
  *                             24  4 bytes  keys per block (BLOCK_KEYS)
  *                             28  8 bytes  per tier: number of keys
- *                              .  8 bytes  bp_sparse_hash of the whole index
+ *                              .  8 bytes  per tier: bp_hash64 of its keys (as
+ *                                          little-endian words, low then high) seeded
+ *                                          0x7370617273650000 ^ tier
  *   key "k" TIER BLOCK  (u32 and u32, big-endian: 9 bytes) for each block of
  *                       BLOCK_KEYS keys of a tier, in order:
  *                              0  4 bytes  records n of the frame
@@ -40,10 +42,12 @@
  * Sorted keys share their leading bytes (the game puts its coarsest fields on top), so
  * the front coding removes most of them before zstd sees the rest. A reader checks the
  * checksums, that each block holds its count, that the keys increase strictly (also
- * across blocks) and the counts and hash of the record: an index that fails any of
- * these is damaged, never used. */
+ * across blocks) and the tier's count and hash in the record: an index that fails any
+ * of these is damaged, never used. Readers (bp_sparse_open) read the record at once and
+ * a tier's keys on first use, so a query reads the tiers it touches, not the index. */
 #include "solver/sparse.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,17 @@ struct bp_sparse {
 	uint64_t *n;	 /* keys per tier */
 	uint64_t **k;	 /* tier t: n[t] keys, two words each (low, high), increasing */
 	uint64_t stored; /* bytes of the stored form, when known */
+	/* opened from its stored form (bp_sparse_open): a tier's keys are read, checked
+	 * and kept on first use (ready[t] set, atomically, under lock) */
+	uint8_t *ready;	 /* NULL: every tier is in memory */
+	uint64_t *thash; /* per tier, from the format record */
+	bp_kv *kv;	 /* its key space, read under lock only */
+	bp_codec *codec;
+	uint16_t *rec; /* one block's records */
+	uint64_t seed;
+	pthread_mutex_t lock;
+	int bad;       /* the first error reading a tier (sticks) */
+	char why[200]; /* what it was */
 };
 
 int bp_sparse_supported(const struct bp_game *g)
@@ -161,6 +176,13 @@ void bp_sparse_free(bp_sparse *ix)
 		return;
 	for (uint32_t t = 0; ix->k && t < ix->nt; t++)
 		free(ix->k[t]);
+	if (ix->ready)
+		pthread_mutex_destroy(&ix->lock);
+	bp_kv_close(ix->kv);
+	bp_codec_destroy(ix->codec);
+	free(ix->rec);
+	free(ix->ready);
+	free(ix->thash);
 	free(ix->k);
 	free(ix->n);
 	free(ix);
@@ -197,19 +219,31 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 	return b;
 }
 
+static uint64_t tier_hash(const bp_sparse *ix, uint32_t t)
+{
+	return bp_hash64(ix->k[t] ? (const void *)ix->k[t] : (const void *)"", ix->n[t] * KEY_BYTES,
+			 0x7370617273650000ull ^ t);
+}
+
+static int need_tier(const bp_sparse *ix, uint32_t t);
+
 uint64_t bp_sparse_hash(const bp_sparse *ix)
 {
 	uint64_t h = 0x7370617273650000ull ^ ix->nt;
-	for (uint32_t t = 0; t < ix->nt; t++)
-		h = bp_hash64(ix->k[t] ? (const void *)ix->k[t] : (const void *)"",
-			      ix->n[t] * KEY_BYTES, h ^ t);
+	for (uint32_t t = 0; t < ix->nt; t++) {
+		uint64_t th = need_tier(ix, t) == BP_OK ? tier_hash(ix, t) : 0;
+		h = bp_hash64(&th, sizeof th, h ^ t);
+	}
 	return h;
 }
 
 int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
 {
+	int rc;
 	if (t >= ix->nt)
 		return BP_ERANGE;
+	if ((rc = need_tier(ix, t)))
+		return rc;
 	uint64_t lo = 0, hi = ix->n[t];
 	const uint64_t *k = ix->k[t];
 	while (lo < hi) {
@@ -229,7 +263,7 @@ int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint6
 
 const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i)
 {
-	return t < ix->nt && i < ix->n[t] ? ix->k[t] + 2 * i : NULL;
+	return t < ix->nt && i < ix->n[t] && need_tier(ix, t) == BP_OK ? ix->k[t] + 2 * i : NULL;
 }
 
 int bp_sparse_rank_position(const bp_sparse *ix, const struct bp_game *g, const struct bp_pos *p,
@@ -243,9 +277,10 @@ int bp_sparse_rank_position(const bp_sparse *ix, const struct bp_game *g, const 
 int bp_sparse_unrank_position(const bp_sparse *ix, const struct bp_game *g, uint32_t t, uint64_t i,
 			      struct bp_pos *out)
 {
-	const uint64_t *key = bp_sparse_key(ix, t, i);
+	int rc = t < ix->nt ? need_tier(ix, t) : BP_OK;
+	const uint64_t *key = rc ? NULL : bp_sparse_key(ix, t, i);
 	if (!key)
-		return BP_ERANGE;
+		return rc ? rc : BP_ERANGE;
 	return g->ops->key_unpack(g, t, key, out) ? BP_ENOTFOUND : BP_OK;
 }
 
@@ -256,6 +291,11 @@ int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t 
 		return BP_ECORRUPT;
 	}
 	for (uint32_t t = 0; t < a->nt; t++) {
+		int rc = need_tier(a, t);
+		if (rc || (rc = need_tier(b, t))) {
+			snprintf(why, n, "tier %u cannot be read: %s", t, bp_strerror(rc));
+			return rc;
+		}
 		if (a->n[t] != b->n[t]) {
 			snprintf(why, n, "tier %u: %llu positions against %llu", t,
 				 (unsigned long long)a->n[t], (unsigned long long)b->n[t]);
@@ -663,7 +703,7 @@ int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err
 	index_name(name, sizeof name, spec);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		nitems += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
-	size_t flen = 28 + 8 * (size_t)ix->nt + 8;
+	size_t flen = 28 + 16 * (size_t)ix->nt;
 	items = calloc(nitems, sizeof *items);
 	keys = malloc(nitems * 9);
 	format = malloc(flen);
@@ -681,7 +721,11 @@ int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err
 	put_u32(format + 24, BLOCK_KEYS);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		put_u64(format + 28 + 8 * (size_t)t, ix->n[t]);
-	put_u64(format + 28 + 8 * (size_t)ix->nt, bp_sparse_hash(ix));
+	for (uint32_t t = 0; t < ix->nt; t++) {
+		if ((rc = need_tier(ix, t)))
+			goto out;
+		put_u64(format + 28 + 8 * ((size_t)ix->nt + t), tier_hash(ix, t));
+	}
 	items[at++] =
 		(struct bp_kv_item){ .key = "format", .klen = 6, .val = format, .vlen = flen };
 	uint64_t seed = seed_of(spec);
@@ -743,14 +787,105 @@ int bp_sparse_stored(bp_store *db, const char *spec)
 	return 1;
 }
 
-int bp_sparse_load(bp_store *db, const struct bp_game *g, bp_sparse **out, struct bp_err *err)
+/* Reads, decodes and checks tier t's keys. Called under ix->lock. */
+static int load_tier(bp_sparse *ix, uint32_t t)
+{
+	uint64_t n = ix->n[t];
+	int rc = BP_OK;
+	if (!(ix->k[t] = malloc((n ? n : 1) * KEY_BYTES)))
+		return BP_ENOMEM;
+	for (uint64_t b0 = 0, blk = 0; b0 < n; b0 += BLOCK_KEYS, blk++) {
+		uint32_t want = (uint32_t)(n - b0 < BLOCK_KEYS ? n - b0 : BLOCK_KEYS);
+		uint8_t k[9];
+		void *val = NULL;
+		size_t vlen = 0;
+		const char *why = NULL;
+		block_key(k, t, (uint32_t)blk);
+		rc = bp_kv_get(ix->kv, k, 9, &val, &vlen);
+		ix->stored += 9 + vlen;
+		if (rc == BP_ENOTFOUND)
+			rc = BP_ECORRUPT, why = "missing";
+		else if (rc == BP_ECORRUPT)
+			why = bp_kv_why(ix->kv);
+		else if (!rc && (vlen < HEADER_BYTES || get_u32(val) > (BLOCK_KEYS * 17 + 2) / 2 ||
+				 get_u32((uint8_t *)val + 4) != want))
+			rc = BP_ECORRUPT, why = "bad block header";
+		else if (!rc)
+			rc = bp_codec_decode(ix->codec, k, 9, ix->seed,
+					     (uint8_t *)val + HEADER_BYTES, vlen - HEADER_BYTES,
+					     ix->rec, get_u32(val), 0, &why);
+		if (!rc && decode_block(ix->rec, get_u32(val), want, ix->k[t] + 2 * b0))
+			rc = BP_ECORRUPT, why = "keys do not decode";
+		free(val);
+		if (rc) {
+			snprintf(ix->why, sizeof ix->why,
+				 "its index of positions: tier %u block %llu: %s", t,
+				 (unsigned long long)blk, why ? why : bp_strerror(rc));
+			goto fail;
+		}
+	}
+	for (uint64_t i = 1; i < n; i++)
+		if (key_cmp(ix->k[t] + 2 * (i - 1), ix->k[t] + 2 * i) >= 0) {
+			snprintf(ix->why, sizeof ix->why,
+				 "its index of positions: tier %u: keys out of order at %llu", t,
+				 (unsigned long long)i);
+			rc = BP_ECORRUPT;
+			goto fail;
+		}
+	if (tier_hash(ix, t) != ix->thash[t]) {
+		snprintf(ix->why, sizeof ix->why,
+			 "its index of positions: tier %u fails the hash of its format record", t);
+		rc = BP_ECORRUPT;
+		goto fail;
+	}
+	return BP_OK;
+fail:
+	free(ix->k[t]);
+	ix->k[t] = NULL;
+	return rc;
+}
+
+/* Tier t in memory: at once, or read on first use (index opened from its stored form).
+ * The index is logically const: reading a tier fills a cache. */
+static int need_tier(const bp_sparse *cix, uint32_t t)
+{
+	bp_sparse *ix = (bp_sparse *)(uintptr_t)cix; /* allocated non-const (sparse_new) */
+	if (!ix->ready || __atomic_load_n(&ix->ready[t], __ATOMIC_ACQUIRE))
+		return BP_OK;
+	pthread_mutex_lock(&ix->lock);
+	int rc = ix->bad;
+	if (!rc && !ix->ready[t]) {
+		rc = load_tier(ix, t);
+		if (rc)
+			ix->bad = rc;
+		else
+			__atomic_store_n(&ix->ready[t], 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&ix->lock);
+	return rc;
+}
+
+int bp_sparse_read_all(bp_sparse *ix, struct bp_err *err)
+{
+	for (uint32_t t = 0; t < ix->nt; t++) {
+		int rc = need_tier(ix, t);
+		if (rc)
+			return bp_err_set(err, rc, "%s", ix->why[0] ? ix->why : bp_strerror(rc));
+	}
+	return BP_OK;
+}
+
+const char *bp_sparse_why(const bp_sparse *ix)
+{
+	return ix->why;
+}
+
+int bp_sparse_open(bp_store *db, const struct bp_game *g, bp_sparse **out, struct bp_err *err)
 {
 	char name[300];
 	bp_kv *kv = NULL;
-	bp_codec *codec = NULL;
 	bp_sparse *ix = NULL;
 	uint8_t *format = NULL;
-	uint16_t *rec = NULL;
 	size_t flen = 0;
 	int rc;
 	*out = NULL;
@@ -786,80 +921,49 @@ int bp_sparse_load(bp_store *db, const struct bp_game *g, bp_sparse **out, struc
 		goto out;
 	}
 	uint32_t nt = get_u32(format + 16);
-	if (nt != g->ntiers || flen != 28 + 8 * (size_t)nt + 8) {
+	if (nt != g->ntiers || flen != 28 + 16 * (size_t)nt) {
 		rc = bp_err_set(err, BP_EFORMAT, "its index of positions has %u tiers, the game %u",
 				nt, g->ntiers);
 		goto out;
 	}
-	if (!(ix = sparse_new(nt)) || (ix->stored = 6 + flen, bp_codec_create(&codec)) ||
-	    !(rec = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 * sizeof *rec))) {
-		rc = BP_ENOMEM;
+	if ((ix = sparse_new(nt)) && (ix->ready = calloc(nt ? nt : 1, 1)))
+		pthread_mutex_init(&ix->lock, NULL); /* bp_sparse_free destroys it */
+	if (!ix || !ix->ready || !(ix->thash = calloc(nt ? nt : 1, sizeof *ix->thash)) ||
+	    bp_codec_create(&ix->codec) ||
+	    !(ix->rec = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 * sizeof *ix->rec))) {
+		rc = bp_err_set(err, BP_ENOMEM, "its index of positions: out of memory");
 		goto out;
 	}
-	uint64_t seed = seed_of(g->spec);
+	ix->stored = 6 + flen;
+	ix->seed = seed_of(g->spec);
 	for (uint32_t t = 0; t < nt; t++) {
-		uint64_t n = get_u64(format + 28 + 8 * (size_t)t);
-		if (n > ((uint64_t)1 << 40) || !(ix->k[t] = malloc((n ? n : 1) * KEY_BYTES))) {
-			rc = n > ((uint64_t)1 << 40) ? BP_ECORRUPT : BP_ENOMEM;
+		ix->n[t] = get_u64(format + 28 + 8 * (size_t)t);
+		ix->thash[t] = get_u64(format + 28 + 8 * ((size_t)nt + t));
+		if (ix->n[t] > ((uint64_t)1 << 40)) {
+			rc = bp_err_set(err, BP_ECORRUPT,
+					"its index of positions: tier %u: %llu positions", t,
+					(unsigned long long)ix->n[t]);
 			goto out;
 		}
-		ix->n[t] = n;
-		for (uint64_t b0 = 0, blk = 0; b0 < n; b0 += BLOCK_KEYS, blk++) {
-			uint32_t want = (uint32_t)(n - b0 < BLOCK_KEYS ? n - b0 : BLOCK_KEYS);
-			uint8_t k[9];
-			void *val = NULL;
-			size_t vlen = 0;
-			const char *why = NULL;
-			block_key(k, t, (uint32_t)blk);
-			rc = bp_kv_get(kv, k, 9, &val, &vlen);
-			ix->stored += 9 + vlen;
-			if (rc == BP_ENOTFOUND)
-				rc = BP_ECORRUPT, why = "missing";
-			else if (rc == BP_ECORRUPT)
-				why = bp_kv_why(kv);
-			else if (!rc &&
-				 (vlen < HEADER_BYTES || get_u32(val) > (BLOCK_KEYS * 17 + 2) / 2 ||
-				  get_u32((uint8_t *)val + 4) != want))
-				rc = BP_ECORRUPT, why = "bad block header";
-			else if (!rc)
-				rc = bp_codec_decode(
-					codec, k, 9, seed, (uint8_t *)val + HEADER_BYTES,
-					vlen - HEADER_BYTES, rec, get_u32(val), 0, &why);
-			if (!rc && decode_block(rec, get_u32(val), want, ix->k[t] + 2 * b0))
-				rc = BP_ECORRUPT, why = "keys do not decode";
-			free(val);
-			if (rc) {
-				bp_err_set(err, rc,
-					   "its index of positions: tier %u block %llu: %s", t,
-					   (unsigned long long)blk, why ? why : bp_strerror(rc));
-				goto out;
-			}
-		}
-		for (uint64_t i = 1; i < n; i++)
-			if (key_cmp(ix->k[t] + 2 * (i - 1), ix->k[t] + 2 * i) >= 0) {
-				rc = bp_err_set(
-					err, BP_ECORRUPT,
-					"its index of positions: tier %u: keys out of order at "
-					"%llu",
-					t, (unsigned long long)i);
-				goto out;
-			}
 	}
-	if (bp_sparse_hash(ix) != get_u64(format + 28 + 8 * (size_t)nt)) {
-		rc = bp_err_set(err, BP_ECORRUPT,
-				"its index of positions fails the hash of its format record");
-		goto out;
-	}
+	ix->kv = kv;
+	kv = NULL;
 out:
 	bp_kv_close(kv);
-	bp_codec_destroy(codec);
 	free(format);
-	free(rec);
-	if (rc == BP_ENOMEM && err && !err->msg[0])
-		bp_err_set(err, rc, "its index of positions: out of memory");
 	if (rc)
 		bp_sparse_free(ix);
 	else
 		*out = ix;
+	return rc;
+}
+
+int bp_sparse_load(bp_store *db, const struct bp_game *g, bp_sparse **out, struct bp_err *err)
+{
+	int rc = bp_sparse_open(db, g, out, err);
+	if (!rc && (rc = bp_sparse_read_all(*out, err))) {
+		bp_sparse_free(*out);
+		*out = NULL;
+	}
 	return rc;
 }

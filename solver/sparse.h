@@ -107,6 +107,22 @@ int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err
 /* 1 when an index (sound or not) is stored for the table of spec in db, else 0. */
 int bp_sparse_stored(bp_store *db, const char *spec);
 
+/* Opens the stored index of g's table: reads and checks its format record (format,
+ * rules version, tiers, counts) now, and each tier's keys on first use (rank, key,
+ * unrank, compare, hash), checking them as bp_sparse_load does; a tier that fails
+ * makes those return its error (BP_ECORRUPT, BP_ENOMEM, BP_EIO; bp_sparse_why says
+ * where), and every later read too. Safe to use from several threads. The kv handle
+ * it keeps is closed by bp_sparse_free, which must come before the store is closed.
+ * @return as bp_sparse_load. The caller owns *out. */
+int bp_sparse_open(bp_store *db, const struct bp_game *g, bp_sparse **out, struct bp_err *err);
+
+/* Reads every tier not read yet. @return BP_OK, or the first tier's error (err says
+ * where). */
+int bp_sparse_read_all(bp_sparse *ix, struct bp_err *err);
+
+/* What the first tier that failed to read found ("" when none). Owned by ix. */
+const char *bp_sparse_why(const bp_sparse *ix);
+
 /* Reads the stored index of g's table, checking every block's checksums, the order
  * of the keys, their count and hash against the index's record.
  * @return BP_OK; BP_ENOTFOUND (no index stored for g); BP_ECORRUPT (damaged: err says

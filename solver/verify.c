@@ -475,14 +475,20 @@ out:
 int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts *opts,
 	      struct bp_verify_report *out)
 {
-	const bp_sparse *ix = bp_table_attached(t);
+	bp_sparse *ix = bp_table_attached(t);
 	if (!ix)
 		return verify_table(g, t, opts, out);
 	struct bp_game *view = NULL;
 	bp_sparse *fresh = NULL;
 	char why[200] = "";
-	int rc = bp_sparse_view(g, ix, &view), mismatch = 0;
-	if (rc)
+	struct bp_err err = { { 0 } };
+	int rc, mismatch = 0;
+	if ((rc = bp_sparse_read_all(ix, &err))) {
+		if (opts && opts->problem)
+			opts->problem(opts->ctx, err.msg);
+		return rc;
+	}
+	if ((rc = bp_sparse_view(g, ix, &view)))
 		return rc;
 	if (!(opts && opts->hash_only)) {
 		struct bp_solve_opts eo = { .threads = opts ? opts->threads : 0 };
