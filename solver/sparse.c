@@ -921,9 +921,16 @@ int bp_sparse_open(bp_store *db, const struct bp_game *g, bp_sparse **out, struc
 		goto out;
 	}
 	uint32_t nt = get_u32(format + 16);
-	if (nt != g->ntiers || flen != 28 + 16 * (size_t)nt) {
+	if (nt != g->ntiers) {
 		rc = bp_err_set(err, BP_EFORMAT, "its index of positions has %u tiers, the game %u",
 				nt, g->ntiers);
+		goto out;
+	}
+	if (flen != 28 + 16 * (size_t)nt) {
+		rc = bp_err_set(err, BP_ECORRUPT,
+				"its index of positions has a format record of %zu bytes, %zu "
+				"expected",
+				flen, 28 + 16 * (size_t)nt);
 		goto out;
 	}
 	if ((ix = sparse_new(nt)) && (ix->ready = calloc(nt ? nt : 1, 1)))
