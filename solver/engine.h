@@ -70,8 +70,18 @@ struct bp_solve_dist {
 	int (*recv)(void *ctx, int from, void *buf, uint64_t bytes);
 };
 
+/* How bp_solve indexes a table's positions. The numbers are not stored anywhere. */
+enum bp_index {
+	BP_INDEX_AUTO = 0, /* a table begun keeps its index; else reachable positions only
+			      where the game has keys for them (Mirador) and its dense
+			      index does not fit; else dense */
+	BP_INDEX_DENSE,	   /* the game's dense rank (game.h tier_size, rank, unrank) */
+	BP_INDEX_SPARSE	   /* reachable canonical positions only (solver/sparse.h) */
+};
+
 struct bp_solve_opts {
 	enum bp_engine engine;	/* bp_solve only; engines called directly ignore it */
+	enum bp_index index;	/* bp_solve only */
 	int threads;		/* worker threads; <= 0: one per online core */
 	uint64_t memory_limit;	/* bytes; 0: no limit. Checked up front (BP_ERANGE) */
 	uint32_t block_records; /* passed to the store; 0: its default */
@@ -108,6 +118,11 @@ struct bp_solve_result {
 	/* split across ranks: bytes this rank sent to and received from the others
 	 * (lookups, reach marks and slices for the writer) */
 	uint64_t sent_bytes, received_bytes;
+	/* indexed by reachable positions only (solver/sparse.h): the index's bytes in
+	 * memory and stored (compressed), and the seconds this run enumerated it (0 when
+	 * it was read back); all 0 with the dense index */
+	uint64_t index_bytes, index_stored_bytes;
+	double index_seconds;
 };
 
 #endif

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "solver/probe.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "solver/sparse.h"
 
 /* Whether the table's tiers have the game's sizes: a table written with another index
  * layout (Glorieta's before its hands were ranked by the counts) names other positions
@@ -30,11 +34,63 @@ static int check_layout(bp_table *t, const struct bp_game *g, struct bp_err *err
 	return BP_OK;
 }
 
+static void free_index(void *ix)
+{
+	bp_sparse_free(ix);
+}
+
+/* Whether the index's tiers are the table's. */
+static int index_fits(const bp_sparse *ix, bp_table *t)
+{
+	struct bp_table_meta m;
+	if (bp_table_meta_get(t, &m) || m.ntiers != bp_sparse_tiers(ix))
+		return 0;
+	for (uint32_t i = 0; i < m.ntiers; i++)
+		if (m.tier_size[i] != bp_sparse_count(ix, i))
+			return 0;
+	return 1;
+}
+
+/* The table's index: its stored index of reachable positions (attached to the table,
+ * read by bp_probe_position), else the game's dense one, checked against the table's
+ * tier sizes. An index stored for an earlier table that a dense one replaced
+ * (solve --replace) is left aside when the dense index fits the table. */
+static int open_index(bp_store *db, bp_table *t, const struct bp_game *g, struct bp_err *err)
+{
+	bp_sparse *ix = NULL;
+	if (!bp_sparse_supported(g))
+		return g->ops->tier_size ? check_layout(t, g, err) : BP_OK;
+	int rc = bp_sparse_open(db, g, &ix, err); /* tiers are read on first use */
+	if (rc == BP_OK && index_fits(ix, t)) {
+		bp_table_attach(t, ix, free_index);
+		return BP_OK;
+	}
+	bp_sparse_free(ix);
+	if (rc && rc != BP_ENOTFOUND)
+		return rc; /* damaged, or of another format: refused by name */
+	if (bp_sparse_wanted(g))
+		return bp_err_set(
+			err, BP_EFORMAT,
+			rc == BP_ENOTFOUND
+				? "the table has no stored index of its reachable "
+				  "positions (the game's dense index does not fit): the "
+				  "index is missing; re-solve it (solve --replace)"
+				: "the stored index of reachable positions does not "
+				  "match the table's tiers; re-solve it (solve --replace)");
+	if (err)
+		memset(err, 0, sizeof *err);
+	rc = check_layout(t, g, err);
+	if (rc == BP_EFORMAT && err)
+		snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+			 " (or its stored index of reachable positions is missing)");
+	return rc;
+}
+
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err)
 {
 	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, err);
 	if (rc == BP_OK && ((rc = bp_table_check_rules(*out, BP_RULES_VERSION, err)) ||
-			    (g->ops->tier_size && (rc = check_layout(*out, g, err))))) {
+			    (rc = open_index(db, *out, g, err)))) {
 		bp_table_close(*out);
 		*out = NULL;
 	}
@@ -44,13 +100,25 @@ int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct 
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		      struct bp_probe *out)
 {
-	if (!g->ops->tier || !g->ops->rank)
+	if (!g->ops->tier || (!g->ops->rank && !bp_table_attached(t)))
 		return BP_EUNSUPPORTED;
 	struct bp_pos canon;
 	uint64_t idx;
 	uint16_t r;
 	bp_game_canonical(g, p, &canon);
-	int rc = g->ops->rank(g, &canon, &idx);
+	const bp_sparse *ix = bp_table_attached(t);
+	int rc;
+	if (ix) {
+		rc = bp_sparse_rank_position(ix, g, &canon, &idx);
+	} else {
+		rc = g->ops->rank(g, &canon, &idx);
+		/* a table indexed by its reachable positions, opened without its index
+		 * (bp_table_open, not bp_probe_open): its tier sizes are not the dense
+		 * ones (every tier is compared: a small tier may have the same size), and
+		 * its records must not be read with dense indices */
+		if (rc == BP_OK && bp_sparse_supported(g))
+			rc = check_layout(t, g, NULL);
+	}
 	if (rc)
 		return rc == BP_ERANGE ? BP_ENOTFOUND : rc;
 	rc = bp_table_get(t, g->ops->tier(g, &canon), idx, &r);
@@ -61,6 +129,21 @@ int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos 
 	out->value = bp_record_value(r);
 	out->remoteness = bp_record_remoteness(r);
 	return BP_OK;
+}
+
+const char *bp_probe_why(const bp_table *t)
+{
+	const bp_sparse *ix = bp_table_attached(t);
+	return ix && bp_sparse_why(ix)[0] ? bp_sparse_why(ix) : bp_table_why(t);
+}
+
+int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,
+		    struct bp_pos *out)
+{
+	const bp_sparse *ix = bp_table_attached(t);
+	if (ix)
+		return bp_sparse_unrank_position(ix, g, tier, i, out);
+	return g->ops->unrank ? g->ops->unrank(g, tier, i, out) : BP_EUNSUPPORTED;
 }
 
 /* Orders moves best first for the mover. */

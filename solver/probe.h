@@ -18,13 +18,31 @@ struct bp_probe {
  * other rules are never silently mixed. Every reader of solved values opens tables
  * this way; so is a table whose tier sizes differ from the game's (written with
  * another index layout). @return BP_OK; BP_ENOTFOUND (not solved here); BP_ERULES (err
- * names both versions); BP_EFORMAT (another index layout); as bp_table_open. The caller owns *out (bp_table_close). */
+ * names both versions); BP_EFORMAT (another index layout, or a table indexed by its
+ * reachable positions whose stored index is missing); BP_ECORRUPT (that index is
+ * damaged: err says where); as bp_table_open. A stored index of reachable positions
+ * (solver/sparse.h) is read here and kept with the table (bp_table_attached) for
+ * bp_probe_position. The caller owns *out (bp_table_close). */
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err);
 
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set
- * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED. */
+ * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED; BP_EFORMAT
+ * (a table indexed by its reachable positions opened without its index: with
+ * bp_table_open instead of bp_probe_open). */
 int bp_probe_position(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		      struct bp_probe *out);
+
+/* What the last failing read of t found: its stored index of reachable positions (a
+ * tier read on first use that failed its checks) or, else, bp_table_why. Owned by
+ * t. */
+const char *bp_probe_why(const bp_table *t);
+
+/* The position at index i of tier `tier` of table t (opened with bp_probe_open): through
+ * the table's stored index of reachable positions when it has one, else the game's
+ * unrank. @return BP_OK; BP_ENOTFOUND or BP_ERANGE (no position there);
+ * BP_EUNSUPPORTED (the game cannot unrank). */
+int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,
+		    struct bp_pos *out);
 
 struct bp_probe_move {
 	struct bp_move move;

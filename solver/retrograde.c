@@ -852,8 +852,8 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 
 	/* 2. tiers from the last to the first */
 	s.meter.phase_done = s.meter.phase_total = 0;
-	for (uint32_t t = st; t < s.nt; t++)
-		s.meter.phase_total += s.tiers[t].done ? 0 : share(&s.tiers[t]);
+	for (uint32_t t = st; t < s.nt; t++) /* a dense game walks each tier twice: marks */
+		s.meter.phase_total += s.tiers[t].done ? 0 : (dense ? 2 : 1) * share(&s.tiers[t]);
 	for (uint32_t t = s.nt; t-- > st;) {
 		struct tier *tt = &s.tiers[t];
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = s.nt };

@@ -35,4 +35,9 @@ int bp_engine_parse(const char *name, enum bp_engine *out);
 int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 	     struct bp_solve_result *out, struct bp_err *err);
 
+/* 1 when g's dense index does not fit (some tier over 2^64 indices) and g has keys for
+ * an index of its reachable positions only (solver/sparse.h), so that every solve of it
+ * uses that index. */
+int bp_solve_sparse_wanted(const struct bp_game *g);
+
 #endif

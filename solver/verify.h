@@ -18,7 +18,12 @@ struct bp_verify_report {
 	uint64_t inconsistencies;  /* wrong value or remoteness, missing child, misplaced record */
 	uint64_t corrupt_blocks;
 	uint64_t missing_tiers; /* tiers not stored (an unfinished solve) */
-	uint64_t content_hash;	/* of (tier, index, record) for every stored record */
+	uint64_t content_hash;	/* of (tier, index, record) for every stored record (and,
+				 * for a table indexed by its reachable positions, of the
+				 * index) */
+	/* a table indexed by its reachable positions: the positions a fresh enumeration
+	 * by the rules reached, compared with the stored index (0: dense, or hash only) */
+	uint64_t index_enumerated;
 };
 
 /* Called for each problem found, from any worker thread but one call at a time, in

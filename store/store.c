@@ -123,7 +123,9 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
-	char why[160]; /* what the last failing bp_table_get or put found */
+	char why[160];	/* what the last failing bp_table_get or put found */
+	void *attached; /* bp_table_attach */
+	void (*attached_free)(void *data);
 };
 
 /* Codes of the guarded LMDB reads below, next to LMDB's own (-30799..-30780) and errno
@@ -1078,10 +1080,24 @@ out:
 	return ret;
 }
 
+void bp_table_attach(bp_table *t, void *data, void (*free_fn)(void *data))
+{
+	if (t->attached && t->attached_free)
+		t->attached_free(t->attached);
+	t->attached = data;
+	t->attached_free = free_fn;
+}
+
+void *bp_table_attached(const bp_table *t)
+{
+	return t->attached;
+}
+
 void bp_table_close(bp_table *t)
 {
 	if (!t)
 		return;
+	bp_table_attach(t, NULL, NULL);
 	if (t->lockfd >= 0)
 		close(t->lockfd); /* releases the writer lock */
 	if (t->rtxn)

@@ -89,6 +89,14 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 
 void bp_table_close(bp_table *t);
 
+/* Keeps data that a layer above reads with this open table (the solver's stored index
+ * of positions, solver/sparse.h) until the table is closed, when free_fn (may be NULL)
+ * frees it. A second call replaces (and frees) the first data. */
+void bp_table_attach(bp_table *t, void *data, void (*free_fn)(void *data));
+
+/* The data given to bp_table_attach, or NULL. */
+void *bp_table_attached(const bp_table *t);
+
 /* Whether the table's values were solved under rules version rules_version: a table
  * of another version must never be answered from (RULES.md: tables are refused, never
  * silently mixed). @return BP_OK; BP_ERULES, err naming both versions; BP_EINVAL. */

@@ -34,7 +34,7 @@ static int table_each(void *ctx,
 	int rc = bp_table_meta_get(t->tab, &m);
 	if (rc)
 		return rc;
-	if (!g->ops->unrank)
+	if (!g->ops->unrank && !bp_table_attached(t->tab))
 		return BP_EUNSUPPORTED;
 	for (uint32_t tier = 0; tier < m.ntiers && !rc; tier++) {
 		uint16_t *rec =
@@ -47,7 +47,7 @@ static int table_each(void *ctx,
 			if (v == BP_VALUE_NONE)
 				continue;
 			struct bp_pos p;
-			if (g->ops->unrank(g, tier, i, &p))
+			if (bp_probe_unrank(g, t->tab, tier, i, &p))
 				continue;
 			unsigned r = bp_record_remoteness(rec[i]);
 			rc = visit(vctx, &p, (enum bp_value)v,

@@ -59,10 +59,17 @@ static void one(void *ctx, const char *spec)
 	struct bp_pos p;
 	if (m.rules_version == BP_RULES_VERSION && done == m.ntiers &&
 	    (rc = bp_game_create(spec, &g, NULL)) == BP_OK) {
+		/* read as every reader does (bp_probe_open): through the table's stored
+		 * index of reachable positions where it has one */
+		bp_table *pt = NULL;
 		g->ops->start(g, &p);
-		if ((rc = bp_probe_position(g, tab, &p, &pr)) == BP_OK) {
+		if ((rc = bp_probe_open(l->db, g, &pt, &err)) == BP_OK)
+			rc = bp_probe_position(g, pt, &p, &pr);
+		if (rc == BP_OK) {
 			value = bp_value_name(pr.value);
 			rem = pr.remoteness;
+		} else if (err.msg[0]) {
+			list_failed(l, rc, spec, err.msg);
 		} else {
 			const char *why = bp_table_why(tab);
 			char what[200];
@@ -70,6 +77,7 @@ static void one(void *ctx, const char *spec)
 				 bp_strerror(rc), *why ? " (" : "", why, *why ? ")" : "");
 			list_failed(l, rc, spec, what);
 		}
+		bp_table_close(pt);
 	} else if (rc == BP_ENOMEM) {
 		list_failed(l, rc, spec, bp_strerror(rc));
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "solver/plan.h"
+#include "solver/solve.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -319,7 +320,16 @@ int bp_cmd_plan(int argc, char **argv)
 		if (o.memory_per_rank)
 			printf("fits: %s\n", fits ? "yes" : "no");
 	}
-	if (p.too_large) {
+	if (p.too_large && bp_solve_sparse_wanted(g)) {
+		bp_cli_error(cmd,
+			     "%s: %u tiers have more than 2^60 dense indices: solve indexes it by "
+			     "its reachable positions only (solve --index sparse: enumerated "
+			     "first, in one process, never split across ranks), whose number only "
+			     "that enumeration tells (solve --progress prints it per tier); this "
+			     "plan cannot size it",
+			     g->spec, p.too_large);
+		rc = BP_EXIT_USAGE;
+	} else if (p.too_large) {
 		bp_cli_error(cmd,
 			     "%s: %u tiers have more than 2^60 indices: the dense tables cannot "
 			     "hold them (the totals above leave them out)",

@@ -217,8 +217,8 @@ int bp_cmd_query(int argc, char **argv)
 				     bp_text_str(&pos), g->spec);
 		else
 			bp_cli_error(cmd, "reading %s: %s%s%s%s", g->spec, bp_strerror(prc),
-				     *bp_table_why(tab) ? " (" : "", bp_table_why(tab),
-				     *bp_table_why(tab) ? ")" : "");
+				     *bp_probe_why(tab) ? " (" : "", bp_probe_why(tab),
+				     *bp_probe_why(tab) ? ")" : "");
 		/* damage is exit 3; no memory or an I/O error, exit 4 */
 		rc = prc == BP_ENOTFOUND ? BP_EXIT_USAGE : bp_cli_exit_code(prc);
 		goto out;
@@ -232,8 +232,8 @@ int bp_cmd_query(int argc, char **argv)
 	int n = bp_probe_moves(g, tab, &p, pm);
 	if (n < 0) {
 		bp_cli_error(cmd, "reading the moves' values of %s: %s%s%s%s", g->spec,
-			     bp_strerror(n), *bp_table_why(tab) ? " (" : "", bp_table_why(tab),
-			     *bp_table_why(tab) ? ")" : "");
+			     bp_strerror(n), *bp_probe_why(tab) ? " (" : "", bp_probe_why(tab),
+			     *bp_probe_why(tab) ? ")" : "");
 		rc = n == BP_ENOTFOUND ? BP_EXIT_DB : bp_cli_exit_code(n);
 		goto out;
 	}

@@ -256,7 +256,7 @@ int bp_cmd_solve(int argc, char **argv)
 {
 	const char *cmd = "solve";
 	static const char *const valued[] = { "db",    "threads", "memory", "block-records",
-					      "level", "solver",  NULL };
+					      "level", "solver",  "index",  NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	bp_store *db = NULL;
@@ -303,6 +303,17 @@ int bp_cmd_solve(int argc, char **argv)
 	if (bp_engine_parse(solver, &opts.engine)) {
 		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers, cycles or counter)",
 			     solver);
+		return BP_EXIT_USAGE;
+	}
+	const char *index = a.opt[6] ? a.opt[6] : "auto";
+	if (strcmp(index, "auto") == 0)
+		opts.index = BP_INDEX_AUTO;
+	else if (strcmp(index, "dense") == 0)
+		opts.index = BP_INDEX_DENSE;
+	else if (strcmp(index, "sparse") == 0)
+		opts.index = BP_INDEX_SPARSE;
+	else {
+		bp_cli_error(cmd, "bad --index '%s' (auto, dense or sparse)", index);
 		return BP_EXIT_USAGE;
 	}
 	struct bp_solve_dist dist = { 0 };
@@ -446,6 +457,15 @@ int bp_cmd_solve(int argc, char **argv)
 			       (unsigned long long)r.received_bytes);
 		if (note)
 			printf("\"solver_note\": \"%s\", ", note);
+		if (r.index_bytes) /* indexed by its reachable positions */
+			printf("\"index\": \"sparse\", \"index_bytes\": %llu, "
+			       "\"index_stored_bytes\": %llu, \"index_bits_per_position\": %.4f, "
+			       "\"index_seconds\": %.3f, ",
+			       (unsigned long long)r.index_bytes,
+			       (unsigned long long)r.index_stored_bytes,
+			       r.positions ? (double)r.index_stored_bytes * 8 / (double)r.positions
+					   : 0,
+			       r.index_seconds);
 		printf("\"db\": %s}\n", bp_text_str(&t));
 		bp_text_free(&t);
 	} else {
@@ -473,6 +493,14 @@ int bp_cmd_solve(int argc, char **argv)
 		       bp_text_bytes(r.peak_memory, mbuf, sizeof mbuf));
 		printf("database:   %s, %llu bytes, %.3f bits per position\n", path,
 		       (unsigned long long)r.stored_bytes, bpp);
+		if (r.index_bytes)
+			printf("index:      reachable positions only: %llu bytes stored (%.3f bits "
+			       "per position), %s in memory%s\n",
+			       (unsigned long long)r.index_stored_bytes,
+			       r.positions ? (double)r.index_stored_bytes * 8 / (double)r.positions
+					   : 0,
+			       bp_text_bytes(r.index_bytes, mbuf, sizeof mbuf),
+			       r.index_seconds > 0 ? "" : " (read back)");
 	}
 out:
 	if (caught)

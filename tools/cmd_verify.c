@@ -158,14 +158,15 @@ int bp_cmd_verify(int argc, char **argv)
 				"%s{\"instance\": \"%s\", \"ok\": %s, \"positions_checked\": %llu, "
 				"\"positions_hashed\": %llu, "
 				"\"inconsistencies\": %llu, \"corrupt_blocks\": %llu, "
-				"\"missing_tiers\": %llu, \"content_hash\": \"%016llx\"}",
+				"\"missing_tiers\": %llu, \"content_hash\": \"%016llx\"%s}",
 				i ? ", " : "", specs.v[i], ok ? "true" : "false",
 				(unsigned long long)r.positions_checked,
 				(unsigned long long)r.positions_hashed,
 				(unsigned long long)r.inconsistencies,
 				(unsigned long long)r.corrupt_blocks,
 				(unsigned long long)r.missing_tiers,
-				(unsigned long long)r.content_hash);
+				(unsigned long long)r.content_hash,
+				r.index_enumerated ? ", \"index\": \"sparse\"" : "");
 		else {
 			bp_text_printf(&out, "%s: %s: ", specs.v[i], ok ? "ok" : "PROBLEMS");
 			if (hash_only)
@@ -183,6 +184,12 @@ int bp_cmd_verify(int argc, char **argv)
 				(unsigned long long)r.corrupt_blocks,
 				(unsigned long long)r.missing_tiers,
 				(unsigned long long)r.content_hash);
+			if (r.index_enumerated)
+				bp_text_printf(
+					&out,
+					"  index: %llu reachable positions enumerated afresh "
+					"by the rules and compared with the stored index\n",
+					(unsigned long long)r.index_enumerated);
 		}
 	}
 	if (a.json) {

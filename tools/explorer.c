@@ -682,9 +682,12 @@ static void list_one(void *ctx, const char *spec)
 	struct bp_probe pr;
 	struct bp_pos p;
 	int known = bp_game_create(spec, &g, NULL) == BP_OK, valued = 0;
-	if (known && current) {
+	if (known && current) { /* as every reader: through a stored index, if any */
+		bp_table *pt = NULL;
 		g->ops->start(g, &p);
-		valued = bp_probe_position(g, tab, &p, &pr) == BP_OK;
+		valued = bp_probe_open(l->ex->db, g, &pt, NULL) == BP_OK &&
+			 bp_probe_position(g, pt, &p, &pr) == BP_OK;
+		bp_table_close(pt);
 	}
 	bp_text_printf(l->out, "%s{\"instance\": ", l->n++ ? ", " : "");
 	bp_text_json_string(l->out, spec);

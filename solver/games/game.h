@@ -214,6 +214,16 @@ struct bp_game_ops {
 	 * position (games whose index space has holes). */
 	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
 
+	/* A fixed-width key for an index of reachable positions only (solver/sparse.h),
+	 * for boards whose dense index is too large or mostly holes. key_pack writes the
+	 * 128-bit key of a canonical position p (key[1] the high word); keys are injective
+	 * within a tier, and key_unpack(tier(p), key_pack(p)) gives p back exactly.
+	 * @return BP_OK; BP_ERANGE (p does not fit 128 bits); key_unpack BP_ENOTFOUND
+	 * (the key names no valid position of the tier). NULL (both): no sparse index. */
+	int (*key_pack)(const struct bp_game *g, const struct bp_pos *p, uint64_t key[2]);
+	int (*key_unpack)(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			  struct bp_pos *out);
+
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and
 	 * whose rank() covers every position, canonical or not. Visits, in index order,

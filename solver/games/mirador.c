@@ -712,6 +712,97 @@ static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 	return BP_OK;
 }
 
+/* The key of a position for an index of reachable positions only (game.h key_pack),
+ * for any grid whose N = nx * ny top-left positions and n pieces fit 128 bits:
+ *
+ *     bit 127 ............ 128 - N | ... | 2 + n - 1 ....... 2 | 1       | 0
+ *     the union of both colours'   | 0   | which of the union's | to move | passed
+ *     top-left sets (bit i: place  |     | pieces (in increasing |         |
+ *     128 - N + i)                 |     | place order) are red  |         |
+ *
+ * The union sits in the high bits so that sorted keys share their leading bytes (the
+ * stored index is front-coded, solver/sparse.c). 10x10 with 2x2 pieces: N = 81 and
+ * n <= 25; 11x11: N = 100 and the side-contact rule keeps n far below 26. */
+static void key_set_bit(uint64_t key[2], int bit)
+{
+	key[bit >> 6] |= 1ull << (bit & 63);
+}
+
+static int key_bit(const uint64_t key[2], int bit)
+{
+	return (int)(key[bit >> 6] >> (bit & 63) & 1);
+}
+
+static int mirador_key_pack(const struct bp_game *g, const struct bp_pos *p, uint64_t key[2])
+{
+	const struct mirador *m = M(g);
+	int N = m->nplace, base = 128 - N, n = 0, red[MAX_CELLS], places[MAX_CELLS];
+	key[0] = key[1] = 0;
+	if (N > 126)
+		return BP_ERANGE;
+	/* a top-left square: set, with no square of its colour left of it or above it
+	 * (pieces of one colour never touch along a side) */
+	for (int y = 0; y < m->gr.ny; y++)
+		for (int x = 0; x < m->gr.nx; x++) {
+			int cell = y * m->gr.w + x;
+			for (int c = 0; c < 2; c++) {
+				const uint64_t *pl = cplane(p, c);
+				if (test_bit(pl, cell) && (x == 0 || !test_bit(pl, cell - 1)) &&
+				    (y == 0 || !test_bit(pl, cell - m->gr.w))) {
+					places[n] = y * m->gr.nx + x;
+					red[n++] = c == 0;
+				}
+			}
+		}
+	if (2 + n > base)
+		return BP_ERANGE;
+	for (int i = 0; i < n; i++) {
+		key_set_bit(key, base + places[i]);
+		if (red[i])
+			key_set_bit(key, 2 + i);
+	}
+	if (TO_MOVE(p))
+		key_set_bit(key, 1);
+	if (PASSED(p))
+		key_set_bit(key, 0);
+	return BP_OK;
+}
+
+static int mirador_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			      struct bp_pos *out)
+{
+	const struct mirador *m = M(g);
+	int N = m->nplace, base = 128 - N, n = 0;
+	if (N > 126)
+		return BP_ERANGE;
+	char cells[MAX_CELLS];
+	memset(cells, '.', (size_t)m->gr.ncells);
+	for (int i = 0; i < N; i++) {
+		if (!key_bit(key, base + i))
+			continue;
+		int x = i % m->gr.nx, y = i / m->gr.nx;
+		if (2 + n >= base)
+			return BP_ENOTFOUND;
+		char ch = key_bit(key, 2 + n++) ? 'r' : 'b';
+		for (int dy = 0; dy < m->gr.p; dy++)
+			for (int dx = 0; dx < m->gr.p; dx++) {
+				char *cell = &cells[(y + dy) * m->gr.w + x + dx];
+				if (*cell != '.')
+					return BP_ENOTFOUND;
+				*cell = ch;
+			}
+	}
+	for (int b = 2 + n; b < base; b++)
+		if (key_bit(key, b))
+			return BP_ENOTFOUND;
+	memset(out, 0, sizeof *out);
+	TO_MOVE(out) = (uint64_t)key_bit(key, 1);
+	PASSED(out) = (uint64_t)key_bit(key, 0);
+	if (validate_cells(g, cells, out, NULL) || mirador_tier(g, out) != tier)
+		return BP_ENOTFOUND;
+	return BP_OK;
+}
+
 /* Most pieces that fit together: a maximum independent set of the top-left
  * positions under "overlap or side contact" (corner contact allowed), by branching
  * on a vertex of highest degree after taking every vertex of degree 0 or 1. */
@@ -1152,6 +1243,8 @@ const struct bp_game_ops bp_mirador_ops = {
 	.tier_size = mirador_tier_size,
 	.rank = mirador_rank,
 	.unrank = mirador_unrank,
+	.key_pack = mirador_key_pack,
+	.key_unpack = mirador_key_unpack,
 	.describe = mirador_describe,
 	.picture = mirador_picture,
 	.claims = "no-draw first-player pie corner-openings",

@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: MIT */
+/* The sparse index: enumeration, rank and unrank, the game view, and the stored form.
+ *
+ * Enumeration goes tier by tier upwards, as the tiers engine's reach pass does, and
+ * expands exactly what it expands (the canonical positions reached, terminal ones
+ * not), so the index holds exactly the positions the dense solve would store. Each
+ * worker appends its children's keys to one array per target tier; an array that
+ * fills is sorted and made unique in place before it grows, which bounds it by about
+ * twice the distinct keys it has seen (a hash set would cost more per key, and the
+ * arrays are sorted at the end anyway). When tier t is done, tier t + 1's arrays are
+ * merged, sorted and made unique: that is the tier's index, complete because every
+ * move raises the tier.
+ *
+ * Stored form, index format SPARSE_FORMAT (1), in the key space ".index:SPEC" of the
+ * database (store/kv.h: every value checksummed over its key and bytes, and the key
+ * space's record), little-endian:
+ *
+ *   key "format"        offset 0  8 bytes  magic "BPSPIDX\0"
+ *                              8  4 bytes  format version (SPARSE_FORMAT)
+ *                             12  4 bytes  rules version the positions were reached under
+ *                             16  4 bytes  ntiers
+ *                             20  4 bytes  key bytes (16)
+ *                             24  4 bytes  keys per block (BLOCK_KEYS)
+ *                             28  8 bytes  per tier: number of keys
+ *                              .  8 bytes  per tier: bp_hash64 of its keys (as
+ *                                          little-endian words, low then high) seeded
+ *                                          0x7370617273650000 ^ tier
+ *   key "k" TIER BLOCK  (u32 and u32, big-endian: 9 bytes) for each block of
+ *                       BLOCK_KEYS keys of a tier, in order:
+ *                              0  4 bytes  records n of the frame
+ *                              4  4 bytes  keys in the block
+ *                              8  ...      the block codec's value (store/codec.h: a
+ *                                          zstd frame with checksums over the kv key,
+ *                                          the spec's hash and the content) of n
+ *                                          16-bit records, each two bytes (low first)
+ *                                          of the front-coded keys:
+ *
+ *   each key as 16 bytes big-endian (high word first), written as one byte s, the
+ *   bytes it shares with the previous key of the block (0 for the first), then its
+ *   16 - s other bytes; a zero byte pads an odd length.
+ *
+ * Sorted keys share their leading bytes (the game puts its coarsest fields on top), so
+ * the front coding removes most of them before zstd sees the rest. A reader checks the
+ * checksums, that each block holds its count, that the keys increase strictly (also
+ * across blocks) and the tier's count and hash in the record: an index that fails any
+ * of these is damaged, never used. Readers (bp_sparse_open) read the record at once and
+ * a tier's keys on first use, so a query reads the tiers it touches, not the index. */
+#include "solver/sparse.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/parallel.h"
+#include "solver/solve_common.h"
+#include "store/codec.h"
+#include "store/kv.h"
+
+#define SPARSE_MAGIC "BPSPIDX"
+#define SPARSE_FORMAT 1
+#define KEY_BYTES 16
+#define BLOCK_KEYS (1u << 18)
+#define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
+#define HEADER_BYTES 8
+
+struct bp_sparse {
+	uint32_t nt;
+	uint64_t *n;	 /* keys per tier */
+	uint64_t **k;	 /* tier t: n[t] keys, two words each (low, high), increasing */
+	uint64_t stored; /* bytes of the stored form, when known */
+	/* opened from its stored form (bp_sparse_open): a tier's keys are read, checked
+	 * and kept on first use (ready[t] set, atomically, under lock) */
+	uint8_t *ready;	 /* NULL: every tier is in memory */
+	uint64_t *thash; /* per tier, from the format record */
+	bp_kv *kv;	 /* its key space, read under lock only */
+	bp_codec *codec;
+	uint16_t *rec; /* one block's records */
+	uint64_t seed;
+	pthread_mutex_t lock;
+	int bad;       /* the first error reading a tier (sticks) */
+	char why[200]; /* what it was */
+};
+
+int bp_sparse_supported(const struct bp_game *g)
+{
+	return g->ops->key_pack && g->ops->key_unpack && g->ops->tier && g->ntiers > 0 &&
+	       !(g->ops->flags & BP_GAME_CYCLIC);
+}
+
+int bp_sparse_wanted(const struct bp_game *g)
+{
+	if (!bp_sparse_supported(g))
+		return 0;
+	if (!g->ops->tier_size || !g->ops->rank || !g->ops->unrank)
+		return 1;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t sz;
+		if (g->ops->tier_size(g, t, &sz) != BP_OK)
+			return 1;
+	}
+	return 0;
+}
+
+static int key_cmp(const uint64_t *a, const uint64_t *b)
+{
+	if (a[1] != b[1])
+		return a[1] < b[1] ? -1 : 1;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+static int key_qcmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+/* Sorts n keys and drops repeats. @return the keys left. */
+static uint64_t sort_unique(uint64_t *k, uint64_t n)
+{
+	if (n < 2)
+		return n;
+	qsort(k, n, 2 * sizeof(uint64_t), key_qcmp);
+	uint64_t m = 1;
+	for (uint64_t i = 1; i < n; i++)
+		if (key_cmp(k + 2 * i, k + 2 * (m - 1)) != 0) {
+			k[2 * m] = k[2 * i];
+			k[2 * m + 1] = k[2 * i + 1];
+			m++;
+		}
+	return m;
+}
+
+static bp_sparse *sparse_new(uint32_t nt)
+{
+	bp_sparse *ix = calloc(1, sizeof *ix);
+	if (!ix)
+		return NULL;
+	ix->nt = nt;
+	ix->n = calloc(nt ? nt : 1, sizeof *ix->n);
+	ix->k = calloc(nt ? nt : 1, sizeof *ix->k);
+	if (!ix->n || !ix->k) {
+		bp_sparse_free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *const *keys,
+			bp_sparse **out)
+{
+	bp_sparse *ix = sparse_new(nt);
+	*out = NULL;
+	if (!ix)
+		return BP_ENOMEM;
+	for (uint32_t t = 0; t < nt; t++) {
+		for (uint64_t i = 1; i < count[t]; i++)
+			if (key_cmp(keys[t] + 2 * (i - 1), keys[t] + 2 * i) >= 0) {
+				bp_sparse_free(ix);
+				return BP_EINVAL;
+			}
+		if (!(ix->k[t] = malloc((count[t] ? count[t] : 1) * KEY_BYTES))) {
+			bp_sparse_free(ix);
+			return BP_ENOMEM;
+		}
+		if (count[t])
+			memcpy(ix->k[t], keys[t], count[t] * KEY_BYTES);
+		ix->n[t] = count[t];
+	}
+	*out = ix;
+	return BP_OK;
+}
+
+void bp_sparse_free(bp_sparse *ix)
+{
+	if (!ix)
+		return;
+	for (uint32_t t = 0; ix->k && t < ix->nt; t++)
+		free(ix->k[t]);
+	if (ix->ready)
+		pthread_mutex_destroy(&ix->lock);
+	bp_kv_close(ix->kv);
+	bp_codec_destroy(ix->codec);
+	free(ix->rec);
+	free(ix->ready);
+	free(ix->thash);
+	free(ix->k);
+	free(ix->n);
+	free(ix);
+}
+
+uint64_t bp_sparse_count(const bp_sparse *ix, uint32_t t)
+{
+	return t < ix->nt ? ix->n[t] : 0;
+}
+
+uint32_t bp_sparse_tiers(const bp_sparse *ix)
+{
+	return ix->nt;
+}
+
+uint64_t bp_sparse_positions(const bp_sparse *ix)
+{
+	uint64_t n = 0;
+	for (uint32_t t = 0; t < ix->nt; t++)
+		n += ix->n[t];
+	return n;
+}
+
+uint64_t bp_sparse_stored_bytes(const bp_sparse *ix)
+{
+	return ix->stored;
+}
+
+uint64_t bp_sparse_bytes(const bp_sparse *ix)
+{
+	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
+	for (uint32_t t = 0; t < ix->nt; t++)
+		b += ix->n[t] * KEY_BYTES;
+	return b;
+}
+
+static uint64_t tier_hash(const bp_sparse *ix, uint32_t t)
+{
+	return bp_hash64(ix->k[t] ? (const void *)ix->k[t] : (const void *)"", ix->n[t] * KEY_BYTES,
+			 0x7370617273650000ull ^ t);
+}
+
+static int need_tier(const bp_sparse *ix, uint32_t t);
+
+uint64_t bp_sparse_hash(const bp_sparse *ix)
+{
+	uint64_t h = 0x7370617273650000ull ^ ix->nt;
+	for (uint32_t t = 0; t < ix->nt; t++) {
+		uint64_t th = need_tier(ix, t) == BP_OK ? tier_hash(ix, t) : 0;
+		h = bp_hash64(&th, sizeof th, h ^ t);
+	}
+	return h;
+}
+
+int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
+{
+	int rc;
+	if (t >= ix->nt)
+		return BP_ERANGE;
+	if ((rc = need_tier(ix, t)))
+		return rc;
+	uint64_t lo = 0, hi = ix->n[t];
+	const uint64_t *k = ix->k[t];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		int c = key_cmp(k + 2 * mid, key);
+		if (c == 0) {
+			*out = mid;
+			return BP_OK;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return BP_ERANGE;
+}
+
+const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i)
+{
+	return t < ix->nt && i < ix->n[t] && need_tier(ix, t) == BP_OK ? ix->k[t] + 2 * i : NULL;
+}
+
+int bp_sparse_rank_position(const bp_sparse *ix, const struct bp_game *g, const struct bp_pos *p,
+			    uint64_t *out)
+{
+	uint64_t key[2];
+	int rc = g->ops->key_pack(g, p, key);
+	return rc ? rc : bp_sparse_rank(ix, g->ops->tier(g, p), key, out);
+}
+
+int bp_sparse_unrank_position(const bp_sparse *ix, const struct bp_game *g, uint32_t t, uint64_t i,
+			      struct bp_pos *out)
+{
+	int rc = t < ix->nt ? need_tier(ix, t) : BP_OK;
+	const uint64_t *key = rc ? NULL : bp_sparse_key(ix, t, i);
+	if (!key)
+		return rc ? rc : BP_ERANGE;
+	return g->ops->key_unpack(g, t, key, out) ? BP_ENOTFOUND : BP_OK;
+}
+
+int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t n)
+{
+	if (a->nt != b->nt) {
+		snprintf(why, n, "%u tiers against %u", a->nt, b->nt);
+		return BP_ECORRUPT;
+	}
+	for (uint32_t t = 0; t < a->nt; t++) {
+		int rc = need_tier(a, t);
+		if (rc || (rc = need_tier(b, t))) {
+			snprintf(why, n, "tier %u cannot be read: %s", t, bp_strerror(rc));
+			return rc;
+		}
+		if (a->n[t] != b->n[t]) {
+			snprintf(why, n, "tier %u: %llu positions against %llu", t,
+				 (unsigned long long)a->n[t], (unsigned long long)b->n[t]);
+			return BP_ECORRUPT;
+		}
+		for (uint64_t i = 0; i < a->n[t]; i++)
+			if (key_cmp(a->k[t] + 2 * i, b->k[t] + 2 * i) != 0) {
+				snprintf(why, n, "tier %u: position %llu differs", t,
+					 (unsigned long long)i);
+				return BP_ECORRUPT;
+			}
+	}
+	return BP_OK;
+}
+
+/* ---- enumeration ------------------------------------------------------------------ */
+
+struct kvec {
+	uint64_t *a; /* n keys, two words each */
+	uint64_t n, cap;
+};
+
+struct enumr {
+	const struct bp_game *g;
+	const struct bp_solve_opts *o;
+	bp_sparse *ix;
+	uint32_t t;
+	int threads;
+	struct kvec *pend; /* threads * nt: worker w's keys for tier c at w * nt + c */
+	struct bp_move **mv;
+	uint64_t held;	/* bytes of the pending arrays (atomic) */
+	uint64_t fixed; /* bytes of the index so far */
+	uint64_t limit;
+	char errmsg[200];
+};
+
+static int over_limit(struct enumr *e, uint64_t more)
+{
+	uint64_t held = __atomic_add_fetch(&e->held, more, __ATOMIC_RELAXED);
+	return e->limit && held + e->fixed > e->limit;
+}
+
+static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
+{
+	if (v->n == v->cap) {
+		v->n = sort_unique(v->a, v->n);
+		if (v->n > v->cap / 2 || v->cap == 0) {
+			uint64_t cap = v->cap ? 2 * v->cap : 1024;
+			uint64_t *a = realloc(v->a, cap * KEY_BYTES);
+			if (!a)
+				return BP_ENOMEM;
+			if (over_limit(e, (cap - v->cap) * KEY_BYTES)) {
+				free(a);
+				v->a = NULL;
+				v->n = v->cap = 0;
+				return BP_ERANGE;
+			}
+			v->a = a;
+			v->cap = cap;
+		}
+	}
+	v->a[2 * v->n] = key[0];
+	v->a[2 * v->n + 1] = key[1];
+	v->n++;
+	return BP_OK;
+}
+
+static int expand_chunk(void *ctx, int worker, uint64_t item)
+{
+	struct enumr *e = ctx;
+	const struct bp_game *g = e->g;
+	const struct bp_game_ops *ops = g->ops;
+	uint32_t t = e->t, nt = e->ix->nt;
+	uint64_t i0 = item * CHUNK_KEYS, i1 = i0 + CHUNK_KEYS;
+	if (i1 > e->ix->n[t])
+		i1 = e->ix->n[t];
+	if (e->o && e->o->cancel && e->o->cancel(e->o->ctx))
+		return BP_ECANCELED;
+	struct bp_pos p, c, canon;
+	struct bp_move *mv = e->mv[worker];
+	for (uint64_t i = i0; i < i1; i++) {
+		uint64_t key[2];
+		int rc = ops->key_unpack(g, t, e->ix->k[t] + 2 * i, &p);
+		if (rc) {
+			snprintf(e->errmsg, sizeof e->errmsg,
+				 "tier %u: a key the game packed does not unpack", t);
+			return BP_EINVAL;
+		}
+		if (ops->outcome(g, &p) != BP_VALUE_NONE)
+			continue;
+		int nm = ops->moves(g, &p, mv);
+		for (int m = 0; m < nm; m++) {
+			c = p;
+			ops->apply(g, &c, mv[m]);
+			bp_game_canonical(g, &c, &canon);
+			uint32_t ct = ops->tier(g, &canon);
+			if (ct <= t || ct >= nt) {
+				snprintf(e->errmsg, sizeof e->errmsg,
+					 "a move from tier %u leads to tier %u: the game's "
+					 "tiers are not monotone",
+					 t, ct);
+				return BP_EINVAL;
+			}
+			if ((rc = ops->key_pack(g, &canon, key))) {
+				snprintf(e->errmsg, sizeof e->errmsg,
+					 "tier %u: a position does not fit the game's 128-bit "
+					 "key",
+					 ct);
+				return rc;
+			}
+			if ((rc = push_key(e, &e->pend[(size_t)worker * nt + ct], key)))
+				return rc;
+		}
+	}
+	return BP_OK;
+}
+
+/* Merges the workers' arrays of tier c into the index's tier c. */
+static int merge_tier(struct enumr *e, uint32_t c)
+{
+	uint32_t nt = e->ix->nt;
+	uint64_t total = 0, at = 0;
+	for (int w = 0; w < e->threads; w++)
+		total += e->pend[(size_t)w * nt + c].n;
+	uint64_t *k = malloc((total ? total : 1) * KEY_BYTES);
+	if (!k)
+		return BP_ENOMEM;
+	for (int w = 0; w < e->threads; w++) {
+		struct kvec *v = &e->pend[(size_t)w * nt + c];
+		if (v->n)
+			memcpy(k + 2 * at, v->a, v->n * KEY_BYTES);
+		at += v->n;
+		__atomic_sub_fetch(&e->held, v->cap * KEY_BYTES, __ATOMIC_RELAXED);
+		free(v->a);
+		*v = (struct kvec){ 0 };
+	}
+	total = sort_unique(k, total);
+	uint64_t *shrunk = realloc(k, (total ? total : 1) * KEY_BYTES);
+	e->ix->k[c] = shrunk ? shrunk : k;
+	e->ix->n[c] = total;
+	e->fixed += total * KEY_BYTES;
+	return BP_OK;
+}
+
+int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
+			struct bp_err *err)
+{
+	struct enumr e = { .g = g, .o = opts };
+	double t0 = bp_solve_clock();
+	int rc = BP_OK;
+	*out = NULL;
+	if (!bp_sparse_supported(g))
+		return bp_err_set(err, BP_EUNSUPPORTED, "%s has no index of reachable positions",
+				  g->spec);
+	e.threads = opts && opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	e.limit = opts ? opts->memory_limit : 0;
+	uint32_t nt = g->ntiers;
+	e.ix = sparse_new(nt);
+	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
+	e.mv = bp_solve_move_buffers(g, e.threads);
+	if (!e.ix || !e.pend || !e.mv) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	struct bp_pos start, canon;
+	uint64_t key[2];
+	g->ops->start(g, &start);
+	bp_game_canonical(g, &start, &canon);
+	uint32_t st = g->ops->tier(g, &canon);
+	if (st >= nt || (rc = g->ops->key_pack(g, &canon, key))) {
+		rc = rc ? rc : BP_EINVAL;
+		snprintf(e.errmsg, sizeof e.errmsg, "the start position has no key");
+		goto out;
+	}
+	if (!(e.ix->k[st] = malloc(KEY_BYTES))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	e.ix->k[st][0] = key[0];
+	e.ix->k[st][1] = key[1];
+	e.ix->n[st] = 1;
+	for (uint32_t t = st; t < nt; t++) {
+		if (t > st && (rc = merge_tier(&e, t)))
+			goto out;
+		if (e.limit && e.held + e.fixed > e.limit) {
+			rc = BP_ERANGE;
+			goto out;
+		}
+		e.t = t;
+		rc = bp_parallel_for(e.threads, (e.ix->n[t] + CHUNK_KEYS - 1) / CHUNK_KEYS,
+				     expand_chunk, &e);
+		if (rc)
+			goto out;
+		if (opts && opts->progress) {
+			struct bp_solve_progress pr = { .phase = 0,
+							.tier = t,
+							.ntiers = nt,
+							.positions = e.ix->n[t],
+							.seconds = bp_solve_clock() - t0 };
+			opts->progress(opts->ctx, &pr);
+		}
+	}
+	rc = bp_game_status(g);
+out:
+	if (rc == BP_ERANGE && !e.errmsg[0]) {
+		char hb[32], lb[32];
+		snprintf(e.errmsg, sizeof e.errmsg,
+			 "enumerating its reachable positions (tier %u) needs more than the "
+			 "memory limit of %s (%s of keys held)",
+			 e.t, bp_text_bytes(e.limit, lb, sizeof lb),
+			 bp_text_bytes(e.held + e.fixed, hb, sizeof hb));
+	}
+	if (rc && err)
+		bp_err_set(err, rc, "%s: %s", g->spec, e.errmsg[0] ? e.errmsg : bp_strerror(rc));
+	if (e.pend)
+		for (size_t i = 0; i < (size_t)e.threads * nt; i++)
+			free(e.pend[i].a);
+	free(e.pend);
+	bp_solve_free_move_buffers(e.mv, e.threads);
+	if (rc)
+		bp_sparse_free(e.ix);
+	else
+		*out = e.ix;
+	return rc;
+}
+
+/* ---- the view ------------------------------------------------------------------------ */
+
+struct view {
+	struct bp_game g; /* first: the view's ops get a pointer to it */
+	struct bp_game_ops ops;
+	const bp_sparse *ix;
+};
+
+static const bp_sparse *ix_of(const struct bp_game *g)
+{
+	return ((const struct view *)(const void *)g)->ix;
+}
+
+static int view_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *out)
+{
+	const bp_sparse *ix = ix_of(g);
+	if (tier >= ix->nt)
+		return BP_ERANGE;
+	*out = ix->n[tier];
+	return BP_OK;
+}
+
+static int view_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	return bp_sparse_rank_position(ix_of(g), g, p, out);
+}
+
+static int view_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
+{
+	return bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
+}
+
+int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out)
+{
+	*out = NULL;
+	if (!bp_sparse_supported(g) || ix->nt != g->ntiers)
+		return BP_EUNSUPPORTED;
+	struct view *v = malloc(sizeof *v);
+	if (!v)
+		return BP_ENOMEM;
+	v->g = *g;
+	v->g.failed = BP_OK;
+	v->ops = *g->ops;
+	v->ops.tier_size = view_tier_size;
+	v->ops.rank = view_rank;
+	v->ops.unrank = view_unrank;
+	v->ops.tier_walk = NULL;
+	v->ops.flags =
+		(g->ops->flags | BP_GAME_DENSE_REACHABLE) & ~(unsigned)BP_GAME_WALK_UNREACHED;
+	v->g.ops = &v->ops;
+	v->ix = ix;
+	*out = &v->g;
+	return BP_OK;
+}
+
+void bp_sparse_view_free(struct bp_game *view)
+{
+	free(view); /* the view is the first member of its struct view */
+}
+
+/* ---- stored form ----------------------------------------------------------------- */
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << 8 * i;
+	return v;
+}
+
+static void block_key(uint8_t key[9], uint32_t tier, uint32_t block)
+{
+	key[0] = 'k';
+	for (int i = 0; i < 4; i++) {
+		key[1 + i] = (uint8_t)(tier >> 8 * (3 - i));
+		key[5 + i] = (uint8_t)(block >> 8 * (3 - i));
+	}
+}
+
+static void key_bytes(const uint64_t *k, uint8_t be[KEY_BYTES])
+{
+	for (int i = 0; i < 8; i++) {
+		be[i] = (uint8_t)(k[1] >> 8 * (7 - i));
+		be[8 + i] = (uint8_t)(k[0] >> 8 * (7 - i));
+	}
+}
+
+static uint64_t seed_of(const char *spec)
+{
+	return bp_hash64(spec, strlen(spec), 0x5350);
+}
+
+static void index_name(char *name, size_t n, const char *spec)
+{
+	snprintf(name, n, ".index:%s", spec);
+}
+
+/* Front-codes keys[0..n) into rec (room for 9 * n records). @return the records. */
+static uint32_t encode_block(const uint64_t *keys, uint32_t n, uint16_t *rec, uint8_t *bytes)
+{
+	uint8_t prev[KEY_BYTES] = { 0 }, cur[KEY_BYTES];
+	size_t len = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		key_bytes(keys + 2 * i, cur);
+		int s = 0;
+		while (s < KEY_BYTES && i > 0 && cur[s] == prev[s])
+			s++;
+		bytes[len++] = (uint8_t)s;
+		memcpy(bytes + len, cur + s, (size_t)(KEY_BYTES - s));
+		len += (size_t)(KEY_BYTES - s);
+		memcpy(prev, cur, KEY_BYTES);
+	}
+	if (len % 2)
+		bytes[len++] = 0;
+	for (size_t i = 0; i < len / 2; i++)
+		rec[i] = (uint16_t)(bytes[2 * i] | bytes[2 * i + 1] << 8);
+	return (uint32_t)(len / 2);
+}
+
+/* The inverse of encode_block: n keys from nrec records. @return BP_OK; BP_ECORRUPT. */
+static int decode_block(const uint16_t *rec, uint32_t nrec, uint32_t n, uint64_t *keys)
+{
+	uint8_t prev[KEY_BYTES] = { 0 }, cur[KEY_BYTES];
+	size_t len = (size_t)nrec * 2, at = 0;
+#define BYTE_AT(i) ((uint8_t)((i) % 2 ? rec[(i) / 2] >> 8 : rec[(i) / 2] & 0xff))
+	for (uint32_t i = 0; i < n; i++) {
+		if (at >= len)
+			return BP_ECORRUPT;
+		unsigned s = BYTE_AT(at);
+		at++;
+		if (s > KEY_BYTES || (i == 0 && s != 0) || at + (KEY_BYTES - s) > len)
+			return BP_ECORRUPT;
+		memcpy(cur, prev, s);
+		for (unsigned j = s; j < KEY_BYTES; j++, at++)
+			cur[j] = BYTE_AT(at);
+		uint64_t hi = 0, lo = 0;
+		for (int j = 0; j < 8; j++) {
+			hi = hi << 8 | cur[j];
+			lo = lo << 8 | cur[8 + j];
+		}
+		keys[2 * i] = lo;
+		keys[2 * i + 1] = hi;
+		memcpy(prev, cur, KEY_BYTES);
+	}
+#undef BYTE_AT
+	/* at most one padding byte, zero */
+	if (len - at > 1 || (len - at == 1 && (rec[nrec - 1] >> 8) != 0))
+		return BP_ECORRUPT;
+	return BP_OK;
+}
+
+int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err *err)
+{
+	char name[300];
+	bp_kv *kv = NULL;
+	bp_codec *codec = NULL;
+	struct bp_kv_item *items = NULL;
+	uint8_t *keys = NULL, *bytes = NULL, *format = NULL;
+	uint16_t *rec = NULL;
+	size_t nitems = 1, at = 0;
+	int rc;
+	index_name(name, sizeof name, spec);
+	for (uint32_t t = 0; t < ix->nt; t++)
+		nitems += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
+	size_t flen = 28 + 16 * (size_t)ix->nt;
+	items = calloc(nitems, sizeof *items);
+	keys = malloc(nitems * 9);
+	format = malloc(flen);
+	bytes = malloc((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2);
+	rec = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 * sizeof *rec);
+	if (!items || !keys || !format || !bytes || !rec || (rc = bp_codec_create(&codec))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	memcpy(format, SPARSE_MAGIC, 8);
+	put_u32(format + 8, SPARSE_FORMAT);
+	put_u32(format + 12, BP_RULES_VERSION);
+	put_u32(format + 16, ix->nt);
+	put_u32(format + 20, KEY_BYTES);
+	put_u32(format + 24, BLOCK_KEYS);
+	for (uint32_t t = 0; t < ix->nt; t++)
+		put_u64(format + 28 + 8 * (size_t)t, ix->n[t]);
+	for (uint32_t t = 0; t < ix->nt; t++) {
+		if ((rc = need_tier(ix, t)))
+			goto out;
+		put_u64(format + 28 + 8 * ((size_t)ix->nt + t), tier_hash(ix, t));
+	}
+	items[at++] =
+		(struct bp_kv_item){ .key = "format", .klen = 6, .val = format, .vlen = flen };
+	uint64_t seed = seed_of(spec);
+	for (uint32_t t = 0; t < ix->nt; t++)
+		for (uint64_t b0 = 0, blk = 0; b0 < ix->n[t]; b0 += BLOCK_KEYS, blk++) {
+			uint32_t n =
+				(uint32_t)(ix->n[t] - b0 < BLOCK_KEYS ? ix->n[t] - b0 : BLOCK_KEYS);
+			uint8_t *k = keys + 9 * at;
+			block_key(k, t, (uint32_t)blk);
+			uint32_t nrec = encode_block(ix->k[t] + 2 * b0, n, rec, bytes);
+			const void *enc;
+			size_t elen;
+			if ((rc = bp_codec_encode(codec, k, 9, seed, rec, nrec, 0, &enc, &elen)))
+				goto out;
+			uint8_t *val = malloc(HEADER_BYTES + elen);
+			if (!val) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+			put_u32(val, nrec);
+			put_u32(val + 4, n);
+			memcpy(val + HEADER_BYTES, enc, elen);
+			items[at++] = (struct bp_kv_item){
+				.key = k, .klen = 9, .val = val, .vlen = HEADER_BYTES + elen
+			};
+		}
+	if ((rc = bp_kv_open(db, name, BP_STORE_CREATE, &kv, err)))
+		goto out_quiet;
+	ix->stored = 0;
+	for (size_t i = 0; i < at; i++)
+		ix->stored += items[i].klen + items[i].vlen;
+	if ((rc = bp_kv_put(kv, at, items)))
+		bp_err_set(err, rc, "%s: writing its index of positions: %s", spec,
+			   bp_kv_why(kv)[0] ? bp_kv_why(kv) : bp_strerror(rc));
+	goto out_quiet;
+out:
+	bp_err_set(err, rc, "%s: encoding its index of positions: %s", spec, bp_strerror(rc));
+out_quiet:
+	for (size_t i = 1; items && i < at; i++)
+		free((void *)items[i].val);
+	bp_kv_close(kv);
+	bp_codec_destroy(codec);
+	free(items);
+	free(keys);
+	free(format);
+	free(bytes);
+	free(rec);
+	return rc;
+}
+
+int bp_sparse_stored(bp_store *db, const char *spec)
+{
+	char name[300];
+	bp_kv *kv = NULL;
+	index_name(name, sizeof name, spec);
+	if (bp_kv_open(db, name, BP_STORE_READONLY, &kv, NULL) == BP_ENOTFOUND)
+		return 0;
+	bp_kv_close(kv);
+	return 1;
+}
+
+/* Reads, decodes and checks tier t's keys. Called under ix->lock. */
+static int load_tier(bp_sparse *ix, uint32_t t)
+{
+	uint64_t n = ix->n[t];
+	int rc = BP_OK;
+	if (!(ix->k[t] = malloc((n ? n : 1) * KEY_BYTES)))
+		return BP_ENOMEM;
+	for (uint64_t b0 = 0, blk = 0; b0 < n; b0 += BLOCK_KEYS, blk++) {
+		uint32_t want = (uint32_t)(n - b0 < BLOCK_KEYS ? n - b0 : BLOCK_KEYS);
+		uint8_t k[9];
+		void *val = NULL;
+		size_t vlen = 0;
+		const char *why = NULL;
+		block_key(k, t, (uint32_t)blk);
+		rc = bp_kv_get(ix->kv, k, 9, &val, &vlen);
+		ix->stored += 9 + vlen;
+		if (rc == BP_ENOTFOUND)
+			rc = BP_ECORRUPT, why = "missing";
+		else if (rc == BP_ECORRUPT)
+			why = bp_kv_why(ix->kv);
+		else if (!rc && (vlen < HEADER_BYTES || get_u32(val) > (BLOCK_KEYS * 17 + 2) / 2 ||
+				 get_u32((uint8_t *)val + 4) != want))
+			rc = BP_ECORRUPT, why = "bad block header";
+		else if (!rc)
+			rc = bp_codec_decode(ix->codec, k, 9, ix->seed,
+					     (uint8_t *)val + HEADER_BYTES, vlen - HEADER_BYTES,
+					     ix->rec, get_u32(val), 0, &why);
+		if (!rc && decode_block(ix->rec, get_u32(val), want, ix->k[t] + 2 * b0))
+			rc = BP_ECORRUPT, why = "keys do not decode";
+		free(val);
+		if (rc) {
+			snprintf(ix->why, sizeof ix->why,
+				 "its index of positions: tier %u block %llu: %s", t,
+				 (unsigned long long)blk, why ? why : bp_strerror(rc));
+			goto fail;
+		}
+	}
+	for (uint64_t i = 1; i < n; i++)
+		if (key_cmp(ix->k[t] + 2 * (i - 1), ix->k[t] + 2 * i) >= 0) {
+			snprintf(ix->why, sizeof ix->why,
+				 "its index of positions: tier %u: keys out of order at %llu", t,
+				 (unsigned long long)i);
+			rc = BP_ECORRUPT;
+			goto fail;
+		}
+	if (tier_hash(ix, t) != ix->thash[t]) {
+		snprintf(ix->why, sizeof ix->why,
+			 "its index of positions: tier %u fails the hash of its format record", t);
+		rc = BP_ECORRUPT;
+		goto fail;
+	}
+	return BP_OK;
+fail:
+	free(ix->k[t]);
+	ix->k[t] = NULL;
+	return rc;
+}
+
+/* Tier t in memory: at once, or read on first use (index opened from its stored form).
+ * The index is logically const: reading a tier fills a cache. */
+static int need_tier(const bp_sparse *cix, uint32_t t)
+{
+	bp_sparse *ix = (bp_sparse *)(uintptr_t)cix; /* allocated non-const (sparse_new) */
+	if (!ix->ready || __atomic_load_n(&ix->ready[t], __ATOMIC_ACQUIRE))
+		return BP_OK;
+	pthread_mutex_lock(&ix->lock);
+	int rc = ix->bad;
+	if (!rc && !ix->ready[t]) {
+		rc = load_tier(ix, t);
+		if (rc)
+			ix->bad = rc;
+		else
+			__atomic_store_n(&ix->ready[t], 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&ix->lock);
+	return rc;
+}
+
+int bp_sparse_read_all(bp_sparse *ix, struct bp_err *err)
+{
+	for (uint32_t t = 0; t < ix->nt; t++) {
+		int rc = need_tier(ix, t);
+		if (rc)
+			return bp_err_set(err, rc, "%s", ix->why[0] ? ix->why : bp_strerror(rc));
+	}
+	return BP_OK;
+}
+
+const char *bp_sparse_why(const bp_sparse *ix)
+{
+	return ix->why;
+}
+
+int bp_sparse_open(bp_store *db, const struct bp_game *g, bp_sparse **out, struct bp_err *err)
+{
+	char name[300];
+	bp_kv *kv = NULL;
+	bp_sparse *ix = NULL;
+	uint8_t *format = NULL;
+	size_t flen = 0;
+	int rc;
+	*out = NULL;
+	index_name(name, sizeof name, g->spec);
+	if ((rc = bp_kv_open(db, name, BP_STORE_READONLY, &kv, err)))
+		return rc;
+	rc = bp_kv_get(kv, "format", 6, (void **)&format, &flen);
+	if (rc == BP_ENOTFOUND) {
+		rc = bp_err_set(err, BP_ECORRUPT, "its index of positions has no format record");
+		goto out;
+	}
+	if (rc) {
+		bp_err_set(err, rc, "its index of positions: format record: %s",
+			   rc == BP_ECORRUPT ? bp_kv_why(kv) : bp_strerror(rc));
+		goto out;
+	}
+	if (flen < 28 || memcmp(format, SPARSE_MAGIC, 8) != 0) {
+		rc = bp_err_set(err, BP_EFORMAT, "its index of positions is not one (bad magic)");
+		goto out;
+	}
+	if (get_u32(format + 8) != SPARSE_FORMAT || get_u32(format + 20) != KEY_BYTES ||
+	    get_u32(format + 24) != BLOCK_KEYS) {
+		rc = bp_err_set(err, BP_EFORMAT,
+				"its index of positions is of format %u, this build reads %u",
+				get_u32(format + 8), SPARSE_FORMAT);
+		goto out;
+	}
+	if (get_u32(format + 12) != BP_RULES_VERSION) {
+		rc = bp_err_set(err, BP_ERULES,
+				"its index of positions was enumerated under rules version %u, "
+				"this build implements %u",
+				get_u32(format + 12), BP_RULES_VERSION);
+		goto out;
+	}
+	uint32_t nt = get_u32(format + 16);
+	if (nt != g->ntiers) {
+		rc = bp_err_set(err, BP_EFORMAT, "its index of positions has %u tiers, the game %u",
+				nt, g->ntiers);
+		goto out;
+	}
+	if (flen != 28 + 16 * (size_t)nt) {
+		rc = bp_err_set(err, BP_ECORRUPT,
+				"its index of positions has a format record of %zu bytes, %zu "
+				"expected",
+				flen, 28 + 16 * (size_t)nt);
+		goto out;
+	}
+	if ((ix = sparse_new(nt)) && (ix->ready = calloc(nt ? nt : 1, 1)))
+		pthread_mutex_init(&ix->lock, NULL); /* bp_sparse_free destroys it */
+	if (!ix || !ix->ready || !(ix->thash = calloc(nt ? nt : 1, sizeof *ix->thash)) ||
+	    bp_codec_create(&ix->codec) ||
+	    !(ix->rec = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 * sizeof *ix->rec))) {
+		rc = bp_err_set(err, BP_ENOMEM, "its index of positions: out of memory");
+		goto out;
+	}
+	ix->stored = 6 + flen;
+	ix->seed = seed_of(g->spec);
+	for (uint32_t t = 0; t < nt; t++) {
+		ix->n[t] = get_u64(format + 28 + 8 * (size_t)t);
+		ix->thash[t] = get_u64(format + 28 + 8 * ((size_t)nt + t));
+		if (ix->n[t] > ((uint64_t)1 << 40)) {
+			rc = bp_err_set(err, BP_ECORRUPT,
+					"its index of positions: tier %u: %llu positions", t,
+					(unsigned long long)ix->n[t]);
+			goto out;
+		}
+	}
+	ix->kv = kv;
+	kv = NULL;
+out:
+	bp_kv_close(kv);
+	free(format);
+	if (rc)
+		bp_sparse_free(ix);
+	else
+		*out = ix;
+	return rc;
+}
+
+int bp_sparse_load(bp_store *db, const struct bp_game *g, bp_sparse **out, struct bp_err *err)
+{
+	int rc = bp_sparse_open(db, g, out, err);
+	if (!rc && (rc = bp_sparse_read_all(*out, err))) {
+		bp_sparse_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}

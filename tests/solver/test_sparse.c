@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/* The sparse index (solver/sparse.c): Mirador's keys round trip on every reachable
+ * position; a table indexed by its reachable positions holds the same value and
+ * remoteness for every position as the dense table, the same counts and start value;
+ * verify re-derives it and catches an index that is not the reachable set; a stored
+ * index that is damaged or missing is refused, never read. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/probe.h"
+#include "solver/retrograde.h"
+#include "solver/solve.h"
+#include "solver/sparse.h"
+#include "solver/verify.h"
+#include "store/kv.h"
+#include "tests/support.h"
+
+static const char *const boards[] = { "mirador:4x4", "mirador:5x4,piece=1", "mirador:5x5",
+				      "mirador:6x6", "mirador:7x7",	    "mirador:8x8" };
+
+static bp_sparse *enumerate(const struct bp_game *g)
+{
+	bp_sparse *ix = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_opts o = { .threads = 2 };
+	cr_assert_eq(bp_sparse_enumerate(g, &o, &ix, &err), BP_OK, "%s", err.msg);
+	return ix;
+}
+
+Test(sparse, keys_round_trip_on_every_reachable_position)
+{
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+		struct bp_game *g = open_game(boards[b]), *view = NULL;
+		bp_sparse *ix = enumerate(g);
+		cr_assert_eq(bp_sparse_view(g, ix, &view), BP_OK);
+		uint64_t total = 0;
+		for (uint32_t t = 0; t < g->ntiers; t++)
+			for (uint64_t i = 0; i < bp_sparse_count(ix, t); i++, total++) {
+				struct bp_pos p, canon;
+				uint64_t key[2], idx;
+				const uint64_t *k = bp_sparse_key(ix, t, i);
+				cr_assert_eq(g->ops->key_unpack(g, t, k, &p), BP_OK);
+				bp_game_canonical(g, &p, &canon);
+				cr_assert(bp_pos_equal(&p, &canon), "%s: not canonical: %s",
+					  boards[b], fmt_pos(g, &p));
+				cr_assert_eq(g->ops->tier(g, &p), t);
+				cr_assert_eq(g->ops->key_pack(g, &p, key), BP_OK);
+				cr_assert(key[0] == k[0] && key[1] == k[1]);
+				cr_assert_eq(view->ops->rank(view, &p, &idx), BP_OK);
+				cr_assert_eq(idx, i);
+				/* the dense index knows it too (these boards have one) */
+				cr_assert_eq(g->ops->rank(g, &p, &idx), BP_OK);
+			}
+		cr_expect_eq(total, bp_sparse_positions(ix));
+		cr_expect_eq(bp_game_status(view), BP_OK);
+		bp_sparse_view_free(view);
+		bp_sparse_free(ix);
+		bp_game_destroy(g);
+	}
+}
+
+/* Opens g's table in dir as every reader does. */
+static void open_table(const char *dir, const struct bp_game *g, bp_store **db, bp_table **t)
+{
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, db, NULL), BP_OK);
+	cr_assert_eq(bp_probe_open(*db, g, t, &err), BP_OK, "%s", err.msg);
+}
+
+Test(sparse, same_values_as_the_dense_table, .timeout = 60)
+{
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+		struct bp_game *g = open_game(boards[b]);
+		char *da = temp_db(), *db_ = temp_db();
+		struct bp_solve_opts o = { .threads = 2, .index = BP_INDEX_DENSE };
+		struct bp_solve_result rd = solve_into(da, g, o);
+		o.index = BP_INDEX_SPARSE;
+		struct bp_solve_result rs = solve_into(db_, g, o);
+		cr_expect_eq(rd.value, rs.value, "%s", boards[b]);
+		cr_expect_eq(rd.remoteness, rs.remoteness, "%s", boards[b]);
+		cr_expect_eq(rd.positions, rs.positions, "%s", boards[b]);
+		for (int v = 0; v < 4; v++)
+			cr_expect_eq(rd.counts[v], rs.counts[v], "%s value %d", boards[b], v);
+		cr_expect_gt(rs.index_bytes, 0);
+		cr_expect_eq(rd.index_bytes, 0);
+
+		bp_store *sa, *sb;
+		bp_table *ta, *tb;
+		open_table(da, g, &sa, &ta);
+		open_table(db_, g, &sb, &tb);
+		cr_assert_null(bp_table_attached(ta));
+		cr_assert_not_null(bp_table_attached(tb));
+		struct bp_table_meta ma, mb;
+		cr_assert_eq(bp_table_meta_get(ta, &ma), BP_OK);
+		cr_assert_eq(bp_table_meta_get(tb, &mb), BP_OK);
+		uint64_t n = 0;
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			/* every sparse index holds a position, and the dense table's count */
+			uint64_t stored = 0;
+			for (int v = 1; v < 4; v++) {
+				stored += mb.tier_count[t * 4 + v];
+				cr_expect_eq(ma.tier_count[t * 4 + v], mb.tier_count[t * 4 + v]);
+			}
+			cr_expect_eq(stored, mb.tier_size[t], "%s tier %u", boards[b], t);
+			for (uint64_t i = 0; i < mb.tier_size[t]; i++, n++) {
+				struct bp_pos p;
+				struct bp_probe pa, pb;
+				cr_assert_eq(bp_probe_unrank(g, tb, t, i, &p), BP_OK);
+				cr_assert_eq(bp_probe_position(g, ta, &p, &pa), BP_OK);
+				cr_assert_eq(bp_probe_position(g, tb, &p, &pb), BP_OK);
+				cr_assert(pa.value == pb.value && pa.remoteness == pb.remoteness,
+					  "%s %s: dense %d in %u, sparse %d in %u", boards[b],
+					  fmt_pos(g, &p), pa.value, pa.remoteness, pb.value,
+					  pb.remoteness);
+			}
+		}
+		cr_expect_eq(n, rs.positions);
+
+		struct bp_verify_report vr;
+		struct bp_verify_opts vo = { .threads = 2 };
+		cr_assert_eq(bp_verify(g, tb, &vo, &vr), BP_OK);
+		cr_expect_eq(vr.inconsistencies, 0, "%s", boards[b]);
+		cr_expect_eq(vr.positions_checked, rs.positions);
+		cr_expect_eq(vr.index_enumerated, rs.positions);
+		bp_table_close(ta);
+		bp_table_close(tb);
+		bp_store_close(sa);
+		bp_store_close(sb);
+		remove_db(da);
+		remove_db(db_);
+		bp_game_destroy(g);
+	}
+}
+
+/* A sparse table of spec solved into a fresh database. */
+static char *solved_sparse(const struct bp_game *g)
+{
+	char *dir = temp_db();
+	struct bp_solve_opts o = { .threads = 2, .index = BP_INDEX_SPARSE };
+	solve_into(dir, g, o);
+	return dir;
+}
+
+/* Writes one item into the index's key space of g's table, checksummed as any write
+ * is: what a bug or an edit, not a flipped bit, would leave. */
+static void put_index_item(const char *dir, const struct bp_game *g, const void *key, size_t klen,
+			   const void *val, size_t vlen)
+{
+	bp_store *db;
+	bp_kv *kv;
+	char name[300];
+	snprintf(name, sizeof name, ".index:%s", g->spec);
+	cr_assert_eq(bp_store_open(dir, 0, &db, NULL), BP_OK);
+	cr_assert_eq(bp_kv_open(db, name, 0, &kv, NULL), BP_OK);
+	struct bp_kv_item it = { .key = key, .klen = klen, .val = val, .vlen = vlen };
+	cr_assert_eq(bp_kv_put(kv, 1, &it), BP_OK);
+	bp_kv_close(kv);
+	bp_store_close(db);
+}
+
+static void *get_index_item(const char *dir, const struct bp_game *g, const void *key, size_t klen,
+			    size_t *vlen)
+{
+	bp_store *db;
+	bp_kv *kv;
+	void *val = NULL;
+	char name[300];
+	snprintf(name, sizeof name, ".index:%s", g->spec);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_kv_open(db, name, BP_STORE_READONLY, &kv, NULL), BP_OK);
+	cr_assert_eq(bp_kv_get(kv, key, klen, &val, vlen), BP_OK);
+	bp_kv_close(kv);
+	bp_store_close(db);
+	return val;
+}
+
+static int open_code(const char *dir, const struct bp_game *g, char *msg, size_t n)
+{
+	bp_store *db;
+	bp_table *t = NULL;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	int rc = bp_probe_open(db, g, &t, &err);
+	snprintf(msg, n, "%s", err.msg);
+	if (!rc)
+		bp_table_close(t);
+	bp_store_close(db);
+	return rc;
+}
+
+/* A damaged tier is found when it is first read: by a reader that touches it
+ * (bp_probe_unrank of its first position: BP_ECORRUPT, bp_probe_why naming it), and by
+ * reading the whole index (bp_sparse_load, as solve and verify do). */
+static void expect_tier_refused(const char *dir, const struct bp_game *g, uint32_t tier,
+				const char *needle)
+{
+	bp_store *db;
+	bp_table *t = NULL;
+	bp_sparse *ix = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_pos p;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_expect_eq(bp_sparse_load(db, g, &ix, &err), BP_ECORRUPT);
+	cr_expect(strstr(err.msg, "index") && strstr(err.msg, needle), "%s", err.msg);
+	cr_assert_eq(bp_probe_open(db, g, &t, &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(bp_probe_unrank(g, t, tier, 0, &p), BP_ECORRUPT);
+	cr_expect(strstr(bp_probe_why(t), needle), "%s", bp_probe_why(t));
+	bp_table_close(t);
+	bp_store_close(db);
+}
+
+static void block_key(uint8_t key[9], uint32_t tier, uint32_t block)
+{
+	key[0] = 'k';
+	for (int i = 0; i < 4; i++) {
+		key[1 + i] = (uint8_t)(tier >> 8 * (3 - i));
+		key[5 + i] = (uint8_t)(block >> 8 * (3 - i));
+	}
+}
+
+Test(sparse, damaged_index_is_refused)
+{
+	struct bp_game *g = open_game("mirador:7x7");
+	char msg[256];
+	uint8_t k3[9], k4[9];
+	block_key(k3, 3, 0);
+	block_key(k4, 4, 0);
+
+	/* a block's frame damaged (its kv checksum rewritten to match) */
+	char *dir = solved_sparse(g);
+	cr_assert_eq(open_code(dir, g, msg, sizeof msg), BP_OK, "%s", msg);
+	size_t vlen;
+	uint8_t *val = get_index_item(dir, g, k4, 9, &vlen);
+	val[vlen - 3] ^= 0x10;
+	put_index_item(dir, g, k4, 9, val, vlen);
+	free(val);
+	expect_tier_refused(dir, g, 4, "tier 4");
+	remove_db(dir);
+
+	/* a block moved under another tier's key */
+	dir = solved_sparse(g);
+	val = get_index_item(dir, g, k3, 9, &vlen);
+	put_index_item(dir, g, k4, 9, val, vlen);
+	free(val);
+	expect_tier_refused(dir, g, 4, "tier 4");
+	remove_db(dir);
+
+	/* the format record's counts changed: the table's tiers no longer match */
+	dir = solved_sparse(g);
+	val = get_index_item(dir, g, "format", 6, &vlen);
+	val[28 + 8 * 4] ^= 1; /* tier 4's count */
+	put_index_item(dir, g, "format", 6, val, vlen);
+	free(val);
+	int rc = open_code(dir, g, msg, sizeof msg);
+	cr_expect(rc == BP_ECORRUPT || rc == BP_EFORMAT, "%d", rc);
+	cr_expect(strstr(msg, "index"), "%s", msg);
+	remove_db(dir);
+
+	/* another format version */
+	dir = solved_sparse(g);
+	val = get_index_item(dir, g, "format", 6, &vlen);
+	val[8] = 9;
+	put_index_item(dir, g, "format", 6, val, vlen);
+	free(val);
+	cr_expect_eq(open_code(dir, g, msg, sizeof msg), BP_EFORMAT);
+	cr_expect(strstr(msg, "format 9"), "%s", msg);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+Test(sparse, missing_index_is_refused)
+{
+	/* a table solved through the view, its index never stored */
+	struct bp_game *g = open_game("mirador:7x7"), *view = NULL;
+	bp_sparse *ix = enumerate(g);
+	char *dir = temp_db(), msg[256];
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_result r;
+	struct bp_solve_opts o = { .threads = 2 };
+	cr_assert_eq(bp_sparse_view(g, ix, &view), BP_OK);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
+	cr_assert_eq(bp_solve_tiers(view, db, &o, &r, &err), BP_OK, "%s", err.msg);
+	bp_store_close(db);
+	cr_expect_eq(open_code(dir, g, msg, sizeof msg), BP_EFORMAT);
+	cr_expect(strstr(msg, "index of reachable positions is missing"), "%s", msg);
+	/* and a solve does not go on into it with another index */
+	cr_assert_eq(bp_store_open(dir, 0, &db, NULL), BP_OK);
+	o.index = BP_INDEX_SPARSE;
+	cr_expect_eq(bp_solve(g, db, &o, &r, &err), BP_EFORMAT);
+	bp_store_close(db);
+	remove_db(dir);
+	bp_sparse_view_free(view);
+	bp_sparse_free(ix);
+	bp_game_destroy(g);
+}
+
+struct problems {
+	int index;
+	int n;
+};
+
+static void on_problem(void *ctx, const char *what)
+{
+	struct problems *p = ctx;
+	p->n++;
+	p->index += strstr(what, "not the set of reachable positions") != NULL;
+}
+
+Test(sparse, verify_catches_an_index_that_is_not_the_reachable_set)
+{
+	struct bp_game *g = open_game("mirador:7x7");
+	bp_sparse *ix = enumerate(g);
+	char *dir = solved_sparse(g);
+	/* the same counts, one key changed: a position that is not reachable (not even
+	 * valid) in place of one that is */
+	uint32_t nt = bp_sparse_tiers(ix), bad = 0;
+	uint64_t *count = calloc(nt, sizeof *count);
+	const uint64_t **keys = calloc(nt, sizeof *keys);
+	uint64_t *copy = NULL;
+	for (uint32_t t = 0; t < nt; t++) {
+		count[t] = bp_sparse_count(ix, t);
+		keys[t] = bp_sparse_key(ix, t, 0);
+		if (count[t] >= 2 && !copy) {
+			copy = malloc(count[t] * 16);
+			memcpy(copy, keys[t], count[t] * 16);
+			copy[0] ^= 1; /* "passed" flipped: still below the next key */
+			keys[t] = copy;
+			bad = t;
+		}
+	}
+	cr_assert_not_null(copy);
+	bp_sparse *wrong;
+	cr_assert_eq(bp_sparse_from_keys(nt, count, keys, &wrong), BP_OK, "tier %u", bad);
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_store_open(dir, 0, &db, NULL), BP_OK);
+	cr_assert_eq(bp_sparse_store(db, g->spec, wrong, &err), BP_OK, "%s", err.msg);
+	bp_store_close(db);
+
+	bp_store *s;
+	bp_table *t;
+	open_table(dir, g, &s, &t);
+	struct problems pr = { 0 };
+	struct bp_verify_opts vo = { .threads = 2, .problem = on_problem, .ctx = &pr };
+	struct bp_verify_report vr;
+	cr_assert_eq(bp_verify(g, t, &vo, &vr), BP_OK);
+	cr_expect_gt(vr.inconsistencies, 0);
+	cr_expect_eq(pr.index, 1);
+	bp_table_close(t);
+	bp_store_close(s);
+	remove_db(dir);
+	bp_sparse_free(wrong);
+	bp_sparse_free(ix);
+	free(copy);
+	free(count);
+	free(keys);
+	bp_game_destroy(g);
+}
+
+Test(sparse, a_table_opened_without_its_index_is_not_read)
+{
+	struct bp_game *g = open_game("mirador:7x7");
+	char *dir = solved_sparse(g);
+	bp_store *db;
+	bp_table *t;
+	struct bp_pos start;
+	struct bp_probe pr;
+	g->ops->start(g, &start);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	cr_expect_eq(bp_probe_position(g, t, &start, &pr), BP_EFORMAT);
+	bp_table_close(t);
+	bp_store_close(db);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
