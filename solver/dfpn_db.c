@@ -327,6 +327,14 @@ static int each_one(void *ctx, const void *key, size_t klen, const void *val, si
 	struct bp_proof *pf = NULL;
 	struct bp_err err = { { 0 } };
 	int rc = bp_proof_decode(val, vlen, &pf, &err);
+	if (rc == BP_OK && (rc = bp_game_pos_check(e->g, bp_proof_root(pf), &err)) != BP_OK &&
+	    rc != BP_ENOMEM) {
+		/* words from outside: checked before any op reads them */
+		char why[sizeof err.msg];
+		snprintf(why, sizeof why, "%s", err.msg);
+		rc = bp_err_set(&err, BP_ECORRUPT, "the proof's root is not a position: %.200s",
+				why);
+	}
 	if (rc == BP_OK) {
 		/* a proof is stored under its canonical root: one found under another key
 		 * was moved by damage (the key space's checksums make this a second line) */

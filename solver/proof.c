@@ -778,6 +778,17 @@ int bp_proof_check(const struct bp_game *g, const struct bp_proof *pf, bp_table 
 	out->ok = 1;
 	if (strcmp(pf->spec, g->spec) != 0)
 		return BP_EFORMAT;
+	/* the root comes as words from outside: no op may read it before it is known to
+	 * be a position of g (the nodes below it are matched against children the rules
+	 * make, so they need no such check) */
+	struct bp_err perr = { { 0 } };
+	int prc = bp_game_pos_check(g, &pf->root, &perr);
+	if (prc == BP_ENOMEM)
+		return BP_ENOMEM;
+	if (prc) {
+		fail(out, "the root is not a position of the game: %s", perr.msg);
+		return BP_OK;
+	}
 	/* the strategies the value needs */
 	int need[2][2] = { { 0 } }; /* [player][goal] */
 	if (pf->value == BP_VALUE_WIN)

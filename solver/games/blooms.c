@@ -442,8 +442,8 @@ static void blooms_pos_format(const struct bp_game *g, const struct bp_pos *p, s
 	for (int c = 0; c < g->board->ncells; c++)
 		cells[c] = blooms_cell_char(g, p, c);
 	bp_postext_format_rows(g->board, cells, out);
-	bp_text_printf(out, " %d firstpass=%c passed=%d", (int)MOVER(p) + 1, "-12"[FIRSTPASS(p)],
-		       (int)PASSED(p));
+	bp_text_printf(out, " %d firstpass=%c passed=%d", (int)MOVER(p) + 1,
+		       FIRSTPASS(p) <= 2 ? "-12"[FIRSTPASS(p)] : '?', (int)PASSED(p));
 	if (OVER(p))
 		bp_text_printf(out, " over=1");
 }

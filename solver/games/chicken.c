@@ -242,7 +242,8 @@ static void chicken_pos_format(const struct bp_game *g, const struct bp_pos *p, 
 	for (int i = 0; i < g->board->ncells; i++)
 		cells[i] = chicken_cell_char(g, p, i);
 	bp_postext_format_rows(g->board, cells, out);
-	bp_text_printf(out, " %c declined=%c", "bo"[to_move(p)], "-bo"[DECLINED(p)]);
+	bp_text_printf(out, " %c declined=%c", "bo"[to_move(p)],
+		       DECLINED(p) <= 2 ? "-bo"[DECLINED(p)] : '?');
 }
 
 /* Can the stone counts and `declined` come from a line of play? Turn 0 is black's

@@ -281,6 +281,20 @@ struct bp_move *bp_game_move_buffer(const struct bp_game *g)
 	return malloc(sizeof(struct bp_move) * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
 }
 
+int bp_game_pos_check(const struct bp_game *g, const struct bp_pos *p, struct bp_err *err)
+{
+	struct bp_text t = { 0 };
+	struct bp_pos back;
+	g->ops->pos_format(g, p, &t);
+	int rc = t.failed || !t.s ? bp_err_set(err, BP_ENOMEM, "out of memory")
+				  : g->ops->pos_parse(g, t.s, &back, err);
+	if (rc == BP_OK && memcmp(&back, p, sizeof back) != 0)
+		rc = bp_err_set(err, BP_EPARSE, "its words are not those of the position \"%s\"",
+				t.s);
+	bp_text_free(&t);
+	return rc;
+}
+
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
 {
 	if (g->ops->canonical) {

@@ -182,7 +182,10 @@ struct bp_game_ops {
 	 * @return BP_OK or BP_EPARSE with err saying what and where. */
 	int (*pos_parse)(const struct bp_game *g, const char *text, struct bp_pos *out,
 			 struct bp_err *err);
-	/* REQUIRED. Appends the position's text. */
+	/* REQUIRED. Appends the position's text. Whatever p's words hold, it reads no
+	 * memory outside them and its tables (a field out of range prints as '?', which
+	 * pos_parse refuses): bp_game_pos_check relies on it for positions read from
+	 * outside, such as a saved proof's root. */
 	void (*pos_format)(const struct bp_game *g, const struct bp_pos *p, struct bp_text *out);
 	/* REQUIRED. The character of one cell, as in the position text ('.' empty). */
 	char (*cell_char)(const struct bp_game *g, const struct bp_pos *p, int cell);
@@ -358,6 +361,14 @@ const char *bp_game_option(const struct bp_game *g, const char *key);
 
 /* Allocates room for a move list of g (g->max_moves moves). Free with free(). */
 struct bp_move *bp_game_move_buffer(const struct bp_game *g);
+
+/* Whether p's words are exactly those of a valid position of g, for positions read
+ * from outside as words rather than text (a saved proof's root): p must print
+ * (pos_format) to text that pos_parse accepts and reads back to the same words. Call
+ * it before giving such a position to any other op. A finished position that the text
+ * cannot spell (Blooms' game ended by two passes) is refused too.
+ * @return BP_OK; BP_EPARSE (err says why); BP_ENOMEM. */
+int bp_game_pos_check(const struct bp_game *g, const struct bp_pos *p, struct bp_err *err);
 
 /* The canonical form of p: ops->canonical, or the smallest image under transform. */
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);

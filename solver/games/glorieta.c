@@ -255,7 +255,7 @@ static void glorieta_pos_format(const struct bp_game *g, const struct bp_pos *p,
 	for (int i = 0; i < g->board->ncells; i++)
 		cells[i] = glorieta_cell_char(g, p, i);
 	bp_postext_format_rows(g->board, cells, out);
-	bp_text_printf(out, " %c", "yb"[TOMOVE(p)]);
+	bp_text_printf(out, " %c", TOMOVE(p) <= 1 ? "yb"[TOMOVE(p)] : '?');
 	format_hand(out, 'y', HAND(p, 0));
 	format_hand(out, 'b', HAND(p, 1));
 }

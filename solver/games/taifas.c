@@ -312,7 +312,7 @@ static void taifas_pos_format(const struct bp_game *g, const struct bp_pos *p, s
 	bp_postext_format_rows(g->board, cells, out);
 	bp_text_printf(out, " %c", mover_colour(p) ? 'o' : 'x');
 	if (T(g)->tie != TIE_DRAW)
-		bp_text_printf(out, " last=%c", "-xo"[LAST(p)]);
+		bp_text_printf(out, " last=%c", LAST(p) <= 2 ? "-xo"[LAST(p)] : '?');
 }
 
 static int taifas_pos_parse(const struct bp_game *g, const char *text, struct bp_pos *out,

@@ -8,6 +8,7 @@
 #include <criterion/parameterized.h>
 #include <gmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "solver/games/game.h"
@@ -223,4 +224,61 @@ Test(game, failure_flag)
 	bp_game_fail(g, BP_EIO);
 	cr_expect_eq(bp_game_status(g), BP_ENOMEM);
 	bp_game_destroy(g);
+}
+
+/* bp_game_pos_check, for positions read as words (a saved proof's root): every
+ * unfinished position of seeded random games passes, and each with a high bit added to any one of
+ * its words (a stone off the board, a field out of range, a word the text does not
+ * spell) is refused, never read out of bounds (the sanitizer build runs this). */
+Test(game, pos_check)
+{
+	static const char *const specs[] = {
+		"taifas:3x4",	 "taifas:3x3,tie=draw",
+		"chicken:hex2",	 "chicken:tri4,forced=free",
+		"glorieta:hex2", "glorieta:rh2x3,ring=none",
+		"blooms:rh2x3",	 "mirador:6x6",
+		"havannah:hex3", "landscape:hex3,neutrals=2,layout=a1;e3",
+	};
+	uint64_t seed = 20261124;
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = NULL;
+		struct bp_err err = { { 0 } };
+		cr_assert_eq(bp_game_create(specs[k], &g, &err), BP_OK, "%s: %s", specs[k],
+			     err.msg);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		cr_assert_not_null(mv);
+		int checked = 0;
+		for (int game = 0; game < 20; game++) {
+			struct bp_pos p;
+			g->ops->start(g, &p);
+			for (int ply = 0; ply < 200; ply++) {
+				/* a finished game may have no text (Blooms' two passes), and a
+				 * proof's root is never one */
+				if (g->ops->outcome(g, &p) != BP_VALUE_NONE) {
+					(void)bp_game_pos_check(g, &p, &err);
+					break;
+				}
+				cr_assert_eq(bp_game_pos_check(g, &p, &err), BP_OK, "%s ply %d: %s",
+					     specs[k], ply, err.msg);
+				for (int w = 0; w < BP_POS_WORDS; w++) {
+					struct bp_pos bad = p;
+					bad.w[w] |= 1ull << 63;
+					if (bad.w[w] == p.w[w])
+						continue;
+					cr_expect_eq(bp_game_pos_check(g, &bad, &err), BP_EPARSE,
+						     "%s: word %d with bit 63 set passes", specs[k],
+						     w);
+				}
+				checked++;
+				int n = g->ops->moves(g, &p, mv);
+				if (n <= 0)
+					break;
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				g->ops->apply(g, &p, mv[(seed >> 33) % (uint64_t)n]);
+			}
+		}
+		cr_expect_gt(checked, 20, "%s", specs[k]);
+		free(mv);
+		bp_game_destroy(g);
+	}
 }
