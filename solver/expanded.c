@@ -20,8 +20,10 @@
  *        every tier in turn: memory is faulted in once, and each chunk is cleared
  *        just before it is solved).
  * A tier found stored (a resumed solve) is read back and expanded when the tier below
- * it needs it. Memory: two tiers of 16-bit records at a time (4.8 GiB for taifas:4x5);
- * three where moves may raise the tier by two (BP_GAME_TIER_SKIP, Chicken's pairs).
+ * it needs it. Memory: two tiers of records at a time, three where moves may raise the
+ * tier by two (BP_GAME_TIER_SKIP, Chicken's pairs); a record takes 8 bits in memory
+ * where the game's tiers are few enough (compact(): 2.4 GiB for taifas:4x5), else the
+ * store's 16.
  *
  * A game whose walk cannot tell reached positions from valid ones
  * (BP_GAME_WALK_UNREACHED) gets a forward pass first, as the tiers engine's: one bit
@@ -60,9 +62,10 @@
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
 
-#define CHUNK ((uint64_t)1 << 16) /* indices a work item covers */
-#define SMALL_ITEMS 4		  /* across ranks: a small tier's items a rank */
-#define DONE UINT32_MAX		  /* pass A solved the position */
+#define CHUNK ((uint64_t)1 << 16)      /* indices a work item covers */
+#define SMALL_ITEMS 4		       /* across ranks: a small tier's items a rank */
+#define DONE UINT32_MAX		       /* pass A solved the position */
+#define READ_PIECE ((uint64_t)1 << 22) /* records a resumed tier is read by, narrowed */
 
 /* A round's work item, from pass A to pass B. Keys are bp_dist_key (tier, index). */
 struct item_buf {
@@ -81,10 +84,12 @@ struct expanded {
 	bp_table *tab;
 	uint32_t nt, t; /* tiers; the one being worked on */
 	uint64_t *size;
-	uint16_t **rec; /* per tier, or NULL when not in memory */
+	void **rec; /* per tier, or NULL when not in memory (records: rec_get) */
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
 	 * that memory is faulted in once, not once per tier */
-	uint16_t *buf[3];
+	void *buf[3];
+	int wide;	  /* records of 16 bits in memory, else of 8 (compact()) */
+	unsigned max_rem; /* the largest remoteness a record in memory holds */
 	int span;	  /* 1, or 2 with BP_GAME_TIER_SKIP: the child tiers kept */
 	uint64_t **reach; /* per tier, with BP_GAME_WALK_UNREACHED: reached bits */
 	uint64_t most;
@@ -96,33 +101,76 @@ struct expanded {
 	char errmsg[200];
 	/* split across ranks */
 	struct bp_dist dx;
-	uint64_t *cb;	      /* per tier: indices a chunk covers */
-	uint64_t round_items; /* chunks a rank takes in one round */
-	uint64_t round0;      /* the round's first item */
-	struct item_buf *ib;  /* round_items */
-	struct bp_vec *img;   /* expand: threads * nranks arrays of (index, record); reach:
+	uint64_t *cb;		 /* per tier: indices a chunk covers */
+	uint64_t round_items;	 /* chunks a rank takes in one round */
+	uint64_t round0;	 /* the round's first item */
+	struct item_buf *ib;	 /* round_items */
+	struct bp_vec *img;	 /* expand: threads * nranks arrays of (index, record); reach:
 			       * of keys to mark */
-	const uint16_t *answers;
-	const uint64_t *imgs; /* split_expand: (index, record) pairs received; reach: keys */
+	const uint16_t *answers; /* lookups answer store records, widened */
+	const uint64_t *imgs;	 /* split_expand: (index, record) pairs received; reach: keys */
 	uint64_t nimg;
 };
 
 struct worker {
 	struct expanded *x;
 	int id;
-	uint16_t *rec;	      /* the tier being worked on */
-	const uint16_t *crec; /* its children's tier, expanded */
-	const uint16_t *frec; /* the tier above that (far children), expanded */
-	uint64_t counts[4];   /* positions per value, added to x->counts at the end (the
+	int wide;	    /* x->wide */
+	void *rec;	    /* the tier being worked on */
+	const void *crec;   /* its children's tier, expanded */
+	const void *frec;   /* the tier above that (far children), expanded */
+	uint64_t counts[4]; /* positions per value, added to x->counts at the end (the
 			       * workers' rows share a cache line) */
 };
 
-/* A tier's records, zeroed, on transparent huge pages where the system allows them:
- * children are read all over a tier, and 2 MiB pages keep the TLB from missing. */
-static uint16_t *records_alloc(uint64_t n)
+/* Records in memory. A walk game's moves all raise the tier, so no remoteness passes
+ * the number of tiers; where it stays below 64 (every walk game here: Taifas 4x5 has
+ * 21 tiers, Chicken hex3 20), value and remoteness fit in a byte with the store's
+ * layout (bits 0-1 value, 2-7 remoteness), and a record is held in 8 bits: half the
+ * memory and half the memory traffic of the store's 16. It is widened only on the way
+ * to the store (bp_dist_store_tier) and narrowed on the way back (bp_dist_read_tier);
+ * lookups across ranks answer store records. Other games keep 16 bits. */
+static int compact(uint32_t ntiers)
 {
-	size_t bytes = sizeof(uint16_t) * (n ? n : 1);
-	uint16_t *r = calloc(1, bytes);
+	return ntiers <= 64;
+}
+
+int bp_solve_walk_record_bytes(const struct bp_game *g)
+{
+	return compact(g->ntiers) ? 1 : 2;
+}
+
+static inline uint16_t rec_get(const void *r, int wide, uint64_t i)
+{
+	return wide ? ((const uint16_t *)r)[i] : ((const uint8_t *)r)[i];
+}
+
+static inline void rec_put(void *r, int wide, uint64_t i, uint16_t v)
+{
+	if (wide)
+		((uint16_t *)r)[i] = v;
+	else
+		((uint8_t *)r)[i] = (uint8_t)v;
+}
+
+static size_t rec_width(const struct expanded *x)
+{
+	return x->wide ? sizeof(uint16_t) : sizeof(uint8_t);
+}
+
+/* Clears records lo..hi-1 of r. */
+static void rec_clear(const struct expanded *x, void *r, uint64_t lo, uint64_t hi)
+{
+	memset((uint8_t *)r + lo * rec_width(x), 0, (hi - lo) * rec_width(x));
+}
+
+/* A tier's records (n of width bytes), zeroed, on transparent huge pages where the
+ * system allows them: children are read all over a tier, and 2 MiB pages keep the TLB
+ * from missing. */
+static void *records_alloc(uint64_t n, size_t width)
+{
+	size_t bytes = width * (n ? n : 1);
+	void *r = calloc(1, bytes);
 #ifdef MADV_HUGEPAGE
 	uintptr_t from = ((uintptr_t)r + 4095) & ~(uintptr_t)4095;
 	uintptr_t to = ((uintptr_t)r + bytes) & ~(uintptr_t)4095;
@@ -149,13 +197,13 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 	} else {
 		uint32_t best = 0, unsolved = 0;
 		for (int i = 0; i < w->nchildren; i++) {
-			uint16_t r = k->crec[w->children[i]];
+			uint16_t r = rec_get(k->crec, k->wide, w->children[i]);
 			uint32_t key = bp_solve_child_key(r);
 			unsolved |= (r & 3u) == 0;
 			best = key > best ? key : best;
 		}
 		for (int i = 0; i < w->nfar; i++) {
-			uint16_t r = k->frec[w->far[i]];
+			uint16_t r = rec_get(k->frec, k->wide, w->far[i]);
 			uint32_t key = bp_solve_child_key(r);
 			unsolved |= (r & 3u) == 0;
 			best = key > best ? key : best;
@@ -177,11 +225,11 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 			 x->t, (unsigned long long)w->index);
 		return BP_EINVAL;
 	}
-	if (rem >= BP_RECORD_NO_REMOTENESS) {
+	if (rem > x->max_rem) {
 		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	k->rec[w->index] = bp_record_make(v, rem);
+	rec_put(k->rec, k->wide, w->index, bp_record_make(v, rem));
 	k->counts[v]++;
 	return BP_OK;
 }
@@ -189,9 +237,9 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 static int expand_visit(void *ctx, const struct bp_walk *w)
 {
 	struct worker *k = ctx;
-	uint16_t r = k->rec[w->index];
+	uint16_t r = rec_get(k->rec, k->wide, w->index);
 	for (int i = 0; i < w->nimages; i++)
-		k->rec[w->images[i]] = r;
+		rec_put(k->rec, k->wide, w->images[i], r);
 	return BP_OK;
 }
 
@@ -239,6 +287,7 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 	uint32_t t = x->t;
 	struct worker k = { .x = x,
 			    .id = id,
+			    .wide = x->wide,
 			    .rec = x->rec[t],
 			    .crec = t + 1 < x->nt ? x->rec[t + 1] : NULL,
 			    .frec = t + 2 < x->nt ? x->rec[t + 2] : NULL };
@@ -254,7 +303,7 @@ static int solve_chunk(void *ctx, int id, uint64_t item)
 {
 	struct expanded *x = ctx;
 	uint64_t lo = item * CHUNK, hi = lo + CHUNK < x->size[x->t] ? lo + CHUNK : x->size[x->t];
-	memset(x->rec[x->t] + lo, 0, sizeof(uint16_t) * (hi - lo));
+	rec_clear(x, x->rec[x->t], lo, hi);
 	return walk_chunk(ctx, id, item, BP_WALK_CHILDREN, solve_visit);
 }
 
@@ -329,11 +378,11 @@ static int settle(struct expanded *x, uint64_t *counts, uint64_t idx, uint32_t b
 		return BP_EINVAL;
 	}
 	enum bp_value v = bp_solve_value_of_key(best, &rem);
-	if (rem >= BP_RECORD_NO_REMOTENESS) {
+	if (rem > x->max_rem) {
 		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	x->rec[x->t][here(x, x->t, idx)] = bp_record_make(v, rem);
+	rec_put(x->rec[x->t], x->wide, here(x, x->t, idx), bp_record_make(v, rem));
 	counts[v]++;
 	return BP_OK;
 }
@@ -349,7 +398,7 @@ static int split_child(struct split_worker *k, uint32_t ct, uint64_t c, uint32_t
 		(*asked)++;
 		return bp_dist_ask_push(&k->ib->ask, bp_dist_key(ct, c), d);
 	}
-	uint16_t r = x->rec[ct][here(x, ct, c)];
+	uint16_t r = rec_get(x->rec[ct], x->wide, here(x, ct, c));
 	uint32_t key = bp_solve_child_key(r);
 	*unsolved |= (r & 3u) == 0;
 	*best = key > *best ? key : *best;
@@ -378,7 +427,7 @@ static int split_visit(void *ctx, const struct bp_walk *w)
 				 t, (unsigned long long)w->index);
 			return BP_EINVAL;
 		}
-		x->rec[t][here(x, t, w->index)] = bp_record_make(v, 0);
+		rec_put(x->rec[t], x->wide, here(x, t, w->index), bp_record_make(v, 0));
 		k->counts[v]++;
 		return BP_OK;
 	}
@@ -416,7 +465,7 @@ static int split_solve_item(void *ctx, int id, uint64_t j)
 	struct item_buf *ib = &x->ib[j];
 	item_span(x, j, &lo, &hi);
 	item_clear(x, ib);
-	memset(x->rec[x->t] + here(x, x->t, lo), 0, sizeof(uint16_t) * (hi - lo));
+	rec_clear(x, x->rec[x->t], here(x, x->t, lo), here(x, x->t, lo) + (hi - lo));
 	struct split_worker k = { .x = x, .ib = ib };
 	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN, split_visit, &k);
 	for (int v = 0; v < 4; v++)
@@ -483,7 +532,7 @@ static int answer_records(void *ctx, const uint64_t *keys, uint64_t n, uint16_t 
 	const struct expanded *x = ctx;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t ct = bp_dist_key_tier(keys[i]);
-		out[i] = x->rec[ct][here(x, ct, bp_dist_key_index(keys[i]))];
+		out[i] = rec_get(x->rec[ct], x->wide, here(x, ct, bp_dist_key_index(keys[i])));
 	}
 	return BP_OK;
 }
@@ -518,8 +567,13 @@ static int set_images(void *ctx, int worker, uint64_t item)
 		uint64_t m = x->imgs[i] >> 16;
 		if (m >= x->size[x->t] || owner_of(x, x->t, m) != x->dx.me)
 			return BP_EIO;
-		__atomic_store_n(&x->rec[x->t][here(x, x->t, m)], (uint16_t)(x->imgs[i] & 0xffffu),
-				 __ATOMIC_RELAXED);
+		uint64_t at = here(x, x->t, m);
+		uint16_t r = (uint16_t)(x->imgs[i] & 0xffffu);
+		if (x->wide)
+			__atomic_store_n((uint16_t *)x->rec[x->t] + at, r, __ATOMIC_RELAXED);
+		else
+			__atomic_store_n((uint8_t *)x->rec[x->t] + at, (uint8_t)r,
+					 __ATOMIC_RELAXED);
 	}
 	return BP_OK;
 }
@@ -560,15 +614,15 @@ static int split_image_visit(void *ctx, const struct bp_walk *w)
 	struct split_worker *k = ctx;
 	struct expanded *x = k->x;
 	uint64_t cb = x->cb[x->t];
-	uint16_t *rec = x->rec[x->t];
-	uint16_t r = rec[bp_dist_local(&x->dx, cb, w->index)];
+	void *rec = x->rec[x->t];
+	uint16_t r = rec_get(rec, x->wide, bp_dist_local(&x->dx, cb, w->index));
 	if (r == 0) /* not reached: its images' records are 0 already (cleared or read) */
 		return BP_OK;
 	for (int i = 0; i < w->nimages; i++) {
 		uint64_t m = w->images[i];
 		int d = bp_dist_owner(&x->dx, cb, m);
 		if (d == x->dx.me) {
-			rec[bp_dist_local(&x->dx, cb, m)] = r;
+			rec_put(rec, x->wide, bp_dist_local(&x->dx, cb, m), r);
 		} else {
 			uint64_t pair = m << 16 | r;
 			int rc = bp_vec_push(&k->img[d], &pair, sizeof pair);
@@ -811,8 +865,8 @@ static int expand(struct expanded *x, uint32_t t)
 /* The buffer for tier t's records (contents undefined). */
 static int take_buffer(struct expanded *x, uint32_t t)
 {
-	uint16_t **b = &x->buf[t % (uint32_t)(x->span + 1)];
-	if (!*b && !(*b = records_alloc(x->most)))
+	void **b = &x->buf[t % (uint32_t)(x->span + 1)];
+	if (!*b && !(*b = records_alloc(x->most, rec_width(x))))
 		return BP_ENOMEM;
 	x->rec[t] = *b;
 	return BP_OK;
@@ -826,8 +880,15 @@ static int load_expanded(struct expanded *x, uint32_t t)
 		return BP_OK;
 	if ((rc = take_buffer(x, t)))
 		return rc;
-	rc = split(x) ? bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t])
-		      : bp_table_get_tier(x->tab, t, x->rec[t]);
+	/* one process: 16-bit records whole, on the table's threads; 8-bit ones narrowed
+	 * a piece at a time */
+	if (split(x))
+		rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t],
+				       rec_width(x));
+	else if (x->wide)
+		rc = bp_table_get_tier(x->tab, t, x->rec[t]);
+	else
+		rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], READ_PIECE, x->rec[t], 1);
 	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -852,6 +913,7 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	if (!g->ops->tier_size || g->ntiers == 0)
 		return BP_EUNSUPPORTED;
 	const uint32_t nbuf = g->ops->flags & BP_GAME_TIER_SKIP ? 3 : 2;
+	const uint64_t width = (uint64_t)bp_solve_walk_record_bytes(g);
 	for (uint32_t t = 0; t < g->ntiers; t++) {
 		uint64_t sz;
 		int rc = g->ops->tier_size(g, t, &sz);
@@ -862,7 +924,7 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	}
 	*bytes = BP_SOLVE_BASE_MEMORY;
 	for (uint32_t i = 0; i < nbuf; i++)
-		*bytes += bp_solve_pages(sizeof(uint16_t) * most[i]);
+		*bytes += bp_solve_pages(width * most[i]);
 	if (g->ops->flags & BP_GAME_WALK_UNREACHED)
 		*bytes += bits;
 	return BP_OK;
@@ -914,7 +976,9 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	double t0 = bp_solve_clock();
 	struct expanded x = { .g = g,
 			      .nt = g->ntiers,
-			      .span = g->ops->flags & BP_GAME_TIER_SKIP ? 2 : 1 };
+			      .span = g->ops->flags & BP_GAME_TIER_SKIP ? 2 : 1,
+			      .wide = opts->wide_records || !compact(g->ntiers) };
+	x.max_rem = x.wide ? BP_RECORD_NO_REMOTENESS - 1 : 63;
 	memset(out, 0, sizeof *out);
 	if ((rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err)))
 		return rc;
@@ -1025,8 +1089,8 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 				goto out;
 			/* one process: stored at once; across ranks rank 0 writes, fed */
 			rc = bp_dist_store_tier(&x.dx, x.g, x.tab, t, x.size[t], x.cb[t], x.rec[t],
-						x.threads, prior_seconds + (bp_solve_clock() - t0),
-						out);
+						rec_width(&x), x.threads,
+						prior_seconds + (bp_solve_clock() - t0), out);
 			if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 				goto out;
 			out->solved_tiers++;

@@ -11,4 +11,9 @@
 int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		  struct bp_solve_result *out, struct bp_err *err);
 
+/* Bytes a record of g takes in the walk engine's memory: 1 where every remoteness fits
+ * in 6 bits (fewer than 65 tiers: a walk game's moves all raise the tier), else 2 (the
+ * store's record). The memory plans count with it. */
+int bp_solve_walk_record_bytes(const struct bp_game *g);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "solver/counter.h"
 #include "solver/cyclic.h"
+#include "solver/expanded.h"
 #include "solver/solve_common.h"
 
 #define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
@@ -158,6 +159,7 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		pt->mem_one = bitmaps + 2 * (pt->records + c1 + c2) + OVERHEAD;
 		/* marks (8), keys (8) and answers (2) each way */
 		uint64_t lookups = (uint64_t)(edges * remote * (8 + 8 + 2));
+		uint64_t slice = 2; /* bytes a record sent to the writer */
 		if (o->walk) {
 			/* two buffers of the largest tier's share (three where moves skip a
 			 * tier), and with BP_GAME_WALK_UNREACHED the reach bits of every tier;
@@ -168,17 +170,19 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 			uint64_t round_images =
 				r == 1 ? 0 : (uint64_t)((double)round_indices * (1 - density) * 24);
 			uint64_t nbuf = ops->flags & BP_GAME_TIER_SKIP ? 3 : 2;
+			uint64_t width = (uint64_t)bp_solve_walk_record_bytes(g);
+			slice = width;
 			int reach = (ops->flags & BP_GAME_WALK_UNREACHED) != 0;
-			pt->mem = 2 * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
+			pt->mem = width * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
 				  round + round_images + OVERHEAD;
-			pt->mem_one = 2 * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD;
+			pt->mem_one = width * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD;
 			lookups = (uint64_t)(edges * remote * (8 + 2 + (reach ? 8 : 0)) +
 					     (double)images * remote * (8 + (reach ? 10 : 0)));
 		}
-		pt->sent = r == 1 ? 0 : lookups + 2 * share(pt->records, r);
+		pt->sent = r == 1 ? 0 : lookups + slice * share(pt->records, r);
 		pt->received = r == 1 ? 0 : lookups;
 		pt->writer_received =
-			r == 1 ? 0 : lookups + 2 * (pt->records - share(pt->records, r));
+			r == 1 ? 0 : lookups + slice * (pt->records - share(pt->records, r));
 		pt->disk = (uint64_t)((double)pt->classes * o->bits_per_position / 8.0 + 0.5);
 		pt->seconds = (double)pt->classes / rate;
 		out->records += pt->records;

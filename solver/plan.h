@@ -21,7 +21,9 @@
  *     child of the round's positions, about 28 bytes (keys kept, sent and received;
  *     records answered and received).
  * The walk engine (solver/expanded.c, o->walk) keeps no bitmaps: a rank holds its chunks
- * of two tiers, in two buffers of the largest tier's share; besides the lookups (8 + 2
+ * of two tiers, in two buffers of the largest tier's share, at 1 byte a record where
+ * remoteness fits in 6 bits (bp_solve_walk_record_bytes; 2 elsewhere, and the slices
+ * sent to rank 0 go at that width); besides the lookups (8 + 2
  * bytes per child held elsewhere) it sends each record copied to a member of its class
  * held elsewhere (8 bytes an image: the tier's indices that are not canonical). Where
  * moves skip a tier (BP_GAME_TIER_SKIP) it keeps three buffers; where its walk visits

@@ -365,6 +365,68 @@ ParameterizedTest(char (*spec)[64], expanded, agrees_with_the_generic_solver)
 	bp_game_destroy(g);
 }
 
+/* The walk's records held in 8 bits (every walk game here: fewer than 64 tiers) and in
+ * the store's 16 (wide_records) store the same table, fresh and resumed: the compact
+ * layout is narrowed on reading a stored tier back and widened on storing. */
+ParameterizedTestParameters(expanded, compact_and_wide_records_agree)
+{
+	static char specs[][64] = { "taifas:3x4", "chicken:tri4,forced=free", "chicken:hex2",
+				    "glorieta:hex2,hand=3", "landscape:hex2,neutrals=1,layout=a1" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+/* Stops a solve once it has solved (not resumed) two tiers. */
+static int stop_after_two(void *ctx)
+{
+	return *(int *)ctx >= 2;
+}
+
+static void count_tier(void *ctx, const struct bp_solve_progress *p)
+{
+	*(int *)ctx += p->phase == 1 && !p->resumed;
+}
+
+ParameterizedTest(char (*spec)[64], expanded, compact_and_wide_records_agree)
+{
+	struct bp_game *g = open_game(*spec);
+	char *a = temp_db(), *b = temp_db(), *c = temp_db();
+	struct bp_solve_result ra =
+		solve_into(a, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024 });
+	struct bp_solve_result rb = solve_into(
+		b, g,
+		(struct bp_solve_opts){ .threads = 2, .block_records = 1024, .wide_records = 1 });
+	cr_expect_eq(ra.value, rb.value);
+	cr_expect_eq(ra.remoteness, rb.remoteness);
+	cr_expect_eq(ra.positions, rb.positions);
+	uint64_t want = verify_db(a, g).content_hash;
+	cr_expect_eq(verify_db(b, g).content_hash, want, "%s: 8-bit and 16-bit records differ",
+		     *spec);
+	/* stopped early in one layout, resumed in the other */
+	for (int wide = 0; wide < 2; wide++) {
+		int solved = 0;
+		bp_store *db;
+		struct bp_err err = { { 0 } };
+		struct bp_solve_result r;
+		cr_assert_eq(bp_store_open(c, BP_STORE_CREATE, &db, NULL), BP_OK);
+		struct bp_solve_opts o = { .threads = 1,
+					   .block_records = 1024,
+					   .wide_records = wide,
+					   .progress = wide ? NULL : count_tier,
+					   .cancel = wide ? NULL : stop_after_two,
+					   .ctx = &solved };
+		int rc = bp_solve(g, db, &o, &r, &err);
+		cr_expect_eq(rc, wide ? BP_OK : BP_ECANCELED, "%s: %s", *spec, err.msg);
+		if (wide)
+			cr_expect_eq(r.resumed_tiers, 2, "%s", *spec);
+		bp_store_close(db);
+	}
+	cr_expect_eq(verify_db(c, g).content_hash, want, "%s: resumed across layouts", *spec);
+	remove_db(a);
+	remove_db(b);
+	remove_db(c);
+	bp_game_destroy(g);
+}
+
 /* A solve that stopped after any number of tiers resumes to the same table: the
  * stored tiers are read back and expanded. The stop is simulated by copying the
  * table's tiers from a finished solve one at a time into a fresh database. */
