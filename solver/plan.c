@@ -135,6 +135,20 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 	uint64_t round_items = (uint64_t)(4 * o->threads > 8 ? 4 * o->threads : 8), most = 0;
 	for (uint32_t t = 0; t < nt; t++)
 		most = out->tier[t].records > most ? out->tier[t].records : most;
+	/* one process, a game that cuts its tiers into segments: the segment order's peak */
+	uint64_t *seg_peak = NULL, seg_most = 0;
+	if (o->walk && ops->walk_segments && !out->too_large) {
+		if (!(seg_peak = calloc(nt, sizeof *seg_peak)))
+			rc = BP_ENOMEM;
+		else if ((rc = bp_solve_walk_segment_plan(g, seg_peak, &seg_most)))
+			bp_err_set(err, rc, "%s: planning its segments: %s", g->spec,
+				   bp_strerror(rc));
+		if (rc) {
+			free(seg_peak);
+			bp_plan_free(out);
+			return rc == BP_ENOMEM ? bp_err_set(err, rc, "out of memory") : rc;
+		}
+	}
 	for (uint32_t t = 0; t < nt; t++) {
 		struct bp_plan_tier *pt = &out->tier[t];
 		if (pt->too_large)
@@ -176,6 +190,11 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 			pt->mem = width * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
 				  round + round_images + OVERHEAD;
 			pt->mem_one = width * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD;
+			if (seg_peak) { /* held by segments in one process (ranks hold tiers) */
+				pt->mem_one = seg_peak[t];
+				if (r == 1)
+					pt->mem = seg_peak[t];
+			}
 			lookups = (uint64_t)(edges * remote * (8 + 2 + (reach ? 8 : 0)) +
 					     (double)images * remote * (8 + (reach ? 10 : 0)));
 		}
@@ -199,6 +218,7 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		if (pt->mem_one > out->mem_one)
 			out->mem_one = pt->mem_one;
 	}
+	free(seg_peak);
 	return BP_OK;
 }
 

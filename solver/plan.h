@@ -30,6 +30,10 @@
  * unreached positions (BP_GAME_WALK_UNREACHED: Chicken) it keeps the reach bits of
  * every tier (its share), and its reach pass adds a mark (8) per child and a key and
  * an answer (8 + 2) per image held elsewhere, at most.
+ * In one process, a game that cuts its tiers into segments (bp_game_ops.walk_segments:
+ * Chicken) is solved segment by segment, and its figure per tier is the segment
+ * order's (bp_solve_walk_segment_plan): the most held while solving that tier's
+ * segments, or during the forward pass over every tier's reached bits.
  * Children per position are not counted exactly: they are the average over up to 256
  * canonical positions of the tier, drawn from its index range with a fixed seed (every
  * index of a tier of at most 4096). */
