@@ -70,10 +70,11 @@
 #include "solver/solve_common.h"
 #include "store/codec.h"
 
-#define CHUNK ((uint64_t)1 << 16)      /* indices a work item covers */
-#define SMALL_ITEMS 4		       /* across ranks: a small tier's items a rank */
-#define DONE UINT32_MAX		       /* pass A solved the position */
-#define READ_PIECE ((uint64_t)1 << 22) /* records a resumed tier is read by, narrowed */
+#define CHUNK ((uint64_t)1 << 16)	/* indices a work item covers */
+#define SMALL_ITEMS 4			/* across ranks: a small tier's items a rank */
+#define DONE UINT32_MAX			/* pass A solved the position */
+#define FEED_BYTES ((uint64_t)16 << 20) /* bp_solve_walk_feed_bytes */
+#define READ_PIECE ((uint64_t)1 << 22)	/* records a resumed tier is read by, narrowed */
 
 /* A round's work item, from pass A to pass B. Keys are bp_dist_key (tier, index). */
 struct item_buf {
@@ -977,11 +978,20 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 		bits += bp_solve_pages(8 * (sz / 64 + 1));
 	}
 	*bytes = BP_SOLVE_BASE_MEMORY;
+	if (width == 1) {
+		uint64_t largest = most[0] > most[1] ? most[0] : most[1];
+		*bytes += bp_solve_walk_feed_bytes(largest > most[2] ? largest : most[2]);
+	}
 	for (uint32_t i = 0; i < nbuf; i++)
 		*bytes += bp_solve_pages(width * most[i]);
 	if (g->ops->flags & BP_GAME_WALK_UNREACHED)
 		*bytes += bits;
 	return BP_OK;
+}
+
+uint64_t bp_solve_walk_feed_bytes(uint64_t most)
+{
+	return 4 * most < FEED_BYTES ? 4 * most : FEED_BYTES;
 }
 
 int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uint64_t *peak)
@@ -998,11 +1008,12 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 	if (!rc && ops->walk_segments(g, sg, n) != n)
 		rc = BP_EINVAL;
 	const uint64_t width = (uint64_t)bp_solve_walk_record_bytes(g);
-	uint64_t bits = 0, live = 0, most = 0;
+	uint64_t bits = 0, live = 0, most = 0, largest = 0;
 	for (uint32_t t = 0; !rc && t < g->ntiers; t++) {
 		uint64_t sz;
 		if ((rc = ops->tier_size(g, t, &sz)))
 			break;
+		largest = sz > largest ? sz : largest;
 		if (ops->flags & BP_GAME_WALK_UNREACHED)
 			bits += bp_solve_pages(8 * (sz / 64 + 1));
 		if (tier_peak)
@@ -1036,9 +1047,10 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 	}
 	free(sg);
 	free(readers);
-	*peak = most + BP_SOLVE_BASE_MEMORY;
+	uint64_t fixed = BP_SOLVE_BASE_MEMORY + bp_solve_walk_feed_bytes(largest);
+	*peak = most + fixed;
 	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
-		tier_peak[t] += BP_SOLVE_BASE_MEMORY;
+		tier_peak[t] += fixed;
 	return rc;
 }
 
@@ -1266,7 +1278,7 @@ static int seg_damaged(struct expanded *x, const struct segs *S, int i)
 	seg_path(x, S, i, path, sizeof path);
 	remove(path);
 	snprintf(x->errmsg, sizeof x->errmsg,
-		 "%s failed its checksum: removed; run the solve again to solve its segment "
+		 "%s failed a checksum: removed; run the solve again to solve its segment "
 		 "again",
 		 path);
 	return BP_ECORRUPT;
@@ -1290,7 +1302,7 @@ static int seg_load(struct expanded *x, struct segs *S, int i)
 		struct bp_segfile_head h = seg_head(x, S, i);
 		seg_path(x, S, i, path, sizeof path);
 		if ((rc = bp_segfile_read(path, &h, sg->rec)))
-			return seg_damaged(x, S, i);
+			return rc == BP_ENOMEM ? rc : seg_damaged(x, S, i);
 	} else if ((rc = read_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", sg->s.tier,
 			 bp_strerror(rc));
@@ -1328,14 +1340,15 @@ static int feed_segments(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
 			bp_segfile_close(&f->st);
 			seg_path(f->x, f->S, i, path, sizeof path);
 			f->bad = i;
-			if (bp_segfile_open(path, &h, &f->st))
-				return BP_ECORRUPT;
+			int rc = bp_segfile_open(path, &h, &f->st);
+			if (rc)
+				return rc == BP_ENOMEM ? rc : BP_ECORRUPT;
 			f->end = h.hi;
 		}
 		uint64_t k = f->end - first < n ? f->end - first : n;
-		if (bp_segfile_next(&f->st, k, dst))
-			return BP_ECORRUPT;
-		f->bad = -1;
+		int rc = bp_segfile_next(&f->st, k, dst);
+		if (rc)
+			return rc == BP_ENOMEM ? rc : BP_ECORRUPT;
 		first += k;
 		dst += k;
 		n -= k;
@@ -1351,7 +1364,7 @@ static int seg_store_tier(struct expanded *x, struct segs *S, uint32_t t, double
 	int rc = bp_solve_put_tier_fill(x->g, x->tab, t, feed_segments, &f, x->threads, seconds,
 					out, x->errmsg, sizeof x->errmsg);
 	bp_segfile_close(&f.st);
-	if (rc == BP_ECORRUPT && f.bad >= 0)
+	if (rc == BP_ECORRUPT && f.bad >= 0) /* a fill error: nothing was written */
 		return seg_damaged(x, S, f.bad);
 	for (int j = 0; !rc && j < S->nby[t]; j++) {
 		char path[4200];
