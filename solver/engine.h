@@ -99,20 +99,20 @@ struct bp_solve_result {
 	enum bp_engine engine; /* the engine that ran (never BP_ENGINE_AUTO) */
 	enum bp_value value;   /* of the start position */
 	unsigned remoteness;
-	uint64_t positions;	   /* canonical reachable positions stored */
-	uint64_t counts[4];	   /* of those, per value (index enum bp_value) */
-	double seconds;		   /* this run's wall time */
-	uint64_t peak_memory;	   /* bytes: the process's peak resident set */
-	uint64_t memory_estimate;  /* bytes the solve planned for */
-	uint64_t stored_bytes;	   /* compressed size of the table */
-	uint32_t resumed_tiers;	   /* tiers found already stored */
-	uint32_t resumed_segments; /* walk engine: segments taken back from their scratch
-				    * files (bp_game_ops.walk_segments) */
-	uint32_t solved_tiers;	   /* tiers solved and stored by this run (also when it
+	uint64_t positions;	  /* canonical reachable positions stored */
+	uint64_t counts[4];	  /* of those, per value (index enum bp_value) */
+	double seconds;		  /* this run's wall time */
+	uint64_t peak_memory;	  /* bytes: the process's peak resident set */
+	uint64_t memory_estimate; /* bytes the solve planned for */
+	uint64_t stored_bytes;	  /* compressed size of the table */
+	uint32_t resumed_tiers;	  /* tiers found already stored */
+	uint32_t solved_tiers;	  /* tiers solved and stored by this run (also when it
 				   * stopped early: what an interrupted run kept) */
 	/* split across ranks: bytes this rank sent to and received from the others
 	 * (lookups, reach marks and slices for the writer) */
 	uint64_t sent_bytes, received_bytes;
+	/* walk engine: segments taken back from their scratch files (walk_segments) */
+	uint32_t resumed_segments;
 };
 
 #endif
