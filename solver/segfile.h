@@ -13,8 +13,9 @@
  * The records are mostly zeros (the canonical layout: every other member of a class is
  * 0), so a file takes a small part of the segment's memory: chicken:hex3's segments,
  * 55 GiB in memory, would wait on disk nearly all at once. A file is written under a
- * temporary name, flushed to disk and renamed, so that a kill leaves either the whole
- * file or none under the name; a file that is short, of another solve, or fails a
+ * temporary name and renamed, so that a kill leaves either the whole file or none under
+ * the name (it is not synced to disk: after a system crash a file cut short or garbled
+ * fails its length or a checksum); a file that is short, of another solve, or fails a
  * checksum is never used. */
 #ifndef BP_SOLVER_SEGFILE_H
 #define BP_SOLVER_SEGFILE_H
@@ -35,7 +36,7 @@ struct bp_segfile_head {
 	uint64_t bytes;	   /* of the pieces after the head (set by bp_segfile_write) */
 };
 
-/* Writes path (through path.tmp, flushed and renamed) with head h (its bytes filled in)
+/* Writes path (through path.tmp, renamed) with head h (its bytes filled in)
  * and the records rec (width bytes each). @return BP_OK; BP_ENOMEM; BP_EIO (errno says
  * why; no file is left under path or path.tmp). */
 int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec);
