@@ -266,21 +266,34 @@ static uint64_t chunk_span(uint64_t size, uint64_t cb, uint64_t c, uint64_t *len
 struct feed {
 	struct bp_dist *x;
 	uint64_t size, cb;
-	const uint16_t *rec;
-	uint16_t *piece; /* one chunk */
-	uint64_t held;	 /* the chunk in piece; UINT64_MAX: none */
-	uint64_t next;	 /* chunks below it have been received or are rank 0's */
+	const void *rec;
+	size_t width;	/* bytes a record in memory: 2, or 1 (bp_dist_store_tier) */
+	uint8_t *piece; /* one chunk, width bytes a record */
+	uint64_t held;	/* the chunk in piece; UINT64_MAX: none */
+	uint64_t next;	/* chunks below it have been received or are rank 0's */
 };
+
+/* Copies n records from src (width bytes each) into dst, widened. */
+static void widen(const void *src, size_t width, uint64_t n, uint16_t *dst)
+{
+	if (width == sizeof *dst) {
+		memcpy(dst, src, n * sizeof *dst);
+		return;
+	}
+	const uint8_t *s = src;
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = s[i];
+}
 
 static int feed_recv(struct feed *f, uint64_t c)
 {
 	uint64_t len;
 	chunk_span(f->size, f->cb, c, &len);
-	f->x->received += len * sizeof *f->piece;
+	f->x->received += len * f->width;
 	f->held = c;
 	f->next = c + 1;
 	return f->x->d->recv(f->x->d->ctx, bp_dist_owner(f->x, f->cb, c * f->cb), f->piece,
-			     len * sizeof *f->piece);
+			     len * f->width);
 }
 
 static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
@@ -290,13 +303,14 @@ static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
 		uint64_t c = first / f->cb, len, off = first - chunk_span(f->size, f->cb, c, &len);
 		uint64_t k = len - off < n ? len - off : n;
 		if (bp_dist_owner(f->x, f->cb, first) == 0) {
-			memcpy(dst, f->rec + bp_dist_local(f->x, f->cb, first), k * sizeof *dst);
+			uint64_t at = bp_dist_local(f->x, f->cb, first);
+			widen((const uint8_t *)f->rec + at * f->width, f->width, k, dst);
 			f->next = c + 1;
 		} else {
 			int rc = f->held == c ? BP_OK : feed_recv(f, c);
 			if (rc)
 				return rc;
-			memcpy(dst, f->piece + off, k * sizeof *dst);
+			widen(f->piece + off * f->width, f->width, k, dst);
 		}
 		first += k;
 		dst += k;
@@ -306,10 +320,10 @@ static int feed_fill(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
 }
 
 int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab, uint32_t t,
-		       uint64_t size, uint64_t cb, const uint16_t *rec, int threads, double seconds,
-		       const struct bp_solve_result *out)
+		       uint64_t size, uint64_t cb, const void *rec, size_t width, int threads,
+		       double seconds, const struct bp_solve_result *out)
 {
-	if (x->nranks == 1)
+	if (x->nranks == 1 && width == sizeof(uint16_t))
 		return bp_solve_put_tier(g, tab, t, rec, threads, seconds, out, x->errmsg,
 					 x->errlen);
 	uint64_t nchunks = bp_dist_chunks(size, cb);
@@ -318,14 +332,17 @@ int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab
 		for (uint64_t j = 0, mine = bp_dist_mine(x, nchunks); j < mine; j++) {
 			uint64_t len;
 			chunk_span(size, cb, (uint64_t)x->me + j * (uint64_t)x->nranks, &len);
-			int src = x->d->send(x->d->ctx, 0, rec + j * cb, len * sizeof *rec);
-			x->sent += len * sizeof *rec;
+			int src = x->d->send(x->d->ctx, 0, (const uint8_t *)rec + j * cb * width,
+					     len * width);
+			x->sent += len * width;
 			rc = rc ? rc : src;
 		}
 		return rc;
 	}
-	struct feed f = { .x = x, .size = size, .cb = cb, .rec = rec, .held = UINT64_MAX };
-	int rc = (f.piece = malloc(sizeof *f.piece * cb)) ? BP_OK : BP_ENOMEM;
+	struct feed f = {
+		.x = x, .size = size, .cb = cb, .rec = rec, .width = width, .held = UINT64_MAX
+	};
+	int rc = x->nranks == 1 || (f.piece = malloc(width * cb)) ? BP_OK : BP_ENOMEM;
 	if (!rc)
 		rc = bp_solve_put_tier_fill(g, tab, t, feed_fill, &f, threads, seconds, out,
 					    x->errmsg, x->errlen);
@@ -339,14 +356,28 @@ int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab
 }
 
 int bp_dist_read_tier(struct bp_dist *x, bp_table *tab, uint32_t t, uint64_t size, uint64_t cb,
-		      uint16_t *rec)
+		      void *rec, size_t width)
 {
 	int rc = BP_OK;
 	uint64_t mine = bp_dist_mine(x, bp_dist_chunks(size, cb));
+	uint16_t *wide = NULL;
+	if (width != sizeof *wide && !(wide = malloc(sizeof *wide * cb)))
+		return BP_ENOMEM;
 	for (uint64_t j = 0; !rc && j < mine; j++) {
 		uint64_t len,
 			i0 = chunk_span(size, cb, (uint64_t)x->me + j * (uint64_t)x->nranks, &len);
-		rc = bp_table_get_range(tab, t, i0, len, rec + j * cb);
+		if (!wide) {
+			rc = bp_table_get_range(tab, t, i0, len, (uint16_t *)rec + j * cb);
+			continue;
+		}
+		if ((rc = bp_table_get_range(tab, t, i0, len, wide)))
+			break;
+		uint8_t *dst = (uint8_t *)rec + j * cb;
+		for (uint64_t i = 0; i < len && !rc; i++) {
+			dst[i] = (uint8_t)wide[i];
+			rc = wide[i] >> 8 ? BP_ERANGE : BP_OK; /* does not fit: not this game's */
+		}
 	}
+	free(wide);
 	return rc;
 }

@@ -157,18 +157,22 @@ struct bp_dist_lookup_ops {
 int bp_dist_lookup(struct bp_dist *x, int threads, uint64_t nitems,
 		   const struct bp_dist_lookup_ops *ops, uint16_t **answers);
 
-/* Stores tier t (size indices, chunks of cb) from every rank's records rec: rank 0
- * writes it with the store's batch writer, receiving the others' chunks one at a time
- * as it reaches them; the others send theirs. In one process a plain
- * bp_solve_put_tier. Collective (but the caller agrees on the outcome afterwards).
- * @return as bp_solve_put_tier. */
+/* Stores tier t (size indices, chunks of cb) from every rank's records rec, width bytes
+ * each in memory (2: the store's records; 1: the same records narrowed, remoteness
+ * below 64, widened on the way to the store): rank 0 writes it with the store's batch
+ * writer, receiving the others' chunks one at a time as it reaches them; the others
+ * send theirs (width bytes a record). In one process a plain bp_solve_put_tier (width
+ * 2) or its batch writer fed from rec (width 1). Collective (but the caller agrees on
+ * the outcome afterwards). @return as bp_solve_put_tier. */
 int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab, uint32_t t,
-		       uint64_t size, uint64_t cb, const uint16_t *rec, int threads, double seconds,
-		       const struct bp_solve_result *out);
+		       uint64_t size, uint64_t cb, const void *rec, size_t width, int threads,
+		       double seconds, const struct bp_solve_result *out);
 
-/* Reads this rank's chunks of stored tier t into rec. Not collective.
- * @return as bp_table_get_range. */
+/* Reads this rank's chunks of stored tier t into rec, width bytes a record (1: each
+ * record narrowed to a byte). Not collective; in one process cb is only the size of
+ * the pieces read. @return as bp_table_get_range; BP_ENOMEM; BP_ERANGE (width 1 and a
+ * stored record does not fit in a byte). */
 int bp_dist_read_tier(struct bp_dist *x, bp_table *tab, uint32_t t, uint64_t size, uint64_t cb,
-		      uint16_t *rec);
+		      void *rec, size_t width);
 
 #endif

@@ -100,6 +100,9 @@ struct bp_solve_opts {
 	int (*cancel)(void *ctx);
 	void *ctx;			  /* passed to progress, tick and cancel */
 	const struct bp_solve_dist *dist; /* NULL: one process. Tiers and walk engines */
+	/* Walk engine: hold the store's 16-bit records in memory even where 8 bits fit
+	 * (the tests compare both layouts; the memory plan counts the 8-bit one). */
+	int wide_records;
 };
 
 struct bp_solve_result {
@@ -123,6 +126,8 @@ struct bp_solve_result {
 	 * it was read back); all 0 with the dense index */
 	uint64_t index_bytes, index_stored_bytes;
 	double index_seconds;
+	/* walk engine: segments taken back from their scratch files (walk_segments) */
+	uint32_t resumed_segments;
 };
 
 #endif

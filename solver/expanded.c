@@ -20,8 +20,15 @@
  *        every tier in turn: memory is faulted in once, and each chunk is cleared
  *        just before it is solved).
  * A tier found stored (a resumed solve) is read back and expanded when the tier below
- * it needs it. Memory: two tiers of 16-bit records at a time (4.8 GiB for taifas:4x5);
- * three where moves may raise the tier by two (BP_GAME_TIER_SKIP, Chicken's pairs).
+ * it needs it. Memory: two tiers of records at a time, three where moves may raise the
+ * tier by two (BP_GAME_TIER_SKIP, Chicken's pairs); a record takes 8 bits in memory
+ * where the game's tiers are few enough (compact(): 2.4 GiB for taifas:4x5), else the
+ * store's 16.
+ *
+ * In one process, a game that cuts its tiers into segments (bp_game_ops.walk_segments:
+ * Chicken, by neutral count) is solved a segment at a time instead, holding only the
+ * segments still to be read (see "segments" below): chicken:hex3 needs 13.8 GiB so,
+ * where whole tiers took 40.7.
  *
  * A game whose walk cannot tell reached positions from valid ones
  * (BP_GAME_WALK_UNREACHED) gets a forward pass first, as the tiers engine's: one bit
@@ -51,6 +58,7 @@
  * hashes of both, and `solve --solver tiers` runs the other path (solver/solve.h). */
 #include "solver/expanded.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +66,15 @@
 
 #include "solver/dist.h"
 #include "solver/parallel.h"
+#include "solver/segfile.h"
 #include "solver/solve_common.h"
+#include "store/codec.h"
 
-#define CHUNK ((uint64_t)1 << 16) /* indices a work item covers */
-#define SMALL_ITEMS 4		  /* across ranks: a small tier's items a rank */
-#define DONE UINT32_MAX		  /* pass A solved the position */
+#define CHUNK ((uint64_t)1 << 16)	/* indices a work item covers */
+#define SMALL_ITEMS 4			/* across ranks: a small tier's items a rank */
+#define DONE UINT32_MAX			/* pass A solved the position */
+#define FEED_BYTES ((uint64_t)16 << 20) /* bp_solve_walk_feed_bytes */
+#define READ_PIECE ((uint64_t)1 << 22)	/* records a resumed tier is read by, narrowed */
 
 /* A round's work item, from pass A to pass B. Keys are bp_dist_key (tier, index). */
 struct item_buf {
@@ -76,15 +88,31 @@ struct item_buf {
 	struct bp_dist_ask ask; /* solving: children held elsewhere; reaching: images */
 };
 
+/* Expanded records of a child tier's index range lo .. lo + n - 1 (a whole tier, or a
+ * segment: bp_game_ops.walk_segments). */
+struct part {
+	const void *rec;
+	uint64_t lo, n;
+};
+
 struct expanded {
 	const struct bp_game *g;
 	bp_table *tab;
 	uint32_t nt, t; /* tiers; the one being worked on */
+	/* one process: the range of tier t being walked (the whole tier, or a segment), its
+	 * records when solving or expanding (index lo0 at cur[0]), and where the records of
+	 * its children are: ranges of tier t + 1 (near) and t + 2 (far) */
+	uint64_t lo0, hi0;
+	void *cur;
+	struct part near[BP_SEGMENT_MAX_CHILDREN], far[BP_SEGMENT_MAX_CHILDREN];
+	int nnear, nfar;
 	uint64_t *size;
-	uint16_t **rec; /* per tier, or NULL when not in memory */
+	void **rec; /* per tier, or NULL when not in memory (records: rec_get) */
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
 	 * that memory is faulted in once, not once per tier */
-	uint16_t *buf[3];
+	void *buf[3];
+	int wide;	  /* records of 16 bits in memory, else of 8 (compact()) */
+	unsigned max_rem; /* the largest remoteness a record in memory holds */
 	int span;	  /* 1, or 2 with BP_GAME_TIER_SKIP: the child tiers kept */
 	uint64_t **reach; /* per tier, with BP_GAME_WALK_UNREACHED: reached bits */
 	uint64_t most;
@@ -93,36 +121,81 @@ struct expanded {
 	int threads;
 	uint64_t (*counts)[4];	     /* per worker */
 	struct bp_solve_meter meter; /* cancel and ticks inside a tier */
-	char errmsg[200];
+	char errmsg[4400];	     /* room for a scratch file's path */
+	const char *dir;	     /* the database's directory (segments' scratch files) */
 	/* split across ranks */
 	struct bp_dist dx;
-	uint64_t *cb;	      /* per tier: indices a chunk covers */
-	uint64_t round_items; /* chunks a rank takes in one round */
-	uint64_t round0;      /* the round's first item */
-	struct item_buf *ib;  /* round_items */
-	struct bp_vec *img;   /* expand: threads * nranks arrays of (index, record); reach:
+	uint64_t *cb;		 /* per tier: indices a chunk covers */
+	uint64_t round_items;	 /* chunks a rank takes in one round */
+	uint64_t round0;	 /* the round's first item */
+	struct item_buf *ib;	 /* round_items */
+	struct bp_vec *img;	 /* expand: threads * nranks arrays of (index, record); reach:
 			       * of keys to mark */
-	const uint16_t *answers;
-	const uint64_t *imgs; /* split_expand: (index, record) pairs received; reach: keys */
+	const uint16_t *answers; /* lookups answer store records, widened */
+	const uint64_t *imgs;	 /* split_expand: (index, record) pairs received; reach: keys */
 	uint64_t nimg;
 };
 
 struct worker {
 	struct expanded *x;
 	int id;
-	uint16_t *rec;	      /* the tier being worked on */
-	const uint16_t *crec; /* its children's tier, expanded */
-	const uint16_t *frec; /* the tier above that (far children), expanded */
-	uint64_t counts[4];   /* positions per value, added to x->counts at the end (the
+	int wide;		       /* x->wide */
+	void *rec;		       /* the range being worked on (x->cur) */
+	uint64_t base;		       /* the tier index of rec[0] */
+	const struct part *near, *far; /* x->near, x->far */
+	int nnear, nfar;
+	uint64_t counts[4]; /* positions per value, added to x->counts at the end (the
 			       * workers' rows share a cache line) */
 };
 
-/* A tier's records, zeroed, on transparent huge pages where the system allows them:
- * children are read all over a tier, and 2 MiB pages keep the TLB from missing. */
-static uint16_t *records_alloc(uint64_t n)
+/* Records in memory. A walk game's moves all raise the tier, so no remoteness passes
+ * the number of tiers; where it stays below 64 (every walk game here: Taifas 4x5 has
+ * 21 tiers, Chicken hex3 20), value and remoteness fit in a byte with the store's
+ * layout (bits 0-1 value, 2-7 remoteness), and a record is held in 8 bits: half the
+ * memory and half the memory traffic of the store's 16. It is widened only on the way
+ * to the store (bp_dist_store_tier) and narrowed on the way back (bp_dist_read_tier);
+ * lookups across ranks answer store records. Other games keep 16 bits. */
+static int compact(uint32_t ntiers)
 {
-	size_t bytes = sizeof(uint16_t) * (n ? n : 1);
-	uint16_t *r = calloc(1, bytes);
+	return ntiers <= 64;
+}
+
+int bp_solve_walk_record_bytes(const struct bp_game *g)
+{
+	return compact(g->ntiers) ? 1 : 2;
+}
+
+static inline uint16_t rec_get(const void *r, int wide, uint64_t i)
+{
+	return wide ? ((const uint16_t *)r)[i] : ((const uint8_t *)r)[i];
+}
+
+static inline void rec_put(void *r, int wide, uint64_t i, uint16_t v)
+{
+	if (wide)
+		((uint16_t *)r)[i] = v;
+	else
+		((uint8_t *)r)[i] = (uint8_t)v;
+}
+
+static size_t rec_width(const struct expanded *x)
+{
+	return x->wide ? sizeof(uint16_t) : sizeof(uint8_t);
+}
+
+/* Clears records lo..hi-1 of r. */
+static void rec_clear(const struct expanded *x, void *r, uint64_t lo, uint64_t hi)
+{
+	memset((uint8_t *)r + lo * rec_width(x), 0, (hi - lo) * rec_width(x));
+}
+
+/* A tier's records (n of width bytes), zeroed, on transparent huge pages where the
+ * system allows them: children are read all over a tier, and 2 MiB pages keep the TLB
+ * from missing. */
+static void *records_alloc(uint64_t n, size_t width)
+{
+	size_t bytes = width * (n ? n : 1);
+	void *r = calloc(1, bytes);
 #ifdef MADV_HUGEPAGE
 	uintptr_t from = ((uintptr_t)r + 4095) & ~(uintptr_t)4095;
 	uintptr_t to = ((uintptr_t)r + bytes) & ~(uintptr_t)4095;
@@ -130,6 +203,15 @@ static uint16_t *records_alloc(uint64_t n)
 		madvise((void *)from, to - from, MADV_HUGEPAGE); /* only a hint */
 #endif
 	return r;
+}
+
+/* The record of child c from the parts held; 0 (not solved) when none holds it. */
+static inline uint16_t child_rec(const struct part *p, int np, int wide, uint64_t c)
+{
+	for (int i = 0; i < np; i++)
+		if (c - p[i].lo < p[i].n)
+			return rec_get(p[i].rec, wide, c - p[i].lo);
+	return 0;
 }
 
 static int solve_visit(void *ctx, const struct bp_walk *w)
@@ -149,13 +231,13 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 	} else {
 		uint32_t best = 0, unsolved = 0;
 		for (int i = 0; i < w->nchildren; i++) {
-			uint16_t r = k->crec[w->children[i]];
+			uint16_t r = child_rec(k->near, k->nnear, k->wide, w->children[i]);
 			uint32_t key = bp_solve_child_key(r);
 			unsolved |= (r & 3u) == 0;
 			best = key > best ? key : best;
 		}
 		for (int i = 0; i < w->nfar; i++) {
-			uint16_t r = k->frec[w->far[i]];
+			uint16_t r = child_rec(k->far, k->nfar, k->wide, w->far[i]);
 			uint32_t key = bp_solve_child_key(r);
 			unsolved |= (r & 3u) == 0;
 			best = key > best ? key : best;
@@ -177,11 +259,11 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 			 x->t, (unsigned long long)w->index);
 		return BP_EINVAL;
 	}
-	if (rem >= BP_RECORD_NO_REMOTENESS) {
+	if (rem > x->max_rem) {
 		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	k->rec[w->index] = bp_record_make(v, rem);
+	rec_put(k->rec, k->wide, w->index - k->base, bp_record_make(v, rem));
 	k->counts[v]++;
 	return BP_OK;
 }
@@ -189,9 +271,17 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 static int expand_visit(void *ctx, const struct bp_walk *w)
 {
 	struct worker *k = ctx;
-	uint16_t r = k->rec[w->index];
-	for (int i = 0; i < w->nimages; i++)
-		k->rec[w->images[i]] = r;
+	struct expanded *x = k->x;
+	uint16_t r = rec_get(k->rec, k->wide, w->index - k->base);
+	for (int i = 0; i < w->nimages; i++) {
+		if (w->images[i] < x->lo0 || w->images[i] >= x->hi0) {
+			snprintf(x->errmsg, sizeof x->errmsg,
+				 "tier %u index %llu: an image lies outside its segment", x->t,
+				 (unsigned long long)w->index);
+			return BP_EINVAL;
+		}
+		rec_put(k->rec, k->wide, w->images[i] - k->base, r);
+	}
 	return BP_OK;
 }
 
@@ -230,7 +320,16 @@ static int reach_visit(void *ctx, const struct bp_walk *w)
 
 static uint64_t chunks(const struct expanded *x)
 {
-	return (x->size[x->t] + CHUNK - 1) / CHUNK;
+	return (x->hi0 - x->lo0 + CHUNK - 1) / CHUNK;
+}
+
+/* Walks (one process) the range lo .. hi - 1 of tier t, records at cur. */
+static void set_range(struct expanded *x, uint32_t t, uint64_t lo, uint64_t hi, void *cur)
+{
+	x->t = t;
+	x->lo0 = lo;
+	x->hi0 = hi;
+	x->cur = cur;
 }
 
 static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
@@ -239,10 +338,14 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 	uint32_t t = x->t;
 	struct worker k = { .x = x,
 			    .id = id,
-			    .rec = x->rec[t],
-			    .crec = t + 1 < x->nt ? x->rec[t + 1] : NULL,
-			    .frec = t + 2 < x->nt ? x->rec[t + 2] : NULL };
-	uint64_t lo = item * CHUNK, hi = lo + CHUNK < x->size[t] ? lo + CHUNK : x->size[t];
+			    .wide = x->wide,
+			    .rec = x->cur,
+			    .base = x->lo0,
+			    .near = x->near,
+			    .far = x->far,
+			    .nnear = x->nnear,
+			    .nfar = x->nfar };
+	uint64_t lo = x->lo0 + item * CHUNK, hi = lo + CHUNK < x->hi0 ? lo + CHUNK : x->hi0;
 	int rc = x->g->ops->tier_walk(x->g, t, lo, hi, what, visit, &k);
 	for (int v = 0; v < 4; v++)
 		x->counts[id][v] += k.counts[v];
@@ -253,8 +356,9 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 static int solve_chunk(void *ctx, int id, uint64_t item)
 {
 	struct expanded *x = ctx;
-	uint64_t lo = item * CHUNK, hi = lo + CHUNK < x->size[x->t] ? lo + CHUNK : x->size[x->t];
-	memset(x->rec[x->t] + lo, 0, sizeof(uint16_t) * (hi - lo));
+	uint64_t lo = item * CHUNK,
+		 hi = lo + CHUNK < x->hi0 - x->lo0 ? lo + CHUNK : x->hi0 - x->lo0;
+	rec_clear(x, x->cur, lo, hi);
 	return walk_chunk(ctx, id, item, BP_WALK_CHILDREN, solve_visit);
 }
 
@@ -329,11 +433,11 @@ static int settle(struct expanded *x, uint64_t *counts, uint64_t idx, uint32_t b
 		return BP_EINVAL;
 	}
 	enum bp_value v = bp_solve_value_of_key(best, &rem);
-	if (rem >= BP_RECORD_NO_REMOTENESS) {
+	if (rem > x->max_rem) {
 		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	x->rec[x->t][here(x, x->t, idx)] = bp_record_make(v, rem);
+	rec_put(x->rec[x->t], x->wide, here(x, x->t, idx), bp_record_make(v, rem));
 	counts[v]++;
 	return BP_OK;
 }
@@ -349,7 +453,7 @@ static int split_child(struct split_worker *k, uint32_t ct, uint64_t c, uint32_t
 		(*asked)++;
 		return bp_dist_ask_push(&k->ib->ask, bp_dist_key(ct, c), d);
 	}
-	uint16_t r = x->rec[ct][here(x, ct, c)];
+	uint16_t r = rec_get(x->rec[ct], x->wide, here(x, ct, c));
 	uint32_t key = bp_solve_child_key(r);
 	*unsolved |= (r & 3u) == 0;
 	*best = key > *best ? key : *best;
@@ -378,7 +482,7 @@ static int split_visit(void *ctx, const struct bp_walk *w)
 				 t, (unsigned long long)w->index);
 			return BP_EINVAL;
 		}
-		x->rec[t][here(x, t, w->index)] = bp_record_make(v, 0);
+		rec_put(x->rec[t], x->wide, here(x, t, w->index), bp_record_make(v, 0));
 		k->counts[v]++;
 		return BP_OK;
 	}
@@ -416,7 +520,7 @@ static int split_solve_item(void *ctx, int id, uint64_t j)
 	struct item_buf *ib = &x->ib[j];
 	item_span(x, j, &lo, &hi);
 	item_clear(x, ib);
-	memset(x->rec[x->t] + here(x, x->t, lo), 0, sizeof(uint16_t) * (hi - lo));
+	rec_clear(x, x->rec[x->t], here(x, x->t, lo), here(x, x->t, lo) + (hi - lo));
 	struct split_worker k = { .x = x, .ib = ib };
 	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN, split_visit, &k);
 	for (int v = 0; v < 4; v++)
@@ -483,7 +587,7 @@ static int answer_records(void *ctx, const uint64_t *keys, uint64_t n, uint16_t 
 	const struct expanded *x = ctx;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t ct = bp_dist_key_tier(keys[i]);
-		out[i] = x->rec[ct][here(x, ct, bp_dist_key_index(keys[i]))];
+		out[i] = rec_get(x->rec[ct], x->wide, here(x, ct, bp_dist_key_index(keys[i])));
 	}
 	return BP_OK;
 }
@@ -518,8 +622,13 @@ static int set_images(void *ctx, int worker, uint64_t item)
 		uint64_t m = x->imgs[i] >> 16;
 		if (m >= x->size[x->t] || owner_of(x, x->t, m) != x->dx.me)
 			return BP_EIO;
-		__atomic_store_n(&x->rec[x->t][here(x, x->t, m)], (uint16_t)(x->imgs[i] & 0xffffu),
-				 __ATOMIC_RELAXED);
+		uint64_t at = here(x, x->t, m);
+		uint16_t r = (uint16_t)(x->imgs[i] & 0xffffu);
+		if (x->wide)
+			__atomic_store_n((uint16_t *)x->rec[x->t] + at, r, __ATOMIC_RELAXED);
+		else
+			__atomic_store_n((uint8_t *)x->rec[x->t] + at, (uint8_t)r,
+					 __ATOMIC_RELAXED);
 	}
 	return BP_OK;
 }
@@ -560,15 +669,15 @@ static int split_image_visit(void *ctx, const struct bp_walk *w)
 	struct split_worker *k = ctx;
 	struct expanded *x = k->x;
 	uint64_t cb = x->cb[x->t];
-	uint16_t *rec = x->rec[x->t];
-	uint16_t r = rec[bp_dist_local(&x->dx, cb, w->index)];
+	void *rec = x->rec[x->t];
+	uint16_t r = rec_get(rec, x->wide, bp_dist_local(&x->dx, cb, w->index));
 	if (r == 0) /* not reached: its images' records are 0 already (cleared or read) */
 		return BP_OK;
 	for (int i = 0; i < w->nimages; i++) {
 		uint64_t m = w->images[i];
 		int d = bp_dist_owner(&x->dx, cb, m);
 		if (d == x->dx.me) {
-			rec[bp_dist_local(&x->dx, cb, m)] = r;
+			rec_put(rec, x->wide, bp_dist_local(&x->dx, cb, m), r);
 		} else {
 			uint64_t pair = m << 16 | r;
 			int rc = bp_vec_push(&k->img[d], &pair, sizeof pair);
@@ -804,15 +913,15 @@ static int expand(struct expanded *x, uint32_t t)
 {
 	if (split(x))
 		return split_expand(x, t);
-	x->t = t;
+	set_range(x, t, 0, x->size[t], x->rec[t]);
 	return bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
 }
 
 /* The buffer for tier t's records (contents undefined). */
 static int take_buffer(struct expanded *x, uint32_t t)
 {
-	uint16_t **b = &x->buf[t % (uint32_t)(x->span + 1)];
-	if (!*b && !(*b = records_alloc(x->most)))
+	void **b = &x->buf[t % (uint32_t)(x->span + 1)];
+	if (!*b && !(*b = records_alloc(x->most, rec_width(x))))
 		return BP_ENOMEM;
 	x->rec[t] = *b;
 	return BP_OK;
@@ -826,8 +935,15 @@ static int load_expanded(struct expanded *x, uint32_t t)
 		return BP_OK;
 	if ((rc = take_buffer(x, t)))
 		return rc;
-	rc = split(x) ? bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t])
-		      : bp_table_get_tier(x->tab, t, x->rec[t]);
+	/* one process: 16-bit records whole, on the table's threads; 8-bit ones narrowed
+	 * a piece at a time */
+	if (split(x))
+		rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t],
+				       rec_width(x));
+	else if (x->wide)
+		rc = bp_table_get_tier(x->tab, t, x->rec[t]);
+	else
+		rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], READ_PIECE, x->rec[t], 1);
 	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -852,6 +968,7 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	if (!g->ops->tier_size || g->ntiers == 0)
 		return BP_EUNSUPPORTED;
 	const uint32_t nbuf = g->ops->flags & BP_GAME_TIER_SKIP ? 3 : 2;
+	const uint64_t width = (uint64_t)bp_solve_walk_record_bytes(g);
 	for (uint32_t t = 0; t < g->ntiers; t++) {
 		uint64_t sz;
 		int rc = g->ops->tier_size(g, t, &sz);
@@ -861,11 +978,85 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 		bits += bp_solve_pages(8 * (sz / 64 + 1));
 	}
 	*bytes = BP_SOLVE_BASE_MEMORY;
+	if (width == 1) {
+		uint64_t largest = most[0] > most[1] ? most[0] : most[1];
+		*bytes += bp_solve_walk_feed_bytes(largest > most[2] ? largest : most[2]);
+	}
 	for (uint32_t i = 0; i < nbuf; i++)
-		*bytes += bp_solve_pages(sizeof(uint16_t) * most[i]);
+		*bytes += bp_solve_pages(width * most[i]);
 	if (g->ops->flags & BP_GAME_WALK_UNREACHED)
 		*bytes += bits;
 	return BP_OK;
+}
+
+uint64_t bp_solve_walk_feed_bytes(uint64_t most)
+{
+	return 4 * most < FEED_BYTES ? 4 * most : FEED_BYTES;
+}
+
+int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uint64_t *peak)
+{
+	const struct bp_game_ops *ops = g->ops;
+	if (!ops->walk_segments || !ops->tier_size || g->ntiers == 0)
+		return BP_EUNSUPPORTED;
+	int n = ops->walk_segments(g, NULL, 0);
+	if (n < 0)
+		return n;
+	struct bp_segment *sg = calloc((size_t)n + 1, sizeof *sg);
+	int *readers = calloc((size_t)n + 1, sizeof *readers);
+	int rc = sg && readers ? BP_OK : BP_ENOMEM;
+	if (!rc && ops->walk_segments(g, sg, n) != n)
+		rc = BP_EINVAL;
+	const uint64_t width = (uint64_t)bp_solve_walk_record_bytes(g);
+	uint64_t bits = 0, live = 0, most = 0, largest = 0;
+	for (uint32_t t = 0; !rc && t < g->ntiers; t++) {
+		uint64_t sz;
+		if ((rc = ops->tier_size(g, t, &sz)))
+			break;
+		largest = sz > largest ? sz : largest;
+		if (ops->flags & BP_GAME_WALK_UNREACHED)
+			bits += bp_solve_pages(8 * (sz / 64 + 1));
+		if (tier_peak)
+			tier_peak[t] = 0;
+	}
+	most = bits; /* the forward pass holds every tier's bits, walking each tier */
+	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
+		tier_peak[t] = bits;
+	for (int i = 0; !rc && i < n; i++)
+		for (int j = 0; j < sg[i].nchildren; j++)
+			if (sg[i].children[j] >= 0 && sg[i].children[j] < i)
+				readers[sg[i].children[j]]++;
+	for (int i = 0; !rc && i < n; i++) {
+		uint64_t len = sg[i].hi - sg[i].lo;
+		live += bp_solve_pages(width * len);
+		uint64_t now = live + bits;
+		most = now > most ? now : most;
+		if (tier_peak && sg[i].tier < g->ntiers && now > tier_peak[sg[i].tier])
+			tier_peak[sg[i].tier] = now;
+		for (int j = 0; j < sg[i].nchildren; j++) {
+			int c = sg[i].children[j];
+			if (c >= 0 && c < i && --readers[c] == 0)
+				live -= bp_solve_pages(width * (sg[c].hi - sg[c].lo));
+		}
+		if (readers[i] == 0)
+			live -= bp_solve_pages(width * len);
+		if (ops->flags & BP_GAME_WALK_UNREACHED) {
+			uint64_t freed = len / 8 > 8192 ? (len / 8 - 8192) & ~4095ull : 0;
+			bits -= freed < bits ? freed : bits;
+		}
+	}
+	free(sg);
+	free(readers);
+	uint64_t fixed = BP_SOLVE_BASE_MEMORY + bp_solve_walk_feed_bytes(largest);
+	*peak = most + fixed;
+	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
+		tier_peak[t] += fixed;
+	return rc;
+}
+
+static int estimate_segments(const struct bp_game *g, uint64_t *bytes)
+{
+	return bp_solve_walk_segment_plan(g, NULL, bytes);
 }
 
 /* The forward pass of BP_GAME_WALK_UNREACHED games, tiers upwards from the start's.
@@ -885,7 +1076,7 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 		x->meter.phase_total += share(x, t);
 	for (uint32_t t = st; t < x->nt; t++) {
 		memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
-		x->t = t;
+		set_range(x, t, 0, x->size[t], NULL);
 		rc = split(x) ? split_reach(x, t)
 			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
 						 CHUNK, x->size[t], reach_chunk, x);
@@ -907,6 +1098,432 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 	return BP_OK;
 }
 
+/* ---- segments (one process; bp_game_ops.walk_segments) ----------------------------
+ *
+ * A game that cuts its tiers into segments (index ranges closed under the symmetry,
+ * listed so that each comes after the segments its children lie in) is solved one
+ * segment at a time in the game's order. Only the segments still to be read by a
+ * segment not yet solved are held, expanded, each in its own allocation, freed as soon
+ * as its last reader is solved. A tier is stored in one transaction, so a solved
+ * segment's records (canonical layout, as stored) wait in a scratch file next to the
+ * database (solver/segfile.h) until its tier is complete; the tier is then stored from
+ * its files, read in order, and they are removed. A segment's reached bits (one array
+ * per tier, as the forward pass left them) are given back to the system once it is
+ * solved.
+ *
+ * Resumed after a stop or a kill: a stored tier is read back a segment at a time where
+ * a segment to solve needs it; a segment whose scratch file checks out (magic, head,
+ * length) counts as solved, its records checked against their checksum when they are
+ * read; a file that fails is removed and the solve stops with BP_ECORRUPT (the next
+ * run solves that segment again). What a kill loses: the segments being solved, and
+ * nothing that reached its file. */
+
+enum { SEG_TODO, SEG_SOLVED, SEG_FILE, SEG_STORED, SEG_BELOW };
+
+struct seg {
+	struct bp_segment s;
+	int state;
+	int readers; /* segments to solve that read it */
+	void *rec;   /* expanded, or NULL */
+	uint64_t count[4];
+};
+
+struct segs {
+	struct seg *v;
+	int n;
+	int **by_tier; /* per tier, its segments in index order */
+	int *nby;
+	uint64_t hash;
+};
+
+static void seg_path(const struct expanded *x, const struct segs *S, int i, char *out, size_t len)
+{
+	snprintf(out, len, "%s/walk-%016llx-%d.seg", x->dir, (unsigned long long)S->hash, i);
+}
+
+static struct bp_segfile_head seg_head(const struct expanded *x, const struct segs *S, int i)
+{
+	const struct bp_segment *sg = &S->v[i].s;
+	return (struct bp_segfile_head){ .solve = S->hash,
+					 .tier = sg->tier,
+					 .width = (uint32_t)rec_width(x),
+					 .lo = sg->lo,
+					 .hi = sg->hi };
+}
+
+/* The game's segments, checked: every child listed before its reader, in the tier
+ * above or two above, and each tier tiled by its segments. */
+static int segs_load(struct expanded *x, struct segs *S)
+{
+	const struct bp_game *g = x->g;
+	int n = g->ops->walk_segments(g, NULL, 0);
+	if (n < 0)
+		return n;
+	struct bp_segment *tmp = calloc((size_t)n + 1, sizeof *tmp);
+	S->v = calloc((size_t)n + 1, sizeof *S->v);
+	S->by_tier = calloc(x->nt, sizeof *S->by_tier);
+	S->nby = calloc(x->nt, sizeof *S->nby);
+	if (!tmp || !S->v || !S->by_tier || !S->nby) {
+		free(tmp);
+		return BP_ENOMEM;
+	}
+	int rc = g->ops->walk_segments(g, tmp, n) == n ? BP_OK : BP_EINVAL;
+	S->n = n;
+	for (int i = 0; i < n && !rc; i++) {
+		const struct bp_segment *sg = &tmp[i];
+		S->v[i].s = *sg;
+		if (sg->tier >= x->nt || sg->lo > sg->hi || sg->hi > x->size[sg->tier] ||
+		    sg->nchildren < 0 || sg->nchildren > BP_SEGMENT_MAX_CHILDREN)
+			rc = BP_EINVAL;
+		for (int j = 0; j < sg->nchildren && !rc; j++) {
+			int c = sg->children[j];
+			uint32_t ct = c >= 0 && c < i ? tmp[c].tier : 0;
+			if (c < 0 || c >= i || ct <= sg->tier || ct > sg->tier + (uint32_t)x->span)
+				rc = BP_EINVAL;
+		}
+		if (!rc)
+			S->nby[sg->tier]++;
+	}
+	free(tmp);
+	for (uint32_t t = 0; t < x->nt && !rc; t++)
+		if (!(S->by_tier[t] = calloc((size_t)S->nby[t] + 1, sizeof(int))))
+			rc = BP_ENOMEM;
+	if (rc) {
+		if (rc == BP_EINVAL)
+			snprintf(x->errmsg, sizeof x->errmsg,
+				 "the game's segments are out of order or out of range");
+		return rc;
+	}
+	memset(S->nby, 0, x->nt * sizeof *S->nby);
+	for (int i = 0; i < n; i++) {
+		uint32_t t = S->v[i].s.tier;
+		S->by_tier[t][S->nby[t]++] = i;
+	}
+	for (uint32_t t = 0; t < x->nt; t++) {
+		int *b = S->by_tier[t]; /* by index: few segments a tier, insertion sort */
+		for (int j = 1; j < S->nby[t]; j++)
+			for (int k = j; k > 0 && S->v[b[k - 1]].s.lo > S->v[b[k]].s.lo; k--) {
+				int sw = b[k];
+				b[k] = b[k - 1];
+				b[k - 1] = sw;
+			}
+		uint64_t at = 0;
+		for (int j = 0; j < S->nby[t]; j++) {
+			const struct bp_segment *sg = &S->v[S->by_tier[t][j]].s;
+			if (sg->lo != at)
+				break;
+			at = sg->hi;
+		}
+		if (at != x->size[t]) {
+			snprintf(x->errmsg, sizeof x->errmsg,
+				 "tier %u: the game's segments do not tile it", t);
+			return BP_EINVAL;
+		}
+	}
+	/* the solve the files belong to: the instance, its rules, the tier sizes */
+	S->hash = bp_hash64(g->spec, strlen(g->spec), BP_RULES_VERSION);
+	S->hash = bp_hash64(x->size, sizeof *x->size * x->nt, S->hash);
+	return BP_OK;
+}
+
+static void segs_free(struct expanded *x, struct segs *S)
+{
+	for (int i = 0; S->v && i < S->n; i++)
+		free(S->v[i].rec);
+	for (uint32_t t = 0; S->by_tier && t < x->nt; t++)
+		free(S->by_tier[t]);
+	free(S->by_tier);
+	free(S->nby);
+	free(S->v);
+}
+
+/* Gives back the pages of reached bits that lie wholly inside segment sg. */
+static void reach_release(struct expanded *x, const struct bp_segment *sg)
+{
+	if (!x->reach || !x->reach[sg->tier])
+		return;
+	uintptr_t from = (uintptr_t)(x->reach[sg->tier] + sg->lo / 64 + 1);
+	uintptr_t to = (uintptr_t)(x->reach[sg->tier] + sg->hi / 64);
+	from = (from + 4095) & ~(uintptr_t)4095;
+	to &= ~(uintptr_t)4095;
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED); /* read as zeros: never again */
+}
+
+/* Records lo .. hi - 1 of stored tier t into rec, narrowed where they are 8 bits. */
+static int read_range(struct expanded *x, uint32_t t, uint64_t lo, uint64_t hi, void *rec)
+{
+	if (x->wide)
+		return bp_table_get_range(x->tab, t, lo, hi - lo, rec);
+	uint16_t *w = malloc(sizeof *w * READ_PIECE);
+	int rc = w ? BP_OK : BP_ENOMEM;
+	for (uint64_t at = lo; at < hi && !rc; at += READ_PIECE) {
+		uint64_t k = hi - at < READ_PIECE ? hi - at : READ_PIECE;
+		if ((rc = bp_table_get_range(x->tab, t, at, k, w)))
+			break;
+		uint8_t *dst = (uint8_t *)rec + (at - lo);
+		for (uint64_t i = 0; i < k && !rc; i++) {
+			dst[i] = (uint8_t)w[i];
+			rc = w[i] >> 8 ? BP_ERANGE : BP_OK;
+		}
+	}
+	free(w);
+	return rc;
+}
+
+/* A damaged scratch file: removed, and the message says so. */
+static int seg_damaged(struct expanded *x, const struct segs *S, int i)
+{
+	char path[4200];
+	seg_path(x, S, i, path, sizeof path);
+	remove(path);
+	snprintf(x->errmsg, sizeof x->errmsg,
+		 "%s failed a checksum: removed; run the solve again to solve its segment "
+		 "again",
+		 path);
+	return BP_ECORRUPT;
+}
+
+/* Segment i in memory, expanded: from its file, or from its stored tier. */
+static int seg_load(struct expanded *x, struct segs *S, int i)
+{
+	struct seg *sg = &S->v[i];
+	int rc;
+	if (sg->rec)
+		return BP_OK;
+	if (sg->state != SEG_FILE && sg->state != SEG_STORED) {
+		snprintf(x->errmsg, sizeof x->errmsg, "segment %d read before it is solved", i);
+		return BP_EINVAL;
+	}
+	if (!(sg->rec = records_alloc(sg->s.hi - sg->s.lo, rec_width(x))))
+		return BP_ENOMEM;
+	if (sg->state == SEG_FILE) {
+		char path[4200];
+		struct bp_segfile_head h = seg_head(x, S, i);
+		seg_path(x, S, i, path, sizeof path);
+		if ((rc = bp_segfile_read(path, &h, sg->rec)))
+			return rc == BP_ENOMEM ? rc : seg_damaged(x, S, i);
+	} else if ((rc = read_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec))) {
+		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", sg->s.tier,
+			 bp_strerror(rc));
+		return rc;
+	}
+	set_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec);
+	return bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
+}
+
+static void seg_drop(struct segs *S, int i)
+{
+	free(S->v[i].rec);
+	S->v[i].rec = NULL;
+}
+
+/* Tier t's records for the store, from its segments' files in index order. */
+struct tier_feed {
+	struct expanded *x;
+	struct segs *S;
+	uint32_t t;
+	int k; /* the segment (in by_tier[t]) being read; -1: none open */
+	uint64_t end;
+	struct bp_segfile_stream st;
+	int bad; /* the segment whose file failed, or -1 */
+};
+
+static int feed_segments(void *ctx, uint64_t first, uint64_t n, uint16_t *dst)
+{
+	struct tier_feed *f = ctx;
+	while (n) {
+		if (f->k < 0 || first >= f->end) {
+			int i = f->S->by_tier[f->t][++f->k];
+			char path[4200];
+			struct bp_segfile_head h = seg_head(f->x, f->S, i);
+			bp_segfile_close(&f->st);
+			seg_path(f->x, f->S, i, path, sizeof path);
+			f->bad = i;
+			int rc = bp_segfile_open(path, &h, &f->st);
+			if (rc)
+				return rc == BP_ENOMEM ? rc : BP_ECORRUPT;
+			f->end = h.hi;
+		}
+		uint64_t k = f->end - first < n ? f->end - first : n;
+		int rc = bp_segfile_next(&f->st, k, dst);
+		if (rc)
+			return rc == BP_ENOMEM ? rc : BP_ECORRUPT;
+		first += k;
+		dst += k;
+		n -= k;
+	}
+	return BP_OK;
+}
+
+/* Stores tier t from its segments' files, then removes them. */
+static int seg_store_tier(struct expanded *x, struct segs *S, uint32_t t, double seconds,
+			  struct bp_solve_result *out)
+{
+	struct tier_feed f = { .x = x, .S = S, .t = t, .k = -1, .bad = -1 };
+	int rc = bp_solve_put_tier_fill(x->g, x->tab, t, feed_segments, &f, x->threads, seconds,
+					out, x->errmsg, sizeof x->errmsg);
+	bp_segfile_close(&f.st);
+	if (rc == BP_ECORRUPT && f.bad >= 0) /* a fill error: nothing was written */
+		return seg_damaged(x, S, f.bad);
+	for (int j = 0; !rc && j < S->nby[t]; j++) {
+		char path[4200];
+		seg_path(x, S, S->by_tier[t][j], path, sizeof path);
+		remove(path);
+	}
+	return rc;
+}
+
+/* When every segment of tier t is solved (or in its file), stores the tier. */
+static int seg_tier_check(struct expanded *x, struct segs *S, uint32_t t, double t0, double prior,
+			  struct bp_solve_result *out)
+{
+	uint64_t tc[4] = { 0 };
+	for (int j = 0; j < S->nby[t]; j++) {
+		const struct seg *sg = &S->v[S->by_tier[t][j]];
+		if (sg->state != SEG_SOLVED && sg->state != SEG_FILE)
+			return BP_OK;
+		for (int v = 0; v < 4; v++)
+			tc[v] += sg->count[v];
+	}
+	int rc = seg_store_tier(x, S, t, prior + (bp_solve_clock() - t0), out);
+	if (rc)
+		return rc;
+	for (int j = 0; j < S->nby[t]; j++)
+		S->v[S->by_tier[t][j]].state = SEG_STORED;
+	struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x->nt };
+	out->solved_tiers++;
+	bp_solve_add_counts(tc, out, &pr);
+	pr.seconds = bp_solve_clock() - t0;
+	if (x->meter.o->progress)
+		x->meter.o->progress(x->meter.o->ctx, &pr);
+	return BP_OK;
+}
+
+/* Solves segment i (its children in memory). */
+static int seg_solve(struct expanded *x, struct segs *S, int i)
+{
+	struct seg *sg = &S->v[i];
+	uint32_t t = sg->s.tier;
+	int rc;
+	if (!(sg->rec = records_alloc(sg->s.hi - sg->s.lo, rec_width(x))))
+		return BP_ENOMEM;
+	x->nnear = x->nfar = 0;
+	for (int j = 0; j < sg->s.nchildren; j++) {
+		const struct seg *c = &S->v[sg->s.children[j]];
+		struct part p = { c->rec, c->s.lo, c->s.hi - c->s.lo };
+		if (c->s.tier == t + 1)
+			x->near[x->nnear++] = p;
+		else
+			x->far[x->nfar++] = p;
+	}
+	memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
+	set_range(x, t, sg->s.lo, sg->s.hi, sg->rec);
+	x->meter.keep = 0;
+	if ((rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, chunks(x), CHUNK,
+				   sg->s.hi - sg->s.lo, solve_chunk, x)))
+		return rc;
+	for (int w = 0; w < x->threads; w++)
+		for (int v = 0; v < 4; v++)
+			sg->count[v] += x->counts[w][v];
+	if ((rc = bp_game_status(x->g))) {
+		snprintf(x->errmsg, sizeof x->errmsg, "solving tier %u: a rule failed: %s", t,
+			 bp_strerror(rc));
+		return rc;
+	}
+	char path[4200];
+	struct bp_segfile_head h = seg_head(x, S, i);
+	memcpy(h.count, sg->count, sizeof h.count);
+	seg_path(x, S, i, path, sizeof path);
+	if ((rc = bp_segfile_write(path, &h, sg->rec))) {
+		snprintf(x->errmsg, sizeof x->errmsg, "writing %s: %s", path, strerror(errno));
+		return rc;
+	}
+	sg->state = SEG_SOLVED;
+	return BP_OK;
+}
+
+static int solve_segments(struct expanded *x, uint32_t st, double t0, double prior,
+			  struct bp_solve_result *out)
+{
+	struct segs S = { 0 };
+	int rc = segs_load(x, &S);
+	if (rc)
+		goto out;
+	/* what is solved already: stored tiers, and segments in their files */
+	for (int i = 0; i < S.n; i++) {
+		struct seg *sg = &S.v[i];
+		uint32_t t = sg->s.tier;
+		char path[4200];
+		struct bp_segfile_head h = seg_head(x, &S, i);
+		seg_path(x, &S, i, path, sizeof path);
+		if (t < st) {
+			sg->state = SEG_BELOW;
+		} else if (x->done[t]) {
+			sg->state = SEG_STORED;
+			remove(path); /* left by a run killed after storing the tier */
+		} else if (bp_segfile_probe(path, &h) == BP_OK) {
+			sg->state = SEG_FILE;
+			memcpy(sg->count, h.count, sizeof h.count);
+			out->resumed_segments++;
+		}
+	}
+	for (uint32_t t = st; t < x->nt; t++)
+		if (x->done[t]) {
+			struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x->nt };
+			out->resumed_tiers++;
+			bp_solve_add_counts(x->done_count[t], out, &pr);
+			pr.resumed = 1;
+			pr.seconds = bp_solve_clock() - t0;
+			if (x->meter.o->progress)
+				x->meter.o->progress(x->meter.o->ctx, &pr);
+		} else if ((rc = seg_tier_check(x, &S, t, t0, prior, out))) {
+			goto out; /* every segment in its file: stored at once */
+		}
+	for (int i = 0; i < S.n; i++)
+		if (S.v[i].state == SEG_TODO) {
+			x->meter.phase_total += S.v[i].s.hi - S.v[i].s.lo;
+			for (int j = 0; j < S.v[i].s.nchildren; j++)
+				S.v[S.v[i].s.children[j]].readers++;
+		}
+	for (int i = 0; i < S.n; i++) {
+		struct seg *sg = &S.v[i];
+		if (sg->state != SEG_TODO)
+			continue;
+		for (int j = 0; j < sg->s.nchildren; j++)
+			if ((rc = seg_load(x, &S, sg->s.children[j])))
+				goto out;
+		if ((rc = seg_solve(x, &S, i)))
+			goto out;
+		for (int j = 0; j < sg->s.nchildren; j++) {
+			int c = sg->s.children[j];
+			if (--S.v[c].readers == 0)
+				seg_drop(&S, c);
+		}
+		reach_release(x, &sg->s);
+		if (sg->readers == 0) {
+			seg_drop(&S, i);
+		} else {
+			set_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec);
+			if ((rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x)))
+				goto out;
+		}
+		if ((rc = seg_tier_check(x, &S, sg->s.tier, t0, prior, out)))
+			goto out;
+	}
+	for (uint32_t t = st; t < x->nt; t++)
+		for (int j = 0; j < S.nby[t]; j++)
+			if (S.v[S.by_tier[t][j]].state != SEG_STORED) {
+				snprintf(x->errmsg, sizeof x->errmsg, "tier %u was left unstored",
+					 t);
+				rc = BP_EINVAL;
+				goto out;
+			}
+out:
+	segs_free(x, &S);
+	return rc;
+}
+
 int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 		  struct bp_solve_result *out, struct bp_err *err)
 {
@@ -914,9 +1531,14 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	double t0 = bp_solve_clock();
 	struct expanded x = { .g = g,
 			      .nt = g->ntiers,
-			      .span = g->ops->flags & BP_GAME_TIER_SKIP ? 2 : 1 };
+			      .span = g->ops->flags & BP_GAME_TIER_SKIP ? 2 : 1,
+			      .wide = opts->wide_records || !compact(g->ntiers) };
+	x.max_rem = x.wide ? BP_RECORD_NO_REMOTENESS - 1 : 63;
 	memset(out, 0, sizeof *out);
-	if ((rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err)))
+	/* one process: segment by segment where the game cuts its tiers */
+	const int segmented = g->ops->walk_segments && !(opts->dist && opts->dist->nranks > 1);
+	if ((rc = bp_solve_plan(g, segmented ? estimate_segments : estimate, opts,
+				&out->memory_estimate, err)))
 		return rc;
 	x.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	bp_dist_init(&x.dx, opts->dist, x.errmsg, sizeof x.errmsg);
@@ -996,9 +1618,12 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 		    (rc = mark_reached(&x, st, sidx, t0)))
 			goto out;
 	}
-	for (uint32_t t = st; t < x.nt; t++)
+	x.dir = bp_store_path(db);
+	if (segmented && (rc = solve_segments(&x, st, t0, prior_seconds, out)))
+		goto out;
+	for (uint32_t t = st; !segmented && t < x.nt; t++)
 		x.meter.phase_total += x.done[t] ? 0 : share(&x, t);
-	for (uint32_t t = x.nt; t-- > st;) {
+	for (uint32_t t = x.nt; !segmented && t-- > st;) {
 		struct bp_solve_progress pr = { .phase = 1, .tier = t, .ntiers = x.nt };
 		if (x.done[t]) {
 			out->resumed_tiers++;
@@ -1011,7 +1636,12 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			if ((rc = take_buffer(&x, t)))
 				goto out;
 			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
-			x.t = t;
+			set_range(&x, t, 0, x.size[t], x.rec[t]);
+			x.nnear = x.nfar = 0;
+			if (t + 1 < x.nt)
+				x.near[x.nnear++] = (struct part){ x.rec[t + 1], 0, x.size[t + 1] };
+			if (t + 2 < x.nt && x.rec[t + 2])
+				x.far[x.nfar++] = (struct part){ x.rec[t + 2], 0, x.size[t + 2] };
 			if ((rc = split(&x) ? split_solve(&x, t)
 					    : bp_solve_metered(&x.meter, 1, t, x.nt, x.threads,
 							       chunks(&x), CHUNK, x.size[t],
@@ -1025,8 +1655,8 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 				goto out;
 			/* one process: stored at once; across ranks rank 0 writes, fed */
 			rc = bp_dist_store_tier(&x.dx, x.g, x.tab, t, x.size[t], x.cb[t], x.rec[t],
-						x.threads, prior_seconds + (bp_solve_clock() - t0),
-						out);
+						rec_width(&x), x.threads,
+						prior_seconds + (bp_solve_clock() - t0), out);
 			if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 				goto out;
 			out->solved_tiers++;

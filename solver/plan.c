@@ -6,6 +6,7 @@
 
 #include "solver/counter.h"
 #include "solver/cyclic.h"
+#include "solver/expanded.h"
 #include "solver/solve_common.h"
 
 #define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
@@ -134,6 +135,20 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 	uint64_t round_items = (uint64_t)(4 * o->threads > 8 ? 4 * o->threads : 8), most = 0;
 	for (uint32_t t = 0; t < nt; t++)
 		most = out->tier[t].records > most ? out->tier[t].records : most;
+	/* one process, a game that cuts its tiers into segments: the segment order's peak */
+	uint64_t *seg_peak = NULL, seg_most = 0;
+	if (o->walk && ops->walk_segments && !out->too_large) {
+		if (!(seg_peak = calloc(nt, sizeof *seg_peak)))
+			rc = BP_ENOMEM;
+		else if ((rc = bp_solve_walk_segment_plan(g, seg_peak, &seg_most)))
+			bp_err_set(err, rc, "%s: planning its segments: %s", g->spec,
+				   bp_strerror(rc));
+		if (rc) {
+			free(seg_peak);
+			bp_plan_free(out);
+			return rc == BP_ENOMEM ? bp_err_set(err, rc, "out of memory") : rc;
+		}
+	}
 	for (uint32_t t = 0; t < nt; t++) {
 		struct bp_plan_tier *pt = &out->tier[t];
 		if (pt->too_large)
@@ -158,6 +173,7 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		pt->mem_one = bitmaps + 2 * (pt->records + c1 + c2) + OVERHEAD;
 		/* marks (8), keys (8) and answers (2) each way */
 		uint64_t lookups = (uint64_t)(edges * remote * (8 + 8 + 2));
+		uint64_t slice = 2; /* bytes a record sent to the writer */
 		if (o->walk) {
 			/* two buffers of the largest tier's share (three where moves skip a
 			 * tier), and with BP_GAME_WALK_UNREACHED the reach bits of every tier;
@@ -168,17 +184,26 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 			uint64_t round_images =
 				r == 1 ? 0 : (uint64_t)((double)round_indices * (1 - density) * 24);
 			uint64_t nbuf = ops->flags & BP_GAME_TIER_SKIP ? 3 : 2;
+			uint64_t width = (uint64_t)bp_solve_walk_record_bytes(g);
+			slice = width;
 			int reach = (ops->flags & BP_GAME_WALK_UNREACHED) != 0;
-			pt->mem = 2 * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
+			pt->mem = width * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
 				  round + round_images + OVERHEAD;
-			pt->mem_one = 2 * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD;
+			uint64_t feed = width == 1 ? bp_solve_walk_feed_bytes(most) : 0;
+			pt->mem += feed;
+			pt->mem_one = width * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD + feed;
+			if (seg_peak) { /* held by segments in one process (ranks hold tiers) */
+				pt->mem_one = seg_peak[t];
+				if (r == 1)
+					pt->mem = seg_peak[t];
+			}
 			lookups = (uint64_t)(edges * remote * (8 + 2 + (reach ? 8 : 0)) +
 					     (double)images * remote * (8 + (reach ? 10 : 0)));
 		}
-		pt->sent = r == 1 ? 0 : lookups + 2 * share(pt->records, r);
+		pt->sent = r == 1 ? 0 : lookups + slice * share(pt->records, r);
 		pt->received = r == 1 ? 0 : lookups;
 		pt->writer_received =
-			r == 1 ? 0 : lookups + 2 * (pt->records - share(pt->records, r));
+			r == 1 ? 0 : lookups + slice * (pt->records - share(pt->records, r));
 		pt->disk = (uint64_t)((double)pt->classes * o->bits_per_position / 8.0 + 0.5);
 		pt->seconds = (double)pt->classes / rate;
 		out->records += pt->records;
@@ -195,6 +220,7 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 		if (pt->mem_one > out->mem_one)
 			out->mem_one = pt->mem_one;
 	}
+	free(seg_peak);
 	return BP_OK;
 }
 

@@ -21,13 +21,19 @@
  *     child of the round's positions, about 28 bytes (keys kept, sent and received;
  *     records answered and received).
  * The walk engine (solver/expanded.c, o->walk) keeps no bitmaps: a rank holds its chunks
- * of two tiers, in two buffers of the largest tier's share; besides the lookups (8 + 2
+ * of two tiers, in two buffers of the largest tier's share, at 1 byte a record where
+ * remoteness fits in 6 bits (bp_solve_walk_record_bytes; 2 elsewhere, and the slices
+ * sent to rank 0 go at that width); besides the lookups (8 + 2
  * bytes per child held elsewhere) it sends each record copied to a member of its class
  * held elsewhere (8 bytes an image: the tier's indices that are not canonical). Where
  * moves skip a tier (BP_GAME_TIER_SKIP) it keeps three buffers; where its walk visits
  * unreached positions (BP_GAME_WALK_UNREACHED: Chicken) it keeps the reach bits of
  * every tier (its share), and its reach pass adds a mark (8) per child and a key and
  * an answer (8 + 2) per image held elsewhere, at most.
+ * In one process, a game that cuts its tiers into segments (bp_game_ops.walk_segments:
+ * Chicken) is solved segment by segment, and its figure per tier is the segment
+ * order's (bp_solve_walk_segment_plan): the most held while solving that tier's
+ * segments, or during the forward pass over every tier's reached bits.
  * Children per position are not counted exactly: they are the average over up to 256
  * canonical positions of the tier, drawn from its index range with a fixed seed (every
  * index of a tier of at most 4096). */

@@ -525,9 +525,9 @@ static int load_tier(struct solve *s, uint32_t t)
 	uint16_t *rec = calloc(n ? n : 1, sizeof *rec);
 	if (!rec)
 		return BP_ENOMEM;
-	int rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec);
+	int rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec, sizeof *rec);
 	if (rc == BP_ENOTFOUND && !is_writer(s) && (rc = reopen_table(s)) == BP_OK)
-		rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec);
+		rc = bp_dist_read_tier(&s->dx, s->tab, t, tt->size, cb, rec, sizeof *rec);
 	if (rc)
 		free(rec);
 	else
@@ -885,8 +885,8 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 				goto out;
 			/* rank 0 stores the tier, fed the others' slices; they wait for it */
 			rc = bp_dist_store_tier(&s.dx, g, s.tab, t, tt->size, tt->cw * 64, tt->rec,
-						s.threads, prior_seconds + (bp_solve_clock() - t0),
-						out);
+						sizeof *tt->rec, s.threads,
+						prior_seconds + (bp_solve_clock() - t0), out);
 			if ((rc = agree(&s, rc, NULL, 0)))
 				goto out;
 			tt->done = 1;

@@ -805,6 +805,12 @@ out:
 	return BP_OK;
 }
 
+const char *bp_store_path(const bp_store *s)
+{
+	const char *dir = NULL;
+	return s && mdb_env_get_path(s->env, &dir) == 0 && dir ? dir : "";
+}
+
 void bp_store_close(bp_store *s)
 {
 	if (!s)

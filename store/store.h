@@ -60,6 +60,9 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 
 void bp_store_close(bp_store *s);
 
+/* The database's directory, as opened. Owned by the store. */
+const char *bp_store_path(const bp_store *s);
+
 /* Sets the largest size the database file may reach (default 256 GiB; LMDB's map
  * size), e.g. to bound a solve's disk use. A size below what is in use is raised to
  * it. Call only while no other call on the store or its tables is running.

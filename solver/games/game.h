@@ -148,6 +148,18 @@ struct bp_walk {
 	const uint64_t *images; /* the class's other members in this tier (may repeat) */
 };
 
+/* A segment of a tier (bp_game_ops.walk_segments): a range of its indices closed under
+ * the symmetry (every member of a class lies in the segment of its canonical one), with
+ * the segments that its positions' moves lead into. */
+#define BP_SEGMENT_MAX_CHILDREN 4
+struct bp_segment {
+	uint32_t tier;
+	uint64_t lo, hi; /* indices lo .. hi - 1 of the tier */
+	int nchildren;
+	/* the segments (places in the list) that hold every child of its positions */
+	int children[BP_SEGMENT_MAX_CHILDREN];
+};
+
 struct bp_game;
 
 struct bp_game_ops {
@@ -240,6 +252,16 @@ struct bp_game_ops {
 	int (*tier_walk)(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			 unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
 			 void *ctx);
+
+	/* OPTIONAL, with tier_walk: the tiers cut into segments (struct bp_segment), listed
+	 * in an order in which every segment comes after the segments its children lie in
+	 * (Chicken: one per tier and neutral count, in the order of Chicken's comment). The
+	 * segments of a tier tile its index range. Writes at most max of them into out
+	 * (NULL: none) and returns how many there are, or a negative error. The walk
+	 * engine then solves segment by segment in that order and holds only the segments
+	 * still to be read, which bounds its memory well below whole tiers. NULL: the
+	 * engine holds whole tiers. */
+	int (*walk_segments)(const struct bp_game *g, struct bp_segment *out, int max);
 
 	/* Exact number of positions of a tier reachable from the start, raw and up to the
 	 * instance's symmetry, for boards too big to enumerate. NULL: counts come from

@@ -25,6 +25,7 @@ struct world {
 struct rank {
 	struct world *w;
 	enum bp_engine engine;
+	int wide; /* wide_records */
 	struct bp_solve_dist dist;
 	struct bp_game *g;
 	struct bp_solve_result r;
@@ -164,6 +165,7 @@ static void *run_rank(void *arg)
 	struct rank *me = arg;
 	struct bp_solve_opts o = { .engine = me->engine,
 				   .threads = 1,
+				   .wide_records = me->wide,
 				   .dist = &me->dist,
 				   .progress = progress,
 				   .cancel = cancel,
@@ -174,8 +176,8 @@ static void *run_rank(void *arg)
 
 /* Solves spec on nranks ranks (threads) into the database at dir; each rank's outcome
  * in ranks[] (its game destroyed). stop_after: see struct rank. */
-static void split_solve(const char *spec, int nranks, enum bp_engine engine, const char *dir,
-			int stop_after, struct rank *ranks)
+static void split_solve(const char *spec, int nranks, enum bp_engine engine, int wide,
+			const char *dir, int stop_after, struct rank *ranks)
 {
 	struct world w = { .nranks = nranks };
 	pthread_t th[MAX_RANKS];
@@ -191,6 +193,7 @@ static void split_solve(const char *spec, int nranks, enum bp_engine engine, con
 	for (int i = 0; i < nranks; i++) {
 		ranks[i] = (struct rank){ .w = &w,
 					  .engine = engine,
+					  .wide = wide,
 					  .dist = { .rank = i,
 						    .nranks = nranks,
 						    .ctx = &ranks[i],
@@ -217,31 +220,34 @@ struct split {
 	char spec[48];
 	int nranks;
 	enum bp_engine engine; /* AUTO: walk where the game has one */
+	int wide;	       /* the walk's records held in 16 bits (wide_records) */
 };
 
 ParameterizedTestParameters(dist, every_split_stores_the_one_process_table)
 {
 	static struct split splits[] = {
-		{ "taifas:3x3", 1, BP_ENGINE_TIERS },
-		{ "taifas:3x3", 2, BP_ENGINE_TIERS },
-		{ "taifas:3x4", 3, BP_ENGINE_TIERS },
-		{ "taifas:3x4", 4, BP_ENGINE_TIERS },
-		{ "taifas:3x3", 1, BP_ENGINE_WALK },
-		{ "taifas:3x4", 2, BP_ENGINE_WALK },
-		{ "taifas:3x4", 3, BP_ENGINE_WALK },
-		{ "taifas:3x4", 4, BP_ENGINE_WALK },
-		{ "landscape:hex2,neutrals=1,layout=a1", 3, BP_ENGINE_WALK },
-		{ "landscape:hex2,neutrals=1,layout=a1", 2, BP_ENGINE_TIERS },
-		{ "chicken:tri4", 2, BP_ENGINE_AUTO },
-		{ "chicken:tri4", 3, BP_ENGINE_WALK },
-		{ "chicken:tri4", 4, BP_ENGINE_WALK },
-		{ "chicken:tri4", 3, BP_ENGINE_TIERS },
-		{ "glorieta:hex2", 3, BP_ENGINE_AUTO },
-		{ "glorieta:hex2,hand=3", 2, BP_ENGINE_WALK },
-		{ "glorieta:tri3,ring=none", 4, BP_ENGINE_WALK },
-		{ "glorieta:hex2,hand=2", 3, BP_ENGINE_TIERS },
-		{ "havannah:hex2", 2, BP_ENGINE_AUTO },
-		{ "mirador:8x8", 4, BP_ENGINE_AUTO },
+		{ "taifas:3x3", 1, BP_ENGINE_TIERS, 0 },
+		{ "taifas:3x3", 2, BP_ENGINE_TIERS, 0 },
+		{ "taifas:3x4", 3, BP_ENGINE_TIERS, 0 },
+		{ "taifas:3x4", 4, BP_ENGINE_TIERS, 0 },
+		{ "taifas:3x3", 1, BP_ENGINE_WALK, 0 },
+		{ "taifas:3x4", 2, BP_ENGINE_WALK, 0 },
+		{ "taifas:3x4", 3, BP_ENGINE_WALK, 0 },
+		{ "taifas:3x4", 4, BP_ENGINE_WALK, 0 },
+		{ "taifas:3x4", 3, BP_ENGINE_WALK, 1 },
+		{ "landscape:hex2,neutrals=1,layout=a1", 3, BP_ENGINE_WALK, 0 },
+		{ "landscape:hex2,neutrals=1,layout=a1", 2, BP_ENGINE_TIERS, 0 },
+		{ "chicken:tri4", 2, BP_ENGINE_AUTO, 0 },
+		{ "chicken:tri4", 3, BP_ENGINE_WALK, 0 },
+		{ "chicken:tri4", 4, BP_ENGINE_WALK, 0 },
+		{ "chicken:tri4", 3, BP_ENGINE_WALK, 1 },
+		{ "chicken:tri4", 3, BP_ENGINE_TIERS, 0 },
+		{ "glorieta:hex2", 3, BP_ENGINE_AUTO, 0 },
+		{ "glorieta:hex2,hand=3", 2, BP_ENGINE_WALK, 0 },
+		{ "glorieta:tri3,ring=none", 4, BP_ENGINE_WALK, 0 },
+		{ "glorieta:hex2,hand=2", 3, BP_ENGINE_TIERS, 0 },
+		{ "havannah:hex2", 2, BP_ENGINE_AUTO, 0 },
+		{ "mirador:8x8", 4, BP_ENGINE_AUTO, 0 },
 	};
 	return cr_make_param_array(struct split, splits, sizeof splits / sizeof splits[0]);
 }
@@ -257,7 +263,7 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 	uint64_t want = verify_db(one, g).content_hash;
 
 	struct rank ranks[MAX_RANKS];
-	split_solve(t->spec, t->nranks, t->engine, many, 0, ranks);
+	split_solve(t->spec, t->nranks, t->engine, t->wide, many, 0, ranks);
 	uint64_t sent = 0, received = 0;
 	for (int i = 0; i < t->nranks; i++) {
 		cr_expect_eq(ranks[i].rc, BP_OK, "%s rank %d of %d: %s", t->spec, i, t->nranks,
@@ -305,10 +311,11 @@ Test(dist, the_cycles_engine_does_not_split)
 ParameterizedTestParameters(dist, a_stopped_split_resumes_on_other_ranks)
 {
 	static struct split splits[] = {
-		{ "chicken:tri4", 3, BP_ENGINE_WALK },
-		{ "chicken:tri4", 2, BP_ENGINE_TIERS },
-		{ "taifas:3x4", 2, BP_ENGINE_WALK },
-		{ "glorieta:hex2,hand=3", 3, BP_ENGINE_WALK },
+		{ "chicken:tri4", 3, BP_ENGINE_WALK, 0 },
+		{ "chicken:tri4", 3, BP_ENGINE_WALK, 1 },
+		{ "chicken:tri4", 2, BP_ENGINE_TIERS, 0 },
+		{ "taifas:3x4", 2, BP_ENGINE_WALK, 0 },
+		{ "glorieta:hex2,hand=3", 3, BP_ENGINE_WALK, 0 },
 	};
 	return cr_make_param_array(struct split, splits, sizeof splits / sizeof splits[0]);
 }
@@ -320,13 +327,13 @@ ParameterizedTest(struct split *t, dist, a_stopped_split_resumes_on_other_ranks)
 	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
 	struct bp_solve_result r1 = solve_into(one, g, o);
 	struct rank ranks[MAX_RANKS];
-	split_solve(t->spec, t->nranks, t->engine, many, 3, ranks);
+	split_solve(t->spec, t->nranks, t->engine, t->wide, many, 3, ranks);
 	for (int i = 0; i < t->nranks; i++) {
 		cr_expect_neq(ranks[i].rc, BP_OK, "%s rank %d: not stopped", t->spec, i);
 		cr_expect_eq(ranks[i].r.solved_tiers, 3, "%s rank %d", t->spec, i);
 	}
 	int again = t->nranks == 3 ? 2 : 3;
-	split_solve(t->spec, again, t->engine, many, 0, ranks);
+	split_solve(t->spec, again, t->engine, t->wide, many, 0, ranks);
 	for (int i = 0; i < again; i++) {
 		cr_expect_eq(ranks[i].rc, BP_OK, "%s rank %d of %d: %s", t->spec, i, again,
 			     ranks[i].err.msg);

@@ -3,7 +3,9 @@
  * worked out by hand from the tier sizes and Taifas' moves. */
 #include <criterion/criterion.h>
 
+#include "solver/expanded.h"
 #include "solver/plan.h"
+#include "solver/solve.h"
 #include "tests/support.h"
 
 static struct bp_plan plan_of(const struct bp_game *g, int ranks, int threads)
@@ -87,6 +89,39 @@ Test(plan, the_walk_needs_less_and_only_where_there_is_one)
 	bp_game_destroy(g);
 	g = open_game("havannah:hex2"); /* no tier walk */
 	cr_expect_eq(bp_plan_tiers(g, &o, &pw, &err), BP_EUNSUPPORTED);
+	bp_game_destroy(g);
+}
+
+/* A game that cuts its tiers into segments (Chicken) is planned, in one process, by the
+ * segment order: the figure the solve checks up front (its memory_estimate), below the
+ * whole-tier model that ranks use; across ranks the whole-tier model stays. */
+Test(plan, segments_in_one_process)
+{
+	struct bp_game *g = open_game("chicken:tri4");
+	struct bp_plan_opts o = {
+		.ranks = 1, .threads = 1, .bits_per_position = 1, .rate_per_core = 1e6, .walk = 1
+	};
+	struct bp_plan p1, p2;
+	struct bp_err err = { { 0 } };
+	uint64_t peak = 0;
+	cr_assert_eq(bp_solve_walk_segment_plan(g, NULL, &peak), BP_OK);
+	cr_assert_eq(bp_plan_tiers(g, &o, &p1, &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(p1.mem, peak);
+	cr_expect_eq(p1.mem_one, peak);
+	o.ranks = 2;
+	cr_assert_eq(bp_plan_tiers(g, &o, &p2, &err), BP_OK, "%s", err.msg);
+	cr_expect_eq(p2.mem_one, peak);
+	cr_expect_gt(p2.mem, peak / 2); /* whole tiers, halved */
+	char *db = temp_db();
+	struct bp_solve_result r = solve_into(db, g, (struct bp_solve_opts){ .threads = 1 });
+	cr_expect_eq(r.memory_estimate, peak);
+	remove_db(db);
+	bp_plan_free(&p1);
+	bp_plan_free(&p2);
+	bp_game_destroy(g);
+	/* a game without segments has none to plan */
+	g = open_game("taifas:3x3");
+	cr_expect_eq(bp_solve_walk_segment_plan(g, NULL, &peak), BP_EUNSUPPORTED);
 	bp_game_destroy(g);
 }
 
