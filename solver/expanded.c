@@ -824,10 +824,10 @@ static int load_expanded(struct expanded *x, uint32_t t)
 	int rc;
 	if (x->rec[t])
 		return BP_OK;
-	if ((rc = take_buffer(x, t)))
-		return rc;
-	rc = split(x) ? bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t])
-		      : bp_table_get_tier(x->tab, t, x->rec[t]);
+	if (!(rc = take_buffer(x, t)))
+		rc = split(x)
+			     ? bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t])
+			     : bp_table_get_tier(x->tab, t, x->rec[t]);
 	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -916,20 +916,28 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			      .nt = g->ntiers,
 			      .span = g->ops->flags & BP_GAME_TIER_SKIP ? 2 : 1 };
 	memset(out, 0, sizeof *out);
-	if ((rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err)))
+	bp_dist_init(&x.dx, opts->dist, x.errmsg, sizeof x.errmsg);
+	/* across ranks, a failure before the first pass is agreed on before any rank
+	 * leaves: the others would wait for it (ranks on other machines may even have
+	 * another memory limit) */
+	rc = bp_solve_plan(g, estimate, opts, &out->memory_estimate, err);
+	if (bp_dist_agree(&x.dx, rc, NULL, 0) && !rc) {
+		bp_err_set(err, BP_EIO, "%s: %s", g->spec, x.errmsg);
+		return BP_EIO;
+	}
+	if (rc)
 		return rc;
 	x.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
-	bp_dist_init(&x.dx, opts->dist, x.errmsg, sizeof x.errmsg);
 	x.cb = calloc(x.nt, sizeof *x.cb);
 	x.size = calloc(x.nt, sizeof *x.size);
 	x.rec = calloc(x.nt, sizeof *x.rec);
 	x.done = calloc(x.nt, sizeof *x.done);
 	x.done_count = calloc(x.nt, sizeof *x.done_count);
 	x.counts = calloc((size_t)x.threads, sizeof *x.counts);
-	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts || !x.cb) {
+	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts || !x.cb)
 		rc = BP_ENOMEM;
+	if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 		goto out;
-	}
 	int nr = x.dx.nranks;
 	for (uint32_t t = 0; t < x.nt; t++) {
 		g->ops->tier_size(g, t, &x.size[t]);
@@ -952,13 +960,12 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 		x.round_items = (uint64_t)(4 * x.threads > 8 ? 4 * x.threads : 8);
 		x.ib = calloc((size_t)x.round_items, sizeof *x.ib);
 		x.img = calloc((size_t)x.threads * (size_t)nr, sizeof *x.img);
-		if (!x.ib || !x.img) {
+		if (!x.ib || !x.img)
 			rc = BP_ENOMEM;
+		for (uint64_t j = 0; !rc && j < x.round_items; j++)
+			rc = bp_dist_ask_init(&x.ib[j].ask, nr);
+		if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 			goto out;
-		}
-		for (uint64_t j = 0; j < x.round_items; j++)
-			if ((rc = bp_dist_ask_init(&x.ib[j].ask, nr)))
-				goto out;
 	}
 	/* rank 0 creates the table before the others open it to read */
 	for (int pass = 0; pass < 2; pass++) {
@@ -977,16 +984,19 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
-	if ((rc = bp_table_meta_get(x.tab, &meta)))
-		goto out;
-	double prior_seconds = meta.seconds;
-	/* meta's pointers die at the first write */
-	memcpy(x.done, meta.tier_done, x.nt);
-	memcpy(x.done_count, meta.tier_count, x.nt * sizeof *x.done_count);
+	double prior_seconds = 0;
+	if (!(rc = bp_table_meta_get(x.tab, &meta))) {
+		prior_seconds = meta.seconds;
+		/* meta's pointers die at the first write */
+		memcpy(x.done, meta.tier_done, x.nt);
+		memcpy(x.done_count, meta.tier_count, x.nt * sizeof *x.done_count);
+	}
 
-	uint32_t st;
-	uint64_t sidx;
-	if ((rc = bp_solve_start(g, &st, &sidx)))
+	uint32_t st = 0;
+	uint64_t sidx = 0;
+	if (!rc)
+		rc = bp_solve_start(g, &st, &sidx);
+	if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 		goto out;
 
 	x.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
@@ -1008,7 +1018,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			for (uint32_t d = 1; d <= (uint32_t)x.span && t + d < x.nt; d++)
 				if ((rc = load_expanded(&x, t + d)))
 					goto out;
-			if ((rc = take_buffer(&x, t)))
+			if ((rc = bp_dist_agree(&x.dx, take_buffer(&x, t), NULL, 0)))
 				goto out;
 			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
 			x.t = t;
