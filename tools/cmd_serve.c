@@ -252,7 +252,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 }
 
 /* The gate hands over a connection whose first head is complete and sound.
- * @return 0, or -1 when the server is full (the gate answers 503). */
+ * @return 0, or -1 when the server is full, or -2 when the library could not take it
+ * (out of memory; it has closed fd): the gate answers 503. */
 static int handoff(void *ctx, int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct server *sv = ctx;
@@ -260,8 +261,8 @@ static int handoff(void *ctx, int fd, const struct sockaddr *addr, socklen_t len
 		MHD_get_daemon_info(sv->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 	if (i && i->num_connections >= BP_SERVE_MAX_CONNECTIONS)
 		return -1;
-	MHD_add_connection(sv->d, fd, addr, len); /* closes fd when it cannot take it */
-	return 0;
+	/* the library closes fd when it cannot take it */
+	return MHD_add_connection(sv->d, fd, addr, len) == MHD_YES ? 0 : -2;
 }
 
 static int is_loopback(const struct sockaddr *sa)

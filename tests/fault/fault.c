@@ -19,8 +19,9 @@
  *
  *   alloc  malloc, calloc, realloc, aligned_alloc, posix_memalign and anonymous mmap
  *          return NULL / ENOMEM / MAP_FAILED
- *   write  write, pwrite, writev, pwritev on a descriptor above 2 (not stdout or
- *          stderr) return -1 with EIO, writing nothing
+ *   write  write, pwrite, writev, pwritev on a regular file (not stdout or stderr,
+ *          nor a socket, pipe or eventfd: a disk's faults, not a network's) return -1
+ *          with EIO, writing nothing
  *   sync   fsync, fdatasync, msync return -1 with EIO
  *   lmdb   mdb_env_open, mdb_txn_begin, mdb_txn_renew, mdb_dbi_open, mdb_get,
  *          mdb_put, mdb_cursor_get and mdb_txn_commit return EIO (a failing commit
@@ -58,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -243,7 +245,8 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 static int fail_write(int fd)
 {
-	if (fd > 2 && hit(WRITE)) {
+	struct stat st;
+	if (fd > 2 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && hit(WRITE)) {
 		errno = EIO;
 		return 1;
 	}
