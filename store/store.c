@@ -100,6 +100,7 @@ struct bp_store {
 	int ntables;	     /* open bp_table handles */
 	int fd;		     /* data.mdb, LMDB's descriptor */
 	uint64_t file_bytes; /* data.mdb's length when last looked at (atomic) */
+	char *data_path;     /* DIR/data.mdb, for messages */
 };
 
 struct cache_slot {
@@ -123,7 +124,7 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
-	char why[160]; /* what the last failing bp_table_get or put found */
+	char why[512]; /* what the last failing bp_table_get or put found */
 };
 
 /* Codes of the guarded LMDB reads below, next to LMDB's own (-30799..-30780) and errno
@@ -197,9 +198,11 @@ void bp_store_write_why(bp_store *s, int rc, const char *during, char *buf, size
 				 "left on the file system)",
 				 when, (unsigned long long)left);
 		else
-			snprintf(buf, n, "i/o error%s: Input/output error", when);
+			snprintf(buf, n, "i/o error%s to %s: Input/output error", when,
+				 s->data_path ? s->data_path : "data.mdb");
 	} else if (rc == EIO) {
-		snprintf(buf, n, "i/o error%s: Input/output error; the disk may be full", when);
+		snprintf(buf, n, "i/o error%s to %s: Input/output error; the disk may be full",
+			 when, s && s->data_path ? s->data_path : "data.mdb");
 	} else if (rc == ENOMEM) {
 		snprintf(buf, n, "out of memory");
 	} else {
@@ -211,7 +214,7 @@ void bp_store_write_why(bp_store *s, int rc, const char *during, char *buf, size
 static int mdb_write_err(bp_store *s, struct bp_err *err, int rc, const char *during,
 			 const char *what, const char *name)
 {
-	char why[160];
+	char why[512];
 	if (rc != EIO && rc != ENOSPC && rc != MDB_MAP_FULL && rc != EDQUOT && rc != EFBIG)
 		return mdb_err(err, rc, what, name);
 	bp_store_write_why(s, rc, during, why, sizeof why);
@@ -721,8 +724,10 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 				  dir);
 
 	s = calloc(1, sizeof *s);
-	if (!s)
+	if (!s || !(s->data_path = strdup(path))) {
+		free(s); /* free(NULL) when s itself failed */
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	}
 	s->readonly = readonly;
 	/* The map is address space, not memory, but a process may have little of it
 	 * (ulimit -v, Valgrind): when mapping 256 GiB fails, smaller maps are tried, down
@@ -796,6 +801,8 @@ out:
 	if (ret != BP_OK) {
 		if (s && s->env)
 			mdb_env_close(s->env);
+		if (s)
+			free(s->data_path);
 		free(s);
 		return ret;
 	}
@@ -809,6 +816,7 @@ void bp_store_close(bp_store *s)
 		return;
 	assert(s->ntables == 0);
 	mdb_env_close(s->env);
+	free(s->data_path);
 	free(s);
 }
 

@@ -21,6 +21,7 @@
 #include "bp_config.h"
 #include "store/codec.h"
 #include "store/store.h"
+#include "store/store_env.h"
 #include "tests/rng.h"
 
 #define SEED 20261121u
@@ -1643,6 +1644,24 @@ Test(store, map_full)
 	free(small);
 	free(noise);
 	free(got);
+}
+
+/* An I/O error while writing, on a disk that is not full (an EIO from the device):
+ * named with the database's file, so that the user knows which disk to look at; a
+ * full map keeps its own name. */
+Test(store, io_error_names_the_file)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	char why[512], want[256];
+	bp_store_write_why(s, EIO, "committing", why, sizeof why);
+	snprintf(want, sizeof want, "i/o error while committing to %s/data.mdb: Input/output error",
+		 dir);
+	/* /tmp has more than a MiB free: otherwise the store would call it a full disk */
+	if (strncmp(why, "disk full", 9) != 0)
+		cr_expect_str_eq(why, want);
+	bp_store_write_why(s, MDB_MAP_FULL, "committing", why, sizeof why);
+	cr_expect(strncmp(why, "database full (MDB_MAP_FULL: ", 29) == 0, "why: '%s'", why);
+	bp_store_close(s);
 }
 
 /* Probes see a rewrite made through the same handle, never a stale cached block. */
