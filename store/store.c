@@ -715,6 +715,16 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 	int fresh = stat(path, &st) != 0;
 	if (fresh && !create)
 		return bp_err_set(err, BP_ENOTFOUND, "%s: no database here", dir);
+	/* data.mdb replaced by a directory, a FIFO (opening it to read would wait for a
+	 * writer for ever), a device (a link to /dev/zero) or a socket: never handed to
+	 * LMDB */
+	if (!fresh && !S_ISREG(st.st_mode))
+		return bp_err_set(err, BP_EFORMAT, "%s: not a regular file (%s): not a database",
+				  path,
+				  S_ISDIR(st.st_mode)			       ? "a directory"
+				  : S_ISFIFO(st.st_mode)		       ? "a FIFO"
+				  : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+									       : "a socket");
 	/* LMDB writes the first two pages when it creates data.mdb; an empty file is a
 	 * creation that failed (a full disk, an I/O error), which solve completes */
 	if (!fresh && st.st_size == 0 && !create)

@@ -1664,6 +1664,35 @@ Test(store, io_error_names_the_file)
 	bp_store_close(s);
 }
 
+/* data.mdb replaced by a FIFO, a directory or a device is refused by name (exit 3
+ * for the command), never handed to LMDB, where opening a FIFO to read would wait
+ * for a writer. Found by tests/tools/damage.sh: a FIFO passed for an empty data.mdb
+ * ("no database here", which a solve would then fill) or failed with "Illegal seek",
+ * a directory with "Is a directory" (exit 4). */
+Test(store, data_file_not_regular)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	const char *kind[] = { "a FIFO", "a directory", "a device" };
+	for (int k = 0; k < 3; k++) {
+		remove(path);
+		int made = k == 0   ? mkfifo(path, 0644)
+			   : k == 1 ? mkdir(path, 0755)
+				    : symlink("/dev/zero", path);
+		cr_assert_eq(made, 0, "%s", strerror(errno));
+		for (int create = 0; create < 2; create++) {
+			bp_store *s = NULL;
+			struct bp_err err = { "" };
+			int rc = bp_store_open(dir, create ? BP_STORE_CREATE : BP_STORE_READONLY,
+					       &s, &err);
+			cr_expect_eq(rc, BP_EFORMAT, "%s: %s", kind[k], bp_strerror(rc));
+			cr_expect(strstr(err.msg, kind[k]) != NULL, "%s", err.msg);
+			bp_store_close(s);
+		}
+	}
+	remove(path);
+}
+
 /* Probes see a rewrite made through the same handle, never a stale cached block. */
 Test(store, cache_follows_rewrites)
 {
