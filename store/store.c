@@ -689,6 +689,46 @@ out:
 	return ret;
 }
 
+/* LMDB's magic number, at the start of each of the two meta pages' contents (after
+ * the 16-byte page header); LMDB 0.9 writes pages of the system's size, 4 KiB here. */
+#define STORE_LMDB_MAGIC 0xBEEFC0DEu
+#define STORE_META_AT 16
+#define STORE_PAGE 4096
+
+/* Whether a data.mdb LMDB called invalid (MDB_INVALID) is a damaged LMDB file rather
+ * than a file of something else: shorter than its two meta pages, or one meta page
+ * unreadable while the other is sound (LMDB gives up at either). @return
+ * BP_ECORRUPT naming it, or BP_OK (not recognisably LMDB's: another format). */
+static int meta_damage(const char *path, struct bp_err *err)
+{
+	unsigned char b[2 * STORE_PAGE];
+	uint32_t m0 = 0, m1 = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return BP_OK;
+	ssize_t n = pread(fd, b, sizeof b, 0);
+	close(fd);
+	if (n < 0)
+		return BP_OK;
+	if (n >= STORE_META_AT + 4)
+		memcpy(&m0, b + STORE_META_AT, 4);
+	if (n >= STORE_PAGE + STORE_META_AT + 4)
+		memcpy(&m1, b + STORE_PAGE + STORE_META_AT, 4);
+	if (n < (ssize_t)sizeof b && (m0 == STORE_LMDB_MAGIC || m1 == STORE_LMDB_MAGIC || n < 64))
+		return bp_err_set(
+			err, BP_ECORRUPT,
+			"%s: damaged: %lld bytes long, shorter than LMDB's two meta pages "
+			"(cut short?)",
+			path, (long long)n);
+	if ((m0 == STORE_LMDB_MAGIC) != (m1 == STORE_LMDB_MAGIC))
+		return bp_err_set(err, BP_ECORRUPT,
+				  "%s: damaged: the %s of LMDB's two meta pages is unreadable (the "
+				  "%s is sound, but LMDB reads both)",
+				  path, m0 == STORE_LMDB_MAGIC ? "second" : "first",
+				  m0 == STORE_LMDB_MAGIC ? "first" : "second");
+	return BP_OK;
+}
+
 int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err)
 {
 	bp_store *s = NULL;
@@ -762,6 +802,8 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 		s->env = NULL;
 	}
 	if (rc) {
+		if (rc == MDB_INVALID && (ret = meta_damage(path, err)) != BP_OK)
+			goto out;
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
 			ret = bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (%s)", dir,
 					 mdb_strerror(rc));

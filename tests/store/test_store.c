@@ -1693,6 +1693,43 @@ Test(store, data_file_not_regular)
 	remove(path);
 }
 
+/* A data.mdb with one of its two meta pages zeroed, or cut shorter than both, is
+ * damage (exit 3, named), not "not a boardproof database" as LMDB's MDB_INVALID made
+ * it (found by tests/tools/damage.sh). */
+Test(store, meta_page_damaged)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_store_close(s);
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	static unsigned char orig[1 << 16], zero[4096];
+	size_t n = fread(orig, 1, sizeof orig, f);
+	fclose(f);
+	cr_assert_geq(n, 2 * 4096);
+	const char *want[] = { "the first of LMDB's two meta pages",
+			       "the second of LMDB's two meta pages", "shorter than" };
+	for (int k = 0; k < 3; k++) {
+		f = fopen(path, "wb");
+		cr_assert_not_null(f);
+		if (k < 2) {
+			fwrite(orig, 1, n, f);
+			fseek(f, k * 4096, SEEK_SET);
+			fwrite(zero, 1, sizeof zero, f);
+		} else {
+			fwrite(orig, 1, 100, f);
+		}
+		fclose(f);
+		struct bp_err err = { "" };
+		int rc = bp_store_open(dir, BP_STORE_READONLY, &s, &err);
+		cr_expect_eq(rc, BP_ECORRUPT, "case %d: %s (%s)", k, bp_strerror(rc), err.msg);
+		cr_expect(strstr(err.msg, want[k]) != NULL, "case %d: %s", k, err.msg);
+		if (rc == BP_OK)
+			bp_store_close(s);
+	}
+}
+
 /* Probes see a rewrite made through the same handle, never a stale cached block. */
 Test(store, cache_follows_rewrites)
 {
