@@ -17,8 +17,9 @@
 #
 #   damage.sh BOARDPROOF [SEED]
 #
-# Running as root, chmod does not stop reads or writes: those two cases then check
-# only that nothing breaks, and say so.
+# Running as root, chmod stops no read or write: the unreadable file and the read-only
+# directory then run the commands as user nobody (setpriv, on a copy it owns), or,
+# without setpriv, check only that nothing breaks, and say so.
 set -u
 bin=$1
 seed=${2:-20261124}
@@ -47,13 +48,14 @@ pages=$(($(stat -c %s "$base/data.mdb") / 4096))
 
 # the commands, and their clean answers (solve: the value line)
 cmds=(query verify list openings solve)
+as=() # a command prefix: another user (below)
 run() { # run CMD DB: the command on DB, at most 20 s
 	case $1 in
-	query) timeout -k 2 20 "$bin" query $spec --db "$2" --moves "xb2 oa1" ;;
-	verify) timeout -k 2 20 "$bin" verify $spec --db "$2" --json ;;
-	list) timeout -k 2 20 "$bin" list --db "$2" ;;
-	openings) timeout -k 2 20 "$bin" openings $spec --db "$2" ;;
-	solve) timeout -k 2 20 "$bin" solve $spec --db "$2" --block-records 256 ;;
+	query) timeout -k 2 20 "${as[@]}" "$bin" query $spec --db "$2" --moves "xb2 oa1" ;;
+	verify) timeout -k 2 20 "${as[@]}" "$bin" verify $spec --db "$2" --json ;;
+	list) timeout -k 2 20 "${as[@]}" "$bin" list --db "$2" ;;
+	openings) timeout -k 2 20 "${as[@]}" "$bin" openings $spec --db "$2" ;;
+	solve) timeout -k 2 20 "${as[@]}" "$bin" solve $spec --db "$2" --block-records 256 ;;
 	esac </dev/null
 }
 answer() { # the part of a command's output that must match the clean run's
@@ -151,17 +153,29 @@ fresh devzero
 rm "$db/data.mdb"
 ln -s /dev/zero "$db/data.mdb"
 check "data.mdb -> /dev/zero" "$db" 0
-# unreadable data.mdb, read-only directory (as root: no effect on access)
+# unreadable data.mdb, read-only directory: as root, chmod stops nothing, so the
+# commands run as user nobody (setpriv) where this test runs as root and can
 fresh unreadable
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$tmp"
+	chown -R 65534:65534 "$db"
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	who="as nobody"
+elif [ "$(id -u)" = 0 ]; then
+	echo "  (root without setpriv: chmod stops nothing; these cases only check that nothing breaks)"
+	who="as root"
+else
+	who="as $(id -un)"
+fi
 chmod 000 "$db/data.mdb"
-[ "$(id -u)" = 0 ] && echo "  (root: chmod 000 does not stop reads; checked only that nothing breaks)"
-check "data.mdb mode 000" "$db" 0
+check "data.mdb mode 000, $who" "$db" 0
 chmod 644 "$db/data.mdb"
 fresh readonly
+[ ${#as[@]} -gt 0 ] && chown -R 65534:65534 "$db"
 chmod 555 "$db"
-[ "$(id -u)" = 0 ] && echo "  (root: a read-only directory does not stop writes; checked only that nothing breaks)"
-check "directory read-only" "$db" 1
+check "directory read-only, $who" "$db" 1
 chmod 755 "$db"
+as=()
 # the database path a regular file
 db=$tmp/afile
 echo "not a database" >"$db"
