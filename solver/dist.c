@@ -62,8 +62,11 @@ int bp_dist_exchange(struct bp_dist *x, const void *send, const uint64_t *scount
 	int nr = x->nranks, rc;
 	uint64_t *ones = calloc((size_t)nr, sizeof *ones), total = 0;
 	*recv = NULL;
-	if (!ones)
-		return BP_ENOMEM; /* MPI ends the job when a rank leaves a collective */
+	/* a rank that left now would leave the others waiting in the exchange */
+	if ((rc = bp_dist_agree(x, ones ? BP_OK : BP_ENOMEM, NULL, 0))) {
+		free(ones);
+		return rc;
+	}
 	for (int r = 0; r < nr; r++)
 		ones[r] = 1;
 	rc = x->d->exchange(x->d->ctx, scount, ones, rcount, ones, sizeof *scount);
@@ -327,8 +330,18 @@ int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab
 		return bp_solve_put_tier(g, tab, t, rec, threads, seconds, out, x->errmsg,
 					 x->errlen);
 	uint64_t nchunks = bp_dist_chunks(size, cb);
+	/* the writer's buffer first: without it, it could not take the others' chunks,
+	 * and a rank sending a large one would wait for ever */
+	struct feed f = {
+		.x = x, .size = size, .cb = cb, .rec = rec, .width = width, .held = UINT64_MAX
+	};
+	int rc = x->me != 0 || x->nranks == 1 || (f.piece = malloc(width * cb)) ? BP_OK : BP_ENOMEM;
+	if ((rc = bp_dist_agree(x, rc, NULL, 0))) {
+		free(f.piece);
+		return rc;
+	}
 	if (x->me != 0) {
-		int rc = bp_game_status(g);
+		rc = bp_game_status(g);
 		for (uint64_t j = 0, mine = bp_dist_mine(x, nchunks); j < mine; j++) {
 			uint64_t len;
 			chunk_span(size, cb, (uint64_t)x->me + j * (uint64_t)x->nranks, &len);
@@ -339,16 +352,11 @@ int bp_dist_store_tier(struct bp_dist *x, const struct bp_game *g, bp_table *tab
 		}
 		return rc;
 	}
-	struct feed f = {
-		.x = x, .size = size, .cb = cb, .rec = rec, .width = width, .held = UINT64_MAX
-	};
-	int rc = x->nranks == 1 || (f.piece = malloc(width * cb)) ? BP_OK : BP_ENOMEM;
-	if (!rc)
-		rc = bp_solve_put_tier_fill(g, tab, t, feed_fill, &f, threads, seconds, out,
-					    x->errmsg, x->errlen);
+	rc = bp_solve_put_tier_fill(g, tab, t, feed_fill, &f, threads, seconds, out, x->errmsg,
+				    x->errlen);
 	/* a write that failed part-way: the chunks not taken yet, so that no rank is left
 	 * waiting */
-	for (uint64_t c = f.next; f.piece && c < nchunks; c++)
+	for (uint64_t c = f.next; x->nranks > 1 && c < nchunks; c++)
 		if (bp_dist_owner(x, cb, c * cb) != 0 && feed_recv(&f, c))
 			break;
 	free(f.piece);

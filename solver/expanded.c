@@ -933,17 +933,18 @@ static int load_expanded(struct expanded *x, uint32_t t)
 	int rc;
 	if (x->rec[t])
 		return BP_OK;
-	if ((rc = take_buffer(x, t)))
-		return rc;
-	/* one process: 16-bit records whole, on the table's threads; 8-bit ones narrowed
-	 * a piece at a time */
-	if (split(x))
-		rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t],
-				       rec_width(x));
-	else if (x->wide)
-		rc = bp_table_get_tier(x->tab, t, x->rec[t]);
-	else
-		rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], READ_PIECE, x->rec[t], 1);
+	if (!(rc = take_buffer(x, t))) {
+		/* one process: 16-bit records whole, on the table's threads; 8-bit ones
+		 * narrowed a piece at a time */
+		if (split(x))
+			rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], x->cb[t], x->rec[t],
+					       rec_width(x));
+		else if (x->wide)
+			rc = bp_table_get_tier(x->tab, t, x->rec[t]);
+		else
+			rc = bp_dist_read_tier(&x->dx, x->tab, t, x->size[t], READ_PIECE, x->rec[t],
+					       1);
+	}
 	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "reading stored tier %u: %s", t,
 			 bp_strerror(rc));
@@ -1535,23 +1536,31 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			      .wide = opts->wide_records || !compact(g->ntiers) };
 	x.max_rem = x.wide ? BP_RECORD_NO_REMOTENESS - 1 : 63;
 	memset(out, 0, sizeof *out);
+	bp_dist_init(&x.dx, opts->dist, x.errmsg, sizeof x.errmsg);
 	/* one process: segment by segment where the game cuts its tiers */
 	const int segmented = g->ops->walk_segments && !(opts->dist && opts->dist->nranks > 1);
-	if ((rc = bp_solve_plan(g, segmented ? estimate_segments : estimate, opts,
-				&out->memory_estimate, err)))
+	/* across ranks, a failure before the first pass is agreed on before any rank
+	 * leaves: the others would wait for it (ranks on other machines may even have
+	 * another memory limit) */
+	rc = bp_solve_plan(g, segmented ? estimate_segments : estimate, opts, &out->memory_estimate,
+			   err);
+	if (bp_dist_agree(&x.dx, rc, NULL, 0) && !rc) {
+		bp_err_set(err, BP_EIO, "%s: %s", g->spec, x.errmsg);
+		return BP_EIO;
+	}
+	if (rc)
 		return rc;
 	x.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
-	bp_dist_init(&x.dx, opts->dist, x.errmsg, sizeof x.errmsg);
 	x.cb = calloc(x.nt, sizeof *x.cb);
 	x.size = calloc(x.nt, sizeof *x.size);
 	x.rec = calloc(x.nt, sizeof *x.rec);
 	x.done = calloc(x.nt, sizeof *x.done);
 	x.done_count = calloc(x.nt, sizeof *x.done_count);
 	x.counts = calloc((size_t)x.threads, sizeof *x.counts);
-	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts || !x.cb) {
+	if (!x.size || !x.rec || !x.done || !x.done_count || !x.counts || !x.cb)
 		rc = BP_ENOMEM;
+	if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 		goto out;
-	}
 	int nr = x.dx.nranks;
 	for (uint32_t t = 0; t < x.nt; t++) {
 		g->ops->tier_size(g, t, &x.size[t]);
@@ -1574,13 +1583,12 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 		x.round_items = (uint64_t)(4 * x.threads > 8 ? 4 * x.threads : 8);
 		x.ib = calloc((size_t)x.round_items, sizeof *x.ib);
 		x.img = calloc((size_t)x.threads * (size_t)nr, sizeof *x.img);
-		if (!x.ib || !x.img) {
+		if (!x.ib || !x.img)
 			rc = BP_ENOMEM;
+		for (uint64_t j = 0; !rc && j < x.round_items; j++)
+			rc = bp_dist_ask_init(&x.ib[j].ask, nr);
+		if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 			goto out;
-		}
-		for (uint64_t j = 0; j < x.round_items; j++)
-			if ((rc = bp_dist_ask_init(&x.ib[j].ask, nr)))
-				goto out;
 	}
 	/* rank 0 creates the table before the others open it to read */
 	for (int pass = 0; pass < 2; pass++) {
@@ -1599,16 +1607,19 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
-	if ((rc = bp_table_meta_get(x.tab, &meta)))
-		goto out;
-	double prior_seconds = meta.seconds;
-	/* meta's pointers die at the first write */
-	memcpy(x.done, meta.tier_done, x.nt);
-	memcpy(x.done_count, meta.tier_count, x.nt * sizeof *x.done_count);
+	double prior_seconds = 0;
+	if (!(rc = bp_table_meta_get(x.tab, &meta))) {
+		prior_seconds = meta.seconds;
+		/* meta's pointers die at the first write */
+		memcpy(x.done, meta.tier_done, x.nt);
+		memcpy(x.done_count, meta.tier_count, x.nt * sizeof *x.done_count);
+	}
 
-	uint32_t st;
-	uint64_t sidx;
-	if ((rc = bp_solve_start(g, &st, &sidx)))
+	uint32_t st = 0;
+	uint64_t sidx = 0;
+	if (!rc)
+		rc = bp_solve_start(g, &st, &sidx);
+	if ((rc = bp_dist_agree(&x.dx, rc, NULL, 0)))
 		goto out;
 
 	x.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
@@ -1633,7 +1644,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			for (uint32_t d = 1; d <= (uint32_t)x.span && t + d < x.nt; d++)
 				if ((rc = load_expanded(&x, t + d)))
 					goto out;
-			if ((rc = take_buffer(&x, t)))
+			if ((rc = bp_dist_agree(&x.dx, take_buffer(&x, t), NULL, 0)))
 				goto out;
 			memset(x.counts, 0, sizeof *x.counts * (size_t)x.threads);
 			set_range(&x, t, 0, x.size[t], x.rec[t]);

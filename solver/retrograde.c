@@ -734,9 +734,18 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			   .load_lock = PTHREAD_MUTEX_INITIALIZER };
 	uint64_t *sizes = NULL, *done_count = NULL;
 	memset(out, 0, sizeof *out);
-	if ((rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err)))
-		return rc;
 	bp_dist_init(&s.dx, s.dist, s.errmsg, sizeof s.errmsg);
+	/* Across ranks, every failure before the first pass is agreed on before any rank
+	 * leaves (the others would wait for it in their next collective): the plan (ranks
+	 * on other machines may have another memory limit), the allocations, reading the
+	 * table's metadata. */
+	rc = bp_solve_plan(g, bp_solve_tiers_estimate, opts, &out->memory_estimate, err);
+	if (s.dist && agree(&s, rc, NULL, 0) && !rc) {
+		bp_err_set(err, BP_EIO, "%s: %s", g->spec, s.errmsg);
+		return BP_EIO;
+	}
+	if (rc)
+		return rc;
 	s.me = s.dx.me;
 	s.nranks = s.dx.nranks;
 	s.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
@@ -752,24 +761,23 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			if (!(s.keybuf[i] = malloc(sizeof(uint64_t) *
 						   (size_t)(g->max_moves ? g->max_moves : 1))))
 				rc = BP_ENOMEM;
-	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || !s.keybuf || rc) {
+	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || !s.keybuf || rc)
 		rc = BP_ENOMEM;
+	if ((rc = agree(&s, rc, NULL, 0)))
 		goto out;
-	}
 	for (uint32_t t = 0; t < s.nt; t++) {
 		g->ops->tier_size(g, t, &s.tiers[t].size);
 		sizes[t] = s.tiers[t].size;
 		s.tiers[t].lastuse = UINT32_MAX;
 		s.tiers[t].cw = CHUNK_WORDS;
 	}
-	if ((rc = dist_setup(&s)))
-		goto out;
-	for (uint32_t t = 0; t < s.nt; t++)
+	rc = dist_setup(&s);
+	for (uint32_t t = 0; !rc && t < s.nt; t++)
 		if (!(s.tiers[t].reach =
-			      calloc(s.tiers[t].mine * s.tiers[t].cw + 1, sizeof(uint64_t)))) {
+			      calloc(s.tiers[t].mine * s.tiers[t].cw + 1, sizeof(uint64_t))))
 			rc = BP_ENOMEM;
-			goto out;
-		}
+	if ((rc = agree(&s, rc, NULL, 0)))
+		goto out;
 	/* rank 0 creates the table before the others open it (a table created by two
 	 * processes at once leaves one of them a stale handle) */
 	for (int pass = 0; pass < 2; pass++) {
@@ -788,23 +796,26 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 	if (rc)
 		goto out_quiet;
 	struct bp_table_meta meta;
-	if ((rc = bp_table_meta_get(s.tab, &meta)))
-		goto out;
-	double prior_seconds = meta.seconds;
-	/* meta's pointers die at the first write */
-	if (!(done_count = malloc(sizeof(uint64_t) * 4 * s.nt))) {
-		rc = BP_ENOMEM;
-		goto out;
+	double prior_seconds = 0;
+	if (!(rc = bp_table_meta_get(s.tab, &meta))) {
+		prior_seconds = meta.seconds;
+		/* meta's pointers die at the first write */
+		if (!(done_count = malloc(sizeof(uint64_t) * 4 * s.nt))) {
+			rc = BP_ENOMEM;
+		} else {
+			memcpy(done_count, meta.tier_count, sizeof(uint64_t) * 4 * s.nt);
+			for (uint32_t t = 0; t < s.nt; t++)
+				s.tiers[t].done = meta.tier_done[t];
+		}
 	}
-	memcpy(done_count, meta.tier_count, sizeof(uint64_t) * 4 * s.nt);
-	for (uint32_t t = 0; t < s.nt; t++)
-		s.tiers[t].done = meta.tier_done[t];
 
 	/* 1. reachability */
-	uint32_t st;
-	uint64_t sidx;
+	uint32_t st = 0;
+	uint64_t sidx = 0;
 	int dense = (g->ops->flags & BP_GAME_DENSE_REACHABLE) != 0;
-	if ((rc = bp_solve_start(g, &st, &sidx)))
+	if (!rc)
+		rc = bp_solve_start(g, &st, &sidx);
+	if ((rc = agree(&s, rc, NULL, 0)))
 		goto out;
 	if (owner(&s, st, sidx) == s.me)
 		mark(&s, st, sidx);

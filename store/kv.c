@@ -46,7 +46,7 @@ struct bp_kv {
 	MDB_dbi dbi, hdr;
 	MDB_txn *rtxn;
 	uint64_t seed;
-	char why[160]; /* what the last BP_ECORRUPT found, or why a write failed */
+	char why[512]; /* what the last BP_ECORRUPT found, or why a write failed */
 	size_t reclen; /* bytes of reckey */
 	char reckey[3 + KV_NAME_MAX + 1];
 };

@@ -100,6 +100,7 @@ struct bp_store {
 	int ntables;	     /* open bp_table handles */
 	int fd;		     /* data.mdb, LMDB's descriptor */
 	uint64_t file_bytes; /* data.mdb's length when last looked at (atomic) */
+	char *data_path;     /* DIR/data.mdb, for messages */
 };
 
 struct cache_slot {
@@ -123,7 +124,7 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
-	char why[160];	/* what the last failing bp_table_get or put found */
+	char why[512];	/* what the last failing bp_table_get or put found */
 	void *attached; /* bp_table_attach */
 	void (*attached_free)(void *data);
 };
@@ -199,9 +200,11 @@ void bp_store_write_why(bp_store *s, int rc, const char *during, char *buf, size
 				 "left on the file system)",
 				 when, (unsigned long long)left);
 		else
-			snprintf(buf, n, "i/o error%s: Input/output error", when);
+			snprintf(buf, n, "i/o error%s to %s: Input/output error", when,
+				 s->data_path ? s->data_path : "data.mdb");
 	} else if (rc == EIO) {
-		snprintf(buf, n, "i/o error%s: Input/output error; the disk may be full", when);
+		snprintf(buf, n, "i/o error%s to %s: Input/output error; the disk may be full",
+			 when, s && s->data_path ? s->data_path : "data.mdb");
 	} else if (rc == ENOMEM) {
 		snprintf(buf, n, "out of memory");
 	} else {
@@ -213,7 +216,7 @@ void bp_store_write_why(bp_store *s, int rc, const char *during, char *buf, size
 static int mdb_write_err(bp_store *s, struct bp_err *err, int rc, const char *during,
 			 const char *what, const char *name)
 {
-	char why[160];
+	char why[512];
 	if (rc != EIO && rc != ENOSPC && rc != MDB_MAP_FULL && rc != EDQUOT && rc != EFBIG)
 		return mdb_err(err, rc, what, name);
 	bp_store_write_why(s, rc, during, why, sizeof why);
@@ -688,6 +691,46 @@ out:
 	return ret;
 }
 
+/* LMDB's magic number, at the start of each of the two meta pages' contents (after
+ * the 16-byte page header); LMDB 0.9 writes pages of the system's size, 4 KiB here. */
+#define STORE_LMDB_MAGIC 0xBEEFC0DEu
+#define STORE_META_AT 16
+#define STORE_PAGE 4096
+
+/* Whether a data.mdb LMDB called invalid (MDB_INVALID) is a damaged LMDB file rather
+ * than a file of something else: shorter than its two meta pages, or one meta page
+ * unreadable while the other is sound (LMDB gives up at either). @return
+ * BP_ECORRUPT naming it, or BP_OK (not recognisably LMDB's: another format). */
+static int meta_damage(const char *path, struct bp_err *err)
+{
+	unsigned char b[2 * STORE_PAGE];
+	uint32_t m0 = 0, m1 = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return BP_OK;
+	ssize_t n = pread(fd, b, sizeof b, 0);
+	close(fd);
+	if (n < 0)
+		return BP_OK;
+	if (n >= STORE_META_AT + 4)
+		memcpy(&m0, b + STORE_META_AT, 4);
+	if (n >= STORE_PAGE + STORE_META_AT + 4)
+		memcpy(&m1, b + STORE_PAGE + STORE_META_AT, 4);
+	if (n < (ssize_t)sizeof b && (m0 == STORE_LMDB_MAGIC || m1 == STORE_LMDB_MAGIC || n < 64))
+		return bp_err_set(
+			err, BP_ECORRUPT,
+			"%s: damaged: %lld bytes long, shorter than LMDB's two meta pages "
+			"(cut short?)",
+			path, (long long)n);
+	if ((m0 == STORE_LMDB_MAGIC) != (m1 == STORE_LMDB_MAGIC))
+		return bp_err_set(err, BP_ECORRUPT,
+				  "%s: damaged: the %s of LMDB's two meta pages is unreadable (the "
+				  "%s is sound, but LMDB reads both)",
+				  path, m0 == STORE_LMDB_MAGIC ? "second" : "first",
+				  m0 == STORE_LMDB_MAGIC ? "first" : "second");
+	return BP_OK;
+}
+
 int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err)
 {
 	bp_store *s = NULL;
@@ -714,6 +757,16 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 	int fresh = stat(path, &st) != 0;
 	if (fresh && !create)
 		return bp_err_set(err, BP_ENOTFOUND, "%s: no database here", dir);
+	/* data.mdb replaced by a directory, a FIFO (opening it to read would wait for a
+	 * writer for ever), a device (a link to /dev/zero) or a socket: never handed to
+	 * LMDB */
+	if (!fresh && !S_ISREG(st.st_mode))
+		return bp_err_set(err, BP_EFORMAT, "%s: not a regular file (%s): not a database",
+				  path,
+				  S_ISDIR(st.st_mode)			       ? "a directory"
+				  : S_ISFIFO(st.st_mode)		       ? "a FIFO"
+				  : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+									       : "a socket");
 	/* LMDB writes the first two pages when it creates data.mdb; an empty file is a
 	 * creation that failed (a full disk, an I/O error), which solve completes */
 	if (!fresh && st.st_size == 0 && !create)
@@ -723,8 +776,10 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 				  dir);
 
 	s = calloc(1, sizeof *s);
-	if (!s)
+	if (!s || !(s->data_path = strdup(path))) {
+		free(s); /* free(NULL) when s itself failed */
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	}
 	s->readonly = readonly;
 	/* The map is address space, not memory, but a process may have little of it
 	 * (ulimit -v, Valgrind): when mapping 256 GiB fails, smaller maps are tried, down
@@ -749,6 +804,8 @@ int bp_store_open(const char *dir, int flags, bp_store **out, struct bp_err *err
 		s->env = NULL;
 	}
 	if (rc) {
+		if (rc == MDB_INVALID && (ret = meta_damage(path, err)) != BP_OK)
+			goto out;
 		if (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH)
 			ret = bp_err_set(err, BP_EFORMAT, "%s: not a boardproof database (%s)", dir,
 					 mdb_strerror(rc));
@@ -798,6 +855,8 @@ out:
 	if (ret != BP_OK) {
 		if (s && s->env)
 			mdb_env_close(s->env);
+		if (s)
+			free(s->data_path);
 		free(s);
 		return ret;
 	}
@@ -817,6 +876,7 @@ void bp_store_close(bp_store *s)
 		return;
 	assert(s->ntables == 0);
 	mdb_env_close(s->env);
+	free(s->data_path);
 	free(s);
 }
 

@@ -183,7 +183,7 @@ int bp_table_get(bp_table *t, uint32_t tier, uint64_t index, uint16_t *record);
  * stored bytes fail their checksum"), or why the last bp_table_put_tier or
  * bp_table_put_tier_fill that failed to write could not ("database full
  * (MDB_MAP_FULL: ...)", "disk full (No space left on device)", "i/o error while
- * committing: ..."; "" when it failed before writing: no memory, a fill error); ""
+ * committing to DIR/data.mdb: ..."; "" when it failed before writing: no memory, a fill error); ""
  * when none has failed. Owned by the table, valid until the next call on it. */
 const char *bp_table_why(const bp_table *t);
 

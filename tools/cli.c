@@ -12,6 +12,15 @@
 
 static int json_errors;
 static char json_message[1024];
+static char error_prefix[32]; /* "rank R: " in an MPI job, else empty */
+
+void bp_cli_error_rank(int rank)
+{
+	if (rank < 0)
+		error_prefix[0] = '\0';
+	else
+		snprintf(error_prefix, sizeof error_prefix, "rank %d: ", rank);
+}
 
 void bp_cli_json_errors(int on)
 {
@@ -46,16 +55,24 @@ void bp_cli_error(const char *cmd, const char *fmt, ...)
 	if (json_errors) {
 		if (json_message[0])
 			return; /* the first error is the one that stopped the command */
+		size_t k = strlen(error_prefix);
+		memcpy(json_message, error_prefix, k + 1);
 		va_start(ap, fmt);
-		vsnprintf(json_message, sizeof json_message, fmt, ap);
+		vsnprintf(json_message + k, sizeof json_message - k, fmt, ap);
 		va_end(ap);
 		return;
 	}
-	fprintf(stderr, "boardproof: %s: ", cmd);
+	/* one write: the ranks of an MPI job share a stderr, and their lines must not mix */
+	char line[2048];
+	int k = snprintf(line, sizeof line, "boardproof: %s: %s", cmd, error_prefix);
+	if (k < 0 || (size_t)k >= sizeof line - 1)
+		k = 0;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line + k, sizeof line - 1 - (size_t)k, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	k = (int)strlen(line);
+	line[k] = '\n';
+	fwrite(line, 1, (size_t)k + 1, stderr);
 }
 
 int bp_cli_exit_code(int rc)

@@ -36,6 +36,10 @@ __attribute__((format(printf, 2, 3)))
 #endif
 void bp_cli_error(const char *cmd, const char *fmt, ...);
 
+/* In an MPI job of several ranks, every later error message names the rank that
+ * prints it ("boardproof: <cmd>: rank R: <what>"); rank < 0 stops that. */
+void bp_cli_error_rank(int rank);
+
 /* Switches errors to JSON: bp_cli_error keeps the first message, and
  * bp_cli_json_error_flush prints {"error": {"command", "message", "exit"}} on stderr
  * once the exit code is known. Set by main when --json is on the command line. */

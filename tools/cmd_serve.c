@@ -142,28 +142,53 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
 	return MHD_YES;
 }
 
-static enum MHD_Result send_body(struct MHD_Connection *c, int status, const char *type,
-				 const void *data, size_t size, enum MHD_ResponseMemoryMode mode)
+/* The 503 answer for when making an answer runs out of memory, made at start-up: the
+ * client gets it instead of a connection closed without a word. */
+static const char oom_body[] = "{\"error\": \"out of memory\"}\n";
+static struct MHD_Response *oom_response;
+
+/* A response of size bytes at data with the server's headers, or NULL. */
+static struct MHD_Response *make_response(int status, const char *type, const void *data,
+					  size_t size, enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(size, (void *)data, mode);
 	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", type);
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
-	MHD_add_response_header(r, "Connection", "close"); /* one request each: see the top */
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, "Allow", "GET, HEAD");
+		return NULL;
+	int ok = MHD_add_response_header(r, "Content-Type", type) == MHD_YES &&
+		 MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") == MHD_YES &&
+		 MHD_add_response_header(r, "Referrer-Policy", "no-referrer") == MHD_YES &&
+		 MHD_add_response_header(r, "Content-Security-Policy",
+					 "default-src 'self'; img-src 'self' data:; "
+					 "frame-ancestors 'none'") == MHD_YES &&
+		 MHD_add_response_header(r, "Cache-Control", "no-store") == MHD_YES &&
+		 /* one request each: see the top */
+		 MHD_add_response_header(r, "Connection", "close") == MHD_YES &&
+		 (status != MHD_HTTP_METHOD_NOT_ALLOWED ||
+		  MHD_add_response_header(r, "Allow", "GET, HEAD") == MHD_YES);
+	if (!ok) {
+		MHD_destroy_response(r);
+		return NULL;
+	}
+	return r;
+}
+
+static enum MHD_Result send_body(struct MHD_Connection *c, int status, const char *type,
+				 const void *data, size_t size, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = make_response(status, type, data, size, mode);
+	if (!r) /* out of memory: the answer made at start-up */
+		return MHD_queue_response(c, 503, oom_response);
 	enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
 
+/* A JSON answer; a body that ran out of memory while it was built (an error message
+ * included) is never sent cut short: the 503 goes instead. */
 static enum MHD_Result send_json(struct MHD_Connection *c, int status, const struct bp_text *t)
 {
+	if (t->failed)
+		return MHD_queue_response(c, 503, oom_response);
 	return send_body(c, status, "application/json; charset=utf-8", bp_text_str(t), t->len,
 			 MHD_RESPMEM_MUST_COPY);
 }
@@ -252,7 +277,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 }
 
 /* The gate hands over a connection whose first head is complete and sound.
- * @return 0, or -1 when the server is full (the gate answers 503). */
+ * @return 0, or -1 when the server is full, or -2 when the library could not take it
+ * (out of memory; it has closed fd): the gate answers 503. */
 static int handoff(void *ctx, int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct server *sv = ctx;
@@ -260,8 +286,8 @@ static int handoff(void *ctx, int fd, const struct sockaddr *addr, socklen_t len
 		MHD_get_daemon_info(sv->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 	if (i && i->num_connections >= BP_SERVE_MAX_CONNECTIONS)
 		return -1;
-	MHD_add_connection(sv->d, fd, addr, len); /* closes fd when it cannot take it */
-	return 0;
+	/* the library closes fd when it cannot take it */
+	return MHD_add_connection(sv->d, fd, addr, len) == MHD_YES ? 0 : -2;
 }
 
 static int is_loopback(const struct sockaddr *sa)
@@ -372,6 +398,8 @@ int bp_cmd_serve(int argc, char **argv)
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	struct server sv = { ex, NULL };
+	oom_response = make_response(503, "application/json; charset=utf-8", oom_body,
+				     sizeof oom_body - 1, MHD_RESPMEM_PERSISTENT);
 	/* on loopback (the default) every client has the same address: a limit per
 	 * address would be the total limit; elsewhere one address gets a quarter */
 	unsigned per_ip = is_loopback(sa) ? 0u : BP_SERVE_MAX_CONNECTIONS / 4;
@@ -390,11 +418,14 @@ int bp_cmd_serve(int argc, char **argv)
 				   .handoff = handoff,
 				   .ctx = &sv };
 	bp_gate *gate = NULL;
-	if (!sv.d || bp_gate_start(&go, &gate) != 0) {
+	if (!oom_response || !sv.d || bp_gate_start(&go, &gate) != 0) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		bp_cli_error(cmd, "cannot start the server's threads");
+		bp_cli_error(cmd, "%s",
+			     oom_response ? "cannot start the server's threads" : "out of memory");
 		if (sv.d)
 			MHD_stop_daemon(sv.d);
+		if (oom_response)
+			MHD_destroy_response(oom_response);
 		close(lfd);
 		bp_explorer_close(ex);
 		return BP_EXIT_IO;
@@ -425,6 +456,7 @@ int bp_cmd_serve(int argc, char **argv)
 	for (int i = 0; i < 500 && atomic_load(&parked) > 0; i++)
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	MHD_stop_daemon(sv.d);
+	MHD_destroy_response(oom_response);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	bp_explorer_close(ex);
 	return ret;

@@ -326,6 +326,8 @@ int bp_cmd_solve(int argc, char **argv)
 		}
 		mpi_on = 1;
 		opts.dist = &dist;
+		if (dist.nranks > 1)
+			bp_cli_error_rank(dist.rank);
 	}
 	struct meter m = { .tty = isatty(2), .phase = -1 };
 	if ((a.progress || m.tty) && dist.rank == 0) {
@@ -336,15 +338,21 @@ int bp_cmd_solve(int argc, char **argv)
 	opts.cancel = cancel;
 	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
 	int caught = 0;
-	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
-		goto out;
-	if (mpi_on && bp_game_is_family(g)) {
+	rc = bp_cli_open_game(cmd, a.pos[0], &g);
+	if (!rc && mpi_on && bp_game_is_family(g)) {
 		if (dist.rank == 0)
 			bp_cli_error(cmd, "--mpi solves one instance: name a member of %s",
 				     g->spec);
 		rc = BP_EXIT_USAGE;
-		goto out;
 	}
+	/* every rank reads the same spec, but one may run out of memory doing it: the
+	 * others must not go on to wait for it */
+	if (mpi_on && bp_mpi_max(rc != 0) && !rc) {
+		bp_cli_error(cmd, "another rank failed before the solve");
+		rc = BP_EXIT_IO;
+	}
+	if (rc)
+		goto out;
 	const char *path = bp_cli_db_path(a.opt[0]);
 	/* rank 0 creates the database (and drops a table to replace) before the other
 	 * ranks open it; then rank 0 alone writes */
@@ -365,8 +373,10 @@ int bp_cmd_solve(int argc, char **argv)
 			rc = bp_cli_open_store(cmd, path, BP_STORE_CREATE, &db);
 		/* ranks that failed to open it leave; bp_solve's first step would wait */
 		int failed = (int)bp_mpi_max(rc != 0);
-		if (failed && !rc)
+		if (failed && !rc) {
+			bp_cli_error(cmd, "another rank failed to open %s", path);
 			rc = BP_EXIT_IO;
+		}
 	}
 	if (rc)
 		goto out;
@@ -386,6 +396,9 @@ int bp_cmd_solve(int argc, char **argv)
 		r.sent_bytes = bp_mpi_max(r.sent_bytes);
 		r.received_bytes = bp_mpi_max(r.received_bytes);
 		if (dist.rank != 0) {
+			/* this rank's own failure, or what it learned of another's */
+			if (src && src != BP_ECANCELED)
+				bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(src));
 			rc = src ? bp_cli_exit_code(src) : 0;
 			goto out;
 		}

@@ -282,6 +282,8 @@ static int take(bp_explorer *ex, const char *spec, struct inst **ip, struct hand
 	pthread_mutex_unlock(&ex->mu);
 	if (!in) {
 		int rc = bp_game_create(spec, &g, &err);
+		if (rc == BP_ENOMEM) /* the server's trouble, not the request's */
+			return fail(body, 503, "out of memory");
 		if (rc)
 			return fail(body, 400, "unknown instance '%s': %s", quote(spec, qb),
 				    err.msg[0] ? err.msg : bp_strerror(rc));
@@ -411,6 +413,15 @@ static const char *group_name(enum bp_value v)
 	return v == BP_VALUE_WIN ? "winning" : v == BP_VALUE_DRAW ? "drawing" : "losing";
 }
 
+/* s as a JSON string into t; a scratch text that ran out of memory fails t too (never
+ * a name or position left empty in an answer). */
+static void json_text(struct bp_text *t, const struct bp_text *s)
+{
+	if (s->failed)
+		t->failed = 1;
+	bp_text_json_string(t, bp_text_str(s));
+}
+
 /* "groups": {"winning": [{"remoteness", "moves": [...]}, ...], "drawing", "losing"}:
  * the moves (best first already) cut into runs of equal value and remoteness. */
 static void json_groups(struct bp_text *t, const struct bp_game *g, const struct bp_pos *p,
@@ -438,7 +449,7 @@ static void json_groups(struct bp_text *t, const struct bp_game *g, const struct
 			}
 			struct bp_text m = { 0 };
 			g->ops->move_format(g, p, pm[i].move, &m);
-			bp_text_json_string(t, bp_text_str(&m));
+			json_text(t, &m);
 			bp_text_free(&m);
 		}
 		bp_text_printf(t, "%s]", runs ? "]}" : "");
@@ -458,7 +469,7 @@ static void json_move(struct bp_text *t, const struct bp_game *g, const struct b
 	g->ops->apply(g, &q, m->move);
 	g->ops->move_format(g, p, m->move, &s);
 	bp_text_printf(t, "{\"move\": ");
-	bp_text_json_string(t, bp_text_str(&s));
+	json_text(t, &s);
 	bp_text_printf(t, ", ");
 	json_value(t, m->value, m->remoteness);
 	bp_text_printf(t, ", \"group\": \"%s\"", group_name(m->value));
@@ -468,7 +479,7 @@ static void json_move(struct bp_text *t, const struct bp_game *g, const struct b
 	bp_text_clear(&s);
 	g->ops->pos_format(g, &q, &s);
 	bp_text_printf(t, ", \"position\": ");
-	bp_text_json_string(t, bp_text_str(&s));
+	json_text(t, &s);
 	bp_text_printf(t, ", \"cells\": [");
 	int k = 0;
 	for (int c = 0; c < g->board->ncells; c++)
@@ -525,6 +536,10 @@ static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line
 			break;
 		}
 		int rc = g->ops->move_parse(g, p, tok, &m, &err);
+		if (rc == BP_ENOMEM || s.failed) {
+			st = fail(body, 503, "out of memory");
+			break;
+		}
 		if (rc) {
 			st = fail(body, 400, "move %d '%s' in '%s': %s", n, quote(tok, qb),
 				  bp_text_str(&s), err.msg[0] ? err.msg : bp_strerror(rc));
@@ -533,12 +548,12 @@ static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line
 		bp_text_clear(&s);
 		g->ops->move_format(g, p, m, &s);
 		bp_text_printf(t, "%s{\"move\": ", n > 1 ? ", " : "");
-		bp_text_json_string(t, bp_text_str(&s));
+		json_text(t, &s);
 		g->ops->apply(g, p, m);
 		bp_text_clear(&s);
 		g->ops->pos_format(g, p, &s);
 		bp_text_printf(t, ", \"position\": ");
-		bp_text_json_string(t, bp_text_str(&s));
+		json_text(t, &s);
 		bp_text_printf(t, "}");
 	}
 	bp_text_free(&s);
@@ -565,6 +580,10 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 		return st;
 	const struct bp_game *g = in->g;
 	int rc = bp_game_parse_position(g, ptext, &p, &err);
+	if (rc == BP_ENOMEM) {
+		st = fail(body, 503, "out of memory");
+		goto out;
+	}
 	if (rc) {
 		st = fail(body, 400, "malformed position '%s': %s", quote(ptext, qb),
 			  err.msg[0] ? err.msg : bp_strerror(rc));
@@ -585,11 +604,15 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 		n = bp_probe_moves(g, h->t, &p, pm);
 	pthread_rwlock_unlock(&ex->store_lock);
 
+	if (pos.failed) {
+		st = fail(body, 503, "out of memory");
+		goto out;
+	}
 	bp_text_clear(body);
 	bp_text_printf(body, "{\"instance\": ");
 	bp_text_json_string(body, g->spec);
 	bp_text_printf(body, ", \"position\": ");
-	bp_text_json_string(body, bp_text_str(&pos));
+	json_text(body, &pos);
 	bp_text_printf(body, ", ");
 	if (rc == BP_ENOTFOUND || (rc == BP_OK && n == BP_ENOTFOUND)) {
 		/* the board still comes along, so that the page can draw what it cannot
@@ -644,7 +667,7 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 	bp_text_printf(body, ", ");
 	json_board(body, g, &p);
 	bp_text_printf(body, "}\n");
-	st = body->failed ? fail(body, 503, "out of memory") : 200;
+	st = body->failed || pos.failed || path.failed ? fail(body, 503, "out of memory") : 200;
 out:
 	free(pm);
 	bp_text_free(&path);
@@ -657,16 +680,34 @@ struct lister {
 	bp_explorer *ex;
 	struct bp_text *out;
 	int n;
+	int rc;	       /* the first table that could not be read, or BP_OK */
+	char why[300]; /* and what failed */
 };
 
-/* One table for /api/instances: what `list --json` says of it, and the game's title. */
+static void list_failed(struct lister *l, int rc, const char *spec, const char *what)
+{
+	if (l->rc)
+		return;
+	l->rc = rc;
+	snprintf(l->why, sizeof l->why, "table %s: %s", spec, what);
+}
+
+/* One table for /api/instances: what `list --json` says of it, and the game's title.
+ * A table that cannot be opened or read fails the listing (as in `list`): never an
+ * instance left out, a title left null or a value called unfinished because a read
+ * or an allocation failed. */
 static void list_one(void *ctx, const char *spec)
 {
 	struct lister *l = ctx;
 	bp_table *tab = NULL;
 	struct bp_table_meta m;
-	if (bp_table_open(l->ex->db, spec, NULL, BP_STORE_READONLY, &tab, NULL) ||
-	    bp_table_meta_get(tab, &m)) {
+	struct bp_err err = { { 0 } };
+	int rc;
+	if (l->rc)
+		return;
+	if ((rc = bp_table_open(l->ex->db, spec, NULL, BP_STORE_READONLY, &tab, &err)) ||
+	    (rc = bp_table_meta_get(tab, &m))) {
+		list_failed(l, rc, spec, err.msg[0] ? err.msg : bp_strerror(rc));
 		bp_table_close(tab);
 		return;
 	}
@@ -681,13 +722,22 @@ static void list_one(void *ctx, const char *spec)
 	struct bp_game *g = NULL;
 	struct bp_probe pr;
 	struct bp_pos p;
-	int known = bp_game_create(spec, &g, NULL) == BP_OK, valued = 0;
+	int grc = bp_game_create(spec, &g, NULL), known = grc == BP_OK, valued = 0;
+	if (grc == BP_ENOMEM)
+		list_failed(l, grc, spec, bp_strerror(grc));
 	if (known && current) { /* as every reader: through a stored index, if any */
 		bp_table *pt = NULL;
 		g->ops->start(g, &p);
-		valued = bp_probe_open(l->ex->db, g, &pt, NULL) == BP_OK &&
-			 bp_probe_position(g, pt, &p, &pr) == BP_OK;
+		rc = bp_probe_open(l->ex->db, g, &pt, NULL);
+		/* not found: a tier not stored yet (an unfinished table) */
+		if (rc == BP_OK)
+			rc = bp_probe_position(g, pt, &p, &pr);
+		else if (rc != BP_ENOMEM && rc != BP_EIO)
+			rc = BP_ENOTFOUND; /* refused as a whole (another layout): no value */
 		bp_table_close(pt);
+		valued = rc == BP_OK;
+		if (rc && rc != BP_ENOTFOUND)
+			list_failed(l, rc, spec, bp_strerror(rc));
 	}
 	bp_text_printf(l->out, "%s{\"instance\": ", l->n++ ? ", " : "");
 	bp_text_json_string(l->out, spec);
@@ -716,7 +766,7 @@ static void list_one(void *ctx, const char *spec)
 
 static int api_instances(bp_explorer *ex, struct bp_text *body)
 {
-	struct lister l = { ex, body, 0 };
+	struct lister l = { ex, body, 0, BP_OK, "" };
 	bp_text_clear(body);
 	bp_text_printf(body, "{\"rules_version\": %u, \"instances\": [", BP_RULES_VERSION);
 	pthread_rwlock_wrlock(&ex->store_lock);
@@ -724,6 +774,8 @@ static int api_instances(bp_explorer *ex, struct bp_text *body)
 	pthread_rwlock_unlock(&ex->store_lock);
 	if (rc)
 		return fail(body, 500, "listing tables: %s", bp_strerror(rc));
+	if (l.rc)
+		return fail(body, l.rc == BP_ENOMEM ? 503 : 500, "listing tables: %s", l.why);
 	bp_text_printf(body, "]}\n");
 	return body->failed ? fail(body, 503, "out of memory") : 200;
 }

@@ -38,7 +38,13 @@ static int sum(void *ctx, uint64_t *v, int n)
 
 /* Alltoallv with byte counts and displacements that fit an int: when the whole does
  * not, it goes in rounds, each moving at most `each` bytes between any two ranks
- * through packed buffers of nranks * each bytes (displacements included in an int). */
+ * through packed buffers of nranks * each bytes (displacements included in an int).
+ *
+ * Every rank makes the same MPI calls whatever happens here: a rank that leaves before
+ * a collective the others have entered leaves them waiting for ever (MPI does not end
+ * the job for it), or worse, meets their next collective instead. So a failed
+ * allocation is combined into the reductions every rank makes anyway, and every rank
+ * returns an error: BP_ENOMEM where it failed, BP_EIO on the others. */
 static int exchange(void *ctx, const void *send, const uint64_t *scount, void *recv,
 		    const uint64_t *rcount, size_t elem)
 {
@@ -51,15 +57,25 @@ static int exchange(void *ctx, const void *send, const uint64_t *scount, void *r
 		most = scount[r] * elem > most ? scount[r] * elem : most;
 		most = rcount[r] * elem > most ? rcount[r] * elem : most;
 	}
-	int *sc = calloc((size_t)nr * 4, sizeof *sc), *sd = sc + nr, *rc_ = sd + nr, *rd = rc_ + nr;
-	uint64_t big = stotal > rtotal ? stotal : rtotal;
-	/* whether every rank can go in one call */
-	if (!sc || MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
-			   MPI_SUCCESS) {
+	int *sc = calloc((size_t)nr * 4, sizeof *sc), *sd = NULL, *rc_ = NULL, *rd = NULL;
+	if (sc) {
+		sd = sc + nr;
+		rc_ = sd + nr;
+		rd = rc_ + nr;
+	}
+	/* whether every rank can go in one call, and whether any failed */
+	uint64_t v[2] = { stotal > rtotal ? stotal : rtotal, !sc };
+	if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS) {
 		free(sc);
 		return BP_EIO;
 	}
-	if (big <= piece_bytes) {
+	if (v[1]) {
+		rc = sc ? BP_EIO : BP_ENOMEM;
+		free(sc);
+		return rc;
+	}
+	if (v[0] <= piece_bytes) {
 		uint64_t so = 0, ro = 0;
 		for (int r = 0; r < nr; r++) {
 			sc[r] = (int)(scount[r] * elem);
@@ -78,21 +94,20 @@ static int exchange(void *ctx, const void *send, const uint64_t *scount, void *r
 	uint64_t each = (piece_bytes / (uint64_t)nr) / elem * elem;
 	if (each == 0)
 		each = elem;
-	if (MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS) {
-		free(sc);
-		return BP_EIO;
-	}
-	uint64_t rounds = (most + each - 1) / each;
 	char *sbuf = malloc((size_t)(each * (uint64_t)nr)),
 	     *rbuf = malloc((size_t)(each * (uint64_t)nr));
 	uint64_t *soff = calloc((size_t)nr * 2, sizeof *soff), *roff = soff ? soff + nr : NULL;
-	if (!sbuf || !rbuf || !soff)
-		rc = BP_ENOMEM; /* MPI aborts the job when a rank leaves a collective */
+	int mine = !sbuf || !rbuf || !soff;
+	uint64_t w[2] = { most, mine };
+	if (MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+		rc = BP_EIO;
+	else if (w[1])
+		rc = mine ? BP_ENOMEM : BP_EIO;
 	for (int r = 1; rc == BP_OK && r < nr; r++) {
 		soff[r] = soff[r - 1] + scount[r - 1] * elem;
 		roff[r] = roff[r - 1] + rcount[r - 1] * elem;
 	}
+	uint64_t rounds = (w[0] + each - 1) / each;
 	for (uint64_t k = 0; rc == BP_OK && k < rounds; k++) {
 		int so = 0, ro = 0;
 		for (int r = 0; r < nr; r++) {

@@ -226,10 +226,20 @@ static void on_data(bp_gate *g, int i, short revents)
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one);
 		struct conn h = *c;
 		drop(g, i, 0);
-		if (g->o.handoff(g->o.ctx, h.fd, (const struct sockaddr *)&h.sa, h.salen)) {
+		/* a copy to answer on when the handoff fails after closing the socket */
+		int spare = dup(h.fd);
+		int rc = g->o.handoff(g->o.ctx, h.fd, (const struct sockaddr *)&h.sa, h.salen);
+		if (rc == -1) {
 			reply(h.fd, 503, "too many connections: try again shortly");
 			discard_close(g, h.fd);
+		} else if (rc == -2 && spare >= 0) {
+			reply(spare, 503,
+			      "out of memory: the server could not take the connection");
+			discard_close(g, spare);
+			spare = -1;
 		}
+		if (spare >= 0)
+			close(spare);
 		return;
 	}
 	if (n > g->o.max_head) {

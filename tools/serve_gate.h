@@ -30,7 +30,8 @@ struct bp_gate_opts {
 	int max_pending;  /* connections waiting for their head */
 	/* Takes a socket whose first head is complete and sound, and owns it from then
 	 * on; or returns -1 when the server is full (the gate answers 503 and closes
-	 * it). Called from the gate's thread. */
+	 * it), or -2 when it could not take it and has closed it (out of memory: the gate
+	 * answers 503 on a copy of the socket it kept). Called from the gate's thread. */
 	int (*handoff)(void *ctx, int fd, const struct sockaddr *addr, socklen_t len);
 	void *ctx;
 };

@@ -10,17 +10,28 @@
  *   BOARDPROOF_FAULT_MAP=BYTES    LMDB's map size is BYTES (a tiny map: MDB_MAP_FULL)
  *   BOARDPROOF_FAULT_TRACE=1      prints the stack of the failing call to stderr (to
  *                                 find the caller that mishandles it)
+ *   BOARDPROOF_FAULT_RANK=R       in an MPI job, only rank R fails (the others count);
+ *                                 the rank is read from OMPI_COMM_WORLD_RANK (Open MPI)
+ *                                 or PMI_RANK (MPICH), and each rank writes its counts
+ *                                 to FILE.RANK
  *
  * Sites, and how a call there fails:
  *
  *   alloc  malloc, calloc, realloc, aligned_alloc, posix_memalign and anonymous mmap
  *          return NULL / ENOMEM / MAP_FAILED
- *   write  write, pwrite, writev, pwritev on a descriptor above 2 (not stdout or
- *          stderr) return -1 with EIO, writing nothing
+ *   write  write, pwrite, writev, pwritev on a regular file (not stdout or stderr,
+ *          nor a socket, pipe or eventfd: a disk's faults, not a network's) return -1
+ *          with EIO, writing nothing
  *   sync   fsync, fdatasync, msync return -1 with EIO
  *   lmdb   mdb_env_open, mdb_txn_begin, mdb_txn_renew, mdb_dbi_open, mdb_get,
  *          mdb_put, mdb_cursor_get and mdb_txn_commit return EIO (a failing commit
  *          aborts its transaction first, as LMDB's own does)
+ *
+ * In an MPI job, only the program's own calls count: none made inside an MPI function
+ * (the shim wraps the ones tools/mpi_solve.c calls) and none on a thread that MPI
+ * started (its progress threads; a thread counts when the thread that created it did,
+ * outside MPI). MPI's internals are not what these tests are about, and Open MPI does
+ * not promise to survive a failed allocation of its own.
  *
  * So the failures are real ones, at the boundary between the program and the C
  * library or LMDB; nothing in the program is built differently for the tests. The
@@ -39,11 +50,16 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <lmdb.h>
+#ifdef BP_FAULT_MPI
+#include <mpi.h>
+#endif
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -62,6 +78,11 @@ static unsigned long fault_at; /* its failing call */
 static unsigned long calls[NSITES], fn_calls[NFNS];
 static const char *count_file;
 static int ready, trace;
+static char count_path[4096];
+
+/* Nonzero on a thread whose calls are not counted: inside an MPI function, or a thread
+ * MPI started. Initial-exec: reaching it must never allocate. */
+static __thread int foreign __attribute__((tls_model("initial-exec")));
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -88,7 +109,23 @@ __attribute__((constructor)) static void fault_init(void)
 			}
 		}
 	}
+	/* one rank of an MPI job: its own count file, and no failure unless it is the rank
+	 * named */
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+	if (!rank)
+		rank = getenv("PMI_RANK");
+	const char *only = getenv("BOARDPROOF_FAULT_RANK");
+	if (only && *only && (!rank || strcmp(rank, only) != 0))
+		fault_site = fault_fn = -1;
 	count_file = getenv("BOARDPROOF_FAULT_COUNT");
+#ifdef BP_FAULT_MPI
+	if (rank) /* nothing counts on this thread before MPI_Init (below) */
+		foreign = 1;
+#endif
+	if (count_file && rank) {
+		snprintf(count_path, sizeof count_path, "%s.%s", count_file, rank);
+		count_file = count_path;
+	}
 	trace = getenv("BOARDPROOF_FAULT_TRACE") != NULL;
 	if (trace) { /* the first backtrace loads libgcc, which allocates: not later */
 		void *frames[2];
@@ -124,7 +161,7 @@ static void show(void)
 /* Counts a call at site s; nonzero when this call must fail. */
 static int hit(enum site s)
 {
-	if (!ready)
+	if (!ready || foreign)
 		return 0;
 	unsigned long n = __atomic_add_fetch(&calls[s], 1, __ATOMIC_RELAXED);
 	int fail = (int)s == fault_site && n == fault_at;
@@ -138,7 +175,7 @@ static int hit(enum site s)
 static int hit_lmdb(enum lmdb_fn k)
 {
 	int fail = hit(LMDB);
-	if (!ready)
+	if (!ready || foreign)
 		return 0;
 	unsigned long n = __atomic_add_fetch(&fn_calls[k], 1, __ATOMIC_RELAXED);
 	if ((int)k == fault_fn && n == fault_at) {
@@ -208,7 +245,8 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 static int fail_write(int fd)
 {
-	if (fd > 2 && hit(WRITE)) {
+	struct stat st;
+	if (fd > 2 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && hit(WRITE)) {
 		errno = EIO;
 		return 1;
 	}
@@ -335,3 +373,131 @@ int mdb_txn_commit(MDB_txn *txn)
 	}
 	return real_mdb_txn_commit(txn);
 }
+
+/* ---- threads ---- */
+
+/* A new thread counts when its creator does (an MPI thread is created inside MPI). */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	int foreign;
+};
+
+static void *start_thread(void *p)
+{
+	struct start st = *(struct start *)p;
+	free(p);
+	foreign = st.foreign;
+	return st.fn(st.arg);
+}
+
+int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static __typeof__(pthread_create) *real;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	/* not counted: the thread's own record, not the program's allocation */
+	struct start *st = __libc_malloc(sizeof *st);
+	if (!st)
+		return EAGAIN;
+	*st = (struct start){ fn, arg, foreign };
+	int rc = real(th, attr, start_thread, st);
+	if (rc)
+		free(st);
+	return rc;
+}
+
+#ifdef BP_FAULT_MPI
+/* ---- MPI: the functions tools/mpi_solve.c calls, not counted inside ---- */
+
+/* calls MPI function name (the next definition: MPI's own) with args, outside the count */
+#define MPI_PASS(name, args)                                       \
+	do {                                                       \
+		static __typeof__(name) *real;                     \
+		foreign++;                                         \
+		if (!real)                                         \
+			*(void **)&real = dlsym(RTLD_NEXT, #name); \
+		int rc_ = real args;                               \
+		foreign--;                                         \
+		return rc_;                                        \
+	} while (0)
+
+/* In an MPI job the count runs from MPI_Init's return to MPI_Finalize: a rank that
+ * fails before it has joined leaves the others waiting inside MPI's start-up (and Open
+ * MPI 4.1's mpirun then crashes in PMIx); what comes before is the same code as in one
+ * process, which the other loops test. */
+static int mpi_init_done(int rc)
+{
+	foreign = 0;
+	return rc;
+}
+
+static int mpi_init(int *argc, char ***argv)
+{
+	MPI_PASS(MPI_Init, (argc, argv));
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	return mpi_init_done(mpi_init(argc, argv));
+}
+
+static int mpi_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	MPI_PASS(MPI_Init_thread, (argc, argv, required, provided));
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	return mpi_init_done(mpi_init_thread(argc, argv, required, provided));
+}
+
+int MPI_Finalize(void)
+{
+	foreign = 1; /* and no more counting */
+	MPI_PASS(MPI_Finalize, ());
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	MPI_PASS(MPI_Comm_rank, (comm, rank));
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+	MPI_PASS(MPI_Comm_size, (comm, size));
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+	MPI_PASS(MPI_Barrier, (comm));
+}
+
+int MPI_Bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm)
+{
+	MPI_PASS(MPI_Bcast, (buf, n, type, root, comm));
+}
+
+int MPI_Allreduce(const void *send, void *recv, int n, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+	MPI_PASS(MPI_Allreduce, (send, recv, n, type, op, comm));
+}
+
+int MPI_Alltoallv(const void *send, const int *scount, const int *sdispl, MPI_Datatype stype,
+		  void *recv, const int *rcount, const int *rdispl, MPI_Datatype rtype,
+		  MPI_Comm comm)
+{
+	MPI_PASS(MPI_Alltoallv, (send, scount, sdispl, stype, recv, rcount, rdispl, rtype, comm));
+}
+
+int MPI_Send(const void *buf, int n, MPI_Datatype type, int to, int tag, MPI_Comm comm)
+{
+	MPI_PASS(MPI_Send, (buf, n, type, to, tag, comm));
+}
+
+int MPI_Recv(void *buf, int n, MPI_Datatype type, int from, int tag, MPI_Comm comm,
+	     MPI_Status *status)
+{
+	MPI_PASS(MPI_Recv, (buf, n, type, from, tag, comm, status));
+}
+#endif

@@ -21,6 +21,7 @@
 #include "bp_config.h"
 #include "store/codec.h"
 #include "store/store.h"
+#include "store/store_env.h"
 #include "tests/rng.h"
 
 #define SEED 20261121u
@@ -1643,6 +1644,90 @@ Test(store, map_full)
 	free(small);
 	free(noise);
 	free(got);
+}
+
+/* An I/O error while writing, on a disk that is not full (an EIO from the device):
+ * named with the database's file, so that the user knows which disk to look at; a
+ * full map keeps its own name. */
+Test(store, io_error_names_the_file)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	char why[512], want[256];
+	bp_store_write_why(s, EIO, "committing", why, sizeof why);
+	snprintf(want, sizeof want, "i/o error while committing to %s/data.mdb: Input/output error",
+		 dir);
+	/* /tmp has more than a MiB free: otherwise the store would call it a full disk */
+	if (strncmp(why, "disk full", 9) != 0)
+		cr_expect_str_eq(why, want);
+	bp_store_write_why(s, MDB_MAP_FULL, "committing", why, sizeof why);
+	cr_expect(strncmp(why, "database full (MDB_MAP_FULL: ", 29) == 0, "why: '%s'", why);
+	bp_store_close(s);
+}
+
+/* data.mdb replaced by a FIFO, a directory or a device is refused by name (exit 3
+ * for the command), never handed to LMDB, where opening a FIFO to read would wait
+ * for a writer. Found by tests/tools/damage.sh: a FIFO passed for an empty data.mdb
+ * ("no database here", which a solve would then fill) or failed with "Illegal seek",
+ * a directory with "Is a directory" (exit 4). */
+Test(store, data_file_not_regular)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	const char *kind[] = { "a FIFO", "a directory", "a device" };
+	for (int k = 0; k < 3; k++) {
+		remove(path);
+		int made = k == 0   ? mkfifo(path, 0644)
+			   : k == 1 ? mkdir(path, 0755)
+				    : symlink("/dev/zero", path);
+		cr_assert_eq(made, 0, "%s", strerror(errno));
+		for (int create = 0; create < 2; create++) {
+			bp_store *s = NULL;
+			struct bp_err err = { "" };
+			int rc = bp_store_open(dir, create ? BP_STORE_CREATE : BP_STORE_READONLY,
+					       &s, &err);
+			cr_expect_eq(rc, BP_EFORMAT, "%s: %s", kind[k], bp_strerror(rc));
+			cr_expect(strstr(err.msg, kind[k]) != NULL, "%s", err.msg);
+			bp_store_close(s);
+		}
+	}
+	remove(path);
+}
+
+/* A data.mdb with one of its two meta pages zeroed, or cut shorter than both, is
+ * damage (exit 3, named), not "not a boardproof database" as LMDB's MDB_INVALID made
+ * it (found by tests/tools/damage.sh). */
+Test(store, meta_page_damaged)
+{
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_store_close(s);
+	char path[128];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	static unsigned char orig[1 << 16], zero[4096];
+	size_t n = fread(orig, 1, sizeof orig, f);
+	fclose(f);
+	cr_assert_geq(n, 2 * 4096);
+	const char *want[] = { "the first of LMDB's two meta pages",
+			       "the second of LMDB's two meta pages", "shorter than" };
+	for (int k = 0; k < 3; k++) {
+		f = fopen(path, "wb");
+		cr_assert_not_null(f);
+		if (k < 2) {
+			fwrite(orig, 1, n, f);
+			fseek(f, k * 4096, SEEK_SET);
+			fwrite(zero, 1, sizeof zero, f);
+		} else {
+			fwrite(orig, 1, 100, f);
+		}
+		fclose(f);
+		struct bp_err err = { "" };
+		int rc = bp_store_open(dir, BP_STORE_READONLY, &s, &err);
+		cr_expect_eq(rc, BP_ECORRUPT, "case %d: %s (%s)", k, bp_strerror(rc), err.msg);
+		cr_expect(strstr(err.msg, want[k]) != NULL, "case %d: %s", k, err.msg);
+		if (rc == BP_OK)
+			bp_store_close(s);
+	}
 }
 
 /* Probes see a rewrite made through the same handle, never a stale cached block. */

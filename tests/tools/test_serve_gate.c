@@ -2,8 +2,9 @@
 /* The gate in front of the HTTP library (tools/serve_gate.c), on a loopback socket of
  * its own: a sound head is handed over with every byte still unread (also when it
  * comes in pieces); a long request line, a long head, a malformed head, a client too
- * slow, one pushed out by newer ones, and one the server has no room for each get
- * their status with a JSON error. */
+ * slow, one pushed out by newer ones, one the server has no room for and one the
+ * server could not take (it closed the socket) each get their status with a JSON
+ * error. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
@@ -21,7 +22,7 @@
 static struct {
 	pthread_mutex_t m;
 	pthread_cond_t c;
-	int fd[8], n, refuse;
+	int fd[8], n, refuse; /* refuse: take returns -1 (full) or -2 (out of memory) */
 } handed = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { 0 }, 0, 0 };
 
 static bp_gate *gate;
@@ -36,9 +37,11 @@ static int take(void *ctx, int fd, const struct sockaddr *addr, socklen_t len)
 	int refuse = handed.refuse;
 	if (!refuse && handed.n < 8)
 		handed.fd[handed.n++] = fd;
+	if (refuse == 2) /* the library could not take it: it closes the socket */
+		close(fd);
 	pthread_cond_signal(&handed.c);
 	pthread_mutex_unlock(&handed.m);
-	return refuse ? -1 : 0;
+	return refuse ? -refuse : 0;
 }
 
 static void start(unsigned timeout, int max_pending)
@@ -223,6 +226,19 @@ Test(serve_gate, server_full)
 {
 	start(5, 8);
 	handed.refuse = 1;
+	int fd = dial();
+	put(fd, "GET / HTTP/1.1\r\nHost: a\r\n\r\n", 27);
+	expect_refused(fd, 503);
+	stop();
+}
+
+/* The library ran out of memory taking the connection and closed the socket: the gate
+ * still answers, on the copy it kept (found by tests/tools/faults_serve.sh: the client
+ * got no answer at all). */
+Test(serve_gate, handoff_failed)
+{
+	start(5, 8);
+	handed.refuse = 2;
 	int fd = dial();
 	put(fd, "GET / HTTP/1.1\r\nHost: a\r\n\r\n", 27);
 	expect_refused(fd, 503);
