@@ -209,8 +209,9 @@ for sig in INT TERM HUP; do
 		runs=$((runs + 1))
 		timeout 120 "$bin" solve $big --db "$db" --threads 2 >/dev/null 2>"$tmp/err" ||
 			problem "$what: the resumed solve failed: $(head -c 300 "$tmp/err")"
-		[ "$("$bin" verify $big --db "$db" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"')" = "$big_hash" ] ||
-			problem "$what: resumed content hash differs"
+		h=$("$bin" verify $big --db "$db" --json 2>"$tmp/verr" | grep -o '"content_hash": "[0-9a-f]*"')
+		[ "$h" = "$big_hash" ] ||
+			problem "$what: resumed content hash differs (${h:-verify failed: $(head -c 300 "$tmp/verr")})"
 		echo "  $what after a random moment: exit $rc, resumed to the uninterrupted hash"
 		# verify of the finished table, interrupted: then verify again
 		"$bin" verify $big --db "$db" >/dev/null 2>&1 &
@@ -220,8 +221,12 @@ for sig in INT TERM HUP; do
 		wait $pid
 		rc=$?
 		case $rc in 0 | 129 | 130 | 143) ;; *) problem "verify, SIG$sig: exit $rc" ;; esac
-		[ "$("$bin" verify $big --db "$db" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"')" = "$big_hash" ] ||
-			problem "verify, SIG$sig: the table changed"
+		h=$("$bin" verify $big --db "$db" --json 2>"$tmp/verr" | grep -o '"content_hash": "[0-9a-f]*"')
+		if [ -z "$h" ]; then
+			problem "verify, SIG$sig: the verify after it failed: $(head -c 300 "$tmp/verr")"
+		elif [ "$h" != "$big_hash" ]; then
+			problem "verify, SIG$sig: the table changed ($h)"
+		fi
 		# prove, interrupted, then proven again into the same database
 		rm -rf "$tmp/pdb"
 		"$bin" prove $spec --db "$tmp/pdb" --checkpoint 0 --save-proof >/dev/null 2>&1 &
