@@ -349,6 +349,34 @@ static int safe_cursor_get(bp_store *s, MDB_cursor *cur, MDB_val *k, MDB_val *v,
 	return bp_guard_call(cursor_fn, &c) != BP_OK ? STORE_MDB_FAULT : c.rc;
 }
 
+/* Before a table is written: every page a write transaction may read on its way,
+ * walked with guarded reads. LMDB's writes are not guarded (a write abandoned half-way
+ * would leave its transaction's state broken), and they read the pages of the tree
+ * they insert into, the free list they take pages from and the main database that
+ * names the tree: a damaged one of those would fault inside mdb_put. So each of the
+ * three is walked whole first (every branch and leaf page, each value checked to lie
+ * in the file), and damage found here refuses the write before it begins.
+ * @return an LMDB code, STORE_MDB_FAULT or STORE_MDB_OUTSIDE; 0 when sound. */
+static int preflight(bp_store *s, MDB_txn *txn, MDB_dbi table)
+{
+	const MDB_dbi dbis[] = { 0 /* the free list */, 1 /* the main database */, table };
+	for (size_t i = 0; i < sizeof dbis / sizeof dbis[0]; i++) {
+		MDB_cursor *cur;
+		MDB_val k, v;
+		int rc = mdb_cursor_open(txn, dbis[i], &cur);
+		if (rc)
+			return rc;
+		for (rc = safe_cursor_get(s, cur, &k, &v, MDB_FIRST); rc == 0;
+		     rc = safe_cursor_get(s, cur, &k, &v, MDB_NEXT))
+			;
+		if (rc != STORE_MDB_FAULT) /* abandoned: the cursor's state is no longer sound */
+			mdb_cursor_close(cur);
+		if (rc != MDB_NOTFOUND)
+			return rc;
+	}
+	return 0;
+}
+
 /* The bytes of lock.mdb backed by the file system before LMDB maps it: LMDB's own
  * size for BP_STORE_MAX_READERS readers on Linux (one 64-byte slot each and a 192-byte
  * header); a lock file already longer is backed to its length. */
@@ -1238,6 +1266,14 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 	ret = meta_read(s, txn, t->dbi, spec, &t->meta, err);
 	if (ret == BP_OK && info)
 		ret = meta_match(&t->meta, info, err);
+	if (ret == BP_OK && (flags & BP_STORE_CREATE) && (rc = preflight(s, txn, t->dbi)))
+		ret = rc == STORE_MDB_FAULT || rc == STORE_MDB_OUTSIDE
+			      ? bp_err_set(err, BP_ECORRUPT,
+					   "table %s: damaged: %s, on a page that writing would "
+					   "read; nothing was written (run verify; solve into a "
+					   "new database)",
+					   spec, store_strerror(rc))
+			      : mdb_err(err, rc, "opening table", spec);
 	if (ret == BP_OK) {
 		/* committing (not aborting) keeps the dbi handle for later transactions */
 		rc = mdb_txn_commit(txn);

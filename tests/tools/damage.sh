@@ -221,9 +221,11 @@ for sig in INT TERM HUP; do
 		wait $pid
 		rc=$?
 		case $rc in 0 | 129 | 130 | 143) ;; *) problem "verify, SIG$sig: exit $rc" ;; esac
-		h=$("$bin" verify $big --db "$db" --json 2>"$tmp/verr" | grep -o '"content_hash": "[0-9a-f]*"')
+		"$bin" verify $big --db "$db" --json >"$tmp/vout" 2>"$tmp/verr"
+		vrc=$?
+		h=$(grep -o '"content_hash": "[0-9a-f]*"' "$tmp/vout")
 		if [ -z "$h" ]; then
-			problem "verify, SIG$sig: the verify after it failed: $(head -c 300 "$tmp/verr")"
+			problem "verify, SIG$sig: the verify after it failed: exit $vrc: $(head -c 300 "$tmp/verr") $(head -c 300 "$tmp/vout")"
 		elif [ "$h" != "$big_hash" ]; then
 			problem "verify, SIG$sig: the table changed ($h)"
 		fi
