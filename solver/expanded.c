@@ -35,6 +35,9 @@
  * per index of every tier, tiers upwards; a canonical position is reached when its bit
  * or one of its images' bits is set, and then sets its children's bits. The solve
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
+ * In one process each tier's bits are saved in a scratch file once it is marked, and a
+ * resumed solve goes on from the files (see "reach files" below); a table complete
+ * already skips the pass.
  *
  * Split across ranks (opts->dist; solver/dist.h): each tier is cut into chunks dealt
  * out to the ranks in turn, and a rank holds only its chunks of the tiers in memory
