@@ -1176,8 +1176,10 @@ static int reach_load(struct expanded *x, uint32_t st, uint32_t *from, uint64_t 
 		k = reach_resume_at(x, st, have);
 		uint32_t bad = x->nt;
 		for (uint32_t u = st; u < k + 2 && u < x->nt && bad == x->nt && !rc; u++) {
-			if (!have[u])
-				continue; /* at the start's tier: nothing marked yet */
+			/* at the start's tier: nothing marked yet; a stored tier's bits are
+			 * never read once the pass is over */
+			if (!have[u] || (k == x->nt && x->done[u]))
+				continue;
 			struct bp_segfile_head h = reach_head(x, u);
 			reach_path(x, u, path, sizeof path);
 			if ((rc = bp_segfile_read(path, &h, x->reach[u])) == BP_ECORRUPT) {
