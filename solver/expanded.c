@@ -1203,17 +1203,6 @@ static int reach_load(struct expanded *x, uint32_t st, uint32_t *from, uint64_t 
 	return rc;
 }
 
-/* Removes tier files of the solve (x->hash) from the database's directory: the reached
- * bits (all: the table is complete) and nothing else. */
-static void reach_remove(const struct expanded *x)
-{
-	char path[4200];
-	for (uint32_t u = 0; reach_files(x) && u < x->nt; u++) {
-		reach_path(x, u, path, sizeof path);
-		remove(path);
-	}
-}
-
 int bp_solve_walk_remove_scratch(const struct bp_game *g, const char *dir)
 {
 	if (!g->ops->tier_walk || !g->ops->tier_size || g->ntiers == 0)
@@ -1900,7 +1889,10 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	}
 	if ((rc = bp_table_get(x.tab, st, sidx, &r)) || (rc = bp_solve_finish(x.tab, r, out)))
 		goto out;
-	reach_remove(&x); /* the table is complete */
+	/* the table is complete: its reached bits' files go, and any file a kill left
+	 * half-written (.tmp); a file that cannot be removed fails nothing */
+	if (reach_files(&x))
+		bp_solve_walk_remove_scratch(g, x.dir);
 out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, x.errmsg[0] ? x.errmsg : bp_strerror(rc));
