@@ -28,7 +28,8 @@ struct bp_solve_progress {
 	uint32_t tier, ntiers;
 	uint64_t positions; /* canonical positions reached (phase 0) or solved (1) in the tier */
 	double seconds;	    /* since the solve started */
-	int resumed;	    /* 1 when the tier was already stored */
+	int resumed;	    /* 1 when the tier was already stored (phase 0: its reached
+			     * bits were taken from their scratch file) */
 };
 
 /* What a tick sees: how far the current tier (or pass) and the whole phase have got,
@@ -128,6 +129,10 @@ struct bp_solve_result {
 	double index_seconds;
 	/* walk engine: segments taken back from their scratch files (walk_segments) */
 	uint32_t resumed_segments;
+	/* walk engine, BP_GAME_WALK_UNREACHED in one process: tiers whose reached bits were
+	 * taken back final from their scratch files (the forward pass went on above them),
+	 * and scratch files of reached bits found damaged, removed and marked again */
+	uint32_t resumed_reach_tiers, damaged_reach_files;
 };
 
 #endif

@@ -35,6 +35,9 @@
  * per index of every tier, tiers upwards; a canonical position is reached when its bit
  * or one of its images' bits is set, and then sets its children's bits. The solve
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
+ * In one process each tier's bits are saved in a scratch file once it is marked, and a
+ * resumed solve goes on from the files (see "reach files" below); a table complete
+ * already skips the pass.
  *
  * Split across ranks (opts->dist; solver/dist.h): each tier is cut into chunks dealt
  * out to the ranks in turn, and a rank holds only its chunks of the tiers in memory
@@ -58,6 +61,7 @@
  * hashes of both, and `solve --solver tiers` runs the other path (solver/solve.h). */
 #include "solver/expanded.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +127,7 @@ struct expanded {
 	struct bp_solve_meter meter; /* cancel and ticks inside a tier */
 	char errmsg[4400];	     /* room for a scratch file's path */
 	const char *dir;	     /* the database's directory (segments' scratch files) */
+	uint64_t hash;		     /* of the solve, naming its scratch files (walk_hash) */
 	/* split across ranks */
 	struct bp_dist dx;
 	uint64_t *cb;		 /* per tier: indices a chunk covers */
@@ -1060,22 +1065,213 @@ static int estimate_segments(const struct bp_game *g, uint64_t *bytes)
 	return bp_solve_walk_segment_plan(g, NULL, bytes);
 }
 
+/* ---- reach files (one process) -------------------------------------------------
+ *
+ * The forward pass takes hours on the largest instances (chicken:hex3: 6.9 GiB of bits,
+ * 1.5 to 3 hours on two cores), longer than a working session, so its bits wait in
+ * scratch files next to the database, as the segments' records do, and a solve resumed
+ * after a stop or a kill goes on marking where the files leave it. A tier's bits are
+ * one file (solver/segfile.h: its bit words as 16-bit records, width 2, lo 0), under
+ * the solve's hash (walk_hash) mixed with "reach", so that a segment's file never
+ * passes for one. Its head says how far the pass had got when it was written:
+ *     count[0] = k: the bits hold the marks of every tier below k (from the start's
+ *                   tier), and, when k > its tier, the tier's own canonical bits: final;
+ *     count[1]    : its reached canonical positions (when final), for the progress.
+ * Processing tier t finishes t's bits, completes t + 1's inputs (moves go to t + 1 and
+ * t + 2) and gives t + 2 its marks from t; so after tier t the files of t, t + 1 and
+ * t + 2 are written with k = t + 1. Marks are facts about the game, never withdrawn, so
+ * a file holding more than a resume needs is as good: the pass may resume at k when
+ * every tier below k has a final file and tiers k and k + 1 have files with a k' >= k
+ * (or none, at the start's tier). A resume takes the largest such k; k = ntiers means
+ * the pass is done and is skipped. A file that fails (head, length or a checksum) is
+ * removed and the choice made again without it: its tier is marked again. What a kill
+ * loses: the tier being marked. The files go when the table is complete (and on
+ * `solve --replace`: bp_solve_walk_remove_scratch). */
+
+/* The solve a scratch file belongs to: the instance, its rules, the tier sizes. */
+static uint64_t walk_hash(const struct bp_game *g, const uint64_t *size, uint32_t nt)
+{
+	uint64_t h = bp_hash64(g->spec, strlen(g->spec), BP_RULES_VERSION);
+	return bp_hash64(size, sizeof *size * nt, h);
+}
+
+static int reach_files(const struct expanded *x)
+{
+	return x->dir && !split(x);
+}
+
+static void reach_path(const struct expanded *x, uint32_t t, char *out, size_t len)
+{
+	snprintf(out, len, "%s/walk-%016llx-reach-%u.bits", x->dir, (unsigned long long)x->hash, t);
+}
+
+static struct bp_segfile_head reach_head(const struct expanded *x, uint32_t t)
+{
+	return (struct bp_segfile_head){ .solve = bp_hash64("reach", 5, x->hash),
+					 .tier = t,
+					 .width = 2,
+					 .lo = 0,
+					 .hi = 4 * (x->size[t] / 64 + 1) };
+}
+
+/* Writes tier t's bits with k (and its reached positions, when final). */
+static int reach_write(struct expanded *x, uint32_t t, uint64_t k, uint64_t reached)
+{
+	char path[4200];
+	struct bp_segfile_head h = reach_head(x, t);
+	h.count[0] = k;
+	h.count[1] = reached;
+	reach_path(x, t, path, sizeof path);
+	int rc = bp_segfile_write(path, &h, x->reach[t]);
+	if (rc)
+		snprintf(x->errmsg, sizeof x->errmsg, "writing %s: %s", path, strerror(errno));
+	return rc;
+}
+
+/* After tier t is processed: the files of t, t + 1 and t + 2 with k = t + 1. */
+static int reach_save(struct expanded *x, uint32_t t, uint64_t reached)
+{
+	int rc = BP_OK;
+	for (uint32_t u = t; u <= t + 2 && u < x->nt && !rc; u++)
+		rc = reach_write(x, u, t + 1, u == t ? reached : 0);
+	return rc;
+}
+
+/* The largest k the files allow (see above); have[u]: u's k', 0 for no file. */
+static uint32_t reach_resume_at(const struct expanded *x, uint32_t st, const uint64_t *have)
+{
+	for (uint32_t k = x->nt; k > st; k--) {
+		int ok = 1;
+		for (uint32_t u = st; u < k && ok; u++)
+			ok = have[u] > u;
+		for (uint32_t u = k; u <= k + 1 && u < x->nt && ok; u++)
+			ok = have[u] >= k;
+		if (ok)
+			return k;
+	}
+	return st;
+}
+
+/* Takes back what the files hold: *from gets the first tier to mark (x->nt: none),
+ * reached[u] the positions of each final tier taken back. */
+static int reach_load(struct expanded *x, uint32_t st, uint32_t *from, uint64_t *reached,
+		      struct bp_solve_result *out)
+{
+	uint64_t *have = calloc(x->nt, sizeof *have);
+	int rc = have ? BP_OK : BP_ENOMEM;
+	char path[4200];
+	for (uint32_t u = st; u < x->nt && !rc; u++) {
+		struct bp_segfile_head h = reach_head(x, u);
+		reach_path(x, u, path, sizeof path);
+		int prc = bp_segfile_probe(path, &h);
+		if (prc == BP_OK && h.count[0] > st && h.count[0] <= x->nt) {
+			have[u] = h.count[0];
+			reached[u] = h.count[1];
+		} else if (prc != BP_ENOTFOUND) { /* another solve's, short, or a bad head */
+			remove(path);
+			out->damaged_reach_files++;
+		}
+	}
+	uint32_t k = st;
+	while (!rc) {
+		k = reach_resume_at(x, st, have);
+		uint32_t bad = x->nt;
+		for (uint32_t u = st; u < k + 2 && u < x->nt && bad == x->nt && !rc; u++) {
+			/* at the start's tier: nothing marked yet; a stored tier's bits are
+			 * never read once the pass is over */
+			if (!have[u] || (k == x->nt && x->done[u]))
+				continue;
+			struct bp_segfile_head h = reach_head(x, u);
+			reach_path(x, u, path, sizeof path);
+			if ((rc = bp_segfile_read(path, &h, x->reach[u])) == BP_ECORRUPT) {
+				remove(path);
+				out->damaged_reach_files++;
+				have[u] = 0;
+				bad = u;
+				rc = BP_OK;
+			}
+		}
+		if (rc || bad == x->nt)
+			break;
+		for (uint32_t u = st; u < x->nt; u++) /* choose again, from nothing read */
+			memset(x->reach[u], 0, sizeof(uint64_t) * (x->size[u] / 64 + 1));
+	}
+	free(have);
+	if (!rc) {
+		*from = k;
+		out->resumed_reach_tiers = k - st;
+	}
+	return rc;
+}
+
+int bp_solve_walk_remove_scratch(const struct bp_game *g, const char *dir)
+{
+	if (!g->ops->tier_walk || !g->ops->tier_size || g->ntiers == 0)
+		return 0;
+	uint64_t *size = calloc(g->ntiers, sizeof *size);
+	if (!size)
+		return BP_ENOMEM;
+	int rc = BP_OK;
+	for (uint32_t t = 0; t < g->ntiers && !rc; t++)
+		rc = g->ops->tier_size(g, t, &size[t]);
+	char prefix[64];
+	if (!rc)
+		snprintf(prefix, sizeof prefix, "walk-%016llx-",
+			 (unsigned long long)walk_hash(g, size, g->ntiers));
+	free(size);
+	if (rc)
+		return rc;
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : BP_EIO;
+	int n = 0;
+	const struct dirent *e;
+	/* segments' and reached bits' files, whole or left half-written (.tmp) */
+	while ((e = readdir(d)) != NULL && !rc) {
+		char path[4200];
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+		    remove(path) != 0)
+			rc = BP_EIO;
+		else
+			n++;
+	}
+	closedir(d);
+	return rc ? rc : n;
+}
+
 /* The forward pass of BP_GAME_WALK_UNREACHED games, tiers upwards from the start's.
- * Across ranks each holds the bits of its chunks only. */
-static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t0)
+ * Across ranks each holds the bits of its chunks only; in one process the bits are
+ * saved a tier at a time, and a resumed pass goes on from its files (reach files). */
+static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t0,
+			struct bp_solve_result *out)
 {
 	const struct bp_solve_opts *opts = x->meter.o;
-	int rc = BP_OK;
+	uint64_t *taken = calloc(x->nt, sizeof *taken);
+	uint32_t from = st;
+	int rc = taken ? BP_OK : BP_ENOMEM;
 	for (uint32_t t = 0; t < x->nt && !rc; t++)
 		if (!(x->reach[t] = calloc(share(x, t) / 64 + 1, sizeof(uint64_t))))
 			rc = BP_ENOMEM;
 	if ((rc = bp_dist_agree(&x->dx, rc, NULL, 0)))
-		return rc;
+		goto out;
+	if (reach_files(x) && (rc = reach_load(x, st, &from, taken, out)))
+		goto out;
+	for (uint32_t t = st; t < from && opts->progress; t++) {
+		struct bp_solve_progress pr = { .phase = 0,
+						.tier = t,
+						.ntiers = x->nt,
+						.positions = taken[t],
+						.seconds = bp_solve_clock() - t0,
+						.resumed = 1 };
+		opts->progress(opts->ctx, &pr);
+	}
 	if (owner_of(x, st, sidx) == x->dx.me)
 		bit_set(x->reach[st], split(x) ? here(x, st, sidx) : sidx);
-	for (uint32_t t = st; t < x->nt; t++)
+	for (uint32_t t = from; t < x->nt; t++)
 		x->meter.phase_total += share(x, t);
-	for (uint32_t t = st; t < x->nt; t++) {
+	for (uint32_t t = from; t < x->nt; t++) {
 		memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
 		set_range(x, t, 0, x->size[t], NULL);
 		rc = split(x) ? split_reach(x, t)
@@ -1085,7 +1281,9 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 		for (int i = 0; i < x->threads; i++)
 			reached += x->counts[i][1];
 		if ((rc = bp_dist_agree(&x->dx, rc, &reached, 1)))
-			return rc;
+			goto out;
+		if (reach_files(x) && (rc = reach_save(x, t, reached)))
+			goto out;
 		if (opts->progress) {
 			struct bp_solve_progress pr = { .phase = 0,
 							.tier = t,
@@ -1096,7 +1294,9 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 		}
 	}
 	x->meter.phase_done = x->meter.phase_total = 0;
-	return BP_OK;
+out:
+	free(taken);
+	return rc;
 }
 
 /* ---- segments (one process; bp_game_ops.walk_segments) ----------------------------
@@ -1221,9 +1421,7 @@ static int segs_load(struct expanded *x, struct segs *S)
 			return BP_EINVAL;
 		}
 	}
-	/* the solve the files belong to: the instance, its rules, the tier sizes */
-	S->hash = bp_hash64(g->spec, strlen(g->spec), BP_RULES_VERSION);
-	S->hash = bp_hash64(x->size, sizeof *x->size * x->nt, S->hash);
+	S->hash = x->hash;
 	return BP_OK;
 }
 
@@ -1623,13 +1821,18 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 		goto out;
 
 	x.meter = (struct bp_solve_meter){ .o = opts, .t0 = t0 };
-	if (g->ops->flags & BP_GAME_WALK_UNREACHED) {
+	x.dir = bp_store_path(db);
+	x.hash = walk_hash(g, x.size, x.nt);
+	/* a table complete already needs no bits */
+	int all_done = 1;
+	for (uint32_t t = st; t < x.nt; t++)
+		all_done &= x.done[t] != 0;
+	if ((g->ops->flags & BP_GAME_WALK_UNREACHED) && !all_done) {
 		x.reach = calloc(x.nt, sizeof *x.reach);
 		if ((rc = bp_dist_agree(&x.dx, x.reach ? BP_OK : BP_ENOMEM, NULL, 0)) ||
-		    (rc = mark_reached(&x, st, sidx, t0)))
+		    (rc = mark_reached(&x, st, sidx, t0, out)))
 			goto out;
 	}
-	x.dir = bp_store_path(db);
 	if (segmented && (rc = solve_segments(&x, st, t0, prior_seconds, out)))
 		goto out;
 	for (uint32_t t = st; !segmented && t < x.nt; t++)
@@ -1697,6 +1900,10 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	}
 	if ((rc = bp_table_get(x.tab, st, sidx, &r)) || (rc = bp_solve_finish(x.tab, r, out)))
 		goto out;
+	/* the table is complete: its reached bits' files go, and any file a kill left
+	 * half-written (.tmp); a file that cannot be removed fails nothing */
+	if (reach_files(&x))
+		bp_solve_walk_remove_scratch(g, x.dir);
 out:
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, x.errmsg[0] ? x.errmsg : bp_strerror(rc));

@@ -30,4 +30,13 @@ uint64_t bp_solve_walk_feed_bytes(uint64_t most);
  * segments. bp_solve_walk_feed_bytes is included. @return BP_OK; BP_EUNSUPPORTED (no segments); BP_ENOMEM; the game's error. */
 int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uint64_t *peak);
 
+/* Removes the walk engine's scratch files of g's table from dir (the database's
+ * directory): segments' records and reached bits (whole, or left half-written by a
+ * kill), named by a hash of g's spec, the rules version and the tier sizes; other
+ * tables' files stay. What `solve --replace` calls (bp_solve_remove_scratch), so that a
+ * table solved anew takes nothing from an earlier solve. @return the files removed
+ * (>= 0, also 0 for a game without a tier walk); BP_EIO (errno says why); BP_ENOMEM; the
+ * game's error. */
+int bp_solve_walk_remove_scratch(const struct bp_game *g, const char *dir);
+
 #endif

@@ -16,7 +16,12 @@
  * temporary name and renamed, so that a kill leaves either the whole file or none under
  * the name (it is not synced to disk: after a system crash a file cut short or garbled
  * fails its length or a checksum); a file that is short, of another solve, or fails a
- * checksum is never used. */
+ * checksum is never used.
+ *
+ * The forward pass's reached bits (BP_GAME_WALK_UNREACHED) are kept in the same files,
+ * a tier to a file: its bit words as records of width 2 (four to a word), lo 0, under a
+ * `solve` of their own and with count[] saying how far the pass had got (see "reach
+ * files" in solver/expanded.c). */
 #ifndef BP_SOLVER_SEGFILE_H
 #define BP_SOLVER_SEGFILE_H
 

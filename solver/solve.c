@@ -57,6 +57,11 @@ int bp_solve_sparse_wanted(const struct bp_game *g)
 	return bp_sparse_wanted(g);
 }
 
+int bp_solve_remove_scratch(const struct bp_game *g, bp_store *db)
+{
+	return bp_solve_walk_remove_scratch(g, bp_store_path(db));
+}
+
 /* Whether g's table in db has stored a tier already (a solve begun, or done). */
 static int table_begun(bp_store *db, const struct bp_game *g)
 {

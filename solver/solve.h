@@ -35,6 +35,11 @@ int bp_engine_parse(const char *name, enum bp_engine *out);
 int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 	     struct bp_solve_result *out, struct bp_err *err);
 
+/* Removes the scratch files an interrupted solve of g left next to db (the walk
+ * engine's segments and reached bits: solver/expanded.h), before the table is solved
+ * anew (solve --replace). @return the files removed (>= 0); BP_EIO; BP_ENOMEM. */
+int bp_solve_remove_scratch(const struct bp_game *g, bp_store *db);
+
 /* 1 when g's dense index does not fit (some tier over 2^64 indices) and g has keys for
  * an index of its reachable positions only (solver/sparse.h), so that every solve of it
  * uses that index. */

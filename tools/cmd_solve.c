@@ -81,8 +81,9 @@ static void progress(void *ctx, const struct bp_solve_progress *p)
 {
 	end_tick_line(ctx);
 	if (p->phase == 0)
-		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions (%.1f s)\n",
-			p->tier, p->ntiers, (unsigned long long)p->positions, p->seconds);
+		fprintf(stderr, "solve: reachable: tier %u of %u: %llu positions%s (%.1f s)\n",
+			p->tier, p->ntiers, (unsigned long long)p->positions,
+			p->resumed ? ", from its scratch file" : "", p->seconds);
 	else
 		fprintf(stderr, "solve: tier %u of %u %s: %llu positions (%.1f s)\n", p->tier,
 			p->ntiers, p->resumed ? "already stored" : "solved",
@@ -147,6 +148,14 @@ static int solve_member(void *ctx, const char *spec, const char *value, uint64_t
 		int drc = bp_store_drop_table(f->db, mg->spec, &derr);
 		if (drc && drc != BP_ENOTFOUND) { /* never solve on into the old table */
 			bp_cli_error(f->cmd, "replacing %s: %s", mg->spec, derr.msg);
+			f->rc = bp_cli_exit_code(drc);
+			bp_game_destroy(mg);
+			return 1;
+		}
+		/* nor from an interrupted solve's scratch files */
+		if ((drc = bp_solve_remove_scratch(mg, f->db)) < 0) {
+			bp_cli_error(f->cmd, "replacing %s: removing its scratch files: %s",
+				     mg->spec, bp_strerror(drc));
 			f->rc = bp_cli_exit_code(drc);
 			bp_game_destroy(mg);
 			return 1;
@@ -364,6 +373,11 @@ int bp_cmd_solve(int argc, char **argv)
 		int drc = bp_store_drop_table(db, g->spec, &derr);
 		if (drc && drc != BP_ENOTFOUND) {
 			bp_cli_error(cmd, "replacing %s: %s", g->spec, derr.msg);
+			rc = bp_cli_exit_code(drc);
+		} else if ((drc = bp_solve_remove_scratch(g, db)) < 0) {
+			/* an interrupted solve's scratch files: never taken into the new one */
+			bp_cli_error(cmd, "replacing %s: removing its scratch files: %s", g->spec,
+				     bp_strerror(drc));
 			rc = bp_cli_exit_code(drc);
 		}
 	}

@@ -626,16 +626,18 @@ static int stop_soon(void *ctx)
 	return ++polls[0] > polls[1];
 }
 
-static int seg_files(const char *dir, char *first, size_t len)
+/* The scratch files in dir whose names match the grep pattern pat; first gets the
+ * path of the first one (by name). */
+static int scratch_files(const char *dir, const char *pat, char *first, size_t len)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '^walk-.*\\.seg$'", dir);
+	snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '%s'", dir, pat);
 	FILE *p = popen(cmd, "r");
 	int n = 0;
 	cr_assert_not_null(p);
 	cr_expect_eq(fscanf(p, "%d", &n), 1);
 	pclose(p);
-	snprintf(cmd, sizeof cmd, "ls '%s' | grep '^walk-.*\\.seg$' | head -1", dir);
+	snprintf(cmd, sizeof cmd, "ls '%s' | grep '%s' | head -1", dir, pat);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	char name[256] = "";
@@ -644,6 +646,23 @@ static int seg_files(const char *dir, char *first, size_t len)
 	pclose(p);
 	snprintf(first, len, "%s/%s", dir, name);
 	return n;
+}
+
+static int seg_files(const char *dir, char *first, size_t len)
+{
+	return scratch_files(dir, "^walk-.*\\.seg$", first, len);
+}
+
+/* Flips a bit of the last byte of path: its length and head still fit. */
+static void damage_file(const char *path)
+{
+	FILE *f = fopen(path, "r+b");
+	cr_assert_not_null(f, "%s", path);
+	fseek(f, -1, SEEK_END);
+	int ch = fgetc(f);
+	fseek(f, -1, SEEK_END);
+	fputc(ch ^ 0x04, f);
+	fclose(f);
 }
 
 /* Interrupted mid-way through the segments (no tier, or a few, stored yet), a solve
@@ -680,13 +699,7 @@ ParameterizedTest(char (*spec)[64], segments, a_stopped_solve_resumes_from_its_s
 		int files = seg_files(dir, file, sizeof file);
 		cr_assert_gt(files, 0, "%s: no segment file after the stop", *spec);
 		if (damage) { /* one record byte flipped: the file's length and head still fit */
-			FILE *f = fopen(file, "r+b");
-			cr_assert_not_null(f);
-			fseek(f, -1, SEEK_END);
-			int ch = fgetc(f);
-			fseek(f, -1, SEEK_END);
-			fputc(ch ^ 0x04, f);
-			fclose(f);
+			damage_file(file);
 			cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
 			o.cancel = NULL;
 			int rc = bp_solve(g, db, &o, &r, &err);
@@ -699,6 +712,8 @@ ParameterizedTest(char (*spec)[64], segments, a_stopped_solve_resumes_from_its_s
 			dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 1024 });
 		if (!damage)
 			cr_expect_eq(rr.resumed_segments, (uint32_t)files, "%s", *spec);
+		/* the forward pass was over before the stop: taken back whole */
+		cr_expect_eq(rr.resumed_reach_tiers, g->ntiers, "%s", *spec);
 		cr_expect_eq(rr.positions, rf.positions);
 		cr_expect_eq(rr.value, rf.value);
 		cr_expect_eq(verify_db(dir, g).content_hash, want, "%s: resumed from segments",
@@ -708,6 +723,132 @@ ParameterizedTest(char (*spec)[64], segments, a_stopped_solve_resumes_from_its_s
 		dir = temp_db();
 	}
 	remove_db(ref);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* Stops a solve after a number of polls of the cancel hook and counts the forward
+ * pass's tiers reported (progress, phase 0), and of those the ones taken from files. */
+struct reach_watch {
+	int polls, limit;
+	uint32_t marked, resumed;
+};
+
+static int reach_stop(void *ctx)
+{
+	struct reach_watch *w = ctx;
+	return w->limit > 0 && ++w->polls > w->limit;
+}
+
+static void reach_progress(void *ctx, const struct bp_solve_progress *p)
+{
+	struct reach_watch *w = ctx;
+	if (p->phase == 0) {
+		w->marked++;
+		w->resumed += p->resumed ? 1 : 0;
+	}
+}
+
+/* Stopped during the forward pass (BP_GAME_WALK_UNREACHED), a solve leaves the reached
+ * bits of the tiers marked so far in scratch files; the resumed solve takes those tiers
+ * back and marks only the rest, to the uninterrupted table, and leaves no file behind.
+ * A file damaged in between is found, removed and its tiers marked again. */
+ParameterizedTestParameters(reach, a_stopped_forward_pass_resumes_from_its_files)
+{
+	static char specs[][64] = { "chicken:tri4", "chicken:hex2,forced=free" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], reach, a_stopped_forward_pass_resumes_from_its_files)
+{
+	struct bp_game *g = open_game(*spec);
+	char *ref = temp_db(), *dir = temp_db();
+	struct bp_solve_result rf = solve_into(ref, g,
+					       (struct bp_solve_opts){ .threads = 1,
+								       .block_records = 1024,
+								       .engine = BP_ENGINE_TIERS });
+	uint64_t want = verify_db(ref, g).content_hash;
+	for (int damage = 0; damage < 2; damage++) {
+		/* the forward pass polls once a work item: stop half way up the tiers */
+		struct reach_watch w = { .limit = (int)g->ntiers / 2 };
+		bp_store *db;
+		struct bp_err err = { { 0 } };
+		struct bp_solve_result r;
+		char file[512];
+		cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
+		struct bp_solve_opts o = { .threads = 1,
+					   .block_records = 1024,
+					   .cancel = reach_stop,
+					   .progress = reach_progress,
+					   .ctx = &w };
+		cr_expect_eq(bp_solve(g, db, &o, &r, &err), BP_ECANCELED, "%s", err.msg);
+		bp_store_close(db);
+		uint32_t marked = w.marked;
+		cr_assert(marked > 0 && marked < g->ntiers, "%s: %u tiers marked before the stop",
+			  *spec, marked);
+		cr_expect_eq(seg_files(dir, file, sizeof file), 0, "%s", *spec);
+		int files = scratch_files(dir, "^walk-.*-reach-0\\.bits$", file, sizeof file);
+		cr_assert_eq(files, 1, "%s: no file of tier 0's bits after the stop", *spec);
+		if (damage)
+			damage_file(file);
+		char tmp[600]; /* as a kill leaves a file half-written: gone at the end too */
+		snprintf(tmp, sizeof tmp, "%s.tmp", file);
+		FILE *f = fopen(tmp, "w");
+		cr_assert_not_null(f);
+		fclose(f);
+		w = (struct reach_watch){ 0 };
+		struct bp_solve_result rr =
+			solve_into(dir, g,
+				   (struct bp_solve_opts){ .threads = 2,
+							   .block_records = 1024,
+							   .progress = reach_progress,
+							   .ctx = &w });
+		/* tier 0 (the start's) and those above it marked before the stop, or none */
+		uint32_t taken = damage ? 0 : marked;
+		cr_expect_eq(rr.resumed_reach_tiers, taken, "%s: damage %d", *spec, damage);
+		cr_expect_eq(w.resumed, taken, "%s: damage %d", *spec, damage);
+		cr_expect_eq(w.marked, g->ntiers, "%s", *spec);
+		cr_expect_eq(rr.damaged_reach_files, (uint32_t)damage, "%s", *spec);
+		cr_expect_eq(access(file, F_OK), -1, "%s: left behind", file);
+		cr_expect_eq(rr.positions, rf.positions);
+		cr_expect_eq(verify_db(dir, g).content_hash, want, "%s: resumed marking", *spec);
+		cr_expect_eq(scratch_files(dir, "^walk-", file, sizeof file), 0, "%s: files left",
+			     *spec);
+		remove_db(dir);
+		dir = temp_db();
+	}
+	remove_db(ref);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* solve --replace's step: an interrupted solve's scratch files (segments and reached
+ * bits) go, another table's stay. */
+Test(reach, removing_scratch_files_takes_only_the_tables_own)
+{
+	struct bp_game *g = open_game("chicken:tri4");
+	char *dir = temp_db();
+	int polls[2] = { 0, (int)g->ntiers + 10 }; /* past the forward pass, into segments */
+	bp_store *db;
+	struct bp_err err = { { 0 } };
+	struct bp_solve_result r;
+	char file[512], other[600];
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
+	struct bp_solve_opts o = { .threads = 1, .cancel = stop_soon, .ctx = polls };
+	cr_expect_eq(bp_solve(g, db, &o, &r, &err), BP_ECANCELED, "%s", err.msg);
+	int segs = seg_files(dir, file, sizeof file);
+	int bits = scratch_files(dir, "\\.bits$", file, sizeof file);
+	cr_assert_gt(segs, 0);
+	cr_assert_eq(bits, (int)g->ntiers);
+	snprintf(other, sizeof other, "%s/walk-0123456789abcdef-reach-0.bits", dir);
+	FILE *f = fopen(other, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_expect_eq(bp_solve_remove_scratch(g, db), segs + bits);
+	cr_expect_eq(scratch_files(dir, "^walk-", file, sizeof file), 1);
+	cr_expect_eq(access(other, F_OK), 0, "another table's file was removed");
+	cr_expect_eq(bp_solve_remove_scratch(g, db), 0);
+	bp_store_close(db);
 	remove_db(dir);
 	bp_game_destroy(g);
 }
