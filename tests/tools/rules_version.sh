@@ -14,23 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
 cp "$fixture/data.mdb" "$tmp/"
 before=$(sha256sum "$tmp/data.mdb" | cut -d' ' -f1)
-fail=0 pass=0
-check() { # check NAME WANT-EXIT NEEDLE... -- COMMAND...
-	local name=$1 want=$2
-	shift 2
-	local needles=()
-	while [ "$1" != -- ]; do needles+=("$1"); shift; done
-	shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	local ok=1
-	[ "$rc" = "$want" ] || ok=0
-	for n in "${needles[@]}"; do grep -qF -- "$n" "$tmp/out" "$tmp/err" || ok=0; done
-	if [ $ok = 1 ]; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL $name: exit $rc (want $want)"; cat "$tmp/out" "$tmp/err"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/check_lib.sh" # fail, pass, check
 v1='solved under rules version 1' v2='implements rules version 2'
 check query 3 "$v1" "$v2" "--replace" -- "$bin" query "$spec" --db "$tmp"
 check query_json 3 "$v1" -- "$bin" query "$spec" --db "$tmp" --json

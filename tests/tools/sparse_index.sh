@@ -11,23 +11,7 @@ spec='mirador:6x6'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C
-fail=0 pass=0
-check() { # check NAME WANT-EXIT NEEDLE... -- COMMAND...
-	local name=$1 want=$2
-	shift 2
-	local needles=()
-	while [ "$1" != -- ]; do needles+=("$1"); shift; done
-	shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	local ok=1
-	[ "$rc" = "$want" ] || ok=0
-	for n in "${needles[@]}"; do grep -qF -- "$n" "$tmp/out" "$tmp/err" || ok=0; done
-	if [ $ok = 1 ]; then pass=$((pass + 1)); else
-		fail=$((fail + 1))
-		echo "FAIL $name: exit $rc (want $want)"; cat "$tmp/out" "$tmp/err"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/check_lib.sh" # fail, pass, check
 check solve 0 "win in 1" "index:      reachable positions only" -- \
 	"$bin" solve "$spec" --db "$tmp" --index sparse --threads 2
 check solve_again 0 "already solved" -- "$bin" solve "$spec" --db "$tmp"
