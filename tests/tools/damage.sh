@@ -205,43 +205,38 @@ expect_big_hash() {
 		problem "$2: another content hash ($h)"
 	fi
 }
+# interrupt WHAT DELAY COMMAND...: COMMAND sent SIG$sig after DELAY seconds; it must end
+# killed by the signal (128 + n), stopped with a message (SIGINT: exit 130 after saying
+# so), or finished first (0). Its exit is left in $rc.
+interrupt() {
+	local what=$1 delay=$2 pid
+	shift 2
+	"$@" >/dev/null 2>"$tmp/err" &
+	pid=$!
+	sleep "$delay"
+	kill -$sig $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	case $rc in 0 | 129 | 130 | 143) ;; *) problem "$what: exit $rc: $(head -c 300 "$tmp/err")" ;; esac
+}
 for sig in INT TERM HUP; do
 	for k in 1 2; do
 		what="solve $big, SIG$sig"
 		db=$tmp/sig
 		rm -rf "$db"
-		"$bin" solve $big --db "$db" --threads 2 >/dev/null 2>"$tmp/err" &
-		pid=$!
-		sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
-		kill -$sig $pid 2>/dev/null
-		wait $pid
-		rc=$?
-		# killed by the signal (128 + n), or stopped with a message (SIGINT: exit 130
-		# after saying so), or finished first (0)
-		case $rc in 0 | 129 | 130 | 143) ;; *) problem "$what: exit $rc: $(head -c 300 "$tmp/err")" ;; esac
+		interrupt "$what" "0.$((RANDOM % 3))$((RANDOM % 10))" "$bin" solve $big --db "$db" --threads 2
 		runs=$((runs + 1))
 		timeout 120 "$bin" solve $big --db "$db" --threads 2 >/dev/null 2>"$tmp/err" ||
 			problem "$what: the resumed solve failed: $(head -c 300 "$tmp/err")"
 		expect_big_hash "$db" "$what: the resumed table"
 		echo "  $what after a random moment: exit $rc, resumed to the uninterrupted hash"
 		# verify of the finished table, interrupted: then verify again
-		"$bin" verify $big --db "$db" >/dev/null 2>&1 &
-		pid=$!
-		sleep "0.$((RANDOM % 5))"
-		kill -$sig $pid 2>/dev/null
-		wait $pid
-		rc=$?
-		case $rc in 0 | 129 | 130 | 143) ;; *) problem "verify, SIG$sig: exit $rc" ;; esac
+		interrupt "verify, SIG$sig" "0.$((RANDOM % 5))" "$bin" verify $big --db "$db"
 		expect_big_hash "$db" "verify, SIG$sig: the table verified again"
 		# prove, interrupted, then proven again into the same database
 		rm -rf "$tmp/pdb"
-		"$bin" prove $spec --db "$tmp/pdb" --checkpoint 0 --save-proof >/dev/null 2>&1 &
-		pid=$!
-		sleep "0.0$((RANDOM % 10))"
-		kill -$sig $pid 2>/dev/null
-		wait $pid
-		rc=$?
-		case $rc in 0 | 129 | 130 | 143) ;; *) problem "prove, SIG$sig: exit $rc" ;; esac
+		interrupt "prove, SIG$sig" "0.0$((RANDOM % 10))" "$bin" prove $spec --db "$tmp/pdb" \
+			--checkpoint 0 --save-proof
 		out=$(timeout 120 "$bin" prove $spec --db "$tmp/pdb" --checkpoint 0 --save-proof 2>&1) ||
 			problem "prove, SIG$sig: the second prove failed: $out"
 		case $out in *"win"*) ;; *) problem "prove, SIG$sig: the second prove says: $out" ;; esac
