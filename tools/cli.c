@@ -257,53 +257,17 @@ int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *t
 int bp_cli_apply_moves(const char *cmd, const struct bp_game *g, const char *moves,
 		       struct bp_pos *p)
 {
-	int number = 0;
-	const char *s = moves;
-	for (;;) {
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			return 0;
-		size_t len = strcspn(s, " \t\n");
-		char word[64];
-		number++;
-		if (len >= sizeof word) {
-			bp_cli_error(cmd, "move %d '%.20s...': too long", number, s);
-			return BP_EXIT_USAGE;
-		}
-		memcpy(word, s, len);
-		word[len] = '\0';
-		s += len;
-		enum bp_value over = g->ops->outcome(g, p);
-		struct bp_move *mv = bp_game_move_buffer(g);
-		int n = mv ? g->ops->moves(g, p, mv) : -1;
-		free(mv);
-		if (n < 0) {
-			bp_cli_error(cmd, "out of memory");
-			return BP_EXIT_IO;
-		}
-		if (over || n == 0) {
-			bp_cli_error(cmd,
-				     "move %d '%s': the game is already over (%s for the player "
-				     "to move)",
-				     number, word, bp_value_name(over ? over : BP_VALUE_DRAW));
-			return BP_EXIT_USAGE;
-		}
-		struct bp_err err = { { 0 } };
-		struct bp_move m;
-		int rc = g->ops->move_parse(g, p, word, &m, &err);
-		if (rc) {
-			/* games often start their message with "move TEXT: " already */
-			const char *why = err.msg[0] ? err.msg : bp_strerror(rc);
-			char head[80];
-			snprintf(head, sizeof head, "move %s: ", word);
-			if (strncmp(why, head, strlen(head)) == 0)
-				why += strlen(head);
-			bp_cli_error(cmd, "move %d '%s': %s", number, word, why);
-			return BP_EXIT_USAGE;
-		}
-		g->ops->apply(g, p, m);
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_play_line(g, p, moves, " \t\n", 0, NULL, NULL, NULL, &err);
+	if (rc == BP_ENOMEM) {
+		bp_cli_error(cmd, "out of memory");
+		return BP_EXIT_IO;
 	}
+	if (rc) {
+		bp_cli_error(cmd, "%s", err.msg);
+		return BP_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int bp_cli_open_position_moves(const char *cmd, const struct bp_game *g, const char *text,

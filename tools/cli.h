@@ -96,10 +96,10 @@ int bp_cli_open_member(const char *cmd, const struct bp_game *g, const struct bp
 int bp_cli_open_position(const char *cmd, const struct bp_game *g, const char *text,
 			 struct bp_pos *p);
 
-/* Plays the moves of `moves` (move texts separated by spaces) from p in place. A
- * malformed or illegal move, or a move after the game ended, is an error naming the
- * move's number (1 = the first move of the list), its text and why.
- * @return 0 or BP_EXIT_USAGE (the error is printed). */
+/* Plays the moves of `moves` (move texts separated by spaces) from p in place
+ * (bp_game_play_line). A malformed or illegal move, or a move after the game ended, is
+ * an error naming the move's number (1 = the first move of the list), its text and why.
+ * @return 0, BP_EXIT_USAGE or BP_EXIT_IO (out of memory); the error is printed. */
 int bp_cli_apply_moves(const char *cmd, const struct bp_game *g, const char *moves,
 		       struct bp_pos *p);
 

@@ -497,66 +497,50 @@ static const char *arg(const struct bp_explorer_arg *args, int nargs, const char
 	return NULL;
 }
 
+/* What play_line's callback appends to: the "line" entries. */
+struct line_out {
+	struct bp_text *t, s;
+	int n;
+};
+
+/* Appends one {"move", "position"} entry: the move as the game spells it and the
+ * position it leads to. */
+static int line_entry(void *ctx, const struct bp_game *g, const struct bp_pos *p, struct bp_move m)
+{
+	struct line_out *o = ctx;
+	struct bp_pos next = *p;
+	g->ops->apply(g, &next, m);
+	bp_text_clear(&o->s);
+	g->ops->move_format(g, p, m, &o->s);
+	bp_text_printf(o->t, "%s{\"move\": ", o->n++ ? ", " : "");
+	json_text(o->t, &o->s);
+	bp_text_clear(&o->s);
+	g->ops->pos_format(g, &next, &o->s);
+	bp_text_printf(o->t, ", \"position\": ");
+	json_text(o->t, &o->s);
+	bp_text_printf(o->t, "}");
+	return o->s.failed || o->t->failed ? BP_ENOMEM : BP_OK;
+}
+
 /* Plays the moves of line (separated by spaces or commas; a '+' in a URL decodes to
- * a space) from p, appending {"move", "position"} entries to t. @return 0, or an HTTP
- * status with body set naming the bad move and why. */
+ * a space) from p (bp_game_play_line), appending {"move", "position"} entries to t.
+ * @return 0, or an HTTP status with body set naming the bad move, the position it
+ * was played at and why. */
 static int play_line(const struct bp_game *g, struct bp_pos *p, const char *line, struct bp_text *t,
 		     struct bp_text *body)
 {
-	char tok[256], qb[72];
-	struct bp_text s = { 0 };
-	int n = 0, st = 0;
-	const char *c = line;
-	for (;;) {
-		c += strspn(c, " ,");
-		if (!*c)
-			break;
-		size_t len = strcspn(c, " ,");
-		n++;
-		if (len >= sizeof tok) {
-			st = fail(body, 400, "move %d of moves is too long (%zu characters)", n,
-				  len);
-			break;
-		}
-		if (n > MAX_LINE) {
-			st = fail(body, 400, "more than %d moves in moves", MAX_LINE);
-			break;
-		}
-		memcpy(tok, c, len);
-		tok[len] = 0;
-		c += len;
-		struct bp_err err = { { 0 } };
-		struct bp_move m;
-		bp_text_clear(&s);
-		g->ops->pos_format(g, p, &s);
-		enum bp_value over = g->ops->outcome(g, p);
-		if (over != BP_VALUE_NONE) {
-			st = fail(body, 400, "move %d '%s': the game is over in '%s'", n,
-				  quote(tok, qb), bp_text_str(&s));
-			break;
-		}
-		int rc = g->ops->move_parse(g, p, tok, &m, &err);
-		if (rc == BP_ENOMEM || s.failed) {
-			st = fail(body, 503, "out of memory");
-			break;
-		}
-		if (rc) {
-			st = fail(body, 400, "move %d '%s' in '%s': %s", n, quote(tok, qb),
-				  bp_text_str(&s), err.msg[0] ? err.msg : bp_strerror(rc));
-			break;
-		}
-		bp_text_clear(&s);
-		g->ops->move_format(g, p, m, &s);
-		bp_text_printf(t, "%s{\"move\": ", n > 1 ? ", " : "");
-		json_text(t, &s);
-		g->ops->apply(g, p, m);
-		bp_text_clear(&s);
-		g->ops->pos_format(g, p, &s);
-		bp_text_printf(t, ", \"position\": ");
-		json_text(t, &s);
-		bp_text_printf(t, "}");
+	struct line_out o = { .t = t };
+	struct bp_err err = { { 0 } };
+	int rc = bp_game_play_line(g, p, line, " ,", MAX_LINE, line_entry, &o, NULL, &err), st = 0;
+	if (rc == BP_ENOMEM) {
+		st = fail(body, 503, "out of memory");
+	} else if (rc) {
+		bp_text_clear(&o.s);
+		g->ops->pos_format(g, p, &o.s);
+		st = o.s.failed ? fail(body, 503, "out of memory")
+				: fail(body, 400, "%s (in '%s')", err.msg, bp_text_str(&o.s));
 	}
-	bp_text_free(&s);
+	bp_text_free(&o.s);
 	return st;
 }
 

@@ -332,3 +332,78 @@ uint64_t bp_pos_hash(const struct bp_pos *p)
 	}
 	return h;
 }
+
+/* Copies at most BP_GAME_LINE_WORD - 1 characters of s (len of them there) into word,
+ * each unprintable byte as '?', for a message. */
+static void line_word(char word[BP_GAME_LINE_WORD], const char *s, size_t len)
+{
+	if (len >= BP_GAME_LINE_WORD)
+		len = BP_GAME_LINE_WORD - 1;
+	for (size_t i = 0; i < len; i++)
+		word[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	word[len] = '\0';
+}
+
+int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *line, const char *seps,
+		      int max, bp_game_line_fn each, void *ctx, int *number, struct bp_err *err)
+{
+	struct bp_move *mv = bp_game_move_buffer(g);
+	char word[BP_GAME_LINE_WORD], shown[BP_GAME_LINE_WORD];
+	int n = 0, rc = BP_OK;
+	const char *s = line;
+	if (number)
+		*number = 0;
+	if (!mv)
+		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	for (;;) {
+		s += strspn(s, seps);
+		if (!*s)
+			break;
+		size_t len = strcspn(s, seps);
+		line_word(shown, s, len);
+		n++;
+		if (number)
+			*number = n;
+		if (len >= sizeof word) {
+			rc = bp_err_set(err, BP_EPARSE,
+					"move %d '%s...': too long (%zu characters)", n, shown,
+					len);
+			break;
+		}
+		if (max > 0 && n > max) {
+			rc = bp_err_set(err, BP_EPARSE, "move %d '%s': more than %d moves", n,
+					shown, max);
+			break;
+		}
+		memcpy(word, s, len);
+		word[len] = '\0';
+		s += len;
+		enum bp_value over = g->ops->outcome(g, p);
+		if (over != BP_VALUE_NONE || g->ops->moves(g, p, mv) == 0) {
+			rc = bp_err_set(err, BP_EILLEGAL,
+					"move %d '%s': the game is already over (%s for the player "
+					"to move)",
+					n, shown, bp_value_name(over ? over : BP_VALUE_DRAW));
+			break;
+		}
+		struct bp_err why = { { 0 } };
+		struct bp_move m;
+		if ((rc = g->ops->move_parse(g, p, word, &m, &why))) {
+			/* games often start their message with "move TEXT: " already */
+			const char *w = why.msg[0] ? why.msg : bp_strerror(rc);
+			char head[BP_GAME_LINE_WORD + 8];
+			snprintf(head, sizeof head, "move %s: ", word);
+			if (strncmp(w, head, strlen(head)) == 0)
+				w += strlen(head);
+			bp_err_set(err, rc, "move %d '%s': %s", n, shown, w);
+			break;
+		}
+		if (each && (rc = each(ctx, g, p, m)))
+			break;
+		g->ops->apply(g, p, m);
+	}
+	if (rc == BP_OK && number)
+		*number = 0;
+	free(mv);
+	return rc;
+}

@@ -392,6 +392,28 @@ struct bp_move *bp_game_move_buffer(const struct bp_game *g);
  * @return BP_OK; BP_EPARSE (err says why); BP_ENOMEM. */
 int bp_game_pos_check(const struct bp_game *g, const struct bp_pos *p, struct bp_err *err);
 
+/* Called by bp_game_play_line with each move of a line before it is applied to p;
+ * a non-zero return stops the line with that code. */
+typedef int (*bp_game_line_fn)(void *ctx, const struct bp_game *g, const struct bp_pos *p,
+			       struct bp_move m);
+
+/* The longest move text of a line (BP_GAME_LINE_WORD - 1 characters). */
+#define BP_GAME_LINE_WORD 64
+
+/* Plays a move list from p in place: move texts separated by any character of seps
+ * (a line of only separators is no move), each read by move_parse at the position it
+ * is played from, given to each (when not NULL) and applied. At most max moves (0: no
+ * limit). On an error p is the position before the move that failed, *number (when
+ * not NULL) that move's number from 1 (0 for an error not of one move), and err says
+ * "move N 'TEXT': why" (the text cut to BP_GAME_LINE_WORD characters and made
+ * printable).
+ * @return BP_OK; BP_EPARSE (a text too long, more than max moves, or unreadable);
+ * BP_EILLEGAL (not legal there, or the game is over: no move is); BP_ENOMEM; or what
+ * each returned. */
+int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *line,
+		      const char *seps, int max, bp_game_line_fn each, void *ctx, int *number,
+		      struct bp_err *err);
+
 /* The canonical form of p: ops->canonical, or the smallest image under transform. */
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
 
