@@ -63,8 +63,9 @@ struct block {
 
 struct worker {
 	struct block *head, *tail;
-	uint64_t *kids; /* max_moves scratch keys */
-	uint64_t *next; /* this worker's part of the next frontier */
+	uint64_t *kids;	 /* max_moves scratch keys */
+	uint32_t *ktier; /* max_moves scratch tiers, for the game's children() */
+	uint64_t *next;	 /* this worker's part of the next frontier */
 	uint64_t nnext, capnext;
 	uint64_t expanded, edges;
 	uint64_t unlisted; /* bytes of lists written, not yet added to the shared count */
@@ -213,7 +214,21 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 	w->expanded++;
 	enum bp_value v = g->ops->outcome(g, &p);
 	int n = 0;
-	if (v == BP_VALUE_NONE) {
+	if (v == BP_VALUE_NONE && g->ops->children) {
+		/* the game's fast path: tiers and indices of the canonical children */
+		int nm = g->ops->children(g, &p, w->ktier, w->kids);
+		if (nm < 0)
+			return nm;
+		for (int i = 0; i < nm; i++) {
+			if (w->ktier[i] >= s->nt)
+				return BP_EINVAL;
+			w->kids[i] += s->toff[w->ktier[i]];
+		}
+		sort_keys(w->kids, nm);
+		for (int i = 0; i < nm; i++)
+			if (i == 0 || w->kids[i] != w->kids[i - 1])
+				w->kids[n++] = w->kids[i];
+	} else if (v == BP_VALUE_NONE) {
 		int nm = g->ops->moves(g, &p, s->mv[worker]);
 		for (int i = 0; i < nm; i++) {
 			uint64_t cidx;
@@ -494,7 +509,8 @@ static int prepare(struct csolve *s, uint64_t **sizes)
 	if (!s->toff || !*sizes || !s->mv || !s->wk)
 		return BP_ENOMEM;
 	for (int i = 0; i < s->threads; i++)
-		if (!(s->wk[i].kids = malloc(sizeof(uint64_t) * (size_t)(s->g->max_moves + 1))))
+		if (!(s->wk[i].kids = malloc(sizeof(uint64_t) * (size_t)(s->g->max_moves + 1))) ||
+		    !(s->wk[i].ktier = malloc(sizeof(uint32_t) * (size_t)(s->g->max_moves + 1))))
 			return BP_ENOMEM;
 	if (s->g->max_moves > 0xffff) {
 		snprintf(s->errmsg, sizeof s->errmsg, "%d moves in a position are too many",
@@ -600,6 +616,7 @@ static void release(struct csolve *s)
 	free_blocks(s);
 	for (int i = 0; s->wk && i < s->threads; i++) {
 		free(s->wk[i].kids);
+		free(s->wk[i].ktier);
 		free(s->wk[i].next);
 	}
 	free(s->wk);
