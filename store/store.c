@@ -1584,8 +1584,11 @@ static void encode_batch(void *ctx, int worker)
 		struct slot *sl = &w->slot[i];
 		const uint16_t *r = w->in + (b - w->in_first) * t->meta.block_records;
 		uint32_t n = block_len(t, w->tier, b);
-		for (uint32_t k = 0; k < n; k++)
-			count[r[k] & 3]++;
+		if (bp_codec_all_zero(r, n)) /* a run of holes: counted at once */
+			count[0] += n;
+		else
+			for (uint32_t k = 0; k < n; k++)
+				count[r[k] & 3]++;
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		const void *val;
 		size_t len;
