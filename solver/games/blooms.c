@@ -61,7 +61,15 @@ struct blooms {
 	uint32_t *srank;
 	uint16_t *sof;
 	uint32_t sfirst[17];
+	/* On boards of at most FULL_CELLS cells, sfull[(i << n) + m]: the image of the
+	 * whole plane m under board symmetry i, one lookup (NULL on bigger boards). And
+	 * on small boards ext[m][v], the bits of v at the cells of m packed low (PEXT)
+	 * for a byte m and a byte v. */
+	uint16_t *sfull;
+	uint8_t (*ext)[256];
 };
+
+#define FULL_CELLS 12
 
 #define SMALL_CELLS 16
 /* The most moves of a position on 64 cells: a pass, 2 * 64 single stones, 64 * 63 pairs */
@@ -726,21 +734,43 @@ static uint64_t sym_apply(const struct blooms *b, int i, uint64_t m)
  * cannot win. */
 static uint64_t small_image(const struct blooms *b, int i, uint64_t x)
 {
+	if (b->sfull)
+		return b->sfull[((size_t)i << b->n) + x];
 	return (uint64_t)b->stab[i][0][x & 255] | (uint64_t)b->stab[i][1][x >> 8 & 255];
+}
+
+/* The least order of a pair of planes (r, y or g, k) as 32 bits. */
+static uint64_t pair_key(uint64_t a, uint64_t b)
+{
+	return a < b ? a << 16 | b : b << 16 | a;
+}
+
+/* The image of plane x under symmetry i, from the whole-plane table (full) or the byte
+ * tables; inlined with a constant `full`, so each loop below has one kind of lookup. */
+static inline uint64_t image_by(const struct blooms *b, int full, int i, uint64_t x)
+{
+	if (full)
+		return b->sfull[((size_t)i << b->n) + x];
+	return (uint64_t)b->stab[i][0][x & 255] | (uint64_t)b->stab[i][1][x >> 8 & 255];
+}
+
+static inline uint64_t least_key(const struct blooms *b, int full, const uint64_t in[4])
+{
+	uint64_t best = ~0ull;
+	for (int i = 0; i < b->nbsym; i++) {
+		uint64_t hi = pair_key(image_by(b, full, i, in[0]), image_by(b, full, i, in[1]));
+		if (hi > best >> 32)
+			continue;
+		uint64_t key = hi << 32 |
+			       pair_key(image_by(b, full, i, in[2]), image_by(b, full, i, in[3]));
+		best = key < best ? key : best;
+	}
+	return best;
 }
 
 static void small_canonical(const struct blooms *b, const uint64_t in[4], uint64_t out[4])
 {
-	uint64_t best = ~0ull;
-	for (int i = 0; i < b->nbsym; i++) {
-		uint64_t r = small_image(b, i, in[0]), y = small_image(b, i, in[1]);
-		uint64_t hi = r < y ? r << 16 | y : y << 16 | r;
-		if (hi > best >> 32)
-			continue;
-		uint64_t gr = small_image(b, i, in[2]), k = small_image(b, i, in[3]);
-		uint64_t lo = gr < k ? gr << 16 | k : k << 16 | gr, key = hi << 32 | lo;
-		best = key < best ? key : best;
-	}
+	uint64_t best = b->sfull ? least_key(b, 1, in) : least_key(b, 0, in);
 	out[0] = best >> 48;
 	out[1] = best >> 32 & 0xffff;
 	out[2] = best >> 16 & 0xffff;
@@ -821,14 +851,11 @@ static int blooms_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *ou
  * stones. */
 static uint64_t small_rank(const struct blooms *b, const uint64_t s[4], uint64_t state)
 {
-	uint64_t occ = s[0] | s[1] | s[2] | s[3], lo = 0, hi = 0;
-	uint64_t a = s[1] | s[3], c = s[2] | s[3];
-	int t = __builtin_popcountll(occ), i = 0;
-	for (uint64_t m = occ; m; m &= m - 1, i++) {
-		int cell = __builtin_ctzll(m);
-		lo |= (a >> cell & 1) << i;
-		hi |= (c >> cell & 1) << i;
-	}
+	uint64_t occ = s[0] | s[1] | s[2] | s[3];
+	uint64_t a = s[1] | s[3], c = s[2] | s[3], o0 = occ & 255, o1 = occ >> 8;
+	int t = __builtin_popcountll(occ), t0 = __builtin_popcountll(o0);
+	uint64_t lo = b->ext[o0][a & 255] | (uint64_t)b->ext[o1][a >> 8] << t0;
+	uint64_t hi = b->ext[o0][c & 255] | (uint64_t)b->ext[o1][c >> 8] << t0;
 	return (((uint64_t)b->srank[occ] << (2 * t)) + (lo | hi << t)) * NSTATES + state;
 }
 
@@ -1003,6 +1030,8 @@ static void blooms_destroy_impl(struct blooms *b)
 	free(b->stab);
 	free(b->srank);
 	free(b->sof);
+	free(b->sfull);
+	free(b->ext);
 	free(b);
 }
 
@@ -1019,8 +1048,12 @@ static int small_tables(struct blooms *b)
 	b->stab = calloc((size_t)b->nbsym, sizeof *b->stab);
 	b->srank = malloc(sets * sizeof *b->srank);
 	b->sof = malloc(sets * sizeof *b->sof);
-	if (!b->stab || !b->srank || !b->sof)
+	b->ext = malloc(256 * sizeof *b->ext);
+	if (!b->stab || !b->srank || !b->sof || !b->ext)
 		return BP_ENOMEM;
+	for (int m = 0; m < 256; m++)
+		for (int v = 0; v < 256; v++)
+			b->ext[m][v] = (uint8_t)bp_bits_extract((uint64_t)v, (uint64_t)m);
 	for (int i = 0; i < b->nbsym; i++)
 		for (int k = 0; k < 2; k++)
 			for (int v = 0; v < 256; v++)
@@ -1033,6 +1066,15 @@ static int small_tables(struct blooms *b)
 		uint64_t r = bp_rank_subset(m);
 		b->srank[m] = (uint32_t)r;
 		b->sof[b->sfirst[__builtin_popcountll(m)] + r] = (uint16_t)m;
+	}
+	if (b->n <= FULL_CELLS) {
+		uint16_t *full = malloc(((size_t)b->nbsym << b->n) * sizeof *full);
+		if (!full)
+			return BP_ENOMEM;
+		for (int i = 0; i < b->nbsym; i++)
+			for (size_t m = 0; m < sets; m++)
+				full[((size_t)i << b->n) + m] = (uint16_t)small_image(b, i, m);
+		b->sfull = full; /* small_image reads it from here on */
 	}
 	return BP_OK;
 }
