@@ -261,16 +261,19 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 		w->capnext = cap;
 	}
 	for (int i = 0; i < n; i++) {
-		uint64_t k = w->kids[i], bit = 1ull << (k % 64), old;
+		uint64_t k = w->kids[i], bit = 1ull << (k % 64);
 		at[1 + i] = k;
-		/* one worker alone needs no lock: a locked OR waits for its cache miss, a
-		 * plain one lets the next children's misses overlap it */
-		if (s->threads == 1) {
-			old = s->reach[k / 64];
+		/* Most children were reached before (a position has several parents), and a
+		 * bit once set stays set: a plain read settles those, with no write and no
+		 * lock. One worker alone needs no lock at all; a locked OR waits for its
+		 * cache miss, plain accesses let the next children's misses overlap it. */
+		uint64_t old = __atomic_load_n(&s->reach[k / 64], __ATOMIC_RELAXED);
+		if (old & bit)
+			continue;
+		if (s->threads == 1)
 			s->reach[k / 64] = old | bit;
-		} else {
+		else
 			old = __atomic_fetch_or(&s->reach[k / 64], bit, __ATOMIC_RELAXED);
-		}
 		if (!(old & bit))
 			w->next[w->nnext++] = k;
 	}
