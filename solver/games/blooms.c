@@ -30,7 +30,8 @@
  * have two or more liberties, exactly one, exactly the one v1); every other turn is
  * decided by scan_legal() from the scanned blooms next to its stones. apply() and
  * move_parse() use place() instead, a separate path; the tests check the two against
- * each other and against a naive implementation. */
+ * each other and against a naive implementation. children(), the counter engine's
+ * fast path, plays each turn from the same scan (see blooms_children). */
 #include "solver/games/blooms.h"
 
 #include <assert.h>
@@ -735,13 +736,6 @@ static uint64_t sym_apply(const struct blooms *b, int i, uint64_t m)
  * four swaps is the least order of each pair, and the canonical form is the least of
  * nbsym such words: no branch but the one that skips an image whose first plane
  * cannot win. */
-static uint64_t small_image(const struct blooms *b, int i, uint64_t x)
-{
-	if (b->sfull)
-		return b->sfull[((size_t)i << b->n) + x];
-	return (uint64_t)b->stab[i][0][x & 255] | (uint64_t)b->stab[i][1][x >> 8 & 255];
-}
-
 /* The least order of a pair of planes (r, y or g, k) as 32 bits. */
 static uint64_t pair_key(uint64_t a, uint64_t b)
 {
@@ -755,6 +749,11 @@ static inline uint64_t image_by(const struct blooms *b, int full, int i, uint64_
 	if (full)
 		return b->sfull[((size_t)i << b->n) + x];
 	return (uint64_t)b->stab[i][0][x & 255] | (uint64_t)b->stab[i][1][x >> 8 & 255];
+}
+
+static uint64_t small_image(const struct blooms *b, int i, uint64_t x)
+{
+	return b->sfull ? image_by(b, 1, i, x) : image_by(b, 0, i, x);
 }
 
 static inline uint64_t least_key(const struct blooms *b, int full, const uint64_t in[4])
