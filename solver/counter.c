@@ -14,8 +14,10 @@
  *    bitmap) makes the bitmap a rank structure, which numbers the reachable positions
  *    0..N-1 in index order. Each block is rewritten in place with those 32-bit
  *    numbers (and its freed tail unmapped), the children counted into each
- *    position's counter and each child's predecessors counted; a prefix sum gives the
- *    predecessor lists' offsets (CSR), and a second walk over the blocks fills them.
+ *    position's counter. A walk over the blocks counts each child's predecessors, a
+ *    prefix sum gives the predecessor lists' offsets (CSR), and a second walk fills
+ *    them; both walks are cut by child number, one range per worker, so that no
+ *    increment needs a lock.
  *    Blocks are mapped (mmap) rather than allocated, so that what is unmapped is
  *    given back at once and the peak follows the model.
  * 3. Propagation, from a FIFO queue, as in the textbook. Terminal wins and losses
@@ -35,6 +37,7 @@
  * pair for the predecessor lists (8 while they are built). */
 #include "solver/counter.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +66,9 @@ struct block {
 
 struct worker {
 	struct block *head, *tail;
-	uint64_t *kids; /* max_moves scratch keys */
-	uint64_t *next; /* this worker's part of the next frontier */
+	uint64_t *kids;	 /* max_moves scratch keys */
+	uint32_t *ktier; /* max_moves scratch tiers, for the game's children() */
+	uint64_t *next;	 /* this worker's part of the next frontier */
 	uint64_t nnext, capnext;
 	uint64_t expanded, edges;
 	uint64_t unlisted; /* bytes of lists written, not yet added to the shared count */
@@ -213,7 +217,21 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 	w->expanded++;
 	enum bp_value v = g->ops->outcome(g, &p);
 	int n = 0;
-	if (v == BP_VALUE_NONE) {
+	if (v == BP_VALUE_NONE && g->ops->children) {
+		/* the game's fast path: tiers and indices of the canonical children */
+		int nm = g->ops->children(g, &p, w->ktier, w->kids);
+		if (nm < 0)
+			return nm;
+		for (int i = 0; i < nm; i++) {
+			if (w->ktier[i] >= s->nt)
+				return BP_EINVAL;
+			w->kids[i] += s->toff[w->ktier[i]];
+		}
+		sort_keys(w->kids, nm);
+		for (int i = 0; i < nm; i++)
+			if (i == 0 || w->kids[i] != w->kids[i - 1])
+				w->kids[n++] = w->kids[i];
+	} else if (v == BP_VALUE_NONE) {
 		int nm = g->ops->moves(g, &p, s->mv[worker]);
 		for (int i = 0; i < nm; i++) {
 			uint64_t cidx;
@@ -245,7 +263,18 @@ static int expand(struct csolve *s, int worker, uint64_t key)
 	for (int i = 0; i < n; i++) {
 		uint64_t k = w->kids[i], bit = 1ull << (k % 64);
 		at[1 + i] = k;
-		if (!(__atomic_fetch_or(&s->reach[k / 64], bit, __ATOMIC_RELAXED) & bit))
+		/* Most children were reached before (a position has several parents), and a
+		 * bit once set stays set: a plain read settles those, with no write and no
+		 * lock. One worker alone needs no lock at all; a locked OR waits for its
+		 * cache miss, plain accesses let the next children's misses overlap it. */
+		uint64_t old = __atomic_load_n(&s->reach[k / 64], __ATOMIC_RELAXED);
+		if (old & bit)
+			continue;
+		if (s->threads == 1)
+			s->reach[k / 64] = old | bit;
+		else
+			old = __atomic_fetch_or(&s->reach[k / 64], bit, __ATOMIC_RELAXED);
+		if (!(old & bit))
 			w->next[w->nnext++] = k;
 	}
 	w->edges += (uint64_t)n;
@@ -297,10 +326,10 @@ static void put32(struct block *b, uint64_t i, uint64_t x)
 	memcpy((unsigned char *)b->w + 4 * i, &y, 4);
 }
 
-/* Rewrites one block in place with position numbers; counts children and
- * predecessors. An entry of n children shrinks from 2 + 2n 32-bit words to 2 + n, so
- * the output (at o) never passes what is still to be read: a child's number is
- * written after its key is read, at or before the key's first half. */
+/* Rewrites one block in place with position numbers and sets each position's counter.
+ * An entry of n children shrinks from 2 + 2n 32-bit words to 2 + n, so the output (at
+ * o) never passes what is still to be read: a child's number is written after its key
+ * is read, at or before the key's first half. */
 static int rewrite_block(void *ctx, int worker, uint64_t item)
 {
 	(void)worker;
@@ -316,11 +345,8 @@ static int rewrite_block(void *ctx, int worker, uint64_t item)
 		s->left[u] = (uint16_t)n;
 		if (v != BP_VALUE_NONE)
 			s->rec[u] = bp_record_make(v, 0);
-		for (uint64_t j = 0; j < n; j++) {
-			uint64_t c = rank_of(s, get64(b, i + 1 + j));
-			put32(b, o++, c);
-			__atomic_fetch_add(&s->off[c + 1], 1, __ATOMIC_RELAXED);
-		}
+		for (uint64_t j = 0; j < n; j++)
+			put32(b, o++, rank_of(s, get64(b, i + 1 + j)));
 		i += 1 + n;
 	}
 	b->used = o;
@@ -331,18 +357,57 @@ static int rewrite_block(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
-static int fill_block(void *ctx, int worker, uint64_t item)
+/* The predecessor lists are built in two walks over every block, counting then
+ * filling, each cut by child: worker part `item` of s->threads takes the children
+ * numbered in its range only. Each walk reads the lists once per worker, in order,
+ * which costs less than the locked increments that cutting by block would need on
+ * offsets shared by all: a locked increment waits for its cache miss, plain ones
+ * overlap theirs. */
+static void part_range(const struct csolve *s, uint64_t item, uint32_t *lo, uint32_t *hi)
+{
+	uint64_t t = (uint64_t)s->threads;
+	*lo = (uint32_t)(s->npos * item / t);
+	*hi = (uint32_t)(s->npos * (item + 1) / t);
+}
+
+static int count_part(void *ctx, int worker, uint64_t item)
 {
 	(void)worker;
 	struct csolve *s = ctx;
-	const struct block *b = s->blocks[item];
-	for (uint64_t i = 0; i < b->used;) {
-		uint32_t u = get32(b, i), n = get32(b, i + 1) & 0xffff;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t c = get32(b, i + 2 + j);
-			s->pred[__atomic_fetch_add(&s->off[c], 1, __ATOMIC_RELAXED)] = u;
+	uint32_t lo, hi;
+	part_range(s, item, &lo, &hi);
+	for (uint64_t k = 0; k < s->nblocks; k++) {
+		const struct block *b = s->blocks[k];
+		for (uint64_t i = 0; i < b->used;) {
+			uint32_t n = get32(b, i + 1) & 0xffff;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t c = get32(b, i + 2 + j);
+				if (c >= lo && c < hi)
+					s->off[c + 1]++;
+			}
+			i += 2 + n;
 		}
-		i += 2 + n;
+	}
+	return BP_OK;
+}
+
+static int fill_part(void *ctx, int worker, uint64_t item)
+{
+	(void)worker;
+	struct csolve *s = ctx;
+	uint32_t lo, hi;
+	part_range(s, item, &lo, &hi);
+	for (uint64_t k = 0; k < s->nblocks; k++) {
+		const struct block *b = s->blocks[k];
+		for (uint64_t i = 0; i < b->used;) {
+			uint32_t u = get32(b, i), n = get32(b, i + 1) & 0xffff;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t c = get32(b, i + 2 + j);
+				if (c >= lo && c < hi)
+					s->pred[s->off[c]++] = u;
+			}
+			i += 2 + n;
+		}
 	}
 	return BP_OK;
 }
@@ -494,7 +559,8 @@ static int prepare(struct csolve *s, uint64_t **sizes)
 	if (!s->toff || !*sizes || !s->mv || !s->wk)
 		return BP_ENOMEM;
 	for (int i = 0; i < s->threads; i++)
-		if (!(s->wk[i].kids = malloc(sizeof(uint64_t) * (size_t)(s->g->max_moves + 1))))
+		if (!(s->wk[i].kids = malloc(sizeof(uint64_t) * (size_t)(s->g->max_moves + 1))) ||
+		    !(s->wk[i].ktier = malloc(sizeof(uint32_t) * (size_t)(s->g->max_moves + 1))))
 			return BP_ENOMEM;
 	if (s->g->max_moves > 0xffff) {
 		snprintf(s->errmsg, sizeof s->errmsg, "%d moves in a position are too many",
@@ -600,6 +666,7 @@ static void release(struct csolve *s)
 	free_blocks(s);
 	for (int i = 0; s->wk && i < s->threads; i++) {
 		free(s->wk[i].kids);
+		free(s->wk[i].ktier);
 		free(s->wk[i].next);
 	}
 	free(s->wk);
@@ -724,7 +791,9 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 	for (int i = 0; i < threads; i++)
 		for (struct block *b = s.wk[i].head; b; b = b->next)
 			s.blocks[nb++] = b;
-	if ((rc = bp_parallel_for(threads, nb, rewrite_block, &s)))
+	assert(nb == s.nblocks);
+	if ((rc = bp_parallel_for(threads, nb, rewrite_block, &s)) ||
+	    (rc = bp_parallel_for(threads, (uint64_t)threads, count_part, &s)))
 		goto out;
 	for (uint64_t i = 0; i < s.npos; i++)
 		s.off[i + 1] += s.off[i];
@@ -732,7 +801,7 @@ int bp_solve_counter(const struct bp_game *g, bp_store *db, const struct bp_solv
 		rc = BP_ENOMEM;
 		goto out;
 	}
-	if ((rc = bp_parallel_for(threads, nb, fill_block, &s)))
+	if ((rc = bp_parallel_for(threads, (uint64_t)threads, fill_part, &s)))
 		goto out;
 	/* off[c] now ends c's list: shift back to starts */
 	memmove(s.off + 1, s.off, sizeof *s.off * s.npos);

@@ -66,6 +66,13 @@ struct bp_codec {
 	size_t out_cap;
 	uint16_t *le; /* big-endian hosts only: records as little-endian for hashing */
 	size_t le_cap;
+	/* the zstd frame of zn zero records at zlevel, the last one made: a dense index
+	 * that is mostly holes stores block after block of zeros, whose frame is always
+	 * the same bytes */
+	uint8_t *zframe;
+	size_t zlen;
+	uint32_t zn;
+	int zlevel;
 };
 
 /* ---- XXH64 ---- */
@@ -195,6 +202,7 @@ void bp_codec_destroy(bp_codec *c)
 	free(c->planes);
 	free(c->out);
 	free(c->le);
+	free(c->zframe);
 	free(c);
 }
 
@@ -247,14 +255,36 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 	if (grow(&c->planes, &c->planes_cap, raw) != BP_OK ||
 	    grow(&c->out, &c->out_cap, BP_CODEC_HEADER_SIZE + bound) != BP_OK)
 		return BP_ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		c->planes[i] = (uint8_t)records[i];
-		c->planes[n + i] = (uint8_t)(records[i] >> 8);
+	int lv = level ? level : BP_CODEC_DEFAULT_LEVEL;
+	int zero = bp_codec_all_zero(records, n);
+	size_t f;
+	if (zero && c->zframe && c->zn == n && c->zlevel == lv) {
+		/* the same input at the same level: zstd would write these bytes again */
+		f = c->zlen;
+		memcpy(c->out + BP_CODEC_HEADER_SIZE, c->zframe, f);
+	} else {
+		/* restrict: the planes never overlap the records, so the split vectorizes */
+		uint8_t *restrict lo = c->planes, *restrict hi = c->planes + n;
+		const uint16_t *restrict in = records;
+		for (uint32_t i = 0; i < n; i++) {
+			lo[i] = (uint8_t)in[i];
+			hi[i] = (uint8_t)(in[i] >> 8);
+		}
+		f = ZSTD_compressCCtx(c->cctx, c->out + BP_CODEC_HEADER_SIZE, bound, c->planes, raw,
+				      lv);
+		if (ZSTD_isError(f))
+			return BP_EIO;
+		if (zero) {
+			uint8_t *z = realloc(c->zframe, f ? f : 1);
+			if (z) { /* without room it is only not remembered */
+				memcpy(z, c->out + BP_CODEC_HEADER_SIZE, f);
+				c->zframe = z;
+				c->zlen = f;
+				c->zn = n;
+				c->zlevel = lv;
+			}
+		}
 	}
-	size_t f = ZSTD_compressCCtx(c->cctx, c->out + BP_CODEC_HEADER_SIZE, bound, c->planes, raw,
-				     level ? level : BP_CODEC_DEFAULT_LEVEL);
-	if (ZSTD_isError(f))
-		return BP_EIO;
 	assert(f <= UINT32_MAX);
 	uint64_t k = bp_hash64(key, keylen, seed), sum;
 	if (content_checksum(c, k, records, n, &sum) != BP_OK)
@@ -272,6 +302,14 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 	*out = c->out;
 	*outlen = BP_CODEC_HEADER_SIZE + f;
 	return BP_OK;
+}
+
+int bp_codec_all_zero(const uint16_t *records, uint32_t n)
+{
+	uint16_t any = 0;
+	for (uint32_t i = 0; i < n; i++)
+		any |= records[i];
+	return any == 0;
 }
 
 /* Records the reason for a failure and returns code. */

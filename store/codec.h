@@ -37,6 +37,9 @@ int bp_codec_create(bp_codec **out);
 
 void bp_codec_destroy(bp_codec *c);
 
+/* 1 when all n records are 0 (unreachable indices, or nothing stored yet), else 0. */
+int bp_codec_all_zero(const uint16_t *records, uint32_t n);
+
 /* Encodes n records (n <= BP_CODEC_MAX_RECORDS, may be 0) stored under key, with seed
  * mixed into the checksum (the store passes a hash of the table's spec), at zstd level
  * `level` (0: the codec's default). On success *out points into the codec's own

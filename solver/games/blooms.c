@@ -30,7 +30,8 @@
  * have two or more liberties, exactly one, exactly the one v1); every other turn is
  * decided by scan_legal() from the scanned blooms next to its stones. apply() and
  * move_parse() use place() instead, a separate path; the tests check the two against
- * each other and against a naive implementation. */
+ * each other and against a naive implementation. children(), the counter engine's
+ * fast path, plays each turn from the same scan (see blooms_children). */
 #include "solver/games/blooms.h"
 
 #include <assert.h>
@@ -52,7 +53,28 @@ struct blooms {
 	 * byte) * 256 + v] is the image under symmetry i of the cells v of that byte */
 	int nbytes;
 	uint64_t *tab;
+	/* Boards of at most SMALL_CELLS cells (every board that a solver can hold),
+	 * for canonical(), rank(), unrank() and children(): stab[i][k][v], the image
+	 * under board symmetry i of the cells v of byte k of a 16-cell plane; srank[m],
+	 * the colex rank of the cell set m among sets of its size; sof[sfirst[t] + r],
+	 * the set of t cells of colex rank r. NULL on bigger boards. */
+	uint16_t (*stab)[2][256];
+	uint32_t *srank;
+	uint16_t *sof;
+	uint32_t sfirst[17];
+	/* On boards of at most FULL_CELLS cells, sfull[(i << n) + m]: the image of the
+	 * whole plane m under board symmetry i, one lookup (NULL on bigger boards). And
+	 * on small boards ext[m][v], the bits of v at the cells of m packed low (PEXT)
+	 * for a byte m and a byte v. */
+	uint16_t *sfull;
+	uint8_t (*ext)[256];
 };
+
+#define FULL_CELLS 12
+
+#define SMALL_CELLS 16
+/* The most moves of a position on 64 cells: a pass, 2 * 64 single stones, 64 * 63 pairs */
+#define MAX_MOVES (1 + 2 * 64 + 64 * 63)
 
 #define STONES(p, c) ((p)->w[(c)])
 #define MOVER(p) ((p)->w[4])
@@ -212,7 +234,10 @@ static void scan_build(const struct blooms *b, const struct bp_pos *p, int pl, s
 	for (int i = 0; i < 2; i++) {
 		uint64_t own = sc->s[2 * pl + i];
 		sc->many[i] = sc->single[i] = 0;
-		memset(sc->single_at[i], 0, sizeof sc->single_at[i]);
+		/* single_at is only written and read at empty cells (liberties, partners):
+		 * clearing those costs less than clearing all 64 */
+		for (uint64_t e = sc->empty; e; e &= e - 1)
+			sc->single_at[i][__builtin_ctzll(e)] = 0;
 		for (uint64_t e = sc->empty; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
 			uint64_t bit = 1ull << v;
@@ -297,29 +322,19 @@ static int scan_legal(const struct blooms *b, const struct scan *sc, int v0, int
 	return 1;
 }
 
-static int blooms_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
+/* The moves of p, which is neither over nor the first turn, with its scan (made here). */
+static int scan_moves(const struct blooms *b, const struct bp_pos *p, struct scan *sc,
+		      struct bp_move *out)
 {
-	const struct blooms *b = B(g);
-	if (OVER(p))
-		return 0;
 	int pl = (int)MOVER(p), n = 0;
 	uint64_t empty = b->full & ~occupied(p);
-	if (is_first_turn(p)) {
-		/* one stone of either colour anywhere: on an empty board of at least
-		 * three cells it always has an empty neighbour */
-		for (int i = 0; i < 2; i++)
-			for (uint64_t e = empty; e; e &= e - 1)
-				out[n++].v = MOVE_ONE | stone_code(2 * pl + i, __builtin_ctzll(e));
-		return n;
-	}
-	struct scan sc;
-	scan_build(b, p, pl, &sc);
+	scan_build(b, p, pl, sc);
 	/* a single stone off the weak cells whose bloom has a liberty is legal */
 	for (int i = 0; i < 2; i++) {
-		uint64_t sure = (sc.many[i] | sc.single[i]) & ~sc.weak;
+		uint64_t sure = (sc->many[i] | sc->single[i]) & ~sc->weak;
 		for (uint64_t e = empty; e; e &= e - 1) {
 			int v = __builtin_ctzll(e);
-			if ((sure >> v & 1) || scan_legal(b, &sc, i ? -1 : v, i ? v : -1))
+			if ((sure >> v & 1) || scan_legal(b, sc, i ? -1 : v, i ? v : -1))
 				out[n++].v = MOVE_ONE | stone_code(2 * pl + i, v);
 		}
 	}
@@ -329,20 +344,38 @@ static int blooms_moves(const struct bp_game *g, const struct bp_pos *p, struct 
 		uint32_t first = MOVE_TWO | MOVE_ONE | stone_code(2 * pl, v1);
 		/* partners v2 that are surely legal: v1's bloom keeps a liberty that is
 		 * not v2, v2's keeps one that is not v1, and neither is a weak cell */
-		uint64_t sure = 0, libs0 = sc.newlibs[0][v1];
-		if (libs0 && !(sc.weak & bit1)) {
-			uint64_t keeps1 = sc.many[1] | (sc.single[1] & ~sc.single_at[1][v1]);
+		uint64_t sure = 0, libs0 = sc->newlibs[0][v1];
+		if (libs0 && !(sc->weak & bit1)) {
+			uint64_t keeps1 = sc->many[1] | (sc->single[1] & ~sc->single_at[1][v1]);
 			uint64_t takes0 = two_or_more(libs0) ? 0 : libs0;
-			sure = keeps1 & ~sc.weak & ~takes0;
+			sure = keeps1 & ~sc->weak & ~takes0;
 		}
 		for (uint64_t e2 = empty & ~bit1; e2; e2 &= e2 - 1) {
 			int v2 = __builtin_ctzll(e2);
-			if ((sure >> v2 & 1) || scan_legal(b, &sc, v1, v2))
+			if ((sure >> v2 & 1) || scan_legal(b, sc, v1, v2))
 				out[n++].v = first | stone_code(2 * pl + 1, v2) << 16;
 		}
 	}
 	out[n++].v = MOVE_PASS;
 	return n;
+}
+
+static int blooms_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
+{
+	const struct blooms *b = B(g);
+	if (OVER(p))
+		return 0;
+	int pl = (int)MOVER(p), n = 0;
+	if (is_first_turn(p)) {
+		/* one stone of either colour anywhere: on an empty board of at least
+		 * three cells it always has an empty neighbour */
+		for (int i = 0; i < 2; i++)
+			for (uint64_t e = b->full; e; e &= e - 1)
+				out[n++].v = MOVE_ONE | stone_code(2 * pl + i, __builtin_ctzll(e));
+		return n;
+	}
+	struct scan sc;
+	return scan_moves(b, p, &sc, out);
 }
 
 static void blooms_apply(const struct bp_game *g, struct bp_pos *p, struct bp_move m)
@@ -691,19 +724,76 @@ static uint64_t sym_apply(const struct blooms *b, int i, uint64_t m)
 /* The least image, comparing planes r, y, g, k in turn as words, over every colour swap
  * and board symmetry. A swap only reorders planes, so each plane is moved by each board
  * symmetry once, and only when the first plane (r or y, as the swap puts it first) of
- * some order can still be the least. */
-static void blooms_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+ * some order can still be the least.
+ *
+ * On small boards (at most 16 cells) the four planes of an image pack into one word,
+ *
+ *     bits 63..48  47..32  31..16  15..0
+ *          first   second  third   fourth plane
+ *
+ * whose numeric order is the order of the planes compared in turn. The swaps act on
+ * the two halves independently (r, y above; g, k below), so the least of an image's
+ * four swaps is the least order of each pair, and the canonical form is the least of
+ * nbsym such words: no branch but the one that skips an image whose first plane
+ * cannot win. */
+/* The least order of a pair of planes (r, y or g, k) as 32 bits. */
+static uint64_t pair_key(uint64_t a, uint64_t b)
 {
-	const struct blooms *b = B(g);
-	uint64_t best[4] = { p->w[0], p->w[1], p->w[2], p->w[3] };
+	return a < b ? a << 16 | b : b << 16 | a;
+}
+
+/* The image of plane x under symmetry i, from the whole-plane table (full) or the byte
+ * tables; inlined with a constant `full`, so each loop below has one kind of lookup. */
+static inline uint64_t image_by(const struct blooms *b, int full, int i, uint64_t x)
+{
+	if (full)
+		return b->sfull[((size_t)i << b->n) + x];
+	return (uint64_t)b->stab[i][0][x & 255] | (uint64_t)b->stab[i][1][x >> 8 & 255];
+}
+
+static uint64_t small_image(const struct blooms *b, int i, uint64_t x)
+{
+	return b->sfull ? image_by(b, 1, i, x) : image_by(b, 0, i, x);
+}
+
+static inline uint64_t least_key(const struct blooms *b, int full, const uint64_t in[4])
+{
+	uint64_t best = ~0ull;
+	for (int i = 0; i < b->nbsym; i++) {
+		uint64_t hi = pair_key(image_by(b, full, i, in[0]), image_by(b, full, i, in[1]));
+		if (hi > best >> 32)
+			continue;
+		uint64_t key = hi << 32 |
+			       pair_key(image_by(b, full, i, in[2]), image_by(b, full, i, in[3]));
+		best = key < best ? key : best;
+	}
+	return best;
+}
+
+static void small_canonical(const struct blooms *b, const uint64_t in[4], uint64_t out[4])
+{
+	uint64_t best = b->sfull ? least_key(b, 1, in) : least_key(b, 0, in);
+	out[0] = best >> 48;
+	out[1] = best >> 32 & 0xffff;
+	out[2] = best >> 16 & 0xffff;
+	out[3] = best & 0xffff;
+}
+
+static void canonical_planes(const struct blooms *b, const uint64_t in[4], uint64_t out[4])
+{
+	if (b->stab) {
+		small_canonical(b, in, out);
+		return;
+	}
+	uint64_t best[4] = { in[0], in[1], in[2], in[3] };
 	for (int i = 0; i < b->nbsym; i++) {
 		uint64_t img[4];
-		img[0] = sym_apply(b, i, p->w[0]);
-		img[1] = sym_apply(b, i, p->w[1]);
+		img[0] = sym_apply(b, i, in[0]);
+		img[1] = sym_apply(b, i, in[1]);
 		if (img[0] > best[0] && img[1] > best[0])
 			continue;
-		img[2] = sym_apply(b, i, p->w[2]);
-		img[3] = sym_apply(b, i, p->w[3]);
+		img[2] = sym_apply(b, i, in[2]);
+		img[3] = sym_apply(b, i, in[3]);
 		for (int swaps = 0; swaps < 4; swaps++) {
 			uint64_t cur[4];
 			swap_colours(img, swaps, cur);
@@ -714,6 +804,13 @@ static void blooms_canonical(const struct bp_game *g, const struct bp_pos *p, st
 				memcpy(best, cur, sizeof best);
 		}
 	}
+	memcpy(out, best, sizeof best);
+}
+
+static void blooms_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+{
+	uint64_t best[4];
+	canonical_planes(B(g), p->w, best);
 	*out = *p;
 	memcpy(out->w, best, sizeof best);
 }
@@ -751,19 +848,46 @@ static int blooms_tier_size(const struct bp_game *g, uint32_t tier, uint64_t *ou
 	return BP_OK;
 }
 
-static int blooms_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+/* The index of stones s[4] with state (see above) on a small board: every such index
+ * fits, so there is nothing to check. The colour bits are gathered in one pass over the
+ * stones. */
+static uint64_t small_rank(const struct blooms *b, const uint64_t s[4], uint64_t state)
 {
-	uint64_t occ = occupied(p), size;
+	uint64_t occ = s[0] | s[1] | s[2] | s[3];
+	uint64_t a = s[1] | s[3], c = s[2] | s[3], o0 = occ & 255, o1 = occ >> 8;
+	int t = __builtin_popcountll(occ), t0 = __builtin_popcountll(o0);
+	uint64_t lo = b->ext[o0][a & 255] | (uint64_t)b->ext[o1][a >> 8] << t0;
+	uint64_t hi = b->ext[o0][c & 255] | (uint64_t)b->ext[o1][c >> 8] << t0;
+	return (((uint64_t)b->srank[occ] << (2 * t)) + (lo | hi << t)) * NSTATES + state;
+}
+
+static uint64_t state_of(const struct bp_pos *p)
+{
+	return MOVER(p) + 2 * FIRSTPASS(p) + 6 * PASSED(p) + 12 * OVER(p);
+}
+
+static int rank_planes(const struct bp_game *g, const uint64_t s[4], uint64_t state, uint64_t *out)
+{
+	const struct blooms *b = B(g);
+	if (b->srank) {
+		*out = small_rank(b, s, state);
+		return BP_OK;
+	}
+	uint64_t occ = s[0] | s[1] | s[2] | s[3], size;
 	uint32_t t = (uint32_t)__builtin_popcountll(occ);
 	int rc = blooms_tier_size(g, t, &size);
 	if (rc)
 		return rc;
-	uint64_t lo = bp_bits_extract(p->w[1] | p->w[3], occ);
-	uint64_t hi = bp_bits_extract(p->w[2] | p->w[3], occ);
+	uint64_t lo = bp_bits_extract(s[1] | s[3], occ);
+	uint64_t hi = bp_bits_extract(s[2] | s[3], occ);
 	uint64_t colours = lo | hi << t;
-	uint64_t state = MOVER(p) + 2 * FIRSTPASS(p) + 6 * PASSED(p) + 12 * OVER(p);
 	*out = ((bp_rank_subset(occ) << (2 * t)) + colours) * NSTATES + state;
 	return BP_OK;
+}
+
+static int blooms_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *out)
+{
+	return rank_planes(g, p->w, state_of(p), out);
 }
 
 static int blooms_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
@@ -786,7 +910,9 @@ static int blooms_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
 		return BP_ENOTFOUND;
 	uint64_t mask = tier ? (1ull << tier) - 1 : 0;
 	uint64_t colours = index & ((1ull << (2 * tier)) - 1);
-	uint64_t occ = bp_unrank_subset((int)tier, index >> (2 * tier));
+	const struct blooms *b = B(g);
+	uint64_t occ = b->sof ? b->sof[b->sfirst[tier] + (index >> (2 * tier))]
+			      : bp_unrank_subset((int)tier, index >> (2 * tier));
 	uint64_t lo = bp_bits_deposit(colours & mask, occ);
 	uint64_t hi = bp_bits_deposit(colours >> tier & mask, occ);
 	out->w[0] = occ & ~lo & ~hi;
@@ -794,6 +920,62 @@ static int blooms_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
 	out->w[2] = hi & ~lo;
 	out->w[3] = lo & hi;
 	return BP_OK;
+}
+
+/* The children of p (children() in game.h) from the scan that generated its moves: a
+ * turn adds its stones and removes the opponent blooms next to them whose liberties
+ * are all among them (scan_captures), exactly as place() does, without a flood fill;
+ * the planes are canonicalized and ranked as words, never as a whole struct bp_pos.
+ * The first turn (one position) takes the ordinary path. */
+static int blooms_children(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+			   uint64_t *index)
+{
+	const struct blooms *b = B(g);
+	struct bp_move mv[MAX_MOVES];
+	int n, rc, pl = (int)MOVER(p), op = 1 - pl;
+	if (OVER(p))
+		return 0;
+	if (is_first_turn(p)) {
+		n = blooms_moves(g, p, mv);
+		for (int i = 0; i < n; i++) {
+			struct bp_pos c = *p, canon;
+			blooms_apply(g, &c, mv[i]);
+			blooms_canonical(g, &c, &canon);
+			tier[i] = blooms_tier(g, &canon);
+			if ((rc = blooms_rank(g, &canon, &index[i])))
+				return rc;
+		}
+		return n;
+	}
+	struct scan sc;
+	n = scan_moves(b, p, &sc, mv);
+	uint64_t fp = FIRSTPASS(p);
+	uint64_t placed = (uint64_t)op + 2 * fp; /* passed 0, over 0 */
+	uint64_t passed = (uint64_t)op + 2 * (fp ? fp : (uint64_t)pl + 1) + 6 + 12 * PASSED(p);
+	for (int i = 0; i < n; i++) {
+		uint64_t s[4] = { sc.s[0], sc.s[1], sc.s[2], sc.s[3] }, c[4], state = passed;
+		uint32_t m = mv[i].v;
+		if (m != MOVE_PASS) {
+			uint64_t P = 0, adj = 0;
+			for (uint32_t st = m & 0xff, k = 0; k < 2; k++, st = (m >> 16) & 0xff) {
+				if (k && !(m & MOVE_TWO))
+					break;
+				int cell = (int)(st & 63);
+				s[2 * pl + (int)(st >> 6 & 1)] |= 1ull << cell;
+				P |= 1ull << cell;
+				adj |= b->nbr[cell];
+			}
+			uint64_t captured = scan_captures(&sc, P, adj);
+			s[2 * op] &= ~captured;
+			s[2 * op + 1] &= ~captured;
+			state = placed;
+		}
+		canonical_planes(b, s, c);
+		tier[i] = (uint32_t)__builtin_popcountll(c[0] | c[1] | c[2] | c[3]);
+		if ((rc = rank_planes(g, c, state, &index[i])))
+			return rc;
+	}
+	return n;
 }
 
 static void append_cells(const struct bp_game *g, uint64_t set, struct bp_text *json,
@@ -843,13 +1025,60 @@ static void blooms_describe(const struct bp_game *g, const struct bp_pos *p, str
 	}
 }
 
-static void blooms_destroy(struct bp_game *g)
+static void blooms_destroy_impl(struct blooms *b)
 {
-	struct blooms *b = g->impl;
 	bp_perm64_destroy(b->perm);
 	free(b->tab);
+	free(b->stab);
+	free(b->srank);
+	free(b->sof);
+	free(b->sfull);
+	free(b->ext);
 	free(b);
+}
+
+static void blooms_destroy(struct bp_game *g)
+{
+	blooms_destroy_impl(g->impl);
 	g->impl = NULL;
+}
+
+/* The tables of small boards (struct blooms). @return BP_OK; BP_ENOMEM. */
+static int small_tables(struct blooms *b)
+{
+	size_t sets = (size_t)1 << b->n;
+	b->stab = calloc((size_t)b->nbsym, sizeof *b->stab);
+	b->srank = malloc(sets * sizeof *b->srank);
+	b->sof = malloc(sets * sizeof *b->sof);
+	b->ext = malloc(256 * sizeof *b->ext);
+	if (!b->stab || !b->srank || !b->sof || !b->ext)
+		return BP_ENOMEM;
+	for (int m = 0; m < 256; m++)
+		for (int v = 0; v < 256; v++)
+			b->ext[m][v] = (uint8_t)bp_bits_extract((uint64_t)v, (uint64_t)m);
+	for (int i = 0; i < b->nbsym; i++)
+		for (int k = 0; k < 2; k++)
+			for (int v = 0; v < 256; v++)
+				b->stab[i][k][v] = (uint16_t)bp_perm64_apply(
+					b->perm, i, (uint64_t)v << (8 * k) & b->full);
+	b->sfirst[0] = 0;
+	for (int t = 0; t < 16; t++)
+		b->sfirst[t + 1] = b->sfirst[t] + (uint32_t)bp_binom(b->n, t);
+	for (size_t m = 0; m < sets; m++) {
+		uint64_t r = bp_rank_subset(m);
+		b->srank[m] = (uint32_t)r;
+		b->sof[b->sfirst[__builtin_popcountll(m)] + r] = (uint16_t)m;
+	}
+	if (b->n <= FULL_CELLS) {
+		uint16_t *full = malloc(((size_t)b->nbsym << b->n) * sizeof *full);
+		if (!full)
+			return BP_ENOMEM;
+		for (int i = 0; i < b->nbsym; i++)
+			for (size_t m = 0; m < sets; m++)
+				full[((size_t)i << b->n) + m] = (uint16_t)small_image(b, i, m);
+		b->sfull = full; /* small_image reads it from here on */
+	}
+	return BP_OK;
 }
 
 static int blooms_create(struct bp_game *g, struct bp_err *err)
@@ -890,6 +1119,10 @@ static int blooms_create(struct bp_game *g, struct bp_err *err)
 				       (size_t)v] =
 					bp_perm64_apply(b->perm, i,
 							(uint64_t)v << (8 * k) & b->full);
+	if (b->n <= SMALL_CELLS && (rc = small_tables(b))) {
+		blooms_destroy_impl(b);
+		return rc;
+	}
 	g->impl = b;
 	g->max_moves = 1 + 2 * b->n + b->n * (b->n - 1);
 	g->nsym = 4 * bd->nsym;
@@ -934,6 +1167,7 @@ const struct bp_game_ops bp_blooms_ops = {
 	.tier_size = blooms_tier_size,
 	.rank = blooms_rank,
 	.unrank = blooms_unrank,
+	.children = blooms_children,
 	.describe = blooms_describe,
 	.picture = blooms_picture,
 	.claims = "no-draw soft-finite first-player",

@@ -167,3 +167,69 @@ Test(codec, damage_is_caught)
 	free(v);
 	bp_codec_destroy(c);
 }
+
+/* Encodes into a copy (the codec's buffer is reused by the next call). */
+static void *encode_copy(bp_codec *c, uint32_t tier, uint64_t block, const uint16_t *r, uint32_t n,
+			 int level, size_t *len)
+{
+	uint8_t key[BP_CODEC_KEY_SIZE];
+	const void *val;
+	bp_codec_key(key, tier, block);
+	cr_assert_eq(bp_codec_encode(c, key, sizeof key, 42, r, n, level, &val, len), BP_OK);
+	void *copy = malloc(*len);
+	cr_assert(copy);
+	memcpy(copy, val, *len);
+	return copy;
+}
+
+/* A codec remembers the frame of a block of zeros (a run of holes) and reuses it: every
+ * block it encodes is the same bytes as a fresh codec encodes, whatever came before
+ * (zero blocks of other sizes, levels and keys, and blocks with records between). */
+Test(codec, zero_blocks_same_bytes_as_fresh)
+{
+	static const struct {
+		uint32_t n;
+		int level, zero;
+	} seq[] = { { 16384, 0, 1 }, { 16384, 0, 1 }, { 16384, 0, 0 }, { 16384, 0, 1 },
+		    { 1000, 0, 1 },  { 16384, 0, 1 }, { 16384, 9, 1 }, { 16384, 9, 1 },
+		    { 16384, 0, 1 }, { 0, 0, 1 },     { 7, 3, 0 },     { 16384, 0, 1 } };
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	rng_state = SEED;
+	printf("codec.zero_blocks_same_bytes_as_fresh: seed %u\n", SEED);
+	uint16_t *r = malloc(16384 * 2);
+	cr_assert(r);
+	for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+		uint32_t n = seq[i].n;
+		memset(r, 0, 16384 * 2);
+		if (!seq[i].zero)
+			fill(r, n);
+		cr_expect_eq(bp_codec_all_zero(r, n), seq[i].zero || n == 0);
+		bp_codec *fresh;
+		cr_assert_eq(bp_codec_create(&fresh), BP_OK);
+		size_t la, lb;
+		void *a = encode_copy(c, 1, i, r, n, seq[i].level, &la);
+		void *b = encode_copy(fresh, 1, i, r, n, seq[i].level, &lb);
+		cr_expect(la == lb && memcmp(a, b, la) == 0, "step %zu: %u records", i, n);
+		uint8_t key[BP_CODEC_KEY_SIZE];
+		bp_codec_key(key, 1, i);
+		uint16_t *back = malloc(16384 * 2 + 2);
+		cr_assert(back);
+		cr_expect_eq(bp_codec_decode(fresh, key, sizeof key, 42, a, la, back, n, 0, NULL),
+			     BP_OK, "step %zu", i);
+		cr_expect(n == 0 || memcmp(back, r, (size_t)n * 2) == 0, "step %zu", i);
+		free(back);
+		free(a);
+		free(b);
+		bp_codec_destroy(fresh);
+	}
+	/* one nonzero record anywhere makes a block not a run of holes */
+	memset(r, 0, 16384 * 2);
+	for (uint32_t at = 0; at < 16384; at += 1111) {
+		r[at] = 4;
+		cr_expect_not(bp_codec_all_zero(r, 16384), "record %u", at);
+		r[at] = 0;
+	}
+	free(r);
+	bp_codec_destroy(c);
+}

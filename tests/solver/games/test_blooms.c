@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/rank.h"
 #include "solver/cyclic.h"
 #include "solver/games/blooms.h"
 #include "solver/games/game.h"
@@ -1368,5 +1369,159 @@ Test(blooms, ranking)
 	uint64_t size;
 	cr_expect_eq(g->ops->tier_size(g, 31, &size), BP_ERANGE, "4^t * C(61, t) * 24 overflows");
 	cr_expect_eq(g->ops->tier_size(g, 10, &size), BP_OK);
+	bp_game_destroy(g);
+}
+
+/* ---- fast paths against their definitions ------------------------------------------ */
+
+/* The canonical form by its definition: of all 4 * nbsym images (transform), the one
+ * whose planes r, y, g, k, compared in turn as words, are least. */
+static void naive_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+{
+	*out = *p;
+	for (int s = 0; s < g->nsym; s++) {
+		struct bp_pos img;
+		g->ops->transform(g, p, s, &img);
+		int c = 0;
+		while (c < 4 && img.w[c] == out->w[c])
+			c++;
+		if (c < 4 && img.w[c] < out->w[c])
+			*out = img;
+	}
+}
+
+/* The dense index by its formula (see blooms.c), with canon/rank's general functions. */
+static uint64_t naive_rank(const struct bp_pos *p)
+{
+	uint64_t occ = p->w[0] | p->w[1] | p->w[2] | p->w[3];
+	uint64_t t = (uint64_t)__builtin_popcountll(occ);
+	uint64_t colours = bp_bits_extract(p->w[1] | p->w[3], occ) |
+			   bp_bits_extract(p->w[2] | p->w[3], occ) << t;
+	uint64_t state = p->w[4] + 2 * p->w[5] + 6 * p->w[6] + 12 * p->w[7];
+	return ((bp_rank_subset(occ) << (2 * t)) + colours) * 24 + state;
+}
+
+/* children() against moves(), apply(), canonical(), tier() and rank(), move by move; where
+ * a child lies past the index space (hex5), children() fails with rank()'s error. */
+static void check_children(const struct bp_game *g, const struct bp_pos *p, struct bp_move *mv,
+			   uint32_t *ct, uint64_t *ci)
+{
+	int n = g->ops->moves(g, p, mv), got = g->ops->children(g, p, ct, ci), failed = 0;
+	for (int i = 0; i < n && !failed; i++) {
+		struct bp_pos c = *p, canon;
+		uint64_t idx;
+		g->ops->apply(g, &c, mv[i]);
+		bp_game_canonical(g, &c, &canon);
+		failed = g->ops->rank(g, &canon, &idx);
+	}
+	if (failed) {
+		cr_assert_eq(got, failed, "%s", fmt_pos(g, p));
+		return;
+	}
+	cr_assert_eq(got, n, "%s", fmt_pos(g, p));
+	for (int i = 0; i < n; i++) {
+		struct bp_pos c = *p, canon;
+		uint64_t idx;
+		g->ops->apply(g, &c, mv[i]);
+		bp_game_canonical(g, &c, &canon);
+		cr_assert_eq(g->ops->rank(g, &canon, &idx), BP_OK);
+		cr_assert(ct[i] == g->ops->tier(g, &canon) && ci[i] == idx,
+			  "%s: move %d: children() says tier %u index %llu", fmt_pos(g, p), i,
+			  ct[i], (unsigned long long)ci[i]);
+	}
+}
+
+/* Every index of small boards (and random positions on the solvable sizes): the table
+ * canonical form equals the definition, rank equals the formula, and on positions
+ * without a fenced bloom children() equals the ordinary path move by move. */
+ParameterizedTestParameters(blooms, fast_paths_every_index)
+{
+	static char boards[][8] = { "tri2", "rh2x2", "tri3", "rh2x3", "hex2" };
+	return cr_make_param_array(char[8], boards, sizeof boards / sizeof boards[0]);
+}
+
+ParameterizedTest(char (*board)[8], blooms, fast_paths_every_index)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "blooms:%s", *board);
+	struct bp_game *g = open_game(spec);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	uint32_t *ct = malloc(sizeof *ct * (size_t)g->max_moves);
+	uint64_t *ci = malloc(sizeof *ci * (size_t)g->max_moves);
+	cr_assert(ct && ci);
+	uint64_t checked = 0, expanded = 0;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t size;
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		for (uint64_t idx = 0; idx < size; idx++) {
+			struct bp_pos p, fast, slow;
+			if (g->ops->unrank(g, t, idx, &p) != BP_OK)
+				continue;
+			uint64_t back;
+			cr_assert_eq(g->ops->rank(g, &p, &back), BP_OK);
+			cr_assert_eq(back, naive_rank(&p), "%s", fmt_pos(g, &p));
+			cr_assert_eq(back, idx);
+			g->ops->canonical(g, &p, &fast);
+			naive_canonical(g, &p, &slow);
+			cr_assert(bp_pos_equal(&fast, &slow), "%s: canonical %s, by definition %s",
+				  fmt_pos(g, &p), fmt_pos(g, &fast), fmt_pos(g, &slow));
+			checked++;
+			struct bp_blooms_eval e;
+			bp_blooms_evaluate(g, &p, &e);
+			if (e.fenced || p.w[7])
+				continue;
+			check_children(g, &p, mv, ct, ci);
+			expanded++;
+		}
+	}
+	printf("blooms fast paths %s: %llu positions, %llu expanded\n", spec,
+	       (unsigned long long)checked, (unsigned long long)expanded);
+	cr_expect_gt(expanded, 0);
+	free(ct);
+	free(ci);
+	free(mv);
+	bp_game_destroy(g);
+}
+
+ParameterizedTestParameters(blooms, fast_paths_random_games)
+{
+	static char boards[][8] = { "tri4", "rh3x3", "rh3x4", "rh4x4", "hex3", "hex5" };
+	return cr_make_param_array(char[8], boards, sizeof boards / sizeof boards[0]);
+}
+
+ParameterizedTest(char (*board)[8], blooms, fast_paths_random_games)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "blooms:%s", *board);
+	struct bp_game *g = open_game(spec);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	uint32_t *ct = malloc(sizeof *ct * (size_t)g->max_moves);
+	uint64_t *ci = malloc(sizeof *ci * (size_t)g->max_moves);
+	cr_assert(ct && ci);
+	const uint64_t seed = 1414;
+	printf("blooms fast_paths_random_games %s: seed %llu\n", spec, (unsigned long long)seed);
+	uint64_t rs = seed;
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	int turns = g->board->ncells > 19 ? 60 : 400;
+	for (int turn = 0; turn < turns; turn++) {
+		struct bp_pos fast, slow;
+		g->ops->canonical(g, &p, &fast);
+		naive_canonical(g, &p, &slow);
+		cr_assert(bp_pos_equal(&fast, &slow), "%s", fmt_pos(g, &p));
+		uint64_t idx;
+		if (g->ops->rank(g, &p, &idx) == BP_OK)
+			cr_assert_eq(idx, naive_rank(&p));
+		int n = g->ops->moves(g, &p, mv);
+		if (n == 0) {
+			g->ops->start(g, &p);
+			continue;
+		}
+		check_children(g, &p, mv, ct, ci);
+		g->ops->apply(g, &p, mv[rng_next(&rs) % (uint64_t)n]);
+	}
+	free(ct);
+	free(ci);
+	free(mv);
 	bp_game_destroy(g);
 }
