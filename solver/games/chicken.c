@@ -52,6 +52,10 @@ struct chicken {
 	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
 	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
 	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
+	/* bcanon[B] (boards of at most BCANON_CELLS cells; built by the first tier walk,
+	 * atomically): how black stones B compare with their images, for the walk's
+	 * canonical test; see bcanon_table */
+	uint16_t *bcanon;
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -554,6 +558,49 @@ static uint64_t gosper(uint64_t s)
 	return (((r ^ s) >> 2) / lowest) | r;
 }
 
+/* The walk's canonical test. canonical() compares the images' planes in the order
+ * black, orange, neutral, so black stones alone settle most of it: a position is not
+ * canonical when some symmetry maps its black stones to a smaller set, and when none
+ * maps them to the same set it is. bcanon[B] says which for each black set B (one
+ * table look-up instead of a perm64 image per symmetry and index): BCANON_SMALLER, or
+ * the mask of the symmetries s > 0 that fix B, the only ones whose orange and neutral
+ * images the walk still compares. The table takes 2^n entries, so boards of more than
+ * BCANON_CELLS cells (2 MiB) go without it and compare every symmetry's images. */
+#define BCANON_CELLS 20
+#define BCANON_SMALLER 0x8000u
+
+static void bcanon_fill(const struct chicken *c, int nsym, uint16_t *z)
+{
+	for (uint64_t b = 0; b <= c->L.full; b++) {
+		uint16_t e = 0;
+		for (int sy = 1; sy < nsym && !(e & BCANON_SMALLER); sy++) {
+			uint64_t sb = bp_perm64_apply(c->perm, sy, b);
+			e |= sb < b ? BCANON_SMALLER : sb == b ? (uint16_t)(1u << sy) : 0;
+		}
+		z[b] = e & BCANON_SMALLER ? BCANON_SMALLER : e;
+	}
+}
+
+/* The bcanon table, building it on first use; NULL on a larger board or when out of
+ * memory (the walk then compares every symmetry). Threads that race each build one;
+ * the first stored is kept. */
+static const uint16_t *bcanon_table(const struct chicken *cc, int nsym)
+{
+	struct chicken *c = (struct chicken *)cc; /* the one lazily set field */
+	uint16_t *z = __atomic_load_n(&c->bcanon, __ATOMIC_ACQUIRE), *none = NULL;
+	if (z || c->n > BCANON_CELLS || nsym > 15)
+		return z;
+	if (!(z = malloc(sizeof *z << c->n)))
+		return NULL;
+	bcanon_fill(c, nsym, z);
+	if (!__atomic_compare_exchange_n(&c->bcanon, &none, z, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		free(z);
+		z = none;
+	}
+	return z;
+}
+
 struct cwalk {
 	int t, m, o;
 	uint64_t co, cm; /* C(t - m, o), C(t, m) */
@@ -697,13 +744,20 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	 * image's index, made when those sets change */
 	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
 	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
+	const uint16_t *bt = bcanon_table(c, nsym);
+	/* orange, kept from one index to the next: a step of the pattern changes a few of
+	 * its bits, and only those cells are looked up */
+	uint64_t orange = 0, last_opat = 0;
+	int orange_ready = 0;
 	cwalk_enter(c, t, lo, &s);
 	for (uint64_t idx = lo; idx < hi; idx++) {
 		if (idx > lo) {
-			if (idx == s.end)
+			if (idx == s.end) {
 				cwalk_enter(c, t, idx, &s);
-			else
+				orange_ready = 0;
+			} else {
 				cwalk_step(c, &s);
+			}
 		}
 		/* the patterns' cells, through the cell lists of occ and of the friendly
 		 * stones, each made when its set changes */
@@ -726,6 +780,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1)
 				fcell[j++] = r & -r;
 			last_npat = s.npat;
+			orange_ready = 0;
 			for (int sy = 1; images_asked && sy < nsym; sy++) {
 				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
 				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
@@ -733,9 +788,14 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			}
 		}
 		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
-		uint64_t orange = 0;
-		for (uint64_t r = s.opat; r; r &= r - 1)
-			orange |= fcell[__builtin_ctzll(r)];
+		if (!orange_ready) {
+			orange = 0;
+			last_opat = 0;
+			orange_ready = 1;
+		}
+		for (uint64_t r = s.opat ^ last_opat; r; r &= r - 1)
+			orange ^= fcell[__builtin_ctzll(r)];
+		last_opat = s.opat;
 		const uint64_t black = friendly & ~orange;
 		uint64_t declined = s.decl;
 		if (c->decl_states == 1 && t > 0 && s.m != t - s.m - 1)
@@ -755,7 +815,19 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		/* canonical: no symmetry gives a smaller image in bp_perm64_canonical's
 		 * order (black, orange, neutral) */
 		int canonical = 1;
-		for (int sy = 1; sy < nsym && canonical; sy++) {
+		const unsigned fixing = bt ? bt[black] : 0;
+		if (fixing & BCANON_SMALLER)
+			continue;
+		for (unsigned f = fixing; f && canonical; f &= f - 1) {
+			const int sy = __builtin_ctz(f);
+			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
+			if (so != orange) {
+				canonical = so > orange;
+				continue;
+			}
+			canonical = bp_perm64_apply(c->perm, sy, neutral) >= neutral;
+		}
+		for (int sy = 1; !bt && sy < nsym && canonical; sy++) {
 			uint64_t sb = bp_perm64_apply(c->perm, sy, black);
 			if (sb != black) {
 				canonical = sb > black;
@@ -918,6 +990,7 @@ static void chicken_destroy(struct bp_game *g)
 {
 	struct chicken *c = g->impl;
 	bp_perm64_destroy(c->perm);
+	free(c->bcanon);
 	free(c);
 	g->impl = NULL;
 }
