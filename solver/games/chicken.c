@@ -32,6 +32,7 @@
  * so D = 1 and the index leaves it out. */
 #include "solver/games/chicken.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,13 @@
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
+
+/* crank: byte b of a set, with j of its elements in the bytes below, adds
+ * crank[CRANK_ROW(b, j)][byte]: the colex terms C(8b + i, j + r + 1) of its r-th element
+ * i. Three bytes: the friendly stones' patterns of every board up to 24 cells. */
+#define CRANK_BITS 24
+#define CRANK_ROW(b, j) ((b) * (8 * (b)-6) / 2 + (j)) /* rows 0; 1..9; 10..26 */
+#define CRANK_ROWS 27
 
 struct chicken {
 	struct bp_loops L;
@@ -56,6 +64,9 @@ struct chicken {
 	 * atomically): how black stones B compare with their images, for the walk's
 	 * canonical test; see bcanon_table */
 	uint16_t *bcanon;
+	uint8_t cimg[12][64]; /* cimg[s][c]: the image of cell c under symmetry s */
+	/* colex rank of a set of at most CRANK_BITS elements by bytes (crank_of) */
+	uint32_t crank[CRANK_ROWS][256];
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -601,6 +612,29 @@ static const uint16_t *bcanon_table(const struct chicken *cc, int nsym)
 	return z;
 }
 
+/* Colex rank of a set below 2^CRANK_BITS: as bp_rank_subset, a look-up per byte. */
+static uint64_t crank_of(const struct chicken *c, uint64_t set)
+{
+	const uint32_t lo = (uint32_t)set & 255, mid = (uint32_t)(set >> 8) & 255;
+	return (uint64_t)c->crank[CRANK_ROW(0, 0)][lo] + c->crank[CRANK_ROW(1, popc(lo))][mid] +
+	       c->crank[CRANK_ROW(2, popc(set & 0xffff))][set >> 16 & 255];
+}
+
+static void crank_fill(struct chicken *c)
+{
+	for (int b = 0; b < 3; b++)
+		for (int j = 0; j <= 8 * b; j++)
+			for (int v = 0; v < 256; v++) {
+				uint64_t sum = 0;
+				int r = 0;
+				for (int i = 0; i < 8; i++)
+					if (v >> i & 1)
+						sum += bp_binom(8 * b + i, j + ++r);
+				assert(sum <= UINT32_MAX);
+				c->crank[CRANK_ROW(b, j)][v] = (uint32_t)sum;
+			}
+}
+
 struct cwalk {
 	int t, m, o;
 	uint64_t co, cm; /* C(t - m, o), C(t, m) */
@@ -744,6 +778,12 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	 * image's index, made when those sets change */
 	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
 	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
+	/* per friendly stone j (in fcell's order) and symmetry, the bit of its image in
+	 * the pattern of the image's orange stones within the image's friendly stones:
+	 * an image's orange part is then the colex rank of an OR of these (made for the
+	 * first canonical position of an occupied set and neutral set that needs them) */
+	uint64_t islot[64][12];
+	int islot_ready = 0, nfriendly = 0;
 	const uint16_t *bt = bcanon_table(c, nsym);
 	/* orange, kept from one index to the next: a step of the pattern changes a few of
 	 * its bits, and only those cells are looked up */
@@ -781,6 +821,8 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				fcell[j++] = r & -r;
 			last_npat = s.npat;
 			orange_ready = 0;
+			islot_ready = 0;
+			nfriendly = j;
 			for (int sy = 1; images_asked && sy < nsym; sy++) {
 				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
 				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
@@ -920,17 +962,45 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		if (what & BP_WALK_IMAGES) {
 			const uint64_t base = c->off[t][s.m];
 			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
+			const int by_slot = images_asked && nfriendly <= CRANK_BITS;
+			uint64_t ipat[12] = { 0 };
+			if (by_slot && !islot_ready) {
+				for (int j = 0; j < nfriendly; j++) {
+					const int cell = __builtin_ctzll(fcell[j]);
+					for (int sy = 1; sy < nsym; sy++)
+						islot[j][sy] =
+							1ull
+							<< popc(ifr[sy] &
+								((1ull << c->cimg[sy][cell]) - 1));
+				}
+				islot_ready = 1;
+			}
+			if (by_slot)
+				for (uint64_t r = s.opat; r; r &= r - 1) {
+					const uint64_t *sl = islot[__builtin_ctzll(r)];
+					for (int sy = 1; sy < nsym; sy++)
+						ipat[sy] |= sl[sy];
+				}
 			for (int sy = 1; sy < nsym; sy++) {
-				uint64_t so = bp_perm64_apply(c->perm, sy, orange), r;
-				if (images_asked)
+				uint64_t r;
+				if (by_slot)
 					r = base +
 					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     bp_rank_subset(extract_sparse(so, ifr[sy]))) *
+					     crank_of(c, ipat[sy])) *
+						    D +
+					    d;
+				else if (images_asked)
+					r = base +
+					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
+					     bp_rank_subset(extract_sparse(
+						     bp_perm64_apply(c->perm, sy, orange),
+						     ifr[sy]))) *
 						    D +
 					    d;
 				else
 					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
-							bp_perm64_apply(c->perm, sy, neutral), so,
+							bp_perm64_apply(c->perm, sy, neutral),
+							bp_perm64_apply(c->perm, sy, orange),
 							declined);
 				if (r != idx)
 					images[w.nimages++] = r;
@@ -1036,6 +1106,10 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	int syms[12];
 	for (int s = 0; s < b->nsym; s++)
 		syms[s] = s;
+	for (int s = 0; s < b->nsym && s < 12; s++)
+		for (int cell = 0; cell < c->n; cell++)
+			c->cimg[s][cell] = (uint8_t)bp_board_sym(b, s, cell);
+	crank_fill(c);
 	if ((rc = bp_perm64_create(b, syms, b->nsym, &c->perm))) {
 		free(c);
 		return rc;

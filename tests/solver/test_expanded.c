@@ -170,6 +170,8 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "chicken:tri4,forced=free,formed=mover", 0 },
 		{ "chicken:tri4,both=opponent,formed=mover", 0 },
 		{ "chicken:rh3x3,forced=free,formed=mover", 0 },
+		/* over 20 cells: no table of black-stone sets, every symmetry compared */
+		{ "chicken:rh5x5", 4 },
 		/* revised Glorieta: two-stone drops two tiers up, flips, hands (most
 		 * indices holes), colour-exchanging symmetries (24 without a ring) */
 		{ "glorieta:hex2", 0 },
