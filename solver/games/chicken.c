@@ -60,10 +60,9 @@ struct chicken {
 	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
 	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
 	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
-	/* bcanon[B] (boards of at most BCANON_CELLS cells; built by the first tier walk,
-	 * atomically): how black stones B compare with their images, for the walk's
-	 * canonical test; see bcanon_table */
-	uint16_t *bcanon;
+	/* per cell set: what the walk asks of it (boards of at most SETS_CELLS cells;
+	 * built by the first tier walk, atomically; see sets_table) */
+	uint16_t *sets;
 	uint8_t cimg[12][64]; /* cimg[s][c]: the image of cell c under symmetry s */
 	/* colex rank of a set of at most CRANK_BITS elements by bytes (crank_of) */
 	uint32_t crank[CRANK_ROWS][256];
@@ -569,42 +568,54 @@ static uint64_t gosper(uint64_t s)
 	return (((r ^ s) >> 2) / lowest) | r;
 }
 
-/* The walk's canonical test. canonical() compares the images' planes in the order
- * black, orange, neutral, so black stones alone settle most of it: a position is not
- * canonical when some symmetry maps its black stones to a smaller set, and when none
- * maps them to the same set it is. bcanon[B] says which for each black set B (one
- * table look-up instead of a perm64 image per symmetry and index): BCANON_SMALLER, or
- * the mask of the symmetries s > 0 that fix B, the only ones whose orange and neutral
- * images the walk still compares. The table takes 2^n entries, so boards of more than
- * BCANON_CELLS cells (2 MiB) go without it and compare every symmetry's images. */
-#define BCANON_CELLS 20
-#define BCANON_SMALLER 0x8000u
+/* The walk's table of cell sets: sets[S], for every set S of cells (boards of at most
+ * SETS_CELLS cells; built by the first tier walk, atomically), holds what the walk
+ * would otherwise find per index by symmetry images and flood fills:
+ *   - the canonical test. canonical() compares the images' planes in the order black,
+ *     orange, neutral, so black stones alone settle most of it: a position with black
+ *     stones S is not canonical when some symmetry maps S to a smaller set
+ *     (SET_SMALLER), and when none maps S to itself it is; SET_FIXING masks the
+ *     symmetries s > 0 that fix S, the only ones whose orange and neutral images the
+ *     walk still compares;
+ *   - whether S holds a loop as player 0's or player 1's group set (SET_LOOP0,
+ *     SET_LOOP1: bp_loops_enclosed).
+ * The table takes 2^n entries, so boards of more than SETS_CELLS cells (2 MiB) go
+ * without it and compare every symmetry's images and fill per position. */
+#define SETS_CELLS 20
+#define SET_FIXING 0x0ffeu
+#define SET_LOOP0 0x1000u
+#define SET_LOOP1 0x2000u
+#define SET_SMALLER 0x8000u
 
-static void bcanon_fill(const struct chicken *c, int nsym, uint16_t *z)
+static void sets_fill(const struct chicken *c, int nsym, uint16_t *z)
 {
 	for (uint64_t b = 0; b <= c->L.full; b++) {
-		uint16_t e = 0;
-		for (int sy = 1; sy < nsym && !(e & BCANON_SMALLER); sy++) {
+		unsigned e = 0;
+		for (int sy = 1; sy < nsym && !(e & SET_SMALLER); sy++) {
 			uint64_t sb = bp_perm64_apply(c->perm, sy, b);
-			e |= sb < b ? BCANON_SMALLER : sb == b ? (uint16_t)(1u << sy) : 0;
+			e |= sb < b ? SET_SMALLER : sb == b ? 1u << sy : 0;
 		}
-		z[b] = e & BCANON_SMALLER ? BCANON_SMALLER : e;
+		if (e & SET_SMALLER)
+			e = SET_SMALLER;
+		e |= bp_loops_enclosed(&c->L, 0, b) ? SET_LOOP0 : 0;
+		e |= bp_loops_enclosed(&c->L, 1, b) ? SET_LOOP1 : 0;
+		z[b] = (uint16_t)e;
 	}
 }
 
-/* The bcanon table, building it on first use; NULL on a larger board or when out of
- * memory (the walk then compares every symmetry). Threads that race each build one;
- * the first stored is kept. */
-static const uint16_t *bcanon_table(const struct chicken *cc, int nsym)
+/* The sets table, building it on first use; NULL on a larger board or when out of
+ * memory (the walk then works per position). Threads that race each build one; the
+ * first stored is kept. */
+static const uint16_t *sets_table(const struct chicken *cc, int nsym)
 {
 	struct chicken *c = (struct chicken *)cc; /* the one lazily set field */
-	uint16_t *z = __atomic_load_n(&c->bcanon, __ATOMIC_ACQUIRE), *none = NULL;
-	if (z || c->n > BCANON_CELLS || nsym > 15)
+	uint16_t *z = __atomic_load_n(&c->sets, __ATOMIC_ACQUIRE), *none = NULL;
+	if (z || c->n > SETS_CELLS || nsym > 12)
 		return z;
 	if (!(z = malloc(sizeof *z << c->n)))
 		return NULL;
-	bcanon_fill(c, nsym, z);
-	if (!__atomic_compare_exchange_n(&c->bcanon, &none, z, 0, __ATOMIC_ACQ_REL,
+	sets_fill(c, nsym, z);
+	if (!__atomic_compare_exchange_n(&c->sets, &none, z, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		free(z);
 		z = none;
@@ -784,7 +795,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	 * first canonical position of an occupied set and neutral set that needs them) */
 	uint64_t islot[64][12];
 	int islot_ready = 0, nfriendly = 0;
-	const uint16_t *bt = bcanon_table(c, nsym);
+	const uint16_t *bt = sets_table(c, nsym);
 	/* orange, kept from one index to the next: a step of the pattern changes a few of
 	 * its bits, and only those cells are looked up */
 	uint64_t orange = 0, last_opat = 0;
@@ -858,9 +869,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		 * order (black, orange, neutral) */
 		int canonical = 1;
 		const unsigned fixing = bt ? bt[black] : 0;
-		if (fixing & BCANON_SMALLER)
+		if (fixing & SET_SMALLER)
 			continue;
-		for (unsigned f = fixing; f && canonical; f &= f - 1) {
+		for (unsigned f = fixing & SET_FIXING; f && canonical; f &= f - 1) {
 			const int sy = __builtin_ctz(f);
 			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
 			if (so != orange) {
@@ -886,9 +897,11 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			continue;
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
 		const int lb = (what & BP_WALK_CHILDREN) &&
-			       bp_loops_enclosed(&c->L, 0, black | neutral) != 0;
+			       (bt ? (bt[black | neutral] & SET_LOOP0) != 0
+				   : bp_loops_enclosed(&c->L, 0, black | neutral) != 0);
 		const int lor = (what & BP_WALK_CHILDREN) &&
-				bp_loops_enclosed(&c->L, 1, orange | neutral) != 0;
+				(bt ? (bt[orange | neutral] & SET_LOOP1) != 0
+				    : bp_loops_enclosed(&c->L, 1, orange | neutral) != 0);
 		if ((what & BP_WALK_CHILDREN) &&
 		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
 			const int mover = popc(black) > popc(orange);
@@ -1060,7 +1073,7 @@ static void chicken_destroy(struct bp_game *g)
 {
 	struct chicken *c = g->impl;
 	bp_perm64_destroy(c->perm);
-	free(c->bcanon);
+	free(c->sets);
 	free(c);
 	g->impl = NULL;
 }
