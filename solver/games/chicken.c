@@ -565,7 +565,7 @@ static int chicken_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 static uint64_t gosper(uint64_t s)
 {
 	uint64_t lowest = s & -s, r = s + lowest;
-	return (((r ^ s) >> 2) / lowest) | r;
+	return (((r ^ s) >> 2) >> __builtin_ctzll(s)) | r; /* / lowest, without a division */
 }
 
 /* The walk's table of cell sets: sets[S], for every set S of cells (boards of at most

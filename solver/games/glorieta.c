@@ -778,7 +778,7 @@ static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
 static uint64_t gosper(uint64_t s)
 {
 	uint64_t lowest = s & -s, r = s + lowest;
-	return (((r ^ s) >> 2) / lowest) | r;
+	return (((r ^ s) >> 2) >> __builtin_ctzll(s)) | r; /* / lowest, without a division */
 }
 
 /* The order memcmp gives one word: its bytes from the lowest address. */
