@@ -764,8 +764,8 @@ static void cranks_pos(const struct chicken *c, uint64_t neutral, uint64_t frien
 }
 
 static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			     unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			     void *ctx)
+			     unsigned what, const uint64_t *marked,
+			     int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
 	const struct chicken *c = C(g);
 	uint64_t size;
@@ -840,6 +840,8 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				ifr[sy] = iocc[sy] & ~in;
 			}
 		}
+		if (marked && !(marked[idx / 64] >> (idx % 64) & 1))
+			continue; /* the engine skips it: no canonical test, no children */
 		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
 		if (!orange_ready) {
 			orange = 0;

@@ -248,10 +248,14 @@ struct bp_game_ops {
 	 * (BP_WALK_*). Must agree exactly
 	 * with canonical(), moves(), apply(), tier() and rank(); the tests compare the
 	 * tables both ways. Stops at and returns visit's first non-zero return.
+	 * `marked`: NULL, or one bit per index of the tier (bit i % 64 of word i / 64),
+	 * a hint: the walk may leave out, unvisited, any position whose bit is clear (the
+	 * engine passes the reached bits when it would skip those positions anyway), and
+	 * saves their work where it can; visiting them is just as correct.
 	 * NULL: the solver canonicalizes and ranks each child itself. */
 	int (*tier_walk)(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			 unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			 void *ctx);
+			 unsigned what, const uint64_t *marked,
+			 int (*visit)(void *ctx, const struct bp_walk *w), void *ctx);
 
 	/* OPTIONAL, with tier_walk: the tiers cut into segments (struct bp_segment), listed
 	 * in an order in which every segment comes after the segments its children lie in

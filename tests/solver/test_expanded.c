@@ -240,10 +240,34 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 		for (uint64_t lo = 0, step = 1; lo < size; lo += step, step++) {
 			uint64_t hi = lo + step < size ? lo + step : size;
 			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES, NULL,
 						       check_visit, &s),
 				     BP_OK);
 		}
+		/* with `marked` (a fixed pseudo-random half of the indices): the walk may
+		 * leave out unmarked positions, no others, and lists the same */
+		uint64_t *marked = calloc(size / 64 + 1, sizeof *marked);
+		for (uint64_t i = 0; i < size; i++)
+			if ((i * 0x9e3779b97f4a7c15ull) >> 63)
+				marked[i / 64] |= 1ull << (i % 64);
+		struct seen sm = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
+		for (uint64_t lo = 0, step = 3; lo < size; lo += step, step += 2) {
+			uint64_t hi = lo + step < size ? lo + step : size;
+			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES, marked,
+						       check_visit, &sm),
+				     BP_OK);
+		}
+		for (uint64_t i = 0; i < size; i++) {
+			int mark = (int)(marked[i / 64] >> (i % 64) & 1);
+			cr_assert(!sm.visited[i] || s.visited[i],
+				  "tier %u index %llu: visited with marks only", t,
+				  (unsigned long long)i);
+			cr_assert(!mark || sm.visited[i] == s.visited[i],
+				  "tier %u index %llu: marked, left out", t, (unsigned long long)i);
+		}
+		free(sm.visited);
+		free(marked);
 		/* visited exactly the reached canonical positions (or every valid one) */
 		for (uint64_t i = 0; i < size; i++) {
 			struct bp_pos p, canon;
@@ -280,9 +304,11 @@ Test(walk, refuses_a_range_outside_the_tier)
 	struct bp_game *g = open_game("taifas:2x2");
 	uint64_t size;
 	cr_assert_eq(g->ops->tier_size(g, 2, &size), BP_OK);
-	cr_expect_eq(g->ops->tier_walk(g, 2, 0, size + 1, BP_WALK_CHILDREN, check_visit, NULL),
+	cr_expect_eq(
+		g->ops->tier_walk(g, 2, 0, size + 1, BP_WALK_CHILDREN, NULL, check_visit, NULL),
+		BP_ERANGE);
+	cr_expect_eq(g->ops->tier_walk(g, 9, 0, 1, BP_WALK_CHILDREN, NULL, check_visit, NULL),
 		     BP_ERANGE);
-	cr_expect_eq(g->ops->tier_walk(g, 9, 0, 1, BP_WALK_CHILDREN, check_visit, NULL), BP_ERANGE);
 	bp_game_destroy(g);
 }
 
@@ -612,7 +638,7 @@ ParameterizedTest(char (*spec)[64], segments, every_child_lies_in_a_segment_solv
 				  *spec, c.at, k);
 		}
 		cr_expect_eq(g->ops->tier_walk(g, sg[c.at].tier, sg[c.at].lo, sg[c.at].hi,
-					       BP_WALK_CHILDREN, seg_visit, &c),
+					       BP_WALK_CHILDREN, NULL, seg_visit, &c),
 			     BP_OK);
 	}
 	cr_expect_gt(c.children, 0);
