@@ -110,10 +110,13 @@ struct expanded {
 	void *cur;
 	struct part near[BP_SEGMENT_MAX_CHILDREN], far[BP_SEGMENT_MAX_CHILDREN];
 	int nnear, nfar;
-	/* tier t's reached bits while solving it and expanding it at once after, else
-	 * NULL: the walk's hint (bp_game_ops.tier_walk) that it may leave out the
-	 * positions whose bit is clear, which solve_visit skips and whose images stay 0 */
+	/* tier t's reached bits for the walk's hints (bp_game_ops.tier_walk), or NULL:
+	 * solving it and expanding it at once after, the positions whose bit is clear
+	 * may be left out (BP_WALK_ONLY_MARKED: solve_visit skips them, their images stay
+	 * 0); marking it, the images of a position whose bit is set may be
+	 * (BP_WALK_IMAGES_UNMARKED: reach_visit needs no more) */
 	const uint64_t *marked;
+	unsigned marked_what;
 	uint64_t *size;
 	void **rec; /* per tier, or NULL when not in memory (records: rec_get) */
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
@@ -355,6 +358,8 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 			    .nnear = x->nnear,
 			    .nfar = x->nfar };
 	uint64_t lo = x->lo0 + item * CHUNK, hi = lo + CHUNK < x->hi0 ? lo + CHUNK : x->hi0;
+	if (x->marked)
+		what |= x->marked_what;
 	int rc = x->g->ops->tier_walk(x->g, t, lo, hi, what, x->marked, visit, &k);
 	for (int v = 0; v < 4; v++)
 		x->counts[id][v] += k.counts[v];
@@ -927,6 +932,7 @@ static int expand(struct expanded *x, uint32_t t, const uint64_t *marked)
 		return split_expand(x, t);
 	set_range(x, t, 0, x->size[t], x->rec[t]);
 	x->marked = marked;
+	x->marked_what = BP_WALK_ONLY_MARKED;
 	int rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
 	x->marked = NULL;
 	return rc;
@@ -1284,9 +1290,13 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 	for (uint32_t t = from; t < x->nt; t++) {
 		memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
 		set_range(x, t, 0, x->size[t], NULL);
+		/* a position whose own bit is set is reached: its images are not needed */
+		x->marked = split(x) ? NULL : x->reach[t];
+		x->marked_what = BP_WALK_IMAGES_UNMARKED;
 		rc = split(x) ? split_reach(x, t)
 			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
 						 CHUNK, x->size[t], reach_chunk, x);
+		x->marked = NULL;
 		uint64_t reached = 0;
 		for (int i = 0; i < x->threads; i++)
 			reached += x->counts[i][1];
@@ -1630,6 +1640,7 @@ static int seg_solve(struct expanded *x, struct segs *S, int i)
 	set_range(x, t, sg->s.lo, sg->s.hi, sg->rec);
 	x->meter.keep = 0;
 	x->marked = x->reach ? x->reach[t] : NULL;
+	x->marked_what = BP_WALK_ONLY_MARKED;
 	rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, chunks(x), CHUNK,
 			      sg->s.hi - sg->s.lo, solve_chunk, x);
 	x->marked = NULL;
@@ -1718,6 +1729,7 @@ static int solve_segments(struct expanded *x, uint32_t st, double t0, double pri
 			/* its reached bits are still here: the walk may leave out the rest */
 			set_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec);
 			x->marked = x->reach ? x->reach[sg->s.tier] : NULL;
+			x->marked_what = BP_WALK_ONLY_MARKED;
 			rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
 			x->marked = NULL;
 			if (rc)
@@ -1874,6 +1886,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			if (t + 2 < x.nt && x.rec[t + 2])
 				x.far[x.nfar++] = (struct part){ x.rec[t + 2], 0, x.size[t + 2] };
 			x.marked = x.reach && !split(&x) ? x.reach[t] : NULL;
+			x.marked_what = BP_WALK_ONLY_MARKED;
 			rc = split(&x)
 				     ? split_solve(&x, t)
 				     : bp_solve_metered(&x.meter, 1, t, x.nt, x.threads, chunks(&x),

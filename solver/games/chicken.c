@@ -840,7 +840,8 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				ifr[sy] = iocc[sy] & ~in;
 			}
 		}
-		if (marked && !(marked[idx / 64] >> (idx % 64) & 1))
+		const int mark = marked && (marked[idx / 64] >> (idx % 64) & 1);
+		if ((what & BP_WALK_ONLY_MARKED) && marked && !mark)
 			continue; /* the engine skips it: no canonical test, no children */
 		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
 		if (!orange_ready) {
@@ -974,7 +975,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		}
 		w.children = children;
 		w.far = far;
-		if (what & BP_WALK_IMAGES) {
+		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
 			const uint64_t base = c->off[t][s.m];
 			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
 			const int by_slot = images_asked && nfriendly <= CRANK_BITS;

@@ -1099,7 +1099,8 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 			void *ctx)
 {
 	const struct glorieta *gl = s->gl;
-	if (marked && !any_marked(marked, s->base + from, s->base + to))
+	const int only = (what & BP_WALK_ONLY_MARKED) && marked;
+	if (only && !any_marked(marked, s->base + from, s->base + to))
 		return BP_OK; /* the engine skips them all: no symmetries, no loops */
 	const uint64_t stones = s->occ & ~s->neutral;
 	s->black = bp_bits_deposit(s->bpat, stones);
@@ -1120,7 +1121,8 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 		/* a smaller colour-exchanged image, when it is valid */
 		if ((s->sw_smaller || (s->sw_equal && tm)) && s->at[3][i] != FIT_NONE)
 			continue;
-		if (marked && !(marked[(s->base + i) / 64] >> ((s->base + i) % 64) & 1))
+		const int mark = marked && (marked[(s->base + i) / 64] >> ((s->base + i) % 64) & 1);
+		if (only && !mark)
 			continue;
 		struct bp_walk w = { .index = s->base + i, .nchildren = -1 };
 		if (what & BP_WALK_CHILDREN && !s->over) {
@@ -1162,7 +1164,7 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 		}
 		w.children = s->children;
 		w.far = s->far;
-		if (what & BP_WALK_IMAGES) {
+		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
 			if (!s->img_ready)
 				gwalk_images(s);
 			for (int sy = 1; sy < gl->nsyms; sy++) {

@@ -34,6 +34,9 @@ struct seen {
 	uint64_t last; /* previous index visited + 1 */
 	uint8_t *visited;
 	uint64_t visits;
+	/* NULL, or bits of the positions whose images may be left out
+	 * (BP_WALK_IMAGES_UNMARKED) */
+	const uint64_t *images_optional;
 };
 
 static int check_visit(void *ctx, const struct bp_walk *w)
@@ -85,6 +88,9 @@ static int check_visit(void *ctx, const struct bp_walk *w)
 					     (unsigned long long)want[k][i]);
 		}
 	}
+	if (s->images_optional && (s->images_optional[w->index / 64] >> (w->index % 64) & 1) &&
+	    w->nimages == 0)
+		return 0;
 	/* images: exactly the other members of the class; an image without an index must
 	 * be invalid (Glorieta's colour-exchanged images whose counts do not fit), so no
 	 * member of the class */
@@ -245,7 +251,9 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 				     BP_OK);
 		}
 		/* with `marked` (a fixed pseudo-random half of the indices): the walk may
-		 * leave out unmarked positions, no others, and lists the same */
+		 * leave out unmarked positions, no others, and lists the same; asked for
+		 * the images of unmarked positions only, it visits every position and may
+		 * leave out only the images of marked ones */
 		uint64_t *marked = calloc(size / 64 + 1, sizeof *marked);
 		for (uint64_t i = 0; i < size; i++)
 			if ((i * 0x9e3779b97f4a7c15ull) >> 63)
@@ -254,8 +262,20 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 		for (uint64_t lo = 0, step = 3; lo < size; lo += step, step += 2) {
 			uint64_t hi = lo + step < size ? lo + step : size;
 			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES, marked,
-						       check_visit, &sm),
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
+							       BP_WALK_ONLY_MARKED,
+						       marked, check_visit, &sm),
+				     BP_OK);
+		}
+		struct seen si = {
+			.g = g, .tier = t, .visited = calloc(size + 1, 1), .images_optional = marked
+		};
+		for (uint64_t lo = 0, step = 2; lo < size; lo += step, step += 3) {
+			uint64_t hi = lo + step < size ? lo + step : size;
+			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
+							       BP_WALK_IMAGES_UNMARKED,
+						       marked, check_visit, &si),
 				     BP_OK);
 		}
 		for (uint64_t i = 0; i < size; i++) {
@@ -265,8 +285,13 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 				  (unsigned long long)i);
 			cr_assert(!mark || sm.visited[i] == s.visited[i],
 				  "tier %u index %llu: marked, left out", t, (unsigned long long)i);
+			cr_assert_eq(
+				si.visited[i], s.visited[i],
+				"tier %u index %llu: visited %d times of %d asking fewer images", t,
+				(unsigned long long)i, si.visited[i], s.visited[i]);
 		}
 		free(sm.visited);
+		free(si.visited);
 		free(marked);
 		/* visited exactly the reached canonical positions (or every valid one) */
 		for (uint64_t i = 0; i < size; i++) {
