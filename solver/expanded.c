@@ -35,6 +35,11 @@
  * per index of every tier, tiers upwards; a canonical position is reached when its bit
  * or one of its images' bits is set, and then sets its children's bits. The solve
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
+ * The bits also go to the walk as hints (the `marked` of bp_game_ops.tier_walk): the
+ * forward pass needs no images of a position whose own bit is set
+ * (BP_WALK_IMAGES_UNMARKED), and solving a tier, and expanding it right after, needs
+ * nothing of a position whose bit is clear (BP_WALK_ONLY_MARKED), which the Chicken
+ * and Glorieta walks then leave out before their canonical test.
  * In one process each tier's bits are saved in a scratch file once it is marked, and a
  * resumed solve goes on from the files (see "reach files" below); a table complete
  * already skips the pass.
