@@ -35,6 +35,11 @@
  * per index of every tier, tiers upwards; a canonical position is reached when its bit
  * or one of its images' bits is set, and then sets its children's bits. The solve
  * skips canonical positions whose bit is clear, so the table is the tiers engine's.
+ * The bits also go to the walk as hints (the `marked` of bp_game_ops.tier_walk): the
+ * forward pass needs no images of a position whose own bit is set
+ * (BP_WALK_IMAGES_UNMARKED), and solving a tier, and expanding it right after, needs
+ * nothing of a position whose bit is clear (BP_WALK_ONLY_MARKED), which the Chicken
+ * and Glorieta walks then leave out before their canonical test.
  * In one process each tier's bits are saved in a scratch file once it is marked, and a
  * resumed solve goes on from the files (see "reach files" below); a table complete
  * already skips the pass.
@@ -110,6 +115,13 @@ struct expanded {
 	void *cur;
 	struct part near[BP_SEGMENT_MAX_CHILDREN], far[BP_SEGMENT_MAX_CHILDREN];
 	int nnear, nfar;
+	/* tier t's reached bits for the walk's hints (bp_game_ops.tier_walk), or NULL:
+	 * solving it and expanding it at once after, the positions whose bit is clear
+	 * may be left out (BP_WALK_ONLY_MARKED: solve_visit skips them, their images stay
+	 * 0); marking it, the images of a position whose bit is set may be
+	 * (BP_WALK_IMAGES_UNMARKED: reach_visit needs no more) */
+	const uint64_t *marked;
+	unsigned marked_what;
 	uint64_t *size;
 	void **rec; /* per tier, or NULL when not in memory (records: rec_get) */
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
@@ -351,7 +363,9 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 			    .nnear = x->nnear,
 			    .nfar = x->nfar };
 	uint64_t lo = x->lo0 + item * CHUNK, hi = lo + CHUNK < x->hi0 ? lo + CHUNK : x->hi0;
-	int rc = x->g->ops->tier_walk(x->g, t, lo, hi, what, visit, &k);
+	if (x->marked)
+		what |= x->marked_what;
+	int rc = x->g->ops->tier_walk(x->g, t, lo, hi, what, x->marked, visit, &k);
 	for (int v = 0; v < 4; v++)
 		x->counts[id][v] += k.counts[v];
 	return rc;
@@ -527,7 +541,7 @@ static int split_solve_item(void *ctx, int id, uint64_t j)
 	item_clear(x, ib);
 	rec_clear(x, x->rec[x->t], here(x, x->t, lo), here(x, x->t, lo) + (hi - lo));
 	struct split_worker k = { .x = x, .ib = ib };
-	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN, split_visit, &k);
+	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN, NULL, split_visit, &k);
 	for (int v = 0; v < 4; v++)
 		x->counts[id][v] += k.counts[v];
 	return rc;
@@ -699,7 +713,8 @@ static int split_expand_item(void *ctx, int id, uint64_t j)
 	uint64_t lo, hi;
 	item_span(x, j, &lo, &hi);
 	struct split_worker k = { .x = x, .img = x->img + (size_t)id * (size_t)x->dx.nranks };
-	return x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_IMAGES, split_image_visit, &k);
+	return x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_IMAGES, NULL, split_image_visit,
+				    &k);
 }
 
 /* Copies each canonical record of tier t to the rest of its class, wherever it is
@@ -816,7 +831,7 @@ static int split_reach_item(void *ctx, int id, uint64_t j)
 	struct split_worker k = { .x = x,
 				  .ib = &x->ib[j],
 				  .img = x->img + (size_t)id * (size_t)x->dx.nranks };
-	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN | BP_WALK_IMAGES,
+	int rc = x->g->ops->tier_walk(x->g, x->t, lo, hi, BP_WALK_CHILDREN | BP_WALK_IMAGES, NULL,
 				      split_reach_visit, &k);
 	x->counts[id][1] += k.counts[1];
 	return rc;
@@ -913,13 +928,19 @@ static int reach_chunk(void *ctx, int id, uint64_t item)
 }
 
 /* Copies each canonical record of tier t to the rest of its class. Two classes share
- * no member, so the workers write disjoint records. Collective across ranks. */
-static int expand(struct expanded *x, uint32_t t)
+ * no member, so the workers write disjoint records. Collective across ranks. marked:
+ * NULL, or the tier's reached bits (one process: the walk may leave out the positions
+ * not reached, whose records and images are 0). */
+static int expand(struct expanded *x, uint32_t t, const uint64_t *marked)
 {
 	if (split(x))
 		return split_expand(x, t);
 	set_range(x, t, 0, x->size[t], x->rec[t]);
-	return bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
+	x->marked = marked;
+	x->marked_what = BP_WALK_ONLY_MARKED;
+	int rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
+	x->marked = NULL;
+	return rc;
 }
 
 /* The buffer for tier t's records (contents undefined). */
@@ -955,7 +976,7 @@ static int load_expanded(struct expanded *x, uint32_t t)
 			 bp_strerror(rc));
 		return rc;
 	}
-	return expand(x, t);
+	return expand(x, t, NULL); /* read back: the bits may be gone */
 }
 
 static void drop(struct expanded *x, uint32_t t)
@@ -1274,9 +1295,13 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 	for (uint32_t t = from; t < x->nt; t++) {
 		memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
 		set_range(x, t, 0, x->size[t], NULL);
+		/* a position whose own bit is set is reached: its images are not needed */
+		x->marked = split(x) ? NULL : x->reach[t];
+		x->marked_what = BP_WALK_IMAGES_UNMARKED;
 		rc = split(x) ? split_reach(x, t)
 			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
 						 CHUNK, x->size[t], reach_chunk, x);
+		x->marked = NULL;
 		uint64_t reached = 0;
 		for (int i = 0; i < x->threads; i++)
 			reached += x->counts[i][1];
@@ -1619,8 +1644,12 @@ static int seg_solve(struct expanded *x, struct segs *S, int i)
 	memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
 	set_range(x, t, sg->s.lo, sg->s.hi, sg->rec);
 	x->meter.keep = 0;
-	if ((rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, chunks(x), CHUNK,
-				   sg->s.hi - sg->s.lo, solve_chunk, x)))
+	x->marked = x->reach ? x->reach[t] : NULL;
+	x->marked_what = BP_WALK_ONLY_MARKED;
+	rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, chunks(x), CHUNK,
+			      sg->s.hi - sg->s.lo, solve_chunk, x);
+	x->marked = NULL;
+	if (rc)
 		return rc;
 	for (int w = 0; w < x->threads; w++)
 		for (int v = 0; v < 4; v++)
@@ -1699,14 +1728,19 @@ static int solve_segments(struct expanded *x, uint32_t st, double t0, double pri
 			if (--S.v[c].readers == 0)
 				seg_drop(&S, c);
 		}
-		reach_release(x, &sg->s);
 		if (sg->readers == 0) {
 			seg_drop(&S, i);
 		} else {
+			/* its reached bits are still here: the walk may leave out the rest */
 			set_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec);
-			if ((rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x)))
+			x->marked = x->reach ? x->reach[sg->s.tier] : NULL;
+			x->marked_what = BP_WALK_ONLY_MARKED;
+			rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
+			x->marked = NULL;
+			if (rc)
 				goto out;
 		}
+		reach_release(x, &sg->s);
 		if ((rc = seg_tier_check(x, &S, sg->s.tier, t0, prior, out)))
 			goto out;
 	}
@@ -1856,10 +1890,14 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 				x.near[x.nnear++] = (struct part){ x.rec[t + 1], 0, x.size[t + 1] };
 			if (t + 2 < x.nt && x.rec[t + 2])
 				x.far[x.nfar++] = (struct part){ x.rec[t + 2], 0, x.size[t + 2] };
-			if ((rc = split(&x) ? split_solve(&x, t)
-					    : bp_solve_metered(&x.meter, 1, t, x.nt, x.threads,
-							       chunks(&x), CHUNK, x.size[t],
-							       solve_chunk, &x)))
+			x.marked = x.reach && !split(&x) ? x.reach[t] : NULL;
+			x.marked_what = BP_WALK_ONLY_MARKED;
+			rc = split(&x)
+				     ? split_solve(&x, t)
+				     : bp_solve_metered(&x.meter, 1, t, x.nt, x.threads, chunks(&x),
+							CHUNK, x.size[t], solve_chunk, &x);
+			x.marked = NULL;
+			if (rc)
 				goto out;
 			uint64_t tc[4] = { 0 };
 			for (int i = 0; i < x.threads; i++)
@@ -1879,7 +1917,7 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 			int needed = 0;
 			for (uint32_t d = 1; d <= (uint32_t)x.span && d <= t - st; d++)
 				needed |= !x.done[t - d];
-			if (needed && (rc = expand(&x, t)))
+			if (needed && (rc = expand(&x, t, x.reach ? x.reach[t] : NULL)))
 				goto out;
 			if (!needed)
 				drop(&x, t);

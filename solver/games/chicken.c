@@ -32,6 +32,7 @@
  * so D = 1 and the index leaves it out. */
 #include "solver/games/chicken.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,13 @@
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
+
+/* crank: byte b of a set, with j of its elements in the bytes below, adds
+ * crank[CRANK_ROW(b, j)][byte]: the colex terms C(8b + i, j + r + 1) of its r-th element
+ * i. Three bytes: the friendly stones' patterns of every board up to 24 cells. */
+#define CRANK_BITS 24
+#define CRANK_ROW(b, j) ((b) * (8 * (b)-6) / 2 + (j)) /* rows 0; 1..9; 10..26 */
+#define CRANK_ROWS 27
 
 struct chicken {
 	struct bp_loops L;
@@ -52,6 +60,12 @@ struct chicken {
 	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
 	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
 	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
+	/* per cell set: what the walk asks of it (boards of at most SETS_CELLS cells;
+	 * built by the first tier walk, atomically; see sets_table) */
+	uint16_t *sets;
+	uint8_t cimg[12][64]; /* cimg[s][c]: the image of cell c under symmetry s */
+	/* colex rank of a set of at most CRANK_BITS elements by bytes (crank_of) */
+	uint32_t crank[CRANK_ROWS][256];
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -551,7 +565,85 @@ static int chicken_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 static uint64_t gosper(uint64_t s)
 {
 	uint64_t lowest = s & -s, r = s + lowest;
-	return (((r ^ s) >> 2) / lowest) | r;
+	return (((r ^ s) >> 2) >> __builtin_ctzll(s)) | r; /* / lowest, without a division */
+}
+
+/* The walk's table of cell sets: sets[S], for every set S of cells (boards of at most
+ * SETS_CELLS cells; built by the first tier walk, atomically), holds what the walk
+ * would otherwise find per index by symmetry images and flood fills:
+ *   - the canonical test. canonical() compares the images' planes in the order black,
+ *     orange, neutral, so black stones alone settle most of it: a position with black
+ *     stones S is not canonical when some symmetry maps S to a smaller set
+ *     (SET_SMALLER), and when none maps S to itself it is; SET_FIXING masks the
+ *     symmetries s > 0 that fix S, the only ones whose orange and neutral images the
+ *     walk still compares;
+ *   - whether S holds a loop as player 0's or player 1's group set (SET_LOOP0,
+ *     SET_LOOP1: bp_loops_enclosed).
+ * The table takes 2^n entries, so boards of more than SETS_CELLS cells (2 MiB) go
+ * without it and compare every symmetry's images and fill per position. */
+#define SETS_CELLS 20
+#define SET_FIXING 0x0ffeu
+#define SET_LOOP0 0x1000u
+#define SET_LOOP1 0x2000u
+#define SET_SMALLER 0x8000u
+
+static void sets_fill(const struct chicken *c, int nsym, uint16_t *z)
+{
+	for (uint64_t b = 0; b <= c->L.full; b++) {
+		unsigned e = 0;
+		for (int sy = 1; sy < nsym && !(e & SET_SMALLER); sy++) {
+			uint64_t sb = bp_perm64_apply(c->perm, sy, b);
+			e |= sb < b ? SET_SMALLER : sb == b ? 1u << sy : 0;
+		}
+		if (e & SET_SMALLER)
+			e = SET_SMALLER;
+		e |= bp_loops_enclosed(&c->L, 0, b) ? SET_LOOP0 : 0;
+		e |= bp_loops_enclosed(&c->L, 1, b) ? SET_LOOP1 : 0;
+		z[b] = (uint16_t)e;
+	}
+}
+
+/* The sets table, building it on first use; NULL on a larger board or when out of
+ * memory (the walk then works per position). Threads that race each build one; the
+ * first stored is kept. */
+static const uint16_t *sets_table(const struct chicken *cc, int nsym)
+{
+	struct chicken *c = (struct chicken *)cc; /* the one lazily set field */
+	uint16_t *z = __atomic_load_n(&c->sets, __ATOMIC_ACQUIRE), *none = NULL;
+	if (z || c->n > SETS_CELLS || nsym > 12)
+		return z;
+	if (!(z = malloc(sizeof *z << c->n)))
+		return NULL;
+	sets_fill(c, nsym, z);
+	if (!__atomic_compare_exchange_n(&c->sets, &none, z, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		free(z);
+		z = none;
+	}
+	return z;
+}
+
+/* Colex rank of a set below 2^CRANK_BITS: as bp_rank_subset, a look-up per byte. */
+static uint64_t crank_of(const struct chicken *c, uint64_t set)
+{
+	const uint32_t lo = (uint32_t)set & 255, mid = (uint32_t)(set >> 8) & 255;
+	return (uint64_t)c->crank[CRANK_ROW(0, 0)][lo] + c->crank[CRANK_ROW(1, popc(lo))][mid] +
+	       c->crank[CRANK_ROW(2, popc(set & 0xffff))][set >> 16 & 255];
+}
+
+static void crank_fill(struct chicken *c)
+{
+	for (int b = 0; b < 3; b++)
+		for (int j = 0; j <= 8 * b; j++)
+			for (int v = 0; v < 256; v++) {
+				uint64_t sum = 0;
+				int r = 0;
+				for (int i = 0; i < 8; i++)
+					if (v >> i & 1)
+						sum += bp_binom(8 * b + i, j + ++r);
+				assert(sum <= UINT32_MAX);
+				c->crank[CRANK_ROW(b, j)][v] = (uint32_t)sum;
+			}
 }
 
 struct cwalk {
@@ -672,8 +764,8 @@ static void cranks_pos(const struct chicken *c, uint64_t neutral, uint64_t frien
 }
 
 static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			     unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			     void *ctx)
+			     unsigned what, const uint64_t *marked,
+			     int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
 	const struct chicken *c = C(g);
 	uint64_t size;
@@ -697,13 +789,26 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	 * image's index, made when those sets change */
 	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
 	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
+	/* per friendly stone j (in fcell's order) and symmetry, the bit of its image in
+	 * the pattern of the image's orange stones within the image's friendly stones:
+	 * an image's orange part is then the colex rank of an OR of these (made for the
+	 * first canonical position of an occupied set and neutral set that needs them) */
+	uint64_t islot[64][12];
+	int islot_ready = 0, nfriendly = 0;
+	const uint16_t *bt = sets_table(c, nsym);
+	/* orange, kept from one index to the next: a step of the pattern changes a few of
+	 * its bits, and only those cells are looked up */
+	uint64_t orange = 0, last_opat = 0;
+	int orange_ready = 0;
 	cwalk_enter(c, t, lo, &s);
 	for (uint64_t idx = lo; idx < hi; idx++) {
 		if (idx > lo) {
-			if (idx == s.end)
+			if (idx == s.end) {
 				cwalk_enter(c, t, idx, &s);
-			else
+				orange_ready = 0;
+			} else {
 				cwalk_step(c, &s);
+			}
 		}
 		/* the patterns' cells, through the cell lists of occ and of the friendly
 		 * stones, each made when its set changes */
@@ -726,16 +831,27 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1)
 				fcell[j++] = r & -r;
 			last_npat = s.npat;
+			orange_ready = 0;
+			islot_ready = 0;
+			nfriendly = j;
 			for (int sy = 1; images_asked && sy < nsym; sy++) {
 				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
 				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
 				ifr[sy] = iocc[sy] & ~in;
 			}
 		}
+		const int mark = marked && (marked[idx / 64] >> (idx % 64) & 1);
+		if ((what & BP_WALK_ONLY_MARKED) && marked && !mark)
+			continue; /* the engine skips it: no canonical test, no children */
 		const uint64_t neutral = last_neutral, friendly = occ & ~neutral;
-		uint64_t orange = 0;
-		for (uint64_t r = s.opat; r; r &= r - 1)
-			orange |= fcell[__builtin_ctzll(r)];
+		if (!orange_ready) {
+			orange = 0;
+			last_opat = 0;
+			orange_ready = 1;
+		}
+		for (uint64_t r = s.opat ^ last_opat; r; r &= r - 1)
+			orange ^= fcell[__builtin_ctzll(r)];
+		last_opat = s.opat;
 		const uint64_t black = friendly & ~orange;
 		uint64_t declined = s.decl;
 		if (c->decl_states == 1 && t > 0 && s.m != t - s.m - 1)
@@ -755,7 +871,19 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		/* canonical: no symmetry gives a smaller image in bp_perm64_canonical's
 		 * order (black, orange, neutral) */
 		int canonical = 1;
-		for (int sy = 1; sy < nsym && canonical; sy++) {
+		const unsigned fixing = bt ? bt[black] : 0;
+		if (fixing & SET_SMALLER)
+			continue;
+		for (unsigned f = fixing & SET_FIXING; f && canonical; f &= f - 1) {
+			const int sy = __builtin_ctz(f);
+			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
+			if (so != orange) {
+				canonical = so > orange;
+				continue;
+			}
+			canonical = bp_perm64_apply(c->perm, sy, neutral) >= neutral;
+		}
+		for (int sy = 1; !bt && sy < nsym && canonical; sy++) {
 			uint64_t sb = bp_perm64_apply(c->perm, sy, black);
 			if (sb != black) {
 				canonical = sb > black;
@@ -772,9 +900,11 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			continue;
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
 		const int lb = (what & BP_WALK_CHILDREN) &&
-			       bp_loops_enclosed(&c->L, 0, black | neutral) != 0;
+			       (bt ? (bt[black | neutral] & SET_LOOP0) != 0
+				   : bp_loops_enclosed(&c->L, 0, black | neutral) != 0);
 		const int lor = (what & BP_WALK_CHILDREN) &&
-				bp_loops_enclosed(&c->L, 1, orange | neutral) != 0;
+				(bt ? (bt[orange | neutral] & SET_LOOP1) != 0
+				    : bp_loops_enclosed(&c->L, 1, orange | neutral) != 0);
 		if ((what & BP_WALK_CHILDREN) &&
 		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
 			const int mover = popc(black) > popc(orange);
@@ -845,20 +975,48 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		}
 		w.children = children;
 		w.far = far;
-		if (what & BP_WALK_IMAGES) {
+		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
 			const uint64_t base = c->off[t][s.m];
 			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
+			const int by_slot = images_asked && nfriendly <= CRANK_BITS;
+			uint64_t ipat[12] = { 0 };
+			if (by_slot && !islot_ready) {
+				for (int j = 0; j < nfriendly; j++) {
+					const int cell = __builtin_ctzll(fcell[j]);
+					for (int sy = 1; sy < nsym; sy++)
+						islot[j][sy] =
+							1ull
+							<< popc(ifr[sy] &
+								((1ull << c->cimg[sy][cell]) - 1));
+				}
+				islot_ready = 1;
+			}
+			if (by_slot)
+				for (uint64_t r = s.opat; r; r &= r - 1) {
+					const uint64_t *sl = islot[__builtin_ctzll(r)];
+					for (int sy = 1; sy < nsym; sy++)
+						ipat[sy] |= sl[sy];
+				}
 			for (int sy = 1; sy < nsym; sy++) {
-				uint64_t so = bp_perm64_apply(c->perm, sy, orange), r;
-				if (images_asked)
+				uint64_t r;
+				if (by_slot)
 					r = base +
 					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     bp_rank_subset(extract_sparse(so, ifr[sy]))) *
+					     crank_of(c, ipat[sy])) *
+						    D +
+					    d;
+				else if (images_asked)
+					r = base +
+					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
+					     bp_rank_subset(extract_sparse(
+						     bp_perm64_apply(c->perm, sy, orange),
+						     ifr[sy]))) *
 						    D +
 					    d;
 				else
 					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
-							bp_perm64_apply(c->perm, sy, neutral), so,
+							bp_perm64_apply(c->perm, sy, neutral),
+							bp_perm64_apply(c->perm, sy, orange),
 							declined);
 				if (r != idx)
 					images[w.nimages++] = r;
@@ -918,6 +1076,7 @@ static void chicken_destroy(struct bp_game *g)
 {
 	struct chicken *c = g->impl;
 	bp_perm64_destroy(c->perm);
+	free(c->sets);
 	free(c);
 	g->impl = NULL;
 }
@@ -963,6 +1122,10 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	int syms[12];
 	for (int s = 0; s < b->nsym; s++)
 		syms[s] = s;
+	for (int s = 0; s < b->nsym && s < 12; s++)
+		for (int cell = 0; cell < c->n; cell++)
+			c->cimg[s][cell] = (uint8_t)bp_board_sym(b, s, cell);
+	crank_fill(c);
 	if ((rc = bp_perm64_create(b, syms, b->nsym, &c->perm))) {
 		free(c);
 		return rc;

@@ -133,7 +133,10 @@ struct bp_picture {
 /* What bp_game_ops.tier_walk reports of one canonical position. */
 enum {
 	BP_WALK_CHILDREN = 1, /* fill children / nchildren */
-	BP_WALK_IMAGES = 2    /* fill images / nimages */
+	BP_WALK_IMAGES = 2,   /* fill images / nimages */
+	/* Hints on the tier walk's `marked` bits; a walk may ignore them. */
+	BP_WALK_ONLY_MARKED = 4,    /* positions whose bit is clear may be left out */
+	BP_WALK_IMAGES_UNMARKED = 8 /* images may be left out (nimages 0) where it is set */
 };
 
 struct bp_walk {
@@ -259,10 +262,17 @@ struct bp_game_ops {
 	 * (BP_WALK_*). Must agree exactly
 	 * with canonical(), moves(), apply(), tier() and rank(); the tests compare the
 	 * tables both ways. Stops at and returns visit's first non-zero return.
+	 * `marked`: NULL, or one bit per index of the tier (bit i % 64 of word i / 64)
+	 * for the hints in `what`: with BP_WALK_ONLY_MARKED the walk may leave out,
+	 * unvisited, any position whose bit is clear (the engine passes the reached bits
+	 * when it would skip those positions anyway); with BP_WALK_IMAGES_UNMARKED it may
+	 * list no images of a position whose bit is set (the forward pass needs them only
+	 * to find whether a position is reached, which its own bit says already). Either
+	 * saves work where the walk can; ignoring them is just as correct.
 	 * NULL: the solver canonicalizes and ranks each child itself. */
 	int (*tier_walk)(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			 unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			 void *ctx);
+			 unsigned what, const uint64_t *marked,
+			 int (*visit)(void *ctx, const struct bp_walk *w), void *ctx);
 
 	/* OPTIONAL, with tier_walk: the tiers cut into segments (struct bp_segment), listed
 	 * in an order in which every segment comes after the segments its children lie in

@@ -778,7 +778,7 @@ static int glorieta_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
 static uint64_t gosper(uint64_t s)
 {
 	uint64_t lowest = s & -s, r = s + lowest;
-	return (((r ^ s) >> 2) / lowest) | r;
+	return (((r ^ s) >> 2) >> __builtin_ctzll(s)) | r; /* / lowest, without a division */
 }
 
 /* The order memcmp gives one word: its bytes from the lowest address. */
@@ -1079,12 +1079,29 @@ static void gwalk_images(struct gwalk *s)
 	s->img_ready = 1;
 }
 
+/* Whether any bit of indices lo .. hi - 1 is set (the walk's `marked`). */
+static int any_marked(const uint64_t *marked, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t i = lo; i < hi; i = (i | 63) + 1) {
+		uint64_t w = marked[i / 64] >> (i % 64);
+		if (hi - i < 64)
+			w &= (1ull << (hi - i)) - 1;
+		if (w)
+			return 1;
+	}
+	return 0;
+}
+
 /* Visits the valid canonical positions of the triple whose places in the block's
- * hand list lie in [from, to). */
+ * hand list lie in [from, to), but those whose bit in `marked` is clear. */
 static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned what,
-			int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
+			const uint64_t *marked, int (*visit)(void *ctx, const struct bp_walk *w),
+			void *ctx)
 {
 	const struct glorieta *gl = s->gl;
+	const int only = (what & BP_WALK_ONLY_MARKED) && marked;
+	if (only && !any_marked(marked, s->base + from, s->base + to))
+		return BP_OK; /* the engine skips them all: no symmetries, no loops */
 	const uint64_t stones = s->occ & ~s->neutral;
 	s->black = bp_bits_deposit(s->bpat, stones);
 	s->yellow = stones & ~s->black;
@@ -1103,6 +1120,9 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 		const int tm = (int)(hl & 1);
 		/* a smaller colour-exchanged image, when it is valid */
 		if ((s->sw_smaller || (s->sw_equal && tm)) && s->at[3][i] != FIT_NONE)
+			continue;
+		const int mark = marked && (marked[(s->base + i) / 64] >> ((s->base + i) % 64) & 1);
+		if (only && !mark)
 			continue;
 		struct bp_walk w = { .index = s->base + i, .nchildren = -1 };
 		if (what & BP_WALK_CHILDREN && !s->over) {
@@ -1144,7 +1164,7 @@ static int gwalk_triple(struct gwalk *s, uint32_t from, uint32_t to, unsigned wh
 		}
 		w.children = s->children;
 		w.far = s->far;
-		if (what & BP_WALK_IMAGES) {
+		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
 			if (!s->img_ready)
 				gwalk_images(s);
 			for (int sy = 1; sy < gl->nsyms; sy++) {
@@ -1189,8 +1209,8 @@ static int walk_start(const struct bp_game *g, unsigned what,
 }
 
 static int glorieta_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			      unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			      void *ctx)
+			      unsigned what, const uint64_t *marked,
+			      int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
 	const struct glorieta *gl = GL(g);
 	uint64_t size;
@@ -1238,7 +1258,8 @@ static int glorieta_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t l
 			s->base = start + ((ro * s->ckm + rn) * s->cnb + rb) * s->nf;
 			const uint64_t top = s->base + s->nf < hi ? s->base + s->nf : hi;
 			if ((rc = gwalk_triple(s, (uint32_t)(idx - s->base),
-					       (uint32_t)(top - s->base), what, visit, ctx)))
+					       (uint32_t)(top - s->base), what, marked, visit,
+					       ctx)))
 				goto out;
 			idx = s->base + s->nf;
 			/* the next triple: black stones, then neutrals, then the occupied

@@ -406,9 +406,10 @@ static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_
 }
 
 static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			       unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			       void *ctx)
+			       unsigned what, const uint64_t *marked,
+			       int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
+	(void)marked; /* every index it visits is reached: no bits are passed */
 	const struct landscape *ls = LS(g);
 	uint64_t size, per = 0, cper = 0;
 	int rc = landscape_tier_size(g, tier, &size);

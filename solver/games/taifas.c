@@ -568,9 +568,10 @@ static const uint32_t *completes_table(const struct taifas *tc)
 }
 
 static int taifas_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
-			    unsigned what, int (*visit)(void *ctx, const struct bp_walk *w),
-			    void *ctx)
+			    unsigned what, const uint64_t *marked,
+			    int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
 {
+	(void)marked; /* every index it visits is reached: no bits are passed */
 	const struct taifas *t = T(g);
 	uint64_t size;
 	int rc = taifas_tier_size(g, tier, &size);

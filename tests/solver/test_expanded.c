@@ -34,6 +34,9 @@ struct seen {
 	uint64_t last; /* previous index visited + 1 */
 	uint8_t *visited;
 	uint64_t visits;
+	/* NULL, or bits of the positions whose images may be left out
+	 * (BP_WALK_IMAGES_UNMARKED) */
+	const uint64_t *images_optional;
 };
 
 static int check_visit(void *ctx, const struct bp_walk *w)
@@ -85,6 +88,9 @@ static int check_visit(void *ctx, const struct bp_walk *w)
 					     (unsigned long long)want[k][i]);
 		}
 	}
+	if (s->images_optional && (s->images_optional[w->index / 64] >> (w->index % 64) & 1) &&
+	    w->nimages == 0)
+		return 0;
 	/* images: exactly the other members of the class; an image without an index must
 	 * be invalid (Glorieta's colour-exchanged images whose counts do not fit), so no
 	 * member of the class */
@@ -170,6 +176,8 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "chicken:tri4,forced=free,formed=mover", 0 },
 		{ "chicken:tri4,both=opponent,formed=mover", 0 },
 		{ "chicken:rh3x3,forced=free,formed=mover", 0 },
+		/* over 20 cells: no table of black-stone sets, every symmetry compared */
+		{ "chicken:rh5x5", 4 },
 		/* revised Glorieta: two-stone drops two tiers up, flips, hands (most
 		 * indices holes), colour-exchanging symmetries (24 without a ring) */
 		{ "glorieta:hex2", 0 },
@@ -238,10 +246,53 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 		for (uint64_t lo = 0, step = 1; lo < size; lo += step, step++) {
 			uint64_t hi = lo + step < size ? lo + step : size;
 			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES, NULL,
 						       check_visit, &s),
 				     BP_OK);
 		}
+		/* with `marked` (a fixed pseudo-random half of the indices): the walk may
+		 * leave out unmarked positions, no others, and lists the same; asked for
+		 * the images of unmarked positions only, it visits every position and may
+		 * leave out only the images of marked ones */
+		uint64_t *marked = calloc(size / 64 + 1, sizeof *marked);
+		for (uint64_t i = 0; i < size; i++)
+			if ((i * 0x9e3779b97f4a7c15ull) >> 63)
+				marked[i / 64] |= 1ull << (i % 64);
+		struct seen sm = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
+		for (uint64_t lo = 0, step = 3; lo < size; lo += step, step += 2) {
+			uint64_t hi = lo + step < size ? lo + step : size;
+			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
+							       BP_WALK_ONLY_MARKED,
+						       marked, check_visit, &sm),
+				     BP_OK);
+		}
+		struct seen si = {
+			.g = g, .tier = t, .visited = calloc(size + 1, 1), .images_optional = marked
+		};
+		for (uint64_t lo = 0, step = 2; lo < size; lo += step, step += 3) {
+			uint64_t hi = lo + step < size ? lo + step : size;
+			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
+							       BP_WALK_IMAGES_UNMARKED,
+						       marked, check_visit, &si),
+				     BP_OK);
+		}
+		for (uint64_t i = 0; i < size; i++) {
+			int mark = (int)(marked[i / 64] >> (i % 64) & 1);
+			cr_assert(!sm.visited[i] || s.visited[i],
+				  "tier %u index %llu: visited with marks only", t,
+				  (unsigned long long)i);
+			cr_assert(!mark || sm.visited[i] == s.visited[i],
+				  "tier %u index %llu: marked, left out", t, (unsigned long long)i);
+			cr_assert_eq(
+				si.visited[i], s.visited[i],
+				"tier %u index %llu: visited %d times of %d asking fewer images", t,
+				(unsigned long long)i, si.visited[i], s.visited[i]);
+		}
+		free(sm.visited);
+		free(si.visited);
+		free(marked);
 		/* visited exactly the reached canonical positions (or every valid one) */
 		for (uint64_t i = 0; i < size; i++) {
 			struct bp_pos p, canon;
@@ -278,9 +329,11 @@ Test(walk, refuses_a_range_outside_the_tier)
 	struct bp_game *g = open_game("taifas:2x2");
 	uint64_t size;
 	cr_assert_eq(g->ops->tier_size(g, 2, &size), BP_OK);
-	cr_expect_eq(g->ops->tier_walk(g, 2, 0, size + 1, BP_WALK_CHILDREN, check_visit, NULL),
+	cr_expect_eq(
+		g->ops->tier_walk(g, 2, 0, size + 1, BP_WALK_CHILDREN, NULL, check_visit, NULL),
+		BP_ERANGE);
+	cr_expect_eq(g->ops->tier_walk(g, 9, 0, 1, BP_WALK_CHILDREN, NULL, check_visit, NULL),
 		     BP_ERANGE);
-	cr_expect_eq(g->ops->tier_walk(g, 9, 0, 1, BP_WALK_CHILDREN, check_visit, NULL), BP_ERANGE);
 	bp_game_destroy(g);
 }
 
@@ -610,7 +663,7 @@ ParameterizedTest(char (*spec)[64], segments, every_child_lies_in_a_segment_solv
 				  *spec, c.at, k);
 		}
 		cr_expect_eq(g->ops->tier_walk(g, sg[c.at].tier, sg[c.at].lo, sg[c.at].hi,
-					       BP_WALK_CHILDREN, seg_visit, &c),
+					       BP_WALK_CHILDREN, NULL, seg_visit, &c),
 			     BP_OK);
 	}
 	cr_expect_gt(c.children, 0);
