@@ -28,7 +28,9 @@
  * one instance at a time through bp_cmd_claims_report (the code `claims --json` runs)
  * and keeps the answer with a stamp of the table's metadata (tiers done, records per
  * value): a later request whose table still has that stamp is answered from memory,
- * one whose table changed (a solve went on, or replaced it) is computed again. The
+ * one whose table changed (a solve went on, or replaced it) is computed again, and
+ * so is one whose computation failed on the server's side (5xx), which is told only
+ * to the requests that waited for it. The
  * walk reads the table through its own handle, holding store_lock shared only while
  * it is inside the store (each probe; each tier read of the table scan), never while
  * it thinks, so requests that open handles wait for one probe at most, not a walk:
@@ -979,18 +981,22 @@ static struct claims_entry *claims_find(bp_explorer *ex, const char *spec)
 }
 
 /* A new queued entry for spec, in place of the least recently used finished one when
- * the list is full. @return NULL when every entry is in use (or out of memory). */
-static struct claims_entry *claims_add(bp_explorer *ex, const char *spec)
+ * the list is full. @return NULL when every entry is in use (*busy set) or out of
+ * memory (*busy 0). */
+static struct claims_entry *claims_add(bp_explorer *ex, const char *spec, int *busy)
 {
 	int slot = ex->nclaims;
+	*busy = 0;
 	if (slot == BP_EXPLORER_CLAIMS_KEEP) {
 		slot = -1;
 		for (int i = 0; i < ex->nclaims; i++)
 			if (ex->claims[i]->state == CLAIMS_DONE &&
 			    (slot < 0 || ex->claims[i]->used < ex->claims[slot]->used))
 				slot = i;
-		if (slot < 0)
+		if (slot < 0) {
+			*busy = 1;
 			return NULL;
+		}
 	}
 	struct claims_entry *e = calloc(1, sizeof *e);
 	char *copy = strdup(spec);
@@ -1031,7 +1037,13 @@ static int api_claims(bp_explorer *ex, const struct bp_explorer_arg *args, int n
 	pthread_mutex_lock(&ex->cmu);
 	for (;;) {
 		struct claims_entry *e = claims_find(ex, spec);
-		if (e && e->state == CLAIMS_DONE && (e->stamp == stamp || again)) {
+		/* a failure of the server's own (5xx: out of memory, a read that failed) is
+		 * told to the requests that waited for that computation, never kept for the
+		 * next ones: those compute again (found by tests/tools/faults_serve.sh: one
+		 * failed read in the worker made every later claims request of the instance
+		 * a 500) */
+		if (e && e->state == CLAIMS_DONE &&
+		    (again || (e->stamp == stamp && e->status < 500))) {
 			e->used = now();
 			bp_text_clear(body);
 			bp_text_printf(body, "%s", bp_text_str(&e->body));
@@ -1042,11 +1054,13 @@ static int api_claims(bp_explorer *ex, const struct bp_explorer_arg *args, int n
 			st = fail(body, 503, "the server is stopping");
 			break;
 		}
-		if (e && e->state == CLAIMS_DONE) /* the table changed since */
+		if (e && e->state == CLAIMS_DONE) /* the table changed since, or it failed */
 			e->state = CLAIMS_QUEUED;
-		if (!e && !(e = claims_add(ex, spec))) {
-			st = fail(body, 503, "busy: %d instances' claims are being computed",
-				  BP_EXPLORER_CLAIMS_KEEP);
+		int busy;
+		if (!e && !(e = claims_add(ex, spec, &busy))) {
+			st = busy ? fail(body, 503, "busy: %d instances' claims are being computed",
+					 BP_EXPLORER_CLAIMS_KEEP)
+				  : fail(body, 503, "out of memory");
 			break;
 		}
 		struct waiter *w = malloc(sizeof *w);

@@ -35,6 +35,8 @@ db=$tmp/db
 "$bin" solve taifas:3x3 --db "$db" >/dev/null && "$bin" solve chicken:hex2 --db "$db" >/dev/null ||
 	{ echo "solve failed"; exit 1; }
 cp "$db/data.mdb" "$tmp/data.orig"
+# every endpoint of the API (tools/explorer.c's routes), each answer the clean server
+# gives (200, 400, 404), and every file of the page (tools/web, compiled in)
 requests=(
 	"api/instances"
 	"api/query?instance=taifas:3x3&moves=xb2+oa1"
@@ -42,8 +44,21 @@ requests=(
 	"api/query?instance=chicken:hex2"
 	"api/query?instance=taifas:3x3&position=zzz"
 	"api/query?instance=taifas:3x4"
+	"api/claims?instance=taifas:3x3"
+	"api/claims?instance=chicken:hex2"
+	"api/claims?instance=taifas:3x4"
+	"api/claims?instance=nosuchgame:3x3"
+	"api/nothing"
 	""
+	"nothing.html"
 )
+web=$(dirname "${BASH_SOURCE[0]}")/../../tools/web
+pages=()
+for f in "$web"/*; do
+	requests+=("${f##*/}")
+	pages+=("$f")
+done
+[ ${#pages[@]} -gt 0 ] || { echo "no page files in $web"; exit 1; }
 
 pid=""
 # start ENV...: the server, with the environment given (the shim's variables); sets url
@@ -98,6 +113,23 @@ for i in "${!requests[@]}"; do
 	ask "$i"
 	mv "$tmp/ans.$i" "$tmp/want.$i"
 	[ "$(head -1 "$tmp/want.$i")" != 000 ] || { echo "request $i: no answer from the clean server"; exit 1; }
+done
+# the clean answers are the right ones where that is cheap to know: the page's files
+# byte for byte, the claims as `claims --json` prints them
+for f in "${pages[@]}"; do
+	for i in "${!requests[@]}"; do
+		[ "${requests[$i]}" = "${f##*/}" ] || continue
+		[ "$(head -1 "$tmp/want.$i")" = 200 ] && tail -n +2 "$tmp/want.$i" | cmp -s - "$f" ||
+			{ echo "request $i (${requests[$i]}): not the file $f"; exit 1; }
+	done
+done
+for spec in taifas:3x3 chicken:hex2; do
+	for i in "${!requests[@]}"; do
+		[ "${requests[$i]}" = "api/claims?instance=$spec" ] || continue
+		"$bin" claims "$spec" --db "$db" --json >"$tmp/claims.json" 2>/dev/null
+		[ "$(head -1 "$tmp/want.$i")" = 200 ] && tail -n +2 "$tmp/want.$i" | cmp -s - "$tmp/claims.json" ||
+			{ echo "request $i (${requests[$i]}): not what claims --json prints"; exit 1; }
+	done
 done
 stop
 # the calls of start-up alone, then of start-up and the list
