@@ -244,7 +244,7 @@ static int handle_open(bp_explorer *ex, const struct bp_game *g, struct handle *
 		if (rc == BP_ERULES)
 			return fail(body, 409, "%s: %s (solve it again with --replace)", g->spec,
 				    err.msg);
-		return fail(body, 500, "table %s: %s", g->spec,
+		return fail(body, rc == BP_ENOMEM ? 503 : 500, "table %s: %s", g->spec,
 			    err.msg[0] ? err.msg : bp_strerror(rc));
 	}
 	h->t = t;
@@ -632,7 +632,9 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 	}
 	if (rc || n < 0) {
 		broken = 1;
-		st = fail(body, 500, "reading %s: %s", g->spec, bp_strerror(rc ? rc : n));
+		rc = rc ? rc : n;
+		st = fail(body, rc == BP_ENOMEM ? 503 : 500, "reading %s: %s", g->spec,
+			  bp_strerror(rc));
 		goto out;
 	}
 	json_value(body, pr.value, pr.remoteness);
@@ -775,7 +777,8 @@ static int api_instances(bp_explorer *ex, struct bp_text *body)
 	int rc = bp_store_tables(ex->db, list_one, &l);
 	pthread_rwlock_unlock(&ex->store_lock);
 	if (rc)
-		return fail(body, 500, "listing tables: %s", bp_strerror(rc));
+		return fail(body, rc == BP_ENOMEM ? 503 : 500, "listing tables: %s",
+			    bp_strerror(rc));
 	if (l.rc)
 		return fail(body, l.rc == BP_ENOMEM ? 503 : 500, "listing tables: %s", l.why);
 	bp_text_printf(body, "]}\n");
