@@ -3,14 +3,19 @@
 # Fault injection (tests/fault/fault.c, loaded with LD_PRELOAD) in `serve` while it
 # answers API requests: the Nth allocation, write, sync or LMDB call (each LMDB
 # function a site of its own) counted after the server has started fails, once, while
-# a fixed list of requests is sent in turn (the instances, a query by moves, the
-# openings, a query of a hex board, a malformed position, an instance not solved, the
-# page). Every answer must be the clean server's (status and body) or a 5xx with a JSON
-# error naming the cause; the server must never crash or hang (every request has 10
-# s; a connection closed unanswered is counted apart: a failed allocation inside
-# libmicrohttpd's own thread, where none of this program runs, does that), must answer
-# the whole list right afterwards (the fault has passed; the list is
-# sent three times and the third must be all right),
+# a fixed list of requests is sent in turn: every endpoint of the API (the instances,
+# a query by moves, the openings, a query of a hex board, a malformed position, an
+# instance not solved, the claims of two instances, computed by the explorer's worker
+# thread, whose calls count and fail like the others, and of an instance not solved or
+# unknown, an unknown API path), the page, every file of tools/web and a page that is
+# not there. The clean answers of the page's files must be the files, and the claims
+# what `claims --json` prints. Every answer must be the clean server's (status and
+# body) or a 5xx with a JSON error naming the cause; the server must never crash or
+# hang (every request has 10 s; a connection closed unanswered is counted apart: a
+# failed allocation inside libmicrohttpd's own thread, where none of this program
+# runs, does that), must answer the whole list right afterwards (the fault has
+# passed; the list is sent three times and the third must be all right: so a failure
+# the worker met is not kept for later requests),
 # and must end with exit 0 on SIGTERM; the database must be byte for byte unchanged.
 #
 #   faults_serve.sh BOARDPROOF SHIM [MOST [SEED]]
