@@ -69,6 +69,10 @@ pid=""
 # start ENV...: the server, with the environment given (the shim's variables); sets url
 # and pid; fails when it does not come up
 start() {
+	# the last server's answer must not be read for this one's: the redirection below
+	# happens in the child, maybe after the first look (a run saw every request
+	# refused, sent to the port of the server before)
+	rm -f "$tmp/serve.json"
 	env "$@" "$bin" serve --db "$db" --port 0 --timeout 2 --threads 2 --json >"$tmp/serve.json" 2>"$tmp/serve.err" &
 	pid=$!
 	url=""
@@ -98,33 +102,30 @@ stop() {
 }
 cleanup_serve() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; }
 trap 'cleanup_serve; cleanup' EXIT
-# ask I: request I; its status and body in $tmp/ans.I ("STATUS\nBODY"); curl's failure
-# (no answer within 10 s, connection refused) is status 000, with curl's exit in $curl_rc
+# ask I: request I; its body and then its status (three digits) in $tmp/ans.I, in one
+# process (the loop sends thousands); curl's failure (no answer within 10 s,
+# connection refused) is status 000, with curl's exit in $curl_rc
 ask() {
-	local code
-	rm -f "$tmp/body"
-	code=$(curl -s -g --max-time 10 -o "$tmp/body" -w '%{http_code}' "$url${requests[$1]}")
+	curl -s -g --max-time 10 -w '%{http_code}' "$url${requests[$1]}" >"$tmp/ans.$1"
 	curl_rc=$?
-	touch "$tmp/body"
-	{
-		echo "$code"
-		cat "$tmp/body"
-	} >"$tmp/ans.$1"
 }
+# status_of FILE, body_of FILE: the parts of an answer
+status_of() { tail -c 3 "$1"; }
+body_of() { head -c -3 "$1"; }
 
 # the clean answers
 start || { echo "the server did not start: $(cat "$tmp/serve.err")"; exit 1; }
 for i in "${!requests[@]}"; do
 	ask "$i"
 	mv "$tmp/ans.$i" "$tmp/want.$i"
-	[ "$(head -1 "$tmp/want.$i")" != 000 ] || { echo "request $i: no answer from the clean server"; exit 1; }
+	[ "$(status_of "$tmp/want.$i")" != 000 ] || { echo "request $i: no answer from the clean server"; exit 1; }
 done
 # the clean answers are the right ones where that is cheap to know: the page's files
 # byte for byte, the claims as `claims --json` prints them
 for f in "${pages[@]}"; do
 	for i in "${!requests[@]}"; do
 		[ "${requests[$i]}" = "${f##*/}" ] || continue
-		[ "$(head -1 "$tmp/want.$i")" = 200 ] && tail -n +2 "$tmp/want.$i" | cmp -s - "$f" ||
+		[ "$(status_of "$tmp/want.$i")" = 200 ] && body_of "$tmp/want.$i" | cmp -s - "$f" ||
 			{ echo "request $i (${requests[$i]}): not the file $f"; exit 1; }
 	done
 done
@@ -132,7 +133,7 @@ for spec in taifas:3x3 chicken:hex2; do
 	for i in "${!requests[@]}"; do
 		[ "${requests[$i]}" = "api/claims?instance=$spec" ] || continue
 		"$bin" claims "$spec" --db "$db" --json >"$tmp/claims.json" 2>/dev/null
-		[ "$(head -1 "$tmp/want.$i")" = 200 ] && tail -n +2 "$tmp/want.$i" | cmp -s - "$tmp/claims.json" ||
+		[ "$(status_of "$tmp/want.$i")" = 200 ] && body_of "$tmp/want.$i" | cmp -s - "$tmp/claims.json" ||
 			{ echo "request $i (${requests[$i]}): not what claims --json prints"; exit 1; }
 	done
 done
@@ -174,11 +175,11 @@ while read -r site total; do
 			for i in "${!requests[@]}"; do
 				ask "$i"
 				cmp -s "$tmp/ans.$i" "$tmp/want.$i" && continue
-				code=$(head -1 "$tmp/ans.$i")
+				code=$(status_of "$tmp/ans.$i")
 				if [ "$pass" != 3 ] && [ "${code:0:1}" = 5 ] &&
-					tail -n +2 "$tmp/ans.$i" | jq -e '.error | type == "string" and length > 0' >/dev/null 2>&1; then
+					body_of "$tmp/ans.$i" | jq -e '.error | type == "string" and length > 0' >/dev/null 2>&1; then
 					hit=$((hit + 1))
-					echo "  $what: request $i: $code $(tail -n +2 "$tmp/ans.$i" | jq -r .error)"
+					echo "  $what: request $i: $code $(body_of "$tmp/ans.$i" | jq -r .error)"
 					continue
 				fi
 				# the connection closed with no answer (curl: empty reply, reset), not a
@@ -190,7 +191,7 @@ while read -r site total; do
 					echo "  $what: request $i: connection closed with no answer (curl exit $curl_rc)"
 					continue
 				fi
-				problem "$what: pass $pass, request $i (${requests[$i]}): status $code, want $(head -1 "$tmp/want.$i"): $(tail -n +2 "$tmp/ans.$i" | head -c 200)"
+				problem "$what: pass $pass, request $i (${requests[$i]}): status $code (curl exit $curl_rc), want $(status_of "$tmp/want.$i"): $(body_of "$tmp/ans.$i" | head -c 200)"
 			done
 		done
 		kill -0 $pid 2>/dev/null || problem "$what: the server is gone: $(head -c 300 "$tmp/serve.err")"
