@@ -180,7 +180,7 @@ while read -r site total; do
 				cmp -s "$tmp/ans.$i" "$tmp/want.$i" && continue
 				code=$(status_of "$tmp/ans.$i")
 				if [ "$pass" != 3 ] && [ "${code:0:1}" = 5 ] &&
-					body_of "$tmp/ans.$i" | jq -e '.error | type == "string" and length > 0' >/dev/null 2>&1; then
+					body_of "$tmp/ans.$i" | jq -e -s 'length == 1 and (.[0].error | type == "string" and length > 0)' >/dev/null 2>&1; then
 					hit=$((hit + 1))
 					echo "  $what: request $i: $code $(body_of "$tmp/ans.$i" | jq -r .error)"
 					continue
