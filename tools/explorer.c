@@ -317,16 +317,17 @@ static int take(bp_explorer *ex, const char *spec, struct inst **ip, struct hand
 		/* the table exists: keep the instance (unless another request just did) */
 		pthread_mutex_lock(&ex->mu);
 		in = find(ex, g->spec);
-		if (!in && ex->ninst < MAX_INSTANCES && (in = calloc(1, sizeof *in)) != NULL) {
+		int full = !in && ex->ninst >= MAX_INSTANCES;
+		if (!in && !full && (in = calloc(1, sizeof *in)) != NULL) {
 			in->g = g;
 			g = NULL;
 			ex->inst[ex->ninst++] = in;
 		}
 		pthread_mutex_unlock(&ex->mu);
-		if (!in) {
+		if (!in) { /* out of memory was called "too many instances" before */
 			bp_game_destroy(g);
 			handle_close(ex, h);
-			return fail(body, 503, "too many instances open");
+			return fail(body, 503, full ? "too many instances open" : "out of memory");
 		}
 		bp_game_destroy(g);
 	}
