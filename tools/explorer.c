@@ -324,7 +324,7 @@ static int take(bp_explorer *ex, const char *spec, struct inst **ip, struct hand
 			ex->inst[ex->ninst++] = in;
 		}
 		pthread_mutex_unlock(&ex->mu);
-		if (!in) { /* out of memory was called "too many instances" before */
+		if (!in) {
 			bp_game_destroy(g);
 			handle_close(ex, h);
 			return fail(body, 503, full ? "too many instances open" : "out of memory");
@@ -875,8 +875,7 @@ static int claims_compute(bp_explorer *ex, const char *spec, struct bp_text *bod
 	bp_text_clear(body);
 	int rc = bp_cmd_claims_report(in->g, &o, &copts, NULL, 0, 1, body, &failed, &bad);
 	/* the report is not sent: the error goes into a fresh text (a text that ran out of
-	 * memory stays failed when cleared, and an answer copied from it was empty: found
-	 * by tests/tools/faults_serve.sh, a 503 with no body) */
+	 * memory stays failed when cleared, and an answer copied from it would be empty) */
 	int cut = body->failed;
 	if (rc || cut)
 		bp_text_free(body);
@@ -1049,9 +1048,8 @@ static int api_claims(bp_explorer *ex, const struct bp_explorer_arg *args, int n
 		struct claims_entry *e = claims_find(ex, spec);
 		/* a failure of the server's own (5xx: out of memory, a read that failed) is
 		 * told to the requests that waited for that computation, never kept for the
-		 * next ones: those compute again (found by tests/tools/faults_serve.sh: one
-		 * failed read in the worker made every later claims request of the instance
-		 * a 500) */
+		 * next ones, which compute again: a passing fault must not make every later
+		 * claims request of the instance fail (tests/tools/faults_serve.sh) */
 		if (e && e->state == CLAIMS_DONE &&
 		    (again || (e->stamp == stamp && e->status < 500))) {
 			e->used = now();
