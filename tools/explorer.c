@@ -28,7 +28,9 @@
  * one instance at a time through bp_cmd_claims_report (the code `claims --json` runs)
  * and keeps the answer with a stamp of the table's metadata (tiers done, records per
  * value): a later request whose table still has that stamp is answered from memory,
- * one whose table changed (a solve went on, or replaced it) is computed again. The
+ * one whose table changed (a solve went on, or replaced it) is computed again, and
+ * so is one whose computation failed on the server's side (5xx), which is told only
+ * to the requests that waited for it. The
  * walk reads the table through its own handle, holding store_lock shared only while
  * it is inside the store (each probe; each tier read of the table scan), never while
  * it thinks, so requests that open handles wait for one probe at most, not a walk:
@@ -242,7 +244,7 @@ static int handle_open(bp_explorer *ex, const struct bp_game *g, struct handle *
 		if (rc == BP_ERULES)
 			return fail(body, 409, "%s: %s (solve it again with --replace)", g->spec,
 				    err.msg);
-		return fail(body, 500, "table %s: %s", g->spec,
+		return fail(body, rc == BP_ENOMEM ? 503 : 500, "table %s: %s", g->spec,
 			    err.msg[0] ? err.msg : bp_strerror(rc));
 	}
 	h->t = t;
@@ -315,7 +317,8 @@ static int take(bp_explorer *ex, const char *spec, struct inst **ip, struct hand
 		/* the table exists: keep the instance (unless another request just did) */
 		pthread_mutex_lock(&ex->mu);
 		in = find(ex, g->spec);
-		if (!in && ex->ninst < MAX_INSTANCES && (in = calloc(1, sizeof *in)) != NULL) {
+		int full = !in && ex->ninst >= MAX_INSTANCES;
+		if (!in && !full && (in = calloc(1, sizeof *in)) != NULL) {
 			in->g = g;
 			g = NULL;
 			ex->inst[ex->ninst++] = in;
@@ -324,7 +327,7 @@ static int take(bp_explorer *ex, const char *spec, struct inst **ip, struct hand
 		if (!in) {
 			bp_game_destroy(g);
 			handle_close(ex, h);
-			return fail(body, 503, "too many instances open");
+			return fail(body, 503, full ? "too many instances open" : "out of memory");
 		}
 		bp_game_destroy(g);
 	}
@@ -614,7 +617,9 @@ static int api_query(bp_explorer *ex, const struct bp_explorer_arg *args, int na
 	}
 	if (rc || n < 0) {
 		broken = 1;
-		st = fail(body, 500, "reading %s: %s", g->spec, bp_strerror(rc ? rc : n));
+		rc = rc ? rc : n;
+		st = fail(body, rc == BP_ENOMEM ? 503 : 500, "reading %s: %s", g->spec,
+			  bp_strerror(rc));
 		goto out;
 	}
 	json_value(body, pr.value, pr.remoteness);
@@ -757,7 +762,8 @@ static int api_instances(bp_explorer *ex, struct bp_text *body)
 	int rc = bp_store_tables(ex->db, list_one, &l);
 	pthread_rwlock_unlock(&ex->store_lock);
 	if (rc)
-		return fail(body, 500, "listing tables: %s", bp_strerror(rc));
+		return fail(body, rc == BP_ENOMEM ? 503 : 500, "listing tables: %s",
+			    bp_strerror(rc));
 	if (l.rc)
 		return fail(body, l.rc == BP_ENOMEM ? 503 : 500, "listing tables: %s", l.why);
 	bp_text_printf(body, "]}\n");
@@ -852,9 +858,14 @@ static int claims_compute(bp_explorer *ex, const char *spec, struct bp_text *bod
 	const char *bad = NULL;
 	bp_text_clear(body);
 	int rc = bp_cmd_claims_report(in->g, &o, &copts, NULL, 0, 1, body, &failed, &bad);
+	/* the report is not sent: the error goes into a fresh text (a text that ran out of
+	 * memory stays failed when cleared, and an answer copied from it would be empty) */
+	int cut = body->failed;
+	if (rc || cut)
+		bp_text_free(body);
 	if (rc == BP_ECANCELED)
 		st = fail(body, 503, "the server is stopping");
-	else if (rc == BP_ENOMEM || (!rc && body->failed))
+	else if (rc == BP_ENOMEM || (!rc && cut))
 		st = fail(body, 503, "out of memory");
 	else if (rc)
 		st = fail(body, 500, "checking %s of %s: %s", bad ? bad : "claims", spec,
@@ -963,18 +974,22 @@ static struct claims_entry *claims_find(bp_explorer *ex, const char *spec)
 }
 
 /* A new queued entry for spec, in place of the least recently used finished one when
- * the list is full. @return NULL when every entry is in use (or out of memory). */
-static struct claims_entry *claims_add(bp_explorer *ex, const char *spec)
+ * the list is full. @return NULL when every entry is in use (*busy set) or out of
+ * memory (*busy 0). */
+static struct claims_entry *claims_add(bp_explorer *ex, const char *spec, int *busy)
 {
 	int slot = ex->nclaims;
+	*busy = 0;
 	if (slot == BP_EXPLORER_CLAIMS_KEEP) {
 		slot = -1;
 		for (int i = 0; i < ex->nclaims; i++)
 			if (ex->claims[i]->state == CLAIMS_DONE &&
 			    (slot < 0 || ex->claims[i]->used < ex->claims[slot]->used))
 				slot = i;
-		if (slot < 0)
+		if (slot < 0) {
+			*busy = 1;
 			return NULL;
+		}
 	}
 	struct claims_entry *e = calloc(1, sizeof *e);
 	char *copy = strdup(spec);
@@ -1015,22 +1030,30 @@ static int api_claims(bp_explorer *ex, const struct bp_explorer_arg *args, int n
 	pthread_mutex_lock(&ex->cmu);
 	for (;;) {
 		struct claims_entry *e = claims_find(ex, spec);
-		if (e && e->state == CLAIMS_DONE && (e->stamp == stamp || again)) {
+		/* a failure of the server's own (5xx: out of memory, a read that failed) is
+		 * told to the requests that waited for that computation, never kept for the
+		 * next ones, which compute again: a passing fault must not make every later
+		 * claims request of the instance fail (tests/tools/faults_serve.sh) */
+		if (e && e->state == CLAIMS_DONE &&
+		    (again || (e->stamp == stamp && e->status < 500))) {
 			e->used = now();
 			bp_text_clear(body);
 			bp_text_printf(body, "%s", bp_text_str(&e->body));
-			st = body->failed ? fail(body, 503, "out of memory") : e->status;
+			st = body->failed || e->body.failed ? fail(body, 503, "out of memory")
+							    : e->status;
 			break;
 		}
 		if (atomic_load(&ex->stopping)) {
 			st = fail(body, 503, "the server is stopping");
 			break;
 		}
-		if (e && e->state == CLAIMS_DONE) /* the table changed since */
+		if (e && e->state == CLAIMS_DONE) /* the table changed since, or it failed */
 			e->state = CLAIMS_QUEUED;
-		if (!e && !(e = claims_add(ex, spec))) {
-			st = fail(body, 503, "busy: %d instances' claims are being computed",
-				  BP_EXPLORER_CLAIMS_KEEP);
+		int busy;
+		if (!e && !(e = claims_add(ex, spec, &busy))) {
+			st = busy ? fail(body, 503, "busy: %d instances' claims are being computed",
+					 BP_EXPLORER_CLAIMS_KEEP)
+				  : fail(body, 503, "out of memory");
 			break;
 		}
 		struct waiter *w = malloc(sizeof *w);

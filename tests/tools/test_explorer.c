@@ -2,6 +2,7 @@
 /* The explorer's JSON API without HTTP (tools/explorer.c): answers on a table solved
  * here agree with the probe functions, bad input gets the right status and a message
  * naming it, and threads asking at once get exactly the answers one thread gets. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -285,4 +286,51 @@ Test(explorer, claims_parked_then_stopped)
 		     "kept answers stay");
 	cr_expect_eq(bp_explorer_answer(ex, "/api/query", &other, 1, &w, &t), 200);
 	bp_text_free(&t);
+}
+
+/* A claims computation that failed on the server's side is not kept: with one page of
+ * data.mdb damaged the claims walk fails (500, "checking ..."); with the page put back
+ * the next request computes again and gets the report, although the table's metadata
+ * (the stamp the answers are kept by) never changed. Each page is tried in turn, on a
+ * fresh explorer, until one fails the walk itself. */
+Test(explorer, claims_failure_not_kept)
+{
+	enum { PAGE = 4096, TAIL = 1024 };
+	char path[4096];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	int fd = open(path, O_RDWR);
+	cr_assert(fd >= 0, "%s", path);
+	off_t size = lseek(fd, 0, SEEK_END);
+	const char *kv[] = { "instance=taifas:3x3", NULL };
+	char *want;
+	cr_assert_eq(ask("/api/claims", kv, &want), 200, "%s", want);
+	int found = 0;
+	for (off_t page = 2 * PAGE; page + PAGE <= size && !found; page += PAGE) {
+		unsigned char save[PAGE], junk[TAIL];
+		struct bp_err err = { { 0 } };
+		memset(junk, 0x5a, sizeof junk);
+		cr_assert_eq(pread(fd, save, PAGE, page), PAGE);
+		bp_explorer_close(ex);
+		ex = NULL;
+		/* the tail of a page: a leaf's values, or an overflow page's bytes */
+		cr_assert_eq(pwrite(fd, junk, TAIL, page + PAGE - TAIL), TAIL);
+		char *a = NULL;
+		int st = bp_explorer_open(dir, &ex, &err) == BP_OK ? ask("/api/claims", kv, &a) : 0;
+		cr_assert_eq(pwrite(fd, save, PAGE, page), PAGE);
+		if (st == 500 && strncmp(a, "{\"error\": \"checking ", 20) == 0) {
+			char *b;
+			found = 1;
+			cr_expect_eq(ask("/api/claims", kv, &b), 200, "page %lld: %s",
+				     (long long)(page / PAGE), b);
+			cr_expect_str_eq(b, want);
+			free(b);
+		}
+		free(a);
+		if (!ex)
+			cr_assert_eq(bp_explorer_open(dir, &ex, &err), BP_OK, "%s", err.msg);
+	}
+	close(fd);
+	free(want);
+	cr_assert(found, "no page of %lld bytes whose damage fails the claims walk",
+		  (long long)size);
 }
