@@ -7,6 +7,7 @@
 # start; and each move's "position" is the position that the next answer shows.
 # serve_agree.sh BOARDPROOF
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/json_lib.sh" # jqe: jq -e that fails on no input
 bin=$1
 for tool in curl jq; do
 	command -v $tool >/dev/null || { echo "SKIP serve_agree: $tool is not installed"; exit 77; }
@@ -44,14 +45,14 @@ for spec in "${specs[@]}"; do
 			fi
 			jq -c "$view" "$tmp/w" >"$tmp/api"
 			"$bin" query "$spec" "$pos" --db "$db" --json >"$tmp/q" 2>"$tmp/qerr"
-			if [ $? = 2 ] && jq -e .terminal "$tmp/w" >/dev/null && grep -q "bad position" "$tmp/qerr"; then
+			if [ $? = 2 ] && jqe .terminal "$tmp/w" >/dev/null && grep -q "bad position" "$tmp/qerr"; then
 				# Blooms prints a game ended by two passes with over=1, which it
 				# refuses to parse by design (RULES.md 8: not a position); the API
 				# reaches it by moves. Nothing to compare with: said, not hidden
 				refused=$((refused + 1)); echo "note: query refuses the API's text of a finished game: $(cat "$tmp/qerr")"
 				break
 			fi
-			jq -e "$fields" "$tmp/q" >/dev/null || { differ=$((differ + 1)); echo "query --json prints members the comparison misses: $(head -c 200 "$tmp/q")"; }
+			jqe "$fields" "$tmp/q" >/dev/null || { differ=$((differ + 1)); echo "query --json prints members the comparison misses: $(head -c 200 "$tmp/q")"; }
 			jq -c "$view" "$tmp/q" >"$tmp/cli"
 			walked=$((walked + 1))
 			if ! cmp -s "$tmp/api" "$tmp/cli"; then

@@ -9,6 +9,7 @@
 # rules version is refused (409).
 # serve_api.sh BOARDPROOF RULES-V1-FIXTURE-DIR
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/json_lib.sh" # jqe: jq -e that fails on no input
 bin=$1 fixture=${2:-}
 for tool in curl jq; do
 	if ! command -v $tool >/dev/null; then
@@ -57,7 +58,7 @@ get() {
 	local code
 	code=$(curl -s -g --path-as-is --max-time 10 -o "$tmp/body" -w '%{http_code}' "$url${path#/}")
 	if [ "$code" != "$want" ]; then bad "$name: status $code, want $want: $(head -c 300 "$tmp/body")"; return; fi
-	if ! jq -e "$test" "$tmp/body" >/dev/null 2>&1; then bad "$name: body fails '$test': $(head -c 300 "$tmp/body")"; return; fi
+	if ! jqe "$test" "$tmp/body" >/dev/null 2>&1; then bad "$name: body fails '$test': $(head -c 300 "$tmp/body")"; return; fi
 	ok
 }
 
@@ -97,8 +98,8 @@ for i in $(seq 0 $((n - 1))); do
 done
 [ "$n" = 16 ] && [ $mismatched = 0 ] && ok || bad "resulting positions: $n moves, $mismatched mismatched"
 # groups hold the moves in order, each with its value, in runs of equal remoteness
-jq -e '[.groups.winning[], .groups.drawing[], .groups.losing[] | .moves[]] == [.moves[].move]' "$tmp/q" >/dev/null && ok || bad "groups do not list the moves in order"
-jq -e '. as $q | [.groups | to_entries[] | .key as $k | .value[] | .remoteness as $r | .moves[] as $m
+jqe '[.groups.winning[], .groups.drawing[], .groups.losing[] | .moves[]] == [.moves[].move]' "$tmp/q" >/dev/null && ok || bad "groups do not list the moves in order"
+jqe '. as $q | [.groups | to_entries[] | .key as $k | .value[] | .remoteness as $r | .moves[] as $m
 	| $q.moves[] | select(.move == $m) | (.remoteness == $r) and (.value == ({winning: "win", drawing: "draw", losing: "loss"}[$k]))] | all' \
 	"$tmp/q" >/dev/null && ok || bad "groups disagree with the moves' values"
 get query_fields 200 "/api/query?instance=taifas:3x3&moves=xb2+oa1" \
@@ -177,7 +178,7 @@ code=$(curl -s --path-as-is -o "$tmp/body" -w '%{http_code}' "${url}%2e%2e/%2e%2
 [ "$code" = 400 ] && ok || bad "%2e traversal: $code"
 for m in POST PUT DELETE OPTIONS; do
 	code=$(curl -s -X $m -o "$tmp/body" -w '%{http_code}' "${url}api/instances")
-	[ "$code" = 405 ] && jq -e .error "$tmp/body" >/dev/null && ok || bad "$m: $code"
+	[ "$code" = 405 ] && jqe .error "$tmp/body" >/dev/null && ok || bad "$m: $code"
 done
 code=$(curl -s -X POST --data-binary @"$bin" -o /dev/null -w '%{http_code}' "${url}api/query")
 [ "$code" = 405 ] && ok || bad "POST with a big body: $code"
@@ -185,7 +186,7 @@ code=$(curl -s -X POST --data-binary @"$bin" -o /dev/null -w '%{http_code}' "${u
 # library sees it (serve_api_limits.sh tries 1 MiB)
 get huge_uri 414 "/api/query?instance=$(head -c 100000 /dev/zero | tr '\0' 'x')" '.error | test("too long")'
 code=$(curl -s -o "$tmp/body" -w '%{http_code}' -H "X-Big: $(head -c 70000 /dev/zero | tr '\0' 'y')" "${url}api/instances")
-[ "$code" = 431 ] && jq -e .error "$tmp/body" >/dev/null && ok || bad "huge header: $code"
+[ "$code" = 431 ] && jqe .error "$tmp/body" >/dev/null && ok || bad "huge header: $code"
 port=$(jq -r .port "$tmp/serve.json")
 # garbage instead of HTTP: an answer or a closed connection, quickly
 reply=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GARBAGE \\x01\\x02\\r\\n\\r\\n' >&3; head -c 12 <&3")
@@ -207,7 +208,7 @@ for i in $(seq 100); do
 	3) path="/api/$(rnd)?$(rnd)=$(rnd)" ;;
 	esac
 	code=$(curl -s -g --path-as-is --max-time 10 -o "$tmp/body" -w '%{http_code}' "$url${path#/}")
-	case $code in 200 | 400 | 404 | 414) jq -e . "$tmp/body" >/dev/null 2>&1 || { odd=$((odd + 1)); echo "not JSON: $path"; } ;;
+	case $code in 200 | 400 | 404 | 414) jqe . "$tmp/body" >/dev/null 2>&1 || { odd=$((odd + 1)); echo "not JSON: $path"; } ;;
 	*) odd=$((odd + 1)); echo "status $code: $path" ;;
 	esac
 done

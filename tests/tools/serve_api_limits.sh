@@ -12,6 +12,7 @@
 #  - stopped while claims are computed, it answers the waiting client and exits.
 # serve_api_limits.sh BOARDPROOF
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/json_lib.sh" # jqe: jq -e that fails on no input
 bin=$1
 for tool in curl jq; do
 	command -v $tool >/dev/null || { echo "SKIP serve_api_limits: $tool is not installed"; exit 77; }
@@ -50,7 +51,7 @@ raw() {
 	local code
 	code=$(head -1 "$tmp/raw" | cut -d' ' -f2)
 	if [ "$code" != "$want" ]; then bad "$name: status '$code', want $want: $(head -c 300 "$tmp/raw")"; return; fi
-	sed '1,/^\r$/d' "$tmp/raw" | jq -e '.error | type == "string"' >/dev/null 2>&1 && ok ||
+	sed '1,/^\r$/d' "$tmp/raw" | jqe '.error | type == "string"' >/dev/null 2>&1 && ok ||
 		bad "$name: the body is not a JSON error: $(head -c 300 "$tmp/raw")"
 }
 
@@ -61,7 +62,7 @@ curl_json() {
 	local code
 	code=$(curl -s --max-time 20 -o "$tmp/body" -w '%{http_code}' "$@")
 	if [ "$code" != "$want" ]; then bad "$name: status $code, want $want: $(head -c 300 "$tmp/body")"; return; fi
-	jq -e '.error | type == "string"' "$tmp/body" >/dev/null 2>&1 && ok || bad "$name: not a JSON error: $(head -c 300 "$tmp/body")"
+	jqe '.error | type == "string"' "$tmp/body" >/dev/null 2>&1 && ok || bad "$name: not a JSON error: $(head -c 300 "$tmp/body")"
 }
 
 ## claims: the same text as the command line, byte for byte
@@ -73,7 +74,7 @@ for s in taifas:3x3 chicken:hex2 blooms:hex2; do
 	curl -s "${url}api/claims?instance=$s" >"$tmp/api2" # from memory now
 	cmp -s "$tmp/cli" "$tmp/api2" && ok || bad "claims $s asked again differ"
 done
-jq -e '[.claims[] | select(.witness != null)] | length > 0' "$tmp/cli" >/dev/null && ok || bad "no witness in the claims of blooms:hex2"
+jqe '[.claims[] | select(.witness != null)] | length > 0' "$tmp/cli" >/dev/null && ok || bad "no witness in the claims of blooms:hex2"
 curl_json claims_unknown 400 "${url}api/claims?instance=nogame:3x3"
 curl_json claims_not_solved 404 "${url}api/claims?instance=taifas:3x5"
 curl_json claims_param 400 "${url}api/claims?instance=taifas:3x3&moves=xb2"
@@ -104,7 +105,7 @@ if [ $claims_ms -gt 3000 ]; then
 else
 	echo "note: the claims took $claims_ms ms, too short to show the queries overlap them"
 fi
-[ "$(cat "$tmp/big.code")" = 200 ] && jq -e '.instance == "taifas:4x4,score=zones,tie=last-zone" and (.claims | length) > 0' "$tmp/big" >/dev/null &&
+[ "$(cat "$tmp/big.code")" = 200 ] && jqe '.instance == "taifas:4x4,score=zones,tie=last-zone" and (.claims | length) > 0' "$tmp/big" >/dev/null &&
 	ok || bad "claims taifas:4x4: $(cat "$tmp/big.code") $(head -c 200 "$tmp/big")"
 
 ## oversized and malformed requests: JSON 4xx from the server itself
@@ -113,7 +114,7 @@ curl_json uri_100k 414 "${url}api/query?instance=$x100k"
 # one request per connection (every head passes the server's own check): a huge
 # request after a good one, even from a client that would keep the connection
 code=$(curl -s -o /dev/null -o "$tmp/body" -w '%{http_code} ' "${url}api/instances" "${url}api/query?instance=$x100k")
-[ "$code" = "200 414 " ] && jq -e .error "$tmp/body" >/dev/null && ok || bad "a huge request after a good one: $code $(head -c 200 "$tmp/body")"
+[ "$code" = "200 414 " ] && jqe .error "$tmp/body" >/dev/null && ok || bad "a huge request after a good one: $code $(head -c 200 "$tmp/body")"
 curl -s -D "$tmp/head" -o /dev/null "${url}api/claims?instance=taifas:3x3"
 grep -qi '^connection: close' "$tmp/head" && ok || bad "a claims answer keeps the connection: $(cat "$tmp/head")"
 { printf 'GET /api/query?instance='; head -c 1048576 /dev/zero | tr '\0' x; printf ' HTTP/1.1\r\nHost: x\r\n\r\n'; } >"$tmp/req"
@@ -158,7 +159,7 @@ echo "with ${#fds[@]} slow connections open: $answered of 10 queries answered, t
 [ ${#fds[@]} = 40 ] && [ $answered = 10 ] && [ $slowest -lt 5000 ] && ok || bad "queries beside slow clients: $answered of 10, slowest $slowest ms"
 # the slow ones are told after --timeout (3 s) that they were too slow, with JSON
 timeout 10 cat <&${fds[0]} >"$tmp/slow"
-head -1 "$tmp/slow" | grep -q ' 408 ' && sed '1,/^\r$/d' "$tmp/slow" | jq -e .error >/dev/null && ok ||
+head -1 "$tmp/slow" | grep -q ' 408 ' && sed '1,/^\r$/d' "$tmp/slow" | jqe .error >/dev/null && ok ||
 	bad "a slow client was not answered 408 with JSON: $(head -c 200 "$tmp/slow")"
 for fd in "${fds[@]}"; do exec {fd}<&-; done
 
@@ -216,7 +217,7 @@ code=$(head -n 1 "$tmp/stopped.raw" | cut -d' ' -f2)
 sed '1,/^\r*$/d' "$tmp/stopped.raw" >"$tmp/stopped"
 echo "stopped during claims in $d ms; the waiting client got $code"
 [ $rc = 0 ] && [ $d -lt 20000 ] && ok || bad "stopping during claims: exit $rc after $d ms"
-{ [ "$code" = 503 ] || [ "$code" = 200 ]; } && jq -e . "$tmp/stopped" >/dev/null && ok ||
+{ [ "$code" = 503 ] || [ "$code" = 200 ]; } && jqe . "$tmp/stopped" >/dev/null && ok ||
 	bad "the client waiting for claims got $code: $(head -c 200 "$tmp/stopped")"
 
 echo "serve_api_limits: $pass passed, $fail failed"
