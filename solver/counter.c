@@ -370,31 +370,10 @@ static void part_range(const struct csolve *s, uint64_t item, uint32_t *lo, uint
 	*hi = (uint32_t)(s->npos * (item + 1) / t);
 }
 
-static int count_part(void *ctx, int worker, uint64_t item)
+/* One walk of worker part `item`: counts (fill 0) or fills (fill 1) the predecessor
+ * lists of the children in its range. */
+static int pred_part(struct csolve *s, uint64_t item, int fill)
 {
-	(void)worker;
-	struct csolve *s = ctx;
-	uint32_t lo, hi;
-	part_range(s, item, &lo, &hi);
-	for (uint64_t k = 0; k < s->nblocks; k++) {
-		const struct block *b = s->blocks[k];
-		for (uint64_t i = 0; i < b->used;) {
-			uint32_t n = get32(b, i + 1) & 0xffff;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t c = get32(b, i + 2 + j);
-				if (c >= lo && c < hi)
-					s->off[c + 1]++;
-			}
-			i += 2 + n;
-		}
-	}
-	return BP_OK;
-}
-
-static int fill_part(void *ctx, int worker, uint64_t item)
-{
-	(void)worker;
-	struct csolve *s = ctx;
 	uint32_t lo, hi;
 	part_range(s, item, &lo, &hi);
 	for (uint64_t k = 0; k < s->nblocks; k++) {
@@ -403,13 +382,29 @@ static int fill_part(void *ctx, int worker, uint64_t item)
 			uint32_t u = get32(b, i), n = get32(b, i + 1) & 0xffff;
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t c = get32(b, i + 2 + j);
-				if (c >= lo && c < hi)
+				if (c < lo || c >= hi)
+					continue;
+				if (fill)
 					s->pred[s->off[c]++] = u;
+				else
+					s->off[c + 1]++;
 			}
 			i += 2 + n;
 		}
 	}
 	return BP_OK;
+}
+
+static int count_part(void *ctx, int worker, uint64_t item)
+{
+	(void)worker;
+	return pred_part(ctx, item, 0);
+}
+
+static int fill_part(void *ctx, int worker, uint64_t item)
+{
+	(void)worker;
+	return pred_part(ctx, item, 1);
 }
 
 static int build_counts(void *ctx, int worker, uint64_t item)
