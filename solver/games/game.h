@@ -431,9 +431,8 @@ typedef int (*bp_game_line_fn)(void *ctx, const struct bp_game *g, const struct 
  * @return BP_OK; BP_EPARSE (a text too long, more than max moves, or unreadable);
  * BP_EILLEGAL (not legal there, or the game is over: no move is); BP_ENOMEM; or what
  * each returned. */
-int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *line,
-		      const char *seps, int max, bp_game_line_fn each, void *ctx, int *number,
-		      struct bp_err *err);
+int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *line, const char *seps,
+		      int max, bp_game_line_fn each, void *ctx, int *number, struct bp_err *err);
 
 /* The canonical form of p: ops->canonical, or the smallest image under transform. */
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
