@@ -14,6 +14,14 @@
  *                            (record 0) replaced by the record before it: what the
  *                            records would cost with an index free of holes, where the
  *                            holes' positions cost nothing
+ *   canonical                with --canonical (the game's rules: unrank, canonical
+ *                            form, rank): the indices that are canonical, so that
+ *                            canonical - positions are canonical but unreachable
+ *   reach_floor_bits         with --canonical: log2 of the number of ways to choose each
+ *                            tier's positions among its canonical indices, per position:
+ *                            the fewest bits any table that tells reachable positions
+ *                            from unreachable ones can spend on that alone, when the
+ *                            unreachable ones follow no rule it knows
  *
  * An order-0 coder cannot go below h0_record_tier; zstd goes below it only where
  * neighbouring indices have related values. So a table whose h0_record_tier is over 1
@@ -21,7 +29,7 @@
  * remoteness), and one whose holes_filled_bits is near 1 or under needs an index
  * without its holes more than a better codec.
  *
- *     bench_entropy DB [SPEC]
+ *     bench_entropy [--canonical] DB [SPEC]
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +37,7 @@
 #include <string.h>
 
 #include "canon/error.h"
+#include "solver/games/game.h"
 #include "store/codec.h"
 #include "store/store.h"
 
@@ -56,7 +65,38 @@ static double entropy_total(const uint64_t *hist, size_t size, uint64_t n)
 	return h;
 }
 
-static int measure(bp_store *s, bp_codec *c, const char *spec)
+/* The canonical indices of a tier (each index unranked, put in canonical form and
+ * ranked back). @return BP_OK or the game's error. */
+static int canonical_count(const struct bp_game *g, uint32_t tier, uint64_t n, uint64_t *out)
+{
+	uint64_t k = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct bp_pos p, c;
+		uint64_t r;
+		int rc = g->ops->unrank(g, tier, i, &p);
+		if (rc == BP_ENOTFOUND)
+			continue; /* not a position */
+		if (rc)
+			return rc;
+		bp_game_canonical(g, &p, &c);
+		if ((rc = g->ops->rank(g, &c, &r)))
+			return rc;
+		k += r == i;
+	}
+	*out = k;
+	return BP_OK;
+}
+
+/* log2 of n choose k. */
+static double log2_choose(uint64_t n, uint64_t k)
+{
+	if (k == 0 || k >= n)
+		return 0;
+	return (lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1)) /
+	       log(2.0);
+}
+
+static int measure(bp_store *s, bp_codec *c, const char *spec, int canonical)
 {
 	struct bp_err err = { 0 };
 	bp_table *t;
@@ -65,7 +105,14 @@ static int measure(bp_store *s, bp_codec *c, const char *spec)
 		return 1;
 	}
 	struct bp_table_meta m;
+	struct bp_game *g = NULL;
 	int rc = bp_table_meta_get(t, &m);
+	if (rc == BP_OK && canonical && bp_game_create(spec, &g, &err)) {
+		fprintf(stderr, "bench_entropy: %s: %s\n", spec, err.msg);
+		rc = BP_EINVAL;
+	}
+	uint64_t ncanon = 0;
+	double floor_bits = 0;
 	uint64_t *all = calloc(65536, sizeof *all), *tier_hist = calloc(65536, sizeof *tier_hist);
 	uint64_t values[4] = { 0 }, positions = 0, indices = 0, filled_bytes = 0;
 	double h_tier = 0;
@@ -97,6 +144,11 @@ static int measure(bp_store *s, bp_codec *c, const char *spec)
 		}
 		indices += n;
 		positions += in_tier;
+		uint64_t kc;
+		if (g && rc == BP_OK && (rc = canonical_count(g, tier, n, &kc)) == BP_OK) {
+			ncanon += kc;
+			floor_bits += log2_choose(kc, in_tier);
+		}
 		h_tier += entropy_total(tier_hist, 65536, in_tier);
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		for (uint64_t b = 0; b < n && rc == BP_OK; b += block) {
@@ -116,25 +168,33 @@ static int measure(bp_store *s, bp_codec *c, const char *spec)
 		double p = positions ? (double)positions : 1;
 		printf("{\"spec\": \"%s\", \"positions\": %llu, \"indices\": %llu, "
 		       "\"stored_bits\": %.3f, \"h0_record\": %.3f, \"h0_record_tier\": %.3f, "
-		       "\"h0_value\": %.3f, \"holes_filled_bits\": %.3f}\n",
+		       "\"h0_value\": %.3f, \"holes_filled_bits\": %.3f",
 		       spec, (unsigned long long)positions, (unsigned long long)indices,
 		       (double)m.stored_bytes * 8 / p, entropy_total(all, 65536, positions) / p,
 		       h_tier / p, entropy_total(values, 4, positions) / p,
 		       (double)filled_bytes * 8 / p);
+		if (g)
+			printf(", \"canonical\": %llu, \"reach_floor_bits\": %.3f",
+			       (unsigned long long)ncanon, floor_bits / p);
+		printf("}\n");
 		fflush(stdout);
 	} else {
 		fprintf(stderr, "bench_entropy: %s: %s\n", spec, bp_strerror(rc));
 	}
 	free(all);
 	free(tier_hist);
+	bp_game_destroy(g);
 	bp_table_close(t);
 	return rc != BP_OK;
 }
 
 int main(int argc, char **argv)
 {
+	int canonical = argc > 1 && strcmp(argv[1], "--canonical") == 0;
+	argv += canonical;
+	argc -= canonical;
 	if (argc < 2 || argc > 3 || strcmp(argv[1], "--help") == 0) {
-		fprintf(stderr, "usage: bench_entropy DB [SPEC]\n");
+		fprintf(stderr, "usage: bench_entropy [--canonical] DB [SPEC]\n");
 		return argc == 2 ? 0 : 2;
 	}
 	struct bp_err err = { 0 };
@@ -156,7 +216,7 @@ int main(int argc, char **argv)
 		bp_store_tables(s, collect, &l);
 	int bad = 0;
 	for (int i = 0; i < l.n; i++) {
-		bad |= specs[i] ? measure(s, c, specs[i]) : 1;
+		bad |= specs[i] ? measure(s, c, specs[i], canonical) : 1;
 		free(specs[i]);
 	}
 	bp_codec_destroy(c);
