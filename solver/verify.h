@@ -37,7 +37,9 @@ struct bp_verify_opts {
 	bp_verify_problem *problem;   /* may be NULL */
 	bp_verify_progress *progress; /* may be NULL */
 	int hash_only;		      /* decode, checksum and hash every stored record; re-derive
-					 nothing (positions_checked stays 0) */
+					 nothing (positions_checked stays 0), reading each tier a
+					 range at a time (memory bounded whatever the tier) */
+	uint64_t hash_range;	      /* hash_only: records read at a time; 0: 16 M */
 	void *ctx;		      /* passed to problem and progress */
 };
 

@@ -41,6 +41,7 @@ static int collect_member(void *ctx, const char *spec, const char *value, uint64
 struct vctx {
 	int quiet;
 	int shown;
+	int hash_only;
 };
 
 static void on_problem(void *ctx, const char *what)
@@ -56,8 +57,8 @@ static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t chec
 {
 	struct vctx *v = ctx;
 	if (!v->quiet)
-		fprintf(stderr, "verify: tier %u of %u checked (%llu positions so far)\n", tier,
-			ntiers, (unsigned long long)checked);
+		fprintf(stderr, "verify: tier %u of %u %s (%llu positions so far)\n", tier, ntiers,
+			v->hash_only ? "hashed" : "checked", (unsigned long long)checked);
 }
 
 int bp_cmd_verify(int argc, char **argv)
@@ -123,7 +124,7 @@ int bp_cmd_verify(int argc, char **argv)
 		struct bp_game *g = NULL;
 		bp_table *tab = NULL;
 		struct bp_verify_report r = { 0 };
-		struct vctx vc = { .quiet = !(a.progress || isatty(2)) };
+		struct vctx vc = { .quiet = !(a.progress || isatty(2)), .hash_only = hash_only };
 		if ((rc = bp_cli_open_game(cmd, specs.v[i], &g)))
 			goto out;
 		if ((rc = bp_cli_open_table(cmd, db, g, &tab))) {
