@@ -117,7 +117,9 @@ struct child {
 
 struct frame {
 	struct bp_pos pos, canon;
+	int canon_ok;	/* canon is set (with class keys it is made only when needed) */
 	uint64_t phash; /* hash of canon, for the repetition check */
+	uint64_t sh[BP_GAME_SYM_HASH_MAX]; /* class keys: the hashes of pos's images */
 	uint64_t key;
 	uint64_t ph; /* hash of the keys of the path from the root to here */
 	struct child *ch;
@@ -137,6 +139,8 @@ struct bp_dfpn {
 	uint64_t seen_mask; /* bits - 1, a power of two */
 	atomic_flag locks[NLOCKS];
 	int cyclic;
+	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
+	int fast;
 	/* per call */
 	double t0;
 	_Atomic int stop; /* 1 time, 2 nodes, 3 done (another thread finished) */
@@ -165,6 +169,7 @@ struct search {
 	struct frame *path;
 	int cap;
 	uint64_t nodes, evaluated, probes, hits, pending;
+	int known_on; /* the oracle may know something (bp_dfpn_opts.known_any) */
 	uint32_t root_pn, root_dn;
 	int err;
 	struct bp_move *mv; /* scratch move list */
@@ -211,6 +216,27 @@ static inline uint64_t pos_hash(const struct bp_pos *p)
 	for (int i = 0; i < n; i++)
 		h = (h ^ p->w[i]) * 0xbf58476d1ce4e5b9ull + (h >> 29);
 	return mix(h);
+}
+
+/* The hash of p's class: with class keys the smallest hash of its images (sh gets
+ * them all), else the hash of its canonical form (canon gets it, when not NULL). */
+static uint64_t class_hash(const bp_dfpn *d, const struct bp_pos *p, uint64_t *sh,
+			   struct bp_pos *canon)
+{
+	const struct bp_game *g = d->g;
+	if (d->fast) {
+		uint64_t tmp[BP_GAME_SYM_HASH_MAX], *h = sh ? sh : tmp;
+		g->ops->sym_hash(g, p, h);
+		uint64_t m = h[0];
+		for (int i = 1; i < g->nsym; i++)
+			m = h[i] < m ? h[i] : m;
+		if (canon)
+			bp_game_canonical(g, p, canon);
+		return m;
+	}
+	struct bp_pos c;
+	bp_game_canonical(g, p, canon ? canon : &c);
+	return pos_hash(canon ? canon : &c);
 }
 
 static inline uint32_t add_sat(uint32_t a, uint32_t b)
@@ -438,8 +464,23 @@ static int expand(struct search *s, int depth, int or_node)
 			}
 			continue;
 		}
-		bp_game_canonical(g, &p, &canon);
-		uint64_t h = pos_hash(&canon);
+		uint64_t h;
+		int ask = d->o.known != NULL;
+		if (d->fast) {
+			/* the class key from the parent's image hashes; a canonical form only
+			 * for the oracle, while it may know something */
+			uint64_t hs[BP_GAME_SYM_HASH_MAX];
+			g->ops->sym_hash_move(g, &f->pos, f->sh, &p, hs);
+			h = hs[0];
+			for (int k = 1; k < g->nsym; k++)
+				h = hs[k] < h ? hs[k] : h;
+			ask = s->known_on;
+			if (ask)
+				bp_game_canonical(g, &p, &canon);
+		} else {
+			bp_game_canonical(g, &p, &canon);
+			h = pos_hash(&canon);
+		}
 		if (d->cyclic) {
 			int rep = -1;
 			for (int k = depth; k >= 0 && rep < 0; k--)
@@ -454,7 +495,7 @@ static int expand(struct search *s, int depth, int or_node)
 			}
 		}
 		struct bp_dfpn_bound b;
-		if (d->o.known && d->o.known(d->o.ctx, &canon, &b) &&
+		if (ask && d->o.known(d->o.ctx, &canon, &b) &&
 		    decide(s->goal, !or_node, b.lo, b.hi, c)) {
 			c->key = 0;
 			continue;
@@ -537,6 +578,8 @@ static void check_limits(struct search *s)
 	bp_dfpn *d = s->d;
 	uint64_t total = atomic_fetch_add(&d->nodes, s->pending) + s->pending;
 	s->pending = 0;
+	if (d->o.known_any)
+		s->known_on = d->o.known_any(d->o.ctx);
 	if (d->o.max_nodes && total >= d->o.max_nodes && !d->stop)
 		d->stop = 2;
 	double t = now();
@@ -671,8 +714,14 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		struct frame *nf = &s->path[depth + 1];
 		nf->pos = f->pos;
 		g->ops->apply(g, &nf->pos, c->m);
-		bp_game_canonical(g, &nf->pos, &nf->canon);
-		nf->phash = pos_hash(&nf->canon);
+		if (d->fast) {
+			g->ops->sym_hash_move(g, &f->pos, f->sh, &nf->pos, nf->sh);
+			nf->canon_ok = 0;
+		} else {
+			bp_game_canonical(g, &nf->pos, &nf->canon);
+			nf->phash = pos_hash(&nf->canon);
+			nf->canon_ok = 1;
+		}
 		nf->key = c->key;
 		nf->ph = mix(f->ph ^ c->key);
 		uint32_t cpn, cdn;
@@ -748,6 +797,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			alo = pn == 0 ? (strict ? 1 : 0) : -1, ahi = pn == 0 ? 1 : -1;
 		struct bp_dfpn_bound b = { (int8_t)(or_node ? alo : -ahi),
 					   (int8_t)(or_node ? ahi : -alo) };
+		if (!f->canon_ok) {
+			bp_game_canonical(g, &f->pos, &f->canon);
+			f->canon_ok = 1;
+		}
 		d->o.record(d->o.ctx, &f->canon, b);
 	}
 	*pn_out = pn;
@@ -794,9 +847,11 @@ static void *run_search(void *arg)
 		return NULL;
 	struct frame *f = &s->path[0];
 	f->pos = r->root;
-	bp_game_canonical(d->g, &f->pos, &f->canon);
+	uint64_t h = class_hash(d, &f->pos, f->sh, &f->canon);
+	f->canon_ok = 1;
 	f->phash = pos_hash(&f->canon);
-	f->key = node_key(f->phash, r->goal, r->root_or);
+	f->key = node_key(h, r->goal, r->root_or);
+	s->known_on = d->o.known && (!d->o.known_any || d->o.known_any(d->o.ctx));
 	f->ph = mix(f->key);
 	int32_t dep;
 	/* thresholds INF - 1: numbers that saturate end the search as undecided instead of
@@ -988,6 +1043,10 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	for (int i = 0; i < NLOCKS; i++)
 		atomic_flag_clear(&d->locks[i]);
 	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	/* class keys need no repetition check by canonical forms: games that repeat
+	 * keep the canonical path */
+	d->fast = g->ops->sym_hash && g->ops->sym_hash_move && !d->cyclic &&
+		  g->nsym <= BP_GAME_SYM_HASH_MAX && !o.exact_keys;
 	if (o.threads > 1 && !d->cyclic) {
 		d->shared = 1;
 		d->busy = calloc(NBUSY, sizeof *d->busy);
@@ -1073,7 +1132,7 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	if (d->o.known && d->o.known(d->o.ctx, &canon, &b) && decide(goal, or_node, b.lo, b.hi, &c))
 		return c.pn == 0;
 	uint32_t pn, dn, meta;
-	uint64_t h = pos_hash(&canon);
+	uint64_t h = class_hash(d, p, NULL, NULL);
 	if (tt_get(d, node_key(h, goal, or_node), &pn, &dn, &meta) && (pn == 0 || dn == 0))
 		return pn == 0;
 	uint8_t st;
@@ -1092,8 +1151,6 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
 		    uint32_t *dn)
 {
-	struct bp_pos canon;
 	uint32_t meta;
-	bp_game_canonical(d->g, p, &canon);
-	return tt_get(d, node_key(pos_hash(&canon), goal, or_node), pn, dn, &meta);
+	return tt_get(d, node_key(class_hash(d, p, NULL, NULL), goal, or_node), pn, dn, &meta);
 }

@@ -60,12 +60,19 @@ struct bp_dfpn_opts {
 	int threads;	    /* > 1: that many threads share the table, each searching from the root
 			(games that repeat: the "win" and "not lose" searches at once on two
 			threads; see solver/dfpn.c); <= 1: one thread */
-	bp_dfpn_known *known;					       /* may be NULL */
+	bp_dfpn_known *known; /* may be NULL */
+	/* Whether known may answer anything now, asked at the start and every 1024
+	 * expansions; while it says no, the search makes no canonical forms for known.
+	 * NULL: known is always asked. */
+	int (*known_any)(void *ctx);
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
 	void (*progress)(void *ctx, const struct bp_dfpn_progress *p); /* may be NULL; ~1/s */
 	void *ctx;	/* for known, record and progress */
 	int keep_table; /* keep the table in the handle after the call (proofs) */
+	/* 1: key the table by canonical forms even where the game has sym_hash (for
+	 * comparisons and tests); 0: class keys where the game has them */
+	int exact_keys;
 };
 
 struct bp_dfpn_result {

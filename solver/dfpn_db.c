@@ -165,6 +165,15 @@ static int known(void *ctx, const struct bp_pos *canon, struct bp_dfpn_bound *ou
 	return r;
 }
 
+static int known_any(void *ctx)
+{
+	struct bp_dfpn_db *db = ctx;
+	pthread_mutex_lock(&db->lock);
+	int r = db->t || db->nproven > 0;
+	pthread_mutex_unlock(&db->lock);
+	return r;
+}
+
 static int checkpoint_locked(struct bp_dfpn_db *db)
 {
 	if (!db->npend || !db->proven || db->readonly)
@@ -240,6 +249,7 @@ out:
 void bp_dfpn_db_attach(struct bp_dfpn_db *db, struct bp_dfpn_opts *o)
 {
 	o->known = known;
+	o->known_any = known_any;
 	o->record = db->readonly ? NULL : record;
 	o->ctx = db;
 }
