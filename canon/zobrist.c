@@ -66,7 +66,7 @@ void bp_zobrist_destroy(bp_zobrist *z)
 	free(z);
 }
 
-void bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h)
+uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h)
 {
 	uint64_t e = mix_extra(extra);
 	for (int s = 0; s < z->nsym; s++)
@@ -79,20 +79,41 @@ void bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra
 			for (int s = 0; s < z->nsym; s++)
 				h[s] ^= row[s];
 		}
+	uint64_t best = h[0];
+	for (int s = 1; s < z->nsym; s++)
+		best = h[s] < best ? h[s] : best;
+	return best;
 }
 
-void bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
-		       uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out)
+uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
+			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out)
 {
+	/* the rows of the changed cells, then one pass over the symmetries that also
+	 * takes the smallest (a move changes one to four cells; more take more passes) */
 	uint64_t e = extra_from == extra_to ? 0 : mix_extra(extra_from) ^ mix_extra(extra_to);
-	for (int s = 0; s < z->nsym; s++)
-		out[s] = h[s] ^ e;
+	const uint64_t *row[4];
+	int nrow = 0;
+	const uint64_t *src = h;
 	for (int i = 0; i < z->nplanes; i++)
 		for (uint64_t m = from[i] ^ to[i]; m; m &= m - 1) {
 			int c = __builtin_ctzll(m);
-			const uint64_t *row = &z->t[((size_t)c * (size_t)z->nplanes + (size_t)i) *
-						    BP_ZOBRIST_MAX_SYM];
-			for (int s = 0; s < z->nsym; s++)
-				out[s] ^= row[s];
+			row[nrow++] = &z->t[((size_t)c * (size_t)z->nplanes + (size_t)i) *
+					    BP_ZOBRIST_MAX_SYM];
+			if (nrow == 4) {
+				for (int s = 0; s < z->nsym; s++)
+					out[s] = src[s] ^ row[0][s] ^ row[1][s] ^ row[2][s] ^
+						 row[3][s];
+				src = out;
+				nrow = 0;
+			}
 		}
+	uint64_t best = UINT64_MAX;
+	for (int s = 0; s < z->nsym; s++) {
+		uint64_t v = src[s] ^ e;
+		for (int k = 0; k < nrow; k++)
+			v ^= row[k][s];
+		out[s] = v;
+		best = v < best ? v : best;
+	}
+	return best;
 }

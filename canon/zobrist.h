@@ -30,12 +30,15 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out);
 
 void bp_zobrist_destroy(bp_zobrist *z);
 
-/* Writes the b->nsym hashes h[s] of the position (planes, extra). */
-void bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h);
+/* Writes the b->nsym hashes h[s] of the position (planes, extra) and returns the
+ * smallest, the key of its class. */
+uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h);
 
 /* The hashes of position (to, extra_to) from those of (from, extra_from), h, by the
- * cells that differ: out[s] for every symmetry (out may alias h). */
-void bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
-		       uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out);
+ * cells that differ: out[s] for every symmetry (out may alias h). Returns the
+ * smallest. */
+uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
+			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
+			   uint64_t *out);
 
 #endif

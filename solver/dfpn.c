@@ -225,11 +225,8 @@ static uint64_t class_hash(const bp_dfpn *d, const struct bp_pos *p, uint64_t *s
 {
 	const struct bp_game *g = d->g;
 	if (d->fast) {
-		uint64_t tmp[BP_GAME_SYM_HASH_MAX], *h = sh ? sh : tmp;
-		g->ops->sym_hash(g, p, h);
-		uint64_t m = h[0];
-		for (int i = 1; i < g->nsym; i++)
-			m = h[i] < m ? h[i] : m;
+		uint64_t tmp[BP_GAME_SYM_HASH_MAX];
+		uint64_t m = g->ops->sym_hash(g, p, sh ? sh : tmp);
 		if (canon)
 			bp_game_canonical(g, p, canon);
 		return m;
@@ -470,10 +467,7 @@ static int expand(struct search *s, int depth, int or_node)
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle, while it may know something */
 			uint64_t hs[BP_GAME_SYM_HASH_MAX];
-			g->ops->sym_hash_move(g, &f->pos, f->sh, &p, hs);
-			h = hs[0];
-			for (int k = 1; k < g->nsym; k++)
-				h = hs[k] < h ? hs[k] : h;
+			h = g->ops->sym_hash_move(g, &f->pos, f->sh, &p, hs);
 			ask = s->known_on;
 			if (ask)
 				bp_game_canonical(g, &p, &canon);

@@ -1169,15 +1169,15 @@ static uint64_t chicken_extra(const struct bp_pos *p)
 	return DECLINED(p) | OVER(p) << 8;
 }
 
-static void chicken_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+static uint64_t chicken_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
 {
-	bp_zobrist_hash(C(g)->zob, p->w, chicken_extra(p), h);
+	return bp_zobrist_hash(C(g)->zob, p->w, chicken_extra(p), h);
 }
 
-static void chicken_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
-				  const uint64_t *h, const struct bp_pos *c, uint64_t *out)
+static uint64_t chicken_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
+				      const uint64_t *h, const struct bp_pos *c, uint64_t *out)
 {
-	bp_zobrist_update(C(g)->zob, p->w, c->w, chicken_extra(p), chicken_extra(c), h, out);
+	return bp_zobrist_update(C(g)->zob, p->w, c->w, chicken_extra(p), chicken_extra(c), h, out);
 }
 
 const struct bp_game_ops bp_chicken_ops = {

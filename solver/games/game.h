@@ -351,15 +351,15 @@ struct bp_game_ops {
 	 * transform() and g->nsym <= BP_GAME_SYM_HASH_MAX: hashes of a position's
 	 * symmetric images, so that a key of its class costs no canonical form.
 	 * sym_hash writes g->nsym hashes of p, h[s] = H(transform(p, s)) for one 64-bit
-	 * hash H of positions fixed by the instance. The smallest of them is then the
-	 * same for every member of p's class (its images are the class), which the
-	 * search takes for the class's key. sym_hash_move writes the hashes of c, a
-	 * position that one move makes of p, from p's hashes h and what changed between p
-	 * and c (a Zobrist update); it must equal sym_hash(c). The tests compare both with
+	 * hash H of positions fixed by the instance, and returns the smallest of them:
+	 * the same for every member of p's class (its images are the class), the key
+	 * the search takes for the class. sym_hash_move does the same for c, a position
+	 * that one move makes of p, from p's hashes h and what changed between p and c
+	 * (a Zobrist update); it must equal sym_hash(c). The tests compare both with
 	 * transform() and canonical(). NULL (both): the search hashes canonical forms. */
-	void (*sym_hash)(const struct bp_game *g, const struct bp_pos *p, uint64_t *h);
-	void (*sym_hash_move)(const struct bp_game *g, const struct bp_pos *p, const uint64_t *h,
-			      const struct bp_pos *c, uint64_t *out);
+	uint64_t (*sym_hash)(const struct bp_game *g, const struct bp_pos *p, uint64_t *h);
+	uint64_t (*sym_hash_move)(const struct bp_game *g, const struct bp_pos *p,
+				  const uint64_t *h, const struct bp_pos *c, uint64_t *out);
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */

@@ -875,15 +875,15 @@ static int taifas_groups(const struct bp_game *g, const struct bp_pos *p, int *m
 
 /* Hashes of the images for proof-number search: the two stone planes, with `last`
  * (which no symmetry moves) as the extra word. */
-static void taifas_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+static uint64_t taifas_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
 {
-	bp_zobrist_hash(T(g)->zob, p->w, LAST(p), h);
+	return bp_zobrist_hash(T(g)->zob, p->w, LAST(p), h);
 }
 
-static void taifas_sym_hash_move(const struct bp_game *g, const struct bp_pos *p, const uint64_t *h,
-				 const struct bp_pos *c, uint64_t *out)
+static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
+				     const uint64_t *h, const struct bp_pos *c, uint64_t *out)
 {
-	bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
+	return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
 }
 
 const struct bp_game_ops bp_taifas_ops = {
