@@ -1101,6 +1101,7 @@ done:
 	out->tt_entries = d->nbuckets * 4;
 	out->tt_used = d->used;
 	out->tt_bytes = d->nbuckets * sizeof(struct tt_bucket);
+	out->class_keys = d->fast;
 	if (rc == BP_ENOTFOUND)
 		return BP_OK;
 	if (rc == BP_ERANGE)

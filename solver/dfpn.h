@@ -88,7 +88,8 @@ struct bp_dfpn_result {
 	uint64_t tt_entries, tt_used;
 	uint64_t tt_bytes;
 	double seconds;
-	int stopped; /* 1 time limit, 2 node limit, 0 neither */
+	int stopped;	/* 1 time limit, 2 node limit, 0 neither */
+	int class_keys; /* 1: the table was keyed by the game's sym_hash, 0: by canonical forms */
 };
 
 typedef struct bp_dfpn bp_dfpn;
