@@ -94,6 +94,9 @@ uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint
 	const uint64_t *row[4];
 	int nrow = 0;
 	const uint64_t *src = h;
+	uint64_t tmp[BP_ZOBRIST_MAX_SYM];
+	if (!out)
+		out = tmp;
 	for (int i = 0; i < z->nplanes; i++)
 		for (uint64_t m = from[i] ^ to[i]; m; m &= m - 1) {
 			int c = __builtin_ctzll(m);
@@ -108,6 +111,14 @@ uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint
 			}
 		}
 	uint64_t best = UINT64_MAX;
+	if (out == tmp && nrow == 1) {
+		/* the key alone, the common case of one stone: no stores */
+		for (int s = 0; s < z->nsym; s++) {
+			uint64_t v = src[s] ^ e ^ row[0][s];
+			best = v < best ? v : best;
+		}
+		return best;
+	}
 	for (int s = 0; s < z->nsym; s++) {
 		uint64_t v = src[s] ^ e;
 		for (int k = 0; k < nrow; k++)

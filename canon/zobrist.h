@@ -35,8 +35,8 @@ void bp_zobrist_destroy(bp_zobrist *z);
 uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h);
 
 /* The hashes of position (to, extra_to) from those of (from, extra_from), h, by the
- * cells that differ: out[s] for every symmetry (out may alias h). Returns the
- * smallest. */
+ * cells that differ: out[s] for every symmetry (out may alias h; NULL: not
+ * written). Returns the smallest. */
 uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
 			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
 			   uint64_t *out);

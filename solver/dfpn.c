@@ -466,8 +466,7 @@ static int expand(struct search *s, int depth, int or_node)
 		if (d->fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle, while it may know something */
-			uint64_t hs[BP_GAME_SYM_HASH_MAX];
-			h = g->ops->sym_hash_move(g, &f->pos, f->sh, &p, hs);
+			h = g->ops->sym_hash_move(g, &f->pos, f->sh, &p, NULL);
 			ask = s->known_on;
 			if (ask)
 				bp_game_canonical(g, &p, &canon);

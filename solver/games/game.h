@@ -355,7 +355,7 @@ struct bp_game_ops {
 	 * the same for every member of p's class (its images are the class), the key
 	 * the search takes for the class. sym_hash_move does the same for c, a position
 	 * that one move makes of p, from p's hashes h and what changed between p and c
-	 * (a Zobrist update); it must equal sym_hash(c). The tests compare both with
+	 * (a Zobrist update; out NULL: only the key); it must equal sym_hash(c). The tests compare both with
 	 * transform() and canonical(). NULL (both): the search hashes canonical forms. */
 	uint64_t (*sym_hash)(const struct bp_game *g, const struct bp_pos *p, uint64_t *h);
 	uint64_t (*sym_hash_move)(const struct bp_game *g, const struct bp_pos *p,

@@ -310,6 +310,8 @@ static void check_sym_hash_at(const struct bp_game *g, const struct bp_pos *p, s
 		g->ops->apply(g, &c, mv[i]);
 		uint64_t inc = g->ops->sym_hash_move(g, p, h, &c, hc);
 		cr_expect_eq(inc, g->ops->sym_hash(g, &c, hq), "%s: move %d", g->spec, i);
+		cr_expect_eq(g->ops->sym_hash_move(g, p, h, &c, NULL), inc, "%s: move %d, key only",
+			     g->spec, i);
 		cr_expect_eq(memcmp(hc, hq, sizeof(uint64_t) * (size_t)g->nsym), 0,
 			     "%s: move %d: the hashes differ", g->spec, i);
 	}
