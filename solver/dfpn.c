@@ -30,9 +30,20 @@
  *                    bit 30 strict (a final value that holds for the stricter goal),
  *                    bit 31 path entry: bits 0-29 are then the depth it relies on
  *
- * The key mixes the canonical position's hash with the goal and the node type (a
- * colour-exchanged position of the other side to move is the same canonical position
- * but another question). A store replaces, in order: the entry with the same check,
+ * The key mixes the hash of the position's symmetry class with the goal and the node
+ * type (a colour-exchanged position of the other side to move is the same canonical
+ * position but another question).
+ *
+ * Keys. The class's hash is the hash of its canonical form, or, in games with the
+ * sym_hash op (and no repetitions), the smallest of the Zobrist hashes of the
+ * position's images under every symmetry: a function of the class, since the images
+ * of any member are the whole class. A child's hashes follow from its parent's by the
+ * stones the move placed (sym_hash_move), one XOR per symmetry, so an expansion makes
+ * no canonical form at all. They are still made where a position itself is needed:
+ * for the oracle (only while bp_dfpn_opts.known_any says it may know something), for
+ * a value recorded to the database, and for the repetition check of games that
+ * repeat, which keep canonical keys. Like any 64-bit hash, two classes may collide;
+ * the tests check that none do on every position of small boards. A store replaces, in order: the entry with the same check,
  * an empty entry, else the one with the least work, proven and disproven entries
  * counting as more work than any open one, so large subtrees and final values stay.
  * Threads share the table; each bucket is guarded by a spin lock from a striped array.
