@@ -112,9 +112,16 @@ uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint
 		}
 	uint64_t best = UINT64_MAX;
 	if (out == tmp && nrow == 1) {
-		/* the key alone, the common case of one stone: no stores */
+		/* the key alone, the common cases of one stone and of two: no stores */
 		for (int s = 0; s < z->nsym; s++) {
 			uint64_t v = src[s] ^ e ^ row[0][s];
+			best = v < best ? v : best;
+		}
+		return best;
+	}
+	if (out == tmp && nrow == 2) {
+		for (int s = 0; s < z->nsym; s++) {
+			uint64_t v = src[s] ^ e ^ row[0][s] ^ row[1][s];
 			best = v < best ? v : best;
 		}
 		return best;

@@ -611,6 +611,9 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 	const struct bp_game *g = d->g;
 	int or_node = s->root_or ^ (depth & 1);
 	uint64_t start = s->nodes;
+	/* the node's own entry is stored when it returns: its bucket is fetched while the
+	 * children are made (the parent fetched it only when the filter had its key) */
+	__builtin_prefetch(bucket_of(d, s->path[depth].key));
 	s->nodes++;
 	if (++s->pending >= 1024)
 		check_limits(s);
