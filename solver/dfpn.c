@@ -509,12 +509,11 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		}
 		uint64_t h;
-		int ask = d->o.known != NULL;
+		int ask = s->known_on; /* the oracle, while it may know something */
 		if (d->fast) {
 			/* the class key from the parent's image hashes; a canonical form only
-			 * for the oracle, while it may know something */
+			 * for the oracle */
 			h = g->ops->sym_hash_move(g, &f->pos, f->sh, &p, NULL);
-			ask = s->known_on;
 			if (ask)
 				bp_game_canonical(g, &p, &canon);
 		} else {
@@ -619,7 +618,7 @@ static void check_limits(struct search *s)
 	uint64_t total = atomic_fetch_add(&d->nodes, s->pending) + s->pending;
 	s->pending = 0;
 	if (d->o.known_any)
-		s->known_on = d->o.known_any(d->o.ctx);
+		s->known_on = d->o.known && d->o.known_any(d->o.ctx);
 	if (d->o.max_nodes && total >= d->o.max_nodes && !d->stop)
 		d->stop = 2;
 	double t = now();

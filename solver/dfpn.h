@@ -61,9 +61,9 @@ struct bp_dfpn_opts {
 			(games that repeat: the "win" and "not lose" searches at once on two
 			threads; see solver/dfpn.c); <= 1: one thread */
 	bp_dfpn_known *known; /* may be NULL */
-	/* Whether known may answer anything now, asked at the start and every 1024
-	 * expansions; while it says no, the search makes no canonical forms for known.
-	 * NULL: known is always asked. */
+	/* Whether known may tell anything the search does not hold already, asked at
+	 * the start and every 1024 expansions; while it says no, known is not called
+	 * (nor a canonical form made for it). NULL: known is always called. */
 	int (*known_any)(void *ctx);
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
