@@ -30,12 +30,28 @@
  *                    bit 30 strict (a final value that holds for the stricter goal),
  *                    bit 31 path entry: bits 0-29 are then the depth it relies on
  *
- * The key mixes the canonical position's hash with the goal and the node type (a
- * colour-exchanged position of the other side to move is the same canonical position
- * but another question). A store replaces, in order: the entry with the same check,
+ * The key mixes the hash of the position's symmetry class with the goal and the node
+ * type (a colour-exchanged position of the other side to move is the same canonical
+ * position but another question).
+ *
+ * Keys. The class's hash is the hash of its canonical form, or, in games with the
+ * sym_hash op (and no repetitions), the smallest of the Zobrist hashes of the
+ * position's images under every symmetry: a function of the class, since the images
+ * of any member are the whole class. A child's hashes follow from its parent's by the
+ * stones the move placed (sym_hash_move), one XOR per symmetry, so an expansion makes
+ * no canonical form at all. They are still made where a position itself is needed:
+ * for the oracle (only while bp_dfpn_opts.known_any says it may know something), for
+ * a value recorded to the database, and for the repetition check of games that
+ * repeat, which keep canonical keys. Like any 64-bit hash, two classes may collide;
+ * the tests check that none do on every position of small boards. A store replaces, in order: the entry with the same check,
  * an empty entry, else the one with the least work, proven and disproven entries
  * counting as more work than any open one, so large subtrees and final values stay.
- * Threads share the table; each bucket is guarded by a spin lock from a striped array.
+ * Threads share the table through a striped array of sequence counters (a seqlock per
+ * stripe of buckets): a store takes its stripe's counter from even to odd, writes,
+ * and makes it even again; a look-up reads the counter, the entry, and the counter
+ * again, and reads anew when a store came between. Look-ups, a dozen for each
+ * store, so write nothing, and the two cores do not pull lock lines from each other
+ * on every probe.
  *
  * Cycles. In a game whose positions repeat, a child equal to a position on the current
  * path (the node itself included) is a draw by repetition. A final value computed from
@@ -117,7 +133,9 @@ struct child {
 
 struct frame {
 	struct bp_pos pos, canon;
+	int canon_ok;	/* canon is set (with class keys it is made only when needed) */
 	uint64_t phash; /* hash of canon, for the repetition check */
+	uint64_t sh[BP_GAME_SYM_HASH_MAX]; /* class keys: the hashes of pos's images */
 	uint64_t key;
 	uint64_t ph; /* hash of the keys of the path from the root to here */
 	struct child *ch;
@@ -134,9 +152,11 @@ struct bp_dfpn {
 	 * 10%), so their look-ups stop at this 1/128 of the table's size instead of a
 	 * cache miss in the table */
 	_Atomic uint64_t *seen;
-	uint64_t seen_mask; /* bits - 1, a power of two */
-	atomic_flag locks[NLOCKS];
+	uint64_t seen_mask;	      /* bits - 1, a power of two */
+	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by key (see the table above) */
 	int cyclic;
+	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
+	int fast;
 	/* per call */
 	double t0;
 	_Atomic int stop; /* 1 time, 2 nodes, 3 done (another thread finished) */
@@ -165,6 +185,7 @@ struct search {
 	struct frame *path;
 	int cap;
 	uint64_t nodes, evaluated, probes, hits, pending;
+	int known_on; /* the oracle may know something (bp_dfpn_opts.known_any) */
 	uint32_t root_pn, root_dn;
 	int err;
 	struct bp_move *mv; /* scratch move list */
@@ -213,6 +234,24 @@ static inline uint64_t pos_hash(const struct bp_pos *p)
 	return mix(h);
 }
 
+/* The hash of p's class: with class keys the smallest hash of its images (sh gets
+ * them all), else the hash of its canonical form (canon gets it, when not NULL). */
+static uint64_t class_hash(const bp_dfpn *d, const struct bp_pos *p, uint64_t *sh,
+			   struct bp_pos *canon)
+{
+	const struct bp_game *g = d->g;
+	if (d->fast) {
+		uint64_t tmp[BP_GAME_SYM_HASH_MAX];
+		uint64_t m = g->ops->sym_hash(g, p, sh ? sh : tmp);
+		if (canon)
+			bp_game_canonical(g, p, canon);
+		return m;
+	}
+	struct bp_pos c;
+	bp_game_canonical(g, p, canon ? canon : &c);
+	return pos_hash(canon ? canon : &c);
+}
+
 static inline uint32_t add_sat(uint32_t a, uint32_t b)
 {
 	if (a == INF || b == INF)
@@ -228,18 +267,40 @@ static inline struct tt_bucket *bucket_of(const bp_dfpn *d, uint64_t key)
 	return &d->tt[((uint64_t)(uint32_t)key * d->nbuckets) >> 32];
 }
 
-static inline void lock(bp_dfpn *d, uint64_t key)
+/* A store's side of the seqlock: the stripe's counter made odd (waiting while another
+ * store holds it). @return the even value it had. */
+static inline uint32_t lock(bp_dfpn *d, uint64_t key)
 {
-	if (d->o.threads > 1)
-		while (atomic_flag_test_and_set_explicit(&d->locks[(uint32_t)key % NLOCKS],
-							 memory_order_acquire))
-			;
+	if (d->o.threads <= 1)
+		return 0;
+	_Atomic uint32_t *q = &d->seq[(uint32_t)key % NLOCKS];
+	for (;;) {
+		uint32_t v = atomic_load_explicit(q, memory_order_relaxed);
+		if (!(v & 1) && atomic_compare_exchange_weak_explicit(
+					q, &v, v + 1, memory_order_acquire, memory_order_relaxed)) {
+			/* the entry's stores stay after the odd counter */
+			atomic_thread_fence(memory_order_release);
+			return v;
+		}
+	}
 }
 
-static inline void unlock(bp_dfpn *d, uint64_t key)
+static inline void unlock(bp_dfpn *d, uint64_t key, uint32_t v)
 {
 	if (d->o.threads > 1)
-		atomic_flag_clear_explicit(&d->locks[(uint32_t)key % NLOCKS], memory_order_release);
+		atomic_store_explicit(&d->seq[(uint32_t)key % NLOCKS], v + 2, memory_order_release);
+}
+
+/* Entry fields are read by look-ups while a store may write them: both sides use
+ * relaxed atomic accesses (plain moves on x86), and the seqlock tells a torn read. */
+static inline uint32_t ld(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void st(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t seen_index(const bp_dfpn *d, uint64_t key)
@@ -266,18 +327,27 @@ static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t
 		return 0;
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
-	int found = 0;
-	lock(d, key);
-	for (int i = 0; i < 4; i++)
-		if (b->e[i].check == check) {
-			*pn = b->e[i].pn;
-			*dn = b->e[i].dn;
-			*meta = b->e[i].meta;
-			found = 1;
-			break;
-		}
-	unlock(d, key);
-	return found;
+	int shared = d->o.threads > 1;
+	_Atomic uint32_t *q = &d->seq[(uint32_t)key % NLOCKS];
+	for (;;) {
+		uint32_t v = shared ? atomic_load_explicit(q, memory_order_acquire) : 0;
+		if (v & 1)
+			continue; /* a store is writing this stripe */
+		int found = 0;
+		for (int i = 0; i < 4; i++)
+			if (ld(&b->e[i].check) == check) {
+				*pn = ld(&b->e[i].pn);
+				*dn = ld(&b->e[i].dn);
+				*meta = ld(&b->e[i].meta);
+				found = 1;
+				break;
+			}
+		if (!shared)
+			return found;
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(q, memory_order_relaxed) == v)
+			return found;
+	}
 }
 
 static inline uint64_t priority(const struct tt_entry *e)
@@ -295,7 +365,7 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 		atomic_fetch_or_explicit(seen_word(d, key),
 					 (uint64_t)1 << (seen_index(d, key) & 63),
 					 memory_order_relaxed);
-	lock(d, key);
+	uint32_t sv = lock(d, key);
 	struct tt_entry *v = NULL;
 	for (int i = 0; i < 4 && !v; i++)
 		if (b->e[i].check == check)
@@ -303,7 +373,7 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 	if (v && (v->pn == 0 || v->dn == 0) && pn != 0 && dn != 0 && !(v->meta & DEP_BIT)) {
 		/* a final value stays: open numbers for it can only come from a thread that
 		 * left the node before it saw the value another thread stored */
-		unlock(d, key);
+		unlock(d, key, sv);
 		return;
 	}
 	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
@@ -321,11 +391,11 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 					v = &b->e[i];
 		}
 	}
-	v->check = check;
-	v->pn = pn;
-	v->dn = dn;
-	v->meta = (uint32_t)(work > WORK_MAX ? WORK_MAX : work) | flags;
-	unlock(d, key);
+	st(&v->check, check);
+	st(&v->pn, pn);
+	st(&v->dn, dn);
+	st(&v->meta, (uint32_t)(work > WORK_MAX ? WORK_MAX : work) | flags);
+	unlock(d, key, sv);
 }
 
 /* ---- the search ---- */
@@ -438,8 +508,18 @@ static int expand(struct search *s, int depth, int or_node)
 			}
 			continue;
 		}
-		bp_game_canonical(g, &p, &canon);
-		uint64_t h = pos_hash(&canon);
+		uint64_t h;
+		int ask = s->known_on; /* the oracle, while it may know something */
+		if (d->fast) {
+			/* the class key from the parent's image hashes; a canonical form only
+			 * for the oracle */
+			h = g->ops->sym_hash_move(g, &f->pos, f->sh, &p, NULL);
+			if (ask)
+				bp_game_canonical(g, &p, &canon);
+		} else {
+			bp_game_canonical(g, &p, &canon);
+			h = pos_hash(&canon);
+		}
 		if (d->cyclic) {
 			int rep = -1;
 			for (int k = depth; k >= 0 && rep < 0; k--)
@@ -454,7 +534,7 @@ static int expand(struct search *s, int depth, int or_node)
 			}
 		}
 		struct bp_dfpn_bound b;
-		if (d->o.known && d->o.known(d->o.ctx, &canon, &b) &&
+		if (ask && d->o.known(d->o.ctx, &canon, &b) &&
 		    decide(s->goal, !or_node, b.lo, b.hi, c)) {
 			c->key = 0;
 			continue;
@@ -537,6 +617,8 @@ static void check_limits(struct search *s)
 	bp_dfpn *d = s->d;
 	uint64_t total = atomic_fetch_add(&d->nodes, s->pending) + s->pending;
 	s->pending = 0;
+	if (d->o.known_any)
+		s->known_on = d->o.known && d->o.known_any(d->o.ctx);
 	if (d->o.max_nodes && total >= d->o.max_nodes && !d->stop)
 		d->stop = 2;
 	double t = now();
@@ -564,6 +646,9 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 	const struct bp_game *g = d->g;
 	int or_node = s->root_or ^ (depth & 1);
 	uint64_t start = s->nodes;
+	/* the node's own entry is stored when it returns: its bucket is fetched while the
+	 * children are made (the parent fetched it only when the filter had its key) */
+	__builtin_prefetch(bucket_of(d, s->path[depth].key));
 	s->nodes++;
 	if (++s->pending >= 1024)
 		check_limits(s);
@@ -671,8 +756,14 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		struct frame *nf = &s->path[depth + 1];
 		nf->pos = f->pos;
 		g->ops->apply(g, &nf->pos, c->m);
-		bp_game_canonical(g, &nf->pos, &nf->canon);
-		nf->phash = pos_hash(&nf->canon);
+		if (d->fast) {
+			g->ops->sym_hash_move(g, &f->pos, f->sh, &nf->pos, nf->sh);
+			nf->canon_ok = 0;
+		} else {
+			bp_game_canonical(g, &nf->pos, &nf->canon);
+			nf->phash = pos_hash(&nf->canon);
+			nf->canon_ok = 1;
+		}
 		nf->key = c->key;
 		nf->ph = mix(f->ph ^ c->key);
 		uint32_t cpn, cdn;
@@ -748,6 +839,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			alo = pn == 0 ? (strict ? 1 : 0) : -1, ahi = pn == 0 ? 1 : -1;
 		struct bp_dfpn_bound b = { (int8_t)(or_node ? alo : -ahi),
 					   (int8_t)(or_node ? ahi : -alo) };
+		if (!f->canon_ok) {
+			bp_game_canonical(g, &f->pos, &f->canon);
+			f->canon_ok = 1;
+		}
 		d->o.record(d->o.ctx, &f->canon, b);
 	}
 	*pn_out = pn;
@@ -794,9 +889,11 @@ static void *run_search(void *arg)
 		return NULL;
 	struct frame *f = &s->path[0];
 	f->pos = r->root;
-	bp_game_canonical(d->g, &f->pos, &f->canon);
+	uint64_t h = class_hash(d, &f->pos, f->sh, &f->canon);
+	f->canon_ok = 1;
 	f->phash = pos_hash(&f->canon);
-	f->key = node_key(f->phash, r->goal, r->root_or);
+	f->key = node_key(h, r->goal, r->root_or);
+	s->known_on = d->o.known && (!d->o.known_any || d->o.known_any(d->o.ctx));
 	f->ph = mix(f->key);
 	int32_t dep;
 	/* thresholds INF - 1: numbers that saturate end the search as undecided instead of
@@ -978,7 +1075,15 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	while (bits * 2 <= d->nbuckets * 4)
 		bits *= 2;
 	d->seen_mask = bits - 1;
-	d->seen = calloc(bits / 64, sizeof *d->seen);
+	/* the filter on huge pages too: at 1/128 of the table it still spans thousands
+	 * of 4 KiB pages, one TLB miss for most look-ups */
+	size_t sbytes = (size_t)(bits / 8), salign = sbytes >= align ? align : 64;
+	d->seen = aligned_alloc(salign, (sbytes + salign - 1) / salign * salign);
+	if (d->seen) {
+		if (salign == align)
+			madvise(d->seen, (sbytes + salign - 1) / salign * salign, MADV_HUGEPAGE);
+		memset(d->seen, 0, sbytes);
+	}
 	if (!d->seen) {
 		free(d->tt);
 		free(d);
@@ -986,8 +1091,12 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 				  (unsigned long long)o.memory);
 	}
 	for (int i = 0; i < NLOCKS; i++)
-		atomic_flag_clear(&d->locks[i]);
+		atomic_init(&d->seq[i], 0);
 	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	/* class keys need no repetition check by canonical forms: games that repeat
+	 * keep the canonical path */
+	d->fast = g->ops->sym_hash && g->ops->sym_hash_move && !d->cyclic &&
+		  g->nsym <= BP_GAME_SYM_HASH_MAX && !o.exact_keys;
 	if (o.threads > 1 && !d->cyclic) {
 		d->shared = 1;
 		d->busy = calloc(NBUSY, sizeof *d->busy);
@@ -1048,6 +1157,7 @@ done:
 	out->tt_entries = d->nbuckets * 4;
 	out->tt_used = d->used;
 	out->tt_bytes = d->nbuckets * sizeof(struct tt_bucket);
+	out->class_keys = d->fast;
 	if (rc == BP_ENOTFOUND)
 		return BP_OK;
 	if (rc == BP_ERANGE)
@@ -1073,7 +1183,7 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	if (d->o.known && d->o.known(d->o.ctx, &canon, &b) && decide(goal, or_node, b.lo, b.hi, &c))
 		return c.pn == 0;
 	uint32_t pn, dn, meta;
-	uint64_t h = pos_hash(&canon);
+	uint64_t h = class_hash(d, p, NULL, NULL);
 	if (tt_get(d, node_key(h, goal, or_node), &pn, &dn, &meta) && (pn == 0 || dn == 0))
 		return pn == 0;
 	uint8_t st;
@@ -1092,8 +1202,6 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
 		    uint32_t *dn)
 {
-	struct bp_pos canon;
 	uint32_t meta;
-	bp_game_canonical(d->g, p, &canon);
-	return tt_get(d, node_key(pos_hash(&canon), goal, or_node), pn, dn, &meta);
+	return tt_get(d, node_key(class_hash(d, p, NULL, NULL), goal, or_node), pn, dn, &meta);
 }

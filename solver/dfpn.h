@@ -60,12 +60,19 @@ struct bp_dfpn_opts {
 	int threads;	    /* > 1: that many threads share the table, each searching from the root
 			(games that repeat: the "win" and "not lose" searches at once on two
 			threads; see solver/dfpn.c); <= 1: one thread */
-	bp_dfpn_known *known;					       /* may be NULL */
+	bp_dfpn_known *known; /* may be NULL */
+	/* Whether known may tell anything the search does not hold already, asked at
+	 * the start and every 1024 expansions; while it says no, known is not called
+	 * (nor a canonical form made for it). NULL: known is always called. */
+	int (*known_any)(void *ctx);
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
 	void (*progress)(void *ctx, const struct bp_dfpn_progress *p); /* may be NULL; ~1/s */
 	void *ctx;	/* for known, record and progress */
 	int keep_table; /* keep the table in the handle after the call (proofs) */
+	/* 1: key the table by canonical forms even where the game has sym_hash (for
+	 * comparisons and tests); 0: class keys where the game has them */
+	int exact_keys;
 };
 
 struct bp_dfpn_result {
@@ -81,7 +88,8 @@ struct bp_dfpn_result {
 	uint64_t tt_entries, tt_used;
 	uint64_t tt_bytes;
 	double seconds;
-	int stopped; /* 1 time limit, 2 node limit, 0 neither */
+	int stopped;	/* 1 time limit, 2 node limit, 0 neither */
+	int class_keys; /* 1: the table was keyed by the game's sym_hash, 0: by canonical forms */
 };
 
 typedef struct bp_dfpn bp_dfpn;

@@ -39,6 +39,7 @@
 
 #include "canon/rank.h"
 #include "canon/symmetry.h"
+#include "canon/zobrist.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
 
@@ -66,6 +67,7 @@ struct chicken {
 	uint8_t cimg[12][64]; /* cimg[s][c]: the image of cell c under symmetry s */
 	/* colex rank of a set of at most CRANK_BITS elements by bytes (crank_of) */
 	uint32_t crank[CRANK_ROWS][256];
+	bp_zobrist *zob; /* planes b, o, n; declined and the outcome as the extra word */
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -1076,6 +1078,7 @@ static void chicken_destroy(struct bp_game *g)
 {
 	struct chicken *c = g->impl;
 	bp_perm64_destroy(c->perm);
+	bp_zobrist_destroy(c->zob);
 	free(c->sets);
 	free(c);
 	g->impl = NULL;
@@ -1130,6 +1133,11 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 		free(c);
 		return rc;
 	}
+	if ((rc = bp_zobrist_create(b, 3, &c->zob))) {
+		bp_perm64_destroy(c->perm);
+		free(c);
+		return rc;
+	}
 	g->impl = c;
 	g->max_moves = c->n * c->n;
 	g->nsym = b->nsym;
@@ -1152,6 +1160,24 @@ void bp_chicken_picture(const struct bp_game *g, const struct bp_pos *p, struct 
 	out->colour[2] = 0xb4b4b4;
 	out->name[2] = "neutral";
 	out->neutral = 'n';
+}
+
+/* Hashes of the images for proof-number search: the three stone planes, with
+ * `declined` and the stored outcome (which no symmetry moves) as the extra word. */
+static uint64_t chicken_extra(const struct bp_pos *p)
+{
+	return DECLINED(p) | OVER(p) << 8;
+}
+
+static uint64_t chicken_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+{
+	return bp_zobrist_hash(C(g)->zob, p->w, chicken_extra(p), h);
+}
+
+static uint64_t chicken_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
+				      const uint64_t *h, const struct bp_pos *c, uint64_t *out)
+{
+	return bp_zobrist_update(C(g)->zob, p->w, c->w, chicken_extra(p), chicken_extra(c), h, out);
 }
 
 const struct bp_game_ops bp_chicken_ops = {
@@ -1182,4 +1208,6 @@ const struct bp_game_ops bp_chicken_ops = {
 	.describe = chicken_describe,
 	.picture = bp_chicken_picture,
 	.claims = "no-draw first-player",
+	.sym_hash = chicken_sym_hash,
+	.sym_hash_move = chicken_sym_hash_move,
 };

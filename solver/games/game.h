@@ -346,7 +346,24 @@ struct bp_game_ops {
 	 * games decided by threats (Havannah). NULL: the search finds those moves by
 	 * expanding. */
 	int (*wins_now)(const struct bp_game *g, const struct bp_pos *p);
+
+	/* OPTIONAL fast path for proof-number search (solver/dfpn.c), for games with
+	 * transform() and g->nsym <= BP_GAME_SYM_HASH_MAX: hashes of a position's
+	 * symmetric images, so that a key of its class costs no canonical form.
+	 * sym_hash writes g->nsym hashes of p, h[s] = H(transform(p, s)) for one 64-bit
+	 * hash H of positions fixed by the instance, and returns the smallest of them:
+	 * the same for every member of p's class (its images are the class), the key
+	 * the search takes for the class. sym_hash_move does the same for c, a position
+	 * that one move makes of p, from p's hashes h and what changed between p and c
+	 * (a Zobrist update; out NULL: only the key); it must equal sym_hash(c). The tests compare both with
+	 * transform() and canonical(). NULL (both): the search hashes canonical forms. */
+	uint64_t (*sym_hash)(const struct bp_game *g, const struct bp_pos *p, uint64_t *h);
+	uint64_t (*sym_hash_move)(const struct bp_game *g, const struct bp_pos *p,
+				  const uint64_t *h, const struct bp_pos *c, uint64_t *out);
 };
+
+/* The most symmetries for which bp_game_ops.sym_hash is used. */
+#define BP_GAME_SYM_HASH_MAX 16
 
 /* One instance of a game. Made by bp_game_create(), read-only afterwards, so that
  * threads can share it. */

@@ -25,6 +25,7 @@
 #include "canon/count.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
+#include "canon/zobrist.h"
 #include "solver/games/postext.h"
 
 enum tie_rule { TIE_LAST_ZONE, TIE_LAST_STONE, TIE_DRAW };
@@ -44,6 +45,7 @@ struct taifas {
 	enum tie_rule tie;
 	enum score_rule score;
 	bp_perm64 *perm; /* every board symmetry */
+	bp_zobrist *zob; /* planes x and o; `last` as the extra word (sym_hash) */
 };
 
 static const char *const tie_choices[] = { "last-zone", "last-stone", "draw", NULL };
@@ -769,6 +771,7 @@ static void taifas_destroy(struct bp_game *g)
 {
 	struct taifas *t = g->impl;
 	bp_perm64_destroy(t->perm);
+	bp_zobrist_destroy(t->zob);
 	free(t->completes);
 	free(t);
 	g->impl = NULL;
@@ -810,6 +813,11 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		syms[s] = s;
 	int rc = bp_perm64_create(b, syms, b->nsym, &t->perm);
 	if (rc) {
+		free(t);
+		return rc;
+	}
+	if ((rc = bp_zobrist_create(b, 2, &t->zob))) {
+		bp_perm64_destroy(t->perm);
 		free(t);
 		return rc;
 	}
@@ -865,6 +873,19 @@ static int taifas_groups(const struct bp_game *g, const struct bp_pos *p, int *m
 	return BP_OK;
 }
 
+/* Hashes of the images for proof-number search: the two stone planes, with `last`
+ * (which no symmetry moves) as the extra word. */
+static uint64_t taifas_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+{
+	return bp_zobrist_hash(T(g)->zob, p->w, LAST(p), h);
+}
+
+static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
+				     const uint64_t *h, const struct bp_pos *c, uint64_t *out)
+{
+	return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
+}
+
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
 	.title = "Taifas: place either colour; most zones on the full board wins",
@@ -894,4 +915,6 @@ const struct bp_game_ops bp_taifas_ops = {
 	.picture = taifas_picture,
 	.groups = taifas_groups,
 	.claims = "no-draw first-player pie fewer-groups",
+	.sym_hash = taifas_sym_hash,
+	.sym_hash_move = taifas_sym_hash_move,
 };

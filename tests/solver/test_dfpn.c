@@ -22,20 +22,30 @@
 #include "tests/rng.h"
 #include "tests/support.h"
 
-static bp_dfpn *make_dfpn(const struct bp_game *g, uint64_t memory, int threads)
+static bp_dfpn *make_dfpn_opts(const struct bp_game *g, uint64_t memory, int threads,
+			       int exact_keys)
 {
 	bp_dfpn *d = NULL;
 	struct bp_err err = { { 0 } };
-	struct bp_dfpn_opts o = { .memory = memory, .threads = threads };
+	struct bp_dfpn_opts o = { .memory = memory, .threads = threads, .exact_keys = exact_keys };
 	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK, "%s", err.msg);
 	return d;
 }
+
+static bp_dfpn *make_dfpn(const struct bp_game *g, uint64_t memory, int threads)
+{
+	return make_dfpn_opts(g, memory, threads, 0);
+}
+
+/* Whether the last prove() keyed its table by the game's class keys (sym_hash). */
+static int last_class_keys;
 
 static enum bp_value prove(bp_dfpn *d, const struct bp_game *g, const struct bp_pos *p)
 {
 	struct bp_dfpn_result r;
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(bp_dfpn_prove(d, p, &r, &err), BP_OK, "%s: %s", fmt_pos(g, p), err.msg);
+	last_class_keys = r.class_keys;
 	return r.value;
 }
 
@@ -68,6 +78,7 @@ static void solved_close(struct solved *s)
 
 struct tally {
 	long checked, repetition_draws, wins, losses, draws;
+	long class_keys; /* proven with the table keyed by sym_hash */
 };
 
 /* Proves p and compares with the table; counts. */
@@ -82,6 +93,7 @@ static void check_one(struct solved *s, bp_dfpn *d, const struct bp_pos *p, stru
 	cr_expect_eq(v, pr.value, "%s %s: df-pn %s, table %s", s->g->spec, fmt_pos(s->g, p),
 		     bp_value_name(v), bp_value_name(pr.value));
 	t->checked++;
+	t->class_keys += last_class_keys;
 	t->wins += pr.value == BP_VALUE_WIN;
 	t->losses += pr.value == BP_VALUE_LOSS;
 	t->draws += pr.value == BP_VALUE_DRAW;
@@ -89,10 +101,10 @@ static void check_one(struct solved *s, bp_dfpn *d, const struct bp_pos *p, stru
 }
 
 /* Every stored position of the instance, searched on `threads` threads. */
-static struct tally agree_all_threads(const char *spec, int threads)
+static struct tally agree_all_keys(const char *spec, int threads, int exact_keys)
 {
 	struct solved s = solved_open(spec);
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, threads);
+	bp_dfpn *d = make_dfpn_opts(s.g, (uint64_t)4 << 20, threads, exact_keys);
 	struct tally t = { 0 };
 	for (uint32_t tier = 0; tier < s.g->ntiers; tier++) {
 		uint64_t size;
@@ -116,6 +128,11 @@ static struct tally agree_all_threads(const char *spec, int threads)
 	return t;
 }
 
+static struct tally agree_all_threads(const char *spec, int threads)
+{
+	return agree_all_keys(spec, threads, 0);
+}
+
 static struct tally agree_all(const char *spec)
 {
 	return agree_all_threads(spec, 1);
@@ -135,6 +152,24 @@ Test(dfpn, every_position_taifas_3x3_tie_draw)
 Test(dfpn, every_position_chicken_hex2)
 {
 	agree_all("chicken:hex2");
+}
+
+/* The class keys (the games' sym_hash, no canonical forms) are on for Taifas and
+ * Chicken, and the search agrees with the table with them and without them. */
+Test(dfpn, class_keys_every_position)
+{
+	static const char *const specs[] = { "taifas:3x3", "taifas:3x3,tie=last-stone",
+					     "chicken:hex2", "chicken:hex2,forced=free" };
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		struct tally on = agree_all_keys(specs[i], 1, 0);
+		cr_expect_eq(on.class_keys, on.checked, "%s: class keys off", specs[i]);
+		struct tally off = agree_all_keys(specs[i], 1, 1);
+		cr_expect_eq(off.class_keys, 0, "%s: class keys on with exact_keys", specs[i]);
+		cr_expect_eq(off.checked, on.checked);
+	}
+	/* and two threads sharing the table */
+	struct tally two = agree_all_keys("taifas:3x3", 2, 0);
+	cr_expect_eq(two.class_keys, two.checked);
 }
 
 Test(dfpn, every_position_glorieta_hex2_hand2)

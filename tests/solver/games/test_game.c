@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "solver/games/game.h"
+#include "tests/rng.h"
 
 struct good_spec {
 	char spec[64];
@@ -279,6 +280,134 @@ Test(game, pos_check)
 		}
 		cr_expect_gt(checked, 20, "%s", specs[k]);
 		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
+/* sym_hash and sym_hash_move (the class keys of proof-number search) against their
+ * definition, for each game that has them: h[s] of p is h[0] of transform(p, s), so
+ * every image of p and its canonical form get p's key; the incremental hashes of
+ * each child equal the full ones. On positions of seeded random games. */
+static void check_sym_hash_at(const struct bp_game *g, const struct bp_pos *p, struct bp_move *mv)
+{
+	uint64_t h[BP_GAME_SYM_HASH_MAX], hq[BP_GAME_SYM_HASH_MAX], hc[BP_GAME_SYM_HASH_MAX];
+	uint64_t key = g->ops->sym_hash(g, p, h);
+	uint64_t least = h[0];
+	for (int s = 0; s < g->nsym; s++) {
+		struct bp_pos q;
+		least = h[s] < least ? h[s] : least;
+		g->ops->transform(g, p, s, &q);
+		cr_expect_eq(g->ops->sym_hash(g, &q, hq), key, "%s: image %d", g->spec, s);
+		cr_expect_eq(hq[0], h[s], "%s: h[%d] is not the image's own hash", g->spec, s);
+	}
+	cr_expect_eq(key, least, "%s: the key is not the smallest hash", g->spec);
+	struct bp_pos canon;
+	bp_game_canonical(g, p, &canon);
+	cr_expect_eq(g->ops->sym_hash(g, &canon, hq), key, "%s: canonical form", g->spec);
+	int n = g->ops->moves(g, p, mv);
+	for (int i = 0; i < n; i++) {
+		struct bp_pos c = *p;
+		g->ops->apply(g, &c, mv[i]);
+		uint64_t inc = g->ops->sym_hash_move(g, p, h, &c, hc);
+		cr_expect_eq(inc, g->ops->sym_hash(g, &c, hq), "%s: move %d", g->spec, i);
+		cr_expect_eq(g->ops->sym_hash_move(g, p, h, &c, NULL), inc, "%s: move %d, key only",
+			     g->spec, i);
+		cr_expect_eq(memcmp(hc, hq, sizeof(uint64_t) * (size_t)g->nsym), 0,
+			     "%s: move %d: the hashes differ", g->spec, i);
+	}
+}
+
+Test(game, sym_hash_is_a_class_function)
+{
+	static const char *const specs[] = {
+		"taifas:3x3",	"taifas:4x4",	"taifas:5x5",	"taifas:4x5,tie=last-stone",
+		"chicken:hex2", "chicken:hex4", "chicken:tri4", "chicken:hex3,forced=free",
+	};
+	uint64_t seed = 20261124;
+	cr_log_info("seed %llu", (unsigned long long)seed);
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = NULL;
+		struct bp_err err = { { 0 } };
+		cr_assert_eq(bp_game_create(specs[k], &g, &err), BP_OK, "%s", err.msg);
+		cr_assert(g->ops->sym_hash && g->ops->sym_hash_move, "%s has no sym_hash",
+			  specs[k]);
+		cr_assert_leq(g->nsym, BP_GAME_SYM_HASH_MAX);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		cr_assert_not_null(mv);
+		for (int game = 0; game < 30; game++) {
+			struct bp_pos p;
+			g->ops->start(g, &p);
+			while (g->ops->outcome(g, &p) == BP_VALUE_NONE) {
+				check_sym_hash_at(g, &p, mv);
+				int n = g->ops->moves(g, &p, mv);
+				g->ops->apply(g, &p, mv[splitmix64(&seed) % (uint64_t)n]);
+			}
+		}
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
+struct keyed {
+	uint64_t key;
+	struct bp_pos canon;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return memcmp(&x->canon, &y->canon, sizeof x->canon);
+}
+
+/* Every position of small instances (by unrank): members of one class share a key
+ * (each has its canonical form's key) and two classes never do. */
+Test(game, sym_hash_tells_classes_apart)
+{
+	static const char *const specs[] = { "taifas:3x3", "taifas:3x4", "chicken:hex2",
+					     "chicken:tri4" };
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = NULL;
+		struct bp_err err = { { 0 } };
+		cr_assert_eq(bp_game_create(specs[k], &g, &err), BP_OK, "%s", err.msg);
+		size_t cap = 1 << 16, n = 0;
+		struct keyed *all = malloc(sizeof *all * cap);
+		cr_assert_not_null(all);
+		uint64_t h[BP_GAME_SYM_HASH_MAX];
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			for (uint64_t i = 0; i < size; i++) {
+				struct bp_pos p;
+				if (g->ops->unrank(g, t, i, &p) != BP_OK)
+					continue;
+				if (n == cap) {
+					cap *= 2;
+					all = realloc(all, sizeof *all * cap);
+					cr_assert_not_null(all);
+				}
+				bp_game_canonical(g, &p, &all[n].canon);
+				all[n].key = g->ops->sym_hash(g, &p, h);
+				cr_expect_eq(all[n].key, g->ops->sym_hash(g, &all[n].canon, h),
+					     "%s: tier %u index %llu", specs[k], t,
+					     (unsigned long long)i);
+				n++;
+			}
+		}
+		qsort(all, n, sizeof *all, by_key);
+		size_t classes = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0 && bp_pos_equal(&all[i].canon, &all[i - 1].canon))
+				continue;
+			classes++;
+			if (i > 0)
+				cr_expect_neq(all[i].key, all[i - 1].key,
+					      "%s: two classes share a key", specs[k]);
+		}
+		cr_log_info("%s: %zu positions, %zu classes, as many keys", specs[k], n, classes);
+		cr_expect_gt(classes, 100);
+		free(all);
 		bp_game_destroy(g);
 	}
 }

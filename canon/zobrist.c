@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+#include "canon/zobrist.h"
+
+#include <stdlib.h>
+
+#include "canon/error.h"
+
+#define MAX_PLANES 4
+
+/* t[(c * nplanes + i) * BP_ZOBRIST_MAX_SYM + s] = Z[i][sym_s(c)]: the words one
+ * changed cell needs lie side by side, one per symmetry. */
+struct bp_zobrist {
+	int nsym, nplanes;
+	uint64_t *t;
+};
+
+static uint64_t splitmix(uint64_t *st)
+{
+	uint64_t x = (*st += 0x9e3779b97f4a7c15ull);
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+	return x ^ x >> 31;
+}
+
+static inline uint64_t mix_extra(uint64_t x)
+{
+	uint64_t st = x ^ 0x6a09e667f3bcc909ull;
+	return splitmix(&st);
+}
+
+int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
+{
+	*out = NULL;
+	if (b->ncells > 64 || b->nsym > BP_ZOBRIST_MAX_SYM || nplanes < 1 || nplanes > MAX_PLANES)
+		return BP_ERANGE;
+	bp_zobrist *z = calloc(1, sizeof *z);
+	if (!z)
+		return BP_ENOMEM;
+	z->nsym = b->nsym;
+	z->nplanes = nplanes;
+	z->t = calloc((size_t)64 * (size_t)nplanes * BP_ZOBRIST_MAX_SYM, sizeof *z->t);
+	if (!z->t) {
+		free(z);
+		return BP_ENOMEM;
+	}
+	/* the words of one fixed stream: the same for every instance of a board */
+	uint64_t zw[MAX_PLANES][64], st = 0x243f6a8885a308d3ull;
+	for (int i = 0; i < nplanes; i++)
+		for (int c = 0; c < 64; c++)
+			zw[i][c] = splitmix(&st);
+	for (int c = 0; c < b->ncells; c++)
+		for (int i = 0; i < nplanes; i++)
+			for (int s = 0; s < z->nsym; s++)
+				z->t[((size_t)c * (size_t)nplanes + (size_t)i) *
+					     BP_ZOBRIST_MAX_SYM +
+				     (size_t)s] = zw[i][bp_board_sym(b, s, c)];
+	*out = z;
+	return BP_OK;
+}
+
+void bp_zobrist_destroy(bp_zobrist *z)
+{
+	if (!z)
+		return;
+	free(z->t);
+	free(z);
+}
+
+uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h)
+{
+	uint64_t e = mix_extra(extra);
+	for (int s = 0; s < z->nsym; s++)
+		h[s] = e;
+	for (int i = 0; i < z->nplanes; i++)
+		for (uint64_t m = planes[i]; m; m &= m - 1) {
+			int c = __builtin_ctzll(m);
+			const uint64_t *row = &z->t[((size_t)c * (size_t)z->nplanes + (size_t)i) *
+						    BP_ZOBRIST_MAX_SYM];
+			for (int s = 0; s < z->nsym; s++)
+				h[s] ^= row[s];
+		}
+	uint64_t best = h[0];
+	for (int s = 1; s < z->nsym; s++)
+		best = h[s] < best ? h[s] : best;
+	return best;
+}
+
+uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
+			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out)
+{
+	/* the rows of the changed cells, then one pass over the symmetries that also
+	 * takes the smallest (a move changes one to four cells; more take more passes) */
+	uint64_t e = extra_from == extra_to ? 0 : mix_extra(extra_from) ^ mix_extra(extra_to);
+	const uint64_t *row[4];
+	int nrow = 0;
+	const uint64_t *src = h;
+	uint64_t tmp[BP_ZOBRIST_MAX_SYM];
+	if (!out)
+		out = tmp;
+	for (int i = 0; i < z->nplanes; i++)
+		for (uint64_t m = from[i] ^ to[i]; m; m &= m - 1) {
+			int c = __builtin_ctzll(m);
+			row[nrow++] = &z->t[((size_t)c * (size_t)z->nplanes + (size_t)i) *
+					    BP_ZOBRIST_MAX_SYM];
+			if (nrow == 4) {
+				for (int s = 0; s < z->nsym; s++)
+					out[s] = src[s] ^ row[0][s] ^ row[1][s] ^ row[2][s] ^
+						 row[3][s];
+				src = out;
+				nrow = 0;
+			}
+		}
+	uint64_t best = UINT64_MAX;
+	if (out == tmp && nrow == 1) {
+		/* the key alone, the common cases of one stone and of two: no stores */
+		for (int s = 0; s < z->nsym; s++) {
+			uint64_t v = src[s] ^ e ^ row[0][s];
+			best = v < best ? v : best;
+		}
+		return best;
+	}
+	if (out == tmp && nrow == 2) {
+		for (int s = 0; s < z->nsym; s++) {
+			uint64_t v = src[s] ^ e ^ row[0][s] ^ row[1][s];
+			best = v < best ? v : best;
+		}
+		return best;
+	}
+	for (int s = 0; s < z->nsym; s++) {
+		uint64_t v = src[s] ^ e;
+		for (int k = 0; k < nrow; k++)
+			v ^= row[k][s];
+		out[s] = v;
+		best = v < best ? v : best;
+	}
+	return best;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Zobrist hashes of a position's images under a board's symmetries, so that a key of
+ * its symmetry class costs no canonical form (proof-number search keys its table so).
+ * A position here is nplanes cell sets of a board of at most 64 cells (one word per
+ * plane) and one word `extra` that the game makes of its other fields, which the
+ * symmetries must leave alone. With fixed random words Z[i][c], the hash of the image
+ * of p under board symmetry s is
+ *
+ *     h[s] = mix(extra)  ^  XOR over planes i, cells c of plane i:  Z[i][sym_s(c)]
+ *
+ * which is H(image) for one function H, so the smallest h[s] is the same for every
+ * member of p's class. A stone placed or taken changes each h[s] by one XOR. */
+#ifndef BP_CANON_ZOBRIST_H
+#define BP_CANON_ZOBRIST_H
+
+#include <stdint.h>
+
+#include "canon/board.h"
+
+typedef struct bp_zobrist bp_zobrist;
+
+/* The most symmetries a bp_zobrist handles. */
+#define BP_ZOBRIST_MAX_SYM 16
+
+/* Builds the tables for every symmetry of b (b->nsym of them) and nplanes planes.
+ * @return BP_OK; BP_ERANGE (more than 64 cells, more than BP_ZOBRIST_MAX_SYM
+ * symmetries or more than 4 planes); BP_ENOMEM. The caller owns *out
+ * (bp_zobrist_destroy). */
+int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out);
+
+void bp_zobrist_destroy(bp_zobrist *z);
+
+/* Writes the b->nsym hashes h[s] of the position (planes, extra) and returns the
+ * smallest, the key of its class. */
+uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h);
+
+/* The hashes of position (to, extra_to) from those of (from, extra_from), h, by the
+ * cells that differ: out[s] for every symmetry (out may alias h; NULL: not
+ * written). Returns the smallest. */
+uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
+			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
+			   uint64_t *out);
+
+#endif

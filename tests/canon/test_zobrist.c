@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Zobrist hashes of images (canon/zobrist.c): h[s] is the identity hash of the image
+ * under symmetry s, the smallest is returned, and an update by any number of changed
+ * cells (one to a whole board, so past the four-row batches) equals the full hash. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "canon/symmetry.h"
+#include "canon/zobrist.h"
+#include "tests/rng.h"
+
+ParameterizedTestParameters(zobrist, images_and_updates)
+{
+	static char names[][8] = { "hex2", "hex4", "tri6", "rh4x4", "8x8", "5x6", "3x3" };
+	return cr_make_param_array(char[8], names, sizeof names / sizeof names[0]);
+}
+
+ParameterizedTest(char (*name)[8], zobrist, images_and_updates)
+{
+	struct bp_board *b;
+	cr_assert_eq(bp_board_create(*name, &b, NULL), BP_OK);
+	int syms[BP_ZOBRIST_MAX_SYM];
+	for (int s = 0; s < b->nsym; s++)
+		syms[s] = s;
+	bp_perm64 *t;
+	bp_zobrist *z;
+	cr_assert_eq(bp_perm64_create(b, syms, b->nsym, &t), BP_OK);
+	cr_assert_eq(bp_zobrist_create(b, 3, &z), BP_OK);
+	uint64_t full = b->ncells == 64 ? ~0ull : (1ull << b->ncells) - 1, seed = 77;
+	printf("zobrist.images_and_updates %s: seed 77\n", *name);
+	for (int i = 0; i < 3000; i++) {
+		uint64_t p[3], q[3], h[BP_ZOBRIST_MAX_SYM], hi[BP_ZOBRIST_MAX_SYM];
+		uint64_t hq[BP_ZOBRIST_MAX_SYM], hu[BP_ZOBRIST_MAX_SYM];
+		for (int k = 0; k < 3; k++)
+			p[k] = splitmix64(&seed) & full;
+		uint64_t extra = splitmix64(&seed) % 5;
+		uint64_t key = bp_zobrist_hash(z, p, extra, h), least = h[0];
+		for (int s = 0; s < b->nsym; s++) {
+			uint64_t img[3];
+			for (int k = 0; k < 3; k++)
+				img[k] = bp_perm64_apply(t, s, p[k]);
+			cr_expect_eq(bp_zobrist_hash(z, img, extra, hi), key);
+			cr_expect_eq(hi[0], h[s], "%s: h[%d] is not the image's hash", *name, s);
+			least = h[s] < least ? h[s] : least;
+		}
+		cr_expect_eq(key, least);
+		/* change 1, 2, ... cells (i % 9 + 1 of them, or random words) */
+		for (int k = 0; k < 3; k++)
+			q[k] = p[k];
+		int nchange = i % 10;
+		if (nchange == 9)
+			for (int k = 0; k < 3; k++)
+				q[k] = splitmix64(&seed) & full;
+		else
+			for (int c = 0; c <= nchange; c++)
+				q[c % 3] ^= (1ull << (splitmix64(&seed) % (uint64_t)b->ncells));
+		uint64_t qextra = i & 1 ? extra : splitmix64(&seed) % 5;
+		uint64_t want = bp_zobrist_hash(z, q, qextra, hq);
+		cr_expect_eq(bp_zobrist_update(z, p, q, extra, qextra, h, hu), want);
+		cr_expect_eq(memcmp(hu, hq, sizeof(uint64_t) * (size_t)b->nsym), 0, "%s: update",
+			     *name);
+		cr_expect_eq(bp_zobrist_update(z, p, q, extra, qextra, h, NULL), want);
+		/* in place */
+		cr_expect_eq(bp_zobrist_update(z, p, q, extra, qextra, h, h), want);
+		cr_expect_eq(memcmp(h, hq, sizeof(uint64_t) * (size_t)b->nsym), 0);
+	}
+	bp_zobrist_destroy(z);
+	bp_perm64_destroy(t);
+	bp_board_destroy(b);
+}
