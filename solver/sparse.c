@@ -63,6 +63,7 @@
 #define BLOCK_KEYS (1u << 18)
 #define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
 #define HEADER_BYTES 8
+#define VIEW_MAX_MOVES 1024 /* moves a position of a view with children() may have */
 
 struct bp_sparse {
 	uint32_t nt;
@@ -326,6 +327,9 @@ struct enumr {
 	int threads;
 	struct kvec *pend; /* threads * nt: worker w's keys for tier c at w * nt + c */
 	struct bp_move **mv;
+	/* per worker, with children_keys: one position's children (tiers, then keys) */
+	uint32_t **ktier;
+	uint64_t **kkey;
 	uint64_t held;	/* bytes of the pending arrays (atomic) */
 	uint64_t fixed; /* bytes of the index so far */
 	uint64_t limit;
@@ -363,6 +367,36 @@ static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 	return BP_OK;
 }
 
+/* A key that a move reached: tier ct, into worker's array. */
+static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const uint64_t key[2])
+{
+	uint32_t nt = e->ix->nt;
+	if (ct <= t || ct >= nt) {
+		snprintf(e->errmsg, sizeof e->errmsg,
+			 "a move from tier %u leads to tier %u: the game's tiers are not monotone",
+			 t, ct);
+		return BP_EINVAL;
+	}
+	return push_key(e, &e->pend[(size_t)worker * nt + ct], key);
+}
+
+/* The children of p (tier t, not over) by the game's children_keys. */
+static int children_keyed(struct enumr *e, int worker, uint32_t t, const struct bp_pos *p)
+{
+	uint32_t *ct = e->ktier[worker];
+	uint64_t *keys = e->kkey[worker];
+	int n = e->g->ops->children_keys(e->g, p, ct, keys), rc;
+	if (n < 0) {
+		snprintf(e->errmsg, sizeof e->errmsg,
+			 "tier %u: a child does not fit the game's 128-bit key", t);
+		return n;
+	}
+	for (int i = 0; i < n; i++)
+		if ((rc = reached(e, worker, t, ct[i], keys + 2 * i)))
+			return rc;
+	return BP_OK;
+}
+
 static int expand_chunk(void *ctx, int worker, uint64_t item)
 {
 	struct enumr *e = ctx;
@@ -386,6 +420,11 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 		}
 		if (ops->outcome(g, &p) != BP_VALUE_NONE)
 			continue;
+		if (e->ktier) {
+			if ((rc = children_keyed(e, worker, t, &p)))
+				return rc;
+			continue;
+		}
 		int nm = ops->moves(g, &p, mv);
 		for (int m = 0; m < nm; m++) {
 			c = p;
@@ -456,7 +495,17 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	e.ix = sparse_new(nt);
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
 	e.mv = bp_solve_move_buffers(g, e.threads);
-	if (!e.ix || !e.pend || !e.mv) {
+	if (g->ops->children_keys && (e.ktier = calloc((size_t)e.threads, sizeof *e.ktier)) &&
+	    (e.kkey = calloc((size_t)e.threads, sizeof *e.kkey)))
+		for (int w = 0; w < e.threads; w++) {
+			size_t mm = (size_t)(g->max_moves ? g->max_moves : 1);
+			if (!(e.ktier[w] = malloc(mm * sizeof(uint32_t))) ||
+			    !(e.kkey[w] = malloc(mm * KEY_BYTES))) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+		}
+	if (!e.ix || !e.pend || !e.mv || (g->ops->children_keys && (!e.ktier || !e.kkey))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -514,6 +563,12 @@ out:
 		for (size_t i = 0; i < (size_t)e.threads * nt; i++)
 			free(e.pend[i].a);
 	free(e.pend);
+	for (int w = 0; w < e.threads; w++) {
+		free(e.ktier ? e.ktier[w] : NULL);
+		free(e.kkey ? e.kkey[w] : NULL);
+	}
+	free(e.ktier);
+	free(e.kkey);
 	bp_solve_free_move_buffers(e.mv, e.threads);
 	if (rc)
 		bp_sparse_free(e.ix);
@@ -554,6 +609,21 @@ static int view_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, s
 	return bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
 }
 
+/* children() over the index: the game's children_keys, each key ranked. */
+static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+			 uint64_t *index)
+{
+	const bp_sparse *ix = ix_of(g);
+	uint64_t keys[2 * VIEW_MAX_MOVES];
+	int n = g->ops->children_keys(g, p, tier, keys);
+	for (int i = 0; i < n; i++) {
+		int rc = bp_sparse_rank(ix, tier[i], keys + 2 * i, index + i);
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out)
 {
 	*out = NULL;
@@ -569,6 +639,9 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 	v->ops.rank = view_rank;
 	v->ops.unrank = view_unrank;
 	v->ops.tier_walk = NULL;
+	/* the game's children() gives its own indices: only the index's may be given */
+	v->ops.children =
+		g->ops->children_keys && g->max_moves <= VIEW_MAX_MOVES ? view_children : NULL;
 	v->ops.flags =
 		(g->ops->flags | BP_GAME_DENSE_REACHABLE) & ~(unsigned)BP_GAME_WALK_UNREACHED;
 	v->g.ops = &v->ops;

@@ -252,6 +252,16 @@ struct bp_game_ops {
 	int (*key_pack)(const struct bp_game *g, const struct bp_pos *p, uint64_t key[2]);
 	int (*key_unpack)(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
 			  struct bp_pos *out);
+	/* OPTIONAL fast path for the index of reachable positions (solver/sparse.c), with
+	 * key_pack: for a position p that is not over, writes for each of its moves, in
+	 * moves() order, the tier (tier[i]) and the key_pack key of the canonical form of
+	 * the child (keys[2 * i] the low word, keys[2 * i + 1] the high one), and returns
+	 * the number of moves, or a negative error (as key_pack). Must agree exactly with
+	 * moves(), apply(), canonical(), tier() and key_pack(); the tests compare them on
+	 * every reachable position of small boards. NULL: the enumeration and the solve
+	 * over the index do those one child at a time. */
+	int (*children_keys)(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+			     uint64_t *keys);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and
