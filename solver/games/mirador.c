@@ -753,6 +753,8 @@ static int key_bit(const uint64_t key[2], int bit)
 }
 
 static int small_key_pack(const struct mirador *m, const struct bp_pos *p, uint64_t key[2]);
+static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			    struct bp_pos *out);
 
 static int mirador_key_pack(const struct bp_game *g, const struct bp_pos *p, uint64_t key[2])
 {
@@ -799,6 +801,8 @@ static int mirador_key_unpack(const struct bp_game *g, uint32_t tier, const uint
 	int N = m->nplace, base = 128 - N, n = 0;
 	if (N > 126)
 		return BP_ERANGE;
+	if (m->sm)
+		return small_key_unpack(g, tier, key, out);
 	char cells[MAX_CELLS];
 	memset(cells, '.', (size_t)m->gr.ncells);
 	for (int i = 0; i < N; i++) {
@@ -1184,6 +1188,59 @@ static int small_key_pack(const struct mirador *m, const struct bp_pos *p, uint6
 	if (!small_places(m->sm, p, 0, &r) || !small_places(m->sm, p, 1, &b))
 		return 1; /* not whole pieces: the caller's own path */
 	return key_of_sets(m, r, b, (int)TO_MOVE(p), (int)PASSED(p), key);
+}
+
+/* key_unpack on a small grid: the checks of validate_cells on place sets. Pieces that
+ * neither overlap nor touch along a side split the squares into exactly those pieces,
+ * and two pieces' squares touch at a corner only when the pieces do; so a key names
+ * a valid position exactly when no two pieces conflict (nb), no two of different
+ * colours touch at a corner (diag), and the turn order holds. */
+static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			    struct bp_pos *out)
+{
+	const struct mirador *m = M(g);
+	const struct small *sm = m->sm;
+	int base = 128 - m->nplace, n = 0;
+	u128 k = (u128)key[1] << 64 | key[0], u = k >> base, set[2] = { 0, 0 };
+	int np = popcount128(u);
+	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
+		return BP_ENOTFOUND;
+	u128 bad = 0, corner[2] = { 0, 0 };
+	for (u128 v = u; v; v &= v - 1, n++) {
+		int q = ctz128(v), c = !(k >> (2 + n) & 1);
+		set[c] |= bit128(q);
+		if (bad & bit128(q))
+			return BP_ENOTFOUND; /* overlap or side contact */
+		bad |= sm->nb[q];
+		corner[c] |= sm->diag[q];
+	}
+	if ((corner[0] & set[1]) != 0)
+		return BP_ENOTFOUND; /* red and blue touch at a corner */
+	int tm = (int)(k >> 1 & 1), passed = (int)(k & 1);
+	int r = popcount128(set[0]), b = popcount128(set[1]), e = r - b - tm;
+	if (r + b + passes_of_counts(r, b, tm, passed) != (int)tier)
+		return BP_ENOTFOUND;
+	/* the turn order (see the header and validate_cells) */
+	int red_out = (sm->all & ~bad & ~corner[1]) == 0;
+	int blue_out = (sm->all & ~bad & ~corner[0]) == 0;
+	if (!passed) {
+		if ((e > 0 && (!tm || !blue_out)) || (e < 0 && (tm || !red_out)))
+			return BP_ENOTFOUND;
+	} else {
+		int over = tm ? e >= 0 : e <= 0;
+		if (!(tm ? red_out : blue_out) || (over && !(red_out && blue_out)))
+			return BP_ENOTFOUND;
+	}
+	memset(out, 0, sizeof *out);
+	for (int c = 0; c < 2; c++) {
+		u128 pl = 0;
+		for (u128 v = set[c]; v; v &= v - 1)
+			pl |= sm->pmask[ctz128(v)];
+		put_plane(out, c, pl);
+	}
+	TO_MOVE(out) = (uint64_t)tm;
+	PASSED(out) = (uint64_t)passed;
+	return BP_OK;
 }
 
 /* Most pieces that fit together: a maximum independent set of the top-left
