@@ -79,6 +79,10 @@ struct bp_sparse {
 	uint16_t *rec; /* one block's records */
 	uint64_t seed;
 	pthread_mutex_t lock;
+	/* made by the enumeration, never stored: per tier, 2 bits a position (bit 2i of
+	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
+	 * enumeration asked; NULL when the index was read from its stored form */
+	uint64_t **outcome;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
 };
@@ -177,6 +181,9 @@ void bp_sparse_free(bp_sparse *ix)
 		return;
 	for (uint32_t t = 0; ix->k && t < ix->nt; t++)
 		free(ix->k[t]);
+	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
+		free(ix->outcome[t]);
+	free(ix->outcome);
 	if (ix->ready)
 		pthread_mutex_destroy(&ix->lock);
 	bp_kv_close(ix->kv);
@@ -216,7 +223,7 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 {
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
-		b += ix->n[t] * KEY_BYTES;
+		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0);
 	return b;
 }
 
@@ -418,7 +425,10 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 				 "tier %u: a key the game packed does not unpack", t);
 			return BP_EINVAL;
 		}
-		if (ops->outcome(g, &p) != BP_VALUE_NONE)
+		enum bp_value v = ops->outcome(g, &p);
+		if (e->ix->outcome)
+			e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
+		if (v != BP_VALUE_NONE)
 			continue;
 		if (e->ktier) {
 			if ((rc = children_keyed(e, worker, t, &p)))
@@ -494,6 +504,10 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	uint32_t nt = g->ntiers;
 	e.ix = sparse_new(nt);
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
+	if (e.ix && !(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
 	e.mv = bp_solve_move_buffers(g, e.threads);
 	if (g->ops->children_keys && (e.ktier = calloc((size_t)e.threads, sizeof *e.ktier)) &&
 	    (e.kkey = calloc((size_t)e.threads, sizeof *e.kkey)))
@@ -534,6 +548,12 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 			goto out;
 		}
 		e.t = t;
+		/* a chunk's outcomes fill whole words (CHUNK_KEYS is a multiple of 32) */
+		if (e.ix->outcome &&
+		    !(e.ix->outcome[t] = calloc((e.ix->n[t] + 31) / 32 + 1, sizeof(uint64_t)))) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
 		rc = bp_parallel_for(e.threads, (e.ix->n[t] + CHUNK_KEYS - 1) / CHUNK_KEYS,
 				     expand_chunk, &e);
 		if (rc)
@@ -583,6 +603,7 @@ struct view {
 	struct bp_game g; /* first: the view's ops get a pointer to it */
 	struct bp_game_ops ops;
 	const bp_sparse *ix;
+	const struct bp_game_ops *base; /* the game's own */
 };
 
 static const bp_sparse *ix_of(const struct bp_game *g)
@@ -607,6 +628,21 @@ static int view_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *
 static int view_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
 {
 	return bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
+}
+
+/* outcome() over an index just enumerated: the enumeration's answer for a position
+ * of the index (its key ranked), else the game's. The solve asks it of every
+ * position, and the game's rule can be costly (Mirador's chain-breaking search). */
+static enum bp_value view_outcome(const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct view *v = (const struct view *)(const void *)g;
+	const bp_sparse *ix = v->ix;
+	uint32_t t = g->ops->tier(g, p);
+	uint64_t key[2], i;
+	if (t < ix->nt && ix->outcome[t] && g->ops->key_pack(g, p, key) == BP_OK &&
+	    bp_sparse_rank(ix, t, key, &i) == BP_OK)
+		return (enum bp_value)(ix->outcome[t][i / 32] >> 2 * (i % 32) & 3);
+	return v->base->outcome(g, p);
 }
 
 /* children() over the index: the game's children_keys, each key ranked. */
@@ -639,6 +675,9 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 	v->ops.rank = view_rank;
 	v->ops.unrank = view_unrank;
 	v->ops.tier_walk = NULL;
+	v->base = g->ops;
+	if (ix->outcome)
+		v->ops.outcome = view_outcome;
 	/* the game's children() gives its own indices: only the index's may be given */
 	v->ops.children =
 		g->ops->children_keys && g->max_moves <= VIEW_MAX_MOVES ? view_children : NULL;

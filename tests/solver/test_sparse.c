@@ -395,7 +395,7 @@ static void naive_canonical(const struct bp_game *g, const struct bp_pos *p, str
 }
 
 /* On every reachable canonical position of each board (and every image of it):
- * canonical() is the definition's; children(), children_keys() and the view's
+ * canonical() is the definition's, the view's outcome() the game's; children(), children_keys() and the view's
  * children() are the moves applied, canonicalized by the definition, tiered, ranked
  * and keyed one at a time. */
 Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
@@ -426,6 +426,11 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 					naive_canonical(g, &img, &slow);
 					cr_assert(bp_pos_equal(&fast, &slow), "%s: %s image %d",
 						  boards[b], fmt_pos(g, &p), s);
+					/* the view's outcome: from the enumeration in the index,
+					 * the game's for the other images */
+					cr_assert_eq(view->ops->outcome(view, &img),
+						     g->ops->outcome(g, &img), "%s: %s image %d",
+						     boards[b], fmt_pos(g, &p), s);
 				}
 				if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
 					continue;
