@@ -680,6 +680,9 @@ static int mirador_rank(const struct bp_game *g, const struct bp_pos *p, uint64_
 	return rank_sets(m, t, placement_set(m, p, 0), placement_set(m, p, 1), out);
 }
 
+static int small_unrank(const struct mirador *m, uint32_t tier, uint64_t rs, uint64_t bs,
+			int passed, struct bp_pos *out);
+
 static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
 			  struct bp_pos *out)
 {
@@ -707,6 +710,8 @@ static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
 		sets[0] = bp_bits_deposit(bp_unrank_subset(k->r, q % nc), u);
 		sets[1] = u & ~sets[0];
 	}
+	if (m->sm)
+		return small_unrank(m, tier, sets[0], sets[1], k->passed, out);
 	char cells[MAX_CELLS];
 	memset(cells, '.', (size_t)m->gr.ncells);
 	for (int c = 0; c < 2; c++)
@@ -1195,28 +1200,42 @@ static int small_key_pack(const struct mirador *m, const struct bp_pos *p, uint6
  * and two pieces' squares touch at a corner only when the pieces do; so a key names
  * a valid position exactly when no two pieces conflict (nb), no two of different
  * colours touch at a corner (diag), and the turn order holds. */
+static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
+		       int passed, struct bp_pos *out);
+
 static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
 			    struct bp_pos *out)
 {
 	const struct mirador *m = M(g);
-	const struct small *sm = m->sm;
 	int base = 128 - m->nplace, n = 0;
 	u128 k = (u128)key[1] << 64 | key[0], u = k >> base, set[2] = { 0, 0 };
 	int np = popcount128(u);
 	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
 		return BP_ENOTFOUND;
+	for (u128 v = u; v; v &= v - 1, n++)
+		set[!(k >> (2 + n) & 1)] |= bit128(ctz128(v));
+	return small_build(m, tier, set, (int)(k >> 1 & 1), (int)(k & 1), out);
+}
+
+/* The position of tier `tier` with red and blue places set[0] and set[1], to-move tm
+ * and passed, when it is valid; else BP_ENOTFOUND. */
+static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
+		       int passed, struct bp_pos *out)
+{
+	const struct small *sm = m->sm;
 	u128 bad = 0, corner[2] = { 0, 0 };
-	for (u128 v = u; v; v &= v - 1, n++) {
-		int q = ctz128(v), c = !(k >> (2 + n) & 1);
-		set[c] |= bit128(q);
-		if (bad & bit128(q))
-			return BP_ENOTFOUND; /* overlap or side contact */
-		bad |= sm->nb[q];
-		corner[c] |= sm->diag[q];
-	}
+	if (set[0] & set[1])
+		return BP_ENOTFOUND;
+	for (int c = 0; c < 2; c++)
+		for (u128 v = set[c]; v; v &= v - 1) {
+			int q = ctz128(v);
+			if (bad & bit128(q))
+				return BP_ENOTFOUND; /* overlap or side contact */
+			bad |= sm->nb[q];
+			corner[c] |= sm->diag[q];
+		}
 	if ((corner[0] & set[1]) != 0)
 		return BP_ENOTFOUND; /* red and blue touch at a corner */
-	int tm = (int)(k >> 1 & 1), passed = (int)(k & 1);
 	int r = popcount128(set[0]), b = popcount128(set[1]), e = r - b - tm;
 	if (r + b + passes_of_counts(r, b, tm, passed) != (int)tier)
 		return BP_ENOTFOUND;
@@ -1241,6 +1260,14 @@ static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64
 	TO_MOVE(out) = (uint64_t)tm;
 	PASSED(out) = (uint64_t)passed;
 	return BP_OK;
+}
+
+/* unrank on a small grid, from the places the index gives. */
+static int small_unrank(const struct mirador *m, uint32_t tier, uint64_t rs, uint64_t bs,
+			int passed, struct bp_pos *out)
+{
+	const u128 set[2] = { rs, bs };
+	return small_build(m, tier, set, (int)(tier & 1), passed, out);
 }
 
 /* Most pieces that fit together: a maximum independent set of the top-left
