@@ -180,8 +180,11 @@ int bp_mirador_net_build(const struct bp_mirador_grid *m, const struct bp_mirado
 {
 	struct grow gr = { 0 };
 	int W = m->w, H = m->h, P = m->p;
-	memset(t, 0, sizeof *t);
-	for (int i = 0; i < BP_MIRADOR_MAX_CELLS; i++)
+	/* px, py and pid beyond the grid's squares are never read: not cleared */
+	t->n = t->nlinks = t->nlanes = t->caplinks = t->caplanes = 0;
+	t->links = NULL;
+	t->lanes = NULL;
+	for (int i = 0; i < m->w * m->h; i++)
 		t->pid[i] = -1;
 	for (int y = 0; y < H; y++) {
 		uint64_t v = b->row[c][y];
@@ -298,7 +301,51 @@ struct search {
 	uint64_t nodes;
 	int dirs; /* BP_MIRADOR_* directions whose chains must be broken */
 	struct bp_mirador_verdict *out;
+	/* scratch memory for the arrays above (but stack): taken in turn from buf (the
+	 * caller's, SCRATCH bytes) and, once it is used up, from heap blocks; all of it
+	 * is given back at once by scratch_free. A test on a 10x10 board makes some 30
+	 * arrays, and malloc and free for each of them cost a fifth of a solve. */
+	unsigned char *buf;
+	size_t used;
+	struct block *blocks;
 };
+
+#define SCRATCH 32768
+
+struct block {
+	struct block *next;
+	_Alignas(16) unsigned char data[];
+};
+
+/* n bytes of scratch, zeroed when zero is set; NULL when out of memory. */
+static void *scratch(struct search *s, size_t n, int zero)
+{
+	void *p;
+	n = (n + 15) & ~(size_t)15;
+	if (s->buf && n <= SCRATCH - s->used) {
+		p = s->buf + s->used;
+		s->used += n;
+	} else {
+		struct block *b = malloc(sizeof *b + n);
+		if (!b)
+			return NULL;
+		b->next = s->blocks;
+		s->blocks = b;
+		p = b->data;
+	}
+	if (zero)
+		memset(p, 0, n);
+	return p;
+}
+
+static void scratch_free(struct search *s)
+{
+	while (s->blocks) {
+		struct block *b = s->blocks;
+		s->blocks = b->next;
+		free(b);
+	}
+}
 
 static void link_weights(struct search *s)
 {
@@ -491,11 +538,16 @@ static int breakable(struct search *s)
 }
 
 /* Incompatible placements of one player: overlap or side contact. */
-int bp_mirador_incompatible(int P, int dx, int dy)
+static inline int incompatible(int P, int dx, int dy)
 {
 	dx = dx < 0 ? -dx : dx;
 	dy = dy < 0 ? -dy : dy;
 	return (dx < P && dy <= P) || (dy < P && dx <= P);
+}
+
+int bp_mirador_incompatible(int P, int dx, int dy)
+{
+	return incompatible(P, dx, dy);
 }
 
 /* Doubles the room of two pair arrays. @return BP_OK; BP_ENOMEM (the old arrays stay
@@ -516,15 +568,14 @@ static int grow_pairs(int **pk, int **pv, int *cap)
 
 /* Groups npairs (key, val) pairs by key into compressed rows: the values of key k
  * are (*list)[(*start)[k] .. (*start)[k + 1] - 1]. @return BP_OK; BP_ENOMEM. */
-static int csr(int n, const int *key, const int *val, int npairs, int **start, int **list)
+static int csr(struct search *s, int n, const int *key, const int *val, int npairs, int **start,
+	       int **list)
 {
-	*start = calloc((size_t)n + 1, sizeof(int));
-	*list = malloc(sizeof(int) * (size_t)(npairs + 1));
-	int *fill = malloc(sizeof(int) * (size_t)(n + 1));
-	if (!*start || !*list || !fill) {
-		free(fill);
+	*start = scratch(s, sizeof(int) * ((size_t)n + 1), 1);
+	*list = scratch(s, sizeof(int) * (size_t)(npairs + 1), 0);
+	int *fill = scratch(s, sizeof(int) * (size_t)(n + 1), 0);
+	if (!*start || !*list || !fill)
 		return BP_ENOMEM;
-	}
 	for (int i = 0; i < npairs; i++)
 		(*start)[key[i] + 1]++;
 	for (int i = 0; i < n; i++)
@@ -532,7 +583,6 @@ static int csr(int n, const int *key, const int *val, int npairs, int **start, i
 	memcpy(fill, *start, sizeof(int) * (size_t)(n + 1));
 	for (int i = 0; i < npairs; i++)
 		(*list)[fill[key[i]]++] = val[i];
-	free(fill);
 	return BP_OK;
 }
 
@@ -543,8 +593,8 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 {
 	s->net = t;
 	s->nnodes = t->n + 4;
-	int *key = malloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-	int *val = malloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
+	int *key = scratch(s, sizeof(int) * (size_t)(2 * t->nlinks + 1), 0);
+	int *val = scratch(s, sizeof(int) * (size_t)(2 * t->nlinks + 1), 0);
 	int rc = BP_ENOMEM;
 	if (key && val) {
 		for (int i = 0; i < t->nlinks; i++) {
@@ -552,15 +602,13 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 			key[2 * i + 1] = t->links[i].b;
 			val[2 * i] = val[2 * i + 1] = i;
 		}
-		rc = csr(s->nnodes, key, val, 2 * t->nlinks, &s->adj0, &s->adj);
+		rc = csr(s, s->nnodes, key, val, 2 * t->nlinks, &s->adj0, &s->adj);
 	}
-	free(key);
-	free(val);
-	s->lw = malloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s->lbest = malloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s->dist = malloc(sizeof(int) * (size_t)s->nnodes);
-	s->via = malloc(sizeof(int) * (size_t)s->nnodes);
-	s->done = malloc((size_t)s->nnodes);
+	s->lw = scratch(s, sizeof(int) * (size_t)(t->nlinks + 1), 0);
+	s->lbest = scratch(s, sizeof(int) * (size_t)(t->nlinks + 1), 0);
+	s->dist = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->via = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->done = scratch(s, (size_t)s->nnodes, 0);
 	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->done)
 		return BP_ENOMEM;
 	for (int i = 0; i < t->nlinks; i++)
@@ -570,13 +618,7 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 
 static void graph_close(struct search *s)
 {
-	free(s->adj0);
-	free(s->adj);
-	free(s->lw);
-	free(s->lbest);
-	free(s->dist);
-	free(s->via);
-	free(s->done);
+	scratch_free(s);
 }
 
 /* The directions (BP_MIRADOR_* mask) in which some chain exists: with every
@@ -613,14 +655,15 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 			  const struct bp_mirador_net *t, int colour, int dirs,
 			  struct bp_mirador_verdict *out)
 {
-	struct search s = { .m = m, .out = out, .dirs = dirs };
+	unsigned char buf[SCRATCH];
+	struct search s = { .m = m, .out = out, .dirs = dirs, .buf = buf };
 	int W = m->w, P = m->p, rc;
 	int *pk = NULL, *pv = NULL;
 	memset(out, 0, sizeof *out);
 	if ((rc = graph_open(&s, t, 0)))
 		goto out;
-	s.ncover = calloc((size_t)t->nlanes + 1, sizeof(int));
-	s.navail = calloc((size_t)t->nlanes + 1, sizeof(int));
+	s.ncover = scratch(&s, sizeof(int) * ((size_t)t->nlanes + 1), 1);
+	s.navail = scratch(&s, sizeof(int) * ((size_t)t->nlanes + 1), 1);
 	if (!s.ncover || !s.navail) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -637,12 +680,12 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 	uint64_t legal[BP_MIRADOR_MAX_SIDE];
 	bp_mirador_board_legal(m, b, 1 - colour, legal);
 	int cid[BP_MIRADOR_MAX_CELLS];
-	for (int i = 0; i < BP_MIRADOR_MAX_CELLS; i++)
+	for (int i = 0; i < m->ncells; i++)
 		cid[i] = -1;
 	int cap = 256, np = 0;
 	pk = malloc(sizeof(int) * (size_t)cap);
 	pv = malloc(sizeof(int) * (size_t)cap);
-	s.cand_cell = malloc(sizeof(int) * (size_t)(m->nx * m->ny + 1));
+	s.cand_cell = scratch(&s, sizeof(int) * (size_t)(m->nx * m->ny + 1), 0);
 	if (!pk || !pv || !s.cand_cell) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -669,8 +712,8 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 				pv[np++] = ln;
 			}
 	}
-	if ((rc = csr(s.ncand, pk, pv, np, &s.cl0, &s.cl)) ||
-	    (rc = csr(t->nlanes, pv, pk, np, &s.lc0, &s.lc)))
+	if ((rc = csr(&s, s.ncand, pk, pv, np, &s.cl0, &s.cl)) ||
+	    (rc = csr(&s, t->nlanes, pv, pk, np, &s.lc0, &s.lc)))
 		goto out;
 	/* incompatibilities */
 	np = 0;
@@ -679,8 +722,8 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 		for (int dy = -P; dy <= P; dy++)
 			for (int dx = -P; dx <= P; dx++) {
 				int x2 = x + dx, y2 = y + dy;
-				if ((!dx && !dy) || !bp_mirador_incompatible(P, dx, dy) || x2 < 0 ||
-				    y2 < 0 || x2 >= m->nx || y2 >= m->ny || cid[y2 * W + x2] < 0)
+				if ((!dx && !dy) || !incompatible(P, dx, dy) || x2 < 0 || y2 < 0 ||
+				    x2 >= m->nx || y2 >= m->ny || cid[y2 * W + x2] < 0)
 					continue;
 				if (np == cap && (rc = grow_pairs(&pk, &pv, &cap)))
 					goto out;
@@ -688,14 +731,14 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 				pv[np++] = cid[y2 * W + x2];
 			}
 	}
-	if ((rc = csr(s.ncand, pk, pv, np, &s.cf0, &s.cf)))
+	if ((rc = csr(&s, s.ncand, pk, pv, np, &s.cf0, &s.cf)))
 		goto out;
-	s.score = malloc(sizeof(int) * (size_t)(s.ncand + 1));
-	s.conf = calloc((size_t)s.ncand + 1, sizeof(int));
-	s.in_t = calloc((size_t)s.ncand + 1, 1);
-	s.excl = calloc((size_t)s.ncand + 1, 1);
-	s.mark = calloc((size_t)s.ncand + 1, 1);
-	s.t = malloc(sizeof(int) * (size_t)(s.ncand + 1));
+	s.score = scratch(&s, sizeof(int) * (size_t)(s.ncand + 1), 0);
+	s.conf = scratch(&s, sizeof(int) * ((size_t)s.ncand + 1), 1);
+	s.in_t = scratch(&s, (size_t)s.ncand + 1, 1);
+	s.excl = scratch(&s, (size_t)s.ncand + 1, 1);
+	s.mark = scratch(&s, (size_t)s.ncand + 1, 1);
+	s.t = scratch(&s, sizeof(int) * (size_t)(s.ncand + 1), 0);
 	if (!s.score || !s.conf || !s.in_t || !s.excl || !s.mark || !s.t) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -711,23 +754,8 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 out:
 	free(pk);
 	free(pv);
-	free(s.cand_cell);
-	free(s.cl0);
-	free(s.cl);
-	free(s.lc0);
-	free(s.lc);
-	free(s.cf0);
-	free(s.cf);
-	free(s.score);
-	free(s.conf);
-	free(s.in_t);
-	free(s.excl);
-	free(s.mark);
-	free(s.t);
 	free(s.stack);
 	graph_close(&s);
-	free(s.ncover);
-	free(s.navail);
 	if (rc)
 		memset(out, 0, sizeof *out);
 	return rc;
