@@ -244,6 +244,11 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 	uint64_t i0 = item * tt->cw * 64, i1 = i0 + tt->cw * 64;
 	if (i1 > tt->size)
 		i1 = tt->size;
+	if (g->ops->flags & BP_GAME_INDEX_CANONICAL) {
+		for (uint64_t idx = i0; idx < i1; idx++)
+			tt->reach[local(s, s->t, idx) / 64] |= 1ull << (idx % 64);
+		return BP_OK;
+	}
 	struct bp_pos p, canon;
 	for (uint64_t idx = i0; idx < i1; idx++) {
 		int rc = g->ops->unrank(g, s->t, idx, &p);

@@ -681,8 +681,8 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 	/* the game's children() gives its own indices: only the index's may be given */
 	v->ops.children =
 		g->ops->children_keys && g->max_moves <= VIEW_MAX_MOVES ? view_children : NULL;
-	v->ops.flags =
-		(g->ops->flags | BP_GAME_DENSE_REACHABLE) & ~(unsigned)BP_GAME_WALK_UNREACHED;
+	v->ops.flags = (g->ops->flags | BP_GAME_DENSE_REACHABLE | BP_GAME_INDEX_CANONICAL) &
+		       ~(unsigned)BP_GAME_WALK_UNREACHED;
 	v->g.ops = &v->ops;
 	v->ix = ix;
 	*out = &v->g;

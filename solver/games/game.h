@@ -88,7 +88,12 @@ enum {
 	 * bp_walk.far, and the engines keep
 	 * two child tiers in memory. Without it, the memory plans count on every move
 	 * raising the tier by one. */
-	BP_GAME_TIER_SKIP = 16
+	BP_GAME_TIER_SKIP = 16,
+	/* Every index of every tier (0 .. tier_size - 1) is a valid canonical position
+	 * reachable from the start (with BP_GAME_DENSE_REACHABLE; the view of an index of
+	 * reachable positions, solver/sparse.h), so a solver marks them all without
+	 * unrank() or canonical(). */
+	BP_GAME_INDEX_CANONICAL = 32
 };
 
 /* What a picture of a position shows besides each cell's character, filled by the
