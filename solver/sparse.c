@@ -119,12 +119,79 @@ static int key_qcmp(const void *a, const void *b)
 	return key_cmp(a, b);
 }
 
+static int key_less(const uint64_t *a, const uint64_t *b)
+{
+	return a[1] != b[1] ? a[1] < b[1] : a[0] < b[0];
+}
+
+static void key_swap(uint64_t *a, uint64_t *b)
+{
+	uint64_t t0 = a[0], t1 = a[1];
+	a[0] = b[0];
+	a[1] = b[1];
+	b[0] = t0;
+	b[1] = t1;
+}
+
+/* Sorts n keys: quicksort with the comparison inline (qsort's call per comparison was
+ * a tenth of the enumeration), the median of three as pivot, insertion sort for short
+ * ranges, and qsort itself past a depth that only bad pivots reach. */
+static void key_sort(uint64_t *k, uint64_t n, int depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			qsort(k, n, 2 * sizeof(uint64_t), key_qcmp);
+			return;
+		}
+		uint64_t *a = k, *m = k + 2 * (n / 2), *z = k + 2 * (n - 1);
+		if (key_less(m, a))
+			key_swap(m, a);
+		if (key_less(z, m)) {
+			key_swap(z, m);
+			if (key_less(m, a))
+				key_swap(m, a);
+		}
+		uint64_t piv[2] = { m[0], m[1] };
+		uint64_t i = 0, j = n - 1;
+		for (;;) { /* Hoare's partition: [0, j] <= pivot <= [j + 1, n) */
+			while (key_less(k + 2 * i, piv))
+				i++;
+			while (key_less(piv, k + 2 * j))
+				j--;
+			if (i >= j)
+				break;
+			key_swap(k + 2 * i, k + 2 * j);
+			i++;
+			j--;
+		}
+		/* the smaller side by recursion, the larger by the loop */
+		if (j + 1 < n - j - 1) {
+			key_sort(k, j + 1, depth);
+			k += 2 * (j + 1);
+			n -= j + 1;
+		} else {
+			key_sort(k + 2 * (j + 1), n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (uint64_t i = 1; i < n; i++) {
+		uint64_t v0 = k[2 * i], v1 = k[2 * i + 1], j = i;
+		const uint64_t v[2] = { v0, v1 };
+		for (; j > 0 && key_less(v, k + 2 * (j - 1)); j--) {
+			k[2 * j] = k[2 * j - 2];
+			k[2 * j + 1] = k[2 * j - 1];
+		}
+		k[2 * j] = v0;
+		k[2 * j + 1] = v1;
+	}
+}
+
 /* Sorts n keys and drops repeats. @return the keys left. */
 static uint64_t sort_unique(uint64_t *k, uint64_t n)
 {
 	if (n < 2)
 		return n;
-	qsort(k, n, 2 * sizeof(uint64_t), key_qcmp);
+	key_sort(k, n, 2 * 64);
 	uint64_t m = 1;
 	for (uint64_t i = 1; i < n; i++)
 		if (key_cmp(k + 2 * i, k + 2 * (m - 1)) != 0) {
