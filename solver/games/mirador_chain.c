@@ -293,6 +293,7 @@ struct search {
 	int *navail, *ncover; /* per lane */
 	int *lw, *lbest;      /* per link: weight (-1 cut) and branching lane */
 	int *dist, *via;      /* per node */
+	int *open;	      /* per node: lightest_chain's list */
 	uint8_t *done;
 	int *t;
 	int nt;
@@ -374,20 +375,24 @@ static int lightest_chain(struct search *s, int from, int to)
 {
 	const struct bp_mirador_net *t = s->net;
 	int n = t->n, V = s->nnodes, src = n + from, dst = n + to;
+	/* Dijkstra with the nodes reached and not yet settled in a list (open, nopen):
+	 * the minimum is searched among those only, usually a few of the V nodes */
+	int *open = s->open, nopen = 0;
 	for (int v = 0; v < V; v++) {
 		s->dist[v] = INT_MAX;
 		s->done[v] = 0;
 		s->via[v] = -1;
 	}
 	s->dist[src] = 0;
-	for (;;) {
-		int u = -1;
-		for (int v = 0; v < V; v++)
-			if (!s->done[v] && s->dist[v] != INT_MAX &&
-			    (u < 0 || s->dist[v] < s->dist[u]))
-				u = v;
-		if (u < 0)
-			return -1;
+	open[nopen++] = src;
+	while (nopen > 0) {
+		int at = 0;
+		for (int k = 1; k < nopen; k++) /* ties to the lowest node, as a scan would */
+			if (s->dist[open[k]] < s->dist[open[at]] ||
+			    (s->dist[open[k]] == s->dist[open[at]] && open[k] < open[at]))
+				at = k;
+		int u = open[at];
+		open[at] = open[--nopen];
 		if (u == dst)
 			return s->dist[u];
 		s->done[u] = 1;
@@ -397,15 +402,18 @@ static int lightest_chain(struct search *s, int from, int to)
 			int li = s->adj[k];
 			const struct bp_mirador_edge *l = &t->links[li];
 			int v = l->a == u ? l->b : l->a;
-			if (s->lw[li] < 0 || (v >= n && v != dst))
+			if (s->lw[li] < 0 || s->done[v] || (v >= n && v != dst))
 				continue;
 			int d = s->dist[u] + s->lw[li];
 			if (d < s->dist[v]) {
+				if (s->dist[v] == INT_MAX)
+					open[nopen++] = v;
 				s->dist[v] = d;
 				s->via[v] = li;
 			}
 		}
 	}
+	return -1;
 }
 
 static void lanes_avail(struct search *s, int c, int delta)
@@ -616,8 +624,9 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 	s->lbest = scratch(s, sizeof(int) * (size_t)(t->nlinks + 1), 0);
 	s->dist = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
 	s->via = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->open = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
 	s->done = scratch(s, (size_t)s->nnodes, 0);
-	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->done)
+	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->open || !s->done)
 		return BP_ENOMEM;
 	for (int i = 0; i < t->nlinks; i++)
 		s->lw[i] = weight;
