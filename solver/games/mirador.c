@@ -145,12 +145,13 @@ int bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int co
 {
 	const struct mirador *m = M(g);
 	struct bp_mirador_board b;
-	struct bp_mirador_net *t;
+	struct bp_mirador_net t; /* on the stack: this runs for every position solved */
 	memset(out, 0, sizeof *out);
-	int rc = open_net(m, p, colour, &b, &t);
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	int rc = bp_mirador_net_build(&m->gr, &b, colour, &t);
 	if (!rc)
-		rc = bp_mirador_chain_test(&m->gr, &b, t, colour, dirs, out);
-	free_net(t);
+		rc = bp_mirador_chain_test(&m->gr, &b, &t, colour, dirs, out);
+	bp_mirador_net_free(&t);
 	return rc;
 }
 
