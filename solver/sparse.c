@@ -63,8 +63,7 @@
 #define BLOCK_KEYS (1u << 18)
 #define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
 #define HEADER_BYTES 8
-#define HASH_MAX (64ull << 20) /* keys of an index with hash tables for rank */
-#define VIEW_MAX_MOVES 1024    /* moves a position of a view with children() may have */
+#define VIEW_MAX_MOVES 1024 /* moves a position of a view with children() may have */
 
 struct bp_sparse {
 	uint32_t nt;
@@ -84,12 +83,6 @@ struct bp_sparse {
 	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
 	 * enumeration asked; NULL when the index was read from its stored form */
 	uint64_t **outcome;
-	/* made by the enumeration too, when the index is small enough (HASH_MAX): per
-	 * tier, an open-addressing table of 1 + index by the key's hash (0: empty), of
-	 * hmask[t] + 1 slots, for rank in one or two probes instead of a binary search;
-	 * NULL otherwise */
-	uint32_t **hash;
-	uint64_t *hmask;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
 };
@@ -258,10 +251,6 @@ void bp_sparse_free(bp_sparse *ix)
 	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
 		free(ix->outcome[t]);
 	free(ix->outcome);
-	for (uint32_t t = 0; ix->hash && t < ix->nt; t++)
-		free(ix->hash[t]);
-	free(ix->hash);
-	free(ix->hmask);
 	if (ix->ready)
 		pthread_mutex_destroy(&ix->lock);
 	bp_kv_close(ix->kv);
@@ -301,8 +290,7 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 {
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
-		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
-		     (ix->hash ? (ix->hmask[t] + 1) * sizeof(uint32_t) : 0);
+		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0);
 	return b;
 }
 
@@ -324,14 +312,6 @@ uint64_t bp_sparse_hash(const bp_sparse *ix)
 	return h;
 }
 
-static uint64_t key_hash(const uint64_t key[2])
-{
-	uint64_t h = key[0] ^ key[1] * 0x9e3779b97f4a7c15ull;
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ull;
-	return h ^ h >> 32;
-}
-
 int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
 {
 	int rc;
@@ -339,20 +319,8 @@ int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint6
 		return BP_ERANGE;
 	if ((rc = need_tier(ix, t)))
 		return rc;
-	const uint64_t *k = ix->k[t];
-	if (ix->hash) {
-		const uint32_t *h = ix->hash[t];
-		for (uint64_t at = key_hash(key) & ix->hmask[t];; at = (at + 1) & ix->hmask[t]) {
-			uint64_t i = h[at];
-			if (i == 0)
-				return BP_ERANGE;
-			if (k[2 * (i - 1)] == key[0] && k[2 * (i - 1) + 1] == key[1]) {
-				*out = i - 1;
-				return BP_OK;
-			}
-		}
-	}
 	uint64_t lo = 0, hi = ix->n[t];
+	const uint64_t *k = ix->k[t];
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		int c = key_cmp(k + 2 * mid, key);
@@ -588,39 +556,6 @@ static int merge_tier(struct enumr *e, uint32_t c)
 	return BP_OK;
 }
 
-/* Tier `item`'s hash table (see struct bp_sparse): at least 4/3 slots a key. */
-static int hash_tier(void *ctx, int worker, uint64_t item)
-{
-	bp_sparse *ix = ctx;
-	uint32_t t = (uint32_t)item;
-	uint64_t n = ix->n[t], slots = 1;
-	(void)worker;
-	while (slots < n + n / 3 + 1)
-		slots *= 2;
-	if (!(ix->hash[t] = calloc(slots, sizeof(uint32_t))))
-		return BP_ENOMEM;
-	ix->hmask[t] = slots - 1;
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t at = key_hash(ix->k[t] + 2 * i) & ix->hmask[t];
-		while (ix->hash[t][at])
-			at = (at + 1) & ix->hmask[t];
-		ix->hash[t][at] = (uint32_t)(i + 1);
-	}
-	return BP_OK;
-}
-
-/* The hash tables of every tier, when the index holds at most HASH_MAX keys (about
- * 11 bytes a key more); larger indices keep the binary search. */
-static int hash_build(bp_sparse *ix, int threads)
-{
-	if (bp_sparse_positions(ix) > HASH_MAX)
-		return BP_OK;
-	if (!(ix->hash = calloc(ix->nt ? ix->nt : 1, sizeof *ix->hash)) ||
-	    !(ix->hmask = calloc(ix->nt ? ix->nt : 1, sizeof *ix->hmask)))
-		return BP_ENOMEM;
-	return bp_parallel_for(threads, ix->nt, hash_tier, ix);
-}
-
 int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
 			struct bp_err *err)
 {
@@ -699,8 +634,7 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 			opts->progress(opts->ctx, &pr);
 		}
 	}
-	if (!(rc = bp_game_status(g)))
-		rc = hash_build(e.ix, e.threads);
+	rc = bp_game_status(g);
 out:
 	if (rc == BP_ERANGE && !e.errmsg[0]) {
 		char hb[32], lb[32];

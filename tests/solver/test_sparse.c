@@ -536,39 +536,3 @@ Test(sparse, mirador_key_unpack_as_the_text_parser)
 		bp_game_destroy(g);
 	}
 }
-
-/* rank by the enumeration's hash tables and by binary search (an index made from the
- * same keys has no tables) agree on every key and on keys not in the index. */
-Test(sparse, hashed_and_searched_rank_agree)
-{
-	struct bp_game *g = open_game("mirador:7x7");
-	bp_sparse *ix = enumerate(g), *plain = NULL;
-	uint32_t nt = bp_sparse_tiers(ix);
-	uint64_t *count = calloc(nt, sizeof *count);
-	const uint64_t **keys = calloc(nt, sizeof *keys);
-	for (uint32_t t = 0; t < nt; t++) {
-		count[t] = bp_sparse_count(ix, t);
-		keys[t] = count[t] ? bp_sparse_key(ix, t, 0) : NULL;
-	}
-	cr_assert_eq(bp_sparse_from_keys(nt, count, keys, &plain), BP_OK);
-	cr_expect_gt(bp_sparse_bytes(ix), bp_sparse_bytes(plain)); /* the tables */
-	for (uint32_t t = 0; t < nt; t++)
-		for (uint64_t i = 0; i < count[t]; i++) {
-			uint64_t a = 0, b = 0, other[2];
-			const uint64_t *k = bp_sparse_key(ix, t, i);
-			cr_assert_eq(bp_sparse_rank(ix, t, k, &a), BP_OK);
-			cr_assert_eq(bp_sparse_rank(plain, t, k, &b), BP_OK);
-			cr_assert(a == i && b == i);
-			other[0] = k[0] ^ 4; /* a bit of the colours: mostly absent */
-			other[1] = k[1];
-			int ra = bp_sparse_rank(ix, t, other, &a),
-			    rb = bp_sparse_rank(plain, t, other, &b);
-			cr_assert_eq(ra, rb);
-			cr_assert(ra != BP_OK || a == b);
-		}
-	bp_sparse_free(plain);
-	bp_sparse_free(ix);
-	free(count);
-	free(keys);
-	bp_game_destroy(g);
-}
