@@ -293,6 +293,7 @@ struct search {
 	int *navail, *ncover; /* per lane */
 	int *lw, *lbest;      /* per link: weight (-1 cut) and branching lane */
 	int *dist, *via;      /* per node */
+	int *via2;	      /* per node: breakable's other path */
 	int *open;	      /* per node: lightest_chain's list */
 	uint8_t *done;
 	int *t;
@@ -475,12 +476,19 @@ static int breakable(struct search *s)
 	if (s->oom)
 		return 0;
 	link_weights(s);
-	int dir = -1, best = INT_MAX;
+	int dir = -1, best = INT_MAX, *via_ns = NULL;
 	for (int d = 0; d < 2; d++) {
 		if (!(s->dirs & (1 << d)))
 			continue;
 		int w = d == 0 ? lightest_chain(s, BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S)
 			       : lightest_chain(s, BP_MIRADOR_SIDE_W, BP_MIRADOR_SIDE_E);
+		if (d == 0 && (s->dirs & BP_MIRADOR_EW)) {
+			/* keep the north-south path: the east-west search writes the other
+			 * array */
+			via_ns = s->via;
+			s->via = s->via2;
+			s->via2 = via_ns;
+		}
 		if (w == 0)
 			return 0;
 		if (w > 0 && w < best) {
@@ -496,9 +504,11 @@ static int breakable(struct search *s)
 			o->witness[i] = s->cand_cell[s->t[i]];
 		return 1;
 	}
-	if (dir == 0)
-		lightest_chain(s, BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S);
-	/* (dir == 1: the last call already left the east-west path in via) */
+	if (dir == 0 && via_ns) {
+		s->via2 = s->via;
+		s->via = via_ns;
+	}
+	/* (else via holds the path of dir already) */
 	const struct bp_mirador_net *t = s->net;
 	int base = s->nstack, dst = t->n + (dir == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E);
 	for (int v = dst; s->via[v] >= 0;) {
@@ -625,8 +635,9 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 	s->dist = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
 	s->via = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
 	s->open = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->via2 = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
 	s->done = scratch(s, (size_t)s->nnodes, 0);
-	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->open || !s->done)
+	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->via2 || !s->open || !s->done)
 		return BP_ENOMEM;
 	for (int i = 0; i < t->nlinks; i++)
 		s->lw[i] = weight;
