@@ -63,7 +63,9 @@
 #define BLOCK_KEYS (1u << 18)
 #define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
 #define HEADER_BYTES 8
-#define VIEW_MAX_MOVES 1024 /* moves a position of a view with children() may have */
+#define VIEW_MAX_MOVES 1024
+#define CACHE_KEYS \
+	4096 /* keys a worker of the enumeration remembers (a power of 2) */ /* moves a position of a view with children() may have */
 
 struct bp_sparse {
 	uint32_t nt;
@@ -404,6 +406,9 @@ struct enumr {
 	/* per worker, with children_keys: one position's children (tiers, then keys) */
 	uint32_t **ktier;
 	uint64_t **kkey;
+	/* per worker: the keys it pushed lately, CACHE_KEYS slots by hash, three words
+	 * each (low, high, 1 + tier); a key found there is in the worker's array already */
+	uint64_t **seen;
 	uint64_t held;	/* bytes of the pending arrays (atomic) */
 	uint64_t fixed; /* bytes of the index so far */
 	uint64_t limit;
@@ -451,6 +456,18 @@ static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const u
 			 t, ct);
 		return BP_EINVAL;
 	}
+	/* Children of neighbouring positions coincide often: a key this worker pushed
+	 * lately is in its array already (arrays lose only repeats before their tier is
+	 * merged, and no move leads into a tier merged), so it is not pushed again. */
+	uint64_t h = key[0] ^ key[1] * 0x9e3779b97f4a7c15ull ^ ct;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	uint64_t *slot = e->seen[worker] + 3 * (h >> 40 & (CACHE_KEYS - 1));
+	if (slot[0] == key[0] && slot[1] == key[1] && slot[2] == (uint64_t)ct + 1)
+		return BP_OK;
+	slot[0] = key[0];
+	slot[1] = key[1];
+	slot[2] = (uint64_t)ct + 1;
 	return push_key(e, &e->pend[(size_t)worker * nt + ct], key);
 }
 
@@ -577,16 +594,19 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	}
 	e.mv = bp_solve_move_buffers(g, e.threads);
 	if (g->ops->children_keys && (e.ktier = calloc((size_t)e.threads, sizeof *e.ktier)) &&
-	    (e.kkey = calloc((size_t)e.threads, sizeof *e.kkey)))
+	    (e.kkey = calloc((size_t)e.threads, sizeof *e.kkey)) &&
+	    (e.seen = calloc((size_t)e.threads, sizeof *e.seen)))
 		for (int w = 0; w < e.threads; w++) {
 			size_t mm = (size_t)(g->max_moves ? g->max_moves : 1);
 			if (!(e.ktier[w] = malloc(mm * sizeof(uint32_t))) ||
-			    !(e.kkey[w] = malloc(mm * KEY_BYTES))) {
+			    !(e.kkey[w] = malloc(mm * KEY_BYTES)) ||
+			    !(e.seen[w] = calloc(3 * CACHE_KEYS, sizeof(uint64_t)))) {
 				rc = BP_ENOMEM;
 				goto out;
 			}
 		}
-	if (!e.ix || !e.pend || !e.mv || (g->ops->children_keys && (!e.ktier || !e.kkey))) {
+	if (!e.ix || !e.pend || !e.mv ||
+	    (g->ops->children_keys && (!e.ktier || !e.kkey || !e.seen))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -653,9 +673,11 @@ out:
 	for (int w = 0; w < e.threads; w++) {
 		free(e.ktier ? e.ktier[w] : NULL);
 		free(e.kkey ? e.kkey[w] : NULL);
+		free(e.seen ? e.seen[w] : NULL);
 	}
 	free(e.ktier);
 	free(e.kkey);
+	free(e.seen);
 	bp_solve_free_move_buffers(e.mv, e.threads);
 	if (rc)
 		bp_sparse_free(e.ix);
