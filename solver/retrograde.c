@@ -37,7 +37,9 @@
  *
  * Canonicalizing every child costs a few table lookups per symmetry; the alternative
  * tried first (expanding every raw position, then copying each canonical record to
- * its whole class so children need only a rank) did about nsym times more work. */
+ * its whole class so children need only a rank) did about nsym times more work. A game
+ * with children() (game.h: Mirador's works on its pieces, with no position built per
+ * child) gives every child's tier and index at once instead. */
 #include "solver/retrograde.h"
 
 #include <assert.h>

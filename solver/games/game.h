@@ -237,11 +237,12 @@ struct bp_game_ops {
 	 * position (games whose index space has holes). */
 	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
 
-	/* OPTIONAL fast path for engines that expand each position once (the counter
-	 * engine, solver/counter.c), for games with tier() and rank(): for a position p
-	 * that is not over, writes for each of its moves, in moves() order, the tier and
-	 * the dense index of the canonical form of the child (tier[i], index[i]) and
-	 * returns the number of moves, or a negative error (as rank()). Must agree exactly
+	/* OPTIONAL fast path for engines that expand positions by the rules (the counter
+	 * engine, solver/counter.c, and the tiers engine, solver/retrograde.c), for games
+	 * with tier() and rank(): for a position p that is not over, writes for each of
+	 * its moves, in moves() order, the tier and the dense index of the canonical form
+	 * of the child (tier[i], index[i]) and returns the number of moves, or a negative
+	 * error (as rank()). Must agree exactly
 	 * with moves(), apply(), canonical(), tier() and rank(); the tests compare them on
 	 * every reachable position of small boards. NULL: the engine does those one child
 	 * at a time. */
