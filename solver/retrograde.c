@@ -37,7 +37,9 @@
  *
  * Canonicalizing every child costs a few table lookups per symmetry; the alternative
  * tried first (expanding every raw position, then copying each canonical record to
- * its whole class so children need only a rank) did about nsym times more work. */
+ * its whole class so children need only a rank) did about nsym times more work. A game
+ * with children() (game.h: Mirador's works on its pieces, with no position built per
+ * child) gives every child's tier and index at once instead. */
 #include "solver/retrograde.h"
 
 #include <assert.h>
@@ -89,6 +91,7 @@ struct solve {
 	struct bp_vec *fwd;	 /* forward: threads * nranks arrays of keys to send */
 	struct item_buf *ib;	 /* backward: round_items */
 	uint64_t **keybuf;	 /* per worker: one position's children keys */
+	uint32_t **tierbuf;	 /* per worker, when the game has children(): their tiers */
 	const uint16_t *answers; /* backward: the records answered, by rank then item */
 	struct bp_dist dx;
 	int (*fn)(void *ctx, int worker, uint64_t item); /* run_tier's */
@@ -161,21 +164,49 @@ static void mark(struct solve *s, uint32_t t, uint64_t idx)
 	__atomic_fetch_or(&s->tiers[t].reach[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
 }
 
+/* The moves of p (not over): by children() into the worker's buffers where the game
+ * has it, else its move list. @return how many, or a negative error. */
+static int expand(struct solve *s, int worker, const struct bp_pos *p)
+{
+	const struct bp_game *g = s->g;
+	if (s->tierbuf)
+		return g->ops->children(g, p, s->tierbuf[worker], s->keybuf[worker]);
+	return g->ops->moves(g, p, s->mv[worker]);
+}
+
+/* Child i of p after expand: its tier and index. */
+static int child(struct solve *s, int worker, const struct bp_pos *p, int i, uint32_t *ct,
+		 uint64_t *cidx)
+{
+	const struct bp_game *g = s->g;
+	if (s->tierbuf) {
+		*ct = s->tierbuf[worker][i];
+		*cidx = s->keybuf[worker][i];
+		return BP_OK;
+	}
+	struct bp_pos c = *p, canon;
+	g->ops->apply(g, &c, s->mv[worker][i]);
+	bp_game_canonical(g, &c, &canon);
+	*ct = g->ops->tier(g, &canon);
+	return g->ops->rank(g, &canon, cidx);
+}
+
 static int forward_one(struct solve *s, int worker, uint64_t idx, const struct bp_pos *pp)
 {
 	const struct bp_game *g = s->g;
-	struct bp_pos p = *pp, c, canon;
+	struct bp_pos p = *pp;
 	uint64_t cidx;
 	int rc;
 	(void)idx;
 	if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
 		return BP_OK;
-	int n = g->ops->moves(g, &p, s->mv[worker]);
+	int n = expand(s, worker, &p);
+	if (n < 0)
+		return n;
 	for (int i = 0; i < n; i++) {
-		c = p;
-		g->ops->apply(g, &c, s->mv[worker][i]);
-		bp_game_canonical(g, &c, &canon);
-		uint32_t ct = g->ops->tier(g, &canon);
+		uint32_t ct;
+		if ((rc = child(s, worker, &p, i, &ct, &cidx)))
+			return rc;
 		if (ct <= s->t || ct >= s->nt) {
 			snprintf(s->errmsg, sizeof s->errmsg,
 				 "a move from tier %u leads to tier %u: the game's "
@@ -183,8 +214,6 @@ static int forward_one(struct solve *s, int worker, uint64_t idx, const struct b
 				 s->t, ct);
 			return BP_EINVAL;
 		}
-		if ((rc = g->ops->rank(g, &canon, &cidx)))
-			return rc;
 		int d = owner(s, ct, cidx);
 		if (d == s->me) {
 			mark(s, ct, cidx);
@@ -217,6 +246,11 @@ static int mark_chunk(void *ctx, int worker, uint64_t item)
 	uint64_t i0 = item * tt->cw * 64, i1 = i0 + tt->cw * 64;
 	if (i1 > tt->size)
 		i1 = tt->size;
+	if (g->ops->flags & BP_GAME_INDEX_CANONICAL) {
+		for (uint64_t idx = i0; idx < i1; idx++)
+			tt->reach[local(s, s->t, idx) / 64] |= 1ull << (idx % 64);
+		return BP_OK;
+	}
 	struct bp_pos p, canon;
 	for (uint64_t idx = i0; idx < i1; idx++) {
 		int rc = g->ops->unrank(g, s->t, idx, &p);
@@ -297,7 +331,7 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 	struct item_buf *ib =
 		s->nranks > 1 ? &s->ib[idx / (tt->cw * 64) / (uint64_t)s->nranks - s->chunk0]
 			      : NULL;
-	struct bp_pos p = *pp, c, canon;
+	struct bp_pos p = *pp;
 	uint64_t cidx;
 	uint32_t nk = DONE;
 	int rc;
@@ -308,15 +342,14 @@ static int solve_one(struct solve *s, int worker, uint64_t idx, const struct bp_
 		return ib ? bp_vec_push(&ib->nk, &nk, sizeof nk) : BP_OK;
 	}
 	uint64_t *keys = s->keybuf[worker];
-	int n = g->ops->moves(g, &p, s->mv[worker]), remote = 0;
+	int n = expand(s, worker, &p), remote = 0;
 	uint32_t best = 0, bad_tier = 0;
 	int unsolved = 0;
+	if (n < 0)
+		return n;
 	for (int i = 0; i < n; i++) {
-		c = p;
-		g->ops->apply(g, &c, s->mv[worker][i]);
-		bp_game_canonical(g, &c, &canon);
-		uint32_t ct = g->ops->tier(g, &canon);
-		if ((rc = g->ops->rank(g, &canon, &cidx)))
+		uint32_t ct;
+		if ((rc = child(s, worker, &p, i, &ct, &cidx)))
 			return rc;
 		keys[i] = bp_dist_key(ct, cidx);
 		if (owner(s, ct, cidx) != s->me) {
@@ -761,7 +794,13 @@ int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_
 			if (!(s.keybuf[i] = malloc(sizeof(uint64_t) *
 						   (size_t)(g->max_moves ? g->max_moves : 1))))
 				rc = BP_ENOMEM;
-	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || !s.keybuf || rc)
+	if (g->ops->children && (s.tierbuf = calloc((size_t)s.threads, sizeof *s.tierbuf)))
+		for (int i = 0; i < s.threads; i++)
+			if (!(s.tierbuf[i] = malloc(sizeof(uint32_t) *
+						    (size_t)(g->max_moves ? g->max_moves : 1))))
+				rc = BP_ENOMEM;
+	if (!s.tiers || !sizes || !s.succ || !s.mv || !s.counts || !s.keybuf || rc ||
+	    (g->ops->children && !s.tierbuf))
 		rc = BP_ENOMEM;
 	if ((rc = agree(&s, rc, NULL, 0)))
 		goto out;
@@ -938,6 +977,10 @@ out_quiet:
 		for (int i = 0; i < s.threads; i++)
 			free(s.keybuf[i]);
 	free(s.keybuf);
+	if (s.tierbuf)
+		for (int i = 0; i < s.threads; i++)
+			free(s.tierbuf[i]);
+	free(s.tierbuf);
 	dist_free(&s);
 	bp_solve_free_move_buffers(s.mv, s.threads);
 	free(s.counts);

@@ -63,6 +63,9 @@
 #define BLOCK_KEYS (1u << 18)
 #define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
 #define HEADER_BYTES 8
+#define VIEW_MAX_MOVES 1024
+#define CACHE_KEYS \
+	4096 /* keys a worker of the enumeration remembers (a power of 2) */ /* moves a position of a view with children() may have */
 
 struct bp_sparse {
 	uint32_t nt;
@@ -78,6 +81,10 @@ struct bp_sparse {
 	uint16_t *rec; /* one block's records */
 	uint64_t seed;
 	pthread_mutex_t lock;
+	/* made by the enumeration, never stored: per tier, 2 bits a position (bit 2i of
+	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
+	 * enumeration asked; NULL when the index was read from its stored form */
+	uint64_t **outcome;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
 };
@@ -114,12 +121,79 @@ static int key_qcmp(const void *a, const void *b)
 	return key_cmp(a, b);
 }
 
+static int key_less(const uint64_t *a, const uint64_t *b)
+{
+	return a[1] != b[1] ? a[1] < b[1] : a[0] < b[0];
+}
+
+static void key_swap(uint64_t *a, uint64_t *b)
+{
+	uint64_t t0 = a[0], t1 = a[1];
+	a[0] = b[0];
+	a[1] = b[1];
+	b[0] = t0;
+	b[1] = t1;
+}
+
+/* Sorts n keys: quicksort with the comparison inline (qsort's call per comparison was
+ * a tenth of the enumeration), the median of three as pivot, insertion sort for short
+ * ranges, and qsort itself past a depth that only bad pivots reach. */
+static void key_sort(uint64_t *k, uint64_t n, int depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			qsort(k, n, 2 * sizeof(uint64_t), key_qcmp);
+			return;
+		}
+		uint64_t *a = k, *m = k + 2 * (n / 2), *z = k + 2 * (n - 1);
+		if (key_less(m, a))
+			key_swap(m, a);
+		if (key_less(z, m)) {
+			key_swap(z, m);
+			if (key_less(m, a))
+				key_swap(m, a);
+		}
+		uint64_t piv[2] = { m[0], m[1] };
+		uint64_t i = 0, j = n - 1;
+		for (;;) { /* Hoare's partition: [0, j] <= pivot <= [j + 1, n) */
+			while (key_less(k + 2 * i, piv))
+				i++;
+			while (key_less(piv, k + 2 * j))
+				j--;
+			if (i >= j)
+				break;
+			key_swap(k + 2 * i, k + 2 * j);
+			i++;
+			j--;
+		}
+		/* the smaller side by recursion, the larger by the loop */
+		if (j + 1 < n - j - 1) {
+			key_sort(k, j + 1, depth);
+			k += 2 * (j + 1);
+			n -= j + 1;
+		} else {
+			key_sort(k + 2 * (j + 1), n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (uint64_t i = 1; i < n; i++) {
+		uint64_t v0 = k[2 * i], v1 = k[2 * i + 1], j = i;
+		const uint64_t v[2] = { v0, v1 };
+		for (; j > 0 && key_less(v, k + 2 * (j - 1)); j--) {
+			k[2 * j] = k[2 * j - 2];
+			k[2 * j + 1] = k[2 * j - 1];
+		}
+		k[2 * j] = v0;
+		k[2 * j + 1] = v1;
+	}
+}
+
 /* Sorts n keys and drops repeats. @return the keys left. */
 static uint64_t sort_unique(uint64_t *k, uint64_t n)
 {
 	if (n < 2)
 		return n;
-	qsort(k, n, 2 * sizeof(uint64_t), key_qcmp);
+	key_sort(k, n, 2 * 64);
 	uint64_t m = 1;
 	for (uint64_t i = 1; i < n; i++)
 		if (key_cmp(k + 2 * i, k + 2 * (m - 1)) != 0) {
@@ -176,6 +250,9 @@ void bp_sparse_free(bp_sparse *ix)
 		return;
 	for (uint32_t t = 0; ix->k && t < ix->nt; t++)
 		free(ix->k[t]);
+	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
+		free(ix->outcome[t]);
+	free(ix->outcome);
 	if (ix->ready)
 		pthread_mutex_destroy(&ix->lock);
 	bp_kv_close(ix->kv);
@@ -215,7 +292,7 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 {
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
-		b += ix->n[t] * KEY_BYTES;
+		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0);
 	return b;
 }
 
@@ -326,6 +403,12 @@ struct enumr {
 	int threads;
 	struct kvec *pend; /* threads * nt: worker w's keys for tier c at w * nt + c */
 	struct bp_move **mv;
+	/* per worker, with children_keys: one position's children (tiers, then keys) */
+	uint32_t **ktier;
+	uint64_t **kkey;
+	/* per worker: the keys it pushed lately, CACHE_KEYS slots by hash, three words
+	 * each (low, high, 1 + tier); a key found there is in the worker's array already */
+	uint64_t **seen;
 	uint64_t held;	/* bytes of the pending arrays (atomic) */
 	uint64_t fixed; /* bytes of the index so far */
 	uint64_t limit;
@@ -363,6 +446,48 @@ static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 	return BP_OK;
 }
 
+/* A key that a move reached: tier ct, into worker's array. */
+static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const uint64_t key[2])
+{
+	uint32_t nt = e->ix->nt;
+	if (ct <= t || ct >= nt) {
+		snprintf(e->errmsg, sizeof e->errmsg,
+			 "a move from tier %u leads to tier %u: the game's tiers are not monotone",
+			 t, ct);
+		return BP_EINVAL;
+	}
+	/* Children of neighbouring positions coincide often: a key this worker pushed
+	 * lately is in its array already (arrays lose only repeats before their tier is
+	 * merged, and no move leads into a tier merged), so it is not pushed again. */
+	uint64_t h = key[0] ^ key[1] * 0x9e3779b97f4a7c15ull ^ ct;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	uint64_t *slot = e->seen[worker] + 3 * (h >> 40 & (CACHE_KEYS - 1));
+	if (slot[0] == key[0] && slot[1] == key[1] && slot[2] == (uint64_t)ct + 1)
+		return BP_OK;
+	slot[0] = key[0];
+	slot[1] = key[1];
+	slot[2] = (uint64_t)ct + 1;
+	return push_key(e, &e->pend[(size_t)worker * nt + ct], key);
+}
+
+/* The children of p (tier t, not over) by the game's children_keys. */
+static int children_keyed(struct enumr *e, int worker, uint32_t t, const struct bp_pos *p)
+{
+	uint32_t *ct = e->ktier[worker];
+	uint64_t *keys = e->kkey[worker];
+	int n = e->g->ops->children_keys(e->g, p, ct, keys), rc;
+	if (n < 0) {
+		snprintf(e->errmsg, sizeof e->errmsg,
+			 "tier %u: a child does not fit the game's 128-bit key", t);
+		return n;
+	}
+	for (int i = 0; i < n; i++)
+		if ((rc = reached(e, worker, t, ct[i], keys + 2 * i)))
+			return rc;
+	return BP_OK;
+}
+
 static int expand_chunk(void *ctx, int worker, uint64_t item)
 {
 	struct enumr *e = ctx;
@@ -384,8 +509,16 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 				 "tier %u: a key the game packed does not unpack", t);
 			return BP_EINVAL;
 		}
-		if (ops->outcome(g, &p) != BP_VALUE_NONE)
+		enum bp_value v = ops->outcome(g, &p);
+		if (e->ix->outcome)
+			e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
+		if (v != BP_VALUE_NONE)
 			continue;
+		if (e->ktier) {
+			if ((rc = children_keyed(e, worker, t, &p)))
+				return rc;
+			continue;
+		}
 		int nm = ops->moves(g, &p, mv);
 		for (int m = 0; m < nm; m++) {
 			c = p;
@@ -455,8 +588,25 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	uint32_t nt = g->ntiers;
 	e.ix = sparse_new(nt);
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
+	if (e.ix && !(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
 	e.mv = bp_solve_move_buffers(g, e.threads);
-	if (!e.ix || !e.pend || !e.mv) {
+	if (g->ops->children_keys && (e.ktier = calloc((size_t)e.threads, sizeof *e.ktier)) &&
+	    (e.kkey = calloc((size_t)e.threads, sizeof *e.kkey)) &&
+	    (e.seen = calloc((size_t)e.threads, sizeof *e.seen)))
+		for (int w = 0; w < e.threads; w++) {
+			size_t mm = (size_t)(g->max_moves ? g->max_moves : 1);
+			if (!(e.ktier[w] = malloc(mm * sizeof(uint32_t))) ||
+			    !(e.kkey[w] = malloc(mm * KEY_BYTES)) ||
+			    !(e.seen[w] = calloc(3 * CACHE_KEYS, sizeof(uint64_t)))) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+		}
+	if (!e.ix || !e.pend || !e.mv ||
+	    (g->ops->children_keys && (!e.ktier || !e.kkey || !e.seen))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -485,6 +635,12 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 			goto out;
 		}
 		e.t = t;
+		/* a chunk's outcomes fill whole words (CHUNK_KEYS is a multiple of 32) */
+		if (e.ix->outcome &&
+		    !(e.ix->outcome[t] = calloc((e.ix->n[t] + 31) / 32 + 1, sizeof(uint64_t)))) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
 		rc = bp_parallel_for(e.threads, (e.ix->n[t] + CHUNK_KEYS - 1) / CHUNK_KEYS,
 				     expand_chunk, &e);
 		if (rc)
@@ -514,6 +670,14 @@ out:
 		for (size_t i = 0; i < (size_t)e.threads * nt; i++)
 			free(e.pend[i].a);
 	free(e.pend);
+	for (int w = 0; w < e.threads; w++) {
+		free(e.ktier ? e.ktier[w] : NULL);
+		free(e.kkey ? e.kkey[w] : NULL);
+		free(e.seen ? e.seen[w] : NULL);
+	}
+	free(e.ktier);
+	free(e.kkey);
+	free(e.seen);
 	bp_solve_free_move_buffers(e.mv, e.threads);
 	if (rc)
 		bp_sparse_free(e.ix);
@@ -528,6 +692,7 @@ struct view {
 	struct bp_game g; /* first: the view's ops get a pointer to it */
 	struct bp_game_ops ops;
 	const bp_sparse *ix;
+	const struct bp_game_ops *base; /* the game's own */
 };
 
 static const bp_sparse *ix_of(const struct bp_game *g)
@@ -554,6 +719,36 @@ static int view_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, s
 	return bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
 }
 
+/* outcome() over an index just enumerated: the enumeration's answer for a position
+ * of the index (its key ranked), else the game's. The solve asks it of every
+ * position, and the game's rule can be costly (Mirador's chain-breaking search). */
+static enum bp_value view_outcome(const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct view *v = (const struct view *)(const void *)g;
+	const bp_sparse *ix = v->ix;
+	uint32_t t = g->ops->tier(g, p);
+	uint64_t key[2], i;
+	if (t < ix->nt && ix->outcome[t] && g->ops->key_pack(g, p, key) == BP_OK &&
+	    bp_sparse_rank(ix, t, key, &i) == BP_OK)
+		return (enum bp_value)(ix->outcome[t][i / 32] >> 2 * (i % 32) & 3);
+	return v->base->outcome(g, p);
+}
+
+/* children() over the index: the game's children_keys, each key ranked. */
+static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+			 uint64_t *index)
+{
+	const bp_sparse *ix = ix_of(g);
+	uint64_t keys[2 * VIEW_MAX_MOVES];
+	int n = g->ops->children_keys(g, p, tier, keys);
+	for (int i = 0; i < n; i++) {
+		int rc = bp_sparse_rank(ix, tier[i], keys + 2 * i, index + i);
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out)
 {
 	*out = NULL;
@@ -569,8 +764,14 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 	v->ops.rank = view_rank;
 	v->ops.unrank = view_unrank;
 	v->ops.tier_walk = NULL;
-	v->ops.flags =
-		(g->ops->flags | BP_GAME_DENSE_REACHABLE) & ~(unsigned)BP_GAME_WALK_UNREACHED;
+	v->base = g->ops;
+	if (ix->outcome)
+		v->ops.outcome = view_outcome;
+	/* the game's children() gives its own indices: only the index's may be given */
+	v->ops.children =
+		g->ops->children_keys && g->max_moves <= VIEW_MAX_MOVES ? view_children : NULL;
+	v->ops.flags = (g->ops->flags | BP_GAME_DENSE_REACHABLE | BP_GAME_INDEX_CANONICAL) &
+		       ~(unsigned)BP_GAME_WALK_UNREACHED;
 	v->g.ops = &v->ops;
 	v->ix = ix;
 	*out = &v->g;

@@ -93,8 +93,10 @@ int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t 
 
 /* A view of g indexed by ix: a game instance that shares g's rules and data (g must
  * outlive it) but whose tier_size, rank and unrank are ix's (every index a reachable
- * canonical position: BP_GAME_DENSE_REACHABLE; no tier walk). Failures of its rules go
- * to the view's own bp_game_status. @return BP_OK; BP_EUNSUPPORTED; BP_ENOMEM. The
+ * canonical position: BP_GAME_DENSE_REACHABLE and BP_GAME_INDEX_CANONICAL; no tier
+ * walk), whose children() ranks the game's children_keys in ix (when g has them), and
+ * whose outcome() is the enumeration's answer where ix was enumerated in this process.
+ * Failures of its rules go to the view's own bp_game_status. @return BP_OK; BP_EUNSUPPORTED; BP_ENOMEM. The
  * caller owns *out (bp_sparse_view_free, never bp_game_destroy). */
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out);
 

@@ -88,7 +88,12 @@ enum {
 	 * bp_walk.far, and the engines keep
 	 * two child tiers in memory. Without it, the memory plans count on every move
 	 * raising the tier by one. */
-	BP_GAME_TIER_SKIP = 16
+	BP_GAME_TIER_SKIP = 16,
+	/* Every index of every tier (0 .. tier_size - 1) is a valid canonical position
+	 * reachable from the start (with BP_GAME_DENSE_REACHABLE; the view of an index of
+	 * reachable positions, solver/sparse.h), so a solver marks them all without
+	 * unrank() or canonical(). */
+	BP_GAME_INDEX_CANONICAL = 32
 };
 
 /* What a picture of a position shows besides each cell's character, filled by the
@@ -232,11 +237,12 @@ struct bp_game_ops {
 	 * position (games whose index space has holes). */
 	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
 
-	/* OPTIONAL fast path for engines that expand each position once (the counter
-	 * engine, solver/counter.c), for games with tier() and rank(): for a position p
-	 * that is not over, writes for each of its moves, in moves() order, the tier and
-	 * the dense index of the canonical form of the child (tier[i], index[i]) and
-	 * returns the number of moves, or a negative error (as rank()). Must agree exactly
+	/* OPTIONAL fast path for engines that expand positions by the rules (the counter
+	 * engine, solver/counter.c, and the tiers engine, solver/retrograde.c), for games
+	 * with tier() and rank(): for a position p that is not over, writes for each of
+	 * its moves, in moves() order, the tier and the dense index of the canonical form
+	 * of the child (tier[i], index[i]) and returns the number of moves, or a negative
+	 * error (as rank()). Must agree exactly
 	 * with moves(), apply(), canonical(), tier() and rank(); the tests compare them on
 	 * every reachable position of small boards. NULL: the engine does those one child
 	 * at a time. */
@@ -252,6 +258,16 @@ struct bp_game_ops {
 	int (*key_pack)(const struct bp_game *g, const struct bp_pos *p, uint64_t key[2]);
 	int (*key_unpack)(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
 			  struct bp_pos *out);
+	/* OPTIONAL fast path for the index of reachable positions (solver/sparse.c), with
+	 * key_pack: for a position p that is not over, writes for each of its moves, in
+	 * moves() order, the tier (tier[i]) and the key_pack key of the canonical form of
+	 * the child (keys[2 * i] the low word, keys[2 * i + 1] the high one), and returns
+	 * the number of moves, or a negative error (as key_pack). Must agree exactly with
+	 * moves(), apply(), canonical(), tier() and key_pack(); the tests compare them on
+	 * every reachable position of small boards. NULL: the enumeration and the solve
+	 * over the index do those one child at a time. */
+	int (*children_keys)(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+			     uint64_t *keys);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and

@@ -180,8 +180,11 @@ int bp_mirador_net_build(const struct bp_mirador_grid *m, const struct bp_mirado
 {
 	struct grow gr = { 0 };
 	int W = m->w, H = m->h, P = m->p;
-	memset(t, 0, sizeof *t);
-	for (int i = 0; i < BP_MIRADOR_MAX_CELLS; i++)
+	/* px, py and pid beyond the grid's squares are never read: not cleared */
+	t->n = t->nlinks = t->nlanes = t->caplinks = t->caplanes = 0;
+	t->links = NULL;
+	t->lanes = NULL;
+	for (int i = 0; i < m->w * m->h; i++)
 		t->pid[i] = -1;
 	for (int y = 0; y < H; y++) {
 		uint64_t v = b->row[c][y];
@@ -290,15 +293,62 @@ struct search {
 	int *navail, *ncover; /* per lane */
 	int *lw, *lbest;      /* per link: weight (-1 cut) and branching lane */
 	int *dist, *via;      /* per node */
+	int *via2;	      /* per node: breakable's other path */
+	int *open;	      /* per node: lightest_chain's list */
 	uint8_t *done;
 	int *t;
 	int nt;
 	int *stack; /* branching lists of all open nodes */
 	int nstack, capstack;
 	uint64_t nodes;
-	int dirs; /* BP_MIRADOR_* directions whose chains must be broken */
+	int dirs;	/* BP_MIRADOR_* directions whose chains must be broken */
+	const int *cid; /* top-left cell -> candidate, or -1 */
 	struct bp_mirador_verdict *out;
+	/* scratch memory for the arrays above (but stack): taken in turn from buf (the
+	 * caller's, SCRATCH bytes) and, once it is used up, from heap blocks; all of it
+	 * is given back at once by scratch_free. A test on a 10x10 board makes some 30
+	 * arrays, and malloc and free for each of them cost a fifth of a solve. */
+	unsigned char *buf;
+	size_t used;
+	struct block *blocks;
 };
+
+#define SCRATCH 32768
+
+struct block {
+	struct block *next;
+	_Alignas(16) unsigned char data[];
+};
+
+/* n bytes of scratch, zeroed when zero is set; NULL when out of memory. */
+static void *scratch(struct search *s, size_t n, int zero)
+{
+	void *p;
+	n = (n + 15) & ~(size_t)15;
+	if (s->buf && n <= SCRATCH - s->used) {
+		p = s->buf + s->used;
+		s->used += n;
+	} else {
+		struct block *b = malloc(sizeof *b + n);
+		if (!b)
+			return NULL;
+		b->next = s->blocks;
+		s->blocks = b;
+		p = b->data;
+	}
+	if (zero)
+		memset(p, 0, n);
+	return p;
+}
+
+static void scratch_free(struct search *s)
+{
+	while (s->blocks) {
+		struct block *b = s->blocks;
+		s->blocks = b->next;
+		free(b);
+	}
+}
 
 static void link_weights(struct search *s)
 {
@@ -326,20 +376,24 @@ static int lightest_chain(struct search *s, int from, int to)
 {
 	const struct bp_mirador_net *t = s->net;
 	int n = t->n, V = s->nnodes, src = n + from, dst = n + to;
+	/* Dijkstra with the nodes reached and not yet settled in a list (open, nopen):
+	 * the minimum is searched among those only, usually a few of the V nodes */
+	int *open = s->open, nopen = 0;
 	for (int v = 0; v < V; v++) {
 		s->dist[v] = INT_MAX;
 		s->done[v] = 0;
 		s->via[v] = -1;
 	}
 	s->dist[src] = 0;
-	for (;;) {
-		int u = -1;
-		for (int v = 0; v < V; v++)
-			if (!s->done[v] && s->dist[v] != INT_MAX &&
-			    (u < 0 || s->dist[v] < s->dist[u]))
-				u = v;
-		if (u < 0)
-			return -1;
+	open[nopen++] = src;
+	while (nopen > 0) {
+		int at = 0;
+		for (int k = 1; k < nopen; k++) /* ties to the lowest node, as a scan would */
+			if (s->dist[open[k]] < s->dist[open[at]] ||
+			    (s->dist[open[k]] == s->dist[open[at]] && open[k] < open[at]))
+				at = k;
+		int u = open[at];
+		open[at] = open[--nopen];
 		if (u == dst)
 			return s->dist[u];
 		s->done[u] = 1;
@@ -349,15 +403,18 @@ static int lightest_chain(struct search *s, int from, int to)
 			int li = s->adj[k];
 			const struct bp_mirador_edge *l = &t->links[li];
 			int v = l->a == u ? l->b : l->a;
-			if (s->lw[li] < 0 || (v >= n && v != dst))
+			if (s->lw[li] < 0 || s->done[v] || (v >= n && v != dst))
 				continue;
 			int d = s->dist[u] + s->lw[li];
 			if (d < s->dist[v]) {
+				if (s->dist[v] == INT_MAX)
+					open[nopen++] = v;
 				s->dist[v] = d;
 				s->via[v] = li;
 			}
 		}
 	}
+	return -1;
 }
 
 static void lanes_avail(struct search *s, int c, int delta)
@@ -409,6 +466,8 @@ static void push(struct search *s, int v)
 	s->stack[s->nstack++] = v;
 }
 
+static int conflicts(struct search *s);
+
 /* 1 when some extension of T by available candidates breaks every chain. After an
  * allocation failure (s->oom) the answer means nothing and the search unwinds. */
 static int breakable(struct search *s)
@@ -417,12 +476,19 @@ static int breakable(struct search *s)
 	if (s->oom)
 		return 0;
 	link_weights(s);
-	int dir = -1, best = INT_MAX;
+	int dir = -1, best = INT_MAX, *via_ns = NULL;
 	for (int d = 0; d < 2; d++) {
 		if (!(s->dirs & (1 << d)))
 			continue;
 		int w = d == 0 ? lightest_chain(s, BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S)
 			       : lightest_chain(s, BP_MIRADOR_SIDE_W, BP_MIRADOR_SIDE_E);
+		if (d == 0 && (s->dirs & BP_MIRADOR_EW)) {
+			/* keep the north-south path: the east-west search writes the other
+			 * array */
+			via_ns = s->via;
+			s->via = s->via2;
+			s->via2 = via_ns;
+		}
 		if (w == 0)
 			return 0;
 		if (w > 0 && w < best) {
@@ -438,9 +504,11 @@ static int breakable(struct search *s)
 			o->witness[i] = s->cand_cell[s->t[i]];
 		return 1;
 	}
-	if (dir == 0)
-		lightest_chain(s, BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S);
-	/* (dir == 1: the last call already left the east-west path in via) */
+	if (dir == 0 && via_ns) {
+		s->via2 = s->via;
+		s->via = via_ns;
+	}
+	/* (else via holds the path of dir already) */
 	const struct bp_mirador_net *t = s->net;
 	int base = s->nstack, dst = t->n + (dir == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E);
 	for (int v = dst; s->via[v] >= 0;) {
@@ -461,6 +529,11 @@ static int breakable(struct search *s)
 	int top = s->nstack;
 	for (int i = base; i < top; i++)
 		s->mark[s->stack[i]] = 0;
+	if (!s->cf0 && conflicts(s)) {
+		s->oom = 1;
+		s->nstack = base;
+		return 0;
+	}
 	/* most lanes covered first: insertion sort, the lists are short */
 	for (int i = base + 1; i < top; i++) {
 		int c = s->stack[i], j = i;
@@ -491,11 +564,16 @@ static int breakable(struct search *s)
 }
 
 /* Incompatible placements of one player: overlap or side contact. */
-int bp_mirador_incompatible(int P, int dx, int dy)
+static inline int incompatible(int P, int dx, int dy)
 {
 	dx = dx < 0 ? -dx : dx;
 	dy = dy < 0 ? -dy : dy;
 	return (dx < P && dy <= P) || (dy < P && dx <= P);
+}
+
+int bp_mirador_incompatible(int P, int dx, int dy)
+{
+	return incompatible(P, dx, dy);
 }
 
 /* Doubles the room of two pair arrays. @return BP_OK; BP_ENOMEM (the old arrays stay
@@ -516,15 +594,14 @@ static int grow_pairs(int **pk, int **pv, int *cap)
 
 /* Groups npairs (key, val) pairs by key into compressed rows: the values of key k
  * are (*list)[(*start)[k] .. (*start)[k + 1] - 1]. @return BP_OK; BP_ENOMEM. */
-static int csr(int n, const int *key, const int *val, int npairs, int **start, int **list)
+static int csr(struct search *s, int n, const int *key, const int *val, int npairs, int **start,
+	       int **list)
 {
-	*start = calloc((size_t)n + 1, sizeof(int));
-	*list = malloc(sizeof(int) * (size_t)(npairs + 1));
-	int *fill = malloc(sizeof(int) * (size_t)(n + 1));
-	if (!*start || !*list || !fill) {
-		free(fill);
+	*start = scratch(s, sizeof(int) * ((size_t)n + 1), 1);
+	*list = scratch(s, sizeof(int) * (size_t)(npairs + 1), 0);
+	int *fill = scratch(s, sizeof(int) * (size_t)(n + 1), 0);
+	if (!*start || !*list || !fill)
 		return BP_ENOMEM;
-	}
 	for (int i = 0; i < npairs; i++)
 		(*start)[key[i] + 1]++;
 	for (int i = 0; i < n; i++)
@@ -532,7 +609,6 @@ static int csr(int n, const int *key, const int *val, int npairs, int **start, i
 	memcpy(fill, *start, sizeof(int) * (size_t)(n + 1));
 	for (int i = 0; i < npairs; i++)
 		(*list)[fill[key[i]]++] = val[i];
-	free(fill);
 	return BP_OK;
 }
 
@@ -543,8 +619,8 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 {
 	s->net = t;
 	s->nnodes = t->n + 4;
-	int *key = malloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
-	int *val = malloc(sizeof(int) * (size_t)(2 * t->nlinks + 1));
+	int *key = scratch(s, sizeof(int) * (size_t)(2 * t->nlinks + 1), 0);
+	int *val = scratch(s, sizeof(int) * (size_t)(2 * t->nlinks + 1), 0);
 	int rc = BP_ENOMEM;
 	if (key && val) {
 		for (int i = 0; i < t->nlinks; i++) {
@@ -552,16 +628,16 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 			key[2 * i + 1] = t->links[i].b;
 			val[2 * i] = val[2 * i + 1] = i;
 		}
-		rc = csr(s->nnodes, key, val, 2 * t->nlinks, &s->adj0, &s->adj);
+		rc = csr(s, s->nnodes, key, val, 2 * t->nlinks, &s->adj0, &s->adj);
 	}
-	free(key);
-	free(val);
-	s->lw = malloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s->lbest = malloc(sizeof(int) * (size_t)(t->nlinks + 1));
-	s->dist = malloc(sizeof(int) * (size_t)s->nnodes);
-	s->via = malloc(sizeof(int) * (size_t)s->nnodes);
-	s->done = malloc((size_t)s->nnodes);
-	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->done)
+	s->lw = scratch(s, sizeof(int) * (size_t)(t->nlinks + 1), 0);
+	s->lbest = scratch(s, sizeof(int) * (size_t)(t->nlinks + 1), 0);
+	s->dist = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->via = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->open = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->via2 = scratch(s, sizeof(int) * (size_t)s->nnodes, 0);
+	s->done = scratch(s, (size_t)s->nnodes, 0);
+	if (rc || !s->lw || !s->lbest || !s->dist || !s->via || !s->via2 || !s->open || !s->done)
 		return BP_ENOMEM;
 	for (int i = 0; i < t->nlinks; i++)
 		s->lw[i] = weight;
@@ -570,13 +646,7 @@ static int graph_open(struct search *s, const struct bp_mirador_net *t, int weig
 
 static void graph_close(struct search *s)
 {
-	free(s->adj0);
-	free(s->adj);
-	free(s->lw);
-	free(s->lbest);
-	free(s->dist);
-	free(s->via);
-	free(s->done);
+	scratch_free(s);
 }
 
 /* The directions (BP_MIRADOR_* mask) in which some chain exists: with every
@@ -609,18 +679,45 @@ int bp_mirador_chain_shortest(const struct bp_mirador_net *t, int from, int to, 
 	return rc;
 }
 
+/* The candidates' incompatibilities (cf0, cf), made when the search first branches:
+ * most tests end before it (no chain, or one that nothing can cut). @return BP_OK;
+ * BP_ENOMEM. */
+static int conflicts(struct search *s)
+{
+	const struct bp_mirador_grid *m = s->m;
+	int W = m->w, P = m->p, np = 0;
+	size_t most = (size_t)s->ncand * (size_t)(2 * P + 1) * (size_t)(2 * P + 1) + 1;
+	int *pk = scratch(s, sizeof(int) * most, 0), *pv = scratch(s, sizeof(int) * most, 0);
+	if (!pk || !pv)
+		return BP_ENOMEM;
+	for (int c = 0; c < s->ncand; c++) {
+		int x = s->cand_cell[c] % W, y = s->cand_cell[c] / W;
+		for (int dy = -P; dy <= P; dy++)
+			for (int dx = -P; dx <= P; dx++) {
+				int x2 = x + dx, y2 = y + dy;
+				if ((!dx && !dy) || !incompatible(P, dx, dy) || x2 < 0 || y2 < 0 ||
+				    x2 >= m->nx || y2 >= m->ny || s->cid[y2 * W + x2] < 0)
+					continue;
+				pk[np] = c;
+				pv[np++] = s->cid[y2 * W + x2];
+			}
+	}
+	return csr(s, s->ncand, pk, pv, np, &s->cf0, &s->cf);
+}
+
 int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  const struct bp_mirador_net *t, int colour, int dirs,
 			  struct bp_mirador_verdict *out)
 {
-	struct search s = { .m = m, .out = out, .dirs = dirs };
+	unsigned char buf[SCRATCH];
+	struct search s = { .m = m, .out = out, .dirs = dirs, .buf = buf };
 	int W = m->w, P = m->p, rc;
 	int *pk = NULL, *pv = NULL;
 	memset(out, 0, sizeof *out);
 	if ((rc = graph_open(&s, t, 0)))
 		goto out;
-	s.ncover = calloc((size_t)t->nlanes + 1, sizeof(int));
-	s.navail = calloc((size_t)t->nlanes + 1, sizeof(int));
+	s.ncover = scratch(&s, sizeof(int) * ((size_t)t->nlanes + 1), 1);
+	s.navail = scratch(&s, sizeof(int) * ((size_t)t->nlanes + 1), 1);
 	if (!s.ncover || !s.navail) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -637,12 +734,12 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 	uint64_t legal[BP_MIRADOR_MAX_SIDE];
 	bp_mirador_board_legal(m, b, 1 - colour, legal);
 	int cid[BP_MIRADOR_MAX_CELLS];
-	for (int i = 0; i < BP_MIRADOR_MAX_CELLS; i++)
+	for (int i = 0; i < m->ncells; i++)
 		cid[i] = -1;
 	int cap = 256, np = 0;
 	pk = malloc(sizeof(int) * (size_t)cap);
 	pv = malloc(sizeof(int) * (size_t)cap);
-	s.cand_cell = malloc(sizeof(int) * (size_t)(m->nx * m->ny + 1));
+	s.cand_cell = scratch(&s, sizeof(int) * (size_t)(m->nx * m->ny + 1), 0);
 	if (!pk || !pv || !s.cand_cell) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -669,33 +766,17 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 				pv[np++] = ln;
 			}
 	}
-	if ((rc = csr(s.ncand, pk, pv, np, &s.cl0, &s.cl)) ||
-	    (rc = csr(t->nlanes, pv, pk, np, &s.lc0, &s.lc)))
+	if ((rc = csr(&s, s.ncand, pk, pv, np, &s.cl0, &s.cl)) ||
+	    (rc = csr(&s, t->nlanes, pv, pk, np, &s.lc0, &s.lc)))
 		goto out;
-	/* incompatibilities */
-	np = 0;
-	for (int c = 0; c < s.ncand; c++) {
-		int x = s.cand_cell[c] % W, y = s.cand_cell[c] / W;
-		for (int dy = -P; dy <= P; dy++)
-			for (int dx = -P; dx <= P; dx++) {
-				int x2 = x + dx, y2 = y + dy;
-				if ((!dx && !dy) || !bp_mirador_incompatible(P, dx, dy) || x2 < 0 ||
-				    y2 < 0 || x2 >= m->nx || y2 >= m->ny || cid[y2 * W + x2] < 0)
-					continue;
-				if (np == cap && (rc = grow_pairs(&pk, &pv, &cap)))
-					goto out;
-				pk[np] = c;
-				pv[np++] = cid[y2 * W + x2];
-			}
-	}
-	if ((rc = csr(s.ncand, pk, pv, np, &s.cf0, &s.cf)))
-		goto out;
-	s.score = malloc(sizeof(int) * (size_t)(s.ncand + 1));
-	s.conf = calloc((size_t)s.ncand + 1, sizeof(int));
-	s.in_t = calloc((size_t)s.ncand + 1, 1);
-	s.excl = calloc((size_t)s.ncand + 1, 1);
-	s.mark = calloc((size_t)s.ncand + 1, 1);
-	s.t = malloc(sizeof(int) * (size_t)(s.ncand + 1));
+	/* the candidates' incompatibilities wait for the first branching (conflicts) */
+	s.cid = cid;
+	s.score = scratch(&s, sizeof(int) * (size_t)(s.ncand + 1), 0);
+	s.conf = scratch(&s, sizeof(int) * ((size_t)s.ncand + 1), 1);
+	s.in_t = scratch(&s, (size_t)s.ncand + 1, 1);
+	s.excl = scratch(&s, (size_t)s.ncand + 1, 1);
+	s.mark = scratch(&s, (size_t)s.ncand + 1, 1);
+	s.t = scratch(&s, sizeof(int) * (size_t)(s.ncand + 1), 0);
 	if (!s.score || !s.conf || !s.in_t || !s.excl || !s.mark || !s.t) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -711,23 +792,8 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 out:
 	free(pk);
 	free(pv);
-	free(s.cand_cell);
-	free(s.cl0);
-	free(s.cl);
-	free(s.lc0);
-	free(s.lc);
-	free(s.cf0);
-	free(s.cf);
-	free(s.score);
-	free(s.conf);
-	free(s.in_t);
-	free(s.excl);
-	free(s.mark);
-	free(s.t);
 	free(s.stack);
 	graph_close(&s);
-	free(s.ncover);
-	free(s.navail);
 	if (rc)
 		memset(out, 0, sizeof *out);
 	return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/games/postext.h"
 #include "solver/probe.h"
 #include "solver/retrograde.h"
 #include "solver/solve.h"
@@ -376,4 +377,162 @@ Test(sparse, a_table_opened_without_its_index_is_not_read)
 	bp_store_close(db);
 	remove_db(dir);
 	bp_game_destroy(g);
+}
+
+/* ---- Mirador's fast paths against the rules ----------------------------------------- */
+
+/* The canonical form by its definition (game.h): the bytewise-smallest image under
+ * transform, with no help from the game's canonical(). */
+static void naive_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
+{
+	struct bp_pos img;
+	*out = *p;
+	for (int s = 1; s < g->nsym; s++) {
+		g->ops->transform(g, p, s, &img);
+		if (memcmp(&img, out, sizeof img) < 0)
+			*out = img;
+	}
+}
+
+/* On every reachable canonical position of each board (and every image of it):
+ * canonical() is the definition's, the view's outcome() the game's; children(), children_keys() and the view's
+ * children() are the moves applied, canonicalized by the definition, tiered, ranked
+ * and keyed one at a time. */
+Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
+{
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+		struct bp_game *g = open_game(boards[b]), *view = NULL;
+		bp_sparse *ix = enumerate(g);
+		cr_assert_eq(bp_sparse_view(g, ix, &view), BP_OK);
+		cr_assert_not_null(g->ops->children_keys);
+		cr_assert_not_null(view->ops->children);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		int mm = g->max_moves;
+		uint32_t *ta = malloc(sizeof *ta * (size_t)mm),
+			 *tb = malloc(sizeof *tb * (size_t)mm),
+			 *tc = malloc(sizeof *tc * (size_t)mm);
+		uint64_t *keys = malloc(2 * sizeof *keys * (size_t)mm),
+			 *dense = malloc(sizeof *dense * (size_t)mm),
+			 *sparse = malloc(sizeof *sparse * (size_t)mm);
+		uint64_t expanded = 0;
+		for (uint32_t t = 0; t < g->ntiers; t++)
+			for (uint64_t i = 0; i < bp_sparse_count(ix, t); i++) {
+				struct bp_pos p, img, fast, slow;
+				cr_assert_eq(g->ops->key_unpack(g, t, bp_sparse_key(ix, t, i), &p),
+					     BP_OK);
+				for (int s = 0; s < g->nsym; s++) {
+					g->ops->transform(g, &p, s, &img);
+					g->ops->canonical(g, &img, &fast);
+					naive_canonical(g, &img, &slow);
+					cr_assert(bp_pos_equal(&fast, &slow), "%s: %s image %d",
+						  boards[b], fmt_pos(g, &p), s);
+					/* the view's outcome: from the enumeration in the index,
+					 * the game's for the other images */
+					cr_assert_eq(view->ops->outcome(view, &img),
+						     g->ops->outcome(g, &img), "%s: %s image %d",
+						     boards[b], fmt_pos(g, &p), s);
+				}
+				if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+					continue;
+				expanded++;
+				int n = g->ops->moves(g, &p, mv);
+				cr_assert_eq(g->ops->children_keys(g, &p, ta, keys), n);
+				cr_assert_eq(g->ops->children(g, &p, tb, dense), n);
+				cr_assert_eq(view->ops->children(view, &p, tc, sparse), n);
+				for (int k = 0; k < n; k++) {
+					struct bp_pos c = p, canon;
+					uint64_t key[2], idx, sidx;
+					g->ops->apply(g, &c, mv[k]);
+					naive_canonical(g, &c, &canon);
+					uint32_t ct = g->ops->tier(g, &canon);
+					cr_assert_eq(g->ops->key_pack(g, &canon, key), BP_OK);
+					cr_assert_eq(g->ops->rank(g, &canon, &idx), BP_OK);
+					cr_assert_eq(bp_sparse_rank(ix, ct, key, &sidx), BP_OK);
+					cr_assert(ta[k] == ct && tb[k] == ct && tc[k] == ct,
+						  "%s: %s move %d", boards[b], fmt_pos(g, &p), k);
+					cr_assert(keys[2 * k] == key[0] &&
+							  keys[2 * k + 1] == key[1],
+						  "%s: %s move %d: key", boards[b], fmt_pos(g, &p),
+						  k);
+					cr_assert_eq(dense[k], idx);
+					cr_assert_eq(sparse[k], sidx);
+				}
+			}
+		cr_expect_gt(expanded, 0);
+		cr_expect_eq(bp_game_status(g), BP_OK);
+		free(ta);
+		free(tb);
+		free(tc);
+		free(keys);
+		free(dense);
+		free(sparse);
+		free(mv);
+		bp_sparse_view_free(view);
+		bp_sparse_free(ix);
+		bp_game_destroy(g);
+	}
+}
+
+/* key_unpack accepts exactly the keys whose position the text parser accepts (and in
+ * that position's tier only), on random sets of pieces of random colours, to-move and
+ * passed: overlapping pieces, side and corner contacts, broken turn order. */
+Test(sparse, mirador_key_unpack_as_the_text_parser)
+{
+	static const char *const specs[] = { "mirador:5x4,piece=1", "mirador:6x6", "mirador:7x7",
+					     "mirador:10x10", "mirador:11x11" };
+	const unsigned seed = 20261124;
+	printf("mirador_key_unpack_as_the_text_parser: seed %u\n", seed);
+	srand(seed);
+	for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; sp++) {
+		struct bp_game *g = open_game(specs[sp]);
+		const struct bp_board *bd = g->board;
+		int W = bd->a, H = bd->b, P = sp == 0 ? 1 : 2, nx = W - P + 1, ny = H - P + 1;
+		int N = nx * ny, base = 128 - N, accepted = 0;
+		for (int trial = 0; trial < 4000; trial++) {
+			char cells[128];
+			int clash = 0, n = 0, want = rand() % 8;
+			uint64_t key[2] = { 0, 0 };
+			memset(cells, '.', sizeof cells);
+			for (int q = 0; q < N; q++) {
+				if (rand() % N >= want)
+					continue;
+				int red = rand() % 2, x = q % nx, y = q / nx, bit = base + q;
+				key[bit / 64] |= 1ull << (bit % 64);
+				if (red)
+					key[(2 + n) / 64] |= 1ull << ((2 + n) % 64);
+				n++;
+				for (int dy = 0; dy < P; dy++)
+					for (int dx = 0; dx < P; dx++) {
+						char *c = &cells[(y + dy) * W + x + dx];
+						clash |= *c != '.';
+						*c = red ? 'r' : 'b';
+					}
+			}
+			if (2 + n > base)
+				continue;
+			int tm = rand() % 2, passed = rand() % 4 == 0;
+			key[0] |= (uint64_t)(tm << 1 | passed);
+			struct bp_text txt = { 0 };
+			bp_postext_format_rows(bd, cells, &txt);
+			bp_text_printf(&txt, " %c passed=%d", tm ? 'b' : 'r', passed);
+			struct bp_pos parsed, unpacked;
+			struct bp_err err = { { 0 } };
+			int ok = !clash && g->ops->pos_parse(g, txt.s, &parsed, &err) == BP_OK;
+			uint32_t tier = ok ? g->ops->tier(g, &parsed) : (uint32_t)n;
+			for (uint32_t t = tier > 0 ? tier - 1 : 0; t <= tier + 2; t++) {
+				int rc = g->ops->key_unpack(g, t, key, &unpacked);
+				int expect = ok && t == tier ? BP_OK : BP_ENOTFOUND;
+				cr_assert_eq(rc, expect, "%s: %s in tier %u: %d, expected %d",
+					     specs[sp], txt.s, t, rc, expect);
+				if (rc == BP_OK)
+					cr_assert(bp_pos_equal(&unpacked, &parsed), "%s: %s",
+						  specs[sp], txt.s);
+			}
+			accepted += ok;
+			bp_text_free(&txt);
+		}
+		printf("%s: %d of 4000 keys name a position\n", specs[sp], accepted);
+		cr_expect_gt(accepted, 100, "%s", specs[sp]);
+		bp_game_destroy(g);
+	}
 }
