@@ -153,7 +153,7 @@ struct bp_dfpn {
 	 * cache miss in the table */
 	_Atomic uint64_t *seen;
 	uint64_t seen_mask;	      /* bits - 1, a power of two */
-	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by key (see the table above) */
+	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
 	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
 	int fast;
@@ -262,9 +262,22 @@ static inline uint32_t add_sat(uint32_t a, uint32_t b)
 
 /* ---- transposition table ---- */
 
+static inline uint64_t bucket_index(const bp_dfpn *d, uint64_t key)
+{
+	return ((uint64_t)(uint32_t)key * d->nbuckets) >> 32;
+}
+
 static inline struct tt_bucket *bucket_of(const bp_dfpn *d, uint64_t key)
 {
-	return &d->tt[((uint64_t)(uint32_t)key * d->nbuckets) >> 32];
+	return &d->tt[bucket_index(d, key)];
+}
+
+/* The seqlock of key's bucket: striped by bucket, never by key, so that two keys
+ * that share a bucket (a store may put one in the slot the other's look-up reads)
+ * share the counter. */
+static inline _Atomic uint32_t *stripe_of(bp_dfpn *d, uint64_t key)
+{
+	return &d->seq[bucket_index(d, key) % NLOCKS];
 }
 
 /* A store's side of the seqlock: the stripe's counter made odd (waiting while another
@@ -273,7 +286,7 @@ static inline uint32_t lock(bp_dfpn *d, uint64_t key)
 {
 	if (d->o.threads <= 1)
 		return 0;
-	_Atomic uint32_t *q = &d->seq[(uint32_t)key % NLOCKS];
+	_Atomic uint32_t *q = stripe_of(d, key);
 	for (;;) {
 		uint32_t v = atomic_load_explicit(q, memory_order_relaxed);
 		if (!(v & 1) && atomic_compare_exchange_weak_explicit(
@@ -288,7 +301,7 @@ static inline uint32_t lock(bp_dfpn *d, uint64_t key)
 static inline void unlock(bp_dfpn *d, uint64_t key, uint32_t v)
 {
 	if (d->o.threads > 1)
-		atomic_store_explicit(&d->seq[(uint32_t)key % NLOCKS], v + 2, memory_order_release);
+		atomic_store_explicit(stripe_of(d, key), v + 2, memory_order_release);
 }
 
 /* Entry fields are read by look-ups while a store may write them: both sides use
@@ -328,7 +341,7 @@ static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
 	int shared = d->o.threads > 1;
-	_Atomic uint32_t *q = &d->seq[(uint32_t)key % NLOCKS];
+	_Atomic uint32_t *q = stripe_of(d, key);
 	for (;;) {
 		uint32_t v = shared ? atomic_load_explicit(q, memory_order_acquire) : 0;
 		if (v & 1)
