@@ -39,15 +39,10 @@
 
 #include "canon/rank.h"
 #include "canon/symmetry.h"
+#include "solver/games/cellsets.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
-
-/* crank: byte b of a set, with j of its elements in the bytes below, adds
- * crank[CRANK_ROW(b, j)][byte]: the colex terms C(8b + i, j + r + 1) of its r-th element
- * i. Three bytes: the friendly stones' patterns of every board up to 24 cells. */
-#define CRANK_BITS 24
-#define CRANK_ROW(b, j) ((b) * (8 * (b)-6) / 2 + (j)) /* rows 0; 1..9; 10..26 */
-#define CRANK_ROWS 27
+#include "solver/games/setrank.h"
 
 struct chicken {
 	struct bp_loops L;
@@ -60,12 +55,10 @@ struct chicken {
 	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
 	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
 	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
-	/* per cell set: what the walk asks of it (boards of at most SETS_CELLS cells;
-	 * built by the first tier walk, atomically; see sets_table) */
+	/* per cell set: what the walk asks of it (solver/games/cellsets.h) */
 	uint16_t *sets;
-	uint8_t cimg[12][64]; /* cimg[s][c]: the image of cell c under symmetry s */
-	/* colex rank of a set of at most CRANK_BITS elements by bytes (crank_of) */
-	uint32_t crank[CRANK_ROWS][256];
+	uint8_t cimg[12][64];	 /* cimg[s][c]: the image of cell c under symmetry s */
+	struct bp_setrank crank; /* colex rank of a small set by bytes */
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -568,83 +561,11 @@ static uint64_t gosper(uint64_t s)
 	return (((r ^ s) >> 2) >> __builtin_ctzll(s)) | r; /* / lowest, without a division */
 }
 
-/* The walk's table of cell sets: sets[S], for every set S of cells (boards of at most
- * SETS_CELLS cells; built by the first tier walk, atomically), holds what the walk
- * would otherwise find per index by symmetry images and flood fills:
- *   - the canonical test. canonical() compares the images' planes in the order black,
- *     orange, neutral, so black stones alone settle most of it: a position with black
- *     stones S is not canonical when some symmetry maps S to a smaller set
- *     (SET_SMALLER), and when none maps S to itself it is; SET_FIXING masks the
- *     symmetries s > 0 that fix S, the only ones whose orange and neutral images the
- *     walk still compares;
- *   - whether S holds a loop as player 0's or player 1's group set (SET_LOOP0,
- *     SET_LOOP1: bp_loops_enclosed).
- * The table takes 2^n entries, so boards of more than SETS_CELLS cells (2 MiB) go
- * without it and compare every symmetry's images and fill per position. */
-#define SETS_CELLS 20
-#define SET_FIXING 0x0ffeu
-#define SET_LOOP0 0x1000u
-#define SET_LOOP1 0x2000u
-#define SET_SMALLER 0x8000u
-
-static void sets_fill(const struct chicken *c, int nsym, uint16_t *z)
-{
-	for (uint64_t b = 0; b <= c->L.full; b++) {
-		unsigned e = 0;
-		for (int sy = 1; sy < nsym && !(e & SET_SMALLER); sy++) {
-			uint64_t sb = bp_perm64_apply(c->perm, sy, b);
-			e |= sb < b ? SET_SMALLER : sb == b ? 1u << sy : 0;
-		}
-		if (e & SET_SMALLER)
-			e = SET_SMALLER;
-		e |= bp_loops_enclosed(&c->L, 0, b) ? SET_LOOP0 : 0;
-		e |= bp_loops_enclosed(&c->L, 1, b) ? SET_LOOP1 : 0;
-		z[b] = (uint16_t)e;
-	}
-}
-
-/* The sets table, building it on first use; NULL on a larger board or when out of
- * memory (the walk then works per position). Threads that race each build one; the
- * first stored is kept. */
-static const uint16_t *sets_table(const struct chicken *cc, int nsym)
-{
-	struct chicken *c = (struct chicken *)cc; /* the one lazily set field */
-	uint16_t *z = __atomic_load_n(&c->sets, __ATOMIC_ACQUIRE), *none = NULL;
-	if (z || c->n > SETS_CELLS || nsym > 12)
-		return z;
-	if (!(z = malloc(sizeof *z << c->n)))
-		return NULL;
-	sets_fill(c, nsym, z);
-	if (!__atomic_compare_exchange_n(&c->sets, &none, z, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		free(z);
-		z = none;
-	}
-	return z;
-}
-
-/* Colex rank of a set below 2^CRANK_BITS: as bp_rank_subset, a look-up per byte. */
-static uint64_t crank_of(const struct chicken *c, uint64_t set)
-{
-	const uint32_t lo = (uint32_t)set & 255, mid = (uint32_t)(set >> 8) & 255;
-	return (uint64_t)c->crank[CRANK_ROW(0, 0)][lo] + c->crank[CRANK_ROW(1, popc(lo))][mid] +
-	       c->crank[CRANK_ROW(2, popc(set & 0xffff))][set >> 16 & 255];
-}
-
-static void crank_fill(struct chicken *c)
-{
-	for (int b = 0; b < 3; b++)
-		for (int j = 0; j <= 8 * b; j++)
-			for (int v = 0; v < 256; v++) {
-				uint64_t sum = 0;
-				int r = 0;
-				for (int i = 0; i < 8; i++)
-					if (v >> i & 1)
-						sum += bp_binom(8 * b + i, j + ++r);
-				assert(sum <= UINT32_MAX);
-				c->crank[CRANK_ROW(b, j)][v] = (uint32_t)sum;
-			}
-}
+/* The walk's table of cell sets (solver/games/cellsets.h) over every symmetry of the
+ * board: black stones first in the canonical order, so the black set alone settles
+ * most canonical tests, and the loop tests of both group sets become look-ups. Boards
+ * of more than BP_CELLSETS_CELLS cells go without it and compare every symmetry's
+ * images and fill per position. */
 
 struct cwalk {
 	int t, m, o;
@@ -795,7 +716,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	 * first canonical position of an occupied set and neutral set that needs them) */
 	uint64_t islot[64][12];
 	int islot_ready = 0, nfriendly = 0;
-	const uint16_t *bt = sets_table(c, nsym);
+	const uint16_t *bt = bp_cellsets_get(&((struct chicken *)c)->sets, &c->L, c->perm, nsym);
 	/* orange, kept from one index to the next: a step of the pattern changes a few of
 	 * its bits, and only those cells are looked up */
 	uint64_t orange = 0, last_opat = 0;
@@ -872,9 +793,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		 * order (black, orange, neutral) */
 		int canonical = 1;
 		const unsigned fixing = bt ? bt[black] : 0;
-		if (fixing & SET_SMALLER)
+		if (fixing & BP_CELLSETS_SMALLER)
 			continue;
-		for (unsigned f = fixing & SET_FIXING; f && canonical; f &= f - 1) {
+		for (unsigned f = fixing & BP_CELLSETS_FIXING; f && canonical; f &= f - 1) {
 			const int sy = __builtin_ctz(f);
 			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
 			if (so != orange) {
@@ -900,10 +821,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			continue;
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
 		const int lb = (what & BP_WALK_CHILDREN) &&
-			       (bt ? (bt[black | neutral] & SET_LOOP0) != 0
+			       (bt ? (bt[black | neutral] & BP_CELLSETS_LOOP0) != 0
 				   : bp_loops_enclosed(&c->L, 0, black | neutral) != 0);
 		const int lor = (what & BP_WALK_CHILDREN) &&
-				(bt ? (bt[orange | neutral] & SET_LOOP1) != 0
+				(bt ? (bt[orange | neutral] & BP_CELLSETS_LOOP1) != 0
 				    : bp_loops_enclosed(&c->L, 1, orange | neutral) != 0);
 		if ((what & BP_WALK_CHILDREN) &&
 		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
@@ -978,7 +899,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
 			const uint64_t base = c->off[t][s.m];
 			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
-			const int by_slot = images_asked && nfriendly <= CRANK_BITS;
+			const int by_slot = images_asked && nfriendly <= BP_SETRANK_BITS;
 			uint64_t ipat[12] = { 0 };
 			if (by_slot && !islot_ready) {
 				for (int j = 0; j < nfriendly; j++) {
@@ -1002,7 +923,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				if (by_slot)
 					r = base +
 					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     crank_of(c, ipat[sy])) *
+					     bp_setrank_of(&c->crank, ipat[sy])) *
 						    D +
 					    d;
 				else if (images_asked)
@@ -1125,7 +1046,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	for (int s = 0; s < b->nsym && s < 12; s++)
 		for (int cell = 0; cell < c->n; cell++)
 			c->cimg[s][cell] = (uint8_t)bp_board_sym(b, s, cell);
-	crank_fill(c);
+	bp_setrank_init(&c->crank);
 	if ((rc = bp_perm64_create(b, syms, b->nsym, &c->perm))) {
 		free(c);
 		return rc;
