@@ -164,6 +164,9 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "landscape:tri4,neutrals=2,layout=a1;a3", 0 },
 		{ "landscape:hex3,neutrals=6,layout=a1;a3;c1;c3;c5;e1", 0 },
 		{ "landscape:hex3,neutrals=6,layout=a2;b1;b4;c3;d1;d4", 0 },
+		/* over 20 cells: no table of cell sets, every symmetry compared */
+		{ "landscape:tri6,neutrals=2,layout=a1;a6", 5 },
+		{ "landscape:tri6,neutrals=0", 5 },
 		/* Chicken: pairs two tiers up, unreached valid positions visited, and
 		 * every reading of the keys that change moves or outcomes */
 		{ "chicken:hex2", 0 },
