@@ -627,7 +627,9 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
  * within the occupied (or friendly) set shifts by the added cells below it, and its
  * index by the added neutral (or orange) ones below it. So each part of a child's
  * index is a prefix sum below the added cells plus shifted suffix sums above them,
- * prepared once per occupied set (occ_*) and once per position (n_*, o_*). */
+ * prepared once per occupied set (cranks_occ), once per neutral set (cranks_neutral)
+ * and once per position (cranks_orange). The slots of the neutrals within occ and of
+ * the oranges within the friendly stones are the bits of the walk's patterns. */
 struct cranks {
 	uint64_t occ;
 	int slot[64];	  /* cells of occ below each cell */
@@ -661,25 +663,33 @@ static void cranks_occ(const struct chicken *c, uint64_t occ, struct cranks *k)
 	}
 }
 
-static void cranks_pos(const struct chicken *c, uint64_t neutral, uint64_t friendly,
-		       uint64_t orange, int mover, struct cranks *k)
+/* npat: the neutrals' pattern within occ (bit j: the j-th cell of occ). */
+static void cranks_neutral(const struct chicken *c, uint64_t npat, struct cranks *k)
 {
-	int p[34], m = 0, q[34], o = 0;
-	for (uint64_t r = neutral; r; r &= r - 1)
-		p[m++] = k->slot[__builtin_ctzll(r)];
-	for (uint64_t r = orange; r; r &= r - 1)
-		q[o++] = popc(friendly & ((r & -r) - 1));
-	k->N00[0] = k->O00[0] = 0;
+	int p[34], m = 0;
+	for (uint64_t r = npat; r; r &= r - 1)
+		p[m++] = __builtin_ctzll(r);
+	k->N00[0] = 0;
 	for (int i = 0; i < m; i++)
 		k->N00[i + 1] = k->N00[i] + c->binom[p[i]][i + 1];
-	for (int i = 0; i < o; i++)
-		k->O00[i + 1] = k->O00[i] + c->binom[q[i]][i + 1];
-	k->N10[m] = k->N11[m] = k->N21[m] = k->O1m[o] = 0;
+	k->N10[m] = k->N11[m] = k->N21[m] = 0;
 	for (int i = m; i-- > 0;) {
 		k->N10[i] = k->N10[i + 1] + c->binom[p[i] + 1][i + 1];
 		k->N11[i] = k->N11[i + 1] + c->binom[p[i] + 1][i + 2];
 		k->N21[i] = k->N21[i + 1] + c->binom[p[i] + 2][i + 2];
 	}
+}
+
+/* opat: the oranges' pattern within the friendly stones. */
+static void cranks_orange(const struct chicken *c, uint64_t opat, int mover, struct cranks *k)
+{
+	int q[34], o = 0;
+	for (uint64_t r = opat; r; r &= r - 1)
+		q[o++] = __builtin_ctzll(r);
+	k->O00[0] = 0;
+	for (int i = 0; i < o; i++)
+		k->O00[i + 1] = k->O00[i] + c->binom[q[i]][i + 1];
+	k->O1m[o] = 0;
 	for (int i = o; i-- > 0;)
 		k->O1m[i] = k->O1m[i + 1] + c->binom[q[i] + 1][i + 1 + mover];
 }
@@ -705,17 +715,24 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	struct cwalk s;
 	struct cranks k;
 	k.occ = ~0ull; /* no occupied set prepared */
+	/* per empty cell, a single's index less its orange part (see below); kready:
+	 * made for the current occupied and neutral sets */
+	uint64_t single[64];
+	int fbelow[64], kready = 0;
 	uint64_t ocell[64], fcell[64], last_occ = ~0ull, last_npat = ~0ull, last_neutral = 0;
 	/* per symmetry, the images of occ and of the neutrals, and their parts of an
 	 * image's index, made when those sets change */
-	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
+	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12], ibase[12];
 	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
 	/* per friendly stone j (in fcell's order) and symmetry, the bit of its image in
 	 * the pattern of the image's orange stones within the image's friendly stones:
 	 * an image's orange part is then the colex rank of an OR of these (made for the
 	 * first canonical position of an occupied set and neutral set that needs them) */
 	uint64_t islot[64][12];
-	int islot_ready = 0, nfriendly = 0;
+	int islot_ready = 0, nfriendly = 0, iocc_ready = 0;
+	/* ipat[s]: the pattern of symmetry s's image's orange stones within its friendly
+	 * ones, for the orange pattern ipat_opat (kept while islot is) */
+	uint64_t ipat[12] = { 0 }, ipat_opat = 0;
 	const uint16_t *bt = bp_cellsets_get(&((struct chicken *)c)->sets, &c->L, c->perm, nsym);
 	/* orange, kept from one index to the next: a step of the pattern changes a few of
 	 * its bits, and only those cells are looked up */
@@ -740,10 +757,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				for (uint64_t r = occ; r; r &= r - 1)
 					ocell[j++] = r & -r;
 				last_occ = occ;
-				for (int sy = 1; images_asked && sy < nsym; sy++) {
-					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
-					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
-				}
+				iocc_ready = 0;
 			}
 			last_neutral = 0;
 			for (uint64_t r = s.npat; r; r &= r - 1)
@@ -753,13 +767,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				fcell[j++] = r & -r;
 			last_npat = s.npat;
 			orange_ready = 0;
+			kready = 0;
 			islot_ready = 0;
 			nfriendly = j;
-			for (int sy = 1; images_asked && sy < nsym; sy++) {
-				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
-				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
-				ifr[sy] = iocc[sy] & ~in;
-			}
 		}
 		const int mark = marked && (marked[idx / 64] >> (idx % 64) & 1);
 		if ((what & BP_WALK_ONLY_MARKED) && marked && !mark)
@@ -838,18 +848,36 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			const uint64_t co = c->binom[t1 - m][o1];
 			const uint64_t base1 = c->off[t1][m],
 				       base2 = t1 + 1 <= c->n ? c->off[t1 + 1][m + 1] : 0;
-			if (k.occ != occ)
-				cranks_occ(c, occ, &k);
-			cranks_pos(c, neutral, friendly, orange, mover, &k);
+			/* what depends on occ and the neutrals only: the sums of
+			 * cranks_occ and cranks_neutral, and per empty cell f a single's
+			 * index less its orange part and `declined` */
+			if (!kready) {
+				if (k.occ != occ)
+					cranks_occ(c, occ, &k);
+				cranks_neutral(c, s.npat, &k);
+				for (uint64_t fs = empty; fs; fs &= fs - 1) {
+					const int f = __builtin_ctzll(fs);
+					const uint64_t below_f = (fs & -fs) - 1;
+					const int kf = k.slot[f], jf = popc(neutral & below_f);
+					const uint64_t rocc1 =
+						k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf];
+					single[f] = base1 +
+						    (rocc1 * cm1 + k.N00[jf] + k.N10[jf]) * co * D;
+					fbelow[f] = popc(friendly & below_f);
+				}
+				kready = 1;
+			}
+			cranks_orange(c, s.opat, mover, &k);
 			uint64_t comps[64];
 			w.nchildren = 0;
 			w.nfar = 0;
 			int pairs = !declined && friendly,
 			    nc = pairs ? components(c, own | neutral, comps) : 0;
 			/* singles, as chicken_apply: a decline, unless forced under
-			 * forced=free; the decline depends on whether any pair exists */
+			 * forced=free; the decline depends on whether any pair exists (the
+			 * index spells it under forced=free only) */
 			int any_pair = 0;
-			for (uint64_t fs = empty; pairs && fs && !any_pair; fs &= fs - 1)
+			for (uint64_t fs = empty; D == 3 && pairs && fs && !any_pair; fs &= fs - 1)
 				any_pair = neutral_cells(c, comps, nc, empty,
 							 __builtin_ctzll(fs)) != 0;
 			uint64_t cdecl = declined;
@@ -860,17 +888,13 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t fs = empty; fs; fs &= fs - 1) {
 				const int f = __builtin_ctzll(fs);
 				const uint64_t below_f = (fs & -fs) - 1;
-				const int kf = k.slot[f], jf = popc(neutral & below_f);
 				const int jo = popc(orange & below_f);
-				const uint64_t ro =
-					k.O00[jo] + k.O1m[jo] +
-					(mover ? c->binom[popc(friendly & below_f)][jo + 1] : 0);
-				const uint64_t rocc1 = k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf];
-				const uint64_t rn1 = k.N00[jf] + k.N10[jf];
-				children[w.nchildren++] =
-					base1 + ((rocc1 * cm1 + rn1) * co + ro) * D + cdecl;
+				const uint64_t ro = k.O00[jo] + k.O1m[jo] +
+						    (mover ? c->binom[fbelow[f]][jo + 1] : 0);
+				children[w.nchildren++] = single[f] + ro * D + cdecl;
 				if (!pairs)
 					continue;
+				const int kf = k.slot[f], jf = popc(neutral & below_f);
 				/* pairs, as chicken_moves: the neutral outside the grown group
 				 * of the friendly stone */
 				for (uint64_t xs = neutral_cells(c, comps, nc, empty, f); xs;
@@ -900,7 +924,22 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			const uint64_t base = c->off[t][s.m];
 			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
 			const int by_slot = images_asked && nfriendly <= BP_SETRANK_BITS;
-			uint64_t ipat[12] = { 0 };
+			if (images_asked && !iocc_ready) {
+				for (int sy = 1; sy < nsym; sy++) {
+					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
+					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
+				}
+				iocc_ready = 1;
+			}
+			if (images_asked && !islot_ready) {
+				for (int sy = 1; sy < nsym; sy++) {
+					uint64_t in = bp_perm64_apply(c->perm, sy, neutral);
+					in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
+					ifr[sy] = iocc[sy] & ~in;
+					ibase[sy] = base +
+						    (iocc_rank[sy] * s.cm + in_rank[sy]) * s.co * D;
+				}
+			}
 			if (by_slot && !islot_ready) {
 				for (int j = 0; j < nfriendly; j++) {
 					const int cell = __builtin_ctzll(fcell[j]);
@@ -910,22 +949,28 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 							<< popc(ifr[sy] &
 								((1ull << c->cimg[sy][cell]) - 1));
 				}
-				islot_ready = 1;
+				memset(ipat, 0, sizeof ipat);
+				ipat_opat = 0;
+			}
+			islot_ready = 1;
+			/* ipat follows the orange pattern's changed bits, as orange does,
+			 * or is made afresh when fewer bits are set than changed */
+			uint64_t diff = s.opat ^ ipat_opat;
+			if (by_slot && popc(diff) > popc(s.opat)) {
+				memset(ipat, 0, sizeof ipat);
+				diff = s.opat;
 			}
 			if (by_slot)
-				for (uint64_t r = s.opat; r; r &= r - 1) {
+				for (uint64_t r = diff; r; r &= r - 1) {
 					const uint64_t *sl = islot[__builtin_ctzll(r)];
 					for (int sy = 1; sy < nsym; sy++)
-						ipat[sy] |= sl[sy];
+						ipat[sy] ^= sl[sy];
 				}
+			ipat_opat = s.opat;
 			for (int sy = 1; sy < nsym; sy++) {
 				uint64_t r;
 				if (by_slot)
-					r = base +
-					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     bp_setrank_of(&c->crank, ipat[sy])) *
-						    D +
-					    d;
+					r = ibase[sy] + bp_setrank_of(&c->crank, ipat[sy]) * D + d;
 				else if (images_asked)
 					r = base +
 					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
