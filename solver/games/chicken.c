@@ -572,7 +572,8 @@ struct cwalk {
 	uint64_t co, cm; /* C(t - m, o), C(t, m) */
 	uint64_t decl, ro, rn;
 	uint64_t opat, npat, occ;
-	uint64_t end; /* the block's end index */
+	uint64_t end;	 /* the block's end index */
+	uint64_t bstart; /* the index where the current occupied and neutral sets begin */
 };
 
 /* Positions the state at index idx of tier t. */
@@ -596,6 +597,7 @@ static void cwalk_enter(const struct chicken *c, int t, uint64_t idx, struct cwa
 	s->opat = bp_unrank_subset(s->o, s->ro);
 	s->npat = bp_unrank_subset(m, s->rn);
 	s->occ = bp_unrank_subset(t, local / s->cm);
+	s->bstart = idx - (s->ro * (uint64_t)c->decl_states + s->decl);
 }
 
 /* Moves the state to the next index (within the block). */
@@ -612,6 +614,7 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
 	}
 	s->ro = 0;
 	s->opat = s->o ? (1ull << s->o) - 1 : 0;
+	s->bstart += s->co * (uint64_t)c->decl_states;
 	if (++s->rn < s->cm) {
 		s->npat = gosper(s->npat);
 		return;
@@ -619,6 +622,51 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
 	s->rn = 0;
 	s->npat = s->m ? (1ull << s->m) - 1 : 0;
 	s->occ = gosper(s->occ);
+}
+
+/* Moves the state forward from its index to index `to` of tier t: over whole
+ * occupied and neutral sets by their steps, then to the orange pattern by Gosper's
+ * steps when it is near, else by unranking; a far jump enters afresh. */
+static void cwalk_jump(const struct chicken *c, int t, uint64_t to, struct cwalk *s)
+{
+	const uint64_t D = (uint64_t)c->decl_states, bs = s->co * D;
+	uint64_t nb = (to - s->bstart) / bs, ro = s->ro;
+	if (to >= s->end || nb > 64) {
+		cwalk_enter(c, t, to, s);
+		return;
+	}
+	for (; nb; nb--) {
+		s->bstart += bs;
+		ro = 0;
+		s->opat = s->o ? (1ull << s->o) - 1 : 0;
+		if (++s->rn < s->cm) {
+			s->npat = gosper(s->npat);
+		} else {
+			s->rn = 0;
+			s->npat = s->m ? (1ull << s->m) - 1 : 0;
+			s->occ = gosper(s->occ);
+		}
+	}
+	const uint64_t within = to - s->bstart;
+	s->decl = within % D;
+	s->ro = within / D;
+	if (s->ro - ro <= 16)
+		for (; ro < s->ro; ro++)
+			s->opat = gosper(s->opat);
+	else
+		s->opat = bp_unrank_subset(s->o, s->ro);
+}
+
+/* The first index from i on whose bit is set in marked, or hi when none is below hi. */
+static uint64_t next_marked(const uint64_t *marked, uint64_t i, uint64_t hi)
+{
+	const uint64_t w = marked[i / 64] >> (i % 64);
+	if (w)
+		return i + (uint64_t)__builtin_ctzll(w);
+	for (uint64_t k = i / 64 + 1; k * 64 < hi; k++)
+		if (marked[k])
+			return k * 64 + (uint64_t)__builtin_ctzll(marked[k]);
+	return hi;
 }
 
 /* Child ranks in O(1) a child. Colex rank of a set {s_0 < s_1 < ...} is
@@ -746,6 +794,17 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				orange_ready = 0;
 			} else {
 				cwalk_step(c, &s);
+			}
+		}
+		/* only marked positions asked: straight to the next one */
+		if ((what & BP_WALK_ONLY_MARKED) && marked) {
+			const uint64_t next = next_marked(marked, idx, hi);
+			if (next >= hi)
+				break;
+			if (next > idx) {
+				idx = next;
+				cwalk_jump(c, t, idx, &s);
+				orange_ready = 0;
 			}
 		}
 		/* the patterns' cells, through the cell lists of occ and of the friendly

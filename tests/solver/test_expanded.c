@@ -253,13 +253,16 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 						       check_visit, &s),
 				     BP_OK);
 		}
-		/* with `marked` (a fixed pseudo-random half of the indices): the walk may
-		 * leave out unmarked positions, no others, and lists the same; asked for
-		 * the images of unmarked positions only, it visits every position and may
-		 * leave out only the images of marked ones */
+		/* with `marked` (fixed pseudo-random bits: half of the indices in one run
+		 * of 256 in 16, one in 1024 elsewhere, so that walks that jump to the next
+		 * marked index make short and long jumps): the walk may leave out
+		 * unmarked positions, no others, and lists the same; asked for the images
+		 * of unmarked positions only, it visits every position and may leave out
+		 * only the images of marked ones */
 		uint64_t *marked = calloc(size / 64 + 1, sizeof *marked);
 		for (uint64_t i = 0; i < size; i++)
-			if ((i * 0x9e3779b97f4a7c15ull) >> 63)
+			if ((i / 256 % 16 ? (i * 0x9e3779b97f4a7c15ull) >> 54 == 0
+					  : (i * 0x9e3779b97f4a7c15ull) >> 63))
 				marked[i / 64] |= 1ull << (i % 64);
 		struct seen sm = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
 		for (uint64_t lo = 0, step = 3; lo < size; lo += step, step += 2) {
