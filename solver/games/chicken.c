@@ -889,6 +889,84 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		if (!canonical)
 			continue;
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
+		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
+			const uint64_t base = c->off[t][s.m];
+			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
+			const int by_slot = images_asked && nfriendly <= BP_SETRANK_BITS;
+			if (images_asked && !iocc_ready) {
+				for (int sy = 1; sy < nsym; sy++) {
+					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
+					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
+				}
+				iocc_ready = 1;
+			}
+			if (images_asked && !islot_ready) {
+				for (int sy = 1; sy < nsym; sy++) {
+					uint64_t in = bp_perm64_apply(c->perm, sy, neutral);
+					in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
+					ifr[sy] = iocc[sy] & ~in;
+					ibase[sy] = base +
+						    (iocc_rank[sy] * s.cm + in_rank[sy]) * s.co * D;
+				}
+			}
+			if (by_slot && !islot_ready) {
+				for (int j = 0; j < nfriendly; j++) {
+					const int cell = __builtin_ctzll(fcell[j]);
+					for (int sy = 1; sy < nsym; sy++)
+						islot[j][sy] =
+							1ull
+							<< popc(ifr[sy] &
+								((1ull << c->cimg[sy][cell]) - 1));
+				}
+				memset(ipat, 0, sizeof ipat);
+				ipat_opat = 0;
+			}
+			islot_ready = 1;
+			/* ipat follows the orange pattern's changed bits, as orange does,
+			 * or is made afresh when fewer bits are set than changed */
+			uint64_t diff = s.opat ^ ipat_opat;
+			if (by_slot && popc(diff) > popc(s.opat)) {
+				memset(ipat, 0, sizeof ipat);
+				diff = s.opat;
+			}
+			if (by_slot)
+				for (uint64_t r = diff; r; r &= r - 1) {
+					const uint64_t *sl = islot[__builtin_ctzll(r)];
+					for (int sy = 1; sy < nsym; sy++)
+						ipat[sy] ^= sl[sy];
+				}
+			ipat_opat = s.opat;
+			for (int sy = 1; sy < nsym; sy++) {
+				uint64_t r;
+				if (by_slot)
+					r = ibase[sy] + bp_setrank_of(&c->crank, ipat[sy]) * D + d;
+				else if (images_asked)
+					r = base +
+					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
+					     bp_rank_subset(extract_sparse(
+						     bp_perm64_apply(c->perm, sy, orange),
+						     ifr[sy]))) *
+						    D +
+					    d;
+				else
+					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
+							bp_perm64_apply(c->perm, sy, neutral),
+							bp_perm64_apply(c->perm, sy, orange),
+							declined);
+				if (r != idx)
+					images[w.nimages++] = r;
+			}
+			w.images = images;
+		}
+		/* the forward pass decides a class by its members' bits: a class with none
+		 * set needs no children */
+		if ((what & BP_WALK_ONLY_CLASS_MARKED) && marked && !mark && w.images) {
+			int any = 0;
+			for (int i = 0; i < w.nimages && !any; i++)
+				any = marked[w.images[i] / 64] >> (w.images[i] % 64) & 1;
+			if (!any)
+				continue;
+		}
 		const int lb = (what & BP_WALK_CHILDREN) &&
 			       (bt ? (bt[black | neutral] & BP_CELLSETS_LOOP0) != 0
 				   : bp_loops_enclosed(&c->L, 0, black | neutral) != 0);
@@ -979,75 +1057,6 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		}
 		w.children = children;
 		w.far = far;
-		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
-			const uint64_t base = c->off[t][s.m];
-			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
-			const int by_slot = images_asked && nfriendly <= BP_SETRANK_BITS;
-			if (images_asked && !iocc_ready) {
-				for (int sy = 1; sy < nsym; sy++) {
-					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
-					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
-				}
-				iocc_ready = 1;
-			}
-			if (images_asked && !islot_ready) {
-				for (int sy = 1; sy < nsym; sy++) {
-					uint64_t in = bp_perm64_apply(c->perm, sy, neutral);
-					in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
-					ifr[sy] = iocc[sy] & ~in;
-					ibase[sy] = base +
-						    (iocc_rank[sy] * s.cm + in_rank[sy]) * s.co * D;
-				}
-			}
-			if (by_slot && !islot_ready) {
-				for (int j = 0; j < nfriendly; j++) {
-					const int cell = __builtin_ctzll(fcell[j]);
-					for (int sy = 1; sy < nsym; sy++)
-						islot[j][sy] =
-							1ull
-							<< popc(ifr[sy] &
-								((1ull << c->cimg[sy][cell]) - 1));
-				}
-				memset(ipat, 0, sizeof ipat);
-				ipat_opat = 0;
-			}
-			islot_ready = 1;
-			/* ipat follows the orange pattern's changed bits, as orange does,
-			 * or is made afresh when fewer bits are set than changed */
-			uint64_t diff = s.opat ^ ipat_opat;
-			if (by_slot && popc(diff) > popc(s.opat)) {
-				memset(ipat, 0, sizeof ipat);
-				diff = s.opat;
-			}
-			if (by_slot)
-				for (uint64_t r = diff; r; r &= r - 1) {
-					const uint64_t *sl = islot[__builtin_ctzll(r)];
-					for (int sy = 1; sy < nsym; sy++)
-						ipat[sy] ^= sl[sy];
-				}
-			ipat_opat = s.opat;
-			for (int sy = 1; sy < nsym; sy++) {
-				uint64_t r;
-				if (by_slot)
-					r = ibase[sy] + bp_setrank_of(&c->crank, ipat[sy]) * D + d;
-				else if (images_asked)
-					r = base +
-					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     bp_rank_subset(extract_sparse(
-						     bp_perm64_apply(c->perm, sy, orange),
-						     ifr[sy]))) *
-						    D +
-					    d;
-				else
-					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
-							bp_perm64_apply(c->perm, sy, neutral),
-							bp_perm64_apply(c->perm, sy, orange),
-							declined);
-				if (r != idx)
-					images[w.nimages++] = r;
-			}
-			w.images = images;
-		}
 		if ((rc = visit(ctx, &w)))
 			break;
 	}

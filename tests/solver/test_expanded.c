@@ -284,6 +284,41 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 						       marked, check_visit, &si),
 				     BP_OK);
 		}
+		/* as the forward pass asks: it may leave out the classes with no member
+		 * marked, no others */
+		struct seen sc = {
+			.g = g, .tier = t, .visited = calloc(size + 1, 1), .images_optional = marked
+		};
+		for (uint64_t lo = 0, step = 5; lo < size; lo += step, step += 4) {
+			uint64_t hi = lo + step < size ? lo + step : size;
+			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
+							       BP_WALK_IMAGES_UNMARKED |
+							       BP_WALK_ONLY_CLASS_MARKED,
+						       marked, check_visit, &sc),
+				     BP_OK);
+		}
+		for (uint64_t i = 0; i < size; i++) {
+			cr_assert(!sc.visited[i] || s.visited[i],
+				  "tier %u index %llu: visited asking for marked classes only", t,
+				  (unsigned long long)i);
+			if (!s.visited[i] || sc.visited[i])
+				continue;
+			struct bp_pos p, c;
+			cr_assert_eq(g->ops->unrank(g, t, i, &p), BP_OK);
+			for (int sym = 0; sym < g->nsym; sym++) {
+				uint64_t r;
+				g->ops->transform(g, &p, sym, &c);
+				if (g->ops->rank(g, &c, &r) != BP_OK)
+					continue;
+				cr_assert_not(
+					marked[r / 64] >> (r % 64) & 1,
+					"tier %u index %llu: left out, but its member %llu is "
+					"marked",
+					t, (unsigned long long)i, (unsigned long long)r);
+			}
+		}
+		free(sc.visited);
 		for (uint64_t i = 0; i < size; i++) {
 			int mark = (int)(marked[i / 64] >> (i % 64) & 1);
 			cr_assert(!sm.visited[i] || s.visited[i],
