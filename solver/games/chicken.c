@@ -630,7 +630,7 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
 static void cwalk_jump(const struct chicken *c, int t, uint64_t to, struct cwalk *s)
 {
 	const uint64_t D = (uint64_t)c->decl_states, bs = s->co * D;
-	uint64_t nb = (to - s->bstart) / bs, ro = s->ro;
+	uint64_t nb = to - s->bstart < bs ? 0 : (to - s->bstart) / bs, ro = s->ro;
 	if (to >= s->end || nb > 64) {
 		cwalk_enter(c, t, to, s);
 		return;
@@ -648,8 +648,8 @@ static void cwalk_jump(const struct chicken *c, int t, uint64_t to, struct cwalk
 		}
 	}
 	const uint64_t within = to - s->bstart;
-	s->decl = within % D;
-	s->ro = within / D;
+	s->decl = D == 1 ? 0 : within % D;
+	s->ro = D == 1 ? within : within / D;
 	if (s->ro - ro <= 16)
 		for (; ro < s->ro; ro++)
 			s->opat = gosper(s->opat);
@@ -675,9 +675,9 @@ static uint64_t next_marked(const uint64_t *marked, uint64_t i, uint64_t hi)
  * within the occupied (or friendly) set shifts by the added cells below it, and its
  * index by the added neutral (or orange) ones below it. So each part of a child's
  * index is a prefix sum below the added cells plus shifted suffix sums above them,
- * prepared once per occupied set (cranks_occ), once per neutral set (cranks_neutral)
- * and once per position (cranks_orange). The slots of the neutrals within occ and of
- * the oranges within the friendly stones are the bits of the walk's patterns. */
+ * prepared once per occupied set (cranks_occ) and once per neutral set
+ * (cranks_neutral; the slots of the neutrals within occ are the bits of the walk's
+ * pattern). The orange part of a child's index is its pattern's rank (below). */
 struct cranks {
 	uint64_t occ;
 	int slot[64];	  /* cells of occ below each cell */
@@ -688,8 +688,6 @@ struct cranks {
 	uint64_t N10[34]; /* suffixes of C(p_i + 1, i + 1) */
 	uint64_t N11[34]; /* C(p_i + 1, i + 2) */
 	uint64_t N21[34]; /* C(p_i + 2, i + 2) */
-	uint64_t O00[34]; /* oranges i (q_i: slot among friendly): prefix of C(q_i, i + 1) */
-	uint64_t O1m[34]; /* suffixes of C(q_i + 1, i + 1 + mover) */
 };
 
 static void cranks_occ(const struct chicken *c, uint64_t occ, struct cranks *k)
@@ -726,20 +724,6 @@ static void cranks_neutral(const struct chicken *c, uint64_t npat, struct cranks
 		k->N11[i] = k->N11[i + 1] + c->binom[p[i] + 1][i + 2];
 		k->N21[i] = k->N21[i + 1] + c->binom[p[i] + 2][i + 2];
 	}
-}
-
-/* opat: the oranges' pattern within the friendly stones. */
-static void cranks_orange(const struct chicken *c, uint64_t opat, int mover, struct cranks *k)
-{
-	int q[34], o = 0;
-	for (uint64_t r = opat; r; r &= r - 1)
-		q[o++] = __builtin_ctzll(r);
-	k->O00[0] = 0;
-	for (int i = 0; i < o; i++)
-		k->O00[i + 1] = k->O00[i] + c->binom[q[i]][i + 1];
-	k->O1m[o] = 0;
-	for (int i = o; i-- > 0;)
-		k->O1m[i] = k->O1m[i + 1] + c->binom[q[i] + 1][i + 1 + mover];
 }
 
 static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
@@ -804,7 +788,6 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			if (next > idx) {
 				idx = next;
 				cwalk_jump(c, t, idx, &s);
-				orange_ready = 0;
 			}
 		}
 		/* the patterns' cells, through the cell lists of occ and of the friendly
@@ -1004,7 +987,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				}
 				kready = 1;
 			}
-			cranks_orange(c, s.opat, mover, &k);
+			/* a child's orange pattern is the position's with a bit put in at
+			 * the new friendly stone's slot (set when orange moves); its rank
+			 * by bytes where it fits */
+			const int by_bytes = popc(friendly) < BP_SETRANK_BITS;
 			uint64_t comps[64];
 			w.nchildren = 0;
 			w.nfar = 0;
@@ -1025,9 +1011,12 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t fs = empty; fs; fs &= fs - 1) {
 				const int f = __builtin_ctzll(fs);
 				const uint64_t below_f = (fs & -fs) - 1;
-				const int jo = popc(orange & below_f);
-				const uint64_t ro = k.O00[jo] + k.O1m[jo] +
-						    (mover ? c->binom[fbelow[f]][jo + 1] : 0);
+				const int fb = fbelow[f];
+				const uint64_t lowm = (1ull << fb) - 1;
+				const uint64_t cpat = (s.opat & lowm) | (s.opat & ~lowm) << 1 |
+						      (uint64_t)mover << fb;
+				const uint64_t ro = by_bytes ? bp_setrank_of(&c->crank, cpat)
+							     : bp_rank_subset(cpat);
 				children[w.nchildren++] = single[f] + ro * D + cdecl;
 				if (!pairs)
 					continue;
