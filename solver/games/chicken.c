@@ -726,6 +726,12 @@ static void cranks_neutral(const struct chicken *c, uint64_t npat, struct cranks
 	}
 }
 
+/* bp_rank_subset, by bytes for a set below 2^BP_SETRANK_BITS. */
+static uint64_t rank_small(const struct chicken *c, uint64_t set)
+{
+	return set >> BP_SETRANK_BITS ? bp_rank_subset(set) : bp_setrank_of(&c->crank, set);
+}
+
 static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			     unsigned what, const uint64_t *marked,
 			     int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
@@ -879,14 +885,14 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			if (images_asked && !iocc_ready) {
 				for (int sy = 1; sy < nsym; sy++) {
 					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
-					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
+					iocc_rank[sy] = rank_small(c, iocc[sy]);
 				}
 				iocc_ready = 1;
 			}
 			if (images_asked && !islot_ready) {
 				for (int sy = 1; sy < nsym; sy++) {
 					uint64_t in = bp_perm64_apply(c->perm, sy, neutral);
-					in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
+					in_rank[sy] = rank_small(c, extract_sparse(in, iocc[sy]));
 					ifr[sy] = iocc[sy] & ~in;
 					ibase[sy] = base +
 						    (iocc_rank[sy] * s.cm + in_rank[sy]) * s.co * D;
