@@ -1295,9 +1295,10 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 	for (uint32_t t = from; t < x->nt; t++) {
 		memset(x->counts, 0, sizeof *x->counts * (size_t)x->threads);
 		set_range(x, t, 0, x->size[t], NULL);
-		/* a position whose own bit is set is reached: its images are not needed */
+		/* a position whose own bit is set is reached: its images are not needed;
+		 * a class with no member's bit set is not, and needs no children */
 		x->marked = split(x) ? NULL : x->reach[t];
-		x->marked_what = BP_WALK_IMAGES_UNMARKED;
+		x->marked_what = BP_WALK_IMAGES_UNMARKED | BP_WALK_ONLY_CLASS_MARKED;
 		rc = split(x) ? split_reach(x, t)
 			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
 						 CHUNK, x->size[t], reach_chunk, x);

@@ -40,15 +40,10 @@
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "canon/zobrist.h"
+#include "solver/games/cellsets.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
-
-/* crank: byte b of a set, with j of its elements in the bytes below, adds
- * crank[CRANK_ROW(b, j)][byte]: the colex terms C(8b + i, j + r + 1) of its r-th element
- * i. Three bytes: the friendly stones' patterns of every board up to 24 cells. */
-#define CRANK_BITS 24
-#define CRANK_ROW(b, j) ((b) * (8 * (b)-6) / 2 + (j)) /* rows 0; 1..9; 10..26 */
-#define CRANK_ROWS 27
+#include "solver/games/setrank.h"
 
 struct chicken {
 	struct bp_loops L;
@@ -61,13 +56,11 @@ struct chicken {
 	uint64_t off[65][34];	/* off[t][m]; off[t][mmax + 1] is the tier size */
 	uint8_t too_big[65];	/* tier sizes that pass 2^64 */
 	uint64_t binom[67][67]; /* C(n, k), 0 for k > n: the walk's child ranks */
-	/* per cell set: what the walk asks of it (boards of at most SETS_CELLS cells;
-	 * built by the first tier walk, atomically; see sets_table) */
+	/* per cell set: what the walk asks of it (solver/games/cellsets.h) */
 	uint16_t *sets;
-	uint8_t cimg[12][64]; /* cimg[s][c]: the image of cell c under symmetry s */
-	/* colex rank of a set of at most CRANK_BITS elements by bytes (crank_of) */
-	uint32_t crank[CRANK_ROWS][256];
-	bp_zobrist *zob; /* planes b, o, n; declined and the outcome as the extra word */
+	uint8_t cimg[12][64];	 /* cimg[s][c]: the image of cell c under symmetry s */
+	struct bp_setrank crank; /* colex rank of a small set by bytes */
+	bp_zobrist *zob;	 /* planes b, o, n; declined and the outcome as the extra word */
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -570,90 +563,19 @@ static uint64_t gosper(uint64_t s)
 	return (((r ^ s) >> 2) >> __builtin_ctzll(s)) | r; /* / lowest, without a division */
 }
 
-/* The walk's table of cell sets: sets[S], for every set S of cells (boards of at most
- * SETS_CELLS cells; built by the first tier walk, atomically), holds what the walk
- * would otherwise find per index by symmetry images and flood fills:
- *   - the canonical test. canonical() compares the images' planes in the order black,
- *     orange, neutral, so black stones alone settle most of it: a position with black
- *     stones S is not canonical when some symmetry maps S to a smaller set
- *     (SET_SMALLER), and when none maps S to itself it is; SET_FIXING masks the
- *     symmetries s > 0 that fix S, the only ones whose orange and neutral images the
- *     walk still compares;
- *   - whether S holds a loop as player 0's or player 1's group set (SET_LOOP0,
- *     SET_LOOP1: bp_loops_enclosed).
- * The table takes 2^n entries, so boards of more than SETS_CELLS cells (2 MiB) go
- * without it and compare every symmetry's images and fill per position. */
-#define SETS_CELLS 20
-#define SET_FIXING 0x0ffeu
-#define SET_LOOP0 0x1000u
-#define SET_LOOP1 0x2000u
-#define SET_SMALLER 0x8000u
-
-static void sets_fill(const struct chicken *c, int nsym, uint16_t *z)
-{
-	for (uint64_t b = 0; b <= c->L.full; b++) {
-		unsigned e = 0;
-		for (int sy = 1; sy < nsym && !(e & SET_SMALLER); sy++) {
-			uint64_t sb = bp_perm64_apply(c->perm, sy, b);
-			e |= sb < b ? SET_SMALLER : sb == b ? 1u << sy : 0;
-		}
-		if (e & SET_SMALLER)
-			e = SET_SMALLER;
-		e |= bp_loops_enclosed(&c->L, 0, b) ? SET_LOOP0 : 0;
-		e |= bp_loops_enclosed(&c->L, 1, b) ? SET_LOOP1 : 0;
-		z[b] = (uint16_t)e;
-	}
-}
-
-/* The sets table, building it on first use; NULL on a larger board or when out of
- * memory (the walk then works per position). Threads that race each build one; the
- * first stored is kept. */
-static const uint16_t *sets_table(const struct chicken *cc, int nsym)
-{
-	struct chicken *c = (struct chicken *)cc; /* the one lazily set field */
-	uint16_t *z = __atomic_load_n(&c->sets, __ATOMIC_ACQUIRE), *none = NULL;
-	if (z || c->n > SETS_CELLS || nsym > 12)
-		return z;
-	if (!(z = malloc(sizeof *z << c->n)))
-		return NULL;
-	sets_fill(c, nsym, z);
-	if (!__atomic_compare_exchange_n(&c->sets, &none, z, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		free(z);
-		z = none;
-	}
-	return z;
-}
-
-/* Colex rank of a set below 2^CRANK_BITS: as bp_rank_subset, a look-up per byte. */
-static uint64_t crank_of(const struct chicken *c, uint64_t set)
-{
-	const uint32_t lo = (uint32_t)set & 255, mid = (uint32_t)(set >> 8) & 255;
-	return (uint64_t)c->crank[CRANK_ROW(0, 0)][lo] + c->crank[CRANK_ROW(1, popc(lo))][mid] +
-	       c->crank[CRANK_ROW(2, popc(set & 0xffff))][set >> 16 & 255];
-}
-
-static void crank_fill(struct chicken *c)
-{
-	for (int b = 0; b < 3; b++)
-		for (int j = 0; j <= 8 * b; j++)
-			for (int v = 0; v < 256; v++) {
-				uint64_t sum = 0;
-				int r = 0;
-				for (int i = 0; i < 8; i++)
-					if (v >> i & 1)
-						sum += bp_binom(8 * b + i, j + ++r);
-				assert(sum <= UINT32_MAX);
-				c->crank[CRANK_ROW(b, j)][v] = (uint32_t)sum;
-			}
-}
+/* The walk's table of cell sets (solver/games/cellsets.h) over every symmetry of the
+ * board: black stones first in the canonical order, so the black set alone settles
+ * most canonical tests, and the loop tests of both group sets become look-ups. Boards
+ * of more than BP_CELLSETS_CELLS cells go without it and compare every symmetry's
+ * images and fill per position. */
 
 struct cwalk {
 	int t, m, o;
 	uint64_t co, cm; /* C(t - m, o), C(t, m) */
 	uint64_t decl, ro, rn;
 	uint64_t opat, npat, occ;
-	uint64_t end; /* the block's end index */
+	uint64_t end;	 /* the block's end index */
+	uint64_t bstart; /* the index where the current occupied and neutral sets begin */
 };
 
 /* Positions the state at index idx of tier t. */
@@ -677,6 +599,7 @@ static void cwalk_enter(const struct chicken *c, int t, uint64_t idx, struct cwa
 	s->opat = bp_unrank_subset(s->o, s->ro);
 	s->npat = bp_unrank_subset(m, s->rn);
 	s->occ = bp_unrank_subset(t, local / s->cm);
+	s->bstart = idx - (s->ro * (uint64_t)c->decl_states + s->decl);
 }
 
 /* Moves the state to the next index (within the block). */
@@ -693,6 +616,7 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
 	}
 	s->ro = 0;
 	s->opat = s->o ? (1ull << s->o) - 1 : 0;
+	s->bstart += s->co * (uint64_t)c->decl_states;
 	if (++s->rn < s->cm) {
 		s->npat = gosper(s->npat);
 		return;
@@ -702,13 +626,60 @@ static void cwalk_step(const struct chicken *c, struct cwalk *s)
 	s->occ = gosper(s->occ);
 }
 
+/* Moves the state forward from its index to index `to` of tier t: over whole
+ * occupied and neutral sets by their steps, then to the orange pattern by Gosper's
+ * steps when it is near, else by unranking; a far jump enters afresh. */
+static void cwalk_jump(const struct chicken *c, int t, uint64_t to, struct cwalk *s)
+{
+	const uint64_t D = (uint64_t)c->decl_states, bs = s->co * D;
+	uint64_t nb = to - s->bstart < bs ? 0 : (to - s->bstart) / bs, ro = s->ro;
+	if (to >= s->end || nb > 64) {
+		cwalk_enter(c, t, to, s);
+		return;
+	}
+	for (; nb; nb--) {
+		s->bstart += bs;
+		ro = 0;
+		s->opat = s->o ? (1ull << s->o) - 1 : 0;
+		if (++s->rn < s->cm) {
+			s->npat = gosper(s->npat);
+		} else {
+			s->rn = 0;
+			s->npat = s->m ? (1ull << s->m) - 1 : 0;
+			s->occ = gosper(s->occ);
+		}
+	}
+	const uint64_t within = to - s->bstart;
+	s->decl = D == 1 ? 0 : within % D;
+	s->ro = D == 1 ? within : within / D;
+	if (s->ro - ro <= 16)
+		for (; ro < s->ro; ro++)
+			s->opat = gosper(s->opat);
+	else
+		s->opat = bp_unrank_subset(s->o, s->ro);
+}
+
+/* The first index from i on whose bit is set in marked, or hi when none is below hi. */
+static uint64_t next_marked(const uint64_t *marked, uint64_t i, uint64_t hi)
+{
+	const uint64_t w = marked[i / 64] >> (i % 64);
+	if (w)
+		return i + (uint64_t)__builtin_ctzll(w);
+	for (uint64_t k = i / 64 + 1; k * 64 < hi; k++)
+		if (marked[k])
+			return k * 64 + (uint64_t)__builtin_ctzll(marked[k]);
+	return hi;
+}
+
 /* Child ranks in O(1) a child. Colex rank of a set {s_0 < s_1 < ...} is
  * sum_j C(s_j, j + 1). A child adds one or two cells to the occupied set, which
  * shifts the index j of the cells above them; a neutral (or orange) stone's slot
  * within the occupied (or friendly) set shifts by the added cells below it, and its
  * index by the added neutral (or orange) ones below it. So each part of a child's
  * index is a prefix sum below the added cells plus shifted suffix sums above them,
- * prepared once per occupied set (occ_*) and once per position (n_*, o_*). */
+ * prepared once per occupied set (cranks_occ) and once per neutral set
+ * (cranks_neutral; the slots of the neutrals within occ are the bits of the walk's
+ * pattern). The orange part of a child's index is its pattern's rank (below). */
 struct cranks {
 	uint64_t occ;
 	int slot[64];	  /* cells of occ below each cell */
@@ -719,8 +690,6 @@ struct cranks {
 	uint64_t N10[34]; /* suffixes of C(p_i + 1, i + 1) */
 	uint64_t N11[34]; /* C(p_i + 1, i + 2) */
 	uint64_t N21[34]; /* C(p_i + 2, i + 2) */
-	uint64_t O00[34]; /* oranges i (q_i: slot among friendly): prefix of C(q_i, i + 1) */
-	uint64_t O1m[34]; /* suffixes of C(q_i + 1, i + 1 + mover) */
 };
 
 static void cranks_occ(const struct chicken *c, uint64_t occ, struct cranks *k)
@@ -742,27 +711,27 @@ static void cranks_occ(const struct chicken *c, uint64_t occ, struct cranks *k)
 	}
 }
 
-static void cranks_pos(const struct chicken *c, uint64_t neutral, uint64_t friendly,
-		       uint64_t orange, int mover, struct cranks *k)
+/* npat: the neutrals' pattern within occ (bit j: the j-th cell of occ). */
+static void cranks_neutral(const struct chicken *c, uint64_t npat, struct cranks *k)
 {
-	int p[34], m = 0, q[34], o = 0;
-	for (uint64_t r = neutral; r; r &= r - 1)
-		p[m++] = k->slot[__builtin_ctzll(r)];
-	for (uint64_t r = orange; r; r &= r - 1)
-		q[o++] = popc(friendly & ((r & -r) - 1));
-	k->N00[0] = k->O00[0] = 0;
+	int p[34], m = 0;
+	for (uint64_t r = npat; r; r &= r - 1)
+		p[m++] = __builtin_ctzll(r);
+	k->N00[0] = 0;
 	for (int i = 0; i < m; i++)
 		k->N00[i + 1] = k->N00[i] + c->binom[p[i]][i + 1];
-	for (int i = 0; i < o; i++)
-		k->O00[i + 1] = k->O00[i] + c->binom[q[i]][i + 1];
-	k->N10[m] = k->N11[m] = k->N21[m] = k->O1m[o] = 0;
+	k->N10[m] = k->N11[m] = k->N21[m] = 0;
 	for (int i = m; i-- > 0;) {
 		k->N10[i] = k->N10[i + 1] + c->binom[p[i] + 1][i + 1];
 		k->N11[i] = k->N11[i + 1] + c->binom[p[i] + 1][i + 2];
 		k->N21[i] = k->N21[i + 1] + c->binom[p[i] + 2][i + 2];
 	}
-	for (int i = o; i-- > 0;)
-		k->O1m[i] = k->O1m[i + 1] + c->binom[q[i] + 1][i + 1 + mover];
+}
+
+/* bp_rank_subset, by bytes for a set below 2^BP_SETRANK_BITS. */
+static uint64_t rank_small(const struct chicken *c, uint64_t set)
+{
+	return set >> BP_SETRANK_BITS ? bp_rank_subset(set) : bp_setrank_of(&c->crank, set);
 }
 
 static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
@@ -786,18 +755,25 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	struct cwalk s;
 	struct cranks k;
 	k.occ = ~0ull; /* no occupied set prepared */
+	/* per empty cell, a single's index less its orange part (see below); kready:
+	 * made for the current occupied and neutral sets */
+	uint64_t single[64];
+	int fbelow[64], kready = 0;
 	uint64_t ocell[64], fcell[64], last_occ = ~0ull, last_npat = ~0ull, last_neutral = 0;
 	/* per symmetry, the images of occ and of the neutrals, and their parts of an
 	 * image's index, made when those sets change */
-	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12];
+	uint64_t iocc[12], iocc_rank[12], ifr[12], in_rank[12], ibase[12];
 	const int images_asked = (what & BP_WALK_IMAGES) && nsym <= 12;
 	/* per friendly stone j (in fcell's order) and symmetry, the bit of its image in
 	 * the pattern of the image's orange stones within the image's friendly stones:
 	 * an image's orange part is then the colex rank of an OR of these (made for the
 	 * first canonical position of an occupied set and neutral set that needs them) */
 	uint64_t islot[64][12];
-	int islot_ready = 0, nfriendly = 0;
-	const uint16_t *bt = sets_table(c, nsym);
+	int islot_ready = 0, nfriendly = 0, iocc_ready = 0;
+	/* ipat[s]: the pattern of symmetry s's image's orange stones within its friendly
+	 * ones, for the orange pattern ipat_opat (kept while islot is) */
+	uint64_t ipat[12] = { 0 }, ipat_opat = 0;
+	const uint16_t *bt = bp_cellsets_get(&((struct chicken *)c)->sets, &c->L, c->perm, nsym);
 	/* orange, kept from one index to the next: a step of the pattern changes a few of
 	 * its bits, and only those cells are looked up */
 	uint64_t orange = 0, last_opat = 0;
@@ -812,6 +788,16 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				cwalk_step(c, &s);
 			}
 		}
+		/* only marked positions asked: straight to the next one */
+		if ((what & BP_WALK_ONLY_MARKED) && marked) {
+			const uint64_t next = next_marked(marked, idx, hi);
+			if (next >= hi)
+				break;
+			if (next > idx) {
+				idx = next;
+				cwalk_jump(c, t, idx, &s);
+			}
+		}
 		/* the patterns' cells, through the cell lists of occ and of the friendly
 		 * stones, each made when its set changes */
 		const uint64_t occ = s.occ;
@@ -821,10 +807,7 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				for (uint64_t r = occ; r; r &= r - 1)
 					ocell[j++] = r & -r;
 				last_occ = occ;
-				for (int sy = 1; images_asked && sy < nsym; sy++) {
-					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
-					iocc_rank[sy] = bp_rank_subset(iocc[sy]);
-				}
+				iocc_ready = 0;
 			}
 			last_neutral = 0;
 			for (uint64_t r = s.npat; r; r &= r - 1)
@@ -834,13 +817,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				fcell[j++] = r & -r;
 			last_npat = s.npat;
 			orange_ready = 0;
+			kready = 0;
 			islot_ready = 0;
 			nfriendly = j;
-			for (int sy = 1; images_asked && sy < nsym; sy++) {
-				uint64_t in = bp_perm64_apply(c->perm, sy, last_neutral);
-				in_rank[sy] = bp_rank_subset(extract_sparse(in, iocc[sy]));
-				ifr[sy] = iocc[sy] & ~in;
-			}
 		}
 		const int mark = marked && (marked[idx / 64] >> (idx % 64) & 1);
 		if ((what & BP_WALK_ONLY_MARKED) && marked && !mark)
@@ -874,9 +853,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		 * order (black, orange, neutral) */
 		int canonical = 1;
 		const unsigned fixing = bt ? bt[black] : 0;
-		if (fixing & SET_SMALLER)
+		if (fixing & BP_CELLSETS_SMALLER)
 			continue;
-		for (unsigned f = fixing & SET_FIXING; f && canonical; f &= f - 1) {
+		for (unsigned f = fixing & BP_CELLSETS_FIXING; f && canonical; f &= f - 1) {
 			const int sy = __builtin_ctz(f);
 			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
 			if (so != orange) {
@@ -901,11 +880,89 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		if (!canonical)
 			continue;
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
+		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
+			const uint64_t base = c->off[t][s.m];
+			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
+			const int by_slot = images_asked && nfriendly <= BP_SETRANK_BITS;
+			if (images_asked && !iocc_ready) {
+				for (int sy = 1; sy < nsym; sy++) {
+					iocc[sy] = bp_perm64_apply(c->perm, sy, occ);
+					iocc_rank[sy] = rank_small(c, iocc[sy]);
+				}
+				iocc_ready = 1;
+			}
+			if (images_asked && !islot_ready) {
+				for (int sy = 1; sy < nsym; sy++) {
+					uint64_t in = bp_perm64_apply(c->perm, sy, neutral);
+					in_rank[sy] = rank_small(c, extract_sparse(in, iocc[sy]));
+					ifr[sy] = iocc[sy] & ~in;
+					ibase[sy] = base +
+						    (iocc_rank[sy] * s.cm + in_rank[sy]) * s.co * D;
+				}
+			}
+			if (by_slot && !islot_ready) {
+				for (int j = 0; j < nfriendly; j++) {
+					const int cell = __builtin_ctzll(fcell[j]);
+					for (int sy = 1; sy < nsym; sy++)
+						islot[j][sy] =
+							1ull
+							<< popc(ifr[sy] &
+								((1ull << c->cimg[sy][cell]) - 1));
+				}
+				memset(ipat, 0, sizeof ipat);
+				ipat_opat = 0;
+			}
+			islot_ready = 1;
+			/* ipat follows the orange pattern's changed bits, as orange does,
+			 * or is made afresh when fewer bits are set than changed */
+			uint64_t diff = s.opat ^ ipat_opat;
+			if (by_slot && popc(diff) > popc(s.opat)) {
+				memset(ipat, 0, sizeof ipat);
+				diff = s.opat;
+			}
+			if (by_slot)
+				for (uint64_t r = diff; r; r &= r - 1) {
+					const uint64_t *sl = islot[__builtin_ctzll(r)];
+					for (int sy = 1; sy < nsym; sy++)
+						ipat[sy] ^= sl[sy];
+				}
+			ipat_opat = s.opat;
+			for (int sy = 1; sy < nsym; sy++) {
+				uint64_t r;
+				if (by_slot)
+					r = ibase[sy] + bp_setrank_of(&c->crank, ipat[sy]) * D + d;
+				else if (images_asked)
+					r = base +
+					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
+					     bp_rank_subset(extract_sparse(
+						     bp_perm64_apply(c->perm, sy, orange),
+						     ifr[sy]))) *
+						    D +
+					    d;
+				else
+					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
+							bp_perm64_apply(c->perm, sy, neutral),
+							bp_perm64_apply(c->perm, sy, orange),
+							declined);
+				if (r != idx)
+					images[w.nimages++] = r;
+			}
+			w.images = images;
+		}
+		/* the forward pass decides a class by its members' bits: a class with none
+		 * set needs no children */
+		if ((what & BP_WALK_ONLY_CLASS_MARKED) && marked && !mark && w.images) {
+			int any = 0;
+			for (int i = 0; i < w.nimages && !any; i++)
+				any = marked[w.images[i] / 64] >> (w.images[i] % 64) & 1;
+			if (!any)
+				continue;
+		}
 		const int lb = (what & BP_WALK_CHILDREN) &&
-			       (bt ? (bt[black | neutral] & SET_LOOP0) != 0
+			       (bt ? (bt[black | neutral] & BP_CELLSETS_LOOP0) != 0
 				   : bp_loops_enclosed(&c->L, 0, black | neutral) != 0);
 		const int lor = (what & BP_WALK_CHILDREN) &&
-				(bt ? (bt[orange | neutral] & SET_LOOP1) != 0
+				(bt ? (bt[orange | neutral] & BP_CELLSETS_LOOP1) != 0
 				    : bp_loops_enclosed(&c->L, 1, orange | neutral) != 0);
 		if ((what & BP_WALK_CHILDREN) &&
 		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
@@ -919,18 +976,39 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			const uint64_t co = c->binom[t1 - m][o1];
 			const uint64_t base1 = c->off[t1][m],
 				       base2 = t1 + 1 <= c->n ? c->off[t1 + 1][m + 1] : 0;
-			if (k.occ != occ)
-				cranks_occ(c, occ, &k);
-			cranks_pos(c, neutral, friendly, orange, mover, &k);
+			/* what depends on occ and the neutrals only: the sums of
+			 * cranks_occ and cranks_neutral, and per empty cell f a single's
+			 * index less its orange part and `declined` */
+			if (!kready) {
+				if (k.occ != occ)
+					cranks_occ(c, occ, &k);
+				cranks_neutral(c, s.npat, &k);
+				for (uint64_t fs = empty; fs; fs &= fs - 1) {
+					const int f = __builtin_ctzll(fs);
+					const uint64_t below_f = (fs & -fs) - 1;
+					const int kf = k.slot[f], jf = popc(neutral & below_f);
+					const uint64_t rocc1 =
+						k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf];
+					single[f] = base1 +
+						    (rocc1 * cm1 + k.N00[jf] + k.N10[jf]) * co * D;
+					fbelow[f] = popc(friendly & below_f);
+				}
+				kready = 1;
+			}
+			/* a child's orange pattern is the position's with a bit put in at
+			 * the new friendly stone's slot (set when orange moves); its rank
+			 * by bytes where it fits */
+			const int by_bytes = popc(friendly) < BP_SETRANK_BITS;
 			uint64_t comps[64];
 			w.nchildren = 0;
 			w.nfar = 0;
 			int pairs = !declined && friendly,
 			    nc = pairs ? components(c, own | neutral, comps) : 0;
 			/* singles, as chicken_apply: a decline, unless forced under
-			 * forced=free; the decline depends on whether any pair exists */
+			 * forced=free; the decline depends on whether any pair exists (the
+			 * index spells it under forced=free only) */
 			int any_pair = 0;
-			for (uint64_t fs = empty; pairs && fs && !any_pair; fs &= fs - 1)
+			for (uint64_t fs = empty; D == 3 && pairs && fs && !any_pair; fs &= fs - 1)
 				any_pair = neutral_cells(c, comps, nc, empty,
 							 __builtin_ctzll(fs)) != 0;
 			uint64_t cdecl = declined;
@@ -941,17 +1019,16 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t fs = empty; fs; fs &= fs - 1) {
 				const int f = __builtin_ctzll(fs);
 				const uint64_t below_f = (fs & -fs) - 1;
-				const int kf = k.slot[f], jf = popc(neutral & below_f);
-				const int jo = popc(orange & below_f);
-				const uint64_t ro =
-					k.O00[jo] + k.O1m[jo] +
-					(mover ? c->binom[popc(friendly & below_f)][jo + 1] : 0);
-				const uint64_t rocc1 = k.P[kf] + c->binom[f][kf + 1] + k.Q1[kf];
-				const uint64_t rn1 = k.N00[jf] + k.N10[jf];
-				children[w.nchildren++] =
-					base1 + ((rocc1 * cm1 + rn1) * co + ro) * D + cdecl;
+				const int fb = fbelow[f];
+				const uint64_t lowm = (1ull << fb) - 1;
+				const uint64_t cpat = (s.opat & lowm) | (s.opat & ~lowm) << 1 |
+						      (uint64_t)mover << fb;
+				const uint64_t ro = by_bytes ? bp_setrank_of(&c->crank, cpat)
+							     : bp_rank_subset(cpat);
+				children[w.nchildren++] = single[f] + ro * D + cdecl;
 				if (!pairs)
 					continue;
+				const int kf = k.slot[f], jf = popc(neutral & below_f);
 				/* pairs, as chicken_moves: the neutral outside the grown group
 				 * of the friendly stone */
 				for (uint64_t xs = neutral_cells(c, comps, nc, empty, f); xs;
@@ -977,54 +1054,6 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		}
 		w.children = children;
 		w.far = far;
-		if ((what & BP_WALK_IMAGES) && !((what & BP_WALK_IMAGES_UNMARKED) && mark)) {
-			const uint64_t base = c->off[t][s.m];
-			const uint64_t D = (uint64_t)c->decl_states, d = D == 3 ? declined : 0;
-			const int by_slot = images_asked && nfriendly <= CRANK_BITS;
-			uint64_t ipat[12] = { 0 };
-			if (by_slot && !islot_ready) {
-				for (int j = 0; j < nfriendly; j++) {
-					const int cell = __builtin_ctzll(fcell[j]);
-					for (int sy = 1; sy < nsym; sy++)
-						islot[j][sy] =
-							1ull
-							<< popc(ifr[sy] &
-								((1ull << c->cimg[sy][cell]) - 1));
-				}
-				islot_ready = 1;
-			}
-			if (by_slot)
-				for (uint64_t r = s.opat; r; r &= r - 1) {
-					const uint64_t *sl = islot[__builtin_ctzll(r)];
-					for (int sy = 1; sy < nsym; sy++)
-						ipat[sy] |= sl[sy];
-				}
-			for (int sy = 1; sy < nsym; sy++) {
-				uint64_t r;
-				if (by_slot)
-					r = base +
-					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     crank_of(c, ipat[sy])) *
-						    D +
-					    d;
-				else if (images_asked)
-					r = base +
-					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
-					     bp_rank_subset(extract_sparse(
-						     bp_perm64_apply(c->perm, sy, orange),
-						     ifr[sy]))) *
-						    D +
-					    d;
-				else
-					r = rank_planes(c, t, bp_perm64_apply(c->perm, sy, occ),
-							bp_perm64_apply(c->perm, sy, neutral),
-							bp_perm64_apply(c->perm, sy, orange),
-							declined);
-				if (r != idx)
-					images[w.nimages++] = r;
-			}
-			w.images = images;
-		}
 		if ((rc = visit(ctx, &w)))
 			break;
 	}
@@ -1128,7 +1157,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	for (int s = 0; s < b->nsym && s < 12; s++)
 		for (int cell = 0; cell < c->n; cell++)
 			c->cimg[s][cell] = (uint8_t)bp_board_sym(b, s, cell);
-	crank_fill(c);
+	bp_setrank_init(&c->crank);
 	if ((rc = bp_perm64_create(b, syms, b->nsym, &c->perm))) {
 		free(c);
 		return rc;

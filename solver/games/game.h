@@ -140,8 +140,10 @@ enum {
 	BP_WALK_CHILDREN = 1, /* fill children / nchildren */
 	BP_WALK_IMAGES = 2,   /* fill images / nimages */
 	/* Hints on the tier walk's `marked` bits; a walk may ignore them. */
-	BP_WALK_ONLY_MARKED = 4,    /* positions whose bit is clear may be left out */
-	BP_WALK_IMAGES_UNMARKED = 8 /* images may be left out (nimages 0) where it is set */
+	BP_WALK_ONLY_MARKED = 4,     /* positions whose bit is clear may be left out */
+	BP_WALK_IMAGES_UNMARKED = 8, /* images may be left out (nimages 0) where it is set */
+	/* positions whose bit and whose images' bits are all clear may be left out */
+	BP_WALK_ONLY_CLASS_MARKED = 16
 };
 
 struct bp_walk {
@@ -283,8 +285,11 @@ struct bp_game_ops {
 	 * unvisited, any position whose bit is clear (the engine passes the reached bits
 	 * when it would skip those positions anyway); with BP_WALK_IMAGES_UNMARKED it may
 	 * list no images of a position whose bit is set (the forward pass needs them only
-	 * to find whether a position is reached, which its own bit says already). Either
-	 * saves work where the walk can; ignoring them is just as correct.
+	 * to find whether a position is reached, which its own bit says already); with
+	 * BP_WALK_ONLY_CLASS_MARKED it may leave out, unvisited, any position whose bit
+	 * and whose images' bits are all clear (the forward pass, which marks only the
+	 * classes with a member marked). Each saves work where the walk can; ignoring
+	 * them is just as correct.
 	 * NULL: the solver canonicalizes and ranks each child itself. */
 	int (*tier_walk)(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			 unsigned what, const uint64_t *marked,

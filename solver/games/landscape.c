@@ -32,9 +32,11 @@
 #include "canon/count.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
+#include "solver/games/cellsets.h"
 #include "solver/games/chicken.h"
 #include "solver/games/loops.h"
 #include "solver/games/postext.h"
+#include "solver/games/setrank.h"
 
 struct landscape {
 	struct bp_loops L;
@@ -44,6 +46,12 @@ struct landscape {
 	int both_mover;
 	bp_perm64 *perm;
 	bp_perm64 *all; /* every symmetry of the board: finding a layout's class */
+	/* the tier walk's: its table of cell sets under perm (built by the first walk),
+	 * colex ranks by bytes, binomials, and each cell's image under perm's s */
+	uint16_t *sets;
+	struct bp_setrank crank;
+	uint64_t binom[66][66];
+	uint8_t cimg[12][64];
 	char layout_text[512];
 };
 
@@ -375,14 +383,26 @@ static uint64_t walk_rank(const struct landscape *ls, uint64_t occ, uint64_t ora
 	       bp_rank_subset(bp_bits_extract(orange, occ));
 }
 
-/* What the walk prepares once per occupied set: its cells, and per empty cell the
- * part of a child's index that depends on the occupied set only. */
+/* What the walk prepares once per occupied set: its cells, per empty cell the part of
+ * a child's index that depends on the occupied set only, and (when the first position
+ * of the set asks for images) per symmetry the part of an image's index that depends
+ * on it, and where each of its cells goes in the image's pattern.
+ *
+ * A child's orange pattern within its occupied set is the position's pattern b with
+ * the bits at and above the empty cell's slot sh moved up one, plus bit sh when orange
+ * moves. The colex rank of {q_0 < q_1 < ...} is sum_i C(q_i, i + 1), so the child's is
+ * a prefix sum over the q_i below sh, the added term C(sh, jo + 1) (jo of them below),
+ * and a suffix sum of C(q_i + 1, i + 1 + mover) above: two sums per position
+ * (lwalk_pos), O(1) per child. */
 struct lwalk_block {
 	uint64_t occ;
 	uint64_t cell[64]; /* cell[j]: the j-th lowest cell of occ */
 	int nempty;
-	uint64_t ecell[64], ebase[64];
+	uint64_t ebase[64];
 	int eshift[64]; /* cells of occ below the empty cell */
+	int images_ready;
+	uint64_t ibase[12];	/* per symmetry: the image's index less its orange part */
+	uint64_t islot[64][12]; /* [j][s]: the bit of cell j's image in the image's pattern */
 };
 
 static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_t cbase,
@@ -390,6 +410,7 @@ static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_
 {
 	const uint64_t free_ = ls->L.full & ~ls->layout, cco = bp_binom(t + 1, (t + 1) / 2);
 	B->occ = occ;
+	B->images_ready = 0;
 	int j = 0;
 	for (uint64_t m = occ; m; m &= m - 1)
 		B->cell[j++] = m & -m;
@@ -397,12 +418,42 @@ static void lwalk_setup(const struct landscape *ls, uint64_t occ, int t, uint64_
 	const uint64_t x = bp_bits_extract(occ, free_);
 	for (uint64_t e = free_ & ~occ; e; e &= e - 1) {
 		uint64_t v = e & -e;
-		B->ecell[B->nempty] = v;
 		B->eshift[B->nempty] = popc(occ & (v - 1));
 		B->ebase[B->nempty] =
 			cbase + bp_rank_subset(x | 1ull << popc(free_ & (v - 1))) * cco;
 		B->nempty++;
 	}
+}
+
+static void lwalk_images(const struct landscape *ls, int t, int nsym, uint64_t base,
+			 struct lwalk_block *B)
+{
+	const uint64_t free_ = ls->L.full & ~ls->layout, co = bp_binom(t, t / 2);
+	for (int s = 1; s < nsym; s++) {
+		const uint64_t sx = bp_perm64_apply(ls->perm, s, B->occ);
+		B->ibase[s] = base + bp_rank_subset(bp_bits_extract(sx, free_)) * co;
+		for (int j = 0; j < t; j++)
+			B->islot[j][s] =
+				1ull
+				<< popc(sx &
+					((1ull << ls->cimg[s][__builtin_ctzll(B->cell[j])]) - 1));
+	}
+	B->images_ready = 1;
+}
+
+/* The prefix and suffix sums of a position's orange pattern b (see lwalk_block). */
+static void lwalk_pos(const struct landscape *ls, uint64_t b, int mover, uint64_t *pre,
+		      uint64_t *suf)
+{
+	int q[33], o = 0;
+	for (uint64_t r = b; r; r &= r - 1)
+		q[o++] = __builtin_ctzll(r);
+	pre[0] = 0;
+	for (int i = 0; i < o; i++)
+		pre[i + 1] = pre[i] + ls->binom[q[i]][i + 1];
+	suf[o] = 0;
+	for (int i = o; i-- > 0;)
+		suf[i] = suf[i + 1] + ls->binom[q[i] + 1][i + 1 + mover];
 }
 
 static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
@@ -432,80 +483,119 @@ static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t 
 	const int t = (int)tier, mover = t & 1, last = !mover, nsym = g->nsym;
 	const uint64_t co = bp_binom(t, t / 2), free_ = ls->L.full & ~ls->layout;
 	const uint64_t neutral = ls->layout;
-	uint64_t children[64], images[16];
-	struct lwalk_block B;
+	const unsigned loop_mover = mover ? BP_CELLSETS_LOOP1 : BP_CELLSETS_LOOP0;
+	const unsigned loop_last = last ? BP_CELLSETS_LOOP1 : BP_CELLSETS_LOOP0;
+	/* the table of cell sets under the layout's symmetries: black stones first in
+	 * the canonical order, then orange (the neutral plane is fixed) */
+	const uint16_t *bt =
+		bp_cellsets_get(&((struct landscape *)ls)->sets, &ls->L, ls->perm, nsym);
+	const int by_slot = nsym <= 12 && t <= BP_SETRANK_BITS;
+	uint64_t children[64], images[16], pre[34], suf[34];
+	struct lwalk_block *B = malloc(sizeof *B);
+	if (!B)
+		return BP_ENOMEM;
 	/* the orange pattern b (bit j: the j-th cell of occ is orange) runs through the
-	 * t/2-subsets in colex order, which is numeric order: Gosper's step */
+	 * t/2-subsets in colex order, which is numeric order: Gosper's step; orange
+	 * follows b's changed bits */
 	uint64_t R = (lo - b0) / co, b = bp_unrank_subset(t / 2, (lo - b0) % co);
-	lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t, cbase, &B);
+	uint64_t orange = 0, last_b = 0;
+	lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t, cbase, B);
 	for (uint64_t idx = lo; idx < hi; idx++) {
 		if (idx > lo) {
 			if ((idx - b0) % co == 0) {
 				R++;
 				b = t / 2 ? (1ull << (t / 2)) - 1 : 0;
 				lwalk_setup(ls, bp_bits_deposit(bp_unrank_subset(t, R), free_), t,
-					    cbase, &B);
+					    cbase, B);
+				orange = last_b = 0;
 			} else {
 				uint64_t c = b & -b, r = b + c;
-				b = (((r ^ b) >> 2) / c) | r;
+				b = (((r ^ b) >> 2) >> __builtin_ctzll(b)) | r;
 			}
 		}
-		const uint64_t occ = B.occ;
-		uint64_t orange = 0;
-		for (uint64_t m = b; m; m &= m - 1)
-			orange |= B.cell[__builtin_ctzll(m)];
-		const uint64_t planes[3] = { occ & ~orange, orange, neutral };
+		for (uint64_t m = b ^ last_b; m; m &= m - 1)
+			orange ^= B->cell[__builtin_ctzll(m)];
+		last_b = b;
+		const uint64_t occ = B->occ;
+		const uint64_t planes[2] = { occ & ~orange, orange };
 		/* canonical: no symmetry gives a smaller image, in bp_perm64_canonical's
 		 * order (black, then orange; the instance's symmetries keep the neutral
 		 * plane), stopping at the first smaller one */
 		int canonical = 1;
-		for (int sy = 1; sy < nsym && canonical; sy++) {
-			uint64_t sb = bp_perm64_apply(ls->perm, sy, planes[0]);
-			canonical = sb > planes[0] ||
-				    (sb == planes[0] &&
-				     bp_perm64_apply(ls->perm, sy, planes[1]) >= planes[1]);
+		if (bt) {
+			const unsigned e = bt[planes[0]];
+			if (e & BP_CELLSETS_SMALLER)
+				continue;
+			for (unsigned f = e & BP_CELLSETS_FIXING; f && canonical; f &= f - 1)
+				canonical = bp_perm64_apply(ls->perm, __builtin_ctz(f), orange) >=
+					    orange;
+		} else {
+			for (int sy = 1; sy < nsym && canonical; sy++) {
+				uint64_t sb = bp_perm64_apply(ls->perm, sy, planes[0]);
+				canonical = sb > planes[0] ||
+					    (sb == planes[0] &&
+					     bp_perm64_apply(ls->perm, sy, orange) >= orange);
+			}
 		}
 		if (!canonical)
 			continue;
-		/* the player to move may not have a loop; the one who just moved may */
-		if (bp_loops_enclosed(&ls->L, mover, planes[mover] | neutral))
+		/* the player to move may not have a loop; the one who just moved may, and
+		 * then the position is reached when some stone of theirs, taken away,
+		 * leaves none */
+		const uint64_t gm = planes[mover] | neutral, gl = planes[last] | neutral;
+		if (bt ? (bt[gm] & loop_mover) != 0 : bp_loops_enclosed(&ls->L, mover, gm) != 0)
 			continue;
-		int over = bp_loops_enclosed(&ls->L, last, planes[last] | neutral) != 0;
+		int over =
+			bt ? (bt[gl] & loop_last) != 0 : bp_loops_enclosed(&ls->L, last, gl) != 0;
 		if (over) {
 			int reached = 0;
 			for (uint64_t m = planes[last]; m && !reached; m &= m - 1)
-				reached = !bp_loops_enclosed(&ls->L, last,
-							     (planes[last] & ~(m & -m)) | neutral);
+				reached = bt ? !(bt[gl & ~(m & -m)] & loop_last)
+					     : !bp_loops_enclosed(&ls->L, last, gl & ~(m & -m));
 			if (!reached)
 				continue;
 		}
 		struct bp_walk w = { .index = idx, .nchildren = -1 };
 		if (!over && occ != free_) {
-			w.nchildren = B.nempty;
-			if (what & BP_WALK_CHILDREN)
-				for (int e = 0; e < B.nempty; e++) {
-					int sh = B.eshift[e];
-					uint64_t lowm = (1ull << sh) - 1;
-					uint64_t pat = (b & lowm) | (b & ~lowm) << 1 |
-						       (uint64_t)mover << sh;
-					children[e] = B.ebase[e] + bp_rank_subset(pat);
+			w.nchildren = B->nempty;
+			if (what & BP_WALK_CHILDREN) {
+				lwalk_pos(ls, b, mover, pre, suf);
+				for (int e = 0; e < B->nempty; e++) {
+					const int sh = B->eshift[e];
+					const int jo = popc(b & ((1ull << sh) - 1));
+					children[e] = B->ebase[e] + pre[jo] + suf[jo] +
+						      (mover ? ls->binom[sh][jo + 1] : 0);
 				}
+			}
 			w.children = children;
 		}
 		if (what & BP_WALK_IMAGES) {
+			if (by_slot && !B->images_ready)
+				lwalk_images(ls, t, nsym, b0, B);
+			uint64_t ipat[12] = { 0 };
+			if (by_slot)
+				for (uint64_t r = b; r; r &= r - 1) {
+					const uint64_t *sl = B->islot[__builtin_ctzll(r)];
+					for (int s = 1; s < nsym; s++)
+						ipat[s] |= sl[s];
+				}
 			for (int s = 1; s < nsym; s++) {
-				uint64_t so = bp_perm64_apply(ls->perm, s, orange);
-				uint64_t sx = bp_perm64_apply(ls->perm, s, occ);
-				uint64_t r = walk_rank(ls, sx, so, t, b0);
+				uint64_t r;
+				if (by_slot)
+					r = B->ibase[s] + bp_setrank_of(&ls->crank, ipat[s]);
+				else
+					r = walk_rank(ls, bp_perm64_apply(ls->perm, s, occ),
+						      bp_perm64_apply(ls->perm, s, orange), t, b0);
 				if (r != idx)
 					images[w.nimages++] = r;
 			}
 			w.images = images;
 		}
 		if ((rc = visit(ctx, &w)))
-			return rc;
+			break;
 	}
-	return BP_OK;
+	free(B);
+	return rc;
 }
 
 /* ---- layouts ------------------------------------------------------------------- */
@@ -641,6 +731,7 @@ static void landscape_destroy(struct bp_game *g)
 	struct landscape *ls = g->impl;
 	bp_perm64_destroy(ls->perm);
 	bp_perm64_destroy(ls->all);
+	free(ls->sets);
 	free(ls);
 	g->impl = NULL;
 }
@@ -773,6 +864,13 @@ static int landscape_create(struct bp_game *g, struct bp_err *err)
 	ls->all = all;
 	if ((rc = bp_perm64_create(b, syms, nsyms, &ls->perm)))
 		goto fail;
+	for (int s = 0; s < nsyms && s < 12; s++)
+		for (int cell = 0; cell < ls->n; cell++)
+			ls->cimg[s][cell] = (uint8_t)bp_board_sym(b, syms[s], cell);
+	for (int i = 0; i < 66; i++)
+		for (int j = 0; j < 66; j++)
+			ls->binom[i][j] = i <= 64 ? bp_binom(i, j) : 0;
+	bp_setrank_init(&ls->crank);
 	g->impl = ls;
 	g->max_moves = ls->n > 0 ? ls->n : 1;
 	g->nsym = nsyms;

@@ -164,6 +164,9 @@ ParameterizedTestParameters(walk, agrees_with_the_rules)
 		{ "landscape:tri4,neutrals=2,layout=a1;a3", 0 },
 		{ "landscape:hex3,neutrals=6,layout=a1;a3;c1;c3;c5;e1", 0 },
 		{ "landscape:hex3,neutrals=6,layout=a2;b1;b4;c3;d1;d4", 0 },
+		/* over 20 cells: no table of cell sets, every symmetry compared */
+		{ "landscape:tri6,neutrals=2,layout=a1;a6", 5 },
+		{ "landscape:tri6,neutrals=0", 5 },
 		/* Chicken: pairs two tiers up, unreached valid positions visited, and
 		 * every reading of the keys that change moves or outcomes */
 		{ "chicken:hex2", 0 },
@@ -250,13 +253,16 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 						       check_visit, &s),
 				     BP_OK);
 		}
-		/* with `marked` (a fixed pseudo-random half of the indices): the walk may
-		 * leave out unmarked positions, no others, and lists the same; asked for
-		 * the images of unmarked positions only, it visits every position and may
-		 * leave out only the images of marked ones */
+		/* with `marked` (fixed pseudo-random bits: half of the indices in one run
+		 * of 256 in 16, one in 1024 elsewhere, so that walks that jump to the next
+		 * marked index make short and long jumps): the walk may leave out
+		 * unmarked positions, no others, and lists the same; asked for the images
+		 * of unmarked positions only, it visits every position and may leave out
+		 * only the images of marked ones */
 		uint64_t *marked = calloc(size / 64 + 1, sizeof *marked);
 		for (uint64_t i = 0; i < size; i++)
-			if ((i * 0x9e3779b97f4a7c15ull) >> 63)
+			if ((i / 256 % 16 ? (i * 0x9e3779b97f4a7c15ull) >> 54 == 0
+					  : (i * 0x9e3779b97f4a7c15ull) >> 63))
 				marked[i / 64] |= 1ull << (i % 64);
 		struct seen sm = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
 		for (uint64_t lo = 0, step = 3; lo < size; lo += step, step += 2) {
@@ -278,6 +284,41 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 						       marked, check_visit, &si),
 				     BP_OK);
 		}
+		/* as the forward pass asks: it may leave out the classes with no member
+		 * marked, no others */
+		struct seen sc = {
+			.g = g, .tier = t, .visited = calloc(size + 1, 1), .images_optional = marked
+		};
+		for (uint64_t lo = 0, step = 5; lo < size; lo += step, step += 4) {
+			uint64_t hi = lo + step < size ? lo + step : size;
+			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
+						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
+							       BP_WALK_IMAGES_UNMARKED |
+							       BP_WALK_ONLY_CLASS_MARKED,
+						       marked, check_visit, &sc),
+				     BP_OK);
+		}
+		for (uint64_t i = 0; i < size; i++) {
+			cr_assert(!sc.visited[i] || s.visited[i],
+				  "tier %u index %llu: visited asking for marked classes only", t,
+				  (unsigned long long)i);
+			if (!s.visited[i] || sc.visited[i])
+				continue;
+			struct bp_pos p, c;
+			cr_assert_eq(g->ops->unrank(g, t, i, &p), BP_OK);
+			for (int sym = 0; sym < g->nsym; sym++) {
+				uint64_t r;
+				g->ops->transform(g, &p, sym, &c);
+				if (g->ops->rank(g, &c, &r) != BP_OK)
+					continue;
+				cr_assert_not(
+					marked[r / 64] >> (r % 64) & 1,
+					"tier %u index %llu: left out, but its member %llu is "
+					"marked",
+					t, (unsigned long long)i, (unsigned long long)r);
+			}
+		}
+		free(sc.visited);
 		for (uint64_t i = 0; i < size; i++) {
 			int mark = (int)(marked[i / 64] >> (i % 64) & 1);
 			cr_assert(!sm.visited[i] || s.visited[i],
