@@ -287,6 +287,31 @@ static int hash_tier_streamed(struct verifier *v, uint32_t tier)
 	return rc;
 }
 
+/* The record of index cidx of tier ct: *have 0 when the tier is not readable (not
+ * stored, or unreadable: then *cr is 0). A sampling check reads it by itself from the
+ * store (its block cache), the whole check from the cache of whole tiers.
+ * @return BP_OK; an error that ends the check. */
+static int child_record(struct verifier *v, uint32_t ct, uint64_t cidx, uint16_t *cr, int *have)
+{
+	int rc = BP_OK;
+	*cr = 0;
+	*have = 0;
+	if (v->o.sample) {
+		if (!v->meta.tier_done[ct])
+			return BP_OK;
+		if ((rc = bp_table_get(v->t, ct, cidx, cr)))
+			return rc;
+		*have = 1;
+		return BP_OK;
+	}
+	const uint16_t *crec = tier_records(v, ct, &rc);
+	if (crec) {
+		*cr = crec[cidx];
+		*have = 1;
+	}
+	return rc;
+}
+
 /* Recomputes the value and remoteness of the position at idx, stored as r. */
 static int check_one(struct verifier *v, struct worker *w, uint64_t idx, uint16_t r)
 {
@@ -314,17 +339,16 @@ static int check_one(struct verifier *v, struct worker *w, uint64_t idx, uint16_
 			g->ops->apply(g, &c, w->mv[i]);
 			bp_game_canonical(g, &c, &canon);
 			uint32_t ct = g->ops->tier(g, &canon);
-			const uint16_t *crec = NULL;
+			uint16_t cr = 0;
+			int have = 0;
 			if (ct < g->ntiers && g->ops->rank(g, &canon, &cidx) == BP_OK &&
-			    cidx < v->meta.tier_size[ct])
-				crec = tier_records(v, ct, &rc);
-			if (rc)
+			    cidx < v->meta.tier_size[ct] &&
+			    (rc = child_record(v, ct, cidx, &cr, &have)))
 				return rc;
-			if (!crec && ct < g->ntiers && !v->meta.tier_done[ct]) {
+			if (!have && ct < g->ntiers && !v->meta.tier_done[ct]) {
 				w->unchecked++; /* unfinished: cannot be checked yet */
 				return BP_OK;
 			}
-			uint16_t cr = crec ? crec[cidx] : 0;
 			unsigned cv = bp_record_value(cr), crem = bp_record_remoteness(cr);
 			if (cv == BP_VALUE_NONE)
 				return inconsistent(
@@ -387,6 +411,70 @@ static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char
 	problem(v, "tier %u block %llu: %s", tier, (unsigned long long)block, why);
 }
 
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Tries at a random index of a tier before it is passed over as too sparse. */
+#define SAMPLE_TRIES 100000
+
+/* The sampling check (bp_verify_opts.sample): stored positions drawn at random, tiers
+ * in proportion to their stored positions, each re-derived from its children's
+ * records read one at a time. Problems are reported as found. */
+static int verify_sample(struct verifier *v, struct bp_verify_report *out)
+{
+	const struct bp_game *g = v->g;
+	uint64_t total = 0, state = v->o.seed;
+	for (uint32_t tr = 0; tr < g->ntiers; tr++) {
+		if (!v->meta.tier_done[tr]) {
+			out->missing_tiers++;
+			problem(v, "tier %u is not stored (unfinished solve)", tr);
+			continue;
+		}
+		for (int k = 1; k < 4; k++)
+			total += v->meta.tier_count[4 * tr + (unsigned)k];
+	}
+	struct worker *w = &v->w[0];
+	int rc = BP_OK;
+	for (uint64_t i = 0; i < v->o.sample && total && rc == BP_OK; i++) {
+		uint64_t pick = next_random(&state) % total;
+		uint32_t tier = 0;
+		for (;; tier++) {
+			uint64_t n = 0;
+			for (int k = 1; v->meta.tier_done[tier] && k < 4; k++)
+				n += v->meta.tier_count[4 * tier + (unsigned)k];
+			if (pick < n)
+				break;
+			pick -= n;
+		}
+		uint64_t idx = 0;
+		uint16_t r = 0;
+		for (int tries = 0; !r && tries < SAMPLE_TRIES && rc == BP_OK; tries++) {
+			idx = next_random(&state) % v->meta.tier_size[tier];
+			rc = bp_table_get(v->t, tier, idx, &r);
+		}
+		if (rc || !r)
+			continue; /* a tier too sparse to hit: the sample is smaller */
+		v->tier = tier;
+		uint64_t before = w->unchecked;
+		rc = check_one(v, w, idx, r);
+		out->positions_checked += w->unchecked == before;
+		for (size_t k = 0; k < w->found.len; k += strlen(w->found.s + k) + 1)
+			v->o.problem(v->o.ctx, w->found.s + k);
+		w->found.len = 0;
+		if (v->o.progress && (i + 1) % 1000 == 0)
+			v->o.progress(v->o.ctx, tier, g->ntiers, out->positions_checked);
+	}
+	free(w->found.s);
+	w->found = (struct msgs){ 0 };
+	out->inconsistencies += w->inconsistencies;
+	return rc ? rc : bp_game_status(g);
+}
+
 static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_verify_opts *opts,
 			struct bp_verify_report *out)
 {
@@ -407,6 +495,18 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 		return BP_EFORMAT;
 	if (bp_table_check_rules(t, BP_RULES_VERSION, NULL))
 		return BP_ERULES; /* re-deriving values under other rules proves nothing */
+	if (v.o.sample) {
+		if (!(v.w = calloc(1, sizeof *v.w)) || !(v.w[0].mv = bp_game_move_buffer(g))) {
+			rc = BP_ENOMEM;
+		} else {
+			v.threads = 1;
+			rc = verify_sample(&v, out);
+		}
+		if (v.w)
+			free(v.w[0].mv);
+		free(v.w);
+		return rc;
+	}
 	v.threads = v.o.threads > 0 ? v.o.threads : bp_parallel_cores();
 	v.budget = CACHE_BYTES;
 	uint64_t max_chunks = 0;
@@ -545,7 +645,7 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 	}
 	if ((rc = bp_sparse_view(g, ix, &view)))
 		return rc;
-	if (!(opts && opts->hash_only)) {
+	if (!(opts && (opts->hash_only || opts->sample))) {
 		struct bp_solve_opts eo = { .threads = opts ? opts->threads : 0 };
 		if ((rc = bp_sparse_enumerate(g, &eo, &fresh, NULL)))
 			goto out;
@@ -555,7 +655,8 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 	out->index_enumerated = fresh ? bp_sparse_positions(fresh) : 0;
 	/* an index names the positions of the records: it is part of the content */
 	uint64_t pair[2] = { out->content_hash, bp_sparse_hash(ix) };
-	out->content_hash = bp_hash64(pair, sizeof pair, 0x696e646578);
+	if (!(opts && opts->sample)) /* a sample has no content hash */
+		out->content_hash = bp_hash64(pair, sizeof pair, 0x696e646578);
 	if (!rc && mismatch) {
 		char buf[300];
 		snprintf(buf, sizeof buf,

@@ -40,7 +40,13 @@ struct bp_verify_opts {
 					 nothing (positions_checked stays 0), reading each tier a
 					 range at a time (memory bounded whatever the tier) */
 	uint64_t hash_range;	      /* hash_only: records read at a time; 0: 16 M */
-	void *ctx;		      /* passed to problem and progress */
+	/* > 0: re-derive only this many stored positions, drawn at random (by `seed`,
+	 * tiers in proportion to their positions), on one thread, reading each record it
+	 * needs by itself: for tables whose tiers do not fit in memory. No content hash
+	 * (0), no scan of every block, and positions_checked counts the sample. */
+	uint64_t sample;
+	uint64_t seed;
+	void *ctx; /* passed to problem and progress */
 };
 
 /* Verifies table t of game g with the options opts (NULL: every core, no callbacks).

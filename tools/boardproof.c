@@ -229,6 +229,7 @@ const struct bp_command bp_commands[] = {
 	{ "verify", "re-derive every stored value from its children", bp_cmd_verify,
 	  "usage: boardproof verify [GAME] [--db DIR] [--threads N] [--hash-only] [--progress]\n"
 	  "                         [--json]\n"
+	  "       boardproof verify GAME --sample N [--seed S] [--db DIR] [--json]\n"
 	  "       boardproof verify GAME --proofs [--db DIR] [--json]\n"
 	  "\n"
 	  "With --proofs: checks every proof that `prove --save-proof` saved for GAME, from\n"
@@ -248,12 +249,17 @@ const struct bp_command bp_commands[] = {
 	  "  --hash-only  only decode, checksum and hash the stored records (minutes less on\n"
 	  "               big tables): the content hash, to compare two tables, without\n"
 	  "               re-deriving any value; positions_checked stays 0\n"
+	  "  --sample N   re-derive only N stored positions drawn at random, tiers in\n"
+	  "               proportion to their positions, on one thread, reading each record\n"
+	  "               it needs by itself: for tables whose tiers do not fit in memory\n"
+	  "               (no content hash: null)\n"
+	  "  --seed S     the sample's seed (default 1)\n"
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "A GAME that stands for a family of instances checks every member's table.\n"
 	  "JSON: {\"ok\", \"positions_checked\", \"positions_hashed\", \"inconsistencies\",\n"
 	  "\"corrupt_blocks\", \"missing_tiers\", \"hash_only\", \"content_hash\", \"tables\":\n"
-	  "[...]}.\n" },
+	  "[...]}; with --sample also \"sample\" and \"seed\".\n" },
 	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
 	  "usage: boardproof prove GAME [--position P] [--moves M] [--memory SIZE]\n"
 	  "                        [--time-limit S] [--max-nodes N] [--threads N] [--openings]\n"

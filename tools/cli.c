@@ -6,6 +6,7 @@
 #include "solver/probe.h"
 #include "store/store.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -298,6 +299,19 @@ double bp_cli_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int bp_cli_parse_u64(const char *text, uint64_t *out)
+{
+	char *end;
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (*end || errno == ERANGE)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int bp_cli_parse_bytes(const char *text, uint64_t *out)

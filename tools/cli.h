@@ -119,6 +119,10 @@ int bp_cli_game_status(const char *cmd, const struct bp_game *g);
  * @return 0, or -1 when malformed. */
 int bp_cli_parse_bytes(const char *text, uint64_t *out);
 
+/* Parses a whole decimal number of 64 bits (no sign, nothing after it).
+ * @return 0 and *out; -1 for anything else (out of range included). */
+int bp_cli_parse_u64(const char *text, uint64_t *out);
+
 /* --threads: text (NULL: 0, one per core) must be a whole number from 1 to 1024;
  * otherwise prints the error for cmd. @return 0 or BP_EXIT_USAGE. */
 int bp_cli_threads(const char *cmd, const char *text, int *out);

@@ -60,18 +60,6 @@ static int take_flag(int *argc, char **argv, const char *flag)
 	return found;
 }
 
-static int parse_u64(const char *text, uint64_t *out)
-{
-	char *end;
-	if (!text || !*text || *text == '-')
-		return -1;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Prints the report, unless building it ran out of memory. @return the exit code. */
 static int print_out(const char *cmd, const struct bp_text *out, const struct bp_text *pos)
 {
@@ -180,7 +168,7 @@ int bp_cmd_prove(int argc, char **argv)
 			return BP_EXIT_USAGE;
 		}
 	}
-	if (a.opt[3] && (parse_u64(a.opt[3], &o.max_nodes) || o.max_nodes == 0)) {
+	if (a.opt[3] && (bp_cli_parse_u64(a.opt[3], &o.max_nodes) || o.max_nodes == 0)) {
 		bp_cli_error(cmd, "bad --max-nodes '%s' (a whole number, at least 1)", a.opt[3]);
 		return BP_EXIT_USAGE;
 	}

@@ -64,7 +64,7 @@ static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t chec
 int bp_cmd_verify(int argc, char **argv)
 {
 	const char *cmd = "verify";
-	static const char *const valued[] = { "db", "threads", NULL };
+	static const char *const valued[] = { "db", "threads", "sample", "seed", NULL };
 	struct bp_cli_args a;
 	bp_store *db = NULL;
 	struct specs specs = { 0 };
@@ -83,6 +83,23 @@ int bp_cmd_verify(int argc, char **argv)
 	int threads;
 	if ((rc = bp_cli_threads(cmd, a.opt[1], &threads)))
 		return rc;
+	uint64_t sample = 0, seed = 1;
+	if (a.opt[2] && (bp_cli_parse_u64(a.opt[2], &sample) || sample == 0)) {
+		bp_cli_error(cmd, "bad --sample '%s' (a whole number, at least 1)", a.opt[2]);
+		return BP_EXIT_USAGE;
+	}
+	if (a.opt[3] && bp_cli_parse_u64(a.opt[3], &seed)) {
+		bp_cli_error(cmd, "bad --seed '%s' (a whole number)", a.opt[3]);
+		return BP_EXIT_USAGE;
+	}
+	if (a.opt[3] && !sample) {
+		bp_cli_error(cmd, "--seed goes with --sample");
+		return BP_EXIT_USAGE;
+	}
+	if (sample && hash_only) {
+		bp_cli_error(cmd, "--sample and --hash-only exclude each other");
+		return BP_EXIT_USAGE;
+	}
 	if (a.npos == 1) {
 		struct bp_game *g;
 		struct bp_err err = { { 0 } };
@@ -135,7 +152,9 @@ int bp_cmd_verify(int argc, char **argv)
 					     .problem = on_problem,
 					     .progress = on_progress,
 					     .ctx = &vc,
-					     .hash_only = hash_only };
+					     .hash_only = hash_only,
+					     .sample = sample,
+					     .seed = seed };
 		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);
@@ -153,20 +172,23 @@ int bp_cmd_verify(int argc, char **argv)
 		total.corrupt_blocks += r.corrupt_blocks;
 		total.missing_tiers += r.missing_tiers;
 		total.content_hash ^= r.content_hash;
+		char hash[24] = "null"; /* a sample has no content hash */
+		if (!sample)
+			snprintf(hash, sizeof hash, "\"%016llx\"",
+				 (unsigned long long)r.content_hash);
 		if (a.json)
 			bp_text_printf(
 				&out,
 				"%s{\"instance\": \"%s\", \"ok\": %s, \"positions_checked\": %llu, "
 				"\"positions_hashed\": %llu, "
 				"\"inconsistencies\": %llu, \"corrupt_blocks\": %llu, "
-				"\"missing_tiers\": %llu, \"content_hash\": \"%016llx\"%s}",
+				"\"missing_tiers\": %llu, \"content_hash\": %s%s}",
 				i ? ", " : "", specs.v[i], ok ? "true" : "false",
 				(unsigned long long)r.positions_checked,
 				(unsigned long long)r.positions_hashed,
 				(unsigned long long)r.inconsistencies,
 				(unsigned long long)r.corrupt_blocks,
-				(unsigned long long)r.missing_tiers,
-				(unsigned long long)r.content_hash,
+				(unsigned long long)r.missing_tiers, hash,
 				r.index_enumerated ? ", \"index\": \"sparse\"" : "");
 		else {
 			bp_text_printf(&out, "%s: %s: ", specs.v[i], ok ? "ok" : "PROBLEMS");
@@ -174,17 +196,28 @@ int bp_cmd_verify(int argc, char **argv)
 				bp_text_printf(&out,
 					       "%llu positions hashed (values not re-derived), ",
 					       (unsigned long long)r.positions_hashed);
+			else if (sample)
+				bp_text_printf(
+					&out,
+					"%llu positions drawn at random (seed %llu) checked, "
+					"%llu inconsistencies, ",
+					(unsigned long long)r.positions_checked,
+					(unsigned long long)seed,
+					(unsigned long long)r.inconsistencies);
 			else
 				bp_text_printf(&out,
 					       "%llu positions checked, %llu inconsistencies, ",
 					       (unsigned long long)r.positions_checked,
 					       (unsigned long long)r.inconsistencies);
-			bp_text_printf(
-				&out,
-				"%llu corrupt blocks, %llu tiers missing; content hash %016llx\n",
-				(unsigned long long)r.corrupt_blocks,
-				(unsigned long long)r.missing_tiers,
-				(unsigned long long)r.content_hash);
+			bp_text_printf(&out, "%llu corrupt blocks, %llu tiers missing",
+				       (unsigned long long)r.corrupt_blocks,
+				       (unsigned long long)r.missing_tiers);
+			if (sample)
+				bp_text_printf(
+					&out, " (blocks read only where the sample needed them)\n");
+			else
+				bp_text_printf(&out, "; content hash %016llx\n",
+					       (unsigned long long)r.content_hash);
 			if (r.index_enumerated)
 				bp_text_printf(
 					&out,
@@ -198,13 +231,17 @@ int bp_cmd_verify(int argc, char **argv)
 			&out,
 			"], \"ok\": %s, \"positions_checked\": %llu, \"positions_hashed\": %llu, "
 			"\"inconsistencies\": %llu, \"corrupt_blocks\": %llu, \"missing_tiers\": "
-			"%llu, \"hash_only\": %s, \"content_hash\": ",
+			"%llu, \"hash_only\": %s, ",
 			any_problem ? "false" : "true", (unsigned long long)total.positions_checked,
 			(unsigned long long)total.positions_hashed,
 			(unsigned long long)total.inconsistencies,
 			(unsigned long long)total.corrupt_blocks,
 			(unsigned long long)total.missing_tiers, hash_only ? "true" : "false");
-		if (specs.n == 1)
+		if (sample)
+			bp_text_printf(&out, "\"sample\": %llu, \"seed\": %llu, ",
+				       (unsigned long long)sample, (unsigned long long)seed);
+		bp_text_printf(&out, "\"content_hash\": ");
+		if (specs.n == 1 && !sample)
 			bp_text_printf(&out, "\"%016llx\"}\n",
 				       (unsigned long long)total.content_hash);
 		else
