@@ -221,6 +221,17 @@ static void reach_next(const struct bp_game *g, uint32_t t, uint64_t size, uint8
 	}
 }
 
+/* Walks tier t (size indices) with flags and marked in uneven ranges: the first of
+ * `step` indices, each next one `grow` longer, every visit checked by check_visit. */
+static void walk_in_ranges(const struct bp_game *g, uint32_t t, uint64_t size, uint64_t step,
+			   uint64_t grow, unsigned flags, const uint64_t *marked, struct seen *s)
+{
+	for (uint64_t lo = 0; lo < size; lo += step, step += grow) {
+		uint64_t hi = lo + step < size ? lo + step : size;
+		cr_assert_eq(g->ops->tier_walk(g, t, lo, hi, flags, marked, check_visit, s), BP_OK);
+	}
+}
+
 ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 {
 	struct bp_game *g = open_game(wc->spec);
@@ -246,13 +257,7 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
 		struct seen s = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
 		/* uneven ranges: 1, 2, 3, ... indices */
-		for (uint64_t lo = 0, step = 1; lo < size; lo += step, step++) {
-			uint64_t hi = lo + step < size ? lo + step : size;
-			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES, NULL,
-						       check_visit, &s),
-				     BP_OK);
-		}
+		walk_in_ranges(g, t, size, 1, 1, BP_WALK_CHILDREN | BP_WALK_IMAGES, NULL, &s);
 		/* with `marked` (fixed pseudo-random bits: half of the indices in one run
 		 * of 256 in 16, one in 1024 elsewhere, so that walks that jump to the next
 		 * marked index make short and long jumps): the walk may leave out
@@ -265,39 +270,24 @@ ParameterizedTest(struct walk_case *wc, walk, agrees_with_the_rules)
 					  : (i * 0x9e3779b97f4a7c15ull) >> 63))
 				marked[i / 64] |= 1ull << (i % 64);
 		struct seen sm = { .g = g, .tier = t, .visited = calloc(size + 1, 1) };
-		for (uint64_t lo = 0, step = 3; lo < size; lo += step, step += 2) {
-			uint64_t hi = lo + step < size ? lo + step : size;
-			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
-							       BP_WALK_ONLY_MARKED,
-						       marked, check_visit, &sm),
-				     BP_OK);
-		}
+		walk_in_ranges(g, t, size, 3, 2,
+			       BP_WALK_CHILDREN | BP_WALK_IMAGES | BP_WALK_ONLY_MARKED, marked,
+			       &sm);
 		struct seen si = {
 			.g = g, .tier = t, .visited = calloc(size + 1, 1), .images_optional = marked
 		};
-		for (uint64_t lo = 0, step = 2; lo < size; lo += step, step += 3) {
-			uint64_t hi = lo + step < size ? lo + step : size;
-			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
-							       BP_WALK_IMAGES_UNMARKED,
-						       marked, check_visit, &si),
-				     BP_OK);
-		}
+		walk_in_ranges(g, t, size, 2, 3,
+			       BP_WALK_CHILDREN | BP_WALK_IMAGES | BP_WALK_IMAGES_UNMARKED, marked,
+			       &si);
 		/* as the forward pass asks: it may leave out the classes with no member
 		 * marked, no others */
 		struct seen sc = {
 			.g = g, .tier = t, .visited = calloc(size + 1, 1), .images_optional = marked
 		};
-		for (uint64_t lo = 0, step = 5; lo < size; lo += step, step += 4) {
-			uint64_t hi = lo + step < size ? lo + step : size;
-			cr_assert_eq(g->ops->tier_walk(g, t, lo, hi,
-						       BP_WALK_CHILDREN | BP_WALK_IMAGES |
-							       BP_WALK_IMAGES_UNMARKED |
-							       BP_WALK_ONLY_CLASS_MARKED,
-						       marked, check_visit, &sc),
-				     BP_OK);
-		}
+		walk_in_ranges(g, t, size, 5, 4,
+			       BP_WALK_CHILDREN | BP_WALK_IMAGES | BP_WALK_IMAGES_UNMARKED |
+				       BP_WALK_ONLY_CLASS_MARKED,
+			       marked, &sc);
 		for (uint64_t i = 0; i < size; i++) {
 			cr_assert(!sc.visited[i] || s.visited[i],
 				  "tier %u index %llu: visited asking for marked classes only", t,

@@ -51,25 +51,32 @@ static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t chec
 	run->progress[run->nprogress++][1] = checked;
 }
 
-static void verify_run(const char *dir, const struct bp_game *g, int threads, struct run *run)
+/* Verifies the table of g in dir with the options o (its callbacks set here). */
+static void verify_opts_run(const char *dir, const struct bp_game *g, struct bp_verify_opts o,
+			    struct run *run)
 {
 	bp_store *db;
 	bp_table *t;
 	memset(run, 0, sizeof *run);
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
-	struct bp_verify_opts o = {
-		.threads = threads, .problem = on_problem, .progress = on_progress, .ctx = run
-	};
+	o.problem = on_problem;
+	o.progress = on_progress;
+	o.ctx = run;
 	cr_assert_eq(bp_verify(g, t, &o, &run->r), BP_OK);
 	bp_table_close(t);
 	bp_store_close(db);
-	cr_expect_eq(run->overlaps, 0, "%d threads: problem callbacks overlapped", threads);
+	cr_expect_eq(run->overlaps, 0, "%d threads: problem callbacks overlapped", o.threads);
 	cr_expect_eq(run->nproblems,
 		     run->r.inconsistencies + run->r.corrupt_blocks + run->r.missing_tiers,
-		     "%d threads: %zu problems reported, %llu counted", threads, run->nproblems,
+		     "%d threads: %zu problems reported, %llu counted", o.threads, run->nproblems,
 		     (unsigned long long)(run->r.inconsistencies + run->r.corrupt_blocks +
 					  run->r.missing_tiers));
+}
+
+static void verify_run(const char *dir, const struct bp_game *g, int threads, struct run *run)
+{
+	verify_opts_run(dir, g, (struct bp_verify_opts){ .threads = threads }, run);
 }
 
 static void free_run(struct run *run)
@@ -180,26 +187,18 @@ Test(verify, hash_only_by_ranges_same_hash)
 		solve_into(dir, g, (struct bp_solve_opts){ .threads = 1, .block_records = 512 });
 		uint64_t records, want = plain_hash(dir, g, &records);
 		for (uint64_t range = 0; range <= 1000; range += 1000) {
-			bp_store *db;
-			bp_table *t;
-			struct run run = { 0 };
-			cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
-			cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL),
-				     BP_OK);
-			struct bp_verify_opts o = { .threads = 2,
-						    .hash_only = 1,
-						    .hash_range = range,
-						    .progress = on_progress,
-						    .ctx = &run };
-			cr_assert_eq(bp_verify(g, t, &o, &run.r), BP_OK);
-			bp_table_close(t);
-			bp_store_close(db);
+			struct run run;
+			verify_opts_run(dir, g,
+					(struct bp_verify_opts){
+						.threads = 2, .hash_only = 1, .hash_range = range },
+					&run);
 			cr_expect_eq(run.r.content_hash, want, "%s, range %llu", specs[k],
 				     (unsigned long long)range);
 			cr_expect_eq(run.r.positions_hashed, records, "%s", specs[k]);
 			cr_expect_eq(run.r.positions_checked, 0);
 			cr_expect_eq(run.nprogress, g->ntiers);
 			cr_expect_eq(run.progress[run.nprogress - 1][1], records);
+			free_run(&run);
 		}
 		remove_db(dir);
 		bp_game_destroy(g);
@@ -307,18 +306,7 @@ Test(verify, scrambled_tier_same_problems_in_same_order)
 static void sample_run(const char *dir, const struct bp_game *g, uint64_t sample, uint64_t seed,
 		       struct run *run)
 {
-	bp_store *db;
-	bp_table *t;
-	memset(run, 0, sizeof *run);
-	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
-	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
-	struct bp_verify_opts o = {
-		.sample = sample, .seed = seed, .problem = on_problem, .ctx = run
-	};
-	cr_assert_eq(bp_verify(g, t, &o, &run->r), BP_OK);
-	bp_table_close(t);
-	bp_store_close(db);
-	cr_expect_eq(run->nproblems, run->r.inconsistencies + run->r.missing_tiers);
+	verify_opts_run(dir, g, (struct bp_verify_opts){ .sample = sample, .seed = seed }, run);
 }
 
 /* The sampling check (--sample): on a clean table every drawn position checks out,
