@@ -10,7 +10,7 @@ set -eu
 bp=${1:-build/tools/boardproof}
 old=${2:-}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 run() { # label binary spec-and-options...
 	local lab=$1 bin=$2
 	shift 2

@@ -20,7 +20,7 @@ ranks=("$@")
 ((${#ranks[@]})) || ranks=(1 2 4)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 echo "$game, solver $solver: $(nproc) cores"
 printf '| solver | ranks | threads/rank | seconds | positions/s | peak memory per rank | sent (busiest rank) | received (busiest rank) | load avg before | content hash |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|\n'

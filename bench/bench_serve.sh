@@ -11,7 +11,7 @@ set -eu
 bin=$1 client=$2 spec=${3:-taifas:4x4} n=${4:-2000} conns=${5:-4} secs=${6:-30}
 tmp=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }' EXIT
 "$bin" solve "$spec" --db "$tmp/db" >/dev/null
 "$bin" serve --db "$tmp/db" --port 0 --json >"$tmp/serve.json" &
 pid=$!

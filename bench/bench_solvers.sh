@@ -9,7 +9,7 @@ set -eu
 bin=$1 spec=$2
 shift 2
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 TIMEFORMAT='%U %S'
 for solver in walk tiers; do
 	{ time "$bin" solve "$spec" --db "$tmp/$solver" --solver "$solver" --json "$@" \

@@ -36,7 +36,7 @@ flips=${5:-5}
 seed=${6:-20261124}
 bits=${7:-1}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
 positions=("" "xo1/1x1/3/3 o last=x")
 case $spec in taifas:3x3*) positions=("" "xo1/1x1/3 o last=x") ;; esac

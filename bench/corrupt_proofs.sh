@@ -35,7 +35,7 @@ flips=${4:-5}
 seed=${5:-20261124}
 bits=${6:-1}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
 spec=taifas:3x3
 deep="xo1/1x1/3 o last=x"

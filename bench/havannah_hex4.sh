@@ -21,7 +21,7 @@ WHICH=${4:-6}
 # on the 5-stone position (here it had not finished after 150 CPU-s that way)
 MORAT_MB=${MORAT_MB:-8000}
 DB=$(mktemp -d /tmp/bench_hav4_XXXXXX)
-trap 'rm -rf "$DB"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$DB"; }' EXIT
 
 for k in $WHICH; do
 	case $k in

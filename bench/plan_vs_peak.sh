@@ -25,7 +25,7 @@ if [ $# -eq 0 ]; then
 		havannah:hex2:tiers
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 TIMEFORMAT='%U %S'
 printf '%-44s %-6s %13s %13s %6s %10s %8s %10s\n' instance engine estimate peak ratio \
 	positions cpu_s pos/cpu_s

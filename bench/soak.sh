@@ -17,7 +17,7 @@ kills=${2:-1000}
 seed=${3:-20261124}
 check=${4:-10}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
 names=(walk tiers chicken)
 specs=(taifas:3x4 taifas:3x4 chicken:tri4)

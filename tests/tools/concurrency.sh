@@ -15,6 +15,8 @@ readers=${3:-2}
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
+	local bp_self _; read -r bp_self _ </proc/self/stat # the process itself, not $BASHPID: a child
+	[ "$bp_self" = "$$" ] || return 0 # killed before its exec runs the trap too
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$tmp"

@@ -27,6 +27,8 @@ export LC_ALL=C
 unset BOARDPROOF_DB
 tmp=$(mktemp -d)
 cleanup() {
+	local bp_self _; read -r bp_self _ </proc/self/stat # the process itself, not $BASHPID: a child
+	[ "$bp_self" = "$$" ] || return 0 # killed before its exec runs the trap too
 	chmod -R u+rwx "$tmp" 2>/dev/null
 	rm -rf "$tmp"
 }

@@ -7,6 +7,8 @@
 tmp=$(mktemp -d)
 mnt=""
 cleanup() {
+	local bp_self _; read -r bp_self _ </proc/self/stat # the process itself, not $BASHPID: a child
+	[ "$bp_self" = "$$" ] || return 0 # killed before its exec runs the trap too
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
 	rm -rf "$tmp"
 }

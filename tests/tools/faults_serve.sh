@@ -101,7 +101,7 @@ stop() {
 	pid=""
 }
 cleanup_serve() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; }
-trap 'cleanup_serve; cleanup' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { cleanup_serve; cleanup; }' EXIT
 # ask I: request I; its body and then its status (three digits) in $tmp/ans.I, in one
 # process (the loop sends thousands); curl's failure (no answer within 10 s,
 # connection refused) is status 000, with curl's exit in $curl_rc

@@ -21,7 +21,7 @@ export HOME=/nonexistent/golden-home
 unset BOARDPROOF_DB XDG_DATA_HOME
 pass=0 fail=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 for args in "$dir"/*.args; do
 	name=$(basename "$args" .args)
 	line=$(cat "$args")

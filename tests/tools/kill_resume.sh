@@ -12,7 +12,7 @@ spec=${2:-taifas:3x4}
 seed=${3:-20261121}
 shift $(($# < 3 ? $# : 3))
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
 hash_of() { "$bin" verify "$spec" --db "$1" --json | sed -n 's/.*"content_hash": "\([0-9a-f]*\)"}$/\1/p'; }
 

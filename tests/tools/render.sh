@@ -16,7 +16,7 @@ if ! command -v python3 >/dev/null; then
 fi
 export LC_ALL=C
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 fail=0
 # name | spec | moves | colours (hex) that must be painted
 cases=(

@@ -12,7 +12,7 @@ set -u
 bin=$1
 spec=${2:-chicken:tri5}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
 
 # run_until DB PATTERN ARGS...: a solve stopped by SIGINT once its progress shows
