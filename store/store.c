@@ -97,7 +97,7 @@ static const char bp_meta_key[4] = { 'm', 'e', 't', 'a' };
 struct bp_store {
 	MDB_env *env;
 	int readonly;
-	int ntables;	     /* open bp_table handles */
+	int ntables;	     /* open bp_table handles: atomic (threads open tables at once) */
 	int fd;		     /* data.mdb, LMDB's descriptor */
 	uint64_t file_bytes; /* data.mdb's length when last looked at (atomic) */
 	char *data_path;     /* DIR/data.mdb, for messages */
@@ -902,7 +902,7 @@ void bp_store_close(bp_store *s)
 {
 	if (!s)
 		return;
-	assert(s->ntables == 0);
+	assert(__atomic_load_n(&s->ntables, __ATOMIC_ACQUIRE) == 0);
 	mdb_env_close(s->env);
 	free(s->data_path);
 	free(s);
@@ -981,7 +981,7 @@ int bp_store_drop_table(bp_store *s, const char *spec, struct bp_err *err)
 	int rc;
 	if (!s || !spec || !*spec || spec[0] == '.')
 		return bp_err_set(err, BP_EINVAL, "bad table name '%s'", spec ? spec : "");
-	if (s->readonly || s->ntables)
+	if (s->readonly || __atomic_load_n(&s->ntables, __ATOMIC_ACQUIRE))
 		return bp_err_set(err, BP_EINVAL, "table %s: cannot drop it %s", spec,
 				  s->readonly ? "from a read-only store" : "while tables are open");
 	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)))
@@ -1203,7 +1203,7 @@ void bp_table_close(bp_table *t)
 	for (int i = 0; i < BP_CACHE_SLOTS; i++)
 		free(t->cache[i].records);
 	bp_meta_free(&t->meta);
-	t->s->ntables--;
+	__atomic_fetch_sub(&t->s->ntables, 1, __ATOMIC_ACQ_REL);
 	free(t);
 }
 
@@ -1228,7 +1228,7 @@ int bp_table_open(bp_store *s, const char *spec, const struct bp_table_info *inf
 	t->s = s;
 	t->lockfd = -1;
 	t->threads = 1;
-	s->ntables++;
+	__atomic_fetch_add(&s->ntables, 1, __ATOMIC_ACQ_REL);
 	t->seed = bp_hash64(spec, strlen(spec), 0);
 	t->level = info ? info->compression_level : 0;
 	if (bp_codec_create(&t->codec) != BP_OK) {
@@ -2052,7 +2052,7 @@ int bp_store_readonly(const bp_store *s)
 
 void bp_store_handles(bp_store *s, int delta)
 {
-	s->ntables += delta;
+	__atomic_fetch_add(&s->ntables, delta, __ATOMIC_ACQ_REL);
 }
 
 /* MDB_BAD_TXN from a read means an earlier call of the transaction met a damaged page
