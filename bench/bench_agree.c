@@ -17,19 +17,12 @@
 #include <string.h>
 
 #include "canon/error.h"
+#include "canon/random.h"
 #include "canon/text.h"
 #include "solver/dfpn.h"
 #include "solver/games/game.h"
 #include "solver/probe.h"
 #include "store/store.h"
-
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 static int number(const char *s, unsigned long long *out)
 {
@@ -74,12 +67,12 @@ int main(int argc, char **argv)
 	for (unsigned long long k = 0; k < games && rc == BP_OK; k++) {
 		struct bp_pos p;
 		g->ops->start(g, &p);
-		unsigned long long stop = lo + next_random(&st) % (hi - lo + 1), turns = 0;
+		unsigned long long stop = lo + bp_splitmix64(&st) % (hi - lo + 1), turns = 0;
 		for (; turns < stop; turns++) {
 			int n = g->ops->moves(g, &p, mv);
 			if (n <= 0)
 				break;
-			g->ops->apply(g, &p, mv[next_random(&st) % (uint64_t)n]);
+			g->ops->apply(g, &p, mv[bp_splitmix64(&st) % (uint64_t)n]);
 			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
 				break;
 		}

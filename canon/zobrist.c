@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "canon/error.h"
+#include "canon/random.h"
 
 #define MAX_PLANES 4
 
@@ -14,18 +15,10 @@ struct bp_zobrist {
 	uint64_t *t;
 };
 
-static uint64_t splitmix(uint64_t *st)
-{
-	uint64_t x = (*st += 0x9e3779b97f4a7c15ull);
-	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
-	return x ^ x >> 31;
-}
-
 static inline uint64_t mix_extra(uint64_t x)
 {
 	uint64_t st = x ^ 0x6a09e667f3bcc909ull;
-	return splitmix(&st);
+	return bp_splitmix64(&st);
 }
 
 int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
@@ -47,7 +40,7 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
 	uint64_t zw[MAX_PLANES][64], st = 0x243f6a8885a308d3ull;
 	for (int i = 0; i < nplanes; i++)
 		for (int c = 0; c < 64; c++)
-			zw[i][c] = splitmix(&st);
+			zw[i][c] = bp_splitmix64(&st);
 	for (int c = 0; c < b->ncells; c++)
 		for (int i = 0; i < nplanes; i++)
 			for (int s = 0; s < z->nsym; s++)

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/random.h"
+
 const char *const bp_claim_names[] = { "no-draw",      "soft-finite", "first-player",	 "pie",
 				       "fewer-groups", "board-fills", "corner-openings", NULL };
 
@@ -847,15 +849,6 @@ static int check_fewer_groups(const struct bp_game *g, const struct bp_oracle *o
 	return BP_OK;
 }
 
-/* splitmix64: a fixed, seeded sequence for the random games */
-static uint64_t next_random(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static int check_board_fills(const struct bp_game *g, const struct bp_oracle *o, struct walk *w,
 			     const struct bp_claims_opts *opts, struct bp_claim *c)
 {
@@ -941,7 +934,7 @@ static int check_board_fills(const struct bp_game *g, const struct bp_oracle *o,
 		g->ops->start(g, &p);
 		for (int t = 0; t < 100000 && !g->ops->outcome(g, &p); t++) {
 			int n = g->ops->moves(g, &p, mv);
-			struct bp_move m = mv[next_random(&rng) % (uint64_t)n];
+			struct bp_move m = mv[bp_splitmix64(&rng) % (uint64_t)n];
 			if (!first_full.len) {
 				if (line.len)
 					bp_text_printf(&line, " ");

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/random.h"
 #include "solver/parallel.h"
 #include "solver/sparse.h"
 #include "store/codec.h"
@@ -411,12 +412,11 @@ static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char
 	problem(v, "tier %u block %llu: %s", tier, (unsigned long long)block, why);
 }
 
-static uint64_t next_random(uint64_t *state)
+/* The positions stored in a tier: its records with a value, 0 while not done. */
+static uint64_t stored_in(const struct verifier *v, uint32_t tier)
 {
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	const uint64_t *c = v->meta.tier_count + 4 * (uint64_t)tier;
+	return v->meta.tier_done[tier] ? c[BP_VALUE_WIN] + c[BP_VALUE_LOSS] + c[BP_VALUE_DRAW] : 0;
 }
 
 /* Tries at a random index of a tier before it is passed over as too sparse. */
@@ -435,26 +435,19 @@ static int verify_sample(struct verifier *v, struct bp_verify_report *out)
 			problem(v, "tier %u is not stored (unfinished solve)", tr);
 			continue;
 		}
-		for (int k = 1; k < 4; k++)
-			total += v->meta.tier_count[4 * tr + (unsigned)k];
+		total += stored_in(v, tr);
 	}
 	struct worker *w = &v->w[0];
 	int rc = BP_OK;
 	for (uint64_t i = 0; i < v->o.sample && total && rc == BP_OK; i++) {
-		uint64_t pick = next_random(&state) % total;
+		uint64_t pick = bp_splitmix64(&state) % total;
 		uint32_t tier = 0;
-		for (;; tier++) {
-			uint64_t n = 0;
-			for (int k = 1; v->meta.tier_done[tier] && k < 4; k++)
-				n += v->meta.tier_count[4 * tier + (unsigned)k];
-			if (pick < n)
-				break;
-			pick -= n;
-		}
+		for (; pick >= stored_in(v, tier); tier++)
+			pick -= stored_in(v, tier);
 		uint64_t idx = 0;
 		uint16_t r = 0;
 		for (int tries = 0; !r && tries < SAMPLE_TRIES && rc == BP_OK; tries++) {
-			idx = next_random(&state) % v->meta.tier_size[tier];
+			idx = bp_splitmix64(&state) % v->meta.tier_size[tier];
 			rc = bp_table_get(v->t, tier, idx, &r);
 		}
 		if (rc || !r)
