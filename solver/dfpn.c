@@ -159,7 +159,8 @@ struct bp_dfpn {
 	int fast;
 	/* per call */
 	double t0;
-	_Atomic int stop; /* 1 time, 2 nodes, 3 done (another thread finished) */
+	_Atomic int stop; /* 1 time, 2 nodes, 3 done (another thread finished), 4 error,
+			     5 cancelled */
 	_Atomic uint64_t nodes;
 	atomic_uint_fast64_t used;
 	pthread_mutex_t progress_lock;
@@ -369,8 +370,10 @@ static inline uint64_t priority(const struct tt_entry *e)
 	return e->pn == 0 || e->dn == 0 ? w + ((uint64_t)1 << 31) : w;
 }
 
-static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t flags,
-		   uint64_t work)
+/* Stores an entry; @return the work it now holds (the subtree's expansions over every
+ * search of it that the table remembers, saturating), 0 when a final value kept it. */
+static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t flags,
+		       uint64_t work)
 {
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1;
@@ -387,7 +390,7 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 		/* a final value stays: open numbers for it can only come from a thread that
 		 * left the node before it saw the value another thread stored */
 		unlock(d, key, sv);
-		return;
+		return 0;
 	}
 	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
 		work += v->meta & WORK_MAX;
@@ -407,8 +410,11 @@ static void tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint32_t 
 	st(&v->check, check);
 	st(&v->pn, pn);
 	st(&v->dn, dn);
-	st(&v->meta, (uint32_t)(work > WORK_MAX ? WORK_MAX : work) | flags);
+	if (work > WORK_MAX)
+		work = WORK_MAX;
+	st(&v->meta, (uint32_t)work | flags);
 	unlock(d, key, sv);
+	return work;
 }
 
 /* ---- the search ---- */
@@ -637,6 +643,8 @@ static void check_limits(struct search *s)
 	double t = now();
 	if (d->o.time_limit > 0 && t - d->t0 >= d->o.time_limit && !d->stop)
 		d->stop = 1;
+	if (d->o.cancel && !d->stop && d->o.cancel(d->o.ctx))
+		d->stop = 5;
 	if (d->o.progress && t >= d->next_progress) {
 		pthread_mutex_lock(&d->progress_lock);
 		if (t >= d->next_progress) {
@@ -837,8 +845,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			dep = INDEP;
 	}
 	uint64_t work = s->nodes - start;
+	/* a subtree is proven in the last of the calls that searched it, which alone may
+	 * be small: its size for the record is the work the table holds for it */
 	if (dep == INDEP)
-		tt_put(d, f->key, pn, dn, strict ? STRICT_BIT : 0, work);
+		work = tt_put(d, f->key, pn, dn, strict ? STRICT_BIT : 0, work);
 	else
 		tt_put(d, path_key(f->ph), pn, dn, DEP_BIT | (strict ? STRICT_BIT : 0),
 		       (uint64_t)dep);
@@ -1166,7 +1176,7 @@ int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out
 	}
 done:
 	out->seconds = now() - d->t0;
-	out->stopped = d->stop == 1 ? 1 : d->stop == 2 ? 2 : 0;
+	out->stopped = d->stop == 1 ? 1 : d->stop == 2 ? 2 : d->stop == 5 ? 3 : 0;
 	out->tt_entries = d->nbuckets * 4;
 	out->tt_used = d->used;
 	out->tt_bytes = d->nbuckets * sizeof(struct tt_bucket);

@@ -68,7 +68,10 @@ struct bp_dfpn_opts {
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
 	void (*progress)(void *ctx, const struct bp_dfpn_progress *p); /* may be NULL; ~1/s */
-	void *ctx;	/* for known, record and progress */
+	/* may be NULL; polled with the limits (every 1024 expansions of a thread):
+	 * nonzero stops the search as a limit does (result stopped 3) */
+	int (*cancel)(void *ctx);
+	void *ctx;	/* for known, record, progress and cancel */
 	int keep_table; /* keep the table in the handle after the call (proofs) */
 	/* 1: key the table by canonical forms even where the game has sym_hash (for
 	 * comparisons and tests); 0: class keys where the game has them */
@@ -88,7 +91,7 @@ struct bp_dfpn_result {
 	uint64_t tt_entries, tt_used;
 	uint64_t tt_bytes;
 	double seconds;
-	int stopped;	/* 1 time limit, 2 node limit, 0 neither */
+	int stopped;	/* 1 time limit, 2 node limit, 3 cancelled, 0 none */
 	int class_keys; /* 1: the table was keyed by the game's sym_hash, 0: by canonical forms */
 };
 

@@ -275,7 +275,9 @@ const struct bp_command bp_commands[] = {
 	  "to the database every 10 s and at the end, so that `query` answers them and a\n"
 	  "later prove starts from them. Positions that repeat count as draws on the search\n"
 	  "path, and no result that rests on the path is reused elsewhere. Remoteness is\n"
-	  "not computed.\n"
+	  "not computed. Ctrl-C stops the search as a limit does: the values proven so\n"
+	  "far are written, the report is printed, and the exit status is 130 (a second\n"
+	  "Ctrl-C ends at once, losing the work since the last checkpoint).\n"
 	  "\n"
 	  "Options:\n"
 	  "  --position P   the position to prove (default: the start)\n"
@@ -298,11 +300,11 @@ const struct bp_command bp_commands[] = {
 	  "JSON: {\"instance\", \"position\", \"value\" (win, loss, draw or unknown),\n"
 	  "\"remoteness\": null, \"proof_size\", \"root_pn\", \"root_dn\", \"search\", "
 	  "\"searches\",\n"
-	  "\"stopped\", \"nodes\", \"evaluated\", \"seconds\", \"nodes_per_second\",\n"
-	  "\"tt_hit_rate\", \"tt_entries\", \"tt_used\", \"threads\", \"peak_memory_bytes\",\n"
-	  "\"proof_saved\"}; with --openings {\"openings\": [{\"move\", \"value\", "
-	  "\"proof_size\",\n"
-	  "\"nodes\"}], ...}.\n" },
+	  "\"stopped\" (time-limit, max-nodes, interrupt or null), \"nodes\", \"evaluated\",\n"
+	  "\"seconds\", \"nodes_per_second\", \"tt_hit_rate\", \"tt_entries\", \"tt_used\",\n"
+	  "\"threads\", \"peak_memory_bytes\", \"proof_saved\"}; with --openings\n"
+	  "{\"openings\": [{\"move\", \"value\", \"proof_size\", \"nodes\"}], \"stopped\", "
+	  "...}.\n" },
 	{ "list", "the solved instances in the database", bp_cmd_list,
 	  "usage: boardproof list [--db DIR] [--json]\n"
 	  "\n"

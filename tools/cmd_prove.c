@@ -3,6 +3,7 @@
  * (solver/dfpn.h), with solved tables and earlier proofs of the database as an
  * endgame oracle (solver/dfpn_db.h) and, with --save-proof, a checkable proof tree
  * (solver/proof.h). */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -14,6 +15,29 @@
 #include "solver/proof.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+
+/* Ctrl-C: the handler sets a flag that the search polls (bp_dfpn_opts.cancel) and
+ * gives SIGINT back its default, so a second Ctrl-C ends the process at once. The
+ * search stops as at a limit, its proven values are written out as at any end, and
+ * the command reports the root's numbers and exits 130. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int cancel(void *ctx)
+{
+	(void)ctx;
+	return interrupted;
+}
+
+static const char *stopped_by(int stopped)
+{
+	return stopped == 1 ? "time limit" : stopped == 2 ? "node limit" : "interrupt";
+}
 
 static void progress(void *ctx, const struct bp_dfpn_progress *p)
 {
@@ -130,6 +154,8 @@ int bp_cmd_prove(int argc, char **argv)
 	struct bp_cli_args a;
 	struct prove_state st = { 0 };
 	struct bp_text out = { 0 }, pos = { 0 };
+	struct sigaction old_sa;
+	int caught = 0, cut = 0; /* cut: the interrupt stopped a search */
 	int openings = take_flag(&argc, argv, "--openings");
 	st.save_proof = take_flag(&argc, argv, "--save-proof");
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
@@ -177,6 +203,7 @@ int bp_cmd_prove(int argc, char **argv)
 		return rc;
 	if (a.progress || isatty(2))
 		o.progress = progress;
+	o.cancel = cancel;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &st.g)))
 		return rc;
 	struct bp_pos p;
@@ -217,6 +244,9 @@ int bp_cmd_prove(int argc, char **argv)
 		goto out;
 	}
 	bp_cli_position_text(st.g, &p, &pos);
+	struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND };
+	sigemptyset(&sa.sa_mask);
+	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
 	struct bp_dfpn_result r;
 	uint64_t proof_size = 0;
 	if (openings) {
@@ -237,7 +267,8 @@ int bp_cmd_prove(int argc, char **argv)
 		} else
 			bp_text_printf(&out, "%s: %s\nopenings (values for the mover):\n",
 				       st.g->spec, bp_text_str(&pos));
-		for (int i = 0; i < n && !rc; i++) {
+		int i;
+		for (i = 0; i < n && !rc && !interrupted; i++) {
 			struct bp_pos c = p;
 			struct bp_text m = { 0 };
 			st.g->ops->move_format(st.g, &p, mv[i], &m);
@@ -255,6 +286,7 @@ int bp_cmd_prove(int argc, char **argv)
 				rc = prove_one(cmd, &st, &c, &r, &proof_size, st.save_proof);
 				v = r.value;
 			}
+			cut |= r.stopped == 3;
 			tot.nodes += r.nodes;
 			tot.seconds += r.seconds;
 			enum bp_value mover = bp_value_flip(v);
@@ -283,22 +315,25 @@ int bp_cmd_prove(int argc, char **argv)
 		free(mv);
 		if (rc)
 			goto out;
+		cut |= interrupted && i < n; /* the interrupt came between two openings */
 		if (a.json)
-			bp_text_printf(
-				&out,
-				"], \"nodes\": %llu, \"seconds\": %.3f, \"nodes_per_second\": "
-				"%.0f, \"peak_memory_bytes\": %llu}\n",
-				(unsigned long long)tot.nodes, tot.seconds,
-				tot.seconds > 0 ? (double)tot.nodes / tot.seconds : 0,
-				(unsigned long long)peak_rss());
+			bp_text_printf(&out,
+				       "], \"stopped\": %s, \"nodes\": %llu, \"seconds\": %.3f, "
+				       "\"nodes_per_second\": %.0f, \"peak_memory_bytes\": %llu}\n",
+				       cut ? "\"interrupt\"" : "null",
+				       (unsigned long long)tot.nodes, tot.seconds,
+				       tot.seconds > 0 ? (double)tot.nodes / tot.seconds : 0,
+				       (unsigned long long)peak_rss());
 		else
-			bp_text_printf(&out, "nodes: %llu in %.2f s\n",
-				       (unsigned long long)tot.nodes, tot.seconds);
+			bp_text_printf(&out, "nodes: %llu in %.2f s%s\n",
+				       (unsigned long long)tot.nodes, tot.seconds,
+				       cut ? " (stopped by the interrupt)" : "");
 		rc = print_out(cmd, &out, &pos);
 		goto out;
 	}
 	if ((rc = prove_one(cmd, &st, &p, &r, &proof_size, st.save_proof)))
 		goto out;
+	cut = r.stopped == 3;
 	double nps = r.seconds > 0 ? (double)r.nodes / r.seconds : 0;
 	double hit = r.tt_probes ? (double)r.tt_hits / (double)r.tt_probes : 0;
 	int known = r.value != BP_VALUE_NONE;
@@ -326,6 +361,7 @@ int bp_cmd_prove(int argc, char **argv)
 			       r.search ? "not-lose" : "win", r.searches,
 			       r.stopped == 1	? "\"time-limit\""
 			       : r.stopped == 2 ? "\"max-nodes\""
+			       : r.stopped == 3 ? "\"interrupt\""
 						: "null",
 			       (unsigned long long)r.nodes, (unsigned long long)r.evaluated,
 			       r.seconds, nps, hit, (unsigned long long)r.tt_entries,
@@ -343,8 +379,7 @@ int bp_cmd_prove(int argc, char **argv)
 				&out,
 				"value:   unknown (stopped by the %s; %s search: root pn %u, "
 				"dn %u)\n",
-				r.stopped == 1 ? "time limit" : "node limit",
-				r.search ? "not-lose" : "win", r.pn, r.dn);
+				stopped_by(r.stopped), r.search ? "not-lose" : "win", r.pn, r.dn);
 		bp_text_printf(&out,
 			       "search:  %llu nodes in %.2f s, %.0f nodes per second, %d "
 			       "search%s, %d thread%s\n",
@@ -358,6 +393,15 @@ int bp_cmd_prove(int argc, char **argv)
 	}
 	rc = print_out(cmd, &out, &pos);
 out:
+	if (cut && !rc) {
+		bp_cli_error(cmd,
+			     "interrupted; the values proven so far are stored in %s: run the same "
+			     "command again to go on from them",
+			     bp_cli_db_path(a.opt[5]));
+		rc = BP_EXIT_INTERRUPTED;
+	}
+	if (caught)
+		sigaction(SIGINT, &old_sa, NULL);
 	bp_dfpn_destroy(st.d);
 	bp_dfpn_db_close(st.db);
 	bp_text_free(&out);
