@@ -94,13 +94,20 @@
 #include "solver/dfpn.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "store/codec.h" /* bp_hash64 */
 
 #define INF BP_DFPN_INF
 #define GOAL_WIN 0
@@ -1227,4 +1234,172 @@ int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, u
 {
 	uint32_t meta;
 	return tt_get(d, node_key(class_hash(d, p, NULL, NULL), goal, or_node), pn, dn, &meta);
+}
+
+/* ---- the table kept on disk ----
+ *
+ * File: a header, then the buckets, then the filter, each as they are in memory (this
+ * machine's byte order: the header's magic tells another order apart).
+ *
+ *     magic "BPDFPNT1", the header's own size, the rules version, the hash of the game's
+ *     spec, the bucket and filter sizes, the entries in use, the key mode (class keys
+ *     or canonical forms), the goals run, four probe keys, the checksums of the
+ *     buckets and of the filter, and last the header's checksum.
+ *
+ * The probe keys are the table keys of the game's start position for both goals and
+ * node types, as the writer computed them: a build whose keys differ (another hash
+ * scheme, other Zobrist numbers) computes others, and its entries would be another
+ * table's, so such a file is refused. Entries keyed by a search path (see "Cycles")
+ * hash the path from the root: from another root they are never found again. */
+
+struct kept_header {
+	char magic[8];
+	uint32_t size, rules;
+	uint64_t spec;
+	uint64_t nbuckets, seen_bits, used;
+	uint32_t fast, cyclic;
+	uint32_t ran[2];
+	uint64_t probe[4];
+	uint64_t sum_tt, sum_seen;
+	uint64_t sum_header; /* of every byte before it */
+};
+
+#define KEPT_MAGIC "BPDFPNT1"
+#define KEPT_SEED 0x6b657074ull /* "kept" */
+
+static void kept_probe(const bp_dfpn *d, uint64_t probe[4])
+{
+	struct bp_pos p;
+	d->g->ops->start(d->g, &p);
+	uint64_t h = class_hash(d, &p, NULL, NULL);
+	for (int i = 0; i < 4; i++)
+		probe[i] = node_key(h, i >> 1, i & 1);
+}
+
+static void kept_header_of(const bp_dfpn *d, struct kept_header *h)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->magic, KEPT_MAGIC, 8);
+	h->size = sizeof *h;
+	h->rules = BP_RULES_VERSION;
+	h->spec = bp_hash64(d->g->spec, strlen(d->g->spec), KEPT_SEED);
+	h->nbuckets = d->nbuckets;
+	h->seen_bits = d->seen_mask + 1;
+	h->used = d->used;
+	h->fast = (uint32_t)d->fast;
+	h->cyclic = (uint32_t)d->cyclic;
+	h->ran[0] = (uint32_t)d->ran[0];
+	h->ran[1] = (uint32_t)d->ran[1];
+	kept_probe(d, h->probe);
+}
+
+/* Writes or reads n bytes in pieces (a single call moves at most about 2 GiB). */
+static int io_all(int fd, void *buf, uint64_t n, int writing)
+{
+	char *b = buf;
+	while (n) {
+		size_t k = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+		ssize_t r = writing ? write(fd, b, k) : read(fd, b, k);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		b += r;
+		n -= (uint64_t)r;
+	}
+	return 0;
+}
+
+int bp_dfpn_keep(const bp_dfpn *d, const char *path, struct bp_err *err)
+{
+	struct kept_header h;
+	kept_header_of(d, &h);
+	uint64_t ttb = d->nbuckets * sizeof(struct tt_bucket), sb = (d->seen_mask + 1) / 8;
+	h.sum_tt = bp_hash64(d->tt, ttb, KEPT_SEED);
+	h.sum_seen = bp_hash64((const void *)d->seen, sb, KEPT_SEED);
+	h.sum_header = bp_hash64(&h, offsetof(struct kept_header, sum_header), KEPT_SEED);
+	char tmp[4200];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		return bp_err_set(err, BP_EINVAL, "the path %s is too long", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return bp_err_set(err, BP_EIO, "creating %s: %s", tmp, strerror(errno));
+	int rc = io_all(fd, &h, sizeof h, 1);
+	if (!rc)
+		rc = io_all(fd, d->tt, ttb, 1);
+	if (!rc)
+		rc = io_all(fd, (void *)d->seen, sb, 1);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	/* the file replaces the one kept before only once it is whole on disk */
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return bp_err_set(err, BP_EIO, "writing %s: %s", path, strerror(-rc));
+	}
+	return BP_OK;
+}
+
+int bp_dfpn_resume(bp_dfpn *d, const char *path, struct bp_err *err)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno == ENOENT
+			       ? BP_ENOTFOUND
+			       : bp_err_set(err, BP_EIO, "opening %s: %s", path, strerror(errno));
+	struct kept_header h, want;
+	kept_header_of(d, &want);
+	uint64_t ttb = d->nbuckets * sizeof(struct tt_bucket), sb = (d->seen_mask + 1) / 8;
+	int rc = io_all(fd, &h, sizeof h, 0);
+	if (rc) {
+		close(fd);
+		return bp_err_set(err, BP_ECORRUPT, "%s: no table header (%s)", path,
+				  strerror(-rc));
+	}
+	const char *bad = NULL;
+	if (memcmp(h.magic, KEPT_MAGIC, 8) || h.size != sizeof h)
+		bad = "not a kept table of this build";
+	else if (h.sum_header != bp_hash64(&h, offsetof(struct kept_header, sum_header), KEPT_SEED))
+		bad = "its header is damaged";
+	else if (h.rules != want.rules)
+		bad = "it is of another rules version";
+	else if (h.spec != want.spec)
+		bad = "it is of another game";
+	else if (h.fast != want.fast || h.cyclic != want.cyclic ||
+		 memcmp(h.probe, want.probe, sizeof h.probe))
+		bad = "its keys are not this build's";
+	if (bad) {
+		close(fd);
+		return bp_err_set(err, BP_ECORRUPT, "%s: %s", path, bad);
+	}
+	if (h.nbuckets != want.nbuckets || h.seen_bits != want.seen_bits) {
+		close(fd);
+		return bp_err_set(err, BP_ERANGE,
+				  "%s is a table of %llu bytes: prove with --memory %llu to go on "
+				  "from it",
+				  path, (unsigned long long)(h.nbuckets * sizeof(struct tt_bucket)),
+				  (unsigned long long)(h.nbuckets * sizeof(struct tt_bucket)));
+	}
+	rc = io_all(fd, d->tt, ttb, 0);
+	if (!rc)
+		rc = io_all(fd, (void *)d->seen, sb, 0);
+	close(fd);
+	if (!rc && (bp_hash64(d->tt, ttb, KEPT_SEED) != h.sum_tt ||
+		    bp_hash64((const void *)d->seen, sb, KEPT_SEED) != h.sum_seen))
+		rc = -EBADMSG;
+	if (rc) {
+		/* nothing half-read stays in the table */
+		memset(d->tt, 0, ttb);
+		memset((void *)d->seen, 0, sb);
+		return bp_err_set(err, BP_ECORRUPT, "%s: %s", path,
+				  rc == -EBADMSG ? "its entries are damaged (checksum)"
+						 : strerror(-rc));
+	}
+	d->used = h.used;
+	d->ran[0] = (int)h.ran[0];
+	d->ran[1] = (int)h.ran[1];
+	return BP_OK;
 }

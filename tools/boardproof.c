@@ -263,8 +263,8 @@ const struct bp_command bp_commands[] = {
 	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
 	  "usage: boardproof prove GAME [--position P] [--moves M] [--memory SIZE]\n"
 	  "                        [--time-limit S] [--max-nodes N] [--threads N] [--openings]\n"
-	  "                        [--save-proof] [--db DIR] [--checkpoint S] [--progress]\n"
-	  "                        [--json]\n"
+	  "                        [--save-proof] [--db DIR] [--keep-table] [--checkpoint S]\n"
+	  "                        [--progress] [--json]\n"
 	  "\n"
 	  "Proves the value of P (default: the start; then the moves M) for its player to\n"
 	  "move by depth-first proof-number search (df-pn with the 1+epsilon threshold)\n"
@@ -294,6 +294,10 @@ const struct bp_command bp_commands[] = {
 	  "  --save-proof   store the proof tree in the database (check it with verify GAME\n"
 	  "                 --proofs)\n"
 	  "  --db DIR       the database (default $BOARDPROOF_DB, else data/db)\n"
+	  "  --keep-table   when the search stops undecided (a limit, Ctrl-C), write its\n"
+	  "                 table to DIR/dfpn-HASH.table (as large as --memory), and go on\n"
+	  "                 from such a file of the same game and --memory; it is removed\n"
+	  "                 once the value is decided\n"
 	  "  --checkpoint S write proven values every S seconds (default 10; 0: at once)\n"
 	  "  --progress     the root's numbers on stderr every second (default when stderr\n"
 	  "                 is a terminal)\n" COMMON_OPTIONS "\n"
@@ -302,9 +306,10 @@ const struct bp_command bp_commands[] = {
 	  "\"searches\",\n"
 	  "\"stopped\" (time-limit, max-nodes, interrupt or null), \"nodes\", \"evaluated\",\n"
 	  "\"seconds\", \"nodes_per_second\", \"tt_hit_rate\", \"tt_entries\", \"tt_used\",\n"
-	  "\"threads\", \"peak_memory_bytes\", \"proof_saved\"}; with --openings\n"
-	  "{\"openings\": [{\"move\", \"value\", \"proof_size\", \"nodes\"}], \"stopped\", "
-	  "...}.\n" },
+	  "\"threads\", \"peak_memory_bytes\", \"proof_saved\", \"table_resumed\", "
+	  "\"table_kept\"};\n"
+	  "with --openings {\"openings\": [{\"move\", \"value\", \"proof_size\", \"nodes\"}],\n"
+	  "\"stopped\", ...}.\n" },
 	{ "list", "the solved instances in the database", bp_cmd_list,
 	  "usage: boardproof list [--db DIR] [--json]\n"
 	  "\n"

@@ -3,6 +3,7 @@
  * (solver/dfpn.h), with solved tables and earlier proofs of the database as an
  * endgame oracle (solver/dfpn_db.h) and, with --save-proof, a checkable proof tree
  * (solver/proof.h). */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "solver/dfpn.h"
 #include "solver/dfpn_db.h"
 #include "solver/proof.h"
+#include "store/codec.h" /* bp_hash64, for the kept table's name */
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -95,6 +97,28 @@ static int print_out(const char *cmd, const struct bp_text *out, const struct bp
 	return 0;
 }
 
+/* --keep-table: an undecided search's table is written for a later run; once every
+ * search is decided, a table kept before is removed (its disk space is the table's
+ * memory). @return 0 or the exit code. */
+static int keep_or_drop(const char *cmd, const bp_dfpn *d, const char *kept, int unknown)
+{
+	struct bp_err err = { { 0 } };
+	if (!unknown) {
+		if (unlink(kept) && errno != ENOENT) {
+			bp_cli_error(cmd, "removing the kept table %s: %s", kept, strerror(errno));
+			return BP_EXIT_IO;
+		}
+		return 0;
+	}
+	fprintf(stderr, "prove: writing the table to %s\n", kept);
+	int rc = bp_dfpn_keep(d, kept, &err);
+	if (rc) {
+		bp_cli_error(cmd, "keeping the table: %s", err.msg);
+		return BP_EXIT_IO;
+	}
+	return 0;
+}
+
 struct prove_state {
 	struct bp_game *g;
 	bp_dfpn *d;
@@ -158,6 +182,7 @@ int bp_cmd_prove(int argc, char **argv)
 	int caught = 0, cut = 0; /* cut: the interrupt stopped a search */
 	int openings = take_flag(&argc, argv, "--openings");
 	st.save_proof = take_flag(&argc, argv, "--save-proof");
+	int keep = take_flag(&argc, argv, "--keep-table");
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
@@ -244,6 +269,28 @@ int bp_cmd_prove(int argc, char **argv)
 		goto out;
 	}
 	bp_cli_position_text(st.g, &p, &pos);
+	char kept[4200];
+	int resumed = 0, unknown = 0; /* unknown: some search ended undecided */
+	if (keep) {
+		if (snprintf(kept, sizeof kept, "%s/dfpn-%016llx.table", path,
+			     (unsigned long long)bp_hash64(st.g->spec, strlen(st.g->spec), 0)) >=
+		    (int)sizeof kept) {
+			bp_cli_error(cmd, "the database path %s is too long", path);
+			rc = BP_EXIT_USAGE;
+			goto out;
+		}
+		drc = bp_dfpn_resume(st.d, kept, &err);
+		if (drc && drc != BP_ENOTFOUND) {
+			bp_cli_error(cmd, "the kept table: %s", err.msg);
+			rc = drc == BP_ERANGE ? BP_EXIT_USAGE
+			     : drc == BP_EIO  ? BP_EXIT_IO
+					      : BP_EXIT_DB;
+			goto out;
+		}
+		resumed = drc == BP_OK;
+		if (resumed)
+			fprintf(stderr, "prove: going on from the table kept in %s\n", kept);
+	}
 	struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND };
 	sigemptyset(&sa.sa_mask);
 	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
@@ -287,6 +334,7 @@ int bp_cmd_prove(int argc, char **argv)
 				v = r.value;
 			}
 			cut |= r.stopped == 3;
+			unknown |= v == BP_VALUE_NONE;
 			tot.nodes += r.nodes;
 			tot.seconds += r.seconds;
 			enum bp_value mover = bp_value_flip(v);
@@ -316,14 +364,19 @@ int bp_cmd_prove(int argc, char **argv)
 		if (rc)
 			goto out;
 		cut |= interrupted && i < n; /* the interrupt came between two openings */
+		unknown |= i < n;
+		if (keep && (rc = keep_or_drop(cmd, st.d, kept, unknown)))
+			goto out;
 		if (a.json)
 			bp_text_printf(&out,
 				       "], \"stopped\": %s, \"nodes\": %llu, \"seconds\": %.3f, "
-				       "\"nodes_per_second\": %.0f, \"peak_memory_bytes\": %llu}\n",
+				       "\"nodes_per_second\": %.0f, \"peak_memory_bytes\": %llu, "
+				       "\"table_resumed\": %s, \"table_kept\": %s}\n",
 				       cut ? "\"interrupt\"" : "null",
 				       (unsigned long long)tot.nodes, tot.seconds,
 				       tot.seconds > 0 ? (double)tot.nodes / tot.seconds : 0,
-				       (unsigned long long)peak_rss());
+				       (unsigned long long)peak_rss(), resumed ? "true" : "false",
+				       keep && unknown ? "true" : "false");
 		else
 			bp_text_printf(&out, "nodes: %llu in %.2f s%s\n",
 				       (unsigned long long)tot.nodes, tot.seconds,
@@ -334,6 +387,9 @@ int bp_cmd_prove(int argc, char **argv)
 	if ((rc = prove_one(cmd, &st, &p, &r, &proof_size, st.save_proof)))
 		goto out;
 	cut = r.stopped == 3;
+	unknown = r.value == BP_VALUE_NONE;
+	if (keep && (rc = keep_or_drop(cmd, st.d, kept, unknown)))
+		goto out;
 	double nps = r.seconds > 0 ? (double)r.nodes / r.seconds : 0;
 	double hit = r.tt_probes ? (double)r.tt_hits / (double)r.tt_probes : 0;
 	int known = r.value != BP_VALUE_NONE;
@@ -357,7 +413,8 @@ int bp_cmd_prove(int argc, char **argv)
 			       "\"nodes\": %llu, \"evaluated\": %llu, \"seconds\": %.3f, "
 			       "\"nodes_per_second\": %.0f, \"tt_hit_rate\": %.4f, "
 			       "\"tt_entries\": %llu, \"tt_used\": %llu, \"threads\": %d, "
-			       "\"peak_memory_bytes\": %llu, \"proof_saved\": %s}\n",
+			       "\"peak_memory_bytes\": %llu, \"proof_saved\": %s, "
+			       "\"table_resumed\": %s, \"table_kept\": %s}\n",
 			       r.search ? "not-lose" : "win", r.searches,
 			       r.stopped == 1	? "\"time-limit\""
 			       : r.stopped == 2 ? "\"max-nodes\""
@@ -367,7 +424,8 @@ int bp_cmd_prove(int argc, char **argv)
 			       r.seconds, nps, hit, (unsigned long long)r.tt_entries,
 			       (unsigned long long)r.tt_used, o.threads,
 			       (unsigned long long)peak_rss(),
-			       st.save_proof && known && st.db ? "true" : "false");
+			       st.save_proof && known && st.db ? "true" : "false",
+			       resumed ? "true" : "false", keep && unknown ? "true" : "false");
 	} else {
 		bp_text_printf(&out, "%s: %s\n", st.g->spec, bp_text_str(&pos));
 		if (known)
