@@ -184,6 +184,12 @@ struct bp_dfpn {
 	/* goals searched on this handle: the other goal's final entries settle children
 	 * (see cross()) */
 	_Atomic int ran[2];
+	/* keeping the table while searching (bp_dfpn_opts.keep): when it is due, the
+	 * first thread to see it waits for the others to park between two expansions,
+	 * writes, and wakes them; all under progress_lock */
+	pthread_cond_t park_cond;
+	int active, parked, parking; /* threads searching, parked; a write waiting */
+	double next_keep;
 };
 
 struct search {
@@ -638,6 +644,29 @@ static int refresh(struct search *s, struct frame *f, uint8_t *strict)
 	return 0;
 }
 
+/* A thread at a point between two expansions: writes the table when it is due (once
+ * the other searching threads have parked), or parks while another writes it. */
+static void park(bp_dfpn *d, double t)
+{
+	pthread_mutex_lock(&d->progress_lock);
+	if (!d->parking && t >= d->next_keep) {
+		d->parking = 1;
+		while (d->parked < d->active - 1)
+			pthread_cond_wait(&d->park_cond, &d->progress_lock);
+		d->o.keep(d->o.keep_ctx, d);
+		d->next_keep = now() + d->o.keep_interval;
+		d->parking = 0;
+		pthread_cond_broadcast(&d->park_cond);
+	} else if (d->parking) {
+		d->parked++;
+		pthread_cond_broadcast(&d->park_cond);
+		while (d->parking)
+			pthread_cond_wait(&d->park_cond, &d->progress_lock);
+		d->parked--;
+	}
+	pthread_mutex_unlock(&d->progress_lock);
+}
+
 static void check_limits(struct search *s)
 {
 	bp_dfpn *d = s->d;
@@ -652,6 +681,8 @@ static void check_limits(struct search *s)
 		d->stop = 1;
 	if (d->o.cancel && !d->stop && d->o.cancel(d->o.ctx))
 		d->stop = 5;
+	if (d->o.keep && (t >= d->next_keep || d->parking))
+		park(d, t);
 	if (d->o.progress && t >= d->next_progress) {
 		pthread_mutex_lock(&d->progress_lock);
 		if (t >= d->next_progress) {
@@ -905,9 +936,27 @@ static enum bp_value portfolio_value(const bp_dfpn *d)
 	return BP_VALUE_NONE;
 }
 
+static void search_root(struct run *r);
+
+/* A search thread: counted as active while it searches, so that a table write waits
+ * for it to park and never for a thread that has finished. */
 static void *run_search(void *arg)
 {
 	struct run *r = arg;
+	bp_dfpn *d = r->d;
+	pthread_mutex_lock(&d->progress_lock);
+	d->active++;
+	pthread_mutex_unlock(&d->progress_lock);
+	search_root(r);
+	pthread_mutex_lock(&d->progress_lock);
+	d->active--;
+	pthread_cond_broadcast(&d->park_cond);
+	pthread_mutex_unlock(&d->progress_lock);
+	return NULL;
+}
+
+static void search_root(struct run *r)
+{
 	struct search *s = &r->s;
 	bp_dfpn *d = r->d;
 	memset(s, 0, sizeof *s);
@@ -916,7 +965,7 @@ static void *run_search(void *arg)
 	s->root_or = r->root_or;
 	s->root_pn = s->root_dn = 1;
 	if ((s->err = grow_path(s, 0)))
-		return NULL;
+		return;
 	struct frame *f = &s->path[0];
 	f->pos = r->root;
 	uint64_t h = class_hash(d, &f->pos, f->sh, &f->canon);
@@ -942,7 +991,6 @@ static void *run_search(void *arg)
 		d->stop = 3;
 	atomic_fetch_add(&d->nodes, s->pending);
 	s->pending = 0;
-	return NULL;
 }
 
 static void free_search(struct search *s)
@@ -1138,6 +1186,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		}
 	}
 	pthread_mutex_init(&d->progress_lock, NULL);
+	pthread_cond_init(&d->park_cond, NULL);
+	d->next_keep = 1e300;
 	*out = d;
 	return BP_OK;
 }
@@ -1147,6 +1197,7 @@ void bp_dfpn_destroy(bp_dfpn *d)
 	if (!d)
 		return;
 	pthread_mutex_destroy(&d->progress_lock);
+	pthread_cond_destroy(&d->park_cond);
 	free(d->busy);
 	free(d->seen);
 	free(d->tt);
@@ -1161,6 +1212,7 @@ int bp_dfpn_prove(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_result *out
 		return bp_err_set(err, BP_EINVAL, "the position is over: nothing to prove");
 	d->t0 = now();
 	d->next_progress = d->t0 + 1.0;
+	d->next_keep = d->o.keep_interval > 0 ? d->t0 + d->o.keep_interval : 1e300;
 	d->nodes = 0;
 	int strict = 0, rc;
 	if (d->o.threads > 1 && !d->shared) {
@@ -1224,6 +1276,7 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 		return pn == 0;
 	if (!may_search)
 		return BP_ENOTFOUND;
+	d->next_keep = 1e300; /* a proof's searches are not kept */
 	d->t0 = now();
 	d->nodes = 0;
 	return search_goal(d, p, goal, or_node, NULL, NULL);

@@ -22,6 +22,8 @@
 
 #include "solver/games/game.h"
 
+typedef struct bp_dfpn bp_dfpn;
+
 /* Proof and disproof numbers: 0 proven, BP_DFPN_INF disproven (for the other one). */
 #define BP_DFPN_INF UINT32_MAX
 
@@ -71,7 +73,13 @@ struct bp_dfpn_opts {
 	/* may be NULL; polled with the limits (every 1024 expansions of a thread):
 	 * nonzero stops the search as a limit does (result stopped 3) */
 	int (*cancel)(void *ctx);
-	void *ctx;	/* for known, record, progress and cancel */
+	void *ctx; /* for known, record, progress and cancel */
+	/* may be NULL; called every keep_interval seconds of bp_dfpn_prove (> 0) with
+	 * every search thread parked between two expansions, so that the table is whole:
+	 * for bp_dfpn_keep, so that a killed search loses at most the work since */
+	void (*keep)(void *keep_ctx, const bp_dfpn *d);
+	void *keep_ctx;
+	double keep_interval;
 	int keep_table; /* keep the table in the handle after the call (proofs) */
 	/* 1: key the table by canonical forms even where the game has sym_hash (for
 	 * comparisons and tests); 0: class keys where the game has them */
@@ -94,8 +102,6 @@ struct bp_dfpn_result {
 	int stopped;	/* 1 time limit, 2 node limit, 3 cancelled, 0 none */
 	int class_keys; /* 1: the table was keyed by the game's sym_hash, 0: by canonical forms */
 };
-
-typedef struct bp_dfpn bp_dfpn;
 
 /* Creates a searcher for g with its transposition table (opts->memory bytes, entries
  * of 16 bytes in buckets of four, and a filter of one bit an entry beside it).

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "tools/cli.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "solver/probe.h"
@@ -152,7 +153,8 @@ int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valu
 				*slot[f] = 1;
 				matched = 1;
 			}
-		for (int v = 0; valued && valued[v] && !matched; v++)
+		for (int v = 0; valued && valued[v] && !matched; v++) {
+			assert(v < (int)(sizeof out->opt / sizeof out->opt[0]));
 			if (strlen(valued[v]) == namelen &&
 			    strncmp(valued[v], name, namelen) == 0) {
 				if (eq) {
@@ -165,6 +167,7 @@ int bp_cli_parse(const char *cmd, int argc, char **argv, const char *const *valu
 				}
 				matched = 1;
 			}
+		}
 		if (!matched) {
 			bp_cli_error(cmd, "unknown option '--%.*s' (see boardproof %s --help)",
 				     (int)namelen, name, cmd);

@@ -119,6 +119,18 @@ static int keep_or_drop(const char *cmd, const bp_dfpn *d, const char *kept, int
 	return 0;
 }
 
+/* --keep-table: the table written while searching (bp_dfpn_opts.keep), every
+ * --keep-every seconds; a failure leaves the file kept before and the search goes on. */
+static void keep_now(void *ctx, const bp_dfpn *d)
+{
+	const char *kept = ctx;
+	struct bp_err err = { { 0 } };
+	fprintf(stderr, "prove: writing the table to %s\n", kept);
+	if (bp_dfpn_keep(d, kept, &err))
+		fprintf(stderr, "prove: warning: keeping the table: %s (the search goes on)\n",
+			err.msg);
+}
+
 struct prove_state {
 	struct bp_game *g;
 	bp_dfpn *d;
@@ -172,9 +184,9 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 int bp_cmd_prove(int argc, char **argv)
 {
 	const char *cmd = "prove";
-	static const char *const valued[] = { "position",   "memory",  "time-limit",
-					      "max-nodes",  "threads", "db",
-					      "checkpoint", "moves",   NULL };
+	static const char *const valued[] = { "position",   "memory", "time-limit", "max-nodes",
+					      "threads",    "db",     "checkpoint", "moves",
+					      "keep-every", NULL };
 	struct bp_cli_args a;
 	struct prove_state st = { 0 };
 	struct bp_text out = { 0 }, pos = { 0 };
@@ -242,6 +254,8 @@ int bp_cmd_prove(int argc, char **argv)
 		goto out;
 	}
 	const char *path = bp_cli_db_path(a.opt[5]);
+	char kept[4200];
+	int resumed = 0, unknown = 0; /* unknown: some search ended undecided */
 	struct bp_err err = { { 0 } };
 	int drc = bp_dfpn_db_open(path, st.g, BP_STORE_CREATE, &st.db, &err);
 	if (drc == BP_ERULES)
@@ -263,15 +277,20 @@ int bp_cmd_prove(int argc, char **argv)
 		}
 		bp_dfpn_db_set_interval(st.db, iv);
 	}
-	if ((drc = bp_dfpn_create(st.g, &o, &st.d, &err))) {
-		bp_cli_error(cmd, "%s", err.msg);
-		rc = drc == BP_ERANGE ? BP_EXIT_USAGE : BP_EXIT_IO;
+	if (a.opt[8] && !keep) {
+		bp_cli_error(cmd, "--keep-every needs --keep-table");
+		rc = BP_EXIT_USAGE;
 		goto out;
 	}
-	bp_cli_position_text(st.g, &p, &pos);
-	char kept[4200];
-	int resumed = 0, unknown = 0; /* unknown: some search ended undecided */
 	if (keep) {
+		o.keep_interval = 1800;
+		char *end;
+		if (a.opt[8] &&
+		    (o.keep_interval = strtod(a.opt[8], &end), *end || !(o.keep_interval > 0))) {
+			bp_cli_error(cmd, "bad --keep-every '%s' (seconds, more than 0)", a.opt[8]);
+			rc = BP_EXIT_USAGE;
+			goto out;
+		}
 		if (snprintf(kept, sizeof kept, "%s/dfpn-%016llx.table", path,
 			     (unsigned long long)bp_hash64(st.g->spec, strlen(st.g->spec), 0)) >=
 		    (int)sizeof kept) {
@@ -279,6 +298,16 @@ int bp_cmd_prove(int argc, char **argv)
 			rc = BP_EXIT_USAGE;
 			goto out;
 		}
+		o.keep = keep_now;
+		o.keep_ctx = kept;
+	}
+	if ((drc = bp_dfpn_create(st.g, &o, &st.d, &err))) {
+		bp_cli_error(cmd, "%s", err.msg);
+		rc = drc == BP_ERANGE ? BP_EXIT_USAGE : BP_EXIT_IO;
+		goto out;
+	}
+	bp_cli_position_text(st.g, &p, &pos);
+	if (keep) {
 		drc = bp_dfpn_resume(st.d, kept, &err);
 		if (drc && drc != BP_ENOTFOUND) {
 			bp_cli_error(cmd, "the kept table: %s", err.msg);

@@ -4,7 +4,9 @@
 # database, and the next run goes on from it; once the value is decided the file is
 # removed, and the value is the strongly solved table's, with a proof that verify
 # accepts. A table of another size, a damaged one and another game's are refused with
-# a clear error and left in place.
+# a clear error and left in place. With --keep-every the table is also written while
+# two threads search (they park meanwhile); after a kill -9 the next run goes on from
+# the last such write.
 # prove_keep_table.sh BOARDPROOF
 set -u
 bin=$1
@@ -69,3 +71,24 @@ got=$(field value <<<"$out")
 [ -z "$(ls "$db"/dfpn-*.table 2>/dev/null)" ] || fail "the kept table was not removed"
 "$bin" verify --proofs "$spec" --db "$db" >/dev/null || fail "the proof does not verify"
 echo "value $got as the table's; the proof verifies"
+
+# written while searching, on two threads, then killed: the next run goes on from it
+big='glorieta:hex3,hand=2'
+"$bin" prove "$big" --db "$tmp/k" --memory 16M --threads 2 --keep-table --keep-every 0.5 \
+	--progress >/dev/null 2>"$tmp/kerr" &
+pid=$!
+for _ in $(seq 600); do
+	[ "$(grep -c 'writing the table' "$tmp/kerr")" -ge 2 ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+writes=$(grep -c 'writing the table' "$tmp/kerr")
+echo "tables written before the kill: $writes"
+[ "$writes" -ge 2 ] || fail "the search wrote its table $writes times (expected 2 before the kill)"
+out=$("$bin" prove "$big" --db "$tmp/k" --memory 16M --keep-table --max-nodes 1000 --json 2>"$tmp/err") ||
+	fail "the run after the kill failed: $(cat "$tmp/err")"
+echo "after the kill: $out"
+[ "$(field table_resumed <<<"$out")" = true ] || fail "the run after the kill did not go on from the table"
+[ "$(field tt_used <<<"$out")" -gt 1000 ] || fail "the table kept before the kill was nearly empty"
