@@ -155,6 +155,9 @@ struct bp_dfpn {
 	uint64_t seen_mask;	      /* bits - 1, a power of two */
 	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
+	/* weak proof numbers (bp_dfpn_opts.pn_rule, and always in games that repeat) */
+	int weak;
+	int init_moves; /* new children's numbers from their move counts (bp_dfpn_opts.init) */
 	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
 	int fast;
 	/* per call */
@@ -586,6 +589,17 @@ static int expand(struct search *s, int depth, int or_node)
 		} else if (tt_get(d, c->key, &c->pn, &c->dn, &meta)) {
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
+		} else if (d->init_moves) {
+			/* mobility: the side that must refute every move of the child needs
+			 * about as many settled subtrees as it has moves (s->mv is free: the
+			 * node's moves are in its children) */
+			struct bp_pos p = f->pos;
+			g->ops->apply(g, &p, c->m);
+			uint32_t k = (uint32_t)g->ops->moves(g, &p, s->mv);
+			if (k < 1)
+				k = 1;
+			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */
+			c->dn = or_node ? 1 : k;
 		} else {
 			c->pn = 1;
 			c->dn = 1;
@@ -726,10 +740,12 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			} else if (cphi < second)
 				second = cphi;
 		}
-		/* games that repeat: weak proof numbers (Ueda et al.), max + open children - 1,
-		 * since the sum counts the same positions again around every cycle and
-		 * grows without bound */
-		if (d->cyclic && delta != INF && delta != 0)
+		/* weak proof numbers (Ueda et al.): max + open children - 1. Games that
+		 * repeat always use them, since the sum counts the same positions again
+		 * around every cycle and grows without bound; other games on request
+		 * (bp_dfpn_opts.pn_rule), where the sum counts a subtree reached by
+		 * transpositions once for every path to it */
+		if (d->weak && delta != INF && delta != 0)
 			delta = add_sat(dmax, nopen - 1);
 		pn = or_node ? phi : delta;
 		dn = or_node ? delta : phi;
@@ -1106,6 +1122,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	for (int i = 0; i < NLOCKS; i++)
 		atomic_init(&d->seq[i], 0);
 	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	d->weak = d->cyclic || o.pn_rule == BP_DFPN_PN_WEAK;
+	d->init_moves = o.init == BP_DFPN_INIT_MOVES;
 	/* class keys need no repetition check by canonical forms: games that repeat
 	 * keep the canonical path */
 	d->fast = g->ops->sym_hash && g->ops->sym_hash_move && !d->cyclic &&

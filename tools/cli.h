@@ -60,7 +60,7 @@ int bp_cli_print_text(const char *cmd, const struct bp_text *t);
 /* A parsed command line: flags and options known to the command, positionals. */
 struct bp_cli_args {
 	int json, help, progress, stats;
-	const char *opt[8]; /* values of the command's valued options, in spec order */
+	const char *opt[12]; /* values of the command's valued options, in spec order */
 	int npos;
 	char *pos[8];
 };
