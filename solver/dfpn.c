@@ -21,6 +21,22 @@
  * the search jumps to a sibling, which removes most of the re-expansions plain df-pn
  * makes (Pawlewicz and Lew).
  *
+ * Guidance (bp_dfpn_opts.pn_rule, init). Two switches change the order of the search
+ * and nothing else: a final value is computed from final children the same way, so
+ * a proof stays a proof. With weak proof numbers (Ueda, Hashimoto, Hashimoto and Iida
+ * 2008) a node's "delta" (pn at AND, dn at OR) is the largest child's plus one for
+ * each other open child instead of their sum: in placement games most positions are
+ * reached by many move orders, and the sum counts a shared subtree once for every
+ * path into it, so that the numbers grow with the number of paths, not the work
+ * left. The child's delta threshold keeps the sum's form (th - delta + delta(c)):
+ * giving it all the room the weak number leaves (th - open children + 1) let one
+ * child's subtree grow far past need (a chicken:hex4 position stayed at root pn 35
+ * to 54 for 9.6 M expansions; with the sum's form it is proven in 0.39 M). With init = moves, a
+ * child met for the first time starts with the number of its legal moves for the
+ * side that must refute each of them (dn where the attacker is to move, pn where
+ * the defender is) and 1 for the other (df-pn+'s mobility). Measured in
+ * bench/dfpn_results.md ("Session 9").
+ *
  * Transposition table. Buckets of four 16-byte entries (one 64-byte cache line):
  *
  *     offset 0  u32  check: bits 32-63 of the key (the bucket comes from bits 0-31)
