@@ -21,6 +21,22 @@
  * the search jumps to a sibling, which removes most of the re-expansions plain df-pn
  * makes (Pawlewicz and Lew).
  *
+ * Guidance (bp_dfpn_opts.pn_rule, init). Two switches change the order of the search
+ * and nothing else: a final value is computed from final children the same way, so
+ * a proof stays a proof. With weak proof numbers (Ueda, Hashimoto, Hashimoto and Iida
+ * 2008) a node's "delta" (pn at AND, dn at OR) is the largest child's plus one for
+ * each other open child instead of their sum: in placement games most positions are
+ * reached by many move orders, and the sum counts a shared subtree once for every
+ * path into it, so that the numbers grow with the number of paths, not the work
+ * left. The child's delta threshold keeps the sum's form (th - delta + delta(c)):
+ * giving it all the room the weak number leaves (th - open children + 1) let one
+ * child's subtree grow far past need (a chicken:hex4 position stayed at root pn 35
+ * to 54 for 9.6 M expansions; with the sum's form it is proven in 0.39 M). With init = moves, a
+ * child met for the first time starts with the number of its legal moves for the
+ * side that must refute each of them (dn where the attacker is to move, pn where
+ * the defender is) and 1 for the other (df-pn+'s mobility). Measured in
+ * bench/dfpn_results.md ("Session 9").
+ *
  * Transposition table. Buckets of four 16-byte entries (one 64-byte cache line):
  *
  *     offset 0  u32  check: bits 32-63 of the key (the bucket comes from bits 0-31)
@@ -162,6 +178,9 @@ struct bp_dfpn {
 	uint64_t seen_mask;	      /* bits - 1, a power of two */
 	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
+	/* weak proof numbers (bp_dfpn_opts.pn_rule, and always in games that repeat) */
+	int weak;
+	int init_moves; /* new children's numbers from their move counts (bp_dfpn_opts.init) */
 	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
 	int fast;
 	/* per call */
@@ -605,6 +624,17 @@ static int expand(struct search *s, int depth, int or_node)
 		} else if (tt_get(d, c->key, &c->pn, &c->dn, &meta)) {
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
+		} else if (d->init_moves) {
+			/* mobility: the side that must refute every move of the child needs
+			 * about as many settled subtrees as it has moves (s->mv is free: the
+			 * node's moves are in its children) */
+			struct bp_pos p = f->pos;
+			g->ops->apply(g, &p, c->m);
+			uint32_t k = (uint32_t)g->ops->moves(g, &p, s->mv);
+			if (k < 1)
+				k = 1;
+			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */
+			c->dn = or_node ? 1 : k;
 		} else {
 			c->pn = 1;
 			c->dn = 1;
@@ -772,10 +802,12 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			} else if (cphi < second)
 				second = cphi;
 		}
-		/* games that repeat: weak proof numbers (Ueda et al.), max + open children - 1,
-		 * since the sum counts the same positions again around every cycle and
-		 * grows without bound */
-		if (d->cyclic && delta != INF && delta != 0)
+		/* weak proof numbers (Ueda et al.): max + open children - 1. Games that
+		 * repeat always use them, since the sum counts the same positions again
+		 * around every cycle and grows without bound; other games on request
+		 * (bp_dfpn_opts.pn_rule), where the sum counts a subtree reached by
+		 * transpositions once for every path to it */
+		if (d->weak && delta != INF && delta != 0)
 			delta = add_sat(dmax, nopen - 1);
 		pn = or_node ? phi : delta;
 		dn = or_node ? delta : phi;
@@ -1171,6 +1203,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	for (int i = 0; i < NLOCKS; i++)
 		atomic_init(&d->seq[i], 0);
 	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
+	d->weak = d->cyclic || o.pn_rule == BP_DFPN_PN_WEAK;
+	d->init_moves = o.init == BP_DFPN_INIT_MOVES;
 	/* class keys need no repetition check by canonical forms: games that repeat
 	 * keep the canonical path */
 	d->fast = g->ops->sym_hash && g->ops->sym_hash_move && !d->cyclic &&

@@ -55,6 +55,27 @@ struct bp_dfpn_progress {
 	uint64_t tt_entries; /* entries in the table */
 };
 
+/* How an AND node sums its children's proof numbers (and an OR node their disproof
+ * numbers). Only the order of the search changes: final values are the same. */
+enum bp_dfpn_pn_rule {
+	/* the sum (plain df-pn); games that repeat use BP_DFPN_PN_WEAK all the same */
+	BP_DFPN_PN_SUM = 0,
+	/* weak proof numbers (Ueda, Hashimoto, Hashimoto and Iida 2008): the largest
+	 * child's number plus one for each other unsettled child, so that subtrees
+	 * shared through transpositions are not counted once per path */
+	BP_DFPN_PN_WEAK = 1,
+};
+
+/* The numbers of a child met for the first time (no table entry). */
+enum bp_dfpn_init {
+	BP_DFPN_INIT_ONE = 0, /* pn = dn = 1 */
+	/* mobility (as in df-pn+): the number k of the child's legal moves for the
+	 * number that needs all of them (dn = k where the attacker is to move, pn = k
+	 * where the defender is), 1 for the other; costs one move generation per new
+	 * child */
+	BP_DFPN_INIT_MOVES = 1,
+};
+
 struct bp_dfpn_opts {
 	uint64_t memory;    /* bytes of transposition table; 0: 64 MiB */
 	double time_limit;  /* seconds; 0: none */
@@ -84,6 +105,8 @@ struct bp_dfpn_opts {
 	/* 1: key the table by canonical forms even where the game has sym_hash (for
 	 * comparisons and tests); 0: class keys where the game has them */
 	int exact_keys;
+	enum bp_dfpn_pn_rule pn_rule; /* 0: BP_DFPN_PN_SUM */
+	enum bp_dfpn_init init;	      /* 0: BP_DFPN_INIT_ONE */
 };
 
 struct bp_dfpn_result {

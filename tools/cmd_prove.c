@@ -184,9 +184,9 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 int bp_cmd_prove(int argc, char **argv)
 {
 	const char *cmd = "prove";
-	static const char *const valued[] = { "position",   "memory", "time-limit", "max-nodes",
-					      "threads",    "db",     "checkpoint", "moves",
-					      "keep-every", NULL };
+	static const char *const valued[] = { "position", "memory", "time-limit", "max-nodes",
+					      "threads",  "db",	    "checkpoint", "moves",
+					      "pn-rule",  "init",   "keep-every", NULL };
 	struct bp_cli_args a;
 	struct prove_state st = { 0 };
 	struct bp_text out = { 0 }, pos = { 0 };
@@ -235,6 +235,16 @@ int bp_cmd_prove(int argc, char **argv)
 		bp_cli_error(cmd, "bad --max-nodes '%s' (a whole number, at least 1)", a.opt[3]);
 		return BP_EXIT_USAGE;
 	}
+	if (a.opt[8] && strcmp(a.opt[8], "sum") && strcmp(a.opt[8], "weak")) {
+		bp_cli_error(cmd, "bad --pn-rule '%s' (sum or weak)", a.opt[8]);
+		return BP_EXIT_USAGE;
+	}
+	o.pn_rule = a.opt[8] && !strcmp(a.opt[8], "weak") ? BP_DFPN_PN_WEAK : BP_DFPN_PN_SUM;
+	if (a.opt[9] && strcmp(a.opt[9], "1") && strcmp(a.opt[9], "moves")) {
+		bp_cli_error(cmd, "bad --init '%s' (1 or moves)", a.opt[9]);
+		return BP_EXIT_USAGE;
+	}
+	o.init = a.opt[9] && !strcmp(a.opt[9], "moves") ? BP_DFPN_INIT_MOVES : BP_DFPN_INIT_ONE;
 	o.threads = 1;
 	if (a.opt[4] && (rc = bp_cli_threads(cmd, a.opt[4], &o.threads)))
 		return rc;
@@ -277,7 +287,7 @@ int bp_cmd_prove(int argc, char **argv)
 		}
 		bp_dfpn_db_set_interval(st.db, iv);
 	}
-	if (a.opt[8] && !keep) {
+	if (a.opt[10] && !keep) {
 		bp_cli_error(cmd, "--keep-every needs --keep-table");
 		rc = BP_EXIT_USAGE;
 		goto out;
@@ -285,9 +295,10 @@ int bp_cmd_prove(int argc, char **argv)
 	if (keep) {
 		o.keep_interval = 1800;
 		char *end;
-		if (a.opt[8] &&
-		    (o.keep_interval = strtod(a.opt[8], &end), *end || !(o.keep_interval > 0))) {
-			bp_cli_error(cmd, "bad --keep-every '%s' (seconds, more than 0)", a.opt[8]);
+		if (a.opt[10] &&
+		    (o.keep_interval = strtod(a.opt[10], &end), *end || !(o.keep_interval > 0))) {
+			bp_cli_error(cmd, "bad --keep-every '%s' (seconds, more than 0)",
+				     a.opt[10]);
 			rc = BP_EXIT_USAGE;
 			goto out;
 		}

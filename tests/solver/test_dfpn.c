@@ -22,12 +22,32 @@
 #include "tests/rng.h"
 #include "tests/support.h"
 
+/* The search guidance of every searcher the helpers below make (bp_dfpn_opts.pn_rule
+ * and init): the default unless a test sets it (each test runs in its own process). */
+static struct guide {
+	enum bp_dfpn_pn_rule rule;
+	enum bp_dfpn_init init;
+	const char *name;
+} guide = { BP_DFPN_PN_SUM, BP_DFPN_INIT_ONE, "sum/1" };
+
+/* The variants other than the default, for the tests that run each one. */
+static const struct guide guides[] = {
+	{ BP_DFPN_PN_WEAK, BP_DFPN_INIT_ONE, "weak/1" },
+	{ BP_DFPN_PN_SUM, BP_DFPN_INIT_MOVES, "sum/moves" },
+	{ BP_DFPN_PN_WEAK, BP_DFPN_INIT_MOVES, "weak/moves" },
+};
+#define NGUIDES (sizeof guides / sizeof guides[0])
+
 static bp_dfpn *make_dfpn_opts(const struct bp_game *g, uint64_t memory, int threads,
 			       int exact_keys)
 {
 	bp_dfpn *d = NULL;
 	struct bp_err err = { { 0 } };
-	struct bp_dfpn_opts o = { .memory = memory, .threads = threads, .exact_keys = exact_keys };
+	struct bp_dfpn_opts o = { .memory = memory,
+				  .threads = threads,
+				  .exact_keys = exact_keys,
+				  .pn_rule = guide.rule,
+				  .init = guide.init };
 	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK, "%s", err.msg);
 	return d;
 }
@@ -90,8 +110,8 @@ static void check_one(struct solved *s, bp_dfpn *d, const struct bp_pos *p, stru
 	cr_assert_eq(bp_probe_position(s->g, s->t, p, &pr), BP_OK, "%s: %s not in the table",
 		     s->g->spec, fmt_pos(s->g, p));
 	enum bp_value v = prove(d, s->g, p);
-	cr_expect_eq(v, pr.value, "%s %s: df-pn %s, table %s", s->g->spec, fmt_pos(s->g, p),
-		     bp_value_name(v), bp_value_name(pr.value));
+	cr_expect_eq(v, pr.value, "%s %s: df-pn (%s) %s, table %s", s->g->spec, fmt_pos(s->g, p),
+		     guide.name, bp_value_name(v), bp_value_name(pr.value));
 	t->checked++;
 	t->class_keys += last_class_keys;
 	t->wins += pr.value == BP_VALUE_WIN;
@@ -121,9 +141,10 @@ static struct tally agree_all_keys(const char *spec, int threads, int exact_keys
 	}
 	bp_dfpn_destroy(d);
 	solved_close(&s);
-	cr_log_info("%s, %d thread(s): %ld positions agree (win %ld, loss %ld, draw %ld; by "
+	cr_log_info("%s, %d thread(s), %s: %ld positions agree (win %ld, loss %ld, draw %ld; by "
 		    "repetition %ld)",
-		    spec, threads, t.checked, t.wins, t.losses, t.draws, t.repetition_draws);
+		    spec, threads, guide.name, t.checked, t.wins, t.losses, t.draws,
+		    t.repetition_draws);
 	cr_expect_gt(t.checked, 0);
 	return t;
 }
@@ -229,8 +250,9 @@ static void agree_random_threads(const char *spec, int games, uint64_t seed, int
 	free(mv);
 	bp_dfpn_destroy(d);
 	solved_close(&s);
-	cr_log_info("%s, %d thread(s): %ld random positions agree (win %ld, loss %ld, draw %ld)",
-		    spec, threads, t.checked, t.wins, t.losses, t.draws);
+	cr_log_info("%s, %d thread(s), %s: %ld random positions agree (win %ld, loss %ld, draw "
+		    "%ld)",
+		    spec, threads, guide.name, t.checked, t.wins, t.losses, t.draws);
 	cr_expect_gt(t.checked, games / 2);
 }
 
@@ -433,6 +455,76 @@ Test(dfpn, two_threads_agree)
 	solved_close(&s);
 }
 
+/* The search guidance (weak proof numbers, mobility initial numbers, both): every
+ * variant gives the table's value on every position of the small instances of each
+ * game, Blooms' draws by repetition among them, on random positions of medium ones,
+ * and on two threads. Only the order of the search may change. */
+Test(dfpn, guidance_every_position)
+{
+	static const char *const specs[] = { "taifas:3x3",
+					     "taifas:3x3,tie=draw",
+					     "chicken:hex2",
+					     "glorieta:hex2,hand=2",
+					     "landscape:hex2,neutrals=1,layout=b2",
+					     "mirador:5x5",
+					     "havannah:hex2",
+					     "blooms:tri2",
+					     "blooms:rh2x2",
+					     "blooms:rh2x3",
+					     "blooms:tri3" };
+	for (size_t k = 0; k < NGUIDES; k++) {
+		guide = guides[k];
+		long rep = 0;
+		for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+			rep += agree_all(specs[i]).repetition_draws;
+		cr_expect_gt(rep, 0, "%s: some positions are draws by repetition", guide.name);
+	}
+}
+
+/* Each variant is used: it proves taifas:3x4's start (a win) in another number of
+ * expansions than the default, and weak proof numbers in fewer (507,869 against
+ * 226,946 with this 16 MiB table when this test was written). */
+Test(dfpn, guidance_changes_the_search)
+{
+	struct bp_game *g = open_game("taifas:3x4");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	struct bp_dfpn_result r;
+	struct bp_err err = { { 0 } };
+	bp_dfpn *d = make_dfpn(g, (uint64_t)16 << 20, 1);
+	cr_assert_eq(bp_dfpn_prove(d, &p, &r, &err), BP_OK);
+	bp_dfpn_destroy(d);
+	cr_assert_eq(r.value, BP_VALUE_WIN);
+	uint64_t base = r.nodes;
+	for (size_t k = 0; k < NGUIDES; k++) {
+		guide = guides[k];
+		d = make_dfpn(g, (uint64_t)16 << 20, 1);
+		cr_assert_eq(bp_dfpn_prove(d, &p, &r, &err), BP_OK);
+		bp_dfpn_destroy(d);
+		cr_expect_eq(r.value, BP_VALUE_WIN, "%s", guide.name);
+		cr_expect_neq(r.nodes, base, "%s searches as the default does", guide.name);
+		if (guide.rule == BP_DFPN_PN_WEAK)
+			cr_expect_lt(r.nodes, base, "%s: %llu expansions, the sum %llu", guide.name,
+				     (unsigned long long)r.nodes, (unsigned long long)base);
+		cr_log_info("taifas:3x4 start, %s: %llu expansions (sum/1: %llu)", guide.name,
+			    (unsigned long long)r.nodes, (unsigned long long)base);
+	}
+	bp_game_destroy(g);
+}
+
+Test(dfpn, guidance_random_positions)
+{
+	for (size_t k = 0; k < NGUIDES; k++) {
+		guide = guides[k];
+		agree_random("taifas:3x4", 300, 41);
+		agree_random("chicken:tri4", 300, 42);
+		agree_random("glorieta:hex2", 300, 43);
+		agree_random_threads("taifas:3x4", 100, 44, 2);
+		agree_all_threads("chicken:hex2", 2);
+		agree_all_threads("blooms:rh2x2", 2);
+	}
+}
+
 /* Builds, encodes, decodes and checks the proof of p's value; then a tampered copy
  * must fail. */
 static void proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_pos *p, int tampers)
@@ -469,7 +561,7 @@ static void proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_pos *
 	bp_proof_free(pf);
 }
 
-Test(dfpn, proofs_check_and_tampered_fail)
+static void proofs_check(void)
 {
 	static const char *const specs[] = { "taifas:3x3", "chicken:hex2", "glorieta:hex2,hand=2",
 					     "blooms:tri2", "blooms:rh2x2" };
@@ -491,6 +583,20 @@ Test(dfpn, proofs_check_and_tampered_fail)
 		free(mv);
 		bp_dfpn_destroy(d);
 		solved_close(&s);
+	}
+}
+
+Test(dfpn, proofs_check_and_tampered_fail)
+{
+	proofs_check();
+}
+
+/* The proofs that each search guidance leaves in the table check, and fail tampered. */
+Test(dfpn, guidance_proofs_check)
+{
+	for (size_t k = 0; k < NGUIDES; k++) {
+		guide = guides[k];
+		proofs_check();
 	}
 }
 
