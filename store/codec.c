@@ -38,7 +38,27 @@
  *
  * The default level, 9, is where the ratio levels off on that table (level 3: 0.65,
  * 7: 0.55, 9: 0.50 bits per record) while writing still runs at about 50 million
- * records per second per core; level 19 squeezes to 0.36 but writes 20 times slower. */
+ * records per second per core; level 19 squeezes to 0.36 but writes 20 times slower.
+ *
+ * The model coding (flag bit 1, flags exactly 2): from level BP_CODEC_MODEL_LEVEL up,
+ * the encoder also codes the block with store/rcmodel.c (an adaptive binary range
+ * coder over a context model of the records) and keeps it when it is strictly smaller
+ * than the zstd frame, so a block is never larger than before. Level 1 and 2 (the
+ * solver's scratch files, read once) stay zstd alone, for speed. On solved tables
+ * (bench/bench_codec) the model coding wins most blocks of havannah:hex3, chicken:tri5
+ * and taifas:4x4 and few of revised Glorieta's, whose long exact repeats zstd's
+ * matches already take. Both checksums are as before: the content checksum is of the
+ * records, whatever the encoding, and the value checksum of the stored bytes.
+ *
+ * Compatibility. Blocks written before the model coding (flags 0 or 1) decode as
+ * before, and the format version stays 1: a database is still read by this codec
+ * whatever mix of encodings its blocks have, and bumping BP_STORE_FORMAT would have
+ * made every existing database unreadable for no gain. A codec older than the model
+ * coding checks the flags before anything else and refuses any flag it does not know
+ * ("bad block header", BP_ECORRUPT: query and verify exit 3), so it never misreads a
+ * model-coded block; it cannot say why, which is the price of not bumping the
+ * version. This codec names such a block "unknown block encoding", so a later
+ * encoding (a flag this codec does not know) is refused with a message that says so. */
 #include "store/codec.h"
 
 #include <assert.h>

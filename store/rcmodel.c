@@ -4,44 +4,72 @@
  *
  *   offset  size  field
  *        0     1  layout: bit 0 set = every record of value 0 is 0 (a hole), so their
- *                 remoteness is not coded; bits 2-3, 4-5, 6-7 = the parity of every
- *                 remoteness of value 1, 2, 3 (0 not known, 1 even, 2 odd; 3 is bad)
- *        1     2  stride S, little-endian, >= 1: the record "one row back" is S back
- *        3     .  the range coder's bytes (the first is always 0, as in LZMA)
+ *                 remoteness is not coded; bit 1 is 0; bits 2-3, 4-5, 6-7 = the parity
+ *                 of every remoteness of value 1, 2, 3 (0 not known, 1 even, 2 odd;
+ *                 3 is refused)
+ *        1     2  stride S, little-endian, >= 1
+ *        3     2  stride T, little-endian, >= 1
+ *        5     .  the range coder's bytes (the first is always 0, as in LZMA); the
+ *                 decoder must end exactly at the last byte
  *
- * The coder. A binary range coder over 32 bits with 12-bit probabilities, each moved a
- * 32nd of the way towards every bit it codes (LZMA's "rc" with one more bit of
- * probability): about ten cheap instructions and one unpredictable branch a decision,
- * which is what lets a probe decode a whole block in a fraction of a millisecond. A
- * decision whose probability has settled at its bound costs 0.011 bits.
+ * The coder. A binary range coder over 32 bits with 12-bit probabilities, as LZMA's
+ * "rc" (with one more bit of probability): about ten cheap instructions and one
+ * unpredictable branch a decision. Each probability carries a count of the bits it
+ * has seen: the first moves it half way to the bit, the next ones a quarter, an eighth
+ * ... and from the 16th on a 32nd (LZMA's fixed rate). A block of 16384 records is
+ * too short for the fixed rate alone to learn a few hundred contexts from an even
+ * start; the counts took 5% to 13% off the model's bits on the tables measured
+ * (bench/bench_codec, landscape, blooms and Glorieta).
  *
- * The model. Records are coded in index order; record i is binarised as
+ * The model. Records are coded in index order, every block from fresh probabilities
+ * (a probe decodes its block alone). Three things predict record i:
  *
- *   value v: two decisions (high bit, then low bit under the high bit), in the context
- *     of the values of three earlier records: A = record i - 1, B = record i - S and L =
- *     the last nonzero record before i (positions interleave with holes in most dense
- *     indices, so A alone often says only "hole");
- *   remoteness r, unless the layout says it is implied (holes): in the parity domain q =
- *     r / 2 when the layout knows r's parity for v (a win's remoteness is odd and a
- *     loss's even in every solved table), else q = r. A prediction P of q is taken from
- *     the first of A, B, L that has value v, else from the last record of value v; a
- *     decision "q == P" in the context of (v, where P came from, whether A and B agree,
- *     how big P is). When that fails and B offers a second, different prediction, a
- *     decision "q == that one". Otherwise the side (q above or below P) and the
- *     distance |q - P| in Elias-gamma form: its bit length in unary, then its bits
- *     below the leading one, each decision with its own probability per (v, side,
- *     length, position).
+ *   - the match model: the index after the last place where the MATCH_MIN records
+ *     before i occurred (a hash of them), whose record is predicted to come again, for
+ *     as long as that holds (what an LZ coder's matches capture: a dense index repeats
+ *     whole stretches of records, a periodic pattern of holes, the same sub-board under
+ *     each setting of the digits above it);
+ *   - two strides S and T, chosen per block by the encoder: for each nonzero record,
+ *     the distance back to the last place where the same three records ended, counted,
+ *     and the two most frequent (dense indices are mixed-radix numbers whose radices
+ *     differ per game, tier and block: 18, 40, 108, 504, 1024 ... so no fixed list
+ *     finds them);
+ *   - the last nonzero record L (positions interleave with holes in most dense indices,
+ *     so record i - 1 alone often says only "hole").
  *
- * Remoteness near a record's neighbours is the common case (the same few moves to the
- * end across a region of the index), so most records cost the two value decisions and
- * one equality decision, all strongly skewed. Blocks start from fresh probabilities:
- * a probe decodes its block alone.
+ * Record i is binarised as:
  *
- * The stride is picked per block by the encoder: the candidate (from a fixed list of
- * small numbers, products of the board sizes in common use) whose record S back has the
- * same value most often, counted on every fourth record. The layout flags are found by
- * a pass over the block, so records that break the rule (any 16-bit record is accepted)
- * only lose the shortcut. */
+ *   [match flag] when the match has held for MATCH_LONG records or more: a decision
+ *     "the predicted record again", in the context of the match's length and the
+ *     predicted value; when it holds, that is the whole record;
+ *   value v: two decisions (high bit, then low bit under it), in the context of the
+ *     values of records i - 1, i - S, i - T, L and, when there is a match, of the
+ *     predicted record (else record i - 2): 2048 contexts;
+ *   remoteness r, unless the layout implies it (holes): in the parity domain q = r / 2
+ *     when the layout knows r's parity for v, else q = r. A prediction P of q from the
+ *     first of (the match's record, else record i - 1), record i - S and L that has
+ *     value v, else from the last record of value v; a decision "q == P" in the context
+ *     of (v, where P came from, whether i - 1 and i - S agree, how big P is). When that
+ *     fails and record i - S offers a second, different prediction, a decision "q ==
+ *     that one". Otherwise the side (q above or below P) and the distance |q - P| in
+ *     Elias-gamma form: its bit length in unary, then its bits below the leading one,
+ *     each decision with its own probability per (v, side, length, position).
+ *
+ * The parity shortcut is there because a solved game's remoteness often has the
+ * parity of its value; in this code base's tables it does not (taifas:4x4: half the
+ * wins' remoteness is even, the turn and the remoteness being counted differently),
+ * so it only serves tables that have it. The layout flags are found by a pass over
+ * the block, so records against a rule (any 16-bit record is accepted) only lose the
+ * shortcut.
+ *
+ * Tried on five tables (taifas:3x5, landscape a1;c3;e3, chicken:rh3x4, blooms:tri4,
+ * glorieta:rh3x4 hand 2), model bits per position: the match's record as the whole
+ * prediction (a flag on every match, no context): blooms 8.21, the others 8% to 26%
+ * worse than with the record as context only (no flag: taifas:3x5 1.41, landscape
+ * 2.14, chicken 2.54, glorieta 1.52, blooms 10.25); the flag from 64 records of match
+ * on (kept): 1.44, 2.17, 2.60, 1.53 and blooms 8.81; from 16: worse on all but blooms.
+ * One stride from a fixed list, scored by value agreement, before the match model:
+ * taifas:3x5 1.43, glorieta 2.87 (its radices are in no short list). */
 #include "store/rcmodel.h"
 
 #include <assert.h>
