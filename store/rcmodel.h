@@ -5,7 +5,7 @@
  * stores its output as the frame of a block with the model flag; the algorithm and
  * the payload layout are documented in rcmodel.c. Pure functions: no allocation, no
  * state between calls, so that every block decodes on its own; their scratch is on
- * the stack (about 90 KB to decode, 240 KB to encode: fine for glibc's 8 MiB thread
+ * the stack (about 85 KB to decode, 230 KB to encode: fine for glibc's 8 MiB thread
  * stacks, not for tiny ones). */
 #ifndef BP_STORE_RCMODEL_H
 #define BP_STORE_RCMODEL_H
