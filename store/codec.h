@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The block codec: turns a run of 16-bit records into the value stored under one
- * block key (a small header and a zstd frame) and back, with a 64-bit checksum of the
+ * block key (a small header and a zstd frame or a model coding) and back, with a 64-bit checksum of the
  * key and the decoded content, so that a flipped bit, a truncated frame or a block
  * moved under another key is caught. Also the 64-bit hash the checksum uses. Knows
  * nothing about LMDB; the block layout is documented in codec.c. */
@@ -42,8 +42,10 @@ int bp_codec_all_zero(const uint16_t *records, uint32_t n);
 
 /* Encodes n records (n <= BP_CODEC_MAX_RECORDS, may be 0) stored under key, with seed
  * mixed into the checksum (the store passes a hash of the table's spec), at zstd level
- * `level` (0: the codec's default). On success *out points into the codec's own
- * buffer, valid until the next call on c, and *outlen is its length.
+ * `level` (0: the codec's default); from level 3 up, the block is the smaller of the
+ * zstd frame and the model coding (store/rcmodel.h), levels 1 and 2 are zstd alone (for
+ * scratch data, where writing speed matters more). On success *out points into the
+ * codec's own buffer, valid until the next call on c, and *outlen is its length.
  * @return BP_OK; BP_EINVAL (n too large); BP_ENOMEM; BP_EIO (zstd failed). */
 int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
 		    const uint16_t *records, uint32_t n, int level, const void **out,

@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "store/codec.h"
+#include "store/store.h"
 #include "tests/rng.h"
 
 #define SEED 20261121u
@@ -231,5 +232,207 @@ Test(codec, zero_blocks_same_bytes_as_fresh)
 		r[at] = 0;
 	}
 	free(r);
+	bp_codec_destroy(c);
+}
+
+/* Records a context model codes far better than zstd: values that follow a period of 5
+ * mixed with a slow drift of remoteness and random noise in value. */
+static void fill_modelled(uint16_t *r, uint32_t n)
+{
+	unsigned rem = 4;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rng() % 50 == 0)
+			rem = 2 + (unsigned)(rng() % 30);
+		unsigned v = i % 5 == 0 ? 0 : 1 + (unsigned)(rng() % 2);
+		r[i] = v ? bp_record_make(v, rem + (v == 1)) : 0;
+	}
+}
+
+/* The value's encoding flags (bytes 6-7 of the header). */
+static unsigned block_flags(const uint8_t *v)
+{
+	return v[6] | (unsigned)v[7] << 8;
+}
+
+/* Rewrites the value checksum after a change to the header, as codec.c documents it. */
+static void reseal(uint8_t *v, size_t len, const uint8_t *key, uint64_t seed)
+{
+	uint64_t k = bp_hash64(key, BP_CODEC_KEY_SIZE, seed),
+		 sum = bp_hash64(v + BP_CODEC_HEADER_SIZE, len - BP_CODEC_HEADER_SIZE,
+				 bp_hash64(v, 24, k));
+	for (int i = 0; i < 8; i++)
+		v[24 + i] = (uint8_t)(sum >> 8 * i);
+}
+
+/* The codec writes the model coding (flag bit 1) where it is smaller, never a block
+ * larger than zstd's byte planes at the same level, and reads both back. */
+Test(codec, model_coding_when_smaller)
+{
+	static const uint32_t sizes[] = { 1, 2, 100, 4096, 65536 };
+	rng_state = SEED + 10;
+	printf("codec.model_coding_when_smaller: seed %u\n", SEED + 10);
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	uint16_t *r = malloc(65536 * 2), *back = malloc(65536 * 2);
+	uint8_t *planes = malloc(65536 * 2), *frame = malloc(ZSTD_compressBound(65536 * 2));
+	cr_assert(r && back && planes && frame);
+	unsigned model = 0;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int kind = 0; kind < 2; kind++) {
+			uint32_t n = sizes[s];
+			if (kind)
+				fill_modelled(r, n);
+			else
+				fill(r, n);
+			size_t len;
+			uint8_t *v = encode_copy(c, 4, s, r, n, 0, &len);
+			for (uint32_t i = 0; i < n; i++) {
+				planes[i] = (uint8_t)r[i];
+				planes[n + i] = (uint8_t)(r[i] >> 8);
+			}
+			size_t f = ZSTD_compress(frame, ZSTD_compressBound(65536 * 2), planes,
+						 (size_t)n * 2, 9);
+			cr_assert(!ZSTD_isError(f));
+			cr_expect_leq(len, BP_CODEC_HEADER_SIZE + f, "%u records: never worse", n);
+			unsigned fl = block_flags(v);
+			cr_expect(fl == 1 || fl == 2, "flags %u", fl);
+			model += fl == 2;
+			if (kind && n >= 4096)
+				cr_expect_eq(fl, 2u, "%u modelled records: the model coding", n);
+			uint8_t key[BP_CODEC_KEY_SIZE];
+			bp_codec_key(key, 4, s);
+			for (int flags = 0; flags <= BP_CODEC_FAST; flags += BP_CODEC_FAST) {
+				memset(back, 0xff, 65536 * 2);
+				cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, len, back,
+							     n, flags, NULL),
+					     BP_OK);
+				cr_expect_arr_eq(back, r, (size_t)n * 2, "%u records", n);
+			}
+			if (n == 65536)
+				printf("codec: %u records, %s: %zu bytes (zstd %zu), flags %u\n", n,
+				       kind ? "modelled" : "runs", len, BP_CODEC_HEADER_SIZE + f,
+				       fl);
+			free(v);
+		}
+	cr_expect_gt(model, 0);
+	/* levels under 3 (scratch files) write zstd alone, for speed */
+	fill_modelled(r, 4096);
+	size_t len;
+	uint8_t *v = encode_copy(c, 4, 99, r, 4096, 1, &len);
+	cr_expect_eq(block_flags(v), 1u);
+	free(v);
+	free(r);
+	free(back);
+	free(planes);
+	free(frame);
+	bp_codec_destroy(c);
+}
+
+/* A model-coded block: every single-bit flip, anywhere in the header or the payload,
+ * is caught by the checksums (the value checksum alone with BP_CODEC_FAST). */
+Test(codec, model_block_flips_are_caught)
+{
+	rng_state = SEED + 11;
+	printf("codec.model_block_flips_are_caught: seed %u\n", SEED + 11);
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	uint32_t n = 2000;
+	uint16_t *r = malloc(n * 2), *back = malloc(n * 2);
+	cr_assert(r && back);
+	fill_modelled(r, n);
+	size_t len;
+	uint8_t *v = encode_copy(c, 5, 6, r, n, 0, &len);
+	cr_assert_eq(block_flags(v), 2u, "the model coding is picked");
+	uint8_t key[BP_CODEC_KEY_SIZE];
+	bp_codec_key(key, 5, 6);
+	for (size_t at = 0; at < len; at++)
+		for (int bit = 0; bit < 8; bit++) {
+			v[at] ^= (uint8_t)(1u << bit);
+			for (int flags = 0; flags <= BP_CODEC_FAST; flags += BP_CODEC_FAST)
+				cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, len, back,
+							     n, flags, NULL),
+					     BP_ECORRUPT, "byte %zu bit %d", at, bit);
+			v[at] ^= (uint8_t)(1u << bit);
+		}
+	/* a payload resealed after damage (so that only the content checksum is left)
+	 * is still caught when the damage changes the records */
+	const char *why = NULL;
+	v[BP_CODEC_HEADER_SIZE + 20] ^= 0x10;
+	reseal(v, len, key, 42);
+	int rc = bp_codec_decode(c, key, sizeof key, 42, v, len, back, n, 0, &why);
+	cr_expect_eq(rc, BP_ECORRUPT);
+	cr_expect(why && (strcmp(why, "content fails its checksum") == 0 ||
+			  strcmp(why, "model coding does not decode") == 0),
+		  "why: %s", why ? why : "(null)");
+	free(v);
+	free(r);
+	free(back);
+	bp_codec_destroy(c);
+}
+
+/* A block as the codec wrote it before the model coding existed (zstd byte planes;
+ * these bytes came from the codec at commit cf8ecde): key (3, 7), seed 42, 64 records
+ * r[i] = i % 3 ? (1 + i % 2) | (i % 7) << 2 : 0. */
+static const uint8_t old_block[93] = {
+	0x42, 0x50, 0x42, 0x4b, 0x01, 0x00, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00, 0x3d, 0x00,
+	0x00, 0x00, 0x1a, 0xa8, 0xd3, 0x22, 0xd5, 0xc6, 0x94, 0x55, 0xe2, 0x20, 0x4c, 0x58,
+	0xf1, 0x7b, 0xfb, 0xb0, 0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x80, 0xa5, 0x01, 0x00, 0xa4,
+	0x02, 0x00, 0x06, 0x09, 0x00, 0x11, 0x16, 0x00, 0x02, 0x05, 0x00, 0x0d, 0x12, 0x00,
+	0x1a, 0x01, 0x00, 0x09, 0x0e, 0x00, 0x16, 0x19, 0x00, 0x05, 0x0a, 0x00, 0x12, 0x15,
+	0x00, 0x01, 0x06, 0x00, 0x0e, 0x11, 0x00, 0x19, 0x02, 0x00, 0x0a, 0x0d, 0x00, 0x15,
+	0x1a, 0x02, 0x00, 0x05, 0x12, 0x50, 0x53, 0x54, 0x19
+};
+
+Test(codec, old_zstd_block_decodes)
+{
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	uint16_t want[64], back[64];
+	for (int i = 0; i < 64; i++)
+		want[i] = (uint16_t)(i % 3 == 0 ? 0 : (1 + (i & 1)) | (i % 7) << 2);
+	uint8_t key[BP_CODEC_KEY_SIZE];
+	bp_codec_key(key, 3, 7);
+	cr_assert_eq(block_flags(old_block), 1u);
+	for (int flags = 0; flags <= BP_CODEC_FAST; flags += BP_CODEC_FAST) {
+		memset(back, 0, sizeof back);
+		cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, old_block, sizeof old_block,
+					     back, 64, flags, NULL),
+			     BP_OK);
+		cr_expect_arr_eq(back, want, sizeof want);
+	}
+	bp_codec_destroy(c);
+}
+
+/* A block with an encoding flag this codec does not know (a later one's), or with both
+ * known flags at once, is refused and named as such, before any decoding: never read
+ * as something else. */
+Test(codec, unknown_flags_are_refused)
+{
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	uint8_t key[BP_CODEC_KEY_SIZE], v[sizeof old_block];
+	uint16_t back[64];
+	bp_codec_key(key, 3, 7);
+	static const unsigned bad[] = { 3, 4, 5, 6, 8, 0x100, 0x8000, 0xffff };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memcpy(v, old_block, sizeof v);
+		v[6] = (uint8_t)bad[i];
+		v[7] = (uint8_t)(bad[i] >> 8);
+		reseal(v, sizeof v, key, 42);
+		for (int flags = 0; flags <= BP_CODEC_FAST; flags += BP_CODEC_FAST) {
+			const char *why = NULL;
+			cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, sizeof v, back, 64,
+						     flags, &why),
+				     BP_ECORRUPT, "flags 0x%x", bad[i]);
+			cr_expect(why && strstr(why, "unknown block encoding"), "flags 0x%x: %s",
+				  bad[i], why ? why : "(null)");
+		}
+	}
+	/* a zstd frame marked as the model coding is refused too */
+	memcpy(v, old_block, sizeof v);
+	v[6] = 2;
+	reseal(v, sizeof v, key, 42);
+	cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, sizeof v, back, 64, 0, NULL),
+		     BP_ECORRUPT);
 	bp_codec_destroy(c);
 }
