@@ -7,8 +7,10 @@
  *   stored_bits              the table's stored bits per position, as it was written
  *   zstd_bits                zstd byte planes alone (the codec's level 9), per position
  *   model_bits               the model coding alone (store/rcmodel.c)
- *   best_bits                what the codec writes now: the smaller of the two per
- *                            block, with the 32-byte block header
+ *   best_bits                what the codec writes at an archival level
+ *                            (BP_CODEC_MODEL_LEVEL): the smaller of zstd at that
+ *                            level and the model coding per block, with the 32-byte
+ *                            block header
  *   model_blocks             blocks where the model coding is the smaller
  *   zstd_encode_mrps, model_encode_mrps, codec_encode_mrps
  *                            million records a second encoded: zstd alone, the model
@@ -118,7 +120,7 @@ static int one_block(bp_codec *c, struct bufs *b, const uint16_t *r, uint32_t n,
 	size_t len;
 	bp_codec_key(key, tier, blk);
 	t0 = now();
-	if (bp_codec_encode(c, key, sizeof key, 1, r, n, 0, &val, &len))
+	if (bp_codec_encode(c, key, sizeof key, 1, r, n, BP_CODEC_MODEL_LEVEL, &val, &len))
 		return 1;
 	t->t_cenc += now() - t0;
 	t->best_bytes += len;

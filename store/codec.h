@@ -42,14 +42,21 @@ int bp_codec_all_zero(const uint16_t *records, uint32_t n);
 
 /* Encodes n records (n <= BP_CODEC_MAX_RECORDS, may be 0) stored under key, with seed
  * mixed into the checksum (the store passes a hash of the table's spec), at zstd level
- * `level` (0: the codec's default); from level 3 up, the block is the smaller of the
- * zstd frame and the model coding (store/rcmodel.h), levels 1 and 2 are zstd alone (for
- * scratch data, where writing speed matters more). On success *out points into the
+ * `level` (0: the codec's default, 9); from BP_CODEC_MODEL_LEVEL up, the block is the
+ * smaller of the zstd frame and the model coding (store/rcmodel.h), below it zstd
+ * alone. On success *out points into the
  * codec's own buffer, valid until the next call on c, and *outlen is its length.
  * @return BP_OK; BP_EINVAL (n too large); BP_ENOMEM; BP_EIO (zstd failed). */
 int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
 		    const uint16_t *records, uint32_t n, int level, const void **out,
 		    size_t *outlen);
+
+/* The lowest level at which bp_codec_encode may model-code a block: an archival
+ * setting, opted into with `solve --level`. The model coding stores 1 to 16% fewer
+ * bytes than zstd on solved tables, but decodes 10 times slower (cold probes about 15
+ * times fewer a second) and doubles the encoding's CPU time, so the default level (9)
+ * and the solver's scratch files (1) write zstd alone. */
+#define BP_CODEC_MODEL_LEVEL 10
 
 /* Flag for bp_codec_decode: trust the value checksum (which covers every stored byte,
  * the key and the seed) and skip hashing the decoded content. */

@@ -55,8 +55,8 @@
  * meets the target of 50,000 cold probes a second a core; 65536 or more (and a higher
  * zstd level) favour space. A dictionary trained on the table's blocks saved 2% at
  * 16384 records and nothing at 65536, so there is none. Those figures are for zstd
- * blocks: a model-coded block (codec.c, the default from level 3 up where it is
- * smaller) decodes at about 90 million records a CPU-second against zstd's 900, so on
+ * blocks: a model-coded block (codec.c: only from level BP_CODEC_MODEL_LEVEL up,
+ * where it is smaller) decodes at about 90 million records a CPU-second against zstd's 900, so on
  * taifas:4x4 (1.88 bits per position) a cold probe costs about 0.2 ms and bench_probe
  * gave 2,000 cold probes a second against 31,000-33,000 for the zstd table, side by
  * side at load 8.7 (warm probes are the same). */

@@ -2,8 +2,8 @@
 /* The position database: one LMDB environment (a directory) holding one table per
  * solved instance, named by the instance's canonical spec. A table stores, per tier,
  * one 16-bit record per dense index (see bp_record_*), cut into fixed-size blocks;
- * each block is compressed (zstd, or the model coding of store/rcmodel.h where that is
- * smaller) and carries a checksum of its key and decoded content, so that a flipped bit, a truncated frame or a block swapped with another
+ * each block is compressed (zstd, or at archival levels the model coding of
+ * store/rcmodel.h where that is smaller) and carries a checksum of its key and decoded content, so that a flipped bit, a truncated frame or a block swapped with another
  * is caught as BP_ECORRUPT. Metadata says exactly what the table is: spec, rules
  * version, format version, tool version, tier sizes, which tiers are complete, counts
  * per value and per tier, the solve's time and peak memory.

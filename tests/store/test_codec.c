@@ -285,13 +285,13 @@ Test(codec, model_coding_when_smaller)
 			else
 				fill(r, n);
 			size_t len;
-			uint8_t *v = encode_copy(c, 4, s, r, n, 0, &len);
+			uint8_t *v = encode_copy(c, 4, s, r, n, BP_CODEC_MODEL_LEVEL, &len);
 			for (uint32_t i = 0; i < n; i++) {
 				planes[i] = (uint8_t)r[i];
 				planes[n + i] = (uint8_t)(r[i] >> 8);
 			}
 			size_t f = ZSTD_compress(frame, ZSTD_compressBound(65536 * 2), planes,
-						 (size_t)n * 2, 9);
+						 (size_t)n * 2, BP_CODEC_MODEL_LEVEL);
 			cr_assert(!ZSTD_isError(f));
 			cr_expect_leq(len, BP_CODEC_HEADER_SIZE + f, "%u records: never worse", n);
 			unsigned fl = block_flags(v);
@@ -315,12 +315,14 @@ Test(codec, model_coding_when_smaller)
 			free(v);
 		}
 	cr_expect_gt(model, 0);
-	/* levels under 3 (scratch files) write zstd alone, for speed */
+	/* lower levels, the default among them, write zstd alone */
 	fill_modelled(r, 4096);
 	size_t len;
-	uint8_t *v = encode_copy(c, 4, 99, r, 4096, 1, &len);
-	cr_expect_eq(block_flags(v), 1u);
-	free(v);
+	for (int lv = 0; lv < BP_CODEC_MODEL_LEVEL; lv++) {
+		uint8_t *v = encode_copy(c, 4, 99, r, 4096, lv, &len);
+		cr_expect_eq(block_flags(v), 1u, "level %d: zstd alone", lv);
+		free(v);
+	}
 	free(r);
 	free(back);
 	free(planes);
@@ -341,7 +343,7 @@ Test(codec, model_block_flips_are_caught)
 	cr_assert(r && back);
 	fill_modelled(r, n);
 	size_t len;
-	uint8_t *v = encode_copy(c, 5, 6, r, n, 0, &len);
+	uint8_t *v = encode_copy(c, 5, 6, r, n, BP_CODEC_MODEL_LEVEL, &len);
 	cr_assert_eq(block_flags(v), 2u, "the model coding is picked");
 	uint8_t key[BP_CODEC_KEY_SIZE];
 	bp_codec_key(key, 5, 6);
