@@ -21,7 +21,8 @@ static uint64_t pieces(const struct bp_segfile_head *h)
 	return (h->hi - h->lo + BP_SEGFILE_PIECE - 1) / BP_SEGFILE_PIECE;
 }
 
-int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec)
+int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec,
+		     const uint64_t *keep)
 {
 	char tmp[4200];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
@@ -48,6 +49,12 @@ int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *re
 		else
 			for (uint64_t i = 0; i < n; i++)
 				w[i] = ((const uint8_t *)rec)[at + i];
+		/* pieces start on a word of keep (BP_SEGFILE_PIECE is a multiple of 64) */
+		for (uint64_t i = 0; keep && i < n; i += 64) {
+			const uint64_t k = keep[(at + i) / 64];
+			for (uint64_t j = 0; j < 64 && i + j < n; j++)
+				w[i + j] = k >> j & 1 ? w[i + j] : 0;
+		}
 		bp_codec_key(key, h->tier, h->lo + at);
 		if ((rc = bp_codec_encode(c, key, sizeof key, h->solve, w, (uint32_t)n, LEVEL, &out,
 					  &len)))
