@@ -127,6 +127,9 @@ struct expanded {
 	 * canonical positions' bits, per index of the range from lo0 on, say which
 	 * records its scratch file keeps; else NULL */
 	uint64_t *canon;
+	/* the forward pass (one process): the bits of tier t's reached canonical
+	 * positions alone, which replace the tier's bits when it is done */
+	uint64_t *fresh;
 	uint64_t *size;
 	void **rec; /* per tier, or NULL when not in memory (records: rec_get) */
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
@@ -336,7 +339,10 @@ static void bit_set(uint64_t *bits, uint64_t i)
 /* The forward pass: a class is reached when any member's bit is set (its children
  * were marked raw, not canonicalized); then its canonical bit is set and its
  * children's bits too. Classes share no member, so workers decide disjoint classes;
- * the children's bits lie in the tiers above, set atomically. */
+ * the children's bits lie in the tiers above, set atomically. The canonical bit goes
+ * to x->fresh, where a chunk's bits are whole words (lo0 is 0, CHUNK a multiple of
+ * 64), its own worker's: the tier's bits are then its reached canonical positions
+ * alone, and solving it jumps over no other member of their classes. */
 static int reach_visit(void *ctx, const struct bp_walk *w)
 {
 	struct worker *k = ctx;
@@ -347,7 +353,7 @@ static int reach_visit(void *ctx, const struct bp_walk *w)
 		reached = bit_get(x->reach[t], w->images[i]);
 	if (!reached)
 		return BP_OK;
-	bit_set(x->reach[t], w->index);
+	x->fresh[w->index / 64] |= 1ull << (w->index % 64);
 	k->counts[1]++;
 	for (int i = 0; i < w->nchildren; i++)
 		bit_set(x->reach[t + 1], w->children[i]);
@@ -1071,7 +1077,10 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 		if (tier_peak)
 			tier_peak[t] = 0;
 	}
-	most = bits; /* the forward pass holds every tier's bits, walking each tier */
+	/* the forward pass holds every tier's bits, and walking one tier a second array of
+	 * its bits (x->fresh) */
+	most = bits +
+	       (ops->flags & BP_GAME_WALK_UNREACHED ? bp_solve_pages(8 * (largest / 64 + 1)) : 0);
 	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
 		tier_peak[t] = bits;
 	for (int i = 0; !rc && i < n; i++)
@@ -1325,10 +1334,21 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 		 * a class with no member's bit set is not, and needs no children */
 		x->marked = split(x) ? NULL : x->reach[t];
 		x->marked_what = BP_WALK_IMAGES_UNMARKED | BP_WALK_ONLY_CLASS_MARKED;
-		rc = split(x) ? split_reach(x, t)
-			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
-						 CHUNK, x->size[t], reach_chunk, x);
+		if (!split(x) && !(x->fresh = calloc(x->size[t] / 64 + 1, sizeof(uint64_t))))
+			rc = BP_ENOMEM;
+		if (!rc)
+			rc = split(x) ? split_reach(x, t)
+				      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads,
+							 chunks(x), CHUNK, x->size[t], reach_chunk,
+							 x);
 		x->marked = NULL;
+		if (x->fresh && !rc) { /* the tier is done: marks reach it no more */
+			free(x->reach[t]);
+			x->reach[t] = x->fresh;
+		} else {
+			free(x->fresh);
+		}
+		x->fresh = NULL;
 		uint64_t reached = 0;
 		for (int i = 0; i < x->threads; i++)
 			reached += x->counts[i][1];
