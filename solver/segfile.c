@@ -49,10 +49,18 @@ int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *re
 		else
 			for (uint64_t i = 0; i < n; i++)
 				w[i] = ((const uint8_t *)rec)[at + i];
-		/* pieces start on a word of keep (BP_SEGFILE_PIECE is a multiple of 64) */
+		/* pieces start on a word of keep (BP_SEGFILE_PIECE is a multiple of 64); a
+		 * word's records are masked without branches, where they are whole */
 		for (uint64_t i = 0; keep && i < n; i += 64) {
 			const uint64_t k = keep[(at + i) / 64];
-			for (uint64_t j = 0; j < 64 && i + j < n; j++)
+			if (k == ~0ull)
+				continue;
+			if (n - i >= 64) {
+				for (unsigned j = 0; j < 64; j++)
+					w[i + j] &= (uint16_t) - (uint16_t)(k >> j & 1);
+				continue;
+			}
+			for (uint64_t j = 0; i + j < n; j++)
 				w[i + j] = k >> j & 1 ? w[i + j] : 0;
 		}
 		bp_codec_key(key, h->tier, h->lo + at);
