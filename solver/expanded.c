@@ -255,7 +255,9 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 	unsigned rem = 0;
 	if (x->reach && !(x->reach[x->t][w->index / 64] >> (w->index % 64) & 1))
 		return BP_OK; /* never reached */
-	if (w->nchildren < 0) {
+	if (w->nchildren < 0 && w->outcome != BP_VALUE_NONE) {
+		v = w->outcome; /* the walk says, as outcome() would */
+	} else if (w->nchildren < 0) {
 		struct bp_pos p;
 		int rc = x->g->ops->unrank(x->g, x->t, w->index, &p);
 		if (rc)

@@ -964,8 +964,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		const int lor = (what & BP_WALK_CHILDREN) &&
 				(bt ? (bt[orange | neutral] & BP_CELLSETS_LOOP1) != 0
 				    : bp_loops_enclosed(&c->L, 1, orange | neutral) != 0);
-		if ((what & BP_WALK_CHILDREN) &&
-		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
+		/* a position over: its outcome, as outcome() after unrank would say */
+		if (what & BP_WALK_CHILDREN)
+			w.outcome = judge_planes(c, black, orange, neutral, declined, lb, lor);
+		if ((what & BP_WALK_CHILDREN) && w.outcome == BP_VALUE_NONE) {
 			const int mover = popc(black) > popc(orange);
 			const uint64_t own = mover ? orange : black, empty = c->L.full & ~occ;
 			const int m = s.m, t1 = t + 1, o1 = (t1 - m) / 2;
