@@ -1180,7 +1180,7 @@ static int reach_write(struct expanded *x, uint32_t t, uint64_t k, uint64_t reac
 	h.count[0] = k;
 	h.count[1] = reached;
 	reach_path(x, t, path, sizeof path);
-	int rc = bp_segfile_write(path, &h, x->reach[t], NULL);
+	int rc = bp_segfile_write(path, &h, x->reach[t], NULL, x->threads);
 	if (rc)
 		snprintf(x->errmsg, sizeof x->errmsg, "writing %s: %s", path, strerror(errno));
 	return rc;
@@ -1719,7 +1719,7 @@ static int seg_solve(struct expanded *x, struct segs *S, int i)
 	struct bp_segfile_head h = seg_head(x, S, i);
 	memcpy(h.count, sg->count, sizeof h.count);
 	seg_path(x, S, i, path, sizeof path);
-	if ((rc = bp_segfile_write(path, &h, sg->rec, x->canon))) {
+	if ((rc = bp_segfile_write(path, &h, sg->rec, x->canon, x->threads))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "writing %s: %s", path, strerror(errno));
 		goto out;
 	}
