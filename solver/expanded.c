@@ -122,6 +122,14 @@ struct expanded {
 	 * (BP_WALK_IMAGES_UNMARKED: reach_visit needs no more) */
 	const uint64_t *marked;
 	unsigned marked_what;
+	/* solving a segment that a later one reads: solved and expanded in one pass (the
+	 * walk lists each canonical position's children and images at once), and the
+	 * canonical positions' bits, per index of the range from lo0 on, say which
+	 * records its scratch file keeps; else NULL */
+	uint64_t *canon;
+	/* the forward pass (one process): the bits of tier t's reached canonical
+	 * positions alone, which replace the tier's bits when it is done */
+	uint64_t *fresh;
 	uint64_t *size;
 	void **rec; /* per tier, or NULL when not in memory (records: rec_get) */
 	/* two buffers of the largest tier's size, used in turn (tier t: buf[t & 1]), so
@@ -231,6 +239,14 @@ static inline uint16_t child_rec(const struct part *p, int np, int wide, uint64_
 	return 0;
 }
 
+static int image_outside(struct expanded *x, const struct bp_walk *w)
+{
+	snprintf(x->errmsg, sizeof x->errmsg,
+		 "tier %u index %llu: an image lies outside its segment", x->t,
+		 (unsigned long long)w->index);
+	return BP_EINVAL;
+}
+
 static int solve_visit(void *ctx, const struct bp_walk *w)
 {
 	struct worker *k = ctx;
@@ -239,7 +255,9 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 	unsigned rem = 0;
 	if (x->reach && !(x->reach[x->t][w->index / 64] >> (w->index % 64) & 1))
 		return BP_OK; /* never reached */
-	if (w->nchildren < 0) {
+	if (w->nchildren < 0 && w->outcome != BP_VALUE_NONE) {
+		v = w->outcome; /* the walk says, as outcome() would */
+	} else if (w->nchildren < 0) {
 		struct bp_pos p;
 		int rc = x->g->ops->unrank(x->g, x->t, w->index, &p);
 		if (rc)
@@ -280,8 +298,20 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 		snprintf(x->errmsg, sizeof x->errmsg, "remoteness %u is too large to store", rem);
 		return BP_ERANGE;
 	}
-	rec_put(k->rec, k->wide, w->index - k->base, bp_record_make(v, rem));
+	const uint16_t r = bp_record_make(v, rem);
+	rec_put(k->rec, k->wide, w->index - k->base, r);
 	k->counts[v]++;
+	if (x->canon) {
+		/* the expansion too; a chunk's bits are whole words of canon (CHUNK is a
+		 * multiple of 64), its own worker's */
+		const uint64_t i = w->index - x->lo0;
+		x->canon[i / 64] |= 1ull << (i % 64);
+		for (int j = 0; j < w->nimages; j++) {
+			if (w->images[j] < x->lo0 || w->images[j] >= x->hi0)
+				return image_outside(x, w);
+			rec_put(k->rec, k->wide, w->images[j] - k->base, r);
+		}
+	}
 	return BP_OK;
 }
 
@@ -291,12 +321,8 @@ static int expand_visit(void *ctx, const struct bp_walk *w)
 	struct expanded *x = k->x;
 	uint16_t r = rec_get(k->rec, k->wide, w->index - k->base);
 	for (int i = 0; i < w->nimages; i++) {
-		if (w->images[i] < x->lo0 || w->images[i] >= x->hi0) {
-			snprintf(x->errmsg, sizeof x->errmsg,
-				 "tier %u index %llu: an image lies outside its segment", x->t,
-				 (unsigned long long)w->index);
-			return BP_EINVAL;
-		}
+		if (w->images[i] < x->lo0 || w->images[i] >= x->hi0)
+			return image_outside(x, w);
 		rec_put(k->rec, k->wide, w->images[i] - k->base, r);
 	}
 	return BP_OK;
@@ -315,7 +341,10 @@ static void bit_set(uint64_t *bits, uint64_t i)
 /* The forward pass: a class is reached when any member's bit is set (its children
  * were marked raw, not canonicalized); then its canonical bit is set and its
  * children's bits too. Classes share no member, so workers decide disjoint classes;
- * the children's bits lie in the tiers above, set atomically. */
+ * the children's bits lie in the tiers above, set atomically. The canonical bit goes
+ * to x->fresh, where a chunk's bits are whole words (lo0 is 0, CHUNK a multiple of
+ * 64), its own worker's: the tier's bits are then its reached canonical positions
+ * alone, and solving it jumps over no other member of their classes. */
 static int reach_visit(void *ctx, const struct bp_walk *w)
 {
 	struct worker *k = ctx;
@@ -326,7 +355,7 @@ static int reach_visit(void *ctx, const struct bp_walk *w)
 		reached = bit_get(x->reach[t], w->images[i]);
 	if (!reached)
 		return BP_OK;
-	bit_set(x->reach[t], w->index);
+	x->fresh[w->index / 64] |= 1ull << (w->index % 64);
 	k->counts[1]++;
 	for (int i = 0; i < w->nchildren; i++)
 		bit_set(x->reach[t + 1], w->children[i]);
@@ -371,12 +400,16 @@ static int walk_chunk(struct expanded *x, int id, uint64_t item, unsigned what,
 	return rc;
 }
 
-/* Solving a chunk starts by clearing it: records of non-canonical indices stay 0. */
+/* Solving a chunk starts by clearing it: records of non-canonical indices stay 0.
+ * Solved and expanded at once (x->canon), the range was cleared before: other chunks'
+ * workers write their images into this one. */
 static int solve_chunk(void *ctx, int id, uint64_t item)
 {
 	struct expanded *x = ctx;
 	uint64_t lo = item * CHUNK,
 		 hi = lo + CHUNK < x->hi0 - x->lo0 ? lo + CHUNK : x->hi0 - x->lo0;
+	if (x->canon)
+		return walk_chunk(ctx, id, item, BP_WALK_CHILDREN | BP_WALK_IMAGES, solve_visit);
 	rec_clear(x, x->cur, lo, hi);
 	return walk_chunk(ctx, id, item, BP_WALK_CHILDREN, solve_visit);
 }
@@ -1046,7 +1079,10 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 		if (tier_peak)
 			tier_peak[t] = 0;
 	}
-	most = bits; /* the forward pass holds every tier's bits, walking each tier */
+	/* the forward pass holds every tier's bits, and walking one tier a second array of
+	 * its bits (x->fresh) */
+	most = bits +
+	       (ops->flags & BP_GAME_WALK_UNREACHED ? bp_solve_pages(8 * (largest / 64 + 1)) : 0);
 	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
 		tier_peak[t] = bits;
 	for (int i = 0; !rc && i < n; i++)
@@ -1056,7 +1092,8 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 	for (int i = 0; !rc && i < n; i++) {
 		uint64_t len = sg[i].hi - sg[i].lo;
 		live += bp_solve_pages(width * len);
-		uint64_t now = live + bits;
+		/* a segment read later is solved with a bit per index (seg_solve's canon) */
+		uint64_t now = live + bits + (readers[i] ? bp_solve_pages(8 * (len / 64 + 1)) : 0);
 		most = now > most ? now : most;
 		if (tier_peak && sg[i].tier < g->ntiers && now > tier_peak[sg[i].tier])
 			tier_peak[sg[i].tier] = now;
@@ -1143,7 +1180,7 @@ static int reach_write(struct expanded *x, uint32_t t, uint64_t k, uint64_t reac
 	h.count[0] = k;
 	h.count[1] = reached;
 	reach_path(x, t, path, sizeof path);
-	int rc = bp_segfile_write(path, &h, x->reach[t]);
+	int rc = bp_segfile_write(path, &h, x->reach[t], NULL, x->threads);
 	if (rc)
 		snprintf(x->errmsg, sizeof x->errmsg, "writing %s: %s", path, strerror(errno));
 	return rc;
@@ -1299,10 +1336,21 @@ static int mark_reached(struct expanded *x, uint32_t st, uint64_t sidx, double t
 		 * a class with no member's bit set is not, and needs no children */
 		x->marked = split(x) ? NULL : x->reach[t];
 		x->marked_what = BP_WALK_IMAGES_UNMARKED | BP_WALK_ONLY_CLASS_MARKED;
-		rc = split(x) ? split_reach(x, t)
-			      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads, chunks(x),
-						 CHUNK, x->size[t], reach_chunk, x);
+		if (!split(x) && !(x->fresh = calloc(x->size[t] / 64 + 1, sizeof(uint64_t))))
+			rc = BP_ENOMEM;
+		if (!rc)
+			rc = split(x) ? split_reach(x, t)
+				      : bp_solve_metered(&x->meter, 0, t, x->nt, x->threads,
+							 chunks(x), CHUNK, x->size[t], reach_chunk,
+							 x);
 		x->marked = NULL;
+		if (x->fresh && !rc) { /* the tier is done: marks reach it no more */
+			free(x->reach[t]);
+			x->reach[t] = x->fresh;
+		} else {
+			free(x->fresh);
+		}
+		x->fresh = NULL;
 		uint64_t reached = 0;
 		for (int i = 0; i < x->threads; i++)
 			reached += x->counts[i][1];
@@ -1331,7 +1379,10 @@ out:
  * listed so that each comes after the segments its children lie in) is solved one
  * segment at a time in the game's order. Only the segments still to be read by a
  * segment not yet solved are held, expanded, each in its own allocation, freed as soon
- * as its last reader is solved. A tier is stored in one transaction, so a solved
+ * as its last reader is solved. Such a segment is solved and expanded in one walk: the
+ * walk lists each canonical position's children and images at once (where whole tiers
+ * take a pass each), and a bit per index marks the canonical records, the only ones
+ * its scratch file keeps. A tier is stored in one transaction, so a solved
  * segment's records (canonical layout, as stored) wait in a scratch file next to the
  * database (solver/segfile.h) until its tier is complete; the tier is then stored from
  * its files, read in order, and they are removed. A segment's reached bits (one array
@@ -1647,29 +1698,36 @@ static int seg_solve(struct expanded *x, struct segs *S, int i)
 	x->meter.keep = 0;
 	x->marked = x->reach ? x->reach[t] : NULL;
 	x->marked_what = BP_WALK_ONLY_MARKED;
+	/* read later: solved and expanded in one pass (sg->rec is zeroed) */
+	if (sg->readers > 0 &&
+	    !(x->canon = calloc((sg->s.hi - sg->s.lo) / 64 + 1, sizeof *x->canon)))
+		return BP_ENOMEM;
 	rc = bp_solve_metered(&x->meter, 1, t, x->nt, x->threads, chunks(x), CHUNK,
 			      sg->s.hi - sg->s.lo, solve_chunk, x);
 	x->marked = NULL;
 	if (rc)
-		return rc;
+		goto out;
 	for (int w = 0; w < x->threads; w++)
 		for (int v = 0; v < 4; v++)
 			sg->count[v] += x->counts[w][v];
 	if ((rc = bp_game_status(x->g))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "solving tier %u: a rule failed: %s", t,
 			 bp_strerror(rc));
-		return rc;
+		goto out;
 	}
 	char path[4200];
 	struct bp_segfile_head h = seg_head(x, S, i);
 	memcpy(h.count, sg->count, sizeof h.count);
 	seg_path(x, S, i, path, sizeof path);
-	if ((rc = bp_segfile_write(path, &h, sg->rec))) {
+	if ((rc = bp_segfile_write(path, &h, sg->rec, x->canon, x->threads))) {
 		snprintf(x->errmsg, sizeof x->errmsg, "writing %s: %s", path, strerror(errno));
-		return rc;
+		goto out;
 	}
 	sg->state = SEG_SOLVED;
-	return BP_OK;
+out:
+	free(x->canon);
+	x->canon = NULL;
+	return rc;
 }
 
 static int solve_segments(struct expanded *x, uint32_t st, double t0, double prior,
@@ -1729,18 +1787,8 @@ static int solve_segments(struct expanded *x, uint32_t st, double t0, double pri
 			if (--S.v[c].readers == 0)
 				seg_drop(&S, c);
 		}
-		if (sg->readers == 0) {
-			seg_drop(&S, i);
-		} else {
-			/* its reached bits are still here: the walk may leave out the rest */
-			set_range(x, sg->s.tier, sg->s.lo, sg->s.hi, sg->rec);
-			x->marked = x->reach ? x->reach[sg->s.tier] : NULL;
-			x->marked_what = BP_WALK_ONLY_MARKED;
-			rc = bp_parallel_for(x->threads, chunks(x), expand_chunk, x);
-			x->marked = NULL;
-			if (rc)
-				goto out;
-		}
+		if (sg->readers == 0)
+			seg_drop(&S, i); /* else seg_solve expanded it */
 		reach_release(x, &sg->s);
 		if ((rc = seg_tier_check(x, &S, sg->s.tier, t0, prior, out)))
 			goto out;

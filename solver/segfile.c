@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/parallel.h"
 #include "store/codec.h"
 
 #define LEVEL 1 /* zstd's fastest: the files are read once */
@@ -21,41 +22,106 @@ static uint64_t pieces(const struct bp_segfile_head *h)
 	return (h->hi - h->lo + BP_SEGFILE_PIECE - 1) / BP_SEGFILE_PIECE;
 }
 
-int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec)
+/* A batch of pieces encoded by the workers, then written in order by the caller. */
+struct batch {
+	const struct bp_segfile_head *h;
+	const void *rec;
+	const uint64_t *keep;
+	uint64_t first; /* the batch's first piece */
+	bp_codec **c;	/* per worker */
+	uint16_t **w;	/* per worker: a piece widened */
+	struct out {
+		void *buf;
+		size_t len, cap;
+	} * out; /* per piece of the batch */
+};
+
+/* Worker: piece first + item, widened, masked by keep and encoded into out[item]. */
+static int encode_piece(void *ctx, int worker, uint64_t item)
+{
+	struct batch *b = ctx;
+	const struct bp_segfile_head *h = b->h;
+	const uint64_t p = b->first + item, n = piece_records(h, p), at = p * BP_SEGFILE_PIECE;
+	const uint64_t *keep = b->keep;
+	uint16_t *w = b->w[worker];
+	int rc = BP_OK;
+	if (!b->c[worker] && (rc = bp_codec_create(&b->c[worker])))
+		return rc;
+	if (!w && !(w = b->w[worker] = malloc(sizeof *w * BP_SEGFILE_PIECE)))
+		return BP_ENOMEM;
+	if (h->width == 2)
+		memcpy(w, (const uint16_t *)b->rec + at, sizeof *w * n);
+	else
+		for (uint64_t i = 0; i < n; i++)
+			w[i] = ((const uint8_t *)b->rec)[at + i];
+	/* pieces start on a word of keep (BP_SEGFILE_PIECE is a multiple of 64); a
+	 * word's records are masked without branches, where they are whole */
+	for (uint64_t i = 0; keep && i < n; i += 64) {
+		const uint64_t k = keep[(at + i) / 64];
+		if (k == ~0ull)
+			continue;
+		if (n - i >= 64) {
+			for (unsigned j = 0; j < 64; j++)
+				w[i + j] &= (uint16_t)(0 - (k >> j & 1));
+			continue;
+		}
+		for (uint64_t j = 0; i + j < n; j++)
+			w[i + j] = k >> j & 1 ? w[i + j] : 0;
+	}
+	uint8_t key[BP_CODEC_KEY_SIZE];
+	const void *enc;
+	size_t len;
+	bp_codec_key(key, h->tier, h->lo + at);
+	if ((rc = bp_codec_encode(b->c[worker], key, sizeof key, h->solve, w, (uint32_t)n, LEVEL,
+				  &enc, &len)))
+		return rc;
+	struct out *o = &b->out[item];
+	if (o->cap < len) {
+		void *q = realloc(o->buf, len);
+		if (!q)
+			return BP_ENOMEM;
+		o->buf = q;
+		o->cap = len;
+	}
+	memcpy(o->buf, enc, len);
+	o->len = len;
+	return BP_OK;
+}
+
+int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec,
+		     const uint64_t *keep, int threads)
 {
 	char tmp[4200];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
 		errno = ENAMETOOLONG;
 		return BP_EIO;
 	}
-	bp_codec *c = NULL;
-	uint16_t *w = malloc(sizeof *w * (piece_records(h, 0) + 1)); /* sized to the file */
+	threads = threads < 1 ? 1 : threads;
+	/* a few pieces a worker at a time: the encoded bytes wait in memory until written */
+	const uint64_t per = 4 * (uint64_t)threads;
+	struct batch b = { .h = h, .rec = rec, .keep = keep };
+	b.c = calloc((size_t)threads, sizeof *b.c);
+	b.w = calloc((size_t)threads, sizeof *b.w);
+	b.out = calloc(per, sizeof *b.out);
 	FILE *f = NULL;
-	int rc = w ? bp_codec_create(&c) : BP_ENOMEM;
+	int rc = b.c && b.w && b.out ? BP_OK : BP_ENOMEM;
 	if (!rc && !(f = fopen(tmp, "wb")))
 		rc = BP_EIO;
 	h->bytes = 0;
 	/* the head is written again at the end, with the payload's length */
 	if (!rc && (fwrite(BP_SEGFILE_MAGIC, 8, 1, f) != 1 || fwrite(h, sizeof *h, 1, f) != 1))
 		rc = BP_EIO;
-	for (uint64_t p = 0; !rc && p < pieces(h); p++) {
-		uint64_t n = piece_records(h, p), at = p * BP_SEGFILE_PIECE;
-		uint8_t key[BP_CODEC_KEY_SIZE];
-		const void *out;
-		size_t len;
-		if (h->width == 2)
-			memcpy(w, (const uint16_t *)rec + at, sizeof *w * n);
-		else
-			for (uint64_t i = 0; i < n; i++)
-				w[i] = ((const uint8_t *)rec)[at + i];
-		bp_codec_key(key, h->tier, h->lo + at);
-		if ((rc = bp_codec_encode(c, key, sizeof key, h->solve, w, (uint32_t)n, LEVEL, &out,
-					  &len)))
+	for (uint64_t p = 0; !rc && p < pieces(h); p += per) {
+		const uint64_t n = pieces(h) - p < per ? pieces(h) - p : per;
+		b.first = p;
+		if ((rc = bp_parallel_for(threads, n, encode_piece, &b)))
 			break;
-		uint64_t l = len;
-		if (fwrite(&l, sizeof l, 1, f) != 1 || fwrite(out, len, 1, f) != 1)
-			rc = BP_EIO;
-		h->bytes += sizeof l + len;
+		for (uint64_t i = 0; i < n && !rc; i++) {
+			uint64_t l = b.out[i].len;
+			if (fwrite(&l, sizeof l, 1, f) != 1 || fwrite(b.out[i].buf, l, 1, f) != 1)
+				rc = BP_EIO;
+			h->bytes += sizeof l + l;
+		}
 	}
 	/* no fsync: a kill leaves the file whole in the page cache, and after a system
 	 * crash a file cut short or garbled fails its length or a checksum */
@@ -70,8 +136,15 @@ int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *re
 	e = rc == BP_EIO && errno ? errno : e;
 	if (rc)
 		remove(tmp);
-	bp_codec_destroy(c);
-	free(w);
+	for (int i = 0; i < threads && b.c && b.w; i++) {
+		bp_codec_destroy(b.c[i]);
+		free(b.w[i]);
+	}
+	for (uint64_t i = 0; i < per && b.out; i++)
+		free(b.out[i].buf);
+	free(b.c);
+	free(b.w);
+	free(b.out);
 	errno = e;
 	return rc == BP_ENOMEM || rc == BP_OK ? rc : BP_EIO;
 }

@@ -42,9 +42,13 @@ struct bp_segfile_head {
 };
 
 /* Writes path (through path.tmp, renamed) with head h (its bytes filled in)
- * and the records rec (width bytes each). @return BP_OK; BP_ENOMEM; BP_EIO (errno says
- * why; no file is left under path or path.tmp). */
-int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec);
+ * and the records rec (width bytes each); keep NULL, or one bit per record (bit i of
+ * word i / 64 for record i): a record whose bit is clear is written as 0 (a segment
+ * solved and expanded in one pass keeps only its canonical records so). The pieces are
+ * encoded on `threads` threads, a few at a time, and written in order. @return BP_OK;
+ * BP_ENOMEM; BP_EIO (errno says why; no file is left under path or path.tmp). */
+int bp_segfile_write(const char *path, struct bp_segfile_head *h, const void *rec,
+		     const uint64_t *keep, int threads);
 
 /* Reads path's records into rec (width bytes each) when its head matches want (solve,
  * tier, width, lo, hi) and every piece its checksums; fills want->count.

@@ -748,6 +748,8 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	if (lo == hi)
 		return BP_OK;
 	const int t = (int)tier, nsym = g->nsym;
+	/* boards of at most 16 cells: every pattern ranks by two bytes */
+	const int n16 = c->n <= 16;
 	uint64_t children[64], images[16];
 	uint64_t *far = malloc(sizeof *far * (size_t)(c->n * c->n + 1));
 	if (!far)
@@ -930,7 +932,11 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (int sy = 1; sy < nsym; sy++) {
 				uint64_t r;
 				if (by_slot)
-					r = ibase[sy] + bp_setrank_of(&c->crank, ipat[sy]) * D + d;
+					r = ibase[sy] +
+					    (n16 ? bp_setrank_of16(&c->crank, ipat[sy])
+						 : bp_setrank_of(&c->crank, ipat[sy])) *
+						    D +
+					    d;
 				else if (images_asked)
 					r = base +
 					    ((iocc_rank[sy] * s.cm + in_rank[sy]) * s.co +
@@ -964,8 +970,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		const int lor = (what & BP_WALK_CHILDREN) &&
 				(bt ? (bt[orange | neutral] & BP_CELLSETS_LOOP1) != 0
 				    : bp_loops_enclosed(&c->L, 1, orange | neutral) != 0);
-		if ((what & BP_WALK_CHILDREN) &&
-		    judge_planes(c, black, orange, neutral, declined, lb, lor) == BP_VALUE_NONE) {
+		/* a position over: its outcome, as outcome() after unrank would say */
+		if (what & BP_WALK_CHILDREN)
+			w.outcome = judge_planes(c, black, orange, neutral, declined, lb, lor);
+		if ((what & BP_WALK_CHILDREN) && w.outcome == BP_VALUE_NONE) {
 			const int mover = popc(black) > popc(orange);
 			const uint64_t own = mover ? orange : black, empty = c->L.full & ~occ;
 			const int m = s.m, t1 = t + 1, o1 = (t1 - m) / 2;
@@ -1023,8 +1031,9 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 				const uint64_t lowm = (1ull << fb) - 1;
 				const uint64_t cpat = (s.opat & lowm) | (s.opat & ~lowm) << 1 |
 						      (uint64_t)mover << fb;
-				const uint64_t ro = by_bytes ? bp_setrank_of(&c->crank, cpat)
-							     : bp_rank_subset(cpat);
+				const uint64_t ro = n16	       ? bp_setrank_of16(&c->crank, cpat)
+						    : by_bytes ? bp_setrank_of(&c->crank, cpat)
+							       : bp_rank_subset(cpat);
 				children[w.nchildren++] = single[f] + ro * D + cdecl;
 				if (!pairs)
 					continue;

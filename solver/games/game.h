@@ -147,8 +147,12 @@ enum {
 };
 
 struct bp_walk {
-	uint64_t index;		  /* the canonical position's index in its tier */
-	int nchildren;		  /* -1: the game is over (the solver asks outcome()) */
+	uint64_t index; /* the canonical position's index in its tier */
+	int nchildren;	/* -1: the game is over (the solver asks outcome()) */
+	/* with nchildren -1: the outcome for the player to move, as outcome() would
+	 * say, where the walk knows it (the solver then unranks nothing); NONE where
+	 * the solver should ask outcome() */
+	enum bp_value outcome;
 	const uint64_t *children; /* indices in the next tier, one per legal move */
 	/* moves that raise the tier by two (Chicken's friendly + neutral pair): their
 	 * children's indices in tier + 2, one per move, not counted in nchildren */

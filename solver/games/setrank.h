@@ -30,4 +30,12 @@ static inline uint64_t bp_setrank_of(const struct bp_setrank *r, uint64_t set)
 	       r->row[BP_SETRANK_ROW(2, __builtin_popcountll(set & 0xffff))][set >> 16 & 255];
 }
 
+/* bp_setrank_of for a set below 2^16: two look-ups (the third byte adds 0). */
+static inline uint64_t bp_setrank_of16(const struct bp_setrank *r, uint64_t set)
+{
+	const uint32_t lo = (uint32_t)set & 255, mid = (uint32_t)(set >> 8) & 255;
+	return (uint64_t)r->row[BP_SETRANK_ROW(0, 0)][lo] +
+	       r->row[BP_SETRANK_ROW(1, __builtin_popcount(lo))][mid];
+}
+
 #endif

@@ -55,7 +55,12 @@ static int check_visit(void *ctx, const struct bp_walk *w)
 		  (unsigned long long)w->index, fmt_pos(g, &p));
 	if (g->ops->outcome(g, &p) != BP_VALUE_NONE) {
 		cr_assert_eq(w->nchildren, -1, "%s: the game is over", fmt_pos(g, &p));
+		/* an outcome the walk gives is the rules' */
+		cr_assert(w->outcome == BP_VALUE_NONE || w->outcome == g->ops->outcome(g, &p),
+			  "%s: the walk says outcome %d, the rules %d", fmt_pos(g, &p),
+			  (int)w->outcome, (int)g->ops->outcome(g, &p));
 	} else {
+		cr_assert_eq(w->outcome, BP_VALUE_NONE, "%s: the game goes on", fmt_pos(g, &p));
 		static struct bp_move mv[4096];
 		static uint64_t want[2][4096], got[2][4096];
 		int n = g->ops->moves(g, &p, mv), nw[2] = { 0, 0 };

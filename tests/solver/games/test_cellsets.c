@@ -93,9 +93,12 @@ Test(setrank, equals_rank_subset)
 	unsigned seed = 7;
 	printf("setrank equals_rank_subset: seed %u\n", seed);
 	srand(seed);
-	for (uint64_t set = 0; set < 1u << 16; set++)
+	for (uint64_t set = 0; set < 1u << 16; set++) {
 		cr_assert_eq(bp_setrank_of(&r, set), bp_rank_subset(set), "set %llx",
 			     (unsigned long long)set);
+		cr_assert_eq(bp_setrank_of16(&r, set), bp_rank_subset(set), "set %llx (16 bits)",
+			     (unsigned long long)set);
+	}
 	for (int i = 0; i < 200000; i++) {
 		uint64_t set = ((uint64_t)rand() << 16 ^ (uint64_t)rand()) & ((1u << 24) - 1);
 		cr_assert_eq(bp_setrank_of(&r, set), bp_rank_subset(set), "set %llx",
