@@ -606,15 +606,28 @@ ParameterizedTest(struct plan_case *pc, expanded, memory_plan_near_the_peak)
 		fputs("5", cr);
 		fclose(cr);
 	}
+	/* the pages still shared with the runner count in the peak too: once seen, under
+	 * load, 18 MB against an estimate of 9 MB. What the process holds at the start
+	 * beyond a small program's 4 MiB is the runner's, not the solve's. */
+	uint64_t inherited = 0;
+	FILE *sm = fopen("/proc/self/statm", "r");
+	unsigned long long pages_total, pages_resident;
+	if (sm && fscanf(sm, "%llu %llu", &pages_total, &pages_resident) == 2) {
+		uint64_t rss = (uint64_t)pages_resident * (uint64_t)sysconf(_SC_PAGESIZE);
+		inherited = rss > ((uint64_t)4 << 20) ? rss - ((uint64_t)4 << 20) : 0;
+	}
+	if (sm)
+		fclose(sm);
 	struct bp_game *g = open_game(pc->spec);
 	char *db = temp_db();
 	struct bp_solve_result r =
 		solve_into(db, g, (struct bp_solve_opts){ .threads = 1, .engine = pc->engine });
-	cr_assert_gt(r.peak_memory, 0);
-	double ratio = (double)r.memory_estimate / (double)r.peak_memory;
-	cr_expect(ratio > 0.5 && ratio < 2.0, "%s, %s: estimate %llu, peak %llu (ratio %.2f)",
+	cr_assert_gt(r.peak_memory, inherited);
+	double ratio = (double)r.memory_estimate / (double)(r.peak_memory - inherited);
+	cr_expect(ratio > 0.5 && ratio < 2.0,
+		  "%s, %s: estimate %llu, peak %llu less %llu held at the start (ratio %.2f)",
 		  pc->spec, bp_engine_name(pc->engine), (unsigned long long)r.memory_estimate,
-		  (unsigned long long)r.peak_memory, ratio);
+		  (unsigned long long)r.peak_memory, (unsigned long long)inherited, ratio);
 	remove_db(db);
 	bp_game_destroy(g);
 }
