@@ -32,24 +32,11 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "bench/bench_tables.h"
 #include "canon/error.h"
 #include "store/codec.h"
 #include "store/rcmodel.h"
 #include "store/store.h"
-
-#define MAX_TABLES 4096
-
-struct list {
-	char **spec;
-	int n;
-};
-
-static void collect(void *ctx, const char *spec)
-{
-	struct list *l = ctx;
-	if (l->n < MAX_TABLES && (l->spec[l->n] = strdup(spec)))
-		l->n++;
-}
 
 static double now(void)
 {
@@ -239,8 +226,8 @@ int main(int argc, char **argv)
 		for (int k = i + 1; k < argc; k++)
 			bad |= measure(s, argv[k], block);
 	} else {
-		struct list l = { calloc(MAX_TABLES, sizeof(char *)), 0 };
-		if (!l.spec || bp_store_tables(s, collect, &l)) {
+		struct bench_tables l = { calloc(BENCH_MAX_TABLES, sizeof(char *)), 0 };
+		if (!l.spec || bp_store_tables(s, bench_tables_add, &l)) {
 			bp_store_close(s);
 			return 4;
 		}

@@ -36,24 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_tables.h"
 #include "canon/error.h"
 #include "solver/games/game.h"
 #include "store/codec.h"
 #include "store/store.h"
-
-#define MAX_TABLES 4096
-
-struct list {
-	char **spec;
-	int n;
-};
-
-static void collect(void *ctx, const char *spec)
-{
-	struct list *l = ctx;
-	if (l->n < MAX_TABLES && (l->spec[l->n] = strdup(spec)))
-		l->n++;
-}
 
 /* Entropy in bits of a histogram of n entries, as a total over the entries. */
 static double entropy_total(const uint64_t *hist, size_t size, uint64_t n)
@@ -208,12 +195,12 @@ int main(int argc, char **argv)
 		bp_store_close(s);
 		return 1;
 	}
-	char *specs[MAX_TABLES];
-	struct list l = { specs, 0 };
+	char *specs[BENCH_MAX_TABLES];
+	struct bench_tables l = { specs, 0 };
 	if (argc == 3)
 		specs[l.n++] = strdup(argv[2]);
 	else
-		bp_store_tables(s, collect, &l);
+		bp_store_tables(s, bench_tables_add, &l);
 	int bad = 0;
 	for (int i = 0; i < l.n; i++) {
 		bad |= specs[i] ? measure(s, c, specs[i], canonical) : 1;
