@@ -1397,6 +1397,13 @@ static int io_all(int fd, void *buf, uint64_t n, int writing)
 	return 0;
 }
 
+int bp_dfpn_kept_path(const struct bp_game *g, const char *dir, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/dfpn-%016llx.table", dir,
+			 (unsigned long long)bp_hash64(g->spec, strlen(g->spec), 0));
+	return n >= 0 && (size_t)n < len ? BP_OK : BP_ERANGE;
+}
+
 int bp_dfpn_keep(const bp_dfpn *d, const char *path, struct bp_err *err)
 {
 	struct kept_header h;

@@ -159,6 +159,11 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, uint32_t *pn,
 		    uint32_t *dn);
 
+/* The file a table of g is kept in, in the database directory dir:
+ * DIR/dfpn-HASH.table, HASH a hash of the game's spec.
+ * @return BP_OK; BP_ERANGE (out, of len bytes, is too small). */
+int bp_dfpn_kept_path(const struct bp_game *g, const char *dir, char *out, size_t len);
+
 /* Writes the handle's table (its entries, filter and goals run) to the file path, by
  * way of path.tmp and a rename, so that a file there is always whole: a search stopped
  * by a limit goes on from it later (bp_dfpn_resume). No search may run meanwhile.

@@ -14,7 +14,6 @@
 #include "solver/dfpn.h"
 #include "solver/dfpn_db.h"
 #include "solver/proof.h"
-#include "store/codec.h" /* bp_hash64, for the kept table's name */
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -302,9 +301,7 @@ int bp_cmd_prove(int argc, char **argv)
 			rc = BP_EXIT_USAGE;
 			goto out;
 		}
-		if (snprintf(kept, sizeof kept, "%s/dfpn-%016llx.table", path,
-			     (unsigned long long)bp_hash64(st.g->spec, strlen(st.g->spec), 0)) >=
-		    (int)sizeof kept) {
+		if (bp_dfpn_kept_path(st.g, path, kept, sizeof kept)) {
 			bp_cli_error(cmd, "the database path %s is too long", path);
 			rc = BP_EXIT_USAGE;
 			goto out;
