@@ -268,14 +268,17 @@ static const struct cached *tier_records(struct verifier *v, uint32_t tier, int 
 }
 
 /* Drops the least recently used tiers other than keep until need more bytes fit the
- * budget, or nothing else is left. Only while no workers run. */
+ * budget, or nothing else is left. Only while no workers run. Among tiers last used
+ * by the same check, the highest goes first: tiers are checked downwards, so it is the
+ * farthest from the next ones (tier t's check uses t, t + 1 and t + 2 in Chicken: the
+ * check of t - 1 needs t and t + 1 again, not t + 2). */
 static void make_room(struct verifier *v, uint32_t keep, uint64_t need)
 {
 	while (v->bytes + need > v->budget) {
 		struct cached *lru = NULL;
 		for (uint32_t tr = 0; tr < v->g->ntiers; tr++) {
 			struct cached *c = &v->cache[tr];
-			if (readable(c) && tr != keep && (!lru || c->used < lru->used))
+			if (readable(c) && tr != keep && (!lru || c->used <= lru->used))
 				lru = c;
 		}
 		if (!lru)
