@@ -46,10 +46,10 @@ struct bp_verify_opts {
 	 * (0), no scan of every block, and positions_checked counts the sample. */
 	uint64_t sample;
 	uint64_t seed;
-	/* How the full check holds tiers in memory: 0 each tier the smaller way (packed,
-	 * solver/packedtier.h, when that halves its bytes: a tier of mostly holes); > 0
-	 * every tier packed; < 0 every tier dense (a record an index). The report is the
-	 * same either way. */
+	/* How the full check holds tiers in memory: 0 dense (a record an index), but
+	 * packed (solver/packedtier.h) where three dense tiers would not fit 4 GiB and
+	 * packing halves the bytes (a tier of mostly holes); > 0 every tier packed; < 0
+	 * every tier dense. The report is the same either way. */
 	int packed;
 	/* The full check's cache of tiers, in bytes (it can go over by the tiers that one
 	 * tier's moves reach); 0: 4 GiB, or three times the largest tier when that is
