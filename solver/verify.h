@@ -39,8 +39,8 @@ struct bp_verify_opts {
 	int hash_only;		      /* decode, checksum and hash every stored record; re-derive
 					 nothing (positions_checked stays 0), reading each tier a
 					 range at a time (memory bounded whatever the tier) */
-	uint64_t hash_range;	      /* hash_only, and packed tiers' loads: records read at a time;
-				0: 16 M */
+	/* hash_only, and the loads of packed tiers: records read at a time; 0: 16 M */
+	uint64_t hash_range;
 	/* > 0: re-derive only this many stored positions, drawn at random (by `seed`,
 	 * tiers in proportion to their positions), on one thread, reading each record it
 	 * needs by itself: for tables whose tiers do not fit in memory. No content hash
