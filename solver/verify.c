@@ -2,7 +2,11 @@
 /* Tiers are checked from the last to the first. A tier's stored records are read
  * whole; children's tiers are read on demand into a cache of whole tiers, bounded by
  * bytes: 4 GiB, or three times the largest tier when that is more, so that the tier
- * being checked and two tiers its moves reach always fit. Small games whose moves
+ * being checked and two tiers its moves reach always fit. A tier is held either as a
+ * dense array (a record an index) or, when three dense ones would not fit 4 GiB and it
+ * is mostly holes, packed (solver/packedtier.h: a bitmap with ranks and only the
+ * stored records, read a range at a time): chicken:hex3's 58.9 G indices hold 4.3 G
+ * positions, and its largest tier dense is 24 GB, packed 2.6 GB. Small games whose moves
  * reach many tiers (Blooms: captures lower the stone count) keep them all; games whose
  * moves reach the next tier or two never read one twice.
  * Corrupt blocks are counted by the store's own scan first; a tier that fails to
@@ -46,18 +50,42 @@
 #include <string.h>
 
 #include "canon/random.h"
+#include "solver/packedtier.h"
 #include "solver/parallel.h"
 #include "solver/sparse.h"
 #include "store/codec.h"
 
-#define CHUNK 1024		 /* indices a work item checks */
+#define CHUNK 1024		 /* indices a work item checks, at least */
+#define MAX_CHUNKS (1u << 20)	 /* work items of a tier, at most (more indices an item) */
 #define CACHE_BYTES (4ull << 30) /* the cache's byte budget, at least */
 
+/* Indices a work item checks in a tier of size indices: CHUNK, or more, so that the
+ * problems kept per item stay a few MiB in a tier of billions of indices. */
+static uint64_t chunk_of(uint64_t size)
+{
+	uint64_t c = (size + MAX_CHUNKS - 1) / MAX_CHUNKS;
+	return c > CHUNK ? c : CHUNK;
+}
+
+/* A tier in the cache: dense (rec, one record an index) or packed (only the stored
+ * records, solver/packedtier.h), whichever verify_table chose for it. */
 struct cached {
-	uint16_t *rec; /* NULL: not stored, or unreadable */
-	int loaded;    /* rec is final: stored with release, read with acquire */
-	uint64_t used; /* the tier check (clock) that last used it; relaxed atomics */
+	uint16_t *rec;		     /* dense; NULL: packed, not stored, or unreadable */
+	struct bp_packedtier packed; /* packed.line NULL: dense, not stored, or unreadable */
+	uint64_t bytes;		     /* held */
+	int loaded;		     /* final: stored with release, read with acquire */
+	uint64_t used;		     /* the tier check (clock) that last used it; relaxed atomics */
 };
+
+static int readable(const struct cached *c)
+{
+	return c->rec || c->packed.line;
+}
+
+static uint16_t record_at(const struct cached *c, uint64_t idx)
+{
+	return c->rec ? c->rec[idx] : bp_packedtier_get(&c->packed, idx);
+}
 
 /* A chunk's problems: NUL-terminated messages one after another. */
 struct msgs {
@@ -88,7 +116,8 @@ struct verifier {
 	struct worker *w; /* threads */
 	/* the tier being checked */
 	uint32_t tier;
-	const uint16_t *rec;
+	const struct cached *rec;
+	uint64_t chunk; /* indices a work item checks */
 	uint64_t nchunks;
 	struct msgs *pending; /* per chunk: problems not yet reported */
 	uint64_t reported;    /* chunks reported, all of them before any other */
@@ -160,9 +189,38 @@ static void chunk_done(struct verifier *v, struct worker *w, uint64_t chunk)
 	pthread_mutex_unlock(&v->report_lock);
 }
 
-static uint64_t tier_bytes(const struct verifier *v, uint32_t tier)
+static uint64_t dense_bytes(const struct verifier *v, uint32_t tier)
 {
 	return sizeof(uint16_t) * (v->meta.tier_size[tier] ? v->meta.tier_size[tier] : 1);
+}
+
+/* The positions stored in a tier: its records with a value, 0 while not done. */
+static uint64_t stored_in(const struct verifier *v, uint32_t tier)
+{
+	const uint64_t *c = v->meta.tier_count + 4 * (uint64_t)tier;
+	return v->meta.tier_done[tier] ? c[BP_VALUE_WIN] + c[BP_VALUE_LOSS] + c[BP_VALUE_DRAW] : 0;
+}
+
+/* Whether tier is held packed: always or never when the options say so; otherwise
+ * when three such tiers dense would not fit the default cache (4 GiB) and packed takes
+ * at most half the bytes (a tier of mostly holes). Smaller tiers stay dense: a packed
+ * look-up costs a second cache line, and checks ran 2 to 8% longer packed (one thread,
+ * chicken:tri5 and taifas:4x4, side by side). */
+static int packed(const struct verifier *v, uint32_t tier)
+{
+	if (v->o.packed)
+		return v->o.packed > 0;
+	return 3 * dense_bytes(v, tier) > CACHE_BYTES &&
+	       2 * bp_packedtier_bytes_for(v->meta.tier_size[tier], stored_in(v, tier)) <=
+		       dense_bytes(v, tier);
+}
+
+/* The bytes tier takes in the cache. */
+static uint64_t tier_bytes(const struct verifier *v, uint32_t tier)
+{
+	return packed(v, tier)
+		       ? bp_packedtier_bytes_for(v->meta.tier_size[tier], stored_in(v, tier))
+		       : dense_bytes(v, tier);
 }
 
 /* Reads tier into the cache: under load_lock, or while no workers run. */
@@ -170,19 +228,24 @@ static int load(struct verifier *v, uint32_t tier)
 {
 	struct cached *c = &v->cache[tier];
 	if (v->meta.tier_done[tier]) {
-		uint16_t *rec = malloc(tier_bytes(v, tier));
-		if (!rec)
-			return BP_ENOMEM;
-		int rc = bp_table_get_tier(v->t, tier, rec);
-		if (rc) {
-			free(rec);
-			rec = NULL;
-			if (rc != BP_ECORRUPT && rc != BP_ENOTFOUND)
-				return rc;
+		int rc;
+		if (packed(v, tier)) {
+			rc = bp_packedtier_load(v->t, tier, v->meta.tier_size[tier],
+						stored_in(v, tier), v->o.hash_range, &c->packed);
+			c->bytes = rc ? 0 : bp_packedtier_bytes(&c->packed);
 		} else {
-			v->bytes += tier_bytes(v, tier);
+			uint16_t *rec = malloc(dense_bytes(v, tier));
+			if (!rec)
+				return BP_ENOMEM;
+			rc = bp_table_get_tier(v->t, tier, rec);
+			if (rc)
+				free(rec);
+			c->rec = rc ? NULL : rec;
+			c->bytes = rc ? 0 : dense_bytes(v, tier);
 		}
-		c->rec = rec;
+		if (rc && rc != BP_ECORRUPT && rc != BP_ENOTFOUND)
+			return rc;
+		v->bytes += c->bytes;
 	}
 	__atomic_store_n(&c->loaded, 1, __ATOMIC_RELEASE);
 	return BP_OK;
@@ -190,7 +253,7 @@ static int load(struct verifier *v, uint32_t tier)
 
 /* The records of tier, or NULL when the tier is not stored or unreadable (*rc set
  * only for an error that stops the check). Safe from any worker. */
-static const uint16_t *tier_records(struct verifier *v, uint32_t tier, int *rc)
+static const struct cached *tier_records(struct verifier *v, uint32_t tier, int *rc)
 {
 	struct cached *c = &v->cache[tier];
 	*rc = BP_OK;
@@ -204,24 +267,28 @@ static const uint16_t *tier_records(struct verifier *v, uint32_t tier, int *rc)
 	}
 	if (__atomic_load_n(&c->used, __ATOMIC_RELAXED) != v->clock)
 		__atomic_store_n(&c->used, v->clock, __ATOMIC_RELAXED);
-	return c->rec;
+	return readable(c) ? c : NULL;
 }
 
 /* Drops the least recently used tiers other than keep until need more bytes fit the
- * budget, or nothing else is left. Only while no workers run. */
+ * budget, or nothing else is left. Only while no workers run. Among tiers last used
+ * by the same check, the highest goes first: tiers are checked downwards, so it is the
+ * farthest from the next ones (tier t's check uses t, t + 1 and t + 2 in Chicken: the
+ * check of t - 1 needs t and t + 1 again, not t + 2). */
 static void make_room(struct verifier *v, uint32_t keep, uint64_t need)
 {
 	while (v->bytes + need > v->budget) {
 		struct cached *lru = NULL;
 		for (uint32_t tr = 0; tr < v->g->ntiers; tr++) {
 			struct cached *c = &v->cache[tr];
-			if (c->rec && tr != keep && (!lru || c->used < lru->used))
+			if (readable(c) && tr != keep && (!lru || c->used <= lru->used))
 				lru = c;
 		}
 		if (!lru)
 			break;
-		v->bytes -= tier_bytes(v, (uint32_t)(lru - v->cache));
+		v->bytes -= lru->bytes;
 		free(lru->rec);
+		bp_packedtier_free(&lru->packed);
 		*lru = (struct cached){ 0 };
 	}
 }
@@ -252,8 +319,19 @@ static void hash_records(struct verifier *v, const uint16_t *rec, uint64_t first
 /* The content hash over the tier's records, in index order. */
 static void hash_tier(struct verifier *v)
 {
+	const struct cached *c = v->rec;
 	v->counted = 0;
-	hash_records(v, v->rec, 0, v->meta.tier_size[v->tier]);
+	if (c->rec) {
+		hash_records(v, c->rec, 0, v->meta.tier_size[v->tier]);
+		return;
+	}
+	const struct bp_packedtier *p = &c->packed;
+	uint64_t h = v->hash, k = 0;
+	for (uint64_t idx = bp_packedtier_next(p, 0); idx < p->size;
+	     idx = bp_packedtier_next(p, idx + 1), k++)
+		h = mix(mix(mix(h, v->tier), idx), bp_packedtier_at(p, k));
+	v->hash = h;
+	v->counted = k;
 }
 
 /* Records a hash-only check reads at a time by default: the tier is never whole in
@@ -305,9 +383,9 @@ static int child_record(struct verifier *v, uint32_t ct, uint64_t cidx, uint16_t
 		*have = 1;
 		return BP_OK;
 	}
-	const uint16_t *crec = tier_records(v, ct, &rc);
-	if (crec) {
-		*cr = crec[cidx];
+	const struct cached *c = tier_records(v, ct, &rc);
+	if (c) {
+		*cr = record_at(c, cidx);
 		*have = 1;
 	}
 	return rc;
@@ -394,13 +472,22 @@ static int check_item(void *ctx, int worker, uint64_t item)
 		hash_tier(v);
 		return BP_OK;
 	}
-	uint64_t chunk = item - 1, i0 = chunk * CHUNK, i1 = i0 + CHUNK;
+	uint64_t chunk = item - 1, i0 = chunk * v->chunk, i1 = i0 + v->chunk;
 	if (i1 > v->meta.tier_size[v->tier])
 		i1 = v->meta.tier_size[v->tier];
-	for (uint64_t idx = i0; idx < i1; idx++) {
-		int rc;
-		if (v->rec[idx] && (rc = check_one(v, w, idx, v->rec[idx])))
-			return rc;
+	int rc;
+	const uint16_t *rec = v->rec->rec;
+	if (rec) {
+		for (uint64_t idx = i0; idx < i1; idx++)
+			if (rec[idx] && (rc = check_one(v, w, idx, rec[idx])))
+				return rc;
+	} else {
+		const struct bp_packedtier *p = &v->rec->packed;
+		uint64_t k = bp_packedtier_rank(p, i0);
+		for (uint64_t idx = bp_packedtier_next(p, i0); idx < i1;
+		     idx = bp_packedtier_next(p, idx + 1))
+			if ((rc = check_one(v, w, idx, bp_packedtier_at(p, k++))))
+				return rc;
 	}
 	chunk_done(v, w, chunk);
 	return BP_OK;
@@ -410,13 +497,6 @@ static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char
 {
 	struct verifier *v = ctx;
 	problem(v, "tier %u block %llu: %s", tier, (unsigned long long)block, why);
-}
-
-/* The positions stored in a tier: its records with a value, 0 while not done. */
-static uint64_t stored_in(const struct verifier *v, uint32_t tier)
-{
-	const uint64_t *c = v->meta.tier_count + 4 * (uint64_t)tier;
-	return v->meta.tier_done[tier] ? c[BP_VALUE_WIN] + c[BP_VALUE_LOSS] + c[BP_VALUE_DRAW] : 0;
 }
 
 /* Tries at a random index of a tier before it is passed over as too sparse. */
@@ -501,12 +581,13 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 		return rc;
 	}
 	v.threads = v.o.threads > 0 ? v.o.threads : bp_parallel_cores();
-	v.budget = CACHE_BYTES;
+	v.budget = v.o.cache_bytes ? v.o.cache_bytes : CACHE_BYTES;
 	uint64_t max_chunks = 0;
 	for (uint32_t tr = 0; tr < g->ntiers; tr++) {
-		if (3 * tier_bytes(&v, tr) > v.budget)
+		if (!v.o.cache_bytes && 3 * tier_bytes(&v, tr) > v.budget)
 			v.budget = 3 * tier_bytes(&v, tr);
-		uint64_t n = (v.meta.tier_size[tr] + CHUNK - 1) / CHUNK;
+		uint64_t n = (v.meta.tier_size[tr] + chunk_of(v.meta.tier_size[tr]) - 1) /
+			     chunk_of(v.meta.tier_size[tr]);
 		max_chunks = n > max_chunks ? n : max_chunks;
 	}
 	/* the store decodes whole tiers on as many threads (the same results) */
@@ -560,7 +641,8 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 			continue;
 		}
 		v.tier = tier;
-		v.nchunks = v.o.hash_only ? 0 : (v.meta.tier_size[tier] + CHUNK - 1) / CHUNK;
+		v.chunk = chunk_of(v.meta.tier_size[tier]);
+		v.nchunks = (v.meta.tier_size[tier] + v.chunk - 1) / v.chunk;
 		v.reported = 0;
 		if (v.pending)
 			memset(v.pending, 0, sizeof *v.pending * v.nchunks);
@@ -585,10 +667,10 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 	bp_game_canonical(g, &start, &canon);
 	uint32_t st = g->ops->tier(g, &canon);
 	if (g->ops->rank(g, &canon, &sidx) == BP_OK && v.meta.tier_done[st]) {
-		const uint16_t *srec = tier_records(&v, st, &rc);
+		const struct cached *c = tier_records(&v, st, &rc);
 		if (rc)
 			goto out;
-		r = srec ? srec[sidx] : 0;
+		r = c ? record_at(c, sidx) : 0;
 	}
 	for (int i = 0; i < v.threads; i++) {
 		out->inconsistencies += v.w[i].inconsistencies;
@@ -602,8 +684,10 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 	if (!rc)
 		rc = bp_game_status(g); /* a rule failed: the check means nothing */
 out:
-	for (uint32_t tr = 0; v.cache && tr < g->ntiers; tr++)
+	for (uint32_t tr = 0; v.cache && tr < g->ntiers; tr++) {
 		free(v.cache[tr].rec);
+		bp_packedtier_free(&v.cache[tr].packed);
+	}
 	for (int i = 0; v.w && i < v.threads; i++) {
 		free(v.w[i].mv);
 		free(v.w[i].found.s);

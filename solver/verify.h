@@ -39,13 +39,23 @@ struct bp_verify_opts {
 	int hash_only;		      /* decode, checksum and hash every stored record; re-derive
 					 nothing (positions_checked stays 0), reading each tier a
 					 range at a time (memory bounded whatever the tier) */
-	uint64_t hash_range;	      /* hash_only: records read at a time; 0: 16 M */
+	/* hash_only, and the loads of packed tiers: records read at a time; 0: 16 M */
+	uint64_t hash_range;
 	/* > 0: re-derive only this many stored positions, drawn at random (by `seed`,
 	 * tiers in proportion to their positions), on one thread, reading each record it
 	 * needs by itself: for tables whose tiers do not fit in memory. No content hash
 	 * (0), no scan of every block, and positions_checked counts the sample. */
 	uint64_t sample;
 	uint64_t seed;
+	/* How the full check holds tiers in memory: 0 dense (a record an index), but
+	 * packed (solver/packedtier.h) where three dense tiers would not fit 4 GiB and
+	 * packing halves the bytes (a tier of mostly holes); > 0 every tier packed; < 0
+	 * every tier dense. The report is the same either way. */
+	int packed;
+	/* The full check's cache of tiers, in bytes (it can go over by the tiers that one
+	 * tier's moves reach); 0: 4 GiB, or three times the largest tier when that is
+	 * more. */
+	uint64_t cache_bytes;
 	void *ctx; /* passed to problem and progress */
 };
 

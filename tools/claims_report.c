@@ -21,8 +21,14 @@ static int table_value(void *ctx, const struct bp_pos *p, enum bp_value *v, unsi
 	return BP_OK;
 }
 
-/* Every stored position, tier by tier: the table holds exactly the reachable
- * canonical positions (a zero record elsewhere), so no walk from the start is needed. */
+/* Records each() reads at a time by default: a tier is never whole in memory, so that
+ * a table whose largest tier alone is over the machine's memory (chicken:hex3: 12
+ * billion indices, 24 GB of records) is read in 32 MiB. */
+#define EACH_RANGE ((uint64_t)1 << 24)
+
+/* Every stored position, tier by tier, each tier a range at a time: the table holds
+ * exactly the reachable canonical positions (a zero record elsewhere), so no walk from
+ * the start is needed. */
 static int table_each(void *ctx,
 		      int (*visit)(void *vctx, const struct bp_pos *p, enum bp_value v,
 				   unsigned rem),
@@ -36,25 +42,31 @@ static int table_each(void *ctx,
 		return rc;
 	if (!g->ops->unrank && !bp_table_attached(t->tab))
 		return BP_EUNSUPPORTED;
+	uint64_t range = t->range ? t->range : EACH_RANGE;
+	uint16_t *rec = malloc(sizeof *rec * (size_t)range);
+	if (!rec)
+		return BP_ENOMEM;
 	for (uint32_t tier = 0; tier < m.ntiers && !rc; tier++) {
-		uint16_t *rec =
-			malloc(sizeof *rec * (size_t)(m.tier_size[tier] ? m.tier_size[tier] : 1));
-		if (!rec)
-			return BP_ENOMEM;
-		rc = bp_table_get_tier(t->tab, tier, rec);
-		for (uint64_t i = 0; !rc && i < m.tier_size[tier]; i++) {
-			unsigned v = bp_record_value(rec[i]);
-			if (v == BP_VALUE_NONE)
-				continue;
-			struct bp_pos p;
-			if (bp_probe_unrank(g, t->tab, tier, i, &p))
-				continue;
-			unsigned r = bp_record_remoteness(rec[i]);
-			rc = visit(vctx, &p, (enum bp_value)v,
-				   r == BP_RECORD_NO_REMOTENESS ? BP_CLAIM_NO_REMOTENESS : r);
+		for (uint64_t first = 0; first < m.tier_size[tier] && !rc; first += range) {
+			uint64_t n = m.tier_size[tier] - first;
+			n = n < range ? n : range;
+			if ((rc = bp_table_get_range(t->tab, tier, first, n, rec)))
+				break;
+			for (uint64_t i = 0; !rc && i < n; i++) {
+				unsigned v = bp_record_value(rec[i]);
+				if (v == BP_VALUE_NONE)
+					continue;
+				struct bp_pos p;
+				if (bp_probe_unrank(g, t->tab, tier, first + i, &p))
+					continue;
+				unsigned r = bp_record_remoteness(rec[i]);
+				rc = visit(vctx, &p, (enum bp_value)v,
+					   r == BP_RECORD_NO_REMOTENESS ? BP_CLAIM_NO_REMOTENESS
+									: r);
+			}
 		}
-		free(rec);
 	}
+	free(rec);
 	return rc;
 }
 
@@ -63,6 +75,7 @@ void bp_cmd_table_oracle(const struct bp_game *g, bp_table *tab, struct bp_cmd_t
 {
 	t->g = g;
 	t->tab = tab;
+	t->range = 0;
 	o->value = table_value;
 	o->ctx = t;
 	o->each = table_each;

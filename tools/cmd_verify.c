@@ -155,6 +155,15 @@ int bp_cmd_verify(int argc, char **argv)
 					     .hash_only = hash_only,
 					     .sample = sample,
 					     .seed = seed };
+		/* for tests and for tables at the machine's limit (not in --help): how the
+		 * full check holds tiers, and its cache's bytes */
+		const char *pk = getenv("BOARDPROOF_VERIFY_PACKED");
+		vo.packed = !pk				? 0
+			    : strcmp(pk, "always") == 0 ? 1
+			    : strcmp(pk, "never") == 0	? -1
+							: 0;
+		const char *cb = getenv("BOARDPROOF_VERIFY_CACHE_BYTES");
+		vo.cache_bytes = cb ? strtoull(cb, NULL, 10) : 0;
 		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);

@@ -40,6 +40,8 @@ struct bp_oracle;
 struct bp_cmd_table_oracle {
 	const struct bp_game *g;
 	struct bp_table *tab;
+	uint64_t range; /* records each() reads at a time (0, as bp_cmd_table_oracle sets:
+			   16 M) */
 };
 void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);

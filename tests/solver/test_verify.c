@@ -302,6 +302,87 @@ Test(verify, scrambled_tier_same_problems_in_same_order)
 	bp_game_destroy(g);
 }
 
+/* Tiers held packed (solver/packedtier.h) or dense, with the cache's default budget
+ * or one of a byte (every tier dropped between two tiers' checks, children's tiers
+ * read again in each), on 1 and 2 threads: the same report, problems included, on
+ * clean tables and on a table with a scrambled tier and one with a flipped value. */
+static void expect_packed_same_as_dense(const char *dir, const struct bp_game *g, const char *what)
+{
+	struct run dense, other;
+	verify_opts_run(dir, g, (struct bp_verify_opts){ .threads = 1, .packed = -1 }, &dense);
+	static const struct {
+		int packed, threads;
+		uint64_t cache_bytes;
+	} ways[] = { { 1, 1, 0 }, { 1, 2, 0 }, { 1, 2, 1 }, { 0, 2, 0 }, { -1, 2, 1 } };
+	for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
+		verify_opts_run(dir, g,
+				(struct bp_verify_opts){ .threads = ways[k].threads,
+							 .packed = ways[k].packed,
+							 .cache_bytes = ways[k].cache_bytes },
+				&other);
+		printf("%s %s: packed %d, cache %llu, %d threads: %llu checked, %llu "
+		       "inconsistencies, hash %016llx\n",
+		       g->spec, what, ways[k].packed, (unsigned long long)ways[k].cache_bytes,
+		       ways[k].threads, (unsigned long long)other.r.positions_checked,
+		       (unsigned long long)other.r.inconsistencies,
+		       (unsigned long long)other.r.content_hash);
+		expect_same(&dense, &other, ways[k].threads);
+		free_run(&other);
+	}
+	free_run(&dense);
+}
+
+ParameterizedTestParameters(verify, packed_tiers_same_report)
+{
+	static char specs[][64] = { "taifas:3x4", "chicken:hex2", "blooms:hex2" };
+	return cr_make_param_array(char[64], specs, sizeof specs / sizeof specs[0]);
+}
+
+ParameterizedTest(char (*spec)[64], verify, packed_tiers_same_report)
+{
+	struct bp_game *g = open_game(*spec);
+	char *dir = temp_db();
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
+	uint64_t records, want = plain_hash(dir, g, &records);
+	struct run packed;
+	verify_opts_run(dir, g, (struct bp_verify_opts){ .threads = 2, .packed = 1 }, &packed);
+	cr_expect_eq(packed.r.inconsistencies, 0);
+	cr_expect_eq(packed.r.positions_checked, records);
+	cr_expect_eq(packed.r.content_hash, want, "content hash %016llx, the plain chain %016llx",
+		     (unsigned long long)packed.r.content_hash, (unsigned long long)want);
+	free_run(&packed);
+	expect_packed_same_as_dense(dir, g, "clean");
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
+/* A wrong record is found the same way when its tier, and its parents' and
+ * children's, are packed. */
+Test(verify, packed_tiers_find_wrong_records)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	char *dir = temp_db();
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 512 });
+	uint64_t idx;
+	rewrite_tier(dir, g, 5, flip_last_win, &idx);
+	struct run packed;
+	verify_opts_run(dir, g, (struct bp_verify_opts){ .threads = 2, .packed = 1 }, &packed);
+	char where[64];
+	snprintf(where, sizeof where, "(tier 5 index %llu)", (unsigned long long)idx);
+	size_t mentions = 0;
+	for (size_t i = 0; i < packed.nproblems; i++)
+		mentions += strstr(packed.problems[i], where) != NULL;
+	cr_expect_eq(mentions, 1, "the flipped position %s is reported %zu times", where, mentions);
+	cr_expect_geq(packed.r.inconsistencies, 1);
+	free_run(&packed);
+	expect_packed_same_as_dense(dir, g, "flipped");
+	uint64_t state = 20240611;
+	rewrite_tier(dir, g, 3, scramble, &state);
+	expect_packed_same_as_dense(dir, g, "scrambled");
+	remove_db(dir);
+	bp_game_destroy(g);
+}
+
 /* One sampling check: sample positions drawn with seed. */
 static void sample_run(const char *dir, const struct bp_game *g, uint64_t sample, uint64_t seed,
 		       struct run *run)

@@ -6,7 +6,8 @@
 # truncated, data.mdb replaced by a directory, a FIFO, a symbolic link to /dev/zero or
 # an unreadable file, the database path a regular file, a read-only database
 # directory, and the database of another table copied in. On each copy `query`,
-# `verify`, `list`, `openings` and `solve` (a resume) run in turn, each with 20 s: each
+# `verify` (tiers held dense, and packed: BOARDPROOF_VERIFY_PACKED=always), `list`,
+# `openings` and `solve` (a resume) run in turn, each with 20 s: each
 # must end with the clean database's answer (exit 0) or a "boardproof: CMD: " message
 # and an exit from 1 to 4 (exit 3 where the store finds damage): never a crash (a
 # signal), a hang or a wrong answer given as right. Where data.mdb itself was not
@@ -49,12 +50,14 @@ want_hash=$(hash_of "$base")
 pages=$(($(stat -c %s "$base/data.mdb") / 4096))
 
 # the commands, and their clean answers (solve: the value line)
-cmds=(query verify list openings solve)
+cmds=(query verify vpacked list openings solve)
 as=() # a command prefix: another user (below)
 run() { # run CMD DB: the command on DB, at most 20 s
 	case $1 in
 	query) timeout -k 2 20 "${as[@]}" "$bin" query $spec --db "$2" --moves "xb2 oa1" ;;
 	verify) timeout -k 2 20 "${as[@]}" "$bin" verify $spec --db "$2" --json ;;
+	# every tier held packed (solver/packedtier.h), read a range at a time
+	vpacked) BOARDPROOF_VERIFY_PACKED=always timeout -k 2 20 "${as[@]}" "$bin" verify $spec --db "$2" --json ;;
 	list) timeout -k 2 20 "${as[@]}" "$bin" list --db "$2" ;;
 	openings) timeout -k 2 20 "${as[@]}" "$bin" openings $spec --db "$2" ;;
 	solve) timeout -k 2 20 "${as[@]}" "$bin" solve $spec --db "$2" --block-records 256 ;;
@@ -63,7 +66,7 @@ run() { # run CMD DB: the command on DB, at most 20 s
 answer() { # the part of a command's output that must match the clean run's
 	case $1 in
 	solve) grep "^$spec" "$2" ;;
-	verify) grep -o '"content_hash": "[0-9a-f]*"' "$2" ;;
+	verify | vpacked) grep -o '"content_hash": "[0-9a-f]*"' "$2" ;;
 	list) sed 's/  */ /g' "$2" ;;
 	*) cat "$2" ;;
 	esac
@@ -91,9 +94,9 @@ check() {
 				{ [ "$what" = "another table's database" ] && [ $c = list ] &&
 					[ "$(answer $c "$tmp/out")" = "$(run list "$tmp/other" | sed 's/  */ /g')" ]; } ||
 				problem "$what: $c: exit 0 with another answer: $(head -c 300 "$tmp/out")"
-		elif [ $c = verify ] && [ $rc -le 3 ] && grep -q '"ok": false' "$tmp/out"; then
+		elif { [ $c = verify ] || [ $c = vpacked ]; } && [ $rc -le 3 ] && grep -q '"ok": false' "$tmp/out"; then
 			: # the report: damage found (exit 3) or inconsistencies (exit 1)
-		elif [ $rc -gt 4 ] || ! grep -q -E "^boardproof: $c: [^ ]|^\{\"error\": \{\"command\": \"$c\", \"message\": \"[^\"]" "$tmp/err"; then
+		elif [ $rc -gt 4 ] || ! grep -q -E "^boardproof: ${c/vpacked/verify}: [^ ]|^\{\"error\": \{\"command\": \"${c/vpacked/verify}\", \"message\": \"[^\"]" "$tmp/err"; then
 			problem "$what: $c: exit $rc without a message: $(head -c 300 "$tmp/err" "$tmp/out")"
 		fi
 		printf '  %-24s %-8s exit %s %s\n' "$what" "$c" "$rc" "$(head -1 "$tmp/err" | cut -c1-150)"
