@@ -259,6 +259,11 @@ const struct bp_command bp_commands[] = {
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "A GAME that stands for a family of instances checks every member's table.\n"
+	  "The full check holds the tiers a tier's moves reach in a cache of 4 GiB (or three\n"
+	  "times the largest tier); a tier is held packed (a bitmap and the stored records\n"
+	  "alone, a few percent slower) when three dense ones would not fit.\n"
+	  "Environment: BOARDPROOF_VERIFY_PACKED=always|never|auto and\n"
+	  "BOARDPROOF_VERIFY_CACHE_BYTES=SIZE override that choice and the cache's size.\n"
 	  "JSON: {\"ok\", \"positions_checked\", \"positions_hashed\", \"inconsistencies\",\n"
 	  "\"corrupt_blocks\", \"missing_tiers\", \"hash_only\", \"content_hash\", \"tables\":\n"
 	  "[...]}; with --sample also \"sample\" and \"seed\".\n" },

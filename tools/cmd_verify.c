@@ -137,6 +137,27 @@ int bp_cmd_verify(int argc, char **argv)
 	int any_corrupt = 0, any_problem = 0;
 	if (a.json)
 		bp_text_printf(&out, "{\"tables\": [");
+	/* how the full check holds tiers, and its cache's bytes: for tests, and for tables
+	 * at the machine's limit (see --help, "Environment") */
+	int packed = 0;
+	uint64_t cache_bytes = 0;
+	const char *pk = getenv("BOARDPROOF_VERIFY_PACKED");
+	const char *cb = getenv("BOARDPROOF_VERIFY_CACHE_BYTES");
+	if (pk && strcmp(pk, "always") && strcmp(pk, "never") && strcmp(pk, "auto")) {
+		bp_cli_error(cmd, "bad BOARDPROOF_VERIFY_PACKED '%s' (always, never or auto)", pk);
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
+	packed = !pk ? 0 : strcmp(pk, "always") == 0 ? 1 : strcmp(pk, "never") == 0 ? -1 : 0;
+	if (cb && (bp_cli_parse_bytes(cb, &cache_bytes) || cache_bytes == 0)) {
+		bp_cli_error(
+			cmd,
+			"bad BOARDPROOF_VERIFY_CACHE_BYTES '%s' (bytes, or a number with K, M, "
+			"G or T)",
+			cb);
+		rc = BP_EXIT_USAGE;
+		goto out;
+	}
 	for (int i = 0; i < specs.n; i++) {
 		struct bp_game *g = NULL;
 		bp_table *tab = NULL;
@@ -155,15 +176,8 @@ int bp_cmd_verify(int argc, char **argv)
 					     .hash_only = hash_only,
 					     .sample = sample,
 					     .seed = seed };
-		/* for tests and for tables at the machine's limit (not in --help): how the
-		 * full check holds tiers, and its cache's bytes */
-		const char *pk = getenv("BOARDPROOF_VERIFY_PACKED");
-		vo.packed = !pk				? 0
-			    : strcmp(pk, "always") == 0 ? 1
-			    : strcmp(pk, "never") == 0	? -1
-							: 0;
-		const char *cb = getenv("BOARDPROOF_VERIFY_CACHE_BYTES");
-		vo.cache_bytes = cb ? strtoull(cb, NULL, 10) : 0;
+		vo.packed = packed;
+		vo.cache_bytes = cache_bytes;
 		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);
