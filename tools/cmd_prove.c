@@ -96,6 +96,13 @@ static int print_out(const char *cmd, const struct bp_text *out, const struct bp
 	return 0;
 }
 
+/* --keep-table: writes the table to the file kept, saying so. @return as bp_dfpn_keep. */
+static int write_kept(const bp_dfpn *d, const char *kept, struct bp_err *err)
+{
+	fprintf(stderr, "prove: writing the table to %s\n", kept);
+	return bp_dfpn_keep(d, kept, err);
+}
+
 /* --keep-table: an undecided search's table is written for a later run; once every
  * search is decided, a table kept before is removed (its disk space is the table's
  * memory). @return 0 or the exit code. */
@@ -109,9 +116,7 @@ static int keep_or_drop(const char *cmd, const bp_dfpn *d, const char *kept, int
 		}
 		return 0;
 	}
-	fprintf(stderr, "prove: writing the table to %s\n", kept);
-	int rc = bp_dfpn_keep(d, kept, &err);
-	if (rc) {
+	if (write_kept(d, kept, &err)) {
 		bp_cli_error(cmd, "keeping the table: %s", err.msg);
 		return BP_EXIT_IO;
 	}
@@ -122,10 +127,8 @@ static int keep_or_drop(const char *cmd, const bp_dfpn *d, const char *kept, int
  * --keep-every seconds; a failure leaves the file kept before and the search goes on. */
 static void keep_now(void *ctx, const bp_dfpn *d)
 {
-	const char *kept = ctx;
 	struct bp_err err = { { 0 } };
-	fprintf(stderr, "prove: writing the table to %s\n", kept);
-	if (bp_dfpn_keep(d, kept, &err))
+	if (write_kept(d, ctx, &err))
 		fprintf(stderr, "prove: warning: keeping the table: %s (the search goes on)\n",
 			err.msg);
 }
