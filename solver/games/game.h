@@ -385,6 +385,19 @@ struct bp_game_ops {
 	uint64_t (*sym_hash)(const struct bp_game *g, const struct bp_pos *p, uint64_t *h);
 	uint64_t (*sym_hash_move)(const struct bp_game *g, const struct bp_pos *p,
 				  const uint64_t *h, const struct bp_pos *c, uint64_t *out);
+
+	/* OPTIONAL knowledge for proof-number search: bounds on the game-theoretic value
+	 * of p (a position that is not over) for its player to move, computed from the
+	 * position alone, in the order loss (-1) < draw (0) < win (1): on return 1, *lo
+	 * <= value <= *hi (-1 <= *lo <= *hi <= 1); on return 0 it knows nothing (and
+	 * leaves them). Must be PROVABLY right under every option of the instance (an
+	 * option it cannot bound: return 0), and the same for every member of p's
+	 * symmetry class. The search settles a child whose bounds decide its goal
+	 * without a table entry, and a saved proof may end in such a leaf: the proof
+	 * checker calls this op again (solver/proof.c, leaf kind 3), so it is rules
+	 * code, checked against the solved tables on every position of small boards.
+	 * NULL: the search expands such positions. */
+	int (*bounds)(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */

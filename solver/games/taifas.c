@@ -886,6 +886,8 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 	return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
 }
 
+static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
+
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
 	.title = "Taifas: place either colour; most zones on the full board wins",
@@ -917,4 +919,141 @@ const struct bp_game_ops bp_taifas_ops = {
 	.claims = "no-draw first-player pie fewer-groups",
 	.sym_hash = taifas_sym_hash,
 	.sym_hash_move = taifas_sym_hash_move,
+	.bounds = taifas_bounds,
 };
+
+/* ---- bounds for proof-number search (bp_game_ops.bounds) ------------------------
+ *
+ * No Taifas game ends before the board is full, so without knowledge every leaf of a
+ * proof lies at full depth. The bounds below decide many positions some moves earlier,
+ * from the position alone.
+ *
+ * The argument. Let p have stones X (black) and O (white), both non-empty, and empty
+ * cells E. Every filling of E is the end of some line of play from p (either player
+ * may place either colour anywhere), and the value of p is the outcome of one of
+ * those lines, so it lies between the least and the greatest outcome over the
+ * fillings. We bound each side's score over all fillings at once:
+ *
+ * 1. On a full board holding both colours, black's zones are exactly white's groups
+ *    (7.2: the components of the cells not black are the white groups, and each
+ *    touches a black stone, the board being connected and not all white), and white's
+ *    zones are black's groups. Both colours stay on the board, so this holds for every
+ *    filling. Under score=zones black scores the number of white groups; under
+ *    score=fraction the sum of 1/|g| over white's groups g.
+ * 2. Upper bound for a colour c with stones C. A final c group either contains a
+ *    current c group (at most G(C) of those: the current groups are disjoint, each
+ *    lies in one final group) or consists of new stones only; such a group touches no
+ *    stone of C, so it lies in F = E minus the neighbours of C, and distinct ones do
+ *    not touch, so one cell of each is an independent set of F. Any matching M of F's
+ *    adjacency graph (greedy here) bounds that set by |F| - |M|, at most one end of
+ *    each matched pair being in it. So the final groups number at most G(C) + m,
+ *    m = |F| - |M|. For the fraction: a final group holding current groups is at least
+ *    as large as each, so charging it to one of them it scores at most that group's
+ *    1/|g|; a group of new stones scores at most 1. So at most sum 1/|g| + m.
+ * 3. Lower bound for c, with D the other colour's stones: the final c stones lie in
+ *    the cells not in D, so each final group lies in one component K of those cells,
+ *    and every component K holding a stone of C holds a final group, of at most |K|
+ *    cells. So at least as many groups as such components, and at least the sum of
+ *    1/|K| over them.
+ * 4. Black's lead (black's score minus white's) is then at least lo(white's groups) -
+ *    hi(black's groups) and at most hi(white's) - lo(black's), compared exactly (the
+ *    sums of fractions as in compare_scores). A lead that is positive for every filling
+ *    is a black win; negative, a loss. Where a filling may tie, the tie-break decides:
+ *    under tie=draw a tie is a draw (0); under last-zone and last-stone a tie goes to
+ *    one side or the other by `last` and the order of play, never a draw (stones are on
+ *    the board, so `last` names a colour), and we claim nothing more: -1 or 1.
+ *
+ * Positions with one colour only are left unbounded (a one-coloured filling scores no
+ * zones for either side, outside the group identity of 1). The bounds use only
+ * adjacency and sizes, so a board symmetry keeps them. */
+
+/* Components of region holding a cell of seed: their number, and their sizes into
+ * sizes (when not NULL). */
+static int components_with(const struct taifas *t, uint64_t region, uint64_t seed, int *sizes)
+{
+	int n = 0;
+	for (seed &= region; seed; n++) {
+		uint64_t comp = flood(t, region, seed & -seed);
+		seed &= ~comp;
+		if (sizes)
+			sizes[n] = __builtin_popcountll(comp);
+	}
+	return n;
+}
+
+/* An upper bound on the largest set of pairwise non-adjacent cells of f: |f| less a
+ * greedy matching of f's cells. */
+static int independent_bound(const struct taifas *t, uint64_t f)
+{
+	int n = __builtin_popcountll(f), matched = 0;
+	for (uint64_t left = f; left;) {
+		uint64_t v = left & -left;
+		left &= ~v;
+		uint64_t nb = t->nbr[__builtin_ctzll(v)] & left;
+		if (nb) {
+			left &= ~(nb & -nb);
+			matched++;
+		}
+	}
+	return n - matched;
+}
+
+/* The sign of sum 1/a[i] - sum 1/b[j], exactly. */
+static int compare_points(const int *a, int na, const int *b, int nb)
+{
+	u128 n1, d1, n2, d2;
+	fraction_points(a, na, &n1, &d1);
+	fraction_points(b, nb, &n2, &d2);
+	u128 l = d1 / gcd128(d1, d2) * d2;
+	u128 x = n1 * (l / d1), y = n2 * (l / d2);
+	return (x > y) - (x < y);
+}
+
+/* A colour's final groups over every filling (2 and 3 of the argument): their number
+ * from *glo to *ghi; under score=fraction also the sizes whose 1/size sums bound their
+ * points below (lo_sizes, *nlo = *glo entries) and above (hi_sizes, *nhi = *ghi). */
+static void group_bounds(const struct taifas *t, uint64_t own, uint64_t other, int fraction,
+			 int *glo, int *ghi, int *lo_sizes, int *hi_sizes)
+{
+	uint64_t empty = t->full & ~own & ~other;
+	int m = independent_bound(t, empty & ~grow(t, own));
+	*glo = components_with(t, t->full & ~other, own, fraction ? lo_sizes : NULL);
+	int g = components_with(t, own, own, fraction ? hi_sizes : NULL);
+	if (fraction)
+		for (int i = 0; i < m; i++)
+			hi_sizes[g + i] = 1;
+	*ghi = g + m;
+}
+
+static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
+{
+	const struct taifas *t = T(g);
+	uint64_t x = X_STONES(p), o = O_STONES(p);
+	if (!x || !o || (x | o) == t->full)
+		return 0;
+	int fraction = t->score == SCORE_FRACTION;
+	int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[128], os_lo[64], os_hi[128];
+	group_bounds(t, x, o, fraction, &xlo, &xhi, xs_lo, xs_hi);
+	group_bounds(t, o, x, fraction, &olo, &ohi, os_lo, os_hi);
+	/* black's lead over every filling: at least white's least score less black's
+	 * greatest (signs only) */
+	int least, most;
+	if (fraction) {
+		least = compare_points(os_lo, olo, xs_hi, xhi);
+		most = compare_points(os_hi, ohi, xs_lo, xlo);
+	} else {
+		least = (olo > xhi) - (olo < xhi);
+		most = (ohi > xlo) - (ohi < xlo);
+	}
+	int tie_lo = t->tie == TIE_DRAW ? 0 : -1, tie_hi = t->tie == TIE_DRAW ? 0 : 1;
+	int blo = least > 0 ? 1 : least == 0 ? tie_lo : -1;
+	int bhi = most < 0 ? -1 : most == 0 ? tie_hi : 1;
+	if (mover_colour(p)) {
+		*lo = -bhi;
+		*hi = -blo;
+	} else {
+		*lo = blo;
+		*hi = bhi;
+	}
+	return 1;
+}

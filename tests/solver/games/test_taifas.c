@@ -13,6 +13,7 @@
 #include "solver/games/game.h"
 #include "solver/games/perft.h"
 #include "solver/games/taifas.h"
+#include "store/store.h"
 #include "tests/support.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
@@ -674,4 +675,85 @@ Test(taifas, every_move_completes_zones_as_naive)
 		}
 		bp_game_destroy(g);
 	}
+}
+
+/* ---- bounds for proof-number search (bp_game_ops.bounds) --------------------- */
+
+/* Every stored position of the strongly solved instance: the value lies within the
+ * bounds. Logs, per number of empty cells, how many positions the bounds decide
+ * exactly (lo == hi) and how many they decide one of df-pn's goals for (lo >= 0 or
+ * hi <= 0: "win" or "not lose" settled). @return the positions decided exactly. */
+static long bounds_hold(const char *spec)
+{
+	struct bp_game *g = open_game(spec);
+	cr_assert_not_null(g->ops->bounds);
+	char *dir = temp_db();
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 1 });
+	bp_store *db;
+	bp_table *t;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	long all[65] = { 0 }, exact[65] = { 0 }, goal[65] = { 0 }, decided = 0;
+	for (uint32_t tier = 0; tier < g->ntiers; tier++) {
+		uint64_t size;
+		cr_assert_eq(g->ops->tier_size(g, tier, &size), BP_OK);
+		int empty = (int)g->ntiers - 1 - (int)tier;
+		for (uint64_t i = 0; i < size; i++) {
+			uint16_t rec;
+			struct bp_pos p;
+			cr_assert_eq(bp_table_get(t, tier, i, &rec), BP_OK);
+			if (bp_record_value(rec) == BP_VALUE_NONE)
+				continue;
+			cr_assert_eq(g->ops->unrank(g, tier, i, &p), BP_OK);
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+				continue;
+			all[empty]++;
+			int lo = -2, hi = 2;
+			if (!g->ops->bounds(g, &p, &lo, &hi))
+				continue;
+			cr_assert(lo >= -1 && lo <= hi && hi <= 1, "%s %s: bounds %d..%d", spec,
+				  fmt_pos(g, &p), lo, hi);
+			enum bp_value v = bp_record_value(rec);
+			int val = v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
+			cr_assert(lo <= val && val <= hi, "%s %s: value %s outside the bounds %d..%d",
+				  spec, fmt_pos(g, &p), bp_value_name(v), lo, hi);
+			exact[empty] += lo == hi;
+			goal[empty] += lo >= 0 || hi <= 0;
+			decided += lo == hi;
+		}
+	}
+	char line[2048];
+	int at = snprintf(line, sizeof line, "%s, empty cells: decided exactly / a goal / all:",
+			  spec);
+	for (int e = 1; e < (int)g->ntiers && at < (int)sizeof line; e++)
+		at += snprintf(line + at, sizeof line - (size_t)at, " %d: %ld/%ld/%ld", e, exact[e],
+			       goal[e], all[e]);
+	cr_log_info("%s", line);
+	bp_table_close(t);
+	bp_store_close(db);
+	remove_db(dir);
+	bp_game_destroy(g);
+	return decided;
+}
+
+/* Each reading of the score and the tie-break on two boards; the bounds must decide
+ * some positions of each, or they would be checked vacuously. */
+Test(taifas, bounds_hold_on_every_position)
+{
+	static const char *const specs[] = {
+		"taifas:3x3",
+		"taifas:3x3,tie=last-stone",
+		"taifas:3x3,tie=draw",
+		"taifas:3x3,score=fraction",
+		"taifas:3x3,score=fraction,tie=last-stone",
+		"taifas:3x3,score=fraction,tie=draw",
+		"taifas:3x4",
+		"taifas:3x4,tie=last-stone",
+		"taifas:3x4,tie=draw",
+		"taifas:3x4,score=fraction",
+		"taifas:3x4,score=fraction,tie=last-stone",
+		"taifas:3x4,score=fraction,tie=draw",
+	};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+		cr_expect_gt(bounds_hold(specs[i]), 0, "%s: the bounds decide nothing", specs[i]);
 }
