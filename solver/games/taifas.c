@@ -963,6 +963,34 @@ const struct bp_game_ops bp_taifas_ops = {
  *    one side or the other by `last` and the order of play, never a draw (stones are on
  *    the board, so `last` names a colour), and we claim nothing more: -1 or 1.
  *
+ * 5. A second bound on the lead, coupled (a cell holds one colour, which 4 forgets):
+ *    fill the empty cells one at a time in index order. A stone of colour c on cell v
+ *    changes c's group count by 1 - k, k the number of c groups next to v at that
+ *    moment, and the other colour's count not at all. Those groups each hold a
+ *    neighbour of v: a stone of one of the a_c(v) current c groups next to v, or one of
+ *    the q(v) empty neighbours that come earlier in the order, so k <= a_c(v) + q(v);
+ *    and k >= 1 when a_c(v) >= 1. So black's lead, white's groups less black's, moves
+ *    with cell v by
+ *        as white: 1 - k in [1 - a_o - q, 1 - [a_o >= 1]]
+ *        as black: k - 1 in [[a_x >= 1] - 1, a_x + q - 1]
+ *    and over every filling it lies within the current difference plus the sum over
+ *    the cells of the least (greatest) of these ends. Under score=zones the tighter of
+ *    4 and 5 is taken at each end.
+ * 6. Who wins a tie under tie=last-zone. A stone of colour c on v completes a zone
+ *    exactly when the component C of non-c cells holding v falls into two pieces or
+ *    more without v (completes_zone; C always touches a c stone, c being on the board,
+ *    which is connected). Each piece holds a non-c neighbour of v: a stone of one of
+ *    the a_d(v) groups of the other colour d next to v, or one of v's e(v) empty
+ *    neighbours. As play goes on, a_d(v) + e(v) never grows (an empty neighbour that
+ *    fills adds at most one group next to v and is one empty neighbour less; groups
+ *    only merge). So colour c can complete a zone from here on only if some empty v
+ *    has a_d(v) + e(v) >= 2 now, and the final `last` is the current one or such a
+ *    colour. A tie is lost by the owner of the final `last`: if that can only be x,
+ *    a tie is a black loss; only o, a black win. Under last-stone any colour can fall
+ *    last, and a tie is left as either.
+ * 7. With one empty cell left the value itself is taken: the mover places the last
+ *    stone, of the better colour for them (the tie-break included).
+ *
  * Positions with one colour only are left unbounded (a one-coloured filling scores no
  * zones for either side, outside the group identity of 1). The bounds use only
  * adjacency and sizes, so a board symmetry keeps them. */
@@ -1025,13 +1053,79 @@ static void group_bounds(const struct taifas *t, uint64_t own, uint64_t other, i
 	*ghi = g + m;
 }
 
+/* For each empty cell v, the number of black (ax[v]) and white (ao[v]) groups next to
+ * it. @return white's groups less black's. */
+static int groups_next(const struct taifas *t, uint64_t x, uint64_t o, int ax[64], int ao[64])
+{
+	uint64_t empty = t->full & ~x & ~o;
+	int d = 0;
+	for (int c = 0; c < 2; c++)
+		for (uint64_t left = c ? o : x; left; d += c ? 1 : -1) {
+			uint64_t grp = flood(t, left, left & -left);
+			left &= ~grp;
+			for (uint64_t m = grow(t, grp) & empty; m; m &= m - 1)
+				(c ? ao : ax)[__builtin_ctzll(m)]++;
+		}
+	return d;
+}
+
+/* Black's lead over every filling by 5 of the argument: *least <= lead <= *most. */
+static void lead_by_cells(const struct taifas *t, uint64_t x, uint64_t o, const int ax[64],
+			  const int ao[64], int d, int *least, int *most)
+{
+	uint64_t empty = t->full & ~x & ~o;
+	*least = *most = d;
+	for (uint64_t m = empty; m; m &= m - 1) {
+		int v = __builtin_ctzll(m);
+		int q = __builtin_popcountll(t->nbr[v] & empty & ((1ull << v) - 1));
+		int wlo = 1 - ao[v] - q, whi = ao[v] ? 0 : 1;
+		int blo = ax[v] ? 0 : -1, bhi = ax[v] + q - 1;
+		*least += wlo < blo ? wlo : blo;
+		*most += whi > bhi ? whi : bhi;
+	}
+}
+
+/* The value with one empty cell (6 of the argument). */
+static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
+{
+	struct bp_move m[2];
+	int best = -1;
+	for (int i = 0, n = taifas_moves(g, p, m); i < n; i++) {
+		struct bp_pos c = *p;
+		taifas_apply(g, &c, m[i]);
+		enum bp_value v = taifas_outcome(g, &c); /* for the other player */
+		int mine = v == BP_VALUE_LOSS ? 1 : v == BP_VALUE_WIN ? -1 : 0;
+		best = mine > best ? mine : best;
+	}
+	return best;
+}
+
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
 {
 	const struct taifas *t = T(g);
 	uint64_t x = X_STONES(p), o = O_STONES(p);
 	if (!x || !o || (x | o) == t->full)
 		return 0;
+	if (__builtin_popcountll(t->full & ~x & ~o) == 1) {
+		*lo = *hi = last_cell_value(g, p);
+		return 1;
+	}
 	int fraction = t->score == SCORE_FRACTION;
+	int ax[64] = { 0 }, ao[64] = { 0 }, d = groups_next(t, x, o, ax, ao);
+	/* a tie's value for black (6 of the argument) */
+	int tie_lo = -1, tie_hi = 1;
+	if (t->tie == TIE_DRAW) {
+		tie_lo = tie_hi = 0;
+	} else if (t->tie == TIE_LAST_ZONE) {
+		unsigned may = LAST(p) == 1 ? 1u : 2u; /* colours `last` may end on: 1 x, 2 o */
+		uint64_t empty = t->full & ~x & ~o;
+		for (uint64_t m = empty; m && may != 3; m &= m - 1) {
+			int v = __builtin_ctzll(m), e = __builtin_popcountll(t->nbr[v] & empty);
+			may |= (ao[v] + e >= 2 ? 1u : 0u) | (ax[v] + e >= 2 ? 2u : 0u);
+		}
+		tie_lo = may & 1 ? -1 : 1;
+		tie_hi = may & 2 ? 1 : -1;
+	}
 	int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[128], os_lo[64], os_hi[128];
 	group_bounds(t, x, o, fraction, &xlo, &xhi, xs_lo, xs_hi);
 	group_bounds(t, o, x, fraction, &olo, &ohi, os_lo, os_hi);
@@ -1042,10 +1136,13 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 		least = compare_points(os_lo, olo, xs_hi, xhi);
 		most = compare_points(os_hi, ohi, xs_lo, xlo);
 	} else {
-		least = (olo > xhi) - (olo < xhi);
-		most = (ohi > xlo) - (ohi < xlo);
+		int cl, cm;
+		lead_by_cells(t, x, o, ax, ao, d, &cl, &cm);
+		cl = cl > olo - xhi ? cl : olo - xhi;
+		cm = cm < ohi - xlo ? cm : ohi - xlo;
+		least = (cl > 0) - (cl < 0);
+		most = (cm > 0) - (cm < 0);
 	}
-	int tie_lo = t->tie == TIE_DRAW ? 0 : -1, tie_hi = t->tie == TIE_DRAW ? 0 : 1;
 	int blo = least > 0 ? 1 : least == 0 ? tie_lo : -1;
 	int bhi = most < 0 ? -1 : most == 0 ? tie_hi : 1;
 	if (mover_colour(p)) {

@@ -698,10 +698,17 @@ static long bounds_hold(const char *spec)
 		uint64_t size;
 		cr_assert_eq(g->ops->tier_size(g, tier, &size), BP_OK);
 		int empty = (int)g->ntiers - 1 - (int)tier;
+		static uint16_t recs[1 << 16];
 		for (uint64_t i = 0; i < size; i++) {
-			uint16_t rec;
+			uint64_t at = i % (1 << 16);
+			if (at == 0)
+				cr_assert_eq(bp_table_get_range(t, tier, i,
+								size - i < (1 << 16) ? size - i
+										     : (1 << 16),
+								recs),
+					     BP_OK);
+			uint16_t rec = recs[at];
 			struct bp_pos p;
-			cr_assert_eq(bp_table_get(t, tier, i, &rec), BP_OK);
 			if (bp_record_value(rec) == BP_VALUE_NONE)
 				continue;
 			cr_assert_eq(g->ops->unrank(g, tier, i, &p), BP_OK);
@@ -715,16 +722,17 @@ static long bounds_hold(const char *spec)
 				  fmt_pos(g, &p), lo, hi);
 			enum bp_value v = bp_record_value(rec);
 			int val = v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
-			cr_assert(lo <= val && val <= hi, "%s %s: value %s outside the bounds %d..%d",
-				  spec, fmt_pos(g, &p), bp_value_name(v), lo, hi);
+			cr_assert(lo <= val && val <= hi,
+				  "%s %s: value %s outside the bounds %d..%d", spec, fmt_pos(g, &p),
+				  bp_value_name(v), lo, hi);
 			exact[empty] += lo == hi;
 			goal[empty] += lo >= 0 || hi <= 0;
 			decided += lo == hi;
 		}
 	}
 	char line[2048];
-	int at = snprintf(line, sizeof line, "%s, empty cells: decided exactly / a goal / all:",
-			  spec);
+	int at = snprintf(line, sizeof line,
+			  "%s, empty cells: decided exactly / a goal / all:", spec);
 	for (int e = 1; e < (int)g->ntiers && at < (int)sizeof line; e++)
 		at += snprintf(line + at, sizeof line - (size_t)at, " %d: %ld/%ld/%ld", e, exact[e],
 			       goal[e], all[e]);
@@ -738,6 +746,16 @@ static long bounds_hold(const char *spec)
 
 /* Each reading of the score and the tie-break on two boards; the bounds must decide
  * some positions of each, or they would be checked vacuously. */
+Test(taifas, bounds_hold_on_every_position_4x4)
+{
+	cr_expect_gt(bounds_hold("taifas:4x4"), 0);
+}
+
+Test(taifas, bounds_hold_on_every_position_4x4_fraction)
+{
+	cr_expect_gt(bounds_hold("taifas:4x4,score=fraction,tie=draw"), 0);
+}
+
 Test(taifas, bounds_hold_on_every_position)
 {
 	static const char *const specs[] = {
