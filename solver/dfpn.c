@@ -92,6 +92,12 @@
  * new leaf the same way, one or two plies deep). A child that settles its node as
  * strictly as any could (a win for the mover) ends the expansion.
  *
+ * Bounds. A child whose value bounds from the rules (the game's bounds op, where it
+ * has one and bp_dfpn_opts.no_bounds is unset: Taifas bounds each side's final score
+ * over every filling of the board) decide the goal is settled the same way, with no
+ * table entry. A saved proof ends there in a leaf that the checker re-derives by the
+ * same op (solver/proof.c, leaf kind 3).
+ *
  * Two goals, one table. Once both goals have been searched on a handle, each reads
  * the other's final entries where they decide it (see cross()), so that the second
  * search of a position whose "win" was disproven through a draw starts from every
@@ -181,6 +187,7 @@ struct bp_dfpn {
 	/* weak proof numbers (bp_dfpn_opts.pn_rule, and always in games that repeat) */
 	int weak;
 	int init_moves; /* new children's numbers from their move counts (bp_dfpn_opts.init) */
+	int bounds;	/* the game's bounds op settles children (bp_dfpn_opts.no_bounds unset) */
 	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
 	int fast;
 	/* per call */
@@ -554,6 +561,17 @@ static int expand(struct search *s, int depth, int or_node)
 			if (or_node ? c->pn == 0 && c->strict : c->dn == 0 && c->strict) {
 				/* it settles this node at once, as strictly as any sibling could:
 				 * the other children are not needed */
+				n = f->n = i + 1;
+				break;
+			}
+			continue;
+		}
+		int lo, hi;
+		if (d->bounds && g->ops->bounds(g, &p, &lo, &hi) &&
+		    decide(s->goal, !or_node, lo, hi, c)) {
+			/* decided by the rules' bounds: no path changes them either */
+			c->key = 0;
+			if (or_node ? c->pn == 0 && c->strict : c->dn == 0 && c->strict) {
 				n = f->n = i + 1;
 				break;
 			}
@@ -1164,6 +1182,7 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		return bp_err_set(err, BP_ENOMEM, "no memory");
 	d->g = g;
 	d->o = o;
+	d->bounds = g->ops->bounds && !o.no_bounds;
 	d->nbuckets = o.memory / sizeof(struct tt_bucket);
 	if (d->nbuckets > ((uint64_t)1 << 32)) /* the bucket index is 32 bits of the key */
 		d->nbuckets = (uint64_t)1 << 32;
@@ -1293,6 +1312,9 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 		decide(goal, or_node, x, x, &c);
 		return c.pn == 0;
 	}
+	int lo, hi;
+	if (d->bounds && g->ops->bounds(g, p, &lo, &hi) && decide(goal, or_node, lo, hi, &c))
+		return c.pn == 0;
 	struct bp_pos canon;
 	bp_game_canonical(g, p, &canon);
 	struct bp_dfpn_bound b;

@@ -107,6 +107,9 @@ struct bp_dfpn_opts {
 	int exact_keys;
 	enum bp_dfpn_pn_rule pn_rule; /* 0: BP_DFPN_PN_SUM */
 	enum bp_dfpn_init init;	      /* 0: BP_DFPN_INIT_ONE */
+	/* 1: leave the game's bounds op unused (for comparisons); 0: a child whose
+	 * bounds (bp_game_ops.bounds) decide the goal is settled without a table entry */
+	int no_bounds;
 };
 
 struct bp_dfpn_result {

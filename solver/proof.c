@@ -2,7 +2,7 @@
 /* Proof trees (solver/proof.h): extraction from the df-pn table, serialization, and
  * the independent checker.
  *
- * Serialized format, version 1, little-endian:
+ * Serialized format, version 2 (BP_PROOF_VERSION), little-endian:
  *
  *     "BPPROOF\0"  u32 version  u32 speclen  spec bytes
  *     u8 value  u8 nparts  u8 nwords  root position words (u64 each)
@@ -10,10 +10,13 @@
  *                1 not lose)  u64 nnodes
  *                per node: u8 kind | pmove << 2  u8 nwords  words  [u32 move]
  *
- * kind 0 an inner node, 1 a terminal leaf, 2 a leaf of the solved table; pmove 1 when
- * the part's player is to move there (then an inner node carries the move it plays,
- * a move of the canonical position). Positions are canonical, cut after their last
- * non-zero word. There is no checksum on purpose: the checker is the check.
+ * kind 0 an inner node, 1 a terminal leaf, 2 a leaf of the solved table, 3 a leaf
+ * that the game's value bounds decide (bp_game_ops.bounds: rules code, which the
+ * checker calls again on the leaf; the part's goal must hold for every value within
+ * them); pmove 1 when the part's player is to move there (then an inner node carries
+ * the move it plays, a move of the canonical position). Positions are canonical, cut
+ * after their last non-zero word. There is no checksum on purpose: the checker is the
+ * check. Version 1 is version 2 without kind 3; it is still read.
  *
  * Extraction. Each strategy is the attacker's or defender's side of one df-pn goal:
  * "win" for the root's player is a proof of GOAL_WIN; "win" for the other player a
@@ -35,7 +38,9 @@
 
 #define MAX_BUILD_DEPTH 20000
 
-enum { KIND_INNER = 0, KIND_TERMINAL = 1, KIND_TABLE = 2 };
+#define BP_PROOF_VERSION 2
+
+enum { KIND_INNER = 0, KIND_TERMINAL = 1, KIND_TABLE = 2, KIND_BOUND = 3 };
 
 struct pnode {
 	uint64_t off; /* into the part's word arena */
@@ -188,6 +193,17 @@ static int meets(const struct part *pt, int pmove, enum bp_value v)
 	return pt->goal == 0 ? vp == BP_VALUE_WIN : vp != BP_VALUE_LOSS && vp != BP_VALUE_NONE;
 }
 
+/* Whether the game's value bounds on p (not over) settle the part's goal there: its
+ * player's least value within them meets it. */
+static int bound_meets(const struct bp_game *g, const struct part *pt, int pmove,
+		       const struct bp_pos *p)
+{
+	int lo, hi;
+	if (!g->ops->bounds || !g->ops->bounds(g, p, &lo, &hi))
+		return 0;
+	return (pmove ? lo : -hi) >= (pt->goal == 0 ? 1 : 0);
+}
+
 static int table_value(const struct bp_game *g, bp_table *t, const struct bp_pos *p,
 		       enum bp_value *v)
 {
@@ -244,7 +260,9 @@ static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int 
 		kind = KIND_TERMINAL;
 	else if (depth > 0 && table_value(g, b->table, c, &v))
 		kind = KIND_TABLE;
-	if (kind != KIND_INNER && !meets(pt, pmove, v))
+	else if (depth > 0 && bound_meets(g, pt, pmove, c))
+		kind = KIND_BOUND;
+	if ((kind == KIND_TERMINAL || kind == KIND_TABLE) && !meets(pt, pmove, v))
 		return BP_ECORRUPT;
 	int64_t i = part_add(pt, c, pmove, kind);
 	if (i < 0)
@@ -258,8 +276,8 @@ static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int 
 	int n = g->ops->moves(g, c, mv);
 	struct bp_pos ch, canon;
 	if (pmove) {
-		/* pass 0: terminal children and children already in the proof; pass 1: final
-		 * entries of the table; pass 2: search */
+		/* pass 0: terminal children, children already in the proof and children the
+		 * bounds settle; pass 1: final entries of the table; pass 2: search */
 		int chosen = -1;
 		/* the order of the searches of pass 2: the moves whose table numbers say
 		 * they are the easiest to show good first (the one that proved this node
@@ -288,7 +306,9 @@ static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int 
 				enum bp_value cv = g->ops->outcome(g, &canon);
 				if (pass == 0) {
 					if ((cv != BP_VALUE_NONE && meets(pt, 0, cv)) ||
-					    (cv == BP_VALUE_NONE && part_find(pt, &canon, 0) >= 0))
+					    (cv == BP_VALUE_NONE &&
+					     (part_find(pt, &canon, 0) >= 0 ||
+					      bound_meets(g, pt, 0, &canon))))
 						chosen = k;
 					continue;
 				}
@@ -458,7 +478,7 @@ int bp_proof_encode(const struct bp_proof *pf, uint8_t **buf, size_t *len)
 {
 	struct wbuf w = { 0 };
 	put(&w, "BPPROOF", 8);
-	put_u32(&w, 1);
+	put_u32(&w, BP_PROOF_VERSION);
 	uint32_t sl = (uint32_t)strlen(pf->spec);
 	put_u32(&w, sl);
 	put(&w, pf->spec, sl);
@@ -517,7 +537,8 @@ int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struc
 	if (len < 16 || memcmp(buf, "BPPROOF", 8) != 0)
 		return bp_err_set(err, BP_ECORRUPT, "not a saved proof");
 	struct rbuf r = { buf, len, 8, 0 };
-	if (get(&r, 4) != 1)
+	uint64_t version = get(&r, 4);
+	if (version != 1 && version != BP_PROOF_VERSION)
 		return bp_err_set(err, BP_EFORMAT, "a proof of another format version");
 	struct bp_proof *pf = calloc(1, sizeof *pf);
 	if (!pf)
@@ -544,7 +565,8 @@ int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struc
 		for (uint64_t i = 0; i < cnt && !r.bad; i++) {
 			unsigned kp = (unsigned)get(&r, 1);
 			int w = (int)get(&r, 1);
-			if ((kp & 3) > KIND_TABLE || kp > 7 || w > BP_POS_WORDS)
+			if ((kp & 3) > (version == 1 ? KIND_TABLE : KIND_BOUND) || kp > 7 ||
+			    w > BP_POS_WORDS)
 				goto bad;
 			struct bp_pos p = { { 0 } };
 			for (int j = 0; j < w; j++)
@@ -660,6 +682,15 @@ static int check_part(const struct bp_game *g, bp_table *table, struct part *pt,
 			break;
 		}
 		enum bp_value v = g->ops->outcome(g, &p);
+		if (n->kind == KIND_BOUND) {
+			if (v != BP_VALUE_NONE || !bound_meets(g, pt, n->pmove, &p)) {
+				fail(rep, "leaf %llu is not settled by the game's bounds",
+				     (unsigned long long)i);
+				break;
+			}
+			rep->bound_leaves++;
+			continue;
+		}
 		if (n->kind == KIND_TERMINAL || n->kind == KIND_TABLE) {
 			if (n->kind == KIND_TERMINAL && v == BP_VALUE_NONE) {
 				fail(rep, "leaf %llu is not terminal", (unsigned long long)i);

@@ -60,6 +60,7 @@ struct bp_proof_report {
 	uint64_t nodes;		  /* nodes reached from the roots and checked */
 	uint64_t terminal_leaves; /* leaves decided by the rules */
 	uint64_t table_leaves;	  /* leaves decided by the solved table */
+	uint64_t bound_leaves;	  /* leaves decided by the game's value bounds */
 	char problem[512];	  /* the first problem found, when !ok */
 };
 

@@ -38,6 +38,10 @@ static const struct guide guides[] = {
 };
 #define NGUIDES (sizeof guides / sizeof guides[0])
 
+/* 1: the searchers the helpers make leave the game's bounds op unused
+ * (bp_dfpn_opts.no_bounds); 0, the default: Taifas' bounds settle children. */
+static int no_bounds;
+
 static bp_dfpn *make_dfpn_opts(const struct bp_game *g, uint64_t memory, int threads,
 			       int exact_keys)
 {
@@ -47,7 +51,8 @@ static bp_dfpn *make_dfpn_opts(const struct bp_game *g, uint64_t memory, int thr
 				  .threads = threads,
 				  .exact_keys = exact_keys,
 				  .pn_rule = guide.rule,
-				  .init = guide.init };
+				  .init = guide.init,
+				  .no_bounds = no_bounds };
 	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK, "%s", err.msg);
 	return d;
 }
@@ -526,8 +531,8 @@ Test(dfpn, guidance_random_positions)
 }
 
 /* Builds, encodes, decodes and checks the proof of p's value; then a tampered copy
- * must fail. */
-static void proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_pos *p, int tampers)
+ * must fail. @return the proof's leaves that the game's bounds settle. */
+static uint64_t proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_pos *p, int tampers)
 {
 	enum bp_value v = prove(d, s->g, p);
 	struct bp_proof *pf, *back;
@@ -542,6 +547,7 @@ static void proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_pos *
 	cr_expect(rep.ok, "%s %s (%s): %s", s->g->spec, fmt_pos(s->g, p), bp_value_name(v),
 		  rep.problem);
 	cr_expect_eq(rep.nodes, bp_proof_size(pf));
+	uint64_t bound_leaves = rep.bound_leaves;
 	bp_proof_free(back);
 	int failed = 0;
 	for (int k = 0; k < tampers; k++) {
@@ -559,6 +565,7 @@ static void proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_pos *
 	/* a wrong claim fails too: the same strategies claimed as another value */
 	free(buf);
 	bp_proof_free(pf);
+	return bound_leaves;
 }
 
 static void proofs_check(void)
@@ -778,4 +785,80 @@ Test(dfpn, kill_keeps_checkpoints, .timeout = 60)
 	bp_store_close(st);
 	bp_game_destroy(g);
 	remove_db(dir);
+}
+
+/* Taifas' value bounds (bp_game_ops.bounds) are on in every test above (the default);
+ * here each reading of the score and the tie-break: every position of 3x3 and random
+ * positions of 3x4, with the default guidance and with weak/moves. */
+Test(dfpn, bounds_every_position_taifas_variants)
+{
+	static const char *const small[] = { "taifas:3x3,tie=last-stone",
+					     "taifas:3x3,score=fraction",
+					     "taifas:3x3,score=fraction,tie=draw",
+					     "taifas:3x3,score=fraction,tie=last-stone" };
+	static const char *const medium[] = { "taifas:3x4,tie=last-stone", "taifas:3x4,tie=draw",
+					      "taifas:3x4,score=fraction",
+					      "taifas:3x4,score=fraction,tie=draw" };
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+		agree_all(small[i]);
+	for (size_t i = 0; i < sizeof medium / sizeof medium[0]; i++)
+		agree_random(medium[i], 200, 51 + i);
+	guide = guides[2]; /* weak/moves */
+	agree_all("taifas:3x3");
+	agree_all("taifas:3x3,tie=draw");
+	agree_random("taifas:3x4", 200, 61);
+}
+
+/* Proofs that end in leaves the bounds settle: the checker re-derives each by the
+ * op, they check, and tampered copies fail. */
+Test(dfpn, bounds_proofs_check)
+{
+	static const char *const specs[] = { "taifas:3x3", "taifas:3x3,tie=draw", "taifas:3x4",
+					     "taifas:3x4,score=fraction,tie=last-stone" };
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct solved s = solved_open(specs[k]);
+		bp_dfpn *d = make_dfpn(s.g, (uint64_t)16 << 20, 1);
+		struct bp_pos p;
+		s.g->ops->start(s.g, &p);
+		uint64_t leaves = proof_round_trip(&s, d, &p, 20);
+		struct bp_move *mv = bp_game_move_buffer(s.g);
+		int n = s.g->ops->moves(s.g, &p, mv);
+		for (int i = 0; i < n && i < 4; i++) {
+			struct bp_pos c = p;
+			s.g->ops->apply(s.g, &c, mv[i]);
+			leaves += proof_round_trip(&s, d, &c, 10);
+		}
+		free(mv);
+		cr_expect_gt(leaves, 0, "%s: no proof ends in a bound leaf", specs[k]);
+		cr_log_info("%s: %llu bound leaves in the proofs", specs[k],
+			    (unsigned long long)leaves);
+		bp_dfpn_destroy(d);
+		solved_close(&s);
+	}
+}
+
+/* The bounds cut the search: taifas:3x4's start (a win) in fewer expansions with
+ * them than without, and without them the values still agree. */
+Test(dfpn, bounds_cut_the_search)
+{
+	struct bp_game *g = open_game("taifas:3x4");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	uint64_t nodes[2];
+	for (int off = 0; off < 2; off++) {
+		no_bounds = off;
+		struct bp_dfpn_result r;
+		struct bp_err err = { { 0 } };
+		bp_dfpn *d = make_dfpn(g, (uint64_t)16 << 20, 1);
+		cr_assert_eq(bp_dfpn_prove(d, &p, &r, &err), BP_OK);
+		bp_dfpn_destroy(d);
+		cr_expect_eq(r.value, BP_VALUE_WIN);
+		nodes[off] = r.nodes;
+	}
+	cr_log_info("taifas:3x4 start: %llu expansions with the bounds, %llu without",
+		    (unsigned long long)nodes[0], (unsigned long long)nodes[1]);
+	cr_expect_lt(nodes[0], nodes[1]);
+	bp_game_destroy(g);
+	agree_all("taifas:3x3");
+	agree_random("taifas:3x4,score=fraction", 100, 71);
 }
