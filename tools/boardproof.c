@@ -321,6 +321,7 @@ const struct bp_command bp_commands[] = {
 	  "                 one of them, 1 for the other)\n"
 	  "                 Both change only the order of the search, never a "
 	  "value.\n" COMMON_OPTIONS "\n"
+	  "BOARDPROOF_PROVE_BOUNDS=off: no value bounds (as Taifas' groups), for comparisons.\n"
 	  "JSON: {\"instance\", \"position\", \"value\" (win, loss, draw or unknown),\n"
 	  "\"remoteness\": null, \"proof_size\", \"root_pn\", \"root_dn\", \"search\", "
 	  "\"searches\",\n"

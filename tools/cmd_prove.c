@@ -247,6 +247,12 @@ int bp_cmd_prove(int argc, char **argv)
 		return BP_EXIT_USAGE;
 	}
 	o.init = a.opt[9] && !strcmp(a.opt[9], "moves") ? BP_DFPN_INIT_MOVES : BP_DFPN_INIT_ONE;
+	const char *bounds = getenv("BOARDPROOF_PROVE_BOUNDS");
+	if (bounds && strcmp(bounds, "on") && strcmp(bounds, "off")) {
+		bp_cli_error(cmd, "bad BOARDPROOF_PROVE_BOUNDS '%s' (on or off)", bounds);
+		return BP_EXIT_USAGE;
+	}
+	o.no_bounds = bounds && !strcmp(bounds, "off");
 	o.threads = 1;
 	if (a.opt[4] && (rc = bp_cli_threads(cmd, a.opt[4], &o.threads)))
 		return rc;
