@@ -162,11 +162,12 @@ case " $phases " in *" limits "*) ;; *)
 esac
 
 # A tiny map: MDB_MAP_FULL, at the key spaces' creation (32 KiB) or the proof's
-# write (64 KiB).
+# write (64 KiB; the proof without Taifas' value bounds, which make it small enough
+# to fit).
 for m in 32768 65536; do
 	db=$tmp/map$m
 	runs=$((runs + 1))
-	BOARDPROOF_FAULT_MAP=$m LD_PRELOAD=$shim timeout 120 "$bin" $(cmdline new "$db") >"$tmp/out" 2>"$tmp/err"
+	BOARDPROOF_PROVE_BOUNDS=off BOARDPROOF_FAULT_MAP=$m LD_PRELOAD=$shim timeout 120 "$bin" $(cmdline new "$db") >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc = 0 ]; then
 		problem "tiny map ($m): exit 0"
