@@ -1053,33 +1053,52 @@ static void group_bounds(const struct taifas *t, uint64_t own, uint64_t other, i
 	*ghi = g + m;
 }
 
-/* For each empty cell v, the number of black (ax[v]) and white (ao[v]) groups next to
- * it. @return white's groups less black's. */
-static int groups_next(const struct taifas *t, uint64_t x, uint64_t o, int ax[64], int ao[64])
+/* How many groups of one colour each empty cell touches, as counters in bit planes:
+ * bit v of ge[k] is set when cell v touches more than k of them (a cell has at most
+ * four neighbours). */
+struct touching {
+	uint64_t ge[4];
+};
+
+static int touching_count(const struct touching *a, int v)
+{
+	return (int)(a->ge[0] >> v & 1) + (int)(a->ge[1] >> v & 1) + (int)(a->ge[2] >> v & 1) +
+	       (int)(a->ge[3] >> v & 1);
+}
+
+/* The groups each empty cell touches, black's in *ax and white's in *ao; the groups of
+ * each colour, *gx and *go. */
+static void groups_next(const struct taifas *t, uint64_t x, uint64_t o, struct touching *ax,
+			struct touching *ao, int *gx, int *go)
 {
 	uint64_t empty = t->full & ~x & ~o;
-	int d = 0;
-	for (int c = 0; c < 2; c++)
-		for (uint64_t left = c ? o : x; left; d += c ? 1 : -1) {
+	*gx = *go = 0;
+	*ax = *ao = (struct touching){ { 0 } };
+	for (int c = 0; c < 2; c++) {
+		struct touching *a = c ? ao : ax;
+		for (uint64_t left = c ? o : x; left; ++*(c ? go : gx)) {
 			uint64_t grp = flood(t, left, left & -left);
 			left &= ~grp;
-			for (uint64_t m = grow(t, grp) & empty; m; m &= m - 1)
-				(c ? ao : ax)[__builtin_ctzll(m)]++;
+			uint64_t m = grow(t, grp) & empty;
+			a->ge[3] |= a->ge[2] & m;
+			a->ge[2] |= a->ge[1] & m;
+			a->ge[1] |= a->ge[0] & m;
+			a->ge[0] |= m;
 		}
-	return d;
+	}
 }
 
 /* Black's lead over every filling by 5 of the argument: *least <= lead <= *most. */
-static void lead_by_cells(const struct taifas *t, uint64_t x, uint64_t o, const int ax[64],
-			  const int ao[64], int d, int *least, int *most)
+static void lead_by_cells(const struct taifas *t, uint64_t x, uint64_t o, const struct touching *ax,
+			  const struct touching *ao, int d, int *least, int *most)
 {
 	uint64_t empty = t->full & ~x & ~o;
 	*least = *most = d;
 	for (uint64_t m = empty; m; m &= m - 1) {
-		int v = __builtin_ctzll(m);
+		int v = __builtin_ctzll(m), nx = touching_count(ax, v), no = touching_count(ao, v);
 		int q = __builtin_popcountll(t->nbr[v] & empty & ((1ull << v) - 1));
-		int wlo = 1 - ao[v] - q, whi = ao[v] ? 0 : 1;
-		int blo = ax[v] ? 0 : -1, bhi = ax[v] + q - 1;
+		int wlo = 1 - no - q, whi = no ? 0 : 1;
+		int blo = nx ? 0 : -1, bhi = nx + q - 1;
 		*least += wlo < blo ? wlo : blo;
 		*most += whi > bhi ? whi : bhi;
 	}
@@ -1103,45 +1122,55 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
 {
 	const struct taifas *t = T(g);
-	uint64_t x = X_STONES(p), o = O_STONES(p);
-	if (!x || !o || (x | o) == t->full)
+	uint64_t x = X_STONES(p), o = O_STONES(p), empty = t->full & ~x & ~o;
+	if (!x || !o || !empty)
 		return 0;
-	if (__builtin_popcountll(t->full & ~x & ~o) == 1) {
+	if (__builtin_popcountll(empty) == 1) {
 		*lo = *hi = last_cell_value(g, p);
 		return 1;
 	}
-	int fraction = t->score == SCORE_FRACTION;
-	int ax[64] = { 0 }, ao[64] = { 0 }, d = groups_next(t, x, o, ax, ao);
-	/* a tie's value for black (6 of the argument) */
-	int tie_lo = -1, tie_hi = 1;
-	if (t->tie == TIE_DRAW) {
-		tie_lo = tie_hi = 0;
-	} else if (t->tie == TIE_LAST_ZONE) {
-		unsigned may = LAST(p) == 1 ? 1u : 2u; /* colours `last` may end on: 1 x, 2 o */
-		uint64_t empty = t->full & ~x & ~o;
-		for (uint64_t m = empty; m && may != 3; m &= m - 1) {
-			int v = __builtin_ctzll(m), e = __builtin_popcountll(t->nbr[v] & empty);
-			may |= (ao[v] + e >= 2 ? 1u : 0u) | (ax[v] + e >= 2 ? 2u : 0u);
-		}
-		tie_lo = may & 1 ? -1 : 1;
-		tie_hi = may & 2 ? 1 : -1;
-	}
-	int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[128], os_lo[64], os_hi[128];
-	group_bounds(t, x, o, fraction, &xlo, &xhi, xs_lo, xs_hi);
-	group_bounds(t, o, x, fraction, &olo, &ohi, os_lo, os_hi);
-	/* black's lead over every filling: at least white's least score less black's
-	 * greatest (signs only) */
+	struct touching ax, ao;
+	int gx, go;
+	groups_next(t, x, o, &ax, &ao, &gx, &go);
+	/* the signs of black's least and greatest lead over every filling */
 	int least, most;
-	if (fraction) {
+	if (t->score == SCORE_FRACTION) {
+		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[128], os_lo[64], os_hi[128];
+		group_bounds(t, x, o, 1, &xlo, &xhi, xs_lo, xs_hi);
+		group_bounds(t, o, x, 1, &olo, &ohi, os_lo, os_hi);
 		least = compare_points(os_lo, olo, xs_hi, xhi);
 		most = compare_points(os_hi, ohi, xs_lo, xlo);
 	} else {
-		int cl, cm;
-		lead_by_cells(t, x, o, ax, ao, d, &cl, &cm);
-		cl = cl > olo - xhi ? cl : olo - xhi;
-		cm = cm < ohi - xlo ? cm : ohi - xlo;
+		/* 5, then 4 where it can still change a sign: white's least groups less
+		 * black's most is at most go - gx - mx, and so on */
+		int cl, cm, d = go - gx;
+		lead_by_cells(t, x, o, &ax, &ao, d, &cl, &cm);
+		int mx = independent_bound(t, empty & ~grow(t, x));
+		int mo = independent_bound(t, empty & ~grow(t, o));
+		if (cl <= 0 && d - mx >= 0) {
+			int olo = components_with(t, t->full & ~x, o, NULL);
+			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
+		}
+		if (cm >= 0 && d + mo <= 0) {
+			int xlo = components_with(t, t->full & ~o, x, NULL);
+			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
+		}
 		least = (cl > 0) - (cl < 0);
 		most = (cm > 0) - (cm < 0);
+	}
+	/* a tie's value for black (6 of the argument), where a tie may happen */
+	int tie_lo = -1, tie_hi = 1;
+	if (t->tie == TIE_DRAW) {
+		tie_lo = tie_hi = 0;
+	} else if (t->tie == TIE_LAST_ZONE && (least == 0 || most == 0)) {
+		unsigned may = LAST(p) == 1 ? 1u : 2u; /* colours `last` may end on: 1 x, 2 o */
+		for (uint64_t m = empty; m && may != 3; m &= m - 1) {
+			int v = __builtin_ctzll(m), e = __builtin_popcountll(t->nbr[v] & empty);
+			may |= (touching_count(&ao, v) + e >= 2 ? 1u : 0u) |
+			       (touching_count(&ax, v) + e >= 2 ? 2u : 0u);
+		}
+		tie_lo = may & 1 ? -1 : 1;
+		tie_hi = may & 2 ? 1 : -1;
 	}
 	int blo = least > 0 ? 1 : least == 0 ? tie_lo : -1;
 	int bhi = most < 0 ? -1 : most == 0 ? tie_hi : 1;
