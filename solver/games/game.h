@@ -391,11 +391,14 @@ struct bp_game_ops {
 	 * position alone, in the order loss (-1) < draw (0) < win (1): on return 1, *lo
 	 * <= value <= *hi (-1 <= *lo <= *hi <= 1); on return 0 it knows nothing (and
 	 * leaves them). Must be PROVABLY right under every option of the instance (an
-	 * option it cannot bound: return 0), and the same for every member of p's
-	 * symmetry class. The search settles a child whose bounds decide its goal
-	 * without a table entry, and a saved proof may end in such a leaf: the proof
-	 * checker calls this op again (solver/proof.c, leaf kind 3), so it is rules
-	 * code, checked against the solved tables on every position of small boards.
+	 * option it cannot bound: return 0); the game's comment gives the argument. The
+	 * search settles a child whose bounds decide its goal without a table entry, and
+	 * a saved proof may end in such a leaf: the proof checker calls this op again
+	 * (solver/proof.c, leaf kind 3), so it is rules code, checked against the solved
+	 * tables on every position of small boards. It may bound the members of a
+	 * symmetry class differently (an order of cells in the argument): the search asks
+	 * it of the positions it meets, a proof of the canonical ones it holds, which at
+	 * worst makes a proof expand a node that the search settled.
 	 * NULL: the search expands such positions. */
 	int (*bounds)(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
 };

@@ -961,8 +961,7 @@ const struct bp_game_ops bp_taifas_ops = {
  *    is a black win; negative, a loss. Where a filling may tie, the tie-break decides:
  *    under tie=draw a tie is a draw (0); under last-zone and last-stone a tie goes to
  *    one side or the other by `last` and the order of play, never a draw (stones are on
- *    the board, so `last` names a colour), and we claim nothing more: -1 or 1.
- *
+ *    the board, so `last` names a colour): -1 or 1, unless 6 says which.
  * 5. A second bound on the lead, coupled (a cell holds one colour, which 4 forgets):
  *    fill the empty cells one at a time in index order. A stone of colour c on cell v
  *    changes c's group count by 1 - k, k the number of c groups next to v at that
@@ -992,8 +991,9 @@ const struct bp_game_ops bp_taifas_ops = {
  *    stone, of the better colour for them (the tie-break included).
  *
  * Positions with one colour only are left unbounded (a one-coloured filling scores no
- * zones for either side, outside the group identity of 1). The bounds use only
- * adjacency and sizes, so a board symmetry keeps them. */
+ * zones for either side, outside the group identity of 1). The order of cells in 2
+ * (the greedy matching) and 5 makes the bounds of symmetric positions differ at
+ * times; each is sound. */
 
 /* Components of region holding a cell of seed: their number, and their sizes into
  * sizes (when not NULL). */
@@ -1037,20 +1037,19 @@ static int compare_points(const int *a, int na, const int *b, int nb)
 	return (x > y) - (x < y);
 }
 
-/* A colour's final groups over every filling (2 and 3 of the argument): their number
- * from *glo to *ghi; under score=fraction also the sizes whose 1/size sums bound their
- * points below (lo_sizes, *nlo = *glo entries) and above (hi_sizes, *nhi = *ghi). */
-static void group_bounds(const struct taifas *t, uint64_t own, uint64_t other, int fraction,
-			 int *glo, int *ghi, int *lo_sizes, int *hi_sizes)
+/* The points of a colour's final groups over every filling (2 and 3 of the argument,
+ * score=fraction): at least the sum of 1/lo_sizes[i] over *nlo entries, at most that of
+ * 1/hi_sizes[i] over *nhi. */
+static void points_bounds(const struct taifas *t, uint64_t own, uint64_t other, int *nlo,
+			  int lo_sizes[64], int *nhi, int hi_sizes[64])
 {
 	uint64_t empty = t->full & ~own & ~other;
 	int m = independent_bound(t, empty & ~grow(t, own));
-	*glo = components_with(t, t->full & ~other, own, fraction ? lo_sizes : NULL);
-	int g = components_with(t, own, own, fraction ? hi_sizes : NULL);
-	if (fraction)
-		for (int i = 0; i < m; i++)
-			hi_sizes[g + i] = 1;
-	*ghi = g + m;
+	*nlo = components_with(t, t->full & ~other, own, lo_sizes);
+	int g = components_with(t, own, own, hi_sizes);
+	for (int i = 0; i < m; i++)
+		hi_sizes[g + i] = 1; /* g + m <= 64: the groups and F are disjoint */
+	*nhi = g + m;
 }
 
 /* How many groups of one colour each empty cell touches, as counters in bit planes:
@@ -1135,9 +1134,9 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 	/* the signs of black's least and greatest lead over every filling */
 	int least, most;
 	if (t->score == SCORE_FRACTION) {
-		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[128], os_lo[64], os_hi[128];
-		group_bounds(t, x, o, 1, &xlo, &xhi, xs_lo, xs_hi);
-		group_bounds(t, o, x, 1, &olo, &ohi, os_lo, os_hi);
+		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[64], os_lo[64], os_hi[64];
+		points_bounds(t, x, o, &xlo, xs_lo, &xhi, xs_hi);
+		points_bounds(t, o, x, &olo, os_lo, &ohi, os_hi);
 		least = compare_points(os_lo, olo, xs_hi, xhi);
 		most = compare_points(os_hi, ohi, xs_lo, xlo);
 	} else {
