@@ -865,3 +865,46 @@ Test(dfpn, bounds_cut_the_search)
 	agree_all("taifas:3x3");
 	agree_random("taifas:3x4,score=fraction", 100, 71);
 }
+
+/* Taifas' bounds on a board too large for a table: positions of random 5x5 games with
+ * 2 to 9 empty cells, each value proven by df-pn without the bounds (by the rules
+ * alone), must lie within them; in each reading of the score and the tie-break. */
+Test(dfpn, bounds_hold_on_random_5x5_positions)
+{
+	static const char *const specs[] = { "taifas:5x5", "taifas:5x5,tie=last-stone",
+					     "taifas:5x5,tie=draw",
+					     "taifas:5x5,score=fraction,tie=draw" };
+	uint64_t st = 81;
+	cr_log_info("seed 81");
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = open_game(specs[k]);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		no_bounds = 1;
+		bp_dfpn *d = make_dfpn(g, (uint64_t)16 << 20, 1);
+		long all[26] = { 0 }, decided[26] = { 0 };
+		for (int i = 0; i < 150; i++) {
+			int empty = 2 + (int)(splitmix64(&st) % 8);
+			struct bp_pos p = random_position(g, mv, 25 - empty, &st);
+			int lo, hi;
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE ||
+			    !g->ops->bounds(g, &p, &lo, &hi))
+				continue;
+			enum bp_value v = prove(d, g, &p);
+			int val = v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
+			cr_expect(lo <= val && val <= hi,
+				  "%s %s: value %s outside the bounds %d..%d", specs[k],
+				  fmt_pos(g, &p), bp_value_name(v), lo, hi);
+			all[empty]++;
+			decided[empty] += lo == hi;
+		}
+		cr_log_info(
+			"%s, empty cells: decided / bounded: 2: %ld/%ld 3: %ld/%ld 4: %ld/%ld 5: "
+			"%ld/%ld 6: %ld/%ld 7: %ld/%ld 8: %ld/%ld 9: %ld/%ld",
+			specs[k], decided[2], all[2], decided[3], all[3], decided[4], all[4],
+			decided[5], all[5], decided[6], all[6], decided[7], all[7], decided[8],
+			all[8], decided[9], all[9]);
+		bp_dfpn_destroy(d);
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
