@@ -12,7 +12,9 @@
 # after. A run stopped by the limit shows its value as "unknown" and its nodes as a
 # lower bound (">"). VARIANTS: a space-separated list of PNRULE/INIT (default all
 # four); POSITIONS: a grep pattern on the position names (default all). Figures, never
-# pass/fail.
+# pass/fail. With BOUNDS="on off" in the environment each variant runs under both
+# settings of BOARDPROOF_PROVE_BOUNDS in turn (the game's value bounds, Taifas'),
+# side by side; the column "bounds" says which.
 set -eu
 BP=${1:?usage: bench_pnrule.sh BOARDPROOF [TIME_LIMIT] [MEMORY] [VARIANTS] [POSITIONS]}
 LIMIT=${2:-60}
@@ -40,31 +42,39 @@ hv4-6|havannah:hex4|w3/3b1/6/b5w/6/3b1/w3 w|
 
 echo "# $(date -u '+%F %T UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $BP, --memory $MEM --threads 1 --time-limit $LIMIT"
-printf '%-7s %-11s %-8s %12s %9s %10s %14s\n' position variant value nodes seconds proof \
-	"root pn/dn"
+printf '%-7s %-11s %-6s %-8s %12s %9s %10s %14s\n' position variant bounds value nodes seconds \
+	proof "root pn/dn"
 echo "$POSITIONS" | grep -v '^$' | grep -- "$PICK" | while IFS='|' read -r name spec pos moves; do
 	for v in $VARIANTS; do
-		rule=${v%/*}
-		init=${v#*/}
-		rm -rf "$DB"/*
-		args=(prove "$spec" --db "$DB" --memory "$MEM" --threads 1 --time-limit "$LIMIT"
-			--pn-rule "$rule" --init "$init" --json)
-		[ -n "$pos" ] && args+=(--position "$pos")
-		[ -n "$moves" ] && args+=(--moves "$moves")
-		out=$("$BP" "${args[@]}" </dev/null 2>&1) || true
-		printf '%s\n' "$out" | python3 -c '
+		for b in ${BOUNDS:-default}; do
+			rule=${v%/*}
+			init=${v#*/}
+			rm -rf "$DB"/*
+			args=(prove "$spec" --db "$DB" --memory "$MEM" --threads 1 --time-limit "$LIMIT"
+				--pn-rule "$rule" --init "$init" --json)
+			[ -n "$pos" ] && args+=(--position "$pos")
+			[ -n "$moves" ] && args+=(--moves "$moves")
+			if [ "$b" = default ]; then
+				out=$("$BP" "${args[@]}" </dev/null 2>&1) || true
+			else
+				out=$(BOARDPROOF_PROVE_BOUNDS=$b "$BP" "${args[@]}" </dev/null 2>&1) || true
+			fi
+			printf '%s\n' "$out" | python3 -c '
 import json, sys
 text = sys.stdin.read()
 try:
     d = json.loads(text)
 except ValueError:
-    print("%-7s %-11s failed: %s" % (sys.argv[1], sys.argv[2], text.strip()[:120]))
+    print("%-7s %-11s %-6s failed: %s" % (sys.argv[1], sys.argv[2], sys.argv[3],
+          text.strip()[:120]))
     sys.exit(0)
 known = d["value"] != "unknown"
-print("%-7s %-11s %-8s %12s %9.2f %10s %14s" % (sys.argv[1], sys.argv[2], d["value"],
+print("%-7s %-11s %-6s %-8s %12s %9.2f %10s %14s" % (sys.argv[1], sys.argv[2], sys.argv[3],
+      d["value"],
       ("" if known else ">") + format(d["nodes"], ","), d["seconds"],
       format(d["proof_size"], ",") if known else "-",
-      "%s/%s" % (d["root_pn"], d["root_dn"])))' "$name" "$v"
+      "%s/%s" % (d["root_pn"], d["root_dn"])))' "$name" "$v" "$b"
+		done
 	done
 done
 echo "# $(date -u '+%F %T UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
