@@ -5,7 +5,7 @@
  * Blooms positions drawn by repetition among them. Also: limits, the refused small
  * table, two threads, the database as oracle and as store of proven values (query
  * answers them), a kill -9 during a prove, and proofs that the checker accepts and
- * rejects once tampered. */
+ * rejects once tampered; Taifas' value bounds in the search and in proofs. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

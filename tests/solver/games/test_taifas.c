@@ -2,7 +2,9 @@
 /* Taifas (RULES.md section 7): the seed's example, each tie-break reading, fraction
  * scoring, position and move text, symmetry, ranking and counting, and a deliberately
  * naive second implementation (a char grid, breadth-first zones, no bit tricks) that
- * must agree with the bitboard one on moves, `last`, outcomes and perft. */
+ * must agree with the bitboard one on moves, `last`, outcomes and perft; and the
+ * value bounds for proof-number search (bp_game_ops.bounds) against the solved tables
+ * on every position of small boards. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
