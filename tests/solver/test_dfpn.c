@@ -908,3 +908,44 @@ Test(dfpn, bounds_hold_on_random_5x5_positions)
 		bp_game_destroy(g);
 	}
 }
+
+/* A bound that settles nothing: the value may be anything. */
+static int bounds_nothing(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
+{
+	(void)g;
+	(void)p;
+	*lo = -1;
+	*hi = 1;
+	return 1;
+}
+
+/* The checker takes a bound leaf only on the game's word: the same proof of
+ * taifas:3x4's start checks with Taifas' bounds, and fails with a game whose bounds
+ * op is missing or settles nothing. */
+Test(dfpn, bound_leaves_need_the_op)
+{
+	struct solved s = solved_open("taifas:3x4");
+	bp_dfpn *d = make_dfpn(s.g, (uint64_t)16 << 20, 1);
+	struct bp_pos p;
+	s.g->ops->start(s.g, &p);
+	enum bp_value v = prove(d, s.g, &p);
+	struct bp_proof *pf;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, v, &pf, &err), BP_OK, "%s", err.msg);
+	struct bp_proof_report rep;
+	cr_assert_eq(bp_proof_check(s.g, pf, NULL, &rep), BP_OK);
+	cr_expect(rep.ok, "%s", rep.problem);
+	cr_expect_gt(rep.bound_leaves, 0);
+	struct bp_game_ops ops = *s.g->ops;
+	struct bp_game g2 = *s.g;
+	g2.ops = &ops;
+	for (int k = 0; k < 2; k++) {
+		ops.bounds = k ? bounds_nothing : NULL;
+		cr_assert_eq(bp_proof_check(&g2, pf, NULL, &rep), BP_OK);
+		cr_expect(!rep.ok, "a proof with bound leaves checks without the bounds (%d)", k);
+		cr_expect(strstr(rep.problem, "bounds") != NULL, "%s", rep.problem);
+	}
+	bp_proof_free(pf);
+	bp_dfpn_destroy(d);
+	solved_close(&s);
+}
