@@ -1164,6 +1164,22 @@ static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_re
 	return out->value == BP_VALUE_NONE ? BP_ENOTFOUND : BP_OK;
 }
 
+void bp_dfpn_advised(const struct bp_game *g, struct bp_dfpn_opts *o)
+{
+	o->pn_rule = g->ops->dfpn_weak ? BP_DFPN_PN_WEAK : BP_DFPN_PN_SUM;
+	o->init = g->ops->dfpn_mobility ? BP_DFPN_INIT_MOVES : BP_DFPN_INIT_ONE;
+}
+
+const char *bp_dfpn_pn_rule_name(enum bp_dfpn_pn_rule r)
+{
+	return r == BP_DFPN_PN_WEAK ? "weak" : "sum";
+}
+
+const char *bp_dfpn_init_name(enum bp_dfpn_init i)
+{
+	return i == BP_DFPN_INIT_MOVES ? "moves" : "1";
+}
+
 int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,
 		   struct bp_err *err)
 {

@@ -129,6 +129,15 @@ struct bp_dfpn_result {
 	int class_keys; /* 1: the table was keyed by the game's sym_hash, 0: by canonical forms */
 };
 
+/* Sets o->pn_rule and o->init to the guidance that g's family advises
+ * (bp_game_ops.dfpn_weak, dfpn_mobility): what found its proofs with the fewest nodes
+ * where measured; plain df-pn where not. */
+void bp_dfpn_advised(const struct bp_game *g, struct bp_dfpn_opts *o);
+
+/* The names of a guidance, as `prove` spells them: "sum" or "weak", "1" or "moves". */
+const char *bp_dfpn_pn_rule_name(enum bp_dfpn_pn_rule r);
+const char *bp_dfpn_init_name(enum bp_dfpn_init i);
+
 /* Creates a searcher for g with its transposition table (opts->memory bytes, entries
  * of 16 bytes in buckets of four, and a filter of one bit an entry beside it).
  * @return BP_OK; BP_ERANGE (memory below BP_DFPN_MIN_MEMORY); BP_ENOMEM. The caller

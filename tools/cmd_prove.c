@@ -237,16 +237,16 @@ int bp_cmd_prove(int argc, char **argv)
 		bp_cli_error(cmd, "bad --max-nodes '%s' (a whole number, at least 1)", a.opt[3]);
 		return BP_EXIT_USAGE;
 	}
-	if (a.opt[8] && strcmp(a.opt[8], "sum") && strcmp(a.opt[8], "weak")) {
-		bp_cli_error(cmd, "bad --pn-rule '%s' (sum or weak)", a.opt[8]);
+	if (a.opt[8] && strcmp(a.opt[8], "sum") && strcmp(a.opt[8], "weak") &&
+	    strcmp(a.opt[8], "game")) {
+		bp_cli_error(cmd, "bad --pn-rule '%s' (sum, weak or game)", a.opt[8]);
 		return BP_EXIT_USAGE;
 	}
-	o.pn_rule = a.opt[8] && !strcmp(a.opt[8], "weak") ? BP_DFPN_PN_WEAK : BP_DFPN_PN_SUM;
-	if (a.opt[9] && strcmp(a.opt[9], "1") && strcmp(a.opt[9], "moves")) {
-		bp_cli_error(cmd, "bad --init '%s' (1 or moves)", a.opt[9]);
+	if (a.opt[9] && strcmp(a.opt[9], "1") && strcmp(a.opt[9], "moves") &&
+	    strcmp(a.opt[9], "game")) {
+		bp_cli_error(cmd, "bad --init '%s' (1, moves or game)", a.opt[9]);
 		return BP_EXIT_USAGE;
 	}
-	o.init = a.opt[9] && !strcmp(a.opt[9], "moves") ? BP_DFPN_INIT_MOVES : BP_DFPN_INIT_ONE;
 	const char *bounds = getenv("BOARDPROOF_PROVE_BOUNDS");
 	if (bounds && strcmp(bounds, "on") && strcmp(bounds, "off")) {
 		bp_cli_error(cmd, "bad BOARDPROOF_PROVE_BOUNDS '%s' (on or off)", bounds);
@@ -261,6 +261,12 @@ int bp_cmd_prove(int argc, char **argv)
 	o.cancel = cancel;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &st.g)))
 		return rc;
+	/* the guidance: the game's advice, then what the command line says */
+	bp_dfpn_advised(st.g, &o);
+	if (a.opt[8] && strcmp(a.opt[8], "game"))
+		o.pn_rule = strcmp(a.opt[8], "weak") ? BP_DFPN_PN_SUM : BP_DFPN_PN_WEAK;
+	if (a.opt[9] && strcmp(a.opt[9], "game"))
+		o.init = strcmp(a.opt[9], "moves") ? BP_DFPN_INIT_ONE : BP_DFPN_INIT_MOVES;
 	struct bp_pos p;
 	if ((rc = bp_cli_open_position_moves(cmd, st.g, a.opt[0], a.opt[7], &p)))
 		goto out;
@@ -356,6 +362,8 @@ int bp_cmd_prove(int argc, char **argv)
 			bp_text_json_string(&out, st.g->spec);
 			bp_text_printf(&out, ", \"position\": ");
 			bp_text_json_string(&out, bp_text_str(&pos));
+			bp_text_printf(&out, ", \"pn_rule\": \"%s\", \"init\": \"%s\"",
+				       bp_dfpn_pn_rule_name(o.pn_rule), bp_dfpn_init_name(o.init));
 			bp_text_printf(&out, ", \"openings\": [");
 		} else
 			bp_text_printf(&out, "%s: %s\nopenings (values for the mover):\n",
@@ -459,6 +467,7 @@ int bp_cmd_prove(int argc, char **argv)
 			       "\"nodes\": %llu, \"evaluated\": %llu, \"seconds\": %.3f, "
 			       "\"nodes_per_second\": %.0f, \"tt_hit_rate\": %.4f, "
 			       "\"tt_entries\": %llu, \"tt_used\": %llu, \"threads\": %d, "
+			       "\"pn_rule\": \"%s\", \"init\": \"%s\", "
 			       "\"peak_memory_bytes\": %llu, \"proof_saved\": %s, "
 			       "\"table_resumed\": %s, \"table_kept\": %s}\n",
 			       r.search ? "not-lose" : "win", r.searches,
@@ -469,6 +478,7 @@ int bp_cmd_prove(int argc, char **argv)
 			       (unsigned long long)r.nodes, (unsigned long long)r.evaluated,
 			       r.seconds, nps, hit, (unsigned long long)r.tt_entries,
 			       (unsigned long long)r.tt_used, o.threads,
+			       bp_dfpn_pn_rule_name(o.pn_rule), bp_dfpn_init_name(o.init),
 			       (unsigned long long)peak_rss(),
 			       st.save_proof && known && st.db ? "true" : "false",
 			       resumed ? "true" : "false", keep && unknown ? "true" : "false");

@@ -1171,4 +1171,6 @@ const struct bp_game_ops bp_blooms_ops = {
 	.describe = blooms_describe,
 	.picture = blooms_picture,
 	.claims = "no-draw soft-finite first-player",
+	/* games that repeat search with weak numbers whatever is asked (solver/dfpn.c) */
+	.dfpn_weak = 1,
 };

@@ -364,6 +364,14 @@ struct bp_game_ops {
 	 * the interface lets the tools compute. */
 	const char *claims;
 
+	/* Advice to proof-number search (solver/dfpn.c) on the order of its search,
+	 * measured by nodes to proof per family (bench/dfpn_results.md, session 9): 1
+	 * where weak proof numbers (dfpn_weak) or mobility initial numbers
+	 * (dfpn_mobility) found this family's proofs with fewer nodes than plain df-pn.
+	 * `prove` follows it unless told otherwise; it never changes a value. 0 (both):
+	 * plain df-pn. */
+	unsigned char dfpn_weak, dfpn_mobility;
+
 	/* Whether the player to move in p (a position that is not over) has a move after
 	 * which they have won at once: 1 yes, 0 no. Must agree exactly with moves(),
 	 * apply() and outcome() (the tests compare them). Proof-number search settles

@@ -1599,4 +1599,7 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.describe = glorieta_describe,
 	.picture = glorieta_picture,
 	.claims = "no-draw first-player board-fills",
+	/* 1.2 and 3.3 times fewer nodes on hex3 with hands 2 and 6 (bench/dfpn_results.md, session 9) */
+	.dfpn_weak = 1,
+	.dfpn_mobility = 1,
 };
