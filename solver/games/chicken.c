@@ -1178,6 +1178,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	}
 	g->impl = c;
 	g->max_moves = c->n * c->n;
+	g->pos_words = 5; /* b, o, n, declined, the outcome */
 	g->nsym = b->nsym;
 	g->ntiers = (uint32_t)c->n + 1;
 	return BP_OK;

@@ -823,6 +823,7 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 	}
 	g->impl = t;
 	g->max_moves = 2 * t->n;
+	g->pos_words = 3; /* x, o, last */
 	g->nsym = b->nsym;
 	g->ntiers = (uint32_t)t->n + 1;
 	return BP_OK;
