@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "canon/zobrist.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "canon/error.h"
@@ -78,53 +79,99 @@ uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t e
 	return best;
 }
 
+/* h[s] ^ e ^ the rows' words s for s < nsym, written to out when not NULL; returns the
+ * smallest. Inlined into copies where nsym, nrow and whether out is written are
+ * constants (fold_n), so that the loop unrolls into straight XORs and compares: the
+ * generic loop spent more on its own control than on the hashes, and this is the
+ * hottest function of a proof-number search with class keys (one call per child). */
+static inline __attribute__((always_inline)) uint64_t
+fold(int nsym, int nrow, const uint64_t *src, uint64_t e, const uint64_t *const *row, uint64_t *out)
+{
+	uint64_t best = UINT64_MAX;
+	for (int s = 0; s < nsym; s++) {
+		uint64_t v = src[s] ^ e;
+		for (int k = 0; k < nrow; k++)
+			v ^= row[k][s];
+		if (out)
+			out[s] = v;
+		best = v < best ? v : best;
+	}
+	return best;
+}
+
+static inline __attribute__((always_inline)) uint64_t fold_n(int nsym, int nrow,
+							     const uint64_t *src, uint64_t e,
+							     const uint64_t *const *row,
+							     uint64_t *out)
+{
+	switch (nrow) {
+	case 0: return out ? fold(nsym, 0, src, e, row, out) : fold(nsym, 0, src, e, row, NULL);
+	case 1: return out ? fold(nsym, 1, src, e, row, out) : fold(nsym, 1, src, e, row, NULL);
+	case 2: return out ? fold(nsym, 2, src, e, row, out) : fold(nsym, 2, src, e, row, NULL);
+	case 3: return out ? fold(nsym, 3, src, e, row, out) : fold(nsym, 3, src, e, row, NULL);
+	default: return out ? fold(nsym, 4, src, e, row, out) : fold(nsym, 4, src, e, row, NULL);
+	}
+}
+
+/* The groups of the boards in use: square (8), hexagonal (12), rectangles and
+ * rhombi (4), triangles (6) get their own copies; any other count the generic loop. */
+static uint64_t fold_any(int nsym, int nrow, const uint64_t *src, uint64_t e,
+			 const uint64_t *const *row, uint64_t *out)
+{
+	switch (nsym) {
+	case 8: return fold_n(8, nrow, src, e, row, out);
+	case 12: return fold_n(12, nrow, src, e, row, out);
+	case 4: return fold_n(4, nrow, src, e, row, out);
+	case 6: return fold_n(6, nrow, src, e, row, out);
+	default: {
+		uint64_t best = UINT64_MAX;
+		for (int s = 0; s < nsym; s++) {
+			uint64_t v = src[s] ^ e;
+			for (int k = 0; k < nrow; k++)
+				v ^= row[k][s];
+			if (out)
+				out[s] = v;
+			best = v < best ? v : best;
+		}
+		return best;
+	}
+	}
+}
+
 uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
 			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out)
 {
-	/* the rows of the changed cells, then one pass over the symmetries that also
-	 * takes the smallest (a move changes one to four cells; more take more passes) */
+	/* the rows of the changed cells, in batches of four folded into out (a move
+	 * changes one to four cells; more take more passes), then one last fold that
+	 * also takes the smallest */
 	uint64_t e = extra_from == extra_to ? 0 : mix_extra(extra_from) ^ mix_extra(extra_to);
 	const uint64_t *row[4];
 	int nrow = 0;
 	const uint64_t *src = h;
 	uint64_t tmp[BP_ZOBRIST_MAX_SYM];
-	if (!out)
-		out = tmp;
 	for (int i = 0; i < z->nplanes; i++)
 		for (uint64_t m = from[i] ^ to[i]; m; m &= m - 1) {
 			int c = __builtin_ctzll(m);
 			row[nrow++] = &z->t[((size_t)c * (size_t)z->nplanes + (size_t)i) *
 					    BP_ZOBRIST_MAX_SYM];
 			if (nrow == 4) {
-				for (int s = 0; s < z->nsym; s++)
-					out[s] = src[s] ^ row[0][s] ^ row[1][s] ^ row[2][s] ^
-						 row[3][s];
-				src = out;
+				uint64_t *dst = out ? out : tmp;
+				fold_any(z->nsym, 4, src, 0, row, dst);
+				src = dst;
 				nrow = 0;
 			}
 		}
-	uint64_t best = UINT64_MAX;
-	if (out == tmp && nrow == 1) {
-		/* the key alone, the common cases of one stone and of two: no stores */
-		for (int s = 0; s < z->nsym; s++) {
-			uint64_t v = src[s] ^ e ^ row[0][s];
-			best = v < best ? v : best;
-		}
-		return best;
-	}
-	if (out == tmp && nrow == 2) {
-		for (int s = 0; s < z->nsym; s++) {
-			uint64_t v = src[s] ^ e ^ row[0][s] ^ row[1][s];
-			best = v < best ? v : best;
-		}
-		return best;
-	}
-	for (int s = 0; s < z->nsym; s++) {
-		uint64_t v = src[s] ^ e;
-		for (int k = 0; k < nrow; k++)
-			v ^= row[k][s];
-		out[s] = v;
-		best = v < best ? v : best;
-	}
-	return best;
+	return fold_any(z->nsym, nrow, src, e, row, out);
+}
+
+uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncells,
+				 uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
+				 uint64_t *out)
+{
+	assert(ncells >= 0 && ncells <= 4);
+	uint64_t e = extra_from == extra_to ? 0 : mix_extra(extra_from) ^ mix_extra(extra_to);
+	const uint64_t *row[4];
+	for (int k = 0; k < ncells; k++)
+		row[k] = &z->t[(size_t)cells[k] * BP_ZOBRIST_MAX_SYM];
+	return fold_any(z->nsym, ncells, h, e, row, out);
 }

@@ -41,4 +41,11 @@ uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint
 			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
 			   uint64_t *out);
 
+/* The same for changed cells that the caller names, for games that know them from the
+ * move: cells[k] = cell * nplanes + plane, 0 <= ncells <= 4, each cell of a plane at
+ * most once (a stone placed or taken there). */
+uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncells,
+				 uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
+				 uint64_t *out);
+
 #endif

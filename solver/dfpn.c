@@ -190,6 +190,7 @@ struct bp_dfpn {
 	int bounds;	/* the game's bounds op settles children (bp_dfpn_opts.no_bounds unset) */
 	/* class keys (see "Keys" above): the game's sym_hash instead of canonical forms */
 	int fast;
+	int pos_words; /* words of a position that a child's copy takes (bp_game.pos_words) */
 	/* per call */
 	double t0;
 	_Atomic int stop; /* 1 time, 2 nodes, 3 done (another thread finished), 4 error,
@@ -229,7 +230,20 @@ struct search {
 	uint32_t root_pn, root_dn;
 	int err;
 	struct bp_move *mv; /* scratch move list */
+	/* a child is made here: its words past d->pos_words stay zero, so that only the
+	 * parent's first pos_words words are copied in (a whole position is 256 bytes) */
+	struct bp_pos cpos;
 };
+
+/* s->cpos made the child of parent by m. */
+static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
+					struct bp_move m)
+{
+	const struct bp_game *g = s->d->g;
+	memcpy(s->cpos.w, parent->w, sizeof parent->w[0] * (size_t)s->d->pos_words);
+	g->ops->apply(g, &s->cpos, m);
+	return &s->cpos;
+}
 
 static double now(void)
 {
@@ -545,15 +559,15 @@ static int expand(struct search *s, int depth, int or_node)
 	f->n = n;
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
-		struct bp_pos p = f->pos, canon;
+		struct bp_pos canon;
 		c->m = mv[i];
 		c->dep = INDEP;
 		c->strict = 0;
 		c->known = 1;
-		g->ops->apply(g, &p, mv[i]);
+		const struct bp_pos *p = make_child(s, &f->pos, mv[i]);
 		s->evaluated++;
-		enum bp_value v = g->ops->outcome(g, &p);
-		if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, &p))) {
+		enum bp_value v = g->ops->outcome(g, p);
+		if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
 			/* over, or won by its mover's next stone: a value that no path changes */
 			int x = v != BP_VALUE_NONE ? value_int(v) : 1;
 			decide(s->goal, !or_node, x, x, c);
@@ -567,7 +581,7 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		}
 		int lo, hi;
-		if (d->bounds && g->ops->bounds(g, &p, &lo, &hi) &&
+		if (d->bounds && g->ops->bounds(g, p, &lo, &hi) &&
 		    decide(s->goal, !or_node, lo, hi, c)) {
 			/* decided by the rules' bounds: no path changes them either */
 			c->key = 0;
@@ -582,11 +596,11 @@ static int expand(struct search *s, int depth, int or_node)
 		if (d->fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = g->ops->sym_hash_move(g, &f->pos, f->sh, &p, NULL);
+			h = g->ops->sym_hash_move(g, &f->pos, f->sh, p, NULL);
 			if (ask)
-				bp_game_canonical(g, &p, &canon);
+				bp_game_canonical(g, p, &canon);
 		} else {
-			bp_game_canonical(g, &p, &canon);
+			bp_game_canonical(g, p, &canon);
 			h = pos_hash(&canon);
 		}
 		if (d->cyclic) {
@@ -646,9 +660,8 @@ static int expand(struct search *s, int depth, int or_node)
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
-			struct bp_pos p = f->pos;
-			g->ops->apply(g, &p, c->m);
-			uint32_t k = (uint32_t)g->ops->moves(g, &p, s->mv);
+			uint32_t k =
+				(uint32_t)g->ops->moves(g, make_child(s, &f->pos, c->m), s->mv);
 			if (k < 1)
 				k = 1;
 			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */
@@ -784,41 +797,56 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			adopted = 1;
 			break;
 		}
-		/* phi/delta view: at an OR node phi = pn, delta = dn; at an AND node swapped */
-		uint32_t phi = INF, delta = 0, best = INF, second = INF, dmax = 0, nopen = 0;
-		uint32_t abest = INF, asecond = INF; /* the same without the virtual numbers */
-		int bi = -1, ai = -1;
+		/* phi/delta view: at an OR node phi = pn, delta = dn; at an AND node swapped.
+		 * phi is the smallest child's (abest), delta the sum: INF when a child's is
+		 * INF (then dmax is), else the sum saturated at INF - 1, as add_sat would
+		 * give it one child at a time */
+		uint32_t dmax = 0, nopen = 0, abest = INF, asecond = INF;
+		uint64_t dsum = 0;
+		int ai = -1;
 		for (int i = 0; i < f->n; i++) {
-			struct child *c = &f->ch[i];
+			const struct child *c = &f->ch[i];
 			uint32_t cphi = or_node ? c->pn : c->dn; /* the child's "delta" */
 			uint32_t cdelta = or_node ? c->dn : c->pn;
-			if (cphi < phi)
-				phi = cphi;
-			if (cphi < abest) {
-				asecond = abest;
-				abest = cphi;
-				ai = i;
-			} else if (cphi < asecond)
-				asecond = cphi;
-			delta = add_sat(delta, cdelta);
-			if (cdelta > dmax)
-				dmax = cdelta;
+			if (cphi < asecond) {
+				if (cphi < abest) {
+					asecond = abest;
+					abest = cphi;
+					ai = i;
+				} else
+					asecond = cphi;
+			}
+			dsum += cdelta;
+			dmax = cdelta > dmax ? cdelta : dmax;
 			nopen += cdelta != 0;
+		}
+		uint32_t phi = abest;
+		uint32_t delta = dmax == INF ? INF : dsum >= INF - 1 ? INF - 1 : (uint32_t)dsum;
+		uint32_t best = abest, second = asecond; /* the same with the virtual numbers */
+		int bi = ai;
+		if (d->shared) {
 			/* virtual proof numbers: a child that other threads are searching looks
 			 * one harder than it is, so that this thread takes an equally promising
 			 * sibling instead (as Morat's PNS does with its thread counts); larger
 			 * penalties (twice the number, or 2^20 more) sent the threads into
 			 * subtrees the proof did not need: 1.3 to 1.9 times the expansions of
 			 * one thread on the Havannah position of bench/dfpn_results.md */
-			if (d->shared && cphi != 0 && cphi < INF - 1 && c->key &&
-			    atomic_load_explicit(&d->busy[c->key % NBUSY], memory_order_relaxed))
-				cphi++;
-			if (cphi < best) {
-				second = best;
-				best = cphi;
-				bi = i;
-			} else if (cphi < second)
-				second = cphi;
+			best = second = INF;
+			bi = -1;
+			for (int i = 0; i < f->n; i++) {
+				const struct child *c = &f->ch[i];
+				uint32_t cphi = or_node ? c->pn : c->dn;
+				if (cphi != 0 && cphi < INF - 1 && c->key &&
+				    atomic_load_explicit(&d->busy[c->key % NBUSY],
+							 memory_order_relaxed))
+					cphi++;
+				if (cphi < best) {
+					second = best;
+					best = cphi;
+					bi = i;
+				} else if (cphi < second)
+					second = cphi;
+			}
 		}
 		/* weak proof numbers (Ueda et al.): max + open children - 1. Games that
 		 * repeat always use them, since the sum counts the same positions again
@@ -1240,6 +1268,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	d->cyclic = (g->ops->flags & BP_GAME_CYCLIC) != 0;
 	d->weak = d->cyclic || o.pn_rule == BP_DFPN_PN_WEAK;
 	d->init_moves = o.init == BP_DFPN_INIT_MOVES;
+	d->pos_words =
+		g->pos_words > 0 && g->pos_words <= BP_POS_WORDS ? g->pos_words : BP_POS_WORDS;
 	/* class keys need no repetition check by canonical forms: games that repeat
 	 * keep the canonical path */
 	d->fast = g->ops->sym_hash && g->ops->sym_hash_move && !d->cyclic &&

@@ -1178,6 +1178,7 @@ static int chicken_create(struct bp_game *g, struct bp_err *err)
 	}
 	g->impl = c;
 	g->max_moves = c->n * c->n;
+	g->pos_words = 5; /* b, o, n, declined, the outcome */
 	g->nsym = b->nsym;
 	g->ntiers = (uint32_t)c->n + 1;
 	return BP_OK;
@@ -1215,7 +1216,18 @@ static uint64_t chicken_sym_hash(const struct bp_game *g, const struct bp_pos *p
 static uint64_t chicken_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
 				      const uint64_t *h, const struct bp_pos *c, uint64_t *out)
 {
-	return bp_zobrist_update(C(g)->zob, p->w, c->w, chicken_extra(p), chicken_extra(c), h, out);
+	/* one move drops a friendly stone and perhaps a neutral: their planes and cells
+	 * name the rows at once, without the update's scan of the planes (this runs once
+	 * per child of a search) */
+	uint64_t db = BLACK(p) ^ BLACK(c), dfr = db | (ORANGE(p) ^ ORANGE(c));
+	uint64_t dn = NEUTRAL(p) ^ NEUTRAL(c);
+	if (dfr == 0 || (dfr & (dfr - 1)) != 0 || (dn & (dn - 1)) != 0)
+		return bp_zobrist_update(C(g)->zob, p->w, c->w, chicken_extra(p), chicken_extra(c),
+					 h, out);
+	int cells[2] = { __builtin_ctzll(dfr) * 3 + (db == 0),
+			 dn ? __builtin_ctzll(dn) * 3 + 2 : 0 };
+	return bp_zobrist_update_cells(C(g)->zob, cells, dn ? 2 : 1, chicken_extra(p),
+				       chicken_extra(c), h, out);
 }
 
 const struct bp_game_ops bp_chicken_ops = {

@@ -428,6 +428,9 @@ struct bp_game {
 	uint32_t ntiers; /* set by create for tiered games: tiers are 0 .. ntiers-1 */
 	void *impl;	 /* the game's own data */
 	int failed;	 /* bp_game_fail: the first error of an op without an error path */
+	/* may be set by create: positions use words 0 .. pos_words-1 only (apply never
+	 * writes past them), so that a search copies no more; 0: all BP_POS_WORDS */
+	int pos_words;
 };
 
 /* The registry: every game family, NULL-terminated. */

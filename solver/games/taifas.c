@@ -823,6 +823,7 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 	}
 	g->impl = t;
 	g->max_moves = 2 * t->n;
+	g->pos_words = 3; /* x, o, last */
 	g->nsym = b->nsym;
 	g->ntiers = (uint32_t)t->n + 1;
 	return BP_OK;
@@ -883,7 +884,13 @@ static uint64_t taifas_sym_hash(const struct bp_game *g, const struct bp_pos *p,
 static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
 				     const uint64_t *h, const struct bp_pos *c, uint64_t *out)
 {
-	return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
+	/* one move places one stone: its plane and cell name the row at once, without
+	 * the update's scan of the planes (this runs once per child of a search) */
+	uint64_t dx = X_STONES(p) ^ X_STONES(c), d = dx | (O_STONES(p) ^ O_STONES(c));
+	if (d == 0 || (d & (d - 1)) != 0)
+		return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
+	int cell = __builtin_ctzll(d) * 2 + (dx == 0);
+	return bp_zobrist_update_cells(T(g)->zob, &cell, 1, LAST(p), LAST(c), h, out);
 }
 
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);

@@ -70,3 +70,47 @@ ParameterizedTest(char (*name)[8], zobrist, images_and_updates)
 	bp_perm64_destroy(t);
 	bp_board_destroy(b);
 }
+
+ParameterizedTestParameters(zobrist, named_cells)
+{
+	static char names[][8] = { "hex4", "tri6", "rh4x4", "5x5", "5x6", "3x3" };
+	return cr_make_param_array(char[8], names, sizeof names / sizeof names[0]);
+}
+
+/* bp_zobrist_update_cells, told the changed cells (one to four, on any planes), equals
+ * the full hash of the changed position, its images' hashes included. */
+ParameterizedTest(char (*name)[8], zobrist, named_cells)
+{
+	struct bp_board *b;
+	cr_assert_eq(bp_board_create(*name, &b, NULL), BP_OK);
+	bp_zobrist *z;
+	cr_assert_eq(bp_zobrist_create(b, 3, &z), BP_OK);
+	uint64_t full = b->ncells == 64 ? ~0ull : (1ull << b->ncells) - 1, seed = 78;
+	printf("zobrist.named_cells %s: seed 78\n", *name);
+	for (int i = 0; i < 3000; i++) {
+		uint64_t p[3], q[3], h[BP_ZOBRIST_MAX_SYM], hq[BP_ZOBRIST_MAX_SYM];
+		uint64_t hu[BP_ZOBRIST_MAX_SYM];
+		for (int k = 0; k < 3; k++)
+			q[k] = p[k] = splitmix64(&seed) & full;
+		uint64_t extra = splitmix64(&seed) % 5, qextra = i & 1 ? extra : (uint64_t)(i % 7);
+		bp_zobrist_hash(z, p, extra, h);
+		int cells[4], n = i % 5;
+		for (int k = 0; k < n; k++) {
+			int c, plane;
+			do {
+				c = (int)(splitmix64(&seed) % (uint64_t)b->ncells);
+				plane = (int)(splitmix64(&seed) % 3);
+			} while ((q[plane] ^ p[plane]) >> c & 1); /* each cell of a plane once */
+			q[plane] ^= 1ull << c;
+			cells[k] = c * 3 + plane;
+		}
+		uint64_t want = bp_zobrist_hash(z, q, qextra, hq);
+		cr_expect_eq(bp_zobrist_update_cells(z, cells, n, extra, qextra, h, NULL), want,
+			     "%s: %d cells", *name, n);
+		cr_expect_eq(bp_zobrist_update_cells(z, cells, n, extra, qextra, h, hu), want);
+		cr_expect_eq(memcmp(hu, hq, sizeof(uint64_t) * (size_t)b->nsym), 0, "%s: images",
+			     *name);
+	}
+	bp_zobrist_destroy(z);
+	bp_board_destroy(b);
+}

@@ -411,3 +411,41 @@ Test(game, sym_hash_tells_classes_apart)
 		bp_game_destroy(g);
 	}
 }
+
+/* bp_game.pos_words: a game that sets it never writes past that many words, on any
+ * position of seeded random games (a search copies only those words of a parent into
+ * a scratch whose other words stay zero). */
+Test(game, pos_words_hold)
+{
+	static const char *const specs[] = {
+		"taifas:3x3",	"taifas:5x5",	"taifas:4x5,tie=last-stone",
+		"chicken:hex2", "chicken:hex4", "chicken:tri4,forced=free",
+	};
+	uint64_t seed = 20261125;
+	cr_log_info("seed %llu", (unsigned long long)seed);
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = NULL;
+		struct bp_err err = { { 0 } };
+		cr_assert_eq(bp_game_create(specs[k], &g, &err), BP_OK, "%s", err.msg);
+		cr_assert(g->pos_words > 0 && g->pos_words <= BP_POS_WORDS, "%s: pos_words %d",
+			  specs[k], g->pos_words);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		cr_assert_not_null(mv);
+		for (int game = 0; game < 200; game++) {
+			struct bp_pos p;
+			memset(&p, 0xa5, sizeof p); /* start() must clear every word */
+			g->ops->start(g, &p);
+			for (;;) {
+				for (int w = g->pos_words; w < BP_POS_WORDS; w++)
+					cr_assert_eq(p.w[w], 0, "%s: word %d of a position is set",
+						     specs[k], w);
+				int n = g->ops->moves(g, &p, mv);
+				if (n == 0)
+					break;
+				g->ops->apply(g, &p, mv[splitmix64(&seed) % (uint64_t)n]);
+			}
+		}
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
