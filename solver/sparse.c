@@ -391,9 +391,80 @@ int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t 
 /* ---- enumeration ------------------------------------------------------------------ */
 
 struct kvec {
-	uint64_t *a; /* n keys, two words each */
-	uint64_t n, cap;
+	uint64_t *a; /* n keys, two words each: [0, s) sorted and unique, then as pushed */
+	uint64_t n, cap, s;
 };
+
+/* Drops the keys of k[0, n) (sorted) equal to their predecessor. @return the keys
+ * left. */
+static uint64_t drop_repeats(uint64_t *k, uint64_t n)
+{
+	uint64_t m = n ? 1 : 0;
+	for (uint64_t i = 1; i < n; i++)
+		if (k[2 * i] != k[2 * (m - 1)] || k[2 * i + 1] != k[2 * (m - 1) + 1]) {
+			k[2 * m] = k[2 * i];
+			k[2 * m + 1] = k[2 * i + 1];
+			m++;
+		}
+	return m;
+}
+
+/* Sorts v's keys pushed since it was last settled and merges them into its sorted
+ * part, dropping repeats: the sorted part is never sorted again (sorting the whole
+ * array each time it filled sorted twice as many keys as were pushed, mirador:10x10).
+ * The merge goes backwards from the end, with the new keys copied aside.
+ * @return BP_OK; BP_ENOMEM (v unchanged but for the order of its new keys). */
+static int kvec_settle(struct kvec *v)
+{
+	if (v->n == v->s)
+		return BP_OK;
+	uint64_t s = v->s, m = sort_unique(v->a + 2 * s, v->n - s);
+	if (s && m) {
+		uint64_t *tmp = malloc(m * KEY_BYTES), i = s, j = m, o = s + m;
+		if (!tmp)
+			return BP_ENOMEM;
+		memcpy(tmp, v->a + 2 * s, m * KEY_BYTES);
+		while (j > 0) {
+			const uint64_t *from;
+			if (i > 0 && key_less(tmp + 2 * (j - 1), v->a + 2 * (i - 1)))
+				from = v->a + 2 * --i;
+			else
+				from = tmp + 2 * --j;
+			o--;
+			v->a[2 * o] = from[0];
+			v->a[2 * o + 1] = from[1];
+		}
+		free(tmp);
+		v->n = drop_repeats(v->a, s + m);
+	} else {
+		v->n = s + m;
+	}
+	v->s = v->n;
+	return BP_OK;
+}
+
+/* Merges the sorted, unique keys a[0, na) and b[0, nb) into out, each once.
+ * @return the keys written. */
+static uint64_t merge_unique(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
+			     uint64_t *out)
+{
+	uint64_t i = 0, j = 0, o = 0;
+	while (i < na || j < nb) {
+		const uint64_t *from;
+		if (j == nb || (i < na && key_less(a + 2 * i, b + 2 * j)))
+			from = a + 2 * i++;
+		else if (i == na || key_less(b + 2 * j, a + 2 * i))
+			from = b + 2 * j++;
+		else {
+			from = a + 2 * i++;
+			j++;
+		}
+		out[2 * o] = from[0];
+		out[2 * o + 1] = from[1];
+		o++;
+	}
+	return o;
+}
 
 struct enumr {
 	const struct bp_game *g;
@@ -424,7 +495,8 @@ static int over_limit(struct enumr *e, uint64_t more)
 static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 {
 	if (v->n == v->cap) {
-		v->n = sort_unique(v->a, v->n);
+		if (kvec_settle(v))
+			return BP_ENOMEM;
 		if (v->n > v->cap / 2 || v->cap == 0) {
 			uint64_t cap = v->cap ? 2 * v->cap : 1024;
 			uint64_t *a = realloc(v->a, cap * KEY_BYTES);
@@ -433,7 +505,7 @@ static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 			if (over_limit(e, (cap - v->cap) * KEY_BYTES)) {
 				free(a);
 				v->a = NULL;
-				v->n = v->cap = 0;
+				v->n = v->cap = v->s = 0;
 				return BP_ERANGE;
 			}
 			v->a = a;
@@ -550,22 +622,34 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 static int merge_tier(struct enumr *e, uint32_t c)
 {
 	uint32_t nt = e->ix->nt;
-	uint64_t total = 0, at = 0;
-	for (int w = 0; w < e->threads; w++)
-		total += e->pend[(size_t)w * nt + c].n;
-	uint64_t *k = malloc((total ? total : 1) * KEY_BYTES);
-	if (!k)
-		return BP_ENOMEM;
+	uint64_t total = 0, *k = NULL;
+	/* each worker's keys sorted, then merged one worker after another */
 	for (int w = 0; w < e->threads; w++) {
 		struct kvec *v = &e->pend[(size_t)w * nt + c];
-		if (v->n)
-			memcpy(k + 2 * at, v->a, v->n * KEY_BYTES);
-		at += v->n;
+		if (kvec_settle(v)) {
+			free(k);
+			return BP_ENOMEM;
+		}
+		if (!k) {
+			k = v->a; /* the first worker's keys as they are */
+			total = v->n;
+			v->a = NULL;
+		} else if (v->n) {
+			uint64_t *a = malloc((total + v->n) * KEY_BYTES);
+			if (!a) {
+				free(k);
+				return BP_ENOMEM;
+			}
+			total = merge_unique(k, total, v->a, v->n, a);
+			free(k);
+			k = a;
+		}
 		__atomic_sub_fetch(&e->held, v->cap * KEY_BYTES, __ATOMIC_RELAXED);
 		free(v->a);
 		*v = (struct kvec){ 0 };
 	}
-	total = sort_unique(k, total);
+	if (!k && !(k = malloc(KEY_BYTES)))
+		return BP_ENOMEM;
 	uint64_t *shrunk = realloc(k, (total ? total : 1) * KEY_BYTES);
 	e->ix->k[c] = shrunk ? shrunk : k;
 	e->ix->n[c] = total;
