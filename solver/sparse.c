@@ -63,6 +63,8 @@
 #define BLOCK_KEYS (1u << 18)
 #define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
 #define HEADER_BYTES 8
+#define TOP_SHIFT 5 /* rank's first level: every 32nd key */
+#define TOP_EVERY (1u << TOP_SHIFT)
 #define VIEW_MAX_MOVES 1024
 #define CACHE_KEYS \
 	4096 /* keys a worker of the enumeration remembers (a power of 2) */ /* moves a position of a view with children() may have */
@@ -85,6 +87,10 @@ struct bp_sparse {
 	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
 	 * enumeration asked; NULL when the index was read from its stored form */
 	uint64_t **outcome;
+	/* made by the enumeration, never stored: per tier, the high word of every
+	 * TOP_EVERY-th key (rank searches these first, a few hundred KiB that stay in
+	 * cache, then one block of keys); NULL: rank searches the keys alone */
+	uint64_t **top;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
 };
@@ -204,6 +210,8 @@ static uint64_t sort_unique(uint64_t *k, uint64_t n)
 	return m;
 }
 
+static int make_top(bp_sparse *ix, uint32_t t);
+
 static bp_sparse *sparse_new(uint32_t nt)
 {
 	bp_sparse *ix = calloc(1, sizeof *ix);
@@ -224,8 +232,10 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 {
 	bp_sparse *ix = sparse_new(nt);
 	*out = NULL;
-	if (!ix)
+	if (!ix || !(ix->top = calloc(nt ? nt : 1, sizeof *ix->top))) {
+		bp_sparse_free(ix);
 		return BP_ENOMEM;
+	}
 	for (uint32_t t = 0; t < nt; t++) {
 		for (uint64_t i = 1; i < count[t]; i++)
 			if (key_cmp(keys[t] + 2 * (i - 1), keys[t] + 2 * i) >= 0) {
@@ -239,6 +249,10 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 		if (count[t])
 			memcpy(ix->k[t], keys[t], count[t] * KEY_BYTES);
 		ix->n[t] = count[t];
+		if (make_top(ix, t)) {
+			bp_sparse_free(ix);
+			return BP_ENOMEM;
+		}
 	}
 	*out = ix;
 	return BP_OK;
@@ -253,6 +267,9 @@ void bp_sparse_free(bp_sparse *ix)
 	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
 		free(ix->outcome[t]);
 	free(ix->outcome);
+	for (uint32_t t = 0; ix->top && t < ix->nt; t++)
+		free(ix->top[t]);
+	free(ix->top);
 	if (ix->ready)
 		pthread_mutex_destroy(&ix->lock);
 	bp_kv_close(ix->kv);
@@ -292,7 +309,8 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 {
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
-		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0);
+		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
+		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * 8 : 0);
 	return b;
 }
 
@@ -323,6 +341,31 @@ int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint6
 		return rc;
 	uint64_t lo = 0, hi = ix->n[t];
 	const uint64_t *k = ix->k[t];
+	if (ix->top && ix->top[t] && hi > TOP_EVERY) {
+		/* the key lies after every sampled key of a lower high word and before
+		 * every one of a higher: between samples a - 1 and b */
+		const uint64_t *top = ix->top[t];
+		uint64_t ns = (hi + TOP_EVERY - 1) / TOP_EVERY, a = 0, b = ns;
+		while (a < b) { /* the first sample >= key's high word */
+			uint64_t mid = a + (b - a) / 2;
+			if (top[mid] < key[1])
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		b = a;
+		uint64_t e = ns;
+		while (b < e) { /* the first sample > key's high word */
+			uint64_t mid = b + (e - b) / 2;
+			if (top[mid] <= key[1])
+				b = mid + 1;
+			else
+				e = mid;
+		}
+		lo = a ? (a - 1) * TOP_EVERY : 0;
+		if (b < ns)
+			hi = b * TOP_EVERY;
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		int c = key_cmp(k + 2 * mid, key);
@@ -618,6 +661,18 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
+/* The first level of rank for tier t (see struct bp_sparse). @return BP_OK;
+ * BP_ENOMEM. */
+static int make_top(bp_sparse *ix, uint32_t t)
+{
+	uint64_t ns = (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY;
+	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * sizeof(uint64_t))))
+		return BP_ENOMEM;
+	for (uint64_t j = 0; j < ns; j++)
+		ix->top[t][j] = ix->k[t][2 * (j * TOP_EVERY) + 1];
+	return BP_OK;
+}
+
 /* Merges the workers' arrays of tier c into the index's tier c. */
 static int merge_tier(struct enumr *e, uint32_t c)
 {
@@ -654,7 +709,7 @@ static int merge_tier(struct enumr *e, uint32_t c)
 	e->ix->k[c] = shrunk ? shrunk : k;
 	e->ix->n[c] = total;
 	e->fixed += total * KEY_BYTES;
-	return BP_OK;
+	return make_top(e->ix, c);
 }
 
 int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
@@ -672,7 +727,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	uint32_t nt = g->ntiers;
 	e.ix = sparse_new(nt);
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
-	if (e.ix && !(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome))) {
+	if (e.ix && (!(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
+		     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -711,6 +767,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	e.ix->k[st][0] = key[0];
 	e.ix->k[st][1] = key[1];
 	e.ix->n[st] = 1;
+	if ((rc = make_top(e.ix, st)))
+		goto out;
 	for (uint32_t t = st; t < nt; t++) {
 		if (t > st && (rc = merge_tier(&e, t)))
 			goto out;

@@ -44,7 +44,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 			struct bp_err *err);
 
 /* An index of nt tiers made from given keys: count[t] keys of tier t at keys[t] (two
- * words each, the high one second), strictly increasing. Copied.
+ * words each, the high one second), strictly increasing. Copied; rank searches it as
+ * it does an enumerated index (a sample of high words first).
  * @return BP_OK; BP_EINVAL (keys out of order); BP_ENOMEM. The caller owns *out. */
 int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *const *keys,
 			bp_sparse **out);
