@@ -332,40 +332,44 @@ uint64_t bp_sparse_hash(const bp_sparse *ix)
 	return h;
 }
 
-int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
+/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of high
+ * words (struct bp_sparse top), the key lies after every sampled key of a lower high
+ * word and before every one of a higher: between samples a - 1 and b. */
+static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *lo,
+		       uint64_t *hi)
 {
-	int rc;
-	if (t >= ix->nt)
-		return BP_ERANGE;
-	if ((rc = need_tier(ix, t)))
-		return rc;
-	uint64_t lo = 0, hi = ix->n[t];
-	const uint64_t *k = ix->k[t];
-	if (ix->top && ix->top[t] && hi > TOP_EVERY) {
-		/* the key lies after every sampled key of a lower high word and before
-		 * every one of a higher: between samples a - 1 and b */
-		const uint64_t *top = ix->top[t];
-		uint64_t ns = (hi + TOP_EVERY - 1) / TOP_EVERY, a = 0, b = ns;
-		while (a < b) { /* the first sample >= key's high word */
-			uint64_t mid = a + (b - a) / 2;
-			if (top[mid] < key[1])
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		b = a;
-		uint64_t e = ns;
-		while (b < e) { /* the first sample > key's high word */
-			uint64_t mid = b + (e - b) / 2;
-			if (top[mid] <= key[1])
-				b = mid + 1;
-			else
-				e = mid;
-		}
-		lo = a ? (a - 1) * TOP_EVERY : 0;
-		if (b < ns)
-			hi = b * TOP_EVERY;
+	uint64_t n = ix->n[t];
+	*lo = 0;
+	*hi = n;
+	if (!ix->top || !ix->top[t] || n <= TOP_EVERY)
+		return;
+	const uint64_t *top = ix->top[t];
+	uint64_t ns = (n + TOP_EVERY - 1) / TOP_EVERY, a = 0, b = ns;
+	while (a < b) { /* the first sample >= key's high word */
+		uint64_t mid = a + (b - a) / 2;
+		if (top[mid] < key[1])
+			a = mid + 1;
+		else
+			b = mid;
 	}
+	b = a;
+	uint64_t e = ns;
+	while (b < e) { /* the first sample > key's high word */
+		uint64_t mid = b + (e - b) / 2;
+		if (top[mid] <= key[1])
+			b = mid + 1;
+		else
+			e = mid;
+	}
+	*lo = a ? (a - 1) * TOP_EVERY : 0;
+	if (b < ns)
+		*hi = b * TOP_EVERY;
+}
+
+/* Binary search for key in k[lo, hi). @return BP_OK; BP_ERANGE. */
+static int rank_in(const uint64_t *k, uint64_t lo, uint64_t hi, const uint64_t key[2],
+		   uint64_t *out)
+{
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		int c = key_cmp(k + 2 * mid, key);
@@ -379,6 +383,18 @@ int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint6
 			hi = mid;
 	}
 	return BP_ERANGE;
+}
+
+int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
+{
+	int rc;
+	uint64_t lo, hi;
+	if (t >= ix->nt)
+		return BP_ERANGE;
+	if ((rc = need_tier(ix, t)))
+		return rc;
+	rank_range(ix, t, key, &lo, &hi);
+	return rank_in(ix->k[t], lo, hi, key, out);
 }
 
 const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i)
@@ -909,13 +925,23 @@ static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32
 			 uint64_t *index)
 {
 	const bp_sparse *ix = ix_of(g);
-	uint64_t keys[2 * VIEW_MAX_MOVES];
-	int n = g->ops->children_keys(g, p, tier, keys);
+	uint64_t keys[2 * VIEW_MAX_MOVES], hi[VIEW_MAX_MOVES];
+	int n = g->ops->children_keys(g, p, tier, keys), rc;
+	/* every child's range first, its keys' cache lines asked for at once, then the
+	 * searches: the misses of all children overlap instead of following each other */
 	for (int i = 0; i < n; i++) {
-		int rc = bp_sparse_rank(ix, tier[i], keys + 2 * i, index + i);
-		if (rc)
+		if (tier[i] >= ix->nt)
+			return BP_ERANGE;
+		if ((rc = need_tier(ix, tier[i])))
 			return rc;
+		rank_range(ix, tier[i], keys + 2 * i, &index[i], &hi[i]);
+		if (hi[i] - index[i] <= 2 * TOP_EVERY)
+			for (uint64_t j = index[i]; j < hi[i]; j += 4)
+				__builtin_prefetch(ix->k[tier[i]] + 2 * j);
 	}
+	for (int i = 0; i < n; i++)
+		if ((rc = rank_in(ix->k[tier[i]], index[i], hi[i], keys + 2 * i, &index[i])))
+			return rc;
 	return n;
 }
 
