@@ -870,6 +870,8 @@ struct small {
 	u128 sq_all;	    /* every square */
 	u128 sq_w, sq_e;    /* the squares of the first and of the last column */
 	u128 sq_n, sq_s;    /* of the first and of the last row */
+	u128 sq_tl;	    /* the squares that are a place's top-left */
+	int p;		    /* a piece's side */
 	u128 all;	    /* every place */
 	u128 *pmask;	    /* nplace */
 	u128 *nb, *diag;    /* nplace each */
@@ -967,6 +969,7 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 		return BP_ENOMEM;
 	}
 	sm->w = gr->w;
+	sm->p = P;
 	for (int c = 0; c < gr->ncells; c++) {
 		int x = c % gr->w, y = c / gr->w;
 		sm->cellplace[c] = (int16_t)(x < gr->nx && y < gr->ny ? y * gr->nx + x : -1);
@@ -975,6 +978,7 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 		sm->sq_e |= x == gr->w - 1 ? bit128(c) : 0;
 		sm->sq_n |= y == 0 ? bit128(c) : 0;
 		sm->sq_s |= y == gr->h - 1 ? bit128(c) : 0;
+		sm->sq_tl |= x < gr->nx && y < gr->ny ? bit128(c) : 0;
 	}
 	for (int i = 0; i < N; i++) {
 		int x = i % gr->nx, y = i / gr->nx;
@@ -1374,22 +1378,43 @@ static int sq_chain(const struct small *sm, u128 x, u128 safe, u128 from, int di
 	return 0;
 }
 
+/* The squares that legal placements of the opponent of the player on squares x cover,
+ * on a board whose occupied squares are occ (RULES.md 9.1), as shifts of boards: a
+ * square may hold a square of the new piece when neither it nor a square beside it
+ * is occupied and no square diagonal to it is the player's (the corners of the frame
+ * around a piece; the other diagonal squares are beside some square of the piece);
+ * a top-left square is legal when all P x P squares from it may, and the legal
+ * pieces' squares are the top-left squares shifted by 0 .. P - 1 each way. */
+static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
+{
+	u128 near =
+		occ | sq_east(sm, occ) | sq_west(sm, occ) | sq_north(sm, occ) | sq_south(sm, occ);
+	u128 xv = sq_north(sm, x) | sq_south(sm, x);
+	u128 ok = sm->sq_all & ~(near | sq_east(sm, xv) | sq_west(sm, xv));
+	u128 row = ok, east = ok;
+	for (int k = 1; k < sm->p; k++) { /* ok here and on the P - 1 squares east */
+		east = sq_west(sm, east);
+		row &= east;
+	}
+	u128 tl = row & sm->sq_tl;
+	for (int k = 1; k < sm->p; k++) /* and so on the P - 1 rows below */
+		tl &= row >> (k * sm->w);
+	u128 across = tl, cover = 0;
+	for (int k = 1; k < sm->p; k++)
+		across |= sq_east(sm, across);
+	for (int k = 0; k < sm->p; k++)
+		cover |= across << (k * sm->w);
+	return cover & sm->sq_all;
+}
+
 int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	const struct mirador *m = M(g);
 	const struct small *sm = m->sm;
-	u128 set[2];
-	if (!sm || !small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
+	if (!sm)
 		return BP_EUNSUPPORTED;
-	/* the opponent's legal places (RULES.md 9.1) and the squares they cover */
-	u128 bad = 0, cover = 0;
-	for (u128 v = set[0] | set[1]; v; v &= v - 1)
-		bad |= sm->nb[ctz128(v)];
-	for (u128 v = set[colour]; v; v &= v - 1)
-		bad |= sm->diag[ctz128(v)];
-	for (u128 v = sm->all & ~bad; v; v &= v - 1)
-		cover |= sm->pmask[ctz128(v)];
-	u128 x = get_plane(p, colour), safe = sm->sq_all & ~x & ~get_plane(p, 1 - colour) & ~cover;
+	u128 x = get_plane(p, colour), occ = x | get_plane(p, 1 - colour);
+	u128 safe = sm->sq_all & ~occ & ~sq_cover(sm, x, occ);
 	return sq_chain(sm, x, safe, sm->sq_n, 2, sm->sq_s, 2) ||
 	       sq_chain(sm, x, safe, sm->sq_w, 0, sm->sq_e, 0);
 }
