@@ -539,8 +539,9 @@ struct enumr {
 	/* per worker: the keys it pushed lately, CACHE_KEYS slots by hash, three words
 	 * each (low, high, 1 + tier); a key found there is in the worker's array already */
 	uint64_t **seen;
-	uint64_t held;	/* bytes of the pending arrays (atomic) */
-	uint64_t fixed; /* bytes of the index so far */
+	uint32_t merging; /* the tier merge_tier merges */
+	uint64_t held;	  /* bytes of the pending arrays (atomic) */
+	uint64_t fixed;	  /* bytes of the index so far */
 	uint64_t limit;
 	char errmsg[200];
 };
@@ -689,17 +690,30 @@ static int make_top(bp_sparse *ix, uint32_t t)
 	return BP_OK;
 }
 
+/* Work item w of merge_tier: settles worker w's array of the tier being merged. */
+static int settle_item(void *ctx, int worker, uint64_t w)
+{
+	struct enumr *e = ctx;
+	(void)worker;
+	return kvec_settle(&e->pend[(size_t)w * e->ix->nt + e->merging]);
+}
+
 /* Merges the workers' arrays of tier c into the index's tier c. */
 static int merge_tier(struct enumr *e, uint32_t c)
 {
 	uint32_t nt = e->ix->nt;
 	uint64_t total = 0, *k = NULL;
+	int rc;
+	/* the workers' new keys sorted on every thread, then merged here */
+	e->merging = c;
+	if ((rc = bp_parallel_for(e->threads, (uint64_t)e->threads, settle_item, e)))
+		return rc;
 	/* each worker's keys sorted, then merged one worker after another */
 	for (int w = 0; w < e->threads; w++) {
 		struct kvec *v = &e->pend[(size_t)w * nt + c];
-		if (kvec_settle(v)) {
+		if ((rc = kvec_settle(v))) { /* settled already: nothing new */
 			free(k);
-			return BP_ENOMEM;
+			return rc;
 		}
 		if (!k) {
 			k = v->a; /* the first worker's keys as they are */
