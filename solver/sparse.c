@@ -65,9 +65,8 @@
 #define HEADER_BYTES 8
 #define TOP_SHIFT 5 /* rank's first level: every 32nd key */
 #define TOP_EVERY (1u << TOP_SHIFT)
-#define VIEW_MAX_MOVES 1024
-#define CACHE_KEYS \
-	4096 /* keys a worker of the enumeration remembers (a power of 2) */ /* moves a position of a view with children() may have */
+#define VIEW_MAX_MOVES 1024 /* moves a position of a view with children() may have */
+#define CACHE_KEYS 4096	    /* keys a worker of the enumeration remembers (a power of 2) */
 
 struct bp_sparse {
 	uint32_t nt;
