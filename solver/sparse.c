@@ -63,9 +63,10 @@
 #define BLOCK_KEYS (1u << 18)
 #define CHUNK_KEYS 1024 /* keys of a tier a work item expands */
 #define HEADER_BYTES 8
-#define VIEW_MAX_MOVES 1024
-#define CACHE_KEYS \
-	4096 /* keys a worker of the enumeration remembers (a power of 2) */ /* moves a position of a view with children() may have */
+#define TOP_SHIFT 5 /* rank's first level: every 32nd key */
+#define TOP_EVERY (1u << TOP_SHIFT)
+#define VIEW_MAX_MOVES 1024 /* moves a position of a view with children() may have */
+#define CACHE_KEYS 4096	    /* keys a worker of the enumeration remembers (a power of 2) */
 
 struct bp_sparse {
 	uint32_t nt;
@@ -85,6 +86,10 @@ struct bp_sparse {
 	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
 	 * enumeration asked; NULL when the index was read from its stored form */
 	uint64_t **outcome;
+	/* made by the enumeration, never stored: per tier, the high word of every
+	 * TOP_EVERY-th key (rank searches these first, a few hundred KiB that stay in
+	 * cache, then one block of keys); NULL: rank searches the keys alone */
+	uint64_t **top;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
 };
@@ -204,6 +209,8 @@ static uint64_t sort_unique(uint64_t *k, uint64_t n)
 	return m;
 }
 
+static int make_top(bp_sparse *ix, uint32_t t);
+
 static bp_sparse *sparse_new(uint32_t nt)
 {
 	bp_sparse *ix = calloc(1, sizeof *ix);
@@ -224,8 +231,10 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 {
 	bp_sparse *ix = sparse_new(nt);
 	*out = NULL;
-	if (!ix)
+	if (!ix || !(ix->top = calloc(nt ? nt : 1, sizeof *ix->top))) {
+		bp_sparse_free(ix);
 		return BP_ENOMEM;
+	}
 	for (uint32_t t = 0; t < nt; t++) {
 		for (uint64_t i = 1; i < count[t]; i++)
 			if (key_cmp(keys[t] + 2 * (i - 1), keys[t] + 2 * i) >= 0) {
@@ -239,6 +248,10 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 		if (count[t])
 			memcpy(ix->k[t], keys[t], count[t] * KEY_BYTES);
 		ix->n[t] = count[t];
+		if (make_top(ix, t)) {
+			bp_sparse_free(ix);
+			return BP_ENOMEM;
+		}
 	}
 	*out = ix;
 	return BP_OK;
@@ -253,6 +266,9 @@ void bp_sparse_free(bp_sparse *ix)
 	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
 		free(ix->outcome[t]);
 	free(ix->outcome);
+	for (uint32_t t = 0; ix->top && t < ix->nt; t++)
+		free(ix->top[t]);
+	free(ix->top);
 	if (ix->ready)
 		pthread_mutex_destroy(&ix->lock);
 	bp_kv_close(ix->kv);
@@ -292,7 +308,8 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 {
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
-		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0);
+		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
+		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * 8 : 0);
 	return b;
 }
 
@@ -314,15 +331,44 @@ uint64_t bp_sparse_hash(const bp_sparse *ix)
 	return h;
 }
 
-int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
+/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of high
+ * words (struct bp_sparse top), the key lies after every sampled key of a lower high
+ * word and before every one of a higher: between samples a - 1 and b. */
+static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *lo,
+		       uint64_t *hi)
 {
-	int rc;
-	if (t >= ix->nt)
-		return BP_ERANGE;
-	if ((rc = need_tier(ix, t)))
-		return rc;
-	uint64_t lo = 0, hi = ix->n[t];
-	const uint64_t *k = ix->k[t];
+	uint64_t n = ix->n[t];
+	*lo = 0;
+	*hi = n;
+	if (!ix->top || !ix->top[t] || n <= TOP_EVERY)
+		return;
+	const uint64_t *top = ix->top[t];
+	uint64_t ns = (n + TOP_EVERY - 1) / TOP_EVERY, a = 0, b = ns;
+	while (a < b) { /* the first sample >= key's high word */
+		uint64_t mid = a + (b - a) / 2;
+		if (top[mid] < key[1])
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	b = a;
+	uint64_t e = ns;
+	while (b < e) { /* the first sample > key's high word */
+		uint64_t mid = b + (e - b) / 2;
+		if (top[mid] <= key[1])
+			b = mid + 1;
+		else
+			e = mid;
+	}
+	*lo = a ? (a - 1) * TOP_EVERY : 0;
+	if (b < ns)
+		*hi = b * TOP_EVERY;
+}
+
+/* Binary search for key in k[lo, hi). @return BP_OK; BP_ERANGE. */
+static int rank_in(const uint64_t *k, uint64_t lo, uint64_t hi, const uint64_t key[2],
+		   uint64_t *out)
+{
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		int c = key_cmp(k + 2 * mid, key);
@@ -336,6 +382,18 @@ int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint6
 			hi = mid;
 	}
 	return BP_ERANGE;
+}
+
+int bp_sparse_rank(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *out)
+{
+	int rc;
+	uint64_t lo, hi;
+	if (t >= ix->nt)
+		return BP_ERANGE;
+	if ((rc = need_tier(ix, t)))
+		return rc;
+	rank_range(ix, t, key, &lo, &hi);
+	return rank_in(ix->k[t], lo, hi, key, out);
 }
 
 const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i)
@@ -391,9 +449,80 @@ int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t 
 /* ---- enumeration ------------------------------------------------------------------ */
 
 struct kvec {
-	uint64_t *a; /* n keys, two words each */
-	uint64_t n, cap;
+	uint64_t *a; /* n keys, two words each: [0, s) sorted and unique, then as pushed */
+	uint64_t n, cap, s;
 };
+
+/* Drops the keys of k[0, n) (sorted) equal to their predecessor. @return the keys
+ * left. */
+static uint64_t drop_repeats(uint64_t *k, uint64_t n)
+{
+	uint64_t m = n ? 1 : 0;
+	for (uint64_t i = 1; i < n; i++)
+		if (k[2 * i] != k[2 * (m - 1)] || k[2 * i + 1] != k[2 * (m - 1) + 1]) {
+			k[2 * m] = k[2 * i];
+			k[2 * m + 1] = k[2 * i + 1];
+			m++;
+		}
+	return m;
+}
+
+/* Sorts v's keys pushed since it was last settled and merges them into its sorted
+ * part, dropping repeats: the sorted part is never sorted again (sorting the whole
+ * array each time it filled sorted twice as many keys as were pushed, mirador:10x10).
+ * The merge goes backwards from the end, with the new keys copied aside.
+ * @return BP_OK; BP_ENOMEM (v unchanged but for the order of its new keys). */
+static int kvec_settle(struct kvec *v)
+{
+	if (v->n == v->s)
+		return BP_OK;
+	uint64_t s = v->s, m = sort_unique(v->a + 2 * s, v->n - s);
+	if (s && m) {
+		uint64_t *tmp = malloc(m * KEY_BYTES), i = s, j = m, o = s + m;
+		if (!tmp)
+			return BP_ENOMEM;
+		memcpy(tmp, v->a + 2 * s, m * KEY_BYTES);
+		while (j > 0) {
+			const uint64_t *from;
+			if (i > 0 && key_less(tmp + 2 * (j - 1), v->a + 2 * (i - 1)))
+				from = v->a + 2 * --i;
+			else
+				from = tmp + 2 * --j;
+			o--;
+			v->a[2 * o] = from[0];
+			v->a[2 * o + 1] = from[1];
+		}
+		free(tmp);
+		v->n = drop_repeats(v->a, s + m);
+	} else {
+		v->n = s + m;
+	}
+	v->s = v->n;
+	return BP_OK;
+}
+
+/* Merges the sorted, unique keys a[0, na) and b[0, nb) into out, each once.
+ * @return the keys written. */
+static uint64_t merge_unique(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
+			     uint64_t *out)
+{
+	uint64_t i = 0, j = 0, o = 0;
+	while (i < na || j < nb) {
+		const uint64_t *from;
+		if (j == nb || (i < na && key_less(a + 2 * i, b + 2 * j)))
+			from = a + 2 * i++;
+		else if (i == na || key_less(b + 2 * j, a + 2 * i))
+			from = b + 2 * j++;
+		else {
+			from = a + 2 * i++;
+			j++;
+		}
+		out[2 * o] = from[0];
+		out[2 * o + 1] = from[1];
+		o++;
+	}
+	return o;
+}
 
 struct enumr {
 	const struct bp_game *g;
@@ -409,8 +538,9 @@ struct enumr {
 	/* per worker: the keys it pushed lately, CACHE_KEYS slots by hash, three words
 	 * each (low, high, 1 + tier); a key found there is in the worker's array already */
 	uint64_t **seen;
-	uint64_t held;	/* bytes of the pending arrays (atomic) */
-	uint64_t fixed; /* bytes of the index so far */
+	uint32_t merging; /* the tier merge_tier merges */
+	uint64_t held;	  /* bytes of the pending arrays (atomic) */
+	uint64_t fixed;	  /* bytes of the index so far */
 	uint64_t limit;
 	char errmsg[200];
 };
@@ -424,7 +554,8 @@ static int over_limit(struct enumr *e, uint64_t more)
 static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 {
 	if (v->n == v->cap) {
-		v->n = sort_unique(v->a, v->n);
+		if (kvec_settle(v))
+			return BP_ENOMEM;
 		if (v->n > v->cap / 2 || v->cap == 0) {
 			uint64_t cap = v->cap ? 2 * v->cap : 1024;
 			uint64_t *a = realloc(v->a, cap * KEY_BYTES);
@@ -433,7 +564,7 @@ static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 			if (over_limit(e, (cap - v->cap) * KEY_BYTES)) {
 				free(a);
 				v->a = NULL;
-				v->n = v->cap = 0;
+				v->n = v->cap = v->s = 0;
 				return BP_ERANGE;
 			}
 			v->a = a;
@@ -546,31 +677,68 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 	return BP_OK;
 }
 
+/* The first level of rank for tier t (see struct bp_sparse). @return BP_OK;
+ * BP_ENOMEM. */
+static int make_top(bp_sparse *ix, uint32_t t)
+{
+	uint64_t ns = (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY;
+	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * sizeof(uint64_t))))
+		return BP_ENOMEM;
+	for (uint64_t j = 0; j < ns; j++)
+		ix->top[t][j] = ix->k[t][2 * (j * TOP_EVERY) + 1];
+	return BP_OK;
+}
+
+/* Work item w of merge_tier: settles worker w's array of the tier being merged. */
+static int settle_item(void *ctx, int worker, uint64_t w)
+{
+	struct enumr *e = ctx;
+	(void)worker;
+	return kvec_settle(&e->pend[(size_t)w * e->ix->nt + e->merging]);
+}
+
 /* Merges the workers' arrays of tier c into the index's tier c. */
 static int merge_tier(struct enumr *e, uint32_t c)
 {
 	uint32_t nt = e->ix->nt;
-	uint64_t total = 0, at = 0;
-	for (int w = 0; w < e->threads; w++)
-		total += e->pend[(size_t)w * nt + c].n;
-	uint64_t *k = malloc((total ? total : 1) * KEY_BYTES);
-	if (!k)
-		return BP_ENOMEM;
+	uint64_t total = 0, *k = NULL;
+	int rc;
+	/* the workers' new keys sorted on every thread, then merged here */
+	e->merging = c;
+	if ((rc = bp_parallel_for(e->threads, (uint64_t)e->threads, settle_item, e)))
+		return rc;
+	/* each worker's keys sorted, then merged one worker after another */
 	for (int w = 0; w < e->threads; w++) {
 		struct kvec *v = &e->pend[(size_t)w * nt + c];
-		if (v->n)
-			memcpy(k + 2 * at, v->a, v->n * KEY_BYTES);
-		at += v->n;
+		if ((rc = kvec_settle(v))) { /* settled already: nothing new */
+			free(k);
+			return rc;
+		}
+		if (!k) {
+			k = v->a; /* the first worker's keys as they are */
+			total = v->n;
+			v->a = NULL;
+		} else if (v->n) {
+			uint64_t *a = malloc((total + v->n) * KEY_BYTES);
+			if (!a) {
+				free(k);
+				return BP_ENOMEM;
+			}
+			total = merge_unique(k, total, v->a, v->n, a);
+			free(k);
+			k = a;
+		}
 		__atomic_sub_fetch(&e->held, v->cap * KEY_BYTES, __ATOMIC_RELAXED);
 		free(v->a);
 		*v = (struct kvec){ 0 };
 	}
-	total = sort_unique(k, total);
+	if (!k && !(k = malloc(KEY_BYTES)))
+		return BP_ENOMEM;
 	uint64_t *shrunk = realloc(k, (total ? total : 1) * KEY_BYTES);
 	e->ix->k[c] = shrunk ? shrunk : k;
 	e->ix->n[c] = total;
 	e->fixed += total * KEY_BYTES;
-	return BP_OK;
+	return make_top(e->ix, c);
 }
 
 int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
@@ -588,7 +756,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	uint32_t nt = g->ntiers;
 	e.ix = sparse_new(nt);
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
-	if (e.ix && !(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome))) {
+	if (e.ix && (!(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
+		     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -627,6 +796,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	e.ix->k[st][0] = key[0];
 	e.ix->k[st][1] = key[1];
 	e.ix->n[st] = 1;
+	if ((rc = make_top(e.ix, st)))
+		goto out;
 	for (uint32_t t = st; t < nt; t++) {
 		if (t > st && (rc = merge_tier(&e, t)))
 			goto out;
@@ -693,7 +864,20 @@ struct view {
 	struct bp_game_ops ops;
 	const bp_sparse *ix;
 	const struct bp_game_ops *base; /* the game's own */
+	uint64_t id;			/* unique in the process (views_made) */
 };
+
+static uint64_t views_made;
+
+/* The position a thread last unranked through a view, and where: the solve asks
+ * outcome() of each position right after unrank, and a position equal to this one
+ * needs no search for its index (a tenth of mirador:10x10's binary searches). The id
+ * tells views apart, also a new view at a freed one's address. */
+static _Thread_local struct {
+	uint64_t view, i;
+	uint32_t t;
+	struct bp_pos p;
+} last_unranked;
 
 static const bp_sparse *ix_of(const struct bp_game *g)
 {
@@ -716,7 +900,14 @@ static int view_rank(const struct bp_game *g, const struct bp_pos *p, uint64_t *
 
 static int view_unrank(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out)
 {
-	return bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
+	int rc = bp_sparse_unrank_position(ix_of(g), g, tier, index, out);
+	if (rc == BP_OK) {
+		last_unranked.view = ((const struct view *)(const void *)g)->id;
+		last_unranked.t = tier;
+		last_unranked.i = index;
+		last_unranked.p = *out;
+	}
+	return rc;
 }
 
 /* outcome() over an index just enumerated: the enumeration's answer for a position
@@ -726,12 +917,20 @@ static enum bp_value view_outcome(const struct bp_game *g, const struct bp_pos *
 {
 	const struct view *v = (const struct view *)(const void *)g;
 	const bp_sparse *ix = v->ix;
-	uint32_t t = g->ops->tier(g, p);
+	uint32_t t;
 	uint64_t key[2], i;
-	if (t < ix->nt && ix->outcome[t] && g->ops->key_pack(g, p, key) == BP_OK &&
-	    bp_sparse_rank(ix, t, key, &i) == BP_OK)
-		return (enum bp_value)(ix->outcome[t][i / 32] >> 2 * (i % 32) & 3);
-	return v->base->outcome(g, p);
+	if (last_unranked.view == v->id && memcmp(&last_unranked.p, p, sizeof *p) == 0) {
+		t = last_unranked.t;
+		i = last_unranked.i;
+	} else {
+		t = g->ops->tier(g, p);
+		if (!(t < ix->nt && ix->outcome[t] && g->ops->key_pack(g, p, key) == BP_OK &&
+		      bp_sparse_rank(ix, t, key, &i) == BP_OK))
+			return v->base->outcome(g, p);
+	}
+	if (!ix->outcome[t])
+		return v->base->outcome(g, p);
+	return (enum bp_value)(ix->outcome[t][i / 32] >> 2 * (i % 32) & 3);
 }
 
 /* children() over the index: the game's children_keys, each key ranked. */
@@ -739,13 +938,23 @@ static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32
 			 uint64_t *index)
 {
 	const bp_sparse *ix = ix_of(g);
-	uint64_t keys[2 * VIEW_MAX_MOVES];
-	int n = g->ops->children_keys(g, p, tier, keys);
+	uint64_t keys[2 * VIEW_MAX_MOVES], hi[VIEW_MAX_MOVES];
+	int n = g->ops->children_keys(g, p, tier, keys), rc;
+	/* every child's range first, its keys' cache lines asked for at once, then the
+	 * searches: the misses of all children overlap instead of following each other */
 	for (int i = 0; i < n; i++) {
-		int rc = bp_sparse_rank(ix, tier[i], keys + 2 * i, index + i);
-		if (rc)
+		if (tier[i] >= ix->nt)
+			return BP_ERANGE;
+		if ((rc = need_tier(ix, tier[i])))
 			return rc;
+		rank_range(ix, tier[i], keys + 2 * i, &index[i], &hi[i]);
+		if (hi[i] - index[i] <= 2 * TOP_EVERY)
+			for (uint64_t j = index[i]; j < hi[i]; j += 4)
+				__builtin_prefetch(ix->k[tier[i]] + 2 * j);
 	}
+	for (int i = 0; i < n; i++)
+		if ((rc = rank_in(ix->k[tier[i]], index[i], hi[i], keys + 2 * i, &index[i])))
+			return rc;
 	return n;
 }
 
@@ -774,6 +983,7 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 		       ~(unsigned)BP_GAME_WALK_UNREACHED;
 	v->g.ops = &v->ops;
 	v->ix = ix;
+	v->id = __atomic_add_fetch(&views_made, 1, __ATOMIC_RELAXED);
 	*out = &v->g;
 	return BP_OK;
 }

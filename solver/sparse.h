@@ -3,8 +3,9 @@
  * (game.h rank) is too large or mostly holes (Mirador from 10x10 up; 9x9 has 358 M
  * dense indices for 257,663 positions). The positions are found by a forward
  * enumeration from the start, tier by tier, each kept as the game's 128-bit key
- * (game.h key_pack) in one sorted array per tier: rank is a binary search, unrank an
- * array lookup and key_unpack.
+ * (game.h key_pack) in one sorted array per tier: rank is a binary search (over a
+ * sample of the keys first, where the index was made in memory), unrank an array
+ * lookup and key_unpack.
  *
  * Solving through it (bp_solve with BP_INDEX_SPARSE, or auto where the dense index
  * does not fit) runs the tiers engine on a view of the game (bp_sparse_view) whose
@@ -44,7 +45,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 			struct bp_err *err);
 
 /* An index of nt tiers made from given keys: count[t] keys of tier t at keys[t] (two
- * words each, the high one second), strictly increasing. Copied.
+ * words each, the high one second), strictly increasing. Copied; rank searches it as
+ * it does an enumerated index (a sample of high words first).
  * @return BP_OK; BP_EINVAL (keys out of order); BP_ENOMEM. The caller owns *out. */
 int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *const *keys,
 			bp_sparse **out);

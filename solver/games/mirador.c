@@ -222,6 +222,8 @@ static int double_pass(const struct bp_pos *p, int P)
 static int unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	struct bp_mirador_verdict v;
+	if (bp_mirador_safe_chain(g, p, colour) == 1)
+		return 1; /* the search would stop at its first node with the same answer */
 	int rc = bp_mirador_test(g, p, colour, &v);
 	if (rc) {
 		bp_game_fail(g, rc);
@@ -864,6 +866,12 @@ __extension__ typedef unsigned __int128 u128;
 
 struct small {
 	int nsym;
+	int w;		    /* squares a row */
+	u128 sq_all;	    /* every square */
+	u128 sq_w, sq_e;    /* the squares of the first and of the last column */
+	u128 sq_n, sq_s;    /* of the first and of the last row */
+	u128 sq_tl;	    /* the squares that are a place's top-left */
+	int p;		    /* a piece's side */
 	u128 all;	    /* every place */
 	u128 *pmask;	    /* nplace */
 	u128 *nb, *diag;    /* nplace each */
@@ -960,9 +968,17 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 		small_free(sm);
 		return BP_ENOMEM;
 	}
+	sm->w = gr->w;
+	sm->p = P;
 	for (int c = 0; c < gr->ncells; c++) {
 		int x = c % gr->w, y = c / gr->w;
 		sm->cellplace[c] = (int16_t)(x < gr->nx && y < gr->ny ? y * gr->nx + x : -1);
+		sm->sq_all |= bit128(c);
+		sm->sq_w |= x == 0 ? bit128(c) : 0;
+		sm->sq_e |= x == gr->w - 1 ? bit128(c) : 0;
+		sm->sq_n |= y == 0 ? bit128(c) : 0;
+		sm->sq_s |= y == gr->h - 1 ? bit128(c) : 0;
+		sm->sq_tl |= x < gr->nx && y < gr->ny ? bit128(c) : 0;
 	}
 	for (int i = 0; i < N; i++) {
 		int x = i % gr->nx, y = i / gr->nx;
@@ -1261,6 +1277,146 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 	TO_MOVE(out) = (uint64_t)tm;
 	PASSED(out) = (uint64_t)passed;
 	return BP_OK;
+}
+
+/* ---- small grids: chains no placement can cut ---------------------------------------- */
+
+/* Most positions a solve meets are over: the player who just moved has a chain of
+ * links that no legal placement of the opponent can cut, and the chain-breaking search
+ * (mirador_chain.c) says so at its first node, where a link weighs the fewest
+ * opponent placements covering one of its lanes, and it finds a chain of weight 0.
+ * Such a chain is found here on the squares as bitboards, with no network built:
+ *
+ *   S  the *safe* squares: empty, and covered by no legal placement of the opponent
+ *      (a lane of safe squares is one no placement can fill);
+ *   R  the squares of the player's pieces reached from the start side.
+ *
+ * R grows by the eight neighbours within the player's squares (squares of one piece
+ * touch along a side, two pieces only at a corner: corner contact), and by rays:
+ * from R along a row or column through safe squares only, the first square after
+ * them that holds a piece of the player (line of sight over a safe lane). The start
+ * side seeds R with the pieces touching it and those a ray of safe squares from it
+ * meets; the chain is found when R touches the opposite side or a ray from R reaches
+ * it. Sides are never crossed, so they are only a chain's ends. This is exactly the
+ * search's first step (a link of weight 0: a corner, a side touched, or a lane that no
+ * candidate covers), so the answer 1 is the search's and 0 leaves it to the search. */
+
+static u128 sq_east(const struct small *sm, u128 v)
+{
+	return v << 1 & ~sm->sq_w & sm->sq_all;
+}
+
+static u128 sq_west(const struct small *sm, u128 v)
+{
+	return v >> 1 & ~sm->sq_e;
+}
+
+static u128 sq_south(const struct small *sm, u128 v)
+{
+	return v << sm->w & sm->sq_all;
+}
+
+static u128 sq_north(const struct small *sm, u128 v)
+{
+	return v >> sm->w;
+}
+
+static u128 sq_step(const struct small *sm, int d, u128 v)
+{
+	return d == 0	? sq_east(sm, v)
+	       : d == 1 ? sq_west(sm, v)
+	       : d == 2 ? sq_south(sm, v)
+			: sq_north(sm, v);
+}
+
+/* v and the squares rays from v in direction d reach through the squares of s. */
+static u128 sq_ray(const struct small *sm, int d, u128 v, u128 s)
+{
+	for (;;) {
+		u128 n = v | (sq_step(sm, d, v) & s);
+		if (n == v)
+			return v;
+		v = n;
+	}
+}
+
+/* The squares of x connected to r by the eight neighbours within x. */
+static u128 sq_grow(const struct small *sm, u128 r, u128 x)
+{
+	for (;;) {
+		u128 v = r | sq_north(sm, r) | sq_south(sm, r);
+		u128 n = (r | v | sq_east(sm, v) | sq_west(sm, v)) & x;
+		if (n == r)
+			return r;
+		r = n;
+	}
+}
+
+/* Whether squares x (the player's) hold a chain of safe links from side `from` (the
+ * squares of its edge, rays entering in direction din) to the opposite side (edge
+ * `to`, rays leaving in direction dout). */
+static int sq_chain(const struct small *sm, u128 x, u128 safe, u128 from, int din, u128 to,
+		    int dout)
+{
+	u128 r = (x & from) | (sq_step(sm, din, sq_ray(sm, din, safe & from, safe)) & x);
+	while (r) {
+		r = sq_grow(sm, r, x);
+		if (r & to)
+			return 1;
+		u128 hit = 0;
+		for (int d = 0; d < 4; d++) {
+			u128 ray = sq_ray(sm, d, r, safe);
+			if (d == dout && (ray & safe & to))
+				return 1;
+			hit |= sq_step(sm, d, ray);
+		}
+		hit &= x & ~r;
+		if (!hit)
+			return 0;
+		r |= hit;
+	}
+	return 0;
+}
+
+/* The squares that legal placements of the opponent of the player on squares x cover,
+ * on a board whose occupied squares are occ (RULES.md 9.1), as shifts of boards: a
+ * square may hold a square of the new piece when neither it nor a square beside it
+ * is occupied and no square diagonal to it is the player's (the corners of the frame
+ * around a piece; the other diagonal squares are beside some square of the piece);
+ * a top-left square is legal when all P x P squares from it may, and the legal
+ * pieces' squares are the top-left squares shifted by 0 .. P - 1 each way. */
+static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
+{
+	u128 near =
+		occ | sq_east(sm, occ) | sq_west(sm, occ) | sq_north(sm, occ) | sq_south(sm, occ);
+	u128 xv = sq_north(sm, x) | sq_south(sm, x);
+	u128 ok = sm->sq_all & ~(near | sq_east(sm, xv) | sq_west(sm, xv));
+	u128 row = ok, east = ok;
+	for (int k = 1; k < sm->p; k++) { /* ok here and on the P - 1 squares east */
+		east = sq_west(sm, east);
+		row &= east;
+	}
+	u128 tl = row & sm->sq_tl;
+	for (int k = 1; k < sm->p; k++) /* and so on the P - 1 rows below */
+		tl &= row >> (k * sm->w);
+	u128 across = tl, cover = 0;
+	for (int k = 1; k < sm->p; k++)
+		across |= sq_east(sm, across);
+	for (int k = 0; k < sm->p; k++)
+		cover |= across << (k * sm->w);
+	return cover & sm->sq_all;
+}
+
+int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour)
+{
+	const struct mirador *m = M(g);
+	const struct small *sm = m->sm;
+	if (!sm)
+		return BP_EUNSUPPORTED;
+	u128 x = get_plane(p, colour), occ = x | get_plane(p, 1 - colour);
+	u128 safe = sm->sq_all & ~occ & ~sq_cover(sm, x, occ);
+	return sq_chain(sm, x, safe, sm->sq_n, 2, sm->sq_s, 2) ||
+	       sq_chain(sm, x, safe, sm->sq_w, 0, sm->sq_e, 0);
 }
 
 /* unrank on a small grid, from the places the index gives. */

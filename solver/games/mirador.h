@@ -46,6 +46,14 @@ int bp_mirador_test(const struct bp_game *g, const struct bp_pos *p, int colour,
 int bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
 			 struct bp_mirador_verdict *out);
 
+/* The unbreakable test's first step alone, on grids of at most 128 micro squares: 1
+ * when colour has a chain (either direction) of links that no legal placement of the
+ * opponent can cut (corner contact, a side touched, or line of sight over a lane no
+ * placement covers), so that its chains are unbreakable; 0 when it has none, and the
+ * full test must decide. p must be a valid position (whole pieces, placed by the
+ * rules). @return 1; 0; BP_EUNSUPPORTED (a larger grid). */
+int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour);
+
 /* Whether colour may place a piece with its top-left square at (x, y) on p's board
  * (RULES.md 9.1), whoever is to move. */
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y);

@@ -286,7 +286,7 @@ struct search {
 	int *cand_cell; /* top-left cell */
 	int *cl0, *cl;	/* candidate -> lanes */
 	int *lc0, *lc;	/* lane -> candidates */
-	int *cf0, *cf;	/* candidate -> incompatible candidates */
+	int noff, *off; /* (dx, dy) pairs: the other places incompatible with a place */
 	int *score;	/* branching order: lanes covered */
 	int *conf;	/* members of T incompatible with the candidate */
 	uint8_t *in_t, *excl, *mark;
@@ -423,6 +423,26 @@ static void lanes_avail(struct search *s, int c, int delta)
 		s->navail[s->cl[k]] += delta;
 }
 
+/* Counts candidate c into (delta +1) or out of (-1) the conflicts of the candidates
+ * incompatible with it, found by their offsets from c when c is taken: only the few
+ * candidates a search takes need them, not every candidate's list. */
+static void conflicts(struct search *s, int c, int delta)
+{
+	const struct bp_mirador_grid *m = s->m;
+	int W = m->w, x = s->cand_cell[c] % W, y = s->cand_cell[c] / W;
+	for (int k = 0; k < s->noff; k++) {
+		int x2 = x + s->off[2 * k], y2 = y + s->off[2 * k + 1];
+		if (x2 < 0 || y2 < 0 || x2 >= m->nx || y2 >= m->ny)
+			continue;
+		int o = s->cid[y2 * W + x2];
+		if (o < 0)
+			continue;
+		if (delta > 0 ? s->conf[o]++ == 0 : --s->conf[o] == 0)
+			if (!s->in_t[o] && !s->excl[o])
+				lanes_avail(s, o, -delta);
+	}
+}
+
 static void take(struct search *s, int c)
 {
 	s->in_t[c] = 1;
@@ -430,20 +450,12 @@ static void take(struct search *s, int c)
 	lanes_avail(s, c, -1);
 	for (int k = s->cl0[c]; k < s->cl0[c + 1]; k++)
 		s->ncover[s->cl[k]]++;
-	for (int k = s->cf0[c]; k < s->cf0[c + 1]; k++) {
-		int o = s->cf[k];
-		if (s->conf[o]++ == 0 && !s->in_t[o] && !s->excl[o])
-			lanes_avail(s, o, -1);
-	}
+	conflicts(s, c, +1);
 }
 
 static void untake(struct search *s, int c)
 {
-	for (int k = s->cf0[c]; k < s->cf0[c + 1]; k++) {
-		int o = s->cf[k];
-		if (--s->conf[o] == 0 && !s->in_t[o] && !s->excl[o])
-			lanes_avail(s, o, +1);
-	}
+	conflicts(s, c, -1);
 	for (int k = s->cl0[c]; k < s->cl0[c + 1]; k++)
 		s->ncover[s->cl[k]]--;
 	lanes_avail(s, c, +1);
@@ -465,8 +477,6 @@ static void push(struct search *s, int v)
 	}
 	s->stack[s->nstack++] = v;
 }
-
-static int conflicts(struct search *s);
 
 /* 1 when some extension of T by available candidates breaks every chain. After an
  * allocation failure (s->oom) the answer means nothing and the search unwinds. */
@@ -529,11 +539,6 @@ static int breakable(struct search *s)
 	int top = s->nstack;
 	for (int i = base; i < top; i++)
 		s->mark[s->stack[i]] = 0;
-	if (!s->cf0 && conflicts(s)) {
-		s->oom = 1;
-		s->nstack = base;
-		return 0;
-	}
 	/* most lanes covered first: insertion sort, the lists are short */
 	for (int i = base + 1; i < top; i++) {
 		int c = s->stack[i], j = i;
@@ -679,32 +684,6 @@ int bp_mirador_chain_shortest(const struct bp_mirador_net *t, int from, int to, 
 	return rc;
 }
 
-/* The candidates' incompatibilities (cf0, cf), made when the search first branches:
- * most tests end before it (no chain, or one that nothing can cut). @return BP_OK;
- * BP_ENOMEM. */
-static int conflicts(struct search *s)
-{
-	const struct bp_mirador_grid *m = s->m;
-	int W = m->w, P = m->p, np = 0;
-	size_t most = (size_t)s->ncand * (size_t)(2 * P + 1) * (size_t)(2 * P + 1) + 1;
-	int *pk = scratch(s, sizeof(int) * most, 0), *pv = scratch(s, sizeof(int) * most, 0);
-	if (!pk || !pv)
-		return BP_ENOMEM;
-	for (int c = 0; c < s->ncand; c++) {
-		int x = s->cand_cell[c] % W, y = s->cand_cell[c] / W;
-		for (int dy = -P; dy <= P; dy++)
-			for (int dx = -P; dx <= P; dx++) {
-				int x2 = x + dx, y2 = y + dy;
-				if ((!dx && !dy) || !incompatible(P, dx, dy) || x2 < 0 || y2 < 0 ||
-				    x2 >= m->nx || y2 >= m->ny || s->cid[y2 * W + x2] < 0)
-					continue;
-				pk[np] = c;
-				pv[np++] = s->cid[y2 * W + x2];
-			}
-	}
-	return csr(s, s->ncand, pk, pv, np, &s->cf0, &s->cf);
-}
-
 int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  const struct bp_mirador_net *t, int colour, int dirs,
 			  struct bp_mirador_verdict *out)
@@ -769,8 +748,20 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 	if ((rc = csr(&s, s.ncand, pk, pv, np, &s.cl0, &s.cl)) ||
 	    (rc = csr(&s, t->nlanes, pv, pk, np, &s.lc0, &s.lc)))
 		goto out;
-	/* the candidates' incompatibilities wait for the first branching (conflicts) */
+	/* the candidates' incompatibilities are found when one is taken (conflicts) */
 	s.cid = cid;
+	s.off = scratch(&s, sizeof(int) * 2 * (size_t)(2 * P + 1) * (size_t)(2 * P + 1), 0);
+	if (!s.off) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	for (int dy = -P; dy <= P; dy++)
+		for (int dx = -P; dx <= P; dx++)
+			if ((dx || dy) && incompatible(P, dx, dy)) {
+				s.off[2 * s.noff] = dx;
+				s.off[2 * s.noff + 1] = dy;
+				s.noff++;
+			}
 	s.score = scratch(&s, sizeof(int) * (size_t)(s.ncand + 1), 0);
 	s.conf = scratch(&s, sizeof(int) * ((size_t)s.ncand + 1), 1);
 	s.in_t = scratch(&s, (size_t)s.ncand + 1, 1);

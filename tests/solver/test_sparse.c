@@ -62,6 +62,79 @@ Test(sparse, keys_round_trip_on_every_reachable_position)
 	}
 }
 
+/* The naive rank: a linear scan. */
+static int naive_rank(const uint64_t *k, uint64_t n, const uint64_t key[2], uint64_t *out)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (k[2 * i] == key[0] && k[2 * i + 1] == key[1]) {
+			*out = i;
+			return BP_OK;
+		}
+	return BP_ERANGE;
+}
+
+static void expect_rank(const bp_sparse *ix, uint32_t t, const uint64_t *k, uint64_t n,
+			const uint64_t key[2])
+{
+	uint64_t a = UINT64_MAX, b = UINT64_MAX;
+	int ra = bp_sparse_rank(ix, t, key, &a), rb = naive_rank(k, n, key, &b);
+	cr_expect_eq(ra, rb, "tier %u key %016llx %016llx: %d, naive %d", t,
+		     (unsigned long long)key[1], (unsigned long long)key[0], ra, rb);
+	if (ra == BP_OK && rb == BP_OK)
+		cr_expect_eq(a, b, "tier %u: index %llu, naive %llu", t, (unsigned long long)a,
+			     (unsigned long long)b);
+}
+
+/* rank searches a sample of high words first, then a block of keys: runs of one high
+ * word across many blocks, keys before the first and after the last, and every
+ * reachable key of an enumerated index (and its neighbours) rank as a scan does. */
+Test(sparse, rank_agrees_with_a_scan)
+{
+	/* tier 0: runs of equal high words (long, short, one key), gaps between */
+	uint64_t n = 0, cap = 4000, *k = malloc(cap * 16);
+	for (uint64_t hi = 3; hi < 40; hi += 3) {
+		uint64_t run = hi == 9 ? 1500 : hi == 21 ? 70 : hi % 2 ? 1 : 33;
+		for (uint64_t j = 0; j < run && n < cap; j++, n++) {
+			k[2 * n] = 10 + 2 * j;
+			k[2 * n + 1] = hi;
+		}
+	}
+	const uint64_t count[2] = { n, 0 };
+	const uint64_t *keys[2] = { k, k };
+	bp_sparse *ix = NULL;
+	cr_assert_eq(bp_sparse_from_keys(2, count, keys, &ix), BP_OK);
+	for (uint64_t hi = 0; hi < 44; hi++)
+		for (uint64_t lo = 0; lo < 3020; lo++) {
+			const uint64_t key[2] = { lo, hi };
+			expect_rank(ix, 0, k, n, key);
+		}
+	const uint64_t huge[2] = { UINT64_MAX, UINT64_MAX }, zero[2] = { 0, 0 };
+	expect_rank(ix, 0, k, n, huge);
+	expect_rank(ix, 0, k, n, zero);
+	expect_rank(ix, 1, k, 0, zero);
+	bp_sparse_free(ix);
+	free(k);
+
+	struct bp_game *g = open_game("mirador:8x8");
+	ix = enumerate(g);
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t nt = bp_sparse_count(ix, t);
+		const uint64_t *kt = nt ? bp_sparse_key(ix, t, 0) : NULL;
+		for (uint64_t i = 0; i < nt; i++) {
+			const uint64_t *q = kt + 2 * i;
+			const uint64_t near[5][2] = { { q[0], q[1] },
+						      { q[0] + 1, q[1] },
+						      { q[0] - 1, q[1] },
+						      { q[0], q[1] + 1 },
+						      { q[0], q[1] - 1 } };
+			for (int j = 0; j < 5; j++)
+				expect_rank(ix, t, kt, nt, near[j]);
+		}
+	}
+	bp_sparse_free(ix);
+	bp_game_destroy(g);
+}
+
 /* Opens g's table in dir as every reader does. */
 static void open_table(const char *dir, const struct bp_game *g, bp_store **db, bp_table **t)
 {

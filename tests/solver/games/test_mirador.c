@@ -967,6 +967,73 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 	bp_game_destroy(g);
 }
 
+/* ---- the safe-chain shortcut against the search --------------------------------------- */
+
+/* bp_mirador_safe_chain (outcome's shortcut) must answer 1 exactly when the search
+ * stops at its first node with "unbreakable" (a chain of weight 0 there), and outcome
+ * must agree with the full test on every position. */
+struct safe_case {
+	char spec[40];
+	int positions, max_plies;
+};
+
+ParameterizedTestParameters(mirador, safe_chain_vs_search)
+{
+	static struct safe_case cases[] = {
+		{ "mirador:5x5", 300, 8 },	    { "mirador:7x7", 600, 14 },
+		{ "mirador:7x5", 300, 10 },	    { "mirador:6x7", 300, 12 },
+		{ "mirador:8x8", 600, 20 },	    { "mirador:9x9", 600, 24 },
+		{ "mirador:10x10", 600, 26 },	    { "mirador:11x11", 400, 30 },
+		{ "mirador:5x5,piece=1", 300, 14 }, { "mirador:6x6,piece=1", 300, 18 },
+		{ "mirador:7x7,piece=3", 200, 6 },
+	};
+	return cr_make_param_array(struct safe_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct safe_case *sc, mirador, safe_chain_vs_search)
+{
+	struct bp_game *g = open_game(sc->spec);
+	uint64_t seed = 0x53414645ull ^ (uint64_t)sc->positions;
+	printf("mirador safe_chain_vs_search %s: seed %llu\n", sc->spec, (unsigned long long)seed);
+	int seen[2] = { 0, 0 }, searched = 0;
+	for (int i = 0; i < sc->positions; i++) {
+		int plies = (int)(rng_next(&seed) % (uint64_t)(sc->max_plies + 1));
+		struct bp_pos p =
+			i & 1 ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
+		for (int c = 0; c < 2; c++) {
+			struct bp_mirador_verdict v;
+			cr_assert_eq(bp_mirador_test(g, &p, c, &v), BP_OK);
+			int fast = bp_mirador_safe_chain(g, &p, c);
+			int first = v.chains && v.unbreakable && v.nodes == 1;
+			cr_assert(fast == 0 || fast == 1, "%s: %d", fmt_pos(g, &p), fast);
+			cr_expect_eq(fast, first,
+				     "%s: %c safe chain %d, search %d at node 1 of %llu",
+				     fmt_pos(g, &p), "rb"[c], fast, (int)v.unbreakable,
+				     (unsigned long long)v.nodes);
+			seen[fast]++;
+			searched += v.chains && !fast;
+			if (c == 1 - (int)p.w[24]) {
+				enum bp_value o = g->ops->outcome(g, &p);
+				cr_expect_eq(o == BP_VALUE_LOSS, v.unbreakable, "%s: outcome %d",
+					     fmt_pos(g, &p), (int)o);
+			}
+		}
+	}
+	printf("mirador safe_chain_vs_search %s: %d safe chains, %d not (%d of them searched)\n",
+	       sc->spec, seen[1], seen[0], searched);
+	cr_expect(seen[1] > 0 && searched > 0, "%s: too few interesting positions", sc->spec);
+	bp_game_destroy(g);
+}
+
+Test(mirador, safe_chain_large_grid)
+{
+	struct bp_game *g = open_game("mirador:12x12");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	cr_expect_eq(bp_mirador_safe_chain(g, &p, 0), BP_EUNSUPPORTED);
+	bp_game_destroy(g);
+}
+
 /* ---- perft against the naive game ---------------------------------------------------- */
 
 struct perft_case {
