@@ -123,18 +123,7 @@ static uint64_t fold_any(int nsym, int nrow, const uint64_t *src, uint64_t e,
 	case 12: return fold_n(12, nrow, src, e, row, out);
 	case 4: return fold_n(4, nrow, src, e, row, out);
 	case 6: return fold_n(6, nrow, src, e, row, out);
-	default: {
-		uint64_t best = UINT64_MAX;
-		for (int s = 0; s < nsym; s++) {
-			uint64_t v = src[s] ^ e;
-			for (int k = 0; k < nrow; k++)
-				v ^= row[k][s];
-			if (out)
-				out[s] = v;
-			best = v < best ? v : best;
-		}
-		return best;
-	}
+	default: return fold(nsym, nrow, src, e, row, out);
 	}
 }
 

@@ -222,6 +222,19 @@ static void fraction_points(const int *sizes, int count, u128 *num, u128 *den)
 	*den = g ? l / g : 1;
 }
 
+/* The sign of sum 1/a[i] - sum 1/b[j], exactly. The sums' denominators divide
+ * lcm(1..64): cross products < 2^186 could overflow, so they are compared through the
+ * common multiple instead. */
+static int compare_points(const int *a, int na, const int *b, int nb)
+{
+	u128 n1, d1, n2, d2;
+	fraction_points(a, na, &n1, &d1);
+	fraction_points(b, nb, &n2, &d2);
+	u128 l = d1 / gcd128(d1, d2) * d2;
+	u128 x = n1 * (l / d1), y = n2 * (l / d2);
+	return (x > y) - (x < y);
+}
+
 /* Score comparison for the owner of x: > 0 when x's player leads. */
 static int compare_scores(const struct taifas *t, uint64_t x, uint64_t o)
 {
@@ -229,14 +242,7 @@ static int compare_scores(const struct taifas *t, uint64_t x, uint64_t o)
 	int zx = zones_of(t, x, sx), zo = zones_of(t, o, so);
 	if (t->score == SCORE_ZONES)
 		return (zx > zo) - (zx < zo);
-	u128 nx, dx, no, dn;
-	fraction_points(sx, zx, &nx, &dx);
-	fraction_points(so, zo, &no, &dn);
-	/* nx/dx vs no/dn with denominators dividing lcm(1..64): cross products < 2^186
-	 * could overflow, so compare via the common multiple instead */
-	u128 l = dx / gcd128(dx, dn) * dn;
-	u128 a = nx * (l / dx), b = no * (l / dn);
-	return (a > b) - (a < b);
+	return compare_points(sx, zx, so, zo);
 }
 
 static enum bp_value taifas_outcome(const struct bp_game *g, const struct bp_pos *p)
@@ -1034,17 +1040,6 @@ static int independent_bound(const struct taifas *t, uint64_t f)
 		}
 	}
 	return n - matched;
-}
-
-/* The sign of sum 1/a[i] - sum 1/b[j], exactly. */
-static int compare_points(const int *a, int na, const int *b, int nb)
-{
-	u128 n1, d1, n2, d2;
-	fraction_points(a, na, &n1, &d1);
-	fraction_points(b, nb, &n2, &d2);
-	u128 l = d1 / gcd128(d1, d2) * d2;
-	u128 x = n1 * (l / d1), y = n2 * (l / d2);
-	return (x > y) - (x < y);
 }
 
 /* The points of a colour's final groups over every filling (2 and 3 of the argument,
