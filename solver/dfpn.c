@@ -228,6 +228,11 @@ struct search {
 	uint64_t nodes, evaluated, probes, hits, pending;
 	int known_on; /* the oracle may know something (bp_dfpn_opts.known_any) */
 	uint32_t root_pn, root_dn;
+	/* for progress: the root's child being searched and its numbers, and the ply of
+	 * the node being expanded */
+	int top_set, depth;
+	struct bp_move top_move;
+	uint32_t top_pn, top_dn;
 	int err;
 	struct bp_move *mv; /* scratch move list */
 	/* a child is made here: its words past d->pos_words stay zero, so that only the
@@ -748,8 +753,20 @@ static void check_limits(struct search *s)
 		pthread_mutex_lock(&d->progress_lock);
 		if (t >= d->next_progress) {
 			d->next_progress = t + 1.0;
-			struct bp_dfpn_progress p = { d->goal,	 s->root_pn, s->root_dn,     total,
-						      t - d->t0, d->used,    d->nbuckets * 4 };
+			struct bp_dfpn_progress p = {
+				.search = d->goal,
+				.pn = s->root_pn,
+				.dn = s->root_dn,
+				.nodes = total,
+				.seconds = t - d->t0,
+				.tt_used = d->used,
+				.tt_entries = d->nbuckets * 4,
+				.child_set = s->top_set,
+				.child_move = s->top_move,
+				.child_pn = s->top_pn,
+				.child_dn = s->top_dn,
+				.depth = s->depth,
+			};
 			d->o.progress(d->o.ctx, &p);
 		}
 		pthread_mutex_unlock(&d->progress_lock);
@@ -770,8 +787,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 	 * children are made (the parent fetched it only when the filter had its key) */
 	__builtin_prefetch(bucket_of(d, s->path[depth].key));
 	s->nodes++;
-	if (++s->pending >= 1024)
+	if (++s->pending >= 1024) {
+		s->depth = depth;
 		check_limits(s);
+	}
 	int rc = expand(s, depth, or_node);
 	if (rc) {
 		s->err = rc;
@@ -860,6 +879,9 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		if (depth == 0) {
 			s->root_pn = pn;
 			s->root_dn = dn;
+		} else if (depth == 1) {
+			s->top_pn = pn;
+			s->top_dn = dn;
 		}
 		uint32_t thphi = or_node ? thpn : thdn, thdelta = or_node ? thdn : thpn;
 		if (phi >= thphi || delta >= thdelta || pn == 0 || dn == 0 || d->stop)
@@ -890,6 +912,12 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		}
 		f = &s->path[depth];
 		c = &f->ch[bi];
+		if (depth == 0) {
+			s->top_set = 1;
+			s->top_move = c->m;
+			s->top_pn = c->pn;
+			s->top_dn = c->dn;
+		}
 		struct frame *nf = &s->path[depth + 1];
 		nf->pos = f->pos;
 		g->ops->apply(g, &nf->pos, c->m);

@@ -53,6 +53,15 @@ struct bp_dfpn_progress {
 	double seconds;	     /* since bp_dfpn_prove started */
 	uint64_t tt_used;    /* entries in use */
 	uint64_t tt_entries; /* entries in the table */
+	/* Below the root, seen by the reporting thread: the root's numbers move only when
+	 * a call on one of its children returns, which in a long search can take hours.
+	 * child_set: a child is being searched; child_move: its move from the root;
+	 * child_pn, child_dn: its numbers for the same goal, as of its last iteration;
+	 * depth: the ply of the node the thread is expanding. */
+	int child_set;
+	struct bp_move child_move;
+	uint32_t child_pn, child_dn;
+	int depth;
 };
 
 /* How an AND node sums its children's proof numbers (and an OR node their disproof

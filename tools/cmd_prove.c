@@ -40,13 +40,41 @@ static const char *stopped_by(int stopped)
 	return stopped == 1 ? "time limit" : stopped == 2 ? "node limit" : "interrupt";
 }
 
+/* The position a search proves, so that the progress line can name a move of it: set
+ * before each search, read by the progress callback while that search runs. */
+static struct {
+	const struct bp_game *g;
+	struct bp_pos root;
+} shown;
+
+static const char *number_text(char *buf, size_t len, uint32_t v)
+{
+	if (v == BP_DFPN_INF)
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "%u", v);
+	return buf;
+}
+
 static void progress(void *ctx, const struct bp_dfpn_progress *p)
 {
 	(void)ctx;
+	char below[200] = "", a[16], b[16];
+	if (p->child_set && shown.g) {
+		/* the root's numbers move only when a call on a child returns: say which
+		 * child is being searched, and how its numbers move */
+		struct bp_text m = { 0 };
+		shown.g->ops->move_format(shown.g, &shown.root, p->child_move, &m);
+		snprintf(below, sizeof below, "; under %s pn %s dn %s, at ply %d",
+			 m.failed ? "?" : bp_text_str(&m), number_text(a, sizeof a, p->child_pn),
+			 number_text(b, sizeof b, p->child_dn), p->depth);
+		bp_text_free(&m);
+	}
 	fprintf(stderr,
-		"prove: %s search: root pn %u dn %u, %llu nodes, %.1f s, table %.1f%% full\n",
-		p->search ? "not-lose" : "win", p->pn, p->dn, (unsigned long long)p->nodes,
-		p->seconds, p->tt_entries ? 100.0 * (double)p->tt_used / (double)p->tt_entries : 0);
+		"prove: %s search: root pn %s dn %s%s, %llu nodes, %.1f s, table %.1f%% full\n",
+		p->search ? "not-lose" : "win", number_text(a, sizeof a, p->pn),
+		number_text(b, sizeof b, p->dn), below, (unsigned long long)p->nodes, p->seconds,
+		p->tt_entries ? 100.0 * (double)p->tt_used / (double)p->tt_entries : 0);
 }
 
 static uint64_t peak_rss(void)
@@ -145,6 +173,8 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 		     struct bp_dfpn_result *r, uint64_t *proof_size, int save)
 {
 	struct bp_err err = { { 0 } };
+	shown.g = st->g;
+	shown.root = *p;
 	int rc = bp_dfpn_prove(st->d, p, r, &err);
 	*proof_size = 0;
 	if (rc) {

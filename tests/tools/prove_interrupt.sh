@@ -34,6 +34,9 @@ if [ "$rc" != 130 ]; then
 	tail -3 "$tmp/err"
 	exit 1
 fi
+# the progress lines name the root's child being searched, its numbers and the ply
+grep -Eq '^prove: win search: root pn [0-9]+ dn [0-9]+; under [a-z0-9]+ pn ([0-9]+|inf) dn ([0-9]+|inf), at ply [0-9]+, [0-9]+ nodes,' "$tmp/err" ||
+	{ echo "no progress line names the child searched:"; head -3 "$tmp/err"; exit 1; }
 msg=$(grep 'interrupted' "$tmp/err")
 echo "stderr: $msg"
 grep -q 'run the same command again' <<<"$msg" || { echo "no advice to go on"; exit 1; }
