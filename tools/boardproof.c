@@ -316,9 +316,9 @@ const struct bp_command bp_commands[] = {
 	  "                 numbers) or game (default: the game's advice)\n"
 	  "  --init I       a new leaf's numbers: 1 (pn = dn = 1), moves (its legal moves\n"
 	  "                 for the side that must answer them all) or game (default)\n"
-	  "                 Neither changes a value. Advised: weak/moves for taifas,\n"
-	  "                 glorieta, landscape; weak/1 for chicken, blooms; else "
-	  "sum/1.\n" COMMON_OPTIONS "\n"
+	  "                 Neither changes a value. Advised: weak/moves for glorieta,\n"
+	  "                 landscape; weak/1 for chicken, blooms; else sum/1.\n" COMMON_OPTIONS
+	  "\n"
 	  "BOARDPROOF_PROVE_BOUNDS=off: no value bounds (Taifas'), for comparisons.\n"
 	  "JSON: {\"instance\", \"position\", \"value\" (win, loss, draw or unknown),\n"
 	  "\"remoteness\": null, \"proof_size\", \"root_pn\", \"root_dn\", \"search\", "

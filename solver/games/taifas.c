@@ -930,9 +930,11 @@ const struct bp_game_ops bp_taifas_ops = {
 	.picture = taifas_picture,
 	.groups = taifas_groups,
 	.claims = "no-draw first-player pie fewer-groups",
-	/* t55-8 3.9, t55-6 >3.3 and taifas:4x4 >2.7 times fewer nodes (bench/dfpn_results.md, session 9) */
-	.dfpn_weak = 1,
-	.dfpn_mobility = 1,
+	/* plain df-pn (sum/1): with the bounds it proves t55-3 in 73 M nodes, where weak/moves
+	 * (session 9's advice, without the bounds) had not in 126 M nor sum/moves in 98 M
+	 * (bench/dfpn_results.md, session 10: Taifas guidance with the bounds) */
+	.dfpn_weak = 0,
+	.dfpn_mobility = 0,
 	.sym_hash = taifas_sym_hash,
 	.sym_hash_move = taifas_sym_hash_move,
 	.bounds = taifas_bounds,
