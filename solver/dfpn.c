@@ -522,6 +522,21 @@ static inline int value_int(enum bp_value v)
 	return v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
 }
 
+/* What the rules alone say of p, a position the search meets: its value where it is
+ * over or its mover wins with the next stone (lo = hi, which always decides), else
+ * the game's bounds where it has them and they are on. @return 1 with lo..hi set; 0
+ * when the rules say nothing. */
+static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, int *lo, int *hi)
+{
+	const struct bp_game *g = d->g;
+	enum bp_value v = g->ops->outcome(g, p);
+	if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
+		*lo = *hi = v != BP_VALUE_NONE ? value_int(v) : 1;
+		return 1;
+	}
+	return d->bounds && g->ops->bounds(g, p, lo, hi);
+}
+
 /* The two goals share their final values one way each: "win" proven is "not lose"
  * proven, "not lose" disproven is "win" disproven, and the strict values carry over
  * the other way ("win" disproven with only losses is "not lose" disproven; "not
@@ -571,26 +586,14 @@ static int expand(struct search *s, int depth, int or_node)
 		c->known = 1;
 		const struct bp_pos *p = make_child(s, &f->pos, mv[i]);
 		s->evaluated++;
-		enum bp_value v = g->ops->outcome(g, p);
-		if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
-			/* over, or won by its mover's next stone: a value that no path changes */
-			int x = v != BP_VALUE_NONE ? value_int(v) : 1;
-			decide(s->goal, !or_node, x, x, c);
+		int lo, hi;
+		if (rules_bounds(d, p, &lo, &hi) && decide(s->goal, !or_node, lo, hi, c)) {
+			/* over, won by its mover's next stone, or decided by the game's bounds:
+			 * a value that no path changes */
 			c->key = 0;
 			if (or_node ? c->pn == 0 && c->strict : c->dn == 0 && c->strict) {
 				/* it settles this node at once, as strictly as any sibling could:
 				 * the other children are not needed */
-				n = f->n = i + 1;
-				break;
-			}
-			continue;
-		}
-		int lo, hi;
-		if (d->bounds && g->ops->bounds(g, p, &lo, &hi) &&
-		    decide(s->goal, !or_node, lo, hi, c)) {
-			/* decided by the rules' bounds: no path changes them either */
-			c->key = 0;
-			if (or_node ? c->pn == 0 && c->strict : c->dn == 0 && c->strict) {
 				n = f->n = i + 1;
 				break;
 			}
@@ -1379,15 +1382,9 @@ done:
 int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int may_search)
 {
 	const struct bp_game *g = d->g;
-	enum bp_value v = g->ops->outcome(g, p);
 	struct child c = { 0 };
-	if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
-		int x = v != BP_VALUE_NONE ? value_int(v) : 1;
-		decide(goal, or_node, x, x, &c);
-		return c.pn == 0;
-	}
 	int lo, hi;
-	if (d->bounds && g->ops->bounds(g, p, &lo, &hi) && decide(goal, or_node, lo, hi, &c))
+	if (rules_bounds(d, p, &lo, &hi) && decide(goal, or_node, lo, hi, &c))
 		return c.pn == 0;
 	struct bp_pos canon;
 	bp_game_canonical(g, p, &canon);
