@@ -8,18 +8,27 @@
 #include "canon/random.h"
 
 #define MAX_PLANES 4
+#define EXTRA_KEPT 1024 /* mix_extra of the smaller extra words, computed once */
 
 /* t[(c * nplanes + i) * BP_ZOBRIST_MAX_SYM + s] = Z[i][sym_s(c)]: the words one
  * changed cell needs lie side by side, one per symmetry. */
 struct bp_zobrist {
 	int nsym, nplanes;
 	uint64_t *t;
+	/* ex[x] = mix_extra(x): the games' extra words are small (Taifas 0 to 2, Chicken
+	 * below 1024), and an update that changes it mixed both words each time */
+	uint64_t ex[EXTRA_KEPT];
 };
 
 static inline uint64_t mix_extra(uint64_t x)
 {
 	uint64_t st = x ^ 0x6a09e667f3bcc909ull;
 	return bp_splitmix64(&st);
+}
+
+static inline uint64_t extra_word(const bp_zobrist *z, uint64_t x)
+{
+	return x < EXTRA_KEPT ? z->ex[x] : mix_extra(x);
 }
 
 int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
@@ -32,6 +41,8 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
 		return BP_ENOMEM;
 	z->nsym = b->nsym;
 	z->nplanes = nplanes;
+	for (uint64_t x = 0; x < EXTRA_KEPT; x++)
+		z->ex[x] = mix_extra(x);
 	z->t = calloc((size_t)64 * (size_t)nplanes * BP_ZOBRIST_MAX_SYM, sizeof *z->t);
 	if (!z->t) {
 		free(z);
@@ -62,7 +73,7 @@ void bp_zobrist_destroy(bp_zobrist *z)
 
 uint64_t bp_zobrist_hash(const bp_zobrist *z, const uint64_t *planes, uint64_t extra, uint64_t *h)
 {
-	uint64_t e = mix_extra(extra);
+	uint64_t e = extra_word(z, extra);
 	for (int s = 0; s < z->nsym; s++)
 		h[s] = e;
 	for (int i = 0; i < z->nplanes; i++)
@@ -127,13 +138,29 @@ static uint64_t fold_any(int nsym, int nrow, const uint64_t *src, uint64_t e,
 	}
 }
 
+/* The smallest of h[s] ^ e ^ r0[s] (^ r1[s] when nrow is 2), for constant nsym and
+ * nrow: straight XORs and compares. */
+static inline __attribute__((always_inline)) uint64_t
+key_of(int nsym, int nrow, const uint64_t *h, uint64_t e, const uint64_t *r0, const uint64_t *r1)
+{
+	uint64_t best = UINT64_MAX;
+	for (int s = 0; s < nsym; s++) {
+		uint64_t v = h[s] ^ e ^ r0[s];
+		if (nrow == 2)
+			v ^= r1[s];
+		best = v < best ? v : best;
+	}
+	return best;
+}
+
 uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
 			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out)
 {
 	/* the rows of the changed cells, in batches of four folded into out (a move
 	 * changes one to four cells; more take more passes), then one last fold that
 	 * also takes the smallest */
-	uint64_t e = extra_from == extra_to ? 0 : mix_extra(extra_from) ^ mix_extra(extra_to);
+	uint64_t e =
+		extra_from == extra_to ? 0 : extra_word(z, extra_from) ^ extra_word(z, extra_to);
 	const uint64_t *row[4];
 	int nrow = 0;
 	const uint64_t *src = h;
@@ -158,7 +185,25 @@ uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncel
 				 uint64_t *out)
 {
 	assert(ncells >= 0 && ncells <= 4);
-	uint64_t e = extra_from == extra_to ? 0 : mix_extra(extra_from) ^ mix_extra(extra_to);
+	uint64_t e =
+		extra_from == extra_to ? 0 : extra_word(z, extra_from) ^ extra_word(z, extra_to);
+	if (!out && (ncells == 1 || ncells == 2)) {
+		/* a child's key in a search (one stone, or a stone and a neutral): the rows
+		 * straight from the cells, one dispatch, no row array */
+		const uint64_t *r0 = &z->t[(size_t)cells[0] * BP_ZOBRIST_MAX_SYM];
+		const uint64_t *r1 = &z->t[(size_t)cells[ncells - 1] * BP_ZOBRIST_MAX_SYM];
+		switch (z->nsym << 2 | ncells) {
+		case 8 << 2 | 1: return key_of(8, 1, h, e, r0, r1);
+		case 8 << 2 | 2: return key_of(8, 2, h, e, r0, r1);
+		case 12 << 2 | 1: return key_of(12, 1, h, e, r0, r1);
+		case 12 << 2 | 2: return key_of(12, 2, h, e, r0, r1);
+		case 4 << 2 | 1: return key_of(4, 1, h, e, r0, r1);
+		case 4 << 2 | 2: return key_of(4, 2, h, e, r0, r1);
+		case 6 << 2 | 1: return key_of(6, 1, h, e, r0, r1);
+		case 6 << 2 | 2: return key_of(6, 2, h, e, r0, r1);
+		default: break;
+		}
+	}
 	const uint64_t *row[4];
 	for (int k = 0; k < ncells; k++)
 		row[k] = &z->t[(size_t)cells[k] * BP_ZOBRIST_MAX_SYM];

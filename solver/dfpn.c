@@ -245,7 +245,20 @@ static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *p
 					struct bp_move m)
 {
 	const struct bp_game *g = s->d->g;
-	memcpy(s->cpos.w, parent->w, sizeof parent->w[0] * (size_t)s->d->pos_words);
+	/* the word counts of the games with pos_words (Taifas 3, Chicken 5) copied inline:
+	 * a call to memcpy with a length it must first look at cost more than the copy */
+	uint64_t *w = s->cpos.w;
+	const uint64_t *pw = parent->w;
+	switch (s->d->pos_words) {
+	case 5: w[4] = pw[4]; /* fall through */
+	case 4: w[3] = pw[3]; /* fall through */
+	case 3:
+		w[2] = pw[2];
+		w[1] = pw[1];
+		w[0] = pw[0];
+		break;
+	default: memcpy(w, pw, sizeof pw[0] * (size_t)s->d->pos_words); break;
+	}
 	g->ops->apply(g, &s->cpos, m);
 	return &s->cpos;
 }

@@ -114,3 +114,54 @@ ParameterizedTest(char (*name)[8], zobrist, named_cells)
 	bp_zobrist_destroy(z);
 	bp_board_destroy(b);
 }
+
+/* The extra word's part of every hash is mix(extra) as first written (splitmix64 of
+ * extra ^ 0x6a09e667f3bcc909, here computed anew): the table of the small words'
+ * mixes must give the same, or the keys change and a kept table of an earlier build
+ * no longer opens. Words on both sides of the table's end, and updates across it. */
+Test(zobrist, extra_words)
+{
+	struct bp_board *b;
+	cr_assert_eq(bp_board_create("5x5", &b, NULL), BP_OK);
+	bp_zobrist *z;
+	cr_assert_eq(bp_zobrist_create(b, 2, &z), BP_OK);
+	static const uint64_t extras[] = {
+		0, 1, 2, 3, 258, 513, 1023, 1024, 1025, 5000, (uint64_t)1 << 40, UINT64_MAX
+	};
+	const int n = (int)(sizeof extras / sizeof extras[0]);
+	uint64_t none[2] = { 0, 0 }, h[BP_ZOBRIST_MAX_SYM], hq[BP_ZOBRIST_MAX_SYM];
+	for (int i = 0; i < n; i++) {
+		uint64_t st = extras[i] ^ 0x6a09e667f3bcc909ull;
+		st += 0x9E3779B97F4A7C15ull;
+		st = (st ^ (st >> 30)) * 0xBF58476D1CE4E5B9ull;
+		st = (st ^ (st >> 27)) * 0x94D049BB133111EBull;
+		uint64_t want = st ^ (st >> 31);
+		cr_expect_eq(bp_zobrist_hash(z, none, extras[i], h), want, "extra %llu",
+			     (unsigned long long)extras[i]);
+		for (int s = 0; s < b->nsym; s++)
+			cr_expect_eq(h[s], want);
+	}
+	uint64_t seed = 79;
+	printf("zobrist.extra_words: seed 79\n");
+	for (int i = 0; i < 2000; i++) {
+		uint64_t p[2], q[2];
+		for (int k = 0; k < 2; k++)
+			q[k] = p[k] = splitmix64(&seed) & ((1ull << 25) - 1);
+		uint64_t from = extras[splitmix64(&seed) % (uint64_t)n];
+		uint64_t to = extras[splitmix64(&seed) % (uint64_t)n];
+		bp_zobrist_hash(z, p, from, h);
+		int cells[2], nc = 1 + i % 2;
+		for (int k = 0; k < nc; k++) {
+			int c = (int)(splitmix64(&seed) % 25);
+			while ((q[k] ^ p[k]) >> c & 1)
+				c = (c + 1) % 25;
+			q[k] ^= 1ull << c;
+			cells[k] = c * 2 + k;
+		}
+		uint64_t want = bp_zobrist_hash(z, q, to, hq);
+		cr_expect_eq(bp_zobrist_update_cells(z, cells, nc, from, to, h, NULL), want);
+		cr_expect_eq(bp_zobrist_update(z, p, q, from, to, h, NULL), want);
+	}
+	bp_zobrist_destroy(z);
+	bp_board_destroy(b);
+}
