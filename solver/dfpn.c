@@ -590,6 +590,11 @@ static int expand(struct search *s, int depth, int or_node)
 	int n = g->ops->moves(g, &f->pos, mv);
 	assert(n > 0);
 	f->n = n;
+	/* read once: the game's ops are calls the compiler cannot see through, so it would
+	 * load these again for every child (and `ran` is atomic); none changes while a
+	 * search runs */
+	const int goal = s->goal, fast = d->fast, cyclic = d->cyclic;
+	const int xran = d->ran[!goal]; /* the other goal's entries exist (cross()) */
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
@@ -600,7 +605,7 @@ static int expand(struct search *s, int depth, int or_node)
 		const struct bp_pos *p = make_child(s, &f->pos, mv[i]);
 		s->evaluated++;
 		int lo, hi;
-		if (rules_bounds(d, p, &lo, &hi) && decide(s->goal, !or_node, lo, hi, c)) {
+		if (rules_bounds(d, p, &lo, &hi) && decide(goal, !or_node, lo, hi, c)) {
 			/* over, won by its mover's next stone, or decided by the game's bounds:
 			 * a value that no path changes */
 			c->key = 0;
@@ -614,7 +619,7 @@ static int expand(struct search *s, int depth, int or_node)
 		}
 		uint64_t h;
 		int ask = s->known_on; /* the oracle, while it may know something */
-		if (d->fast) {
+		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
 			h = g->ops->sym_hash_move(g, &f->pos, f->sh, p, NULL);
@@ -624,14 +629,14 @@ static int expand(struct search *s, int depth, int or_node)
 			bp_game_canonical(g, p, &canon);
 			h = pos_hash(&canon);
 		}
-		if (d->cyclic) {
+		if (cyclic) {
 			int rep = -1;
 			for (int k = depth; k >= 0 && rep < 0; k--)
 				if (s->path[k].phash == h &&
 				    bp_pos_equal(&s->path[k].canon, &canon))
 					rep = k;
 			if (rep >= 0) {
-				decide(s->goal, !or_node, 0, 0, c);
+				decide(goal, !or_node, 0, 0, c);
 				c->dep = rep;
 				c->key = 0;
 				continue;
@@ -639,15 +644,15 @@ static int expand(struct search *s, int depth, int or_node)
 		}
 		struct bp_dfpn_bound b;
 		if (ask && d->o.known(d->o.ctx, &canon, &b) &&
-		    decide(s->goal, !or_node, b.lo, b.hi, c)) {
+		    decide(goal, !or_node, b.lo, b.hi, c)) {
 			c->key = 0;
 			continue;
 		}
 		c->known = 0;
-		c->key = node_key(h, s->goal, !or_node);
+		c->key = node_key(h, goal, !or_node);
 		__builtin_prefetch(seen_word(d, c->key));
-		if (d->ran[!s->goal]) {
-			c->xkey = node_key(h, !s->goal, !or_node);
+		if (xran) {
+			c->xkey = node_key(h, !goal, !or_node);
 			__builtin_prefetch(seen_word(d, c->xkey));
 		}
 	}
@@ -659,7 +664,7 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		if (seen_has(d, c->key))
 			__builtin_prefetch(bucket_of(d, c->key));
-		if (d->ran[!s->goal] && seen_has(d, c->xkey))
+		if (xran && seen_has(d, c->xkey))
 			__builtin_prefetch(bucket_of(d, c->xkey));
 	}
 	for (int i = 0; i < n; i++) {
@@ -668,7 +673,7 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		s->probes++;
 		uint32_t meta;
-		if (d->cyclic && tt_get(d, path_key(mix(f->ph ^ c->key)), &c->pn, &c->dn, &meta) &&
+		if (cyclic && tt_get(d, path_key(mix(f->ph ^ c->key)), &c->pn, &c->dn, &meta) &&
 		    (meta & DEP_BIT)) {
 			/* a value proven on exactly this path, relying on a position of it */
 			s->hits++;
@@ -691,8 +696,8 @@ static int expand(struct search *s, int depth, int or_node)
 			c->pn = 1;
 			c->dn = 1;
 		}
-		if (d->ran[!s->goal] && c->pn != 0 && c->dn != 0)
-			cross(d, s->goal, c->xkey, &c->pn, &c->dn, &c->strict);
+		if (xran && c->pn != 0 && c->dn != 0)
+			cross(d, goal, c->xkey, &c->pn, &c->dn, &c->strict);
 	}
 	return BP_OK;
 }
