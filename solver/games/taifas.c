@@ -42,6 +42,9 @@ struct taifas {
 	 * of the colour whose stones are A. The walk asks it once per colour and pattern
 	 * instead of completes_zone once per child. */
 	uint32_t *completes; /* see box_table */
+	/* match_rows[a | f << w] (boards at most 8 wide; NULL on wider ones or when out of
+	 * memory): independent_bound's greedy matching over one row, see there */
+	uint16_t *match_rows;
 	enum tie_rule tie;
 	enum score_rule score;
 	bp_perm64 *perm; /* every board symmetry */
@@ -779,9 +782,12 @@ static void taifas_destroy(struct bp_game *g)
 	bp_perm64_destroy(t->perm);
 	bp_zobrist_destroy(t->zob);
 	free(t->completes);
+	free(t->match_rows);
 	free(t);
 	g->impl = NULL;
 }
+
+static uint16_t *match_rows_table(int w);
 
 static int taifas_create(struct bp_game *g, struct bp_err *err)
 {
@@ -809,6 +815,7 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		t->box_shift[c] = c - t->w - 1;
 	}
 	box_table(t->joined);
+	t->match_rows = match_rows_table(t->w);
 	const char *tie = g->value[0], *score = g->value[1];
 	t->tie = strcmp(tie, "last-zone") == 0	  ? TIE_LAST_ZONE
 		 : strcmp(tie, "last-stone") == 0 ? TIE_LAST_STONE
@@ -819,11 +826,13 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		syms[s] = s;
 	int rc = bp_perm64_create(b, syms, b->nsym, &t->perm);
 	if (rc) {
+		free(t->match_rows);
 		free(t);
 		return rc;
 	}
 	if ((rc = bp_zobrist_create(b, 2, &t->zob))) {
 		bp_perm64_destroy(t->perm);
+		free(t->match_rows);
 		free(t);
 		return rc;
 	}
@@ -1028,10 +1037,27 @@ static int components_with(const struct taifas *t, uint64_t region, uint64_t see
 }
 
 /* An upper bound on the largest set of pairwise non-adjacent cells of f: |f| less a
- * greedy matching of f's cells. */
+ * greedy matching of f's cells. The greedy takes the cells in index order and matches
+ * each one still free with its first free neighbour after it: the next cell of its row
+ * when that is in f and free, else the cell below when that is in f (nothing has
+ * taken it: only the cell above a cell matches down to it). So it goes row by row,
+ * each row depending only on its cells still free and the next row's cells of f, and
+ * match_rows tabulates one row: the matches it makes and the cells below it that it
+ * takes. Within a row that is runs of free cells paired off from their left ends, the
+ * last cell of an odd run matching down where it can. */
 static int independent_bound(const struct taifas *t, uint64_t f)
 {
 	int n = __builtin_popcountll(f), matched = 0;
+	if (t->match_rows) {
+		uint64_t row = (1ull << t->w) - 1, taken = 0;
+		for (uint64_t rest = f; rest; rest >>= t->w) {
+			unsigned e = t->match_rows[((rest & ~taken) & row) | ((rest >> t->w) & row)
+										     << t->w];
+			matched += (int)(e >> 8);
+			taken = e & 0xff;
+		}
+		return n - matched;
+	}
 	for (uint64_t left = f; left;) {
 		uint64_t v = left & -left;
 		left &= ~v;
@@ -1042,6 +1068,37 @@ static int independent_bound(const struct taifas *t, uint64_t f)
 		}
 	}
 	return n - matched;
+}
+
+/* independent_bound's table for rows of w cells (w <= 8): at a | f << w, for the free
+ * cells a of a row and the cells f of f in the next row, the matches the greedy makes
+ * in the row (bits 8 up) and the cells of the next row it takes (bits 0-7). NULL when
+ * w > 8 (the table would pass 128 KiB) or out of memory: the op then runs the greedy
+ * itself, with the same result. */
+static uint16_t *match_rows_table(int w)
+{
+	if (w > 8)
+		return NULL;
+	unsigned size = 1u << 2 * w;
+	uint16_t *tab = malloc(size * sizeof *tab);
+	if (!tab)
+		return NULL;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned a = i & ((1u << w) - 1), below = i >> w, taken = 0, matched = 0;
+		for (int c = 0; c < w; c++) {
+			if (!(a >> c & 1))
+				continue;
+			if (c + 1 < w && (a >> (c + 1) & 1)) {
+				a &= ~(1u << (c + 1)); /* matched with the next cell */
+				matched++;
+			} else if (below >> c & 1) {
+				taken |= 1u << c; /* matched with the cell below */
+				matched++;
+			}
+		}
+		tab[i] = (uint16_t)(matched << 8 | taken);
+	}
+	return tab;
 }
 
 /* The points of a colour's final groups over every filling (2 and 3 of the argument,
