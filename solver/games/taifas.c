@@ -1123,26 +1123,32 @@ struct touching {
 	uint64_t ge[4];
 };
 
-/* The groups each empty cell touches, black's in *ax and white's in *ao; the groups of
- * each colour, *gx and *go. */
-static void groups_next(const struct taifas *t, uint64_t x, uint64_t o, struct touching *ax,
-			struct touching *ao, int *gx, int *go)
+/* The groups of stones each empty cell touches, into *a; @return the groups. */
+static int groups_touching(const struct taifas *t, uint64_t stones, uint64_t empty,
+			   struct touching *a)
 {
-	uint64_t empty = t->full & ~x & ~o;
-	*gx = *go = 0;
-	*ax = *ao = (struct touching){ { 0 } };
-	for (int c = 0; c < 2; c++) {
-		struct touching *a = c ? ao : ax;
-		for (uint64_t left = c ? o : x; left; ++*(c ? go : gx)) {
-			uint64_t grp = flood(t, left, left & -left);
-			left &= ~grp;
-			uint64_t m = grow(t, grp) & empty;
-			a->ge[3] |= a->ge[2] & m;
-			a->ge[2] |= a->ge[1] & m;
-			a->ge[1] |= a->ge[0] & m;
-			a->ge[0] |= m;
+	uint64_t ge0 = 0, ge1 = 0, ge2 = 0, ge3 = 0;
+	int n = 0;
+	for (uint64_t left = stones; left; n++) {
+		/* a flood from the group's first stone, keeping the last grown set: the
+		 * group and the cells around it */
+		uint64_t grp = left & -left, around;
+		for (;;) {
+			around = grow(t, grp);
+			uint64_t next = around & left;
+			if (next == grp)
+				break;
+			grp = next;
 		}
+		left &= ~grp;
+		uint64_t m = around & empty;
+		ge3 |= ge2 & m;
+		ge2 |= ge1 & m;
+		ge1 |= ge0 & m;
+		ge0 |= m;
 	}
+	*a = (struct touching){ { ge0, ge1, ge2, ge3 } };
+	return n;
 }
 
 /* The empty cells and, as bit planes over them, what 5 and 6 of the argument count
@@ -1277,8 +1283,7 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 	if (t->score == SCORE_ZONES && lead_undecided(t, p, &c, mx, mo))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
-	int gx, go;
-	groups_next(t, x, o, &ax, &ao, &gx, &go);
+	int gx = groups_touching(t, x, empty, &ax), go = groups_touching(t, o, empty, &ao);
 	/* the signs of black's least and greatest lead over every filling */
 	int least, most;
 	if (t->score == SCORE_FRACTION) {
