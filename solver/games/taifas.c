@@ -75,10 +75,16 @@ static const struct taifas *T(const struct bp_game *g)
 	return g->impl;
 }
 
+/* grow with the board's width w given: the bounds op passes a constant (taifas_bounds),
+ * a shift by which is one instruction where a shift by t->w is three. */
+static inline uint64_t grow_w(const struct taifas *t, uint64_t m, int w)
+{
+	return (m | (m << 1 & t->not_left) | (m >> 1 & t->not_right) | m << w | m >> w) & t->full;
+}
+
 static uint64_t grow(const struct taifas *t, uint64_t m)
 {
-	return (m | (m << 1 & t->not_left) | (m >> 1 & t->not_right) | m << t->w | m >> t->w) &
-	       t->full;
+	return grow_w(t, m, t->w);
 }
 
 /* The component of region containing the cells of seed. */
@@ -1022,13 +1028,22 @@ const struct bp_game_ops bp_taifas_ops = {
  * (the greedy matching) and 5 makes the bounds of symmetric positions differ at
  * times; each is sound. */
 
+/* The op's helpers are inlined into it, so that the board's width is a constant in
+ * them where taifas_bounds makes it one. */
+#define BOUNDS_INLINE static inline __attribute__((always_inline))
+
 /* Components of region holding a cell of seed: their number, and their sizes into
  * sizes (when not NULL). */
-static int components_with(const struct taifas *t, uint64_t region, uint64_t seed, int *sizes)
+BOUNDS_INLINE int components_with(const struct taifas *t, int w, uint64_t region, uint64_t seed,
+				  int *sizes)
 {
 	int n = 0;
 	for (seed &= region; seed; n++) {
-		uint64_t comp = flood(t, region, seed & -seed);
+		uint64_t comp = seed & -seed, prev;
+		do {
+			prev = comp;
+			comp = grow_w(t, comp, w) & region;
+		} while (comp != prev);
 		seed &= ~comp;
 		if (sizes)
 			sizes[n] = __builtin_popcountll(comp);
@@ -1045,14 +1060,14 @@ static int components_with(const struct taifas *t, uint64_t region, uint64_t see
  * match_rows tabulates one row: the matches it makes and the cells below it that it
  * takes. Within a row that is runs of free cells paired off from their left ends, the
  * last cell of an odd run matching down where it can. */
-static int independent_bound(const struct taifas *t, uint64_t f)
+BOUNDS_INLINE int independent_bound(const struct taifas *t, int w, uint64_t f)
 {
 	int n = __builtin_popcountll(f), matched = 0;
 	if (t->match_rows) {
-		uint64_t row = (1ull << t->w) - 1, taken = 0;
-		for (uint64_t rest = f; rest; rest >>= t->w) {
-			unsigned e = t->match_rows[((rest & ~taken) & row) | ((rest >> t->w) & row)
-										     << t->w];
+		uint64_t row = (1ull << w) - 1, taken = 0;
+		for (uint64_t rest = f; rest; rest >>= w) {
+			unsigned e =
+				t->match_rows[((rest & ~taken) & row) | ((rest >> w) & row) << w];
 			matched += (int)(e >> 8);
 			taken = e & 0xff;
 		}
@@ -1104,13 +1119,13 @@ static uint16_t *match_rows_table(int w)
 /* The points of a colour's final groups over every filling (2 and 3 of the argument,
  * score=fraction): at least the sum of 1/lo_sizes[i] over *nlo entries, at most that of
  * 1/hi_sizes[i] over *nhi. */
-static void points_bounds(const struct taifas *t, uint64_t own, uint64_t other, int *nlo,
-			  int lo_sizes[64], int *nhi, int hi_sizes[64])
+BOUNDS_INLINE void points_bounds(const struct taifas *t, int w, uint64_t own, uint64_t other,
+				 int *nlo, int lo_sizes[64], int *nhi, int hi_sizes[64])
 {
 	uint64_t empty = t->full & ~own & ~other;
-	int m = independent_bound(t, empty & ~grow(t, own));
-	*nlo = components_with(t, t->full & ~other, own, lo_sizes);
-	int g = components_with(t, own, own, hi_sizes);
+	int m = independent_bound(t, w, empty & ~grow_w(t, own, w));
+	*nlo = components_with(t, w, t->full & ~other, own, lo_sizes);
+	int g = components_with(t, w, own, own, hi_sizes);
 	for (int i = 0; i < m; i++)
 		hi_sizes[g + i] = 1; /* g + m <= 64: the groups and F are disjoint */
 	*nhi = g + m;
@@ -1124,8 +1139,8 @@ struct touching {
 };
 
 /* The groups of stones each empty cell touches, into *a; @return the groups. */
-static int groups_touching(const struct taifas *t, uint64_t stones, uint64_t empty,
-			   struct touching *a)
+BOUNDS_INLINE int groups_touching(const struct taifas *t, int w, uint64_t stones, uint64_t empty,
+				  struct touching *a)
 {
 	uint64_t ge0 = 0, ge1 = 0, ge2 = 0, ge3 = 0;
 	int n = 0;
@@ -1134,7 +1149,7 @@ static int groups_touching(const struct taifas *t, uint64_t stones, uint64_t emp
 		 * group and the cells around it */
 		uint64_t grp = left & -left, around;
 		for (;;) {
-			around = grow(t, grp);
+			around = grow_w(t, grp, w);
 			uint64_t next = around & left;
 			if (next == grp)
 				break;
@@ -1161,11 +1176,11 @@ struct cell_planes {
 	int n; /* empty cells */
 };
 
-static void cell_planes(const struct taifas *t, uint64_t empty, struct cell_planes *c)
+BOUNDS_INLINE void cell_planes(const struct taifas *t, int w, uint64_t empty, struct cell_planes *c)
 {
 	/* l: the cells whose left neighbour is empty; r right, u above, d below */
 	uint64_t l = empty << 1 & t->not_left, r = empty >> 1 & t->not_right;
-	uint64_t u = empty << t->w & t->full, d = empty >> t->w;
+	uint64_t u = empty << w & t->full, d = empty >> w;
 	c->empty = empty;
 	c->n = __builtin_popcountll(empty);
 	c->q1 = (l | u) & empty;
@@ -1178,7 +1193,7 @@ static void cell_planes(const struct taifas *t, uint64_t empty, struct cell_plan
  * given as planes (bit v of a[k] set when a(v) > k) and a 0/1 plane b. Every sum of 5
  * has this form (lead_bounds). Summing a + q + b - 2 over the cells, each cell with a
  * sum of 0 is owed 2 and each with a sum of 1 is owed 1. */
-static int lead_sum(const struct cell_planes *c, const uint64_t a[4], uint64_t b)
+BOUNDS_INLINE int lead_sum(const struct cell_planes *c, const uint64_t a[4], uint64_t b)
 {
 	uint64_t e = c->empty;
 	int sum = __builtin_popcountll(a[0] & e) + __builtin_popcountll(a[1] & e) +
@@ -1197,8 +1212,8 @@ static int lead_sum(const struct cell_planes *c, const uint64_t a[4], uint64_t b
  *     least: min(1 - a_o - q, [a_x >= 1] - 1) = -[a_x = 0] - max(0, a_o + q + [a_x >= 1] - 2)
  *     most:  max([a_o = 0], a_x + q - 1)      =  [a_o = 0] + max(0, a_x + q + [a_o >= 1] - 2)
  * (check each against a_x = 0 or not, a_o = 0 or not). */
-static void lead_bounds(const struct cell_planes *c, const uint64_t ax[4], const uint64_t ao[4],
-			int d, int *least, int *most)
+BOUNDS_INLINE void lead_bounds(const struct cell_planes *c, const uint64_t ax[4],
+			       const uint64_t ao[4], int d, int *least, int *most)
 {
 	*least = d - (c->n - __builtin_popcountll(ax[0] & c->empty)) - lead_sum(c, ao, ax[0]);
 	*most = d + (c->n - __builtin_popcountll(ao[0] & c->empty)) + lead_sum(c, ax, ao[0]);
@@ -1209,10 +1224,10 @@ static void lead_bounds(const struct cell_planes *c, const uint64_t ax[4], const
  * is one), at least V - E + F over its cells, neighbour pairs and 2x2 blocks (the
  * Euler characteristic of the groups with their 2x2 blocks filled: the groups less
  * the independent cycles left), and at least 1. */
-static void group_count_bounds(const struct taifas *t, uint64_t s, int *lo, int *hi)
+BOUNDS_INLINE void group_count_bounds(const struct taifas *t, int w, uint64_t s, int *lo, int *hi)
 {
-	uint64_t h = s & s >> 1 & t->not_right, v = s & s >> t->w;
-	*hi = __builtin_popcountll(s & ~(s << 1 & t->not_left) & ~(s << t->w));
+	uint64_t h = s & s >> 1 & t->not_right, v = s & s >> w;
+	*hi = __builtin_popcountll(s & ~(s << 1 & t->not_left) & ~(s << w));
 	int chi = __builtin_popcountll(s) - __builtin_popcountll(h) - __builtin_popcountll(v) +
 		  __builtin_popcountll(h & v & v >> 1);
 	*lo = chi > 1 ? chi : 1;
@@ -1227,17 +1242,17 @@ static void group_count_bounds(const struct taifas *t, uint64_t s, int *lo, int 
  * nothing either where a tie may be a black loss for sure: under last-stone, or under
  * last-zone where `last` is x or some empty v has [o next] + e(v) >= 2 (6); and so
  * for the greatest, the other way. */
-static int lead_undecided(const struct taifas *t, const struct bp_pos *p,
-			  const struct cell_planes *c, int mx, int mo)
+BOUNDS_INLINE int lead_undecided(const struct taifas *t, int w, const struct bp_pos *p,
+				 const struct cell_planes *c, int mx, int mo)
 {
 	uint64_t x = X_STONES(p), o = O_STONES(p);
 	int tie_loss = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 1);
 	int tie_win = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 2);
 	int xlo, xhi, olo, ohi;
-	group_count_bounds(t, x, &xlo, &xhi);
-	group_count_bounds(t, o, &olo, &ohi);
+	group_count_bounds(t, w, x, &xlo, &xhi);
+	group_count_bounds(t, w, o, &olo, &ohi);
 	int dhi = ohi - xlo, dlo = olo - xhi;
-	const uint64_t hx[4] = { grow(t, x) }, ho[4] = { grow(t, o) };
+	const uint64_t hx[4] = { grow_w(t, x, w) }, ho[4] = { grow_w(t, o, w) };
 	int least, most;
 	lead_bounds(c, hx, ho, 0, &least, &most);
 	least += dhi;
@@ -1266,7 +1281,9 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
 	return best;
 }
 
-static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
+/* The op on a board w wide: inlined into taifas_bounds once per common width, with w a
+ * constant there. */
+BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w)
 {
 	const struct taifas *t = T(g);
 	uint64_t x = X_STONES(p), o = O_STONES(p), empty = t->full & ~x & ~o;
@@ -1276,20 +1293,20 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 		*lo = *hi = last_cell_value(g, p);
 		return 1;
 	}
-	int mx = independent_bound(t, empty & ~grow(t, x));
-	int mo = independent_bound(t, empty & ~grow(t, o));
+	int mx = independent_bound(t, w, empty & ~grow_w(t, x, w));
+	int mo = independent_bound(t, w, empty & ~grow_w(t, o, w));
 	struct cell_planes c;
-	cell_planes(t, empty, &c);
-	if (t->score == SCORE_ZONES && lead_undecided(t, p, &c, mx, mo))
+	cell_planes(t, w, empty, &c);
+	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, mx, mo))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
-	int gx = groups_touching(t, x, empty, &ax), go = groups_touching(t, o, empty, &ao);
+	int gx = groups_touching(t, w, x, empty, &ax), go = groups_touching(t, w, o, empty, &ao);
 	/* the signs of black's least and greatest lead over every filling */
 	int least, most;
 	if (t->score == SCORE_FRACTION) {
 		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[64], os_lo[64], os_hi[64];
-		points_bounds(t, x, o, &xlo, xs_lo, &xhi, xs_hi);
-		points_bounds(t, o, x, &olo, os_lo, &ohi, os_hi);
+		points_bounds(t, w, x, o, &xlo, xs_lo, &xhi, xs_hi);
+		points_bounds(t, w, o, x, &olo, os_lo, &ohi, os_hi);
 		least = compare_points(os_lo, olo, xs_hi, xhi);
 		most = compare_points(os_hi, ohi, xs_lo, xlo);
 	} else {
@@ -1298,11 +1315,11 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 		int cl, cm, d = go - gx;
 		lead_bounds(&c, ax.ge, ao.ge, d, &cl, &cm);
 		if (cl <= 0 && d - mx >= 0) {
-			int olo = components_with(t, t->full & ~x, o, NULL);
+			int olo = components_with(t, w, t->full & ~x, o, NULL);
 			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
 		}
 		if (cm >= 0 && d + mo <= 0) {
-			int xlo = components_with(t, t->full & ~o, x, NULL);
+			int xlo = components_with(t, w, t->full & ~o, x, NULL);
 			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
 		}
 		least = (cl > 0) - (cl < 0);
@@ -1330,4 +1347,17 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 		*hi = bhi;
 	}
 	return 1;
+}
+
+static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
+{
+	switch (T(g)->w) {
+	case 3: return bounds_w(g, p, lo, hi, 3);
+	case 4: return bounds_w(g, p, lo, hi, 4);
+	case 5: return bounds_w(g, p, lo, hi, 5);
+	case 6: return bounds_w(g, p, lo, hi, 6);
+	case 7: return bounds_w(g, p, lo, hi, 7);
+	case 8: return bounds_w(g, p, lo, hi, 8);
+	default: return bounds_w(g, p, lo, hi, T(g)->w);
+	}
 }
