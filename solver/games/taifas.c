@@ -1147,13 +1147,10 @@ BOUNDS_INLINE int groups_touching(const struct taifas *t, int w, uint64_t stones
 	for (uint64_t left = stones; left; n++) {
 		/* a flood from the group's first stone, keeping the last grown set: the
 		 * group and the cells around it */
-		uint64_t grp = left & -left, around;
-		for (;;) {
-			around = grow_w(t, grp, w);
-			uint64_t next = around & left;
-			if (next == grp)
-				break;
+		uint64_t grp = grow_w(t, left & -left, w) & left, around = grow_w(t, grp, w);
+		for (uint64_t next = around & left; next != grp; next = around & left) {
 			grp = next;
+			around = grow_w(t, grp, w);
 		}
 		left &= ~grp;
 		uint64_t m = around & empty;
