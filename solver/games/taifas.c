@@ -1142,9 +1142,23 @@ struct touching {
 BOUNDS_INLINE int groups_touching(const struct taifas *t, int w, uint64_t stones, uint64_t empty,
 				  struct touching *a)
 {
+	/* Stones with no stone of theirs next to them are groups of one, counted all at
+	 * once: each neighbour of such a stone (left, right, above, below) adds one to
+	 * the count of the cell on the other side. The other groups are flooded. */
+	uint64_t single = stones & ~((stones << 1 & t->not_left) | (stones >> 1 & t->not_right) |
+				     stones << w | stones >> w);
 	uint64_t ge0 = 0, ge1 = 0, ge2 = 0, ge3 = 0;
-	int n = 0;
-	for (uint64_t left = stones; left; n++) {
+	const uint64_t side[4] = { single << 1 & t->not_left, single >> 1 & t->not_right,
+				   single << w & t->full, single >> w };
+	for (int k = 0; k < 4; k++) {
+		uint64_t m = side[k] & empty;
+		ge3 |= ge2 & m;
+		ge2 |= ge1 & m;
+		ge1 |= ge0 & m;
+		ge0 |= m;
+	}
+	int n = __builtin_popcountll(single);
+	for (uint64_t left = stones & ~single; left; n++) {
 		/* a flood from the group's first stone, keeping the last grown set: the
 		 * group and the cells around it */
 		uint64_t grp = grow_w(t, left & -left, w) & left, around = grow_w(t, grp, w);
