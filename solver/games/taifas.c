@@ -1142,14 +1142,20 @@ struct touching {
 BOUNDS_INLINE int groups_touching(const struct taifas *t, int w, uint64_t stones, uint64_t empty,
 				  struct touching *a)
 {
-	/* Stones with no stone of theirs next to them are groups of one, counted all at
-	 * once: each neighbour of such a stone (left, right, above, below) adds one to
-	 * the count of the cell on the other side. The other groups are flooded. */
-	uint64_t single = stones & ~((stones << 1 & t->not_left) | (stones >> 1 & t->not_right) |
-				     stones << w | stones >> w);
+	/* Groups of one stone and of two are counted all at once: no cell touches two
+	 * stones of such a group, so each of their stones adds one to the count of each
+	 * empty cell next to it (left, right, above, below). The other groups are
+	 * flooded. A stone with one neighbour of its own whose neighbour has only it is
+	 * half of a group of two. */
+	uint64_t l = stones << 1 & t->not_left, r = stones >> 1 & t->not_right;
+	uint64_t u = stones << w, d = stones >> w;
+	uint64_t n1 = l | r | u | d, n2 = (l & r) | (u & d) | ((l | r) & (u | d));
+	uint64_t one = stones & n1 & ~n2, single = stones & ~n1;
+	uint64_t across = one & one >> 1 & t->not_right, down = one & one >> w;
+	uint64_t small = single | across | across << 1 | down | down << w;
 	uint64_t ge0 = 0, ge1 = 0, ge2 = 0, ge3 = 0;
-	const uint64_t side[4] = { single << 1 & t->not_left, single >> 1 & t->not_right,
-				   single << w & t->full, single >> w };
+	const uint64_t side[4] = { small << 1 & t->not_left, small >> 1 & t->not_right,
+				   small << w & t->full, small >> w };
 	for (int k = 0; k < 4; k++) {
 		uint64_t m = side[k] & empty;
 		ge3 |= ge2 & m;
@@ -1157,8 +1163,9 @@ BOUNDS_INLINE int groups_touching(const struct taifas *t, int w, uint64_t stones
 		ge1 |= ge0 & m;
 		ge0 |= m;
 	}
-	int n = __builtin_popcountll(single);
-	for (uint64_t left = stones & ~single; left; n++) {
+	int n = __builtin_popcountll(single) + __builtin_popcountll(across) +
+		__builtin_popcountll(down);
+	for (uint64_t left = stones & ~small; left; n++) {
 		/* a flood from the group's first stone, keeping the last grown set: the
 		 * group and the cells around it */
 		uint64_t grp = grow_w(t, left & -left, w) & left, around = grow_w(t, grp, w);
