@@ -1063,9 +1063,12 @@ BOUNDS_INLINE int components_with(const struct taifas *t, int w, uint64_t region
 BOUNDS_INLINE int independent_bound(const struct taifas *t, int w, uint64_t f)
 {
 	int n = __builtin_popcountll(f), matched = 0;
+	if ((f & f >> 1 & t->not_right) == 0 && (f & f >> w) == 0)
+		return n; /* no two cells of f touch: nothing to match */
 	if (t->match_rows) {
 		uint64_t row = (1ull << w) - 1, taken = 0;
-		for (uint64_t rest = f; rest; rest >>= w) {
+		int first = __builtin_ctzll(f) / w; /* the rows before it hold no cell of f */
+		for (uint64_t rest = f >> first * w; rest; rest >>= w) {
 			unsigned e =
 				t->match_rows[((rest & ~taken) & row) | ((rest >> w) & row) << w];
 			matched += (int)(e >> 8);
