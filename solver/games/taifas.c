@@ -1032,6 +1032,23 @@ const struct bp_game_ops bp_taifas_ops = {
  * them where taifas_bounds makes it one. */
 #define BOUNDS_INLINE static inline __attribute__((always_inline))
 
+/* The components of region holding a cell of seed, counted up to `most`: their number,
+ * or `most` when there are that many or more. */
+BOUNDS_INLINE int components_upto(const struct taifas *t, int w, uint64_t region, uint64_t seed,
+				  int most)
+{
+	int n = 0;
+	for (seed &= region; seed && n < most; n++) {
+		uint64_t comp = seed & -seed, prev;
+		do {
+			prev = comp;
+			comp = grow_w(t, comp, w) & region;
+		} while (comp != prev);
+		seed &= ~comp;
+	}
+	return n;
+}
+
 /* Components of region holding a cell of seed: their number, and their sizes into
  * sizes (when not NULL). */
 BOUNDS_INLINE int components_with(const struct taifas *t, int w, uint64_t region, uint64_t seed,
@@ -1322,6 +1339,18 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
 	int gx = groups_touching(t, w, x, empty, &ax), go = groups_touching(t, w, o, empty, &ao);
+	/* a tie's value for black (6 of the argument), where a tie may happen */
+	int tie_lo = -1, tie_hi = 1;
+	if (t->tie == TIE_DRAW) {
+		tie_lo = tie_hi = 0;
+	} else if (t->tie == TIE_LAST_ZONE) {
+		/* colours `last` may end on (1 x, 2 o): x where some a_o(v) + e(v) >= 2 */
+		unsigned may = LAST(p) == 1 ? 1u : 2u;
+		may |= (ao.ge[1] | c.e2 | (ao.ge[0] & c.e1)) & empty ? 1u : 0u;
+		may |= (ax.ge[1] | c.e2 | (ax.ge[0] & c.e1)) & empty ? 2u : 0u;
+		tie_lo = may & 1 ? -1 : 1;
+		tie_hi = may & 2 ? 1 : -1;
+	}
 	/* the signs of black's least and greatest lead over every filling */
 	int least, most;
 	if (t->score == SCORE_FRACTION) {
@@ -1331,32 +1360,25 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		least = compare_points(os_lo, olo, xs_hi, xhi);
 		most = compare_points(os_hi, ohi, xs_lo, xlo);
 	} else {
-		/* 5, then 4 where it can still change a sign: white's least groups less
-		 * black's most is at most go - gx - mx, and so on */
+		/* 5, then 4 where it can still change a sign: white's least groups (olo)
+		 * less black's most (gx + mx) is at most go - gx - mx, and so on. Only the
+		 * sign of the greater of the two counts, so olo is counted only up to gx +
+		 * mx + 1, and not at all where it cannot change the value: at go - gx - mx
+		 * = 0, 4 can take the least lead to 0 at most, which gives black a loss as
+		 * a negative lead does when a tie may be a black loss (tie_lo = -1). The
+		 * same for the greatest lead, the other way. */
 		int cl, cm, d = go - gx;
 		lead_bounds(&c, ax.ge, ao.ge, d, &cl, &cm);
-		if (cl <= 0 && d - mx >= 0) {
-			int olo = components_with(t, w, t->full & ~x, o, NULL);
+		if (cl <= 0 && d - mx >= 0 && !(d - mx == 0 && tie_lo == -1)) {
+			int olo = components_upto(t, w, t->full & ~x, o, gx + mx + 1);
 			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
 		}
-		if (cm >= 0 && d + mo <= 0) {
-			int xlo = components_with(t, w, t->full & ~o, x, NULL);
+		if (cm >= 0 && d + mo <= 0 && !(d + mo == 0 && tie_hi == 1)) {
+			int xlo = components_upto(t, w, t->full & ~o, x, go + mo + 1);
 			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
 		}
 		least = (cl > 0) - (cl < 0);
 		most = (cm > 0) - (cm < 0);
-	}
-	/* a tie's value for black (6 of the argument), where a tie may happen */
-	int tie_lo = -1, tie_hi = 1;
-	if (t->tie == TIE_DRAW) {
-		tie_lo = tie_hi = 0;
-	} else if (t->tie == TIE_LAST_ZONE && (least == 0 || most == 0)) {
-		/* colours `last` may end on (1 x, 2 o): x where some a_o(v) + e(v) >= 2 */
-		unsigned may = LAST(p) == 1 ? 1u : 2u;
-		may |= (ao.ge[1] | c.e2 | (ao.ge[0] & c.e1)) & empty ? 1u : 0u;
-		may |= (ax.ge[1] | c.e2 | (ax.ge[0] & c.e1)) & empty ? 2u : 0u;
-		tie_lo = may & 1 ? -1 : 1;
-		tie_hi = may & 2 ? 1 : -1;
 	}
 	int blo = least > 0 ? 1 : least == 0 ? tie_lo : -1;
 	int bhi = most < 0 ? -1 : most == 0 ? tie_hi : 1;
