@@ -1026,7 +1026,23 @@ const struct bp_game_ops bp_taifas_ops = {
  * Positions with one colour only are left unbounded (a one-coloured filling scores no
  * zones for either side, outside the group identity of 1). The order of cells in 2
  * (the greedy matching) and 5 makes the bounds of symmetric positions differ at
- * times; each is sound. */
+ * times; each is sound.
+ *
+ * Cost. df-pn asks the op of every child of every node it expands, so it is written
+ * for speed, and its answer (return code, lo and hi) must stay exactly that of its
+ * first, plainer version, which tests/solver/games/test_taifas.c keeps as the
+ * reference and compares on every 3x3 and 3x4 board and on samples up to 8x8: the
+ * search tree, its nodes and its proofs depend on it. What makes it cheap:
+ *   - the per-cell sums of 5 and the tie tests of 6 are counted in bit planes with
+ *     popcounts (cell_planes, lead_sum), not cell by cell;
+ *   - the greedy matching of 2 goes a row at a time through a table (match_rows);
+ *   - the groups of one and two stones are counted at once; only larger ones are
+ *     flooded (groups_touching);
+ *   - the component counts of 4 stop where they can no longer change a sign, and are
+ *     skipped where they cannot change the value (bounds_w);
+ *   - the helpers are inlined with the board's width a constant (taifas_bounds).
+ * On the positions a taifas:5x5 search meets it costs about 0.58 of its first
+ * version (bench/dfpn_results.md, session 11). */
 
 /* The op's helpers are inlined into it, so that the board's width is a constant in
  * them where taifas_bounds makes it one. */
