@@ -1287,6 +1287,27 @@ BOUNDS_INLINE void group_count_bounds(const struct taifas *t, int w, uint64_t s,
 	*lo = chi > 1 ? chi : 1;
 }
 
+/* Whether max(a, k - m) < 0, or = 0 where zero_ok, for m = independent_bound(f), the m
+ * of 2: first from the bounds |f| - |f| / 2 <= m <= |f| (a matching pairs off at most
+ * half the cells), and only where they leave it open from m itself, found into *m
+ * (-1 until found) and kept for the caller. */
+BOUNDS_INLINE int below_zero(const struct taifas *t, int w, int a, int k, uint64_t f, int zero_ok,
+			     int *m)
+{
+	int nf = __builtin_popcountll(f);
+	int top = k - (nf - nf / 2), bot = k - nf; /* k - m lies in [bot, top] */
+	top = a > top ? a : top;
+	bot = a > bot ? a : bot;
+	if (top < 0 || (top == 0 && zero_ok))
+		return 1;
+	if (bot > 0 || (bot == 0 && !zero_ok))
+		return 0;
+	if (*m < 0)
+		*m = independent_bound(t, w, f);
+	int v = a > k - *m ? a : k - *m;
+	return v < 0 || (v == 0 && zero_ok);
+}
+
 /* 1 when 4 to 6 cannot bound the value above a loss or below a win (score=zones),
  * found without a flood: with the groups bounded as in group_count_bounds and the
  * groups next to a cell only known to be at least one where a stone is next to it,
@@ -1297,7 +1318,8 @@ BOUNDS_INLINE void group_count_bounds(const struct taifas *t, int w, uint64_t s,
  * last-zone where `last` is x or some empty v has [o next] + e(v) >= 2 (6); and so
  * for the greatest, the other way. */
 BOUNDS_INLINE int lead_undecided(const struct taifas *t, int w, const struct bp_pos *p,
-				 const struct cell_planes *c, int mx, int mo)
+				 const struct cell_planes *c, uint64_t fx, uint64_t fo, int *mx,
+				 int *mo)
 {
 	uint64_t x = X_STONES(p), o = O_STONES(p);
 	int tie_loss = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 1);
@@ -1315,9 +1337,10 @@ BOUNDS_INLINE int lead_undecided(const struct taifas *t, int w, const struct bp_
 		tie_loss |= (c->e2 | (ho[0] & c->e1)) != 0;
 		tie_win |= (c->e2 | (hx[0] & c->e1)) != 0;
 	}
-	least = least > dhi - mx ? least : dhi - mx;
-	most = most < dlo + mo ? most : dlo + mo;
-	return (least < 0 || (least == 0 && tie_loss)) && (most > 0 || (most == 0 && tie_win));
+	/* least: max(least, dhi - mx) < 0 (or 0); most: min(most, dlo + mo) > 0 (or 0),
+	 * that is max(-most, -dlo - mo) < 0 (or 0) */
+	return below_zero(t, w, least, dhi, fx, tie_loss, mx) &&
+	       below_zero(t, w, -most, -dlo, fo, tie_win, mo);
 }
 
 /* The value with one empty cell (6 of the argument). */
@@ -1347,11 +1370,12 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		*lo = *hi = last_cell_value(g, p);
 		return 1;
 	}
-	int mx = independent_bound(t, w, empty & ~grow_w(t, x, w));
-	int mo = independent_bound(t, w, empty & ~grow_w(t, o, w));
+	/* the m of 2 for each colour (mx, mo), found only where needed: -1 until then */
+	uint64_t fx = empty & ~grow_w(t, x, w), fo = empty & ~grow_w(t, o, w);
+	int mx = -1, mo = -1;
 	struct cell_planes c;
 	cell_planes(t, w, empty, &c);
-	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, mx, mo))
+	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, fx, fo, &mx, &mo))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
 	int gx = groups_touching(t, w, x, empty, &ax), go = groups_touching(t, w, o, empty, &ao);
@@ -1385,6 +1409,10 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		 * same for the greatest lead, the other way. */
 		int cl, cm, d = go - gx;
 		lead_bounds(&c, ax.ge, ao.ge, d, &cl, &cm);
+		if (cl <= 0 && mx < 0)
+			mx = independent_bound(t, w, fx);
+		if (cm >= 0 && mo < 0)
+			mo = independent_bound(t, w, fo);
 		if (cl <= 0 && d - mx >= 0 && !(d - mx == 0 && tie_lo == -1)) {
 			int olo = components_upto(t, w, t->full & ~x, o, gx + mx + 1);
 			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
