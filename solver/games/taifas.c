@@ -1040,8 +1040,10 @@ const struct bp_game_ops bp_taifas_ops = {
  *     flooded (groups_touching);
  *   - the component counts of 4 stop where they can no longer change a sign, and are
  *     skipped where they cannot change the value (bounds_w);
+ *   - the m of 2 is found only where its bounds |F| / 2 <= m <= |F| leave a test
+ *     open (below_zero);
  *   - the helpers are inlined with the board's width a constant (taifas_bounds).
- * On the positions a taifas:5x5 search meets it costs about 0.58 of its first
+ * On the positions a taifas:5x5 search meets it costs about 0.55 of its first
  * version (bench/dfpn_results.md, session 11). */
 
 /* The op's helpers are inlined into it, so that the board's width is a constant in
