@@ -42,6 +42,9 @@ struct taifas {
 	 * of the colour whose stones are A. The walk asks it once per colour and pattern
 	 * instead of completes_zone once per child. */
 	uint32_t *completes; /* see box_table */
+	/* match_rows[a | f << w] (boards at most 8 wide; NULL on wider ones or when out of
+	 * memory): independent_bound's greedy matching over one row, see there */
+	uint16_t *match_rows;
 	enum tie_rule tie;
 	enum score_rule score;
 	bp_perm64 *perm; /* every board symmetry */
@@ -72,10 +75,16 @@ static const struct taifas *T(const struct bp_game *g)
 	return g->impl;
 }
 
+/* grow with the board's width w given: the bounds op passes a constant (taifas_bounds),
+ * a shift by which is one instruction where a shift by t->w is three. */
+static inline uint64_t grow_w(const struct taifas *t, uint64_t m, int w)
+{
+	return (m | (m << 1 & t->not_left) | (m >> 1 & t->not_right) | m << w | m >> w) & t->full;
+}
+
 static uint64_t grow(const struct taifas *t, uint64_t m)
 {
-	return (m | (m << 1 & t->not_left) | (m >> 1 & t->not_right) | m << t->w | m >> t->w) &
-	       t->full;
+	return grow_w(t, m, t->w);
 }
 
 /* The component of region containing the cells of seed. */
@@ -779,9 +788,12 @@ static void taifas_destroy(struct bp_game *g)
 	bp_perm64_destroy(t->perm);
 	bp_zobrist_destroy(t->zob);
 	free(t->completes);
+	free(t->match_rows);
 	free(t);
 	g->impl = NULL;
 }
+
+static uint16_t *match_rows_table(int w);
 
 static int taifas_create(struct bp_game *g, struct bp_err *err)
 {
@@ -809,6 +821,7 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		t->box_shift[c] = c - t->w - 1;
 	}
 	box_table(t->joined);
+	t->match_rows = match_rows_table(t->w);
 	const char *tie = g->value[0], *score = g->value[1];
 	t->tie = strcmp(tie, "last-zone") == 0	  ? TIE_LAST_ZONE
 		 : strcmp(tie, "last-stone") == 0 ? TIE_LAST_STONE
@@ -819,11 +832,13 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		syms[s] = s;
 	int rc = bp_perm64_create(b, syms, b->nsym, &t->perm);
 	if (rc) {
+		free(t->match_rows);
 		free(t);
 		return rc;
 	}
 	if ((rc = bp_zobrist_create(b, 2, &t->zob))) {
 		bp_perm64_destroy(t->perm);
+		free(t->match_rows);
 		free(t);
 		return rc;
 	}
@@ -1011,15 +1026,59 @@ const struct bp_game_ops bp_taifas_ops = {
  * Positions with one colour only are left unbounded (a one-coloured filling scores no
  * zones for either side, outside the group identity of 1). The order of cells in 2
  * (the greedy matching) and 5 makes the bounds of symmetric positions differ at
- * times; each is sound. */
+ * times; each is sound.
+ *
+ * Cost. df-pn asks the op of every child of every node it expands, so it is written
+ * for speed, and its answer (return code, lo and hi) must stay exactly that of its
+ * first, plainer version, which tests/solver/games/test_taifas.c keeps as the
+ * reference and compares on every 3x3 and 3x4 board and on samples up to 8x8: the
+ * search tree, its nodes and its proofs depend on it. What makes it cheap:
+ *   - the per-cell sums of 5 and the tie tests of 6 are counted in bit planes with
+ *     popcounts (cell_planes, lead_sum), not cell by cell;
+ *   - the greedy matching of 2 goes a row at a time through a table (match_rows);
+ *   - the groups of one and two stones are counted at once; only larger ones are
+ *     flooded (groups_touching);
+ *   - the component counts of 4 stop where they can no longer change a sign, and are
+ *     skipped where they cannot change the value (bounds_w);
+ *   - the m of 2 is found only where its bounds |F| / 2 <= m <= |F| leave a test
+ *     open (below_zero);
+ *   - the helpers are inlined with the board's width a constant (taifas_bounds).
+ * On the positions a taifas:5x5 search meets it costs about 0.55 of its first
+ * version (bench/dfpn_results.md, session 11). */
+
+/* The op's helpers are inlined into it, so that the board's width is a constant in
+ * them where taifas_bounds makes it one. */
+#define BOUNDS_INLINE static inline __attribute__((always_inline))
+
+/* The components of region holding a cell of seed, counted up to `most`: their number,
+ * or `most` when there are that many or more. */
+BOUNDS_INLINE int components_upto(const struct taifas *t, int w, uint64_t region, uint64_t seed,
+				  int most)
+{
+	int n = 0;
+	for (seed &= region; seed && n < most; n++) {
+		uint64_t comp = seed & -seed, prev;
+		do {
+			prev = comp;
+			comp = grow_w(t, comp, w) & region;
+		} while (comp != prev);
+		seed &= ~comp;
+	}
+	return n;
+}
 
 /* Components of region holding a cell of seed: their number, and their sizes into
  * sizes (when not NULL). */
-static int components_with(const struct taifas *t, uint64_t region, uint64_t seed, int *sizes)
+BOUNDS_INLINE int components_with(const struct taifas *t, int w, uint64_t region, uint64_t seed,
+				  int *sizes)
 {
 	int n = 0;
 	for (seed &= region; seed; n++) {
-		uint64_t comp = flood(t, region, seed & -seed);
+		uint64_t comp = seed & -seed, prev;
+		do {
+			prev = comp;
+			comp = grow_w(t, comp, w) & region;
+		} while (comp != prev);
 		seed &= ~comp;
 		if (sizes)
 			sizes[n] = __builtin_popcountll(comp);
@@ -1028,10 +1087,30 @@ static int components_with(const struct taifas *t, uint64_t region, uint64_t see
 }
 
 /* An upper bound on the largest set of pairwise non-adjacent cells of f: |f| less a
- * greedy matching of f's cells. */
-static int independent_bound(const struct taifas *t, uint64_t f)
+ * greedy matching of f's cells. The greedy takes the cells in index order and matches
+ * each one still free with its first free neighbour after it: the next cell of its row
+ * when that is in f and free, else the cell below when that is in f (nothing has
+ * taken it: only the cell above a cell matches down to it). So it goes row by row,
+ * each row depending only on its cells still free and the next row's cells of f, and
+ * match_rows tabulates one row: the matches it makes and the cells below it that it
+ * takes. Within a row that is runs of free cells paired off from their left ends, the
+ * last cell of an odd run matching down where it can. */
+BOUNDS_INLINE int independent_bound(const struct taifas *t, int w, uint64_t f)
 {
 	int n = __builtin_popcountll(f), matched = 0;
+	if ((f & f >> 1 & t->not_right) == 0 && (f & f >> w) == 0)
+		return n; /* no two cells of f touch: nothing to match */
+	if (t->match_rows) {
+		uint64_t row = (1ull << w) - 1, taken = 0;
+		int first = __builtin_ctzll(f) / w; /* the rows before it hold no cell of f */
+		for (uint64_t rest = f >> first * w; rest; rest >>= w) {
+			unsigned e =
+				t->match_rows[((rest & ~taken) & row) | ((rest >> w) & row) << w];
+			matched += (int)(e >> 8);
+			taken = e & 0xff;
+		}
+		return n - matched;
+	}
 	for (uint64_t left = f; left;) {
 		uint64_t v = left & -left;
 		left &= ~v;
@@ -1044,16 +1123,47 @@ static int independent_bound(const struct taifas *t, uint64_t f)
 	return n - matched;
 }
 
+/* independent_bound's table for rows of w cells (w <= 8): at a | f << w, for the free
+ * cells a of a row and the cells f of f in the next row, the matches the greedy makes
+ * in the row (bits 8 up) and the cells of the next row it takes (bits 0-7). NULL when
+ * w > 8 (the table would pass 128 KiB) or out of memory: the op then runs the greedy
+ * itself, with the same result. */
+static uint16_t *match_rows_table(int w)
+{
+	if (w > 8)
+		return NULL;
+	unsigned size = 1u << 2 * w;
+	uint16_t *tab = malloc(size * sizeof *tab);
+	if (!tab)
+		return NULL;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned a = i & ((1u << w) - 1), below = i >> w, taken = 0, matched = 0;
+		for (int c = 0; c < w; c++) {
+			if (!(a >> c & 1))
+				continue;
+			if (c + 1 < w && (a >> (c + 1) & 1)) {
+				a &= ~(1u << (c + 1)); /* matched with the next cell */
+				matched++;
+			} else if (below >> c & 1) {
+				taken |= 1u << c; /* matched with the cell below */
+				matched++;
+			}
+		}
+		tab[i] = (uint16_t)(matched << 8 | taken);
+	}
+	return tab;
+}
+
 /* The points of a colour's final groups over every filling (2 and 3 of the argument,
  * score=fraction): at least the sum of 1/lo_sizes[i] over *nlo entries, at most that of
  * 1/hi_sizes[i] over *nhi. */
-static void points_bounds(const struct taifas *t, uint64_t own, uint64_t other, int *nlo,
-			  int lo_sizes[64], int *nhi, int hi_sizes[64])
+BOUNDS_INLINE void points_bounds(const struct taifas *t, int w, uint64_t own, uint64_t other,
+				 int *nlo, int lo_sizes[64], int *nhi, int hi_sizes[64])
 {
 	uint64_t empty = t->full & ~own & ~other;
-	int m = independent_bound(t, empty & ~grow(t, own));
-	*nlo = components_with(t, t->full & ~other, own, lo_sizes);
-	int g = components_with(t, own, own, hi_sizes);
+	int m = independent_bound(t, w, empty & ~grow_w(t, own, w));
+	*nlo = components_with(t, w, t->full & ~other, own, lo_sizes);
+	int g = components_with(t, w, own, own, hi_sizes);
 	for (int i = 0; i < m; i++)
 		hi_sizes[g + i] = 1; /* g + m <= 64: the groups and F are disjoint */
 	*nhi = g + m;
@@ -1066,48 +1176,103 @@ struct touching {
 	uint64_t ge[4];
 };
 
-static int touching_count(const struct touching *a, int v)
+/* The groups of stones each empty cell touches, into *a; @return the groups. */
+BOUNDS_INLINE int groups_touching(const struct taifas *t, int w, uint64_t stones, uint64_t empty,
+				  struct touching *a)
 {
-	return (int)(a->ge[0] >> v & 1) + (int)(a->ge[1] >> v & 1) + (int)(a->ge[2] >> v & 1) +
-	       (int)(a->ge[3] >> v & 1);
-}
-
-/* The groups each empty cell touches, black's in *ax and white's in *ao; the groups of
- * each colour, *gx and *go. */
-static void groups_next(const struct taifas *t, uint64_t x, uint64_t o, struct touching *ax,
-			struct touching *ao, int *gx, int *go)
-{
-	uint64_t empty = t->full & ~x & ~o;
-	*gx = *go = 0;
-	*ax = *ao = (struct touching){ { 0 } };
-	for (int c = 0; c < 2; c++) {
-		struct touching *a = c ? ao : ax;
-		for (uint64_t left = c ? o : x; left; ++*(c ? go : gx)) {
-			uint64_t grp = flood(t, left, left & -left);
-			left &= ~grp;
-			uint64_t m = grow(t, grp) & empty;
-			a->ge[3] |= a->ge[2] & m;
-			a->ge[2] |= a->ge[1] & m;
-			a->ge[1] |= a->ge[0] & m;
-			a->ge[0] |= m;
+	/* Groups of one stone and of two are counted all at once: no cell touches two
+	 * stones of such a group, so each of their stones adds one to the count of each
+	 * empty cell next to it (left, right, above, below). The other groups are
+	 * flooded. A stone with one neighbour of its own whose neighbour has only it is
+	 * half of a group of two. */
+	uint64_t l = stones << 1 & t->not_left, r = stones >> 1 & t->not_right;
+	uint64_t u = stones << w, d = stones >> w;
+	uint64_t n1 = l | r | u | d, n2 = (l & r) | (u & d) | ((l | r) & (u | d));
+	uint64_t one = stones & n1 & ~n2, single = stones & ~n1;
+	uint64_t across = one & one >> 1 & t->not_right, down = one & one >> w;
+	uint64_t small = single | across | across << 1 | down | down << w;
+	uint64_t ge0 = 0, ge1 = 0, ge2 = 0, ge3 = 0;
+	const uint64_t side[4] = { small << 1 & t->not_left, small >> 1 & t->not_right,
+				   small << w & t->full, small >> w };
+	for (int k = 0; k < 4; k++) {
+		uint64_t m = side[k] & empty;
+		ge3 |= ge2 & m;
+		ge2 |= ge1 & m;
+		ge1 |= ge0 & m;
+		ge0 |= m;
+	}
+	int n = __builtin_popcountll(single) + __builtin_popcountll(across) +
+		__builtin_popcountll(down);
+	for (uint64_t left = stones & ~small; left; n++) {
+		/* a flood from the group's first stone, keeping the last grown set: the
+		 * group and the cells around it */
+		uint64_t grp = grow_w(t, left & -left, w) & left, around = grow_w(t, grp, w);
+		for (uint64_t next = around & left; next != grp; next = around & left) {
+			grp = next;
+			around = grow_w(t, grp, w);
 		}
+		left &= ~grp;
+		uint64_t m = around & empty;
+		ge3 |= ge2 & m;
+		ge2 |= ge1 & m;
+		ge1 |= ge0 & m;
+		ge0 |= m;
 	}
+	*a = (struct touching){ { ge0, ge1, ge2, ge3 } };
+	return n;
 }
 
-/* Black's lead over every filling by 5 of the argument: *least <= lead <= *most. */
-static void lead_by_cells(const struct taifas *t, uint64_t x, uint64_t o, const struct touching *ax,
-			  const struct touching *ao, int d, int *least, int *most)
+/* The empty cells and, as bit planes over them, what 5 and 6 of the argument count
+ * per cell: q(v), v's empty neighbours before it in index order (the one left of it
+ * and the one above: q1 when q >= 1, q2 when q = 2), and e(v), all its empty
+ * neighbours (e1 when e >= 1, e2 when e >= 2). Counting in planes, not cell by cell,
+ * is what makes the op cheap: the sums of 5 become a few popcounts (lead_sum). */
+struct cell_planes {
+	uint64_t empty, q1, q2, e1, e2;
+	int n; /* empty cells */
+};
+
+BOUNDS_INLINE void cell_planes(const struct taifas *t, int w, uint64_t empty, struct cell_planes *c)
 {
-	uint64_t empty = t->full & ~x & ~o;
-	*least = *most = d;
-	for (uint64_t m = empty; m; m &= m - 1) {
-		int v = __builtin_ctzll(m), nx = touching_count(ax, v), no = touching_count(ao, v);
-		int q = __builtin_popcountll(t->nbr[v] & empty & ((1ull << v) - 1));
-		int wlo = 1 - no - q, whi = no ? 0 : 1;
-		int blo = nx ? 0 : -1, bhi = nx + q - 1;
-		*least += wlo < blo ? wlo : blo;
-		*most += whi > bhi ? whi : bhi;
-	}
+	/* l: the cells whose left neighbour is empty; r right, u above, d below */
+	uint64_t l = empty << 1 & t->not_left, r = empty >> 1 & t->not_right;
+	uint64_t u = empty << w & t->full, d = empty >> w;
+	c->empty = empty;
+	c->n = __builtin_popcountll(empty);
+	c->q1 = (l | u) & empty;
+	c->q2 = l & u & empty;
+	c->e1 = (l | r | u | d) & empty;
+	c->e2 = ((l & r) | (u & d) | ((l | r) & (u | d))) & empty;
+}
+
+/* The sum over the empty cells v of max(0, a(v) + q(v) + b(v) - 2), for a count a
+ * given as planes (bit v of a[k] set when a(v) > k) and a 0/1 plane b. Every sum of 5
+ * has this form (lead_bounds). Summing a + q + b - 2 over the cells, each cell with a
+ * sum of 0 is owed 2 and each with a sum of 1 is owed 1. */
+BOUNDS_INLINE int lead_sum(const struct cell_planes *c, const uint64_t a[4], uint64_t b)
+{
+	uint64_t e = c->empty;
+	int sum = __builtin_popcountll(a[0] & e) + __builtin_popcountll(a[1] & e) +
+		  __builtin_popcountll(a[2] & e) + __builtin_popcountll(a[3] & e) +
+		  __builtin_popcountll(c->q1) + __builtin_popcountll(c->q2) +
+		  __builtin_popcountll(b & e) - 2 * c->n;
+	uint64_t zero = e & ~a[0] & ~c->q1 & ~b;
+	uint64_t one = e & ((a[0] & ~a[1] & ~c->q1 & ~b) | (~a[0] & c->q1 & ~c->q2 & ~b) |
+			    (~a[0] & ~c->q1 & b));
+	return sum + 2 * __builtin_popcountll(zero) + __builtin_popcountll(one);
+}
+
+/* Black's lead over every filling by 5 of the argument, from the current difference d
+ * and the groups of each colour next to each cell (ax, ao as in struct touching; exact
+ * counts, or only "at least one" for lead_undecided): *least <= lead <= *most. Per cell,
+ *     least: min(1 - a_o - q, [a_x >= 1] - 1) = -[a_x = 0] - max(0, a_o + q + [a_x >= 1] - 2)
+ *     most:  max([a_o = 0], a_x + q - 1)      =  [a_o = 0] + max(0, a_x + q + [a_o >= 1] - 2)
+ * (check each against a_x = 0 or not, a_o = 0 or not). */
+BOUNDS_INLINE void lead_bounds(const struct cell_planes *c, const uint64_t ax[4],
+			       const uint64_t ao[4], int d, int *least, int *most)
+{
+	*least = d - (c->n - __builtin_popcountll(ax[0] & c->empty)) - lead_sum(c, ao, ax[0]);
+	*most = d + (c->n - __builtin_popcountll(ao[0] & c->empty)) + lead_sum(c, ax, ao[0]);
 }
 
 /* Bounds on the number of groups of a non-empty set s, without a flood: at most its
@@ -1115,13 +1280,34 @@ static void lead_by_cells(const struct taifas *t, uint64_t x, uint64_t o, const 
  * is one), at least V - E + F over its cells, neighbour pairs and 2x2 blocks (the
  * Euler characteristic of the groups with their 2x2 blocks filled: the groups less
  * the independent cycles left), and at least 1. */
-static void group_count_bounds(const struct taifas *t, uint64_t s, int *lo, int *hi)
+BOUNDS_INLINE void group_count_bounds(const struct taifas *t, int w, uint64_t s, int *lo, int *hi)
 {
-	uint64_t h = s & s >> 1 & t->not_right, v = s & s >> t->w;
-	*hi = __builtin_popcountll(s & ~(s << 1 & t->not_left) & ~(s << t->w));
+	uint64_t h = s & s >> 1 & t->not_right, v = s & s >> w;
+	*hi = __builtin_popcountll(s & ~(s << 1 & t->not_left) & ~(s << w));
 	int chi = __builtin_popcountll(s) - __builtin_popcountll(h) - __builtin_popcountll(v) +
 		  __builtin_popcountll(h & v & v >> 1);
 	*lo = chi > 1 ? chi : 1;
+}
+
+/* Whether max(a, k - m) < 0, or = 0 where zero_ok, for m = independent_bound(f), the m
+ * of 2: first from the bounds |f| - |f| / 2 <= m <= |f| (a matching pairs off at most
+ * half the cells), and only where they leave it open from m itself, found into *m
+ * (-1 until found) and kept for the caller. */
+BOUNDS_INLINE int below_zero(const struct taifas *t, int w, int a, int k, uint64_t f, int zero_ok,
+			     int *m)
+{
+	int nf = __builtin_popcountll(f);
+	int top = k - (nf - nf / 2), bot = k - nf; /* k - m lies in [bot, top] */
+	top = a > top ? a : top;
+	bot = a > bot ? a : bot;
+	if (top < 0 || (top == 0 && zero_ok))
+		return 1;
+	if (bot > 0 || (bot == 0 && !zero_ok))
+		return 0;
+	if (*m < 0)
+		*m = independent_bound(t, w, f);
+	int v = a > k - *m ? a : k - *m;
+	return v < 0 || (v == 0 && zero_ok);
 }
 
 /* 1 when 4 to 6 cannot bound the value above a loss or below a win (score=zones),
@@ -1133,33 +1319,30 @@ static void group_count_bounds(const struct taifas *t, uint64_t s, int *lo, int 
  * nothing either where a tie may be a black loss for sure: under last-stone, or under
  * last-zone where `last` is x or some empty v has [o next] + e(v) >= 2 (6); and so
  * for the greatest, the other way. */
-static int lead_undecided(const struct taifas *t, const struct bp_pos *p, uint64_t empty, int mx,
-			  int mo)
+BOUNDS_INLINE int lead_undecided(const struct taifas *t, int w, const struct bp_pos *p,
+				 const struct cell_planes *c, uint64_t fx, uint64_t fo, int *mx,
+				 int *mo)
 {
 	uint64_t x = X_STONES(p), o = O_STONES(p);
 	int tie_loss = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 1);
 	int tie_win = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 2);
 	int xlo, xhi, olo, ohi;
-	group_count_bounds(t, x, &xlo, &xhi);
-	group_count_bounds(t, o, &olo, &ohi);
+	group_count_bounds(t, w, x, &xlo, &xhi);
+	group_count_bounds(t, w, o, &olo, &ohi);
 	int dhi = ohi - xlo, dlo = olo - xhi;
-	int least = dhi, most = dlo;
-	uint64_t nx = grow(t, x), no = grow(t, o);
-	for (uint64_t m = empty; m; m &= m - 1) {
-		int c = __builtin_ctzll(m), hx = (int)(nx >> c & 1), ho = (int)(no >> c & 1);
-		int q = __builtin_popcountll(t->nbr[c] & empty & ((1ull << c) - 1));
-		int wlo = 1 - ho - q, blo = hx - 1, whi = 1 - ho, bhi = hx + q - 1;
-		least += wlo < blo ? wlo : blo;
-		most += whi > bhi ? whi : bhi;
-		if (t->tie == TIE_LAST_ZONE) {
-			int e = __builtin_popcountll(t->nbr[c] & empty);
-			tie_loss |= ho + e >= 2;
-			tie_win |= hx + e >= 2;
-		}
+	const uint64_t hx[4] = { grow_w(t, x, w) }, ho[4] = { grow_w(t, o, w) };
+	int least, most;
+	lead_bounds(c, hx, ho, 0, &least, &most);
+	least += dhi;
+	most += dlo;
+	if (t->tie == TIE_LAST_ZONE) {
+		tie_loss |= (c->e2 | (ho[0] & c->e1)) != 0;
+		tie_win |= (c->e2 | (hx[0] & c->e1)) != 0;
 	}
-	least = least > dhi - mx ? least : dhi - mx;
-	most = most < dlo + mo ? most : dlo + mo;
-	return (least < 0 || (least == 0 && tie_loss)) && (most > 0 || (most == 0 && tie_win));
+	/* least: max(least, dhi - mx) < 0 (or 0); most: min(most, dlo + mo) > 0 (or 0),
+	 * that is max(-most, -dlo - mo) < 0 (or 0) */
+	return below_zero(t, w, least, dhi, fx, tie_loss, mx) &&
+	       below_zero(t, w, -most, -dlo, fo, tie_win, mo);
 }
 
 /* The value with one empty cell (6 of the argument). */
@@ -1177,7 +1360,9 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
 	return best;
 }
 
-static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
+/* The op on a board w wide: inlined into taifas_bounds once per common width, with w a
+ * constant there. */
+BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w)
 {
 	const struct taifas *t = T(g);
 	uint64_t x = X_STONES(p), o = O_STONES(p), empty = t->full & ~x & ~o;
@@ -1187,50 +1372,59 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 		*lo = *hi = last_cell_value(g, p);
 		return 1;
 	}
-	int mx = independent_bound(t, empty & ~grow(t, x));
-	int mo = independent_bound(t, empty & ~grow(t, o));
-	if (t->score == SCORE_ZONES && lead_undecided(t, p, empty, mx, mo))
+	/* the m of 2 for each colour (mx, mo), found only where needed: -1 until then */
+	uint64_t fx = empty & ~grow_w(t, x, w), fo = empty & ~grow_w(t, o, w);
+	int mx = -1, mo = -1;
+	struct cell_planes c;
+	cell_planes(t, w, empty, &c);
+	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, fx, fo, &mx, &mo))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
-	int gx, go;
-	groups_next(t, x, o, &ax, &ao, &gx, &go);
-	/* the signs of black's least and greatest lead over every filling */
-	int least, most;
-	if (t->score == SCORE_FRACTION) {
-		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[64], os_lo[64], os_hi[64];
-		points_bounds(t, x, o, &xlo, xs_lo, &xhi, xs_hi);
-		points_bounds(t, o, x, &olo, os_lo, &ohi, os_hi);
-		least = compare_points(os_lo, olo, xs_hi, xhi);
-		most = compare_points(os_hi, ohi, xs_lo, xlo);
-	} else {
-		/* 5, then 4 where it can still change a sign: white's least groups less
-		 * black's most is at most go - gx - mx, and so on */
-		int cl, cm, d = go - gx;
-		lead_by_cells(t, x, o, &ax, &ao, d, &cl, &cm);
-		if (cl <= 0 && d - mx >= 0) {
-			int olo = components_with(t, t->full & ~x, o, NULL);
-			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
-		}
-		if (cm >= 0 && d + mo <= 0) {
-			int xlo = components_with(t, t->full & ~o, x, NULL);
-			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
-		}
-		least = (cl > 0) - (cl < 0);
-		most = (cm > 0) - (cm < 0);
-	}
+	int gx = groups_touching(t, w, x, empty, &ax), go = groups_touching(t, w, o, empty, &ao);
 	/* a tie's value for black (6 of the argument), where a tie may happen */
 	int tie_lo = -1, tie_hi = 1;
 	if (t->tie == TIE_DRAW) {
 		tie_lo = tie_hi = 0;
-	} else if (t->tie == TIE_LAST_ZONE && (least == 0 || most == 0)) {
-		unsigned may = LAST(p) == 1 ? 1u : 2u; /* colours `last` may end on: 1 x, 2 o */
-		for (uint64_t m = empty; m && may != 3; m &= m - 1) {
-			int v = __builtin_ctzll(m), e = __builtin_popcountll(t->nbr[v] & empty);
-			may |= (touching_count(&ao, v) + e >= 2 ? 1u : 0u) |
-			       (touching_count(&ax, v) + e >= 2 ? 2u : 0u);
-		}
+	} else if (t->tie == TIE_LAST_ZONE) {
+		/* colours `last` may end on (1 x, 2 o): x where some a_o(v) + e(v) >= 2 */
+		unsigned may = LAST(p) == 1 ? 1u : 2u;
+		may |= (ao.ge[1] | c.e2 | (ao.ge[0] & c.e1)) & empty ? 1u : 0u;
+		may |= (ax.ge[1] | c.e2 | (ax.ge[0] & c.e1)) & empty ? 2u : 0u;
 		tie_lo = may & 1 ? -1 : 1;
 		tie_hi = may & 2 ? 1 : -1;
+	}
+	/* the signs of black's least and greatest lead over every filling */
+	int least, most;
+	if (t->score == SCORE_FRACTION) {
+		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[64], os_lo[64], os_hi[64];
+		points_bounds(t, w, x, o, &xlo, xs_lo, &xhi, xs_hi);
+		points_bounds(t, w, o, x, &olo, os_lo, &ohi, os_hi);
+		least = compare_points(os_lo, olo, xs_hi, xhi);
+		most = compare_points(os_hi, ohi, xs_lo, xlo);
+	} else {
+		/* 5, then 4 where it can still change a sign: white's least groups (olo)
+		 * less black's most (gx + mx) is at most go - gx - mx, and so on. Only the
+		 * sign of the greater of the two counts, so olo is counted only up to gx +
+		 * mx + 1, and not at all where it cannot change the value: at go - gx - mx
+		 * = 0, 4 can take the least lead to 0 at most, which gives black a loss as
+		 * a negative lead does when a tie may be a black loss (tie_lo = -1). The
+		 * same for the greatest lead, the other way. */
+		int cl, cm, d = go - gx;
+		lead_bounds(&c, ax.ge, ao.ge, d, &cl, &cm);
+		if (cl <= 0 && mx < 0)
+			mx = independent_bound(t, w, fx);
+		if (cm >= 0 && mo < 0)
+			mo = independent_bound(t, w, fo);
+		if (cl <= 0 && d - mx >= 0 && !(d - mx == 0 && tie_lo == -1)) {
+			int olo = components_upto(t, w, t->full & ~x, o, gx + mx + 1);
+			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
+		}
+		if (cm >= 0 && d + mo <= 0 && !(d + mo == 0 && tie_hi == 1)) {
+			int xlo = components_upto(t, w, t->full & ~o, x, go + mo + 1);
+			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
+		}
+		least = (cl > 0) - (cl < 0);
+		most = (cm > 0) - (cm < 0);
 	}
 	int blo = least > 0 ? 1 : least == 0 ? tie_lo : -1;
 	int bhi = most < 0 ? -1 : most == 0 ? tie_hi : 1;
@@ -1242,4 +1436,17 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 		*hi = bhi;
 	}
 	return 1;
+}
+
+static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
+{
+	switch (T(g)->w) {
+	case 3: return bounds_w(g, p, lo, hi, 3);
+	case 4: return bounds_w(g, p, lo, hi, 4);
+	case 5: return bounds_w(g, p, lo, hi, 5);
+	case 6: return bounds_w(g, p, lo, hi, 6);
+	case 7: return bounds_w(g, p, lo, hi, 7);
+	case 8: return bounds_w(g, p, lo, hi, 8);
+	default: return bounds_w(g, p, lo, hi, T(g)->w);
+	}
 }

@@ -16,6 +16,7 @@
 #include "solver/games/perft.h"
 #include "solver/games/taifas.h"
 #include "store/store.h"
+#include "tests/rng.h"
 #include "tests/support.h"
 
 /* ---- the naive reference ---------------------------------------------------- */
@@ -779,4 +780,425 @@ Test(taifas, bounds_hold_on_every_position)
 	};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		cr_expect_gt(bounds_hold(specs[i]), 0, "%s: the bounds decide nothing", specs[i]);
+}
+
+/* ---- the bounds against their first implementation ---------------------------- */
+
+/* The bounds op as it was first written (before issue 12 made it cheaper: cell loops
+ * where it now counts in bit planes, a flood per group), kept here as the reference:
+ * the op must give exactly its answer, return code and lo..hi, on every position,
+ * so that df-pn's search tree, nodes and proofs stay the same. Its argument is in
+ * solver/games/taifas.c. */
+struct refb {
+	int n, w;
+	uint64_t full, not_left, not_right, nbr[64];
+	int last_zone, last_stone, draw, fraction;
+};
+
+static void refb_init(struct refb *r, const struct bp_game *g)
+{
+	const struct bp_board *b = g->board;
+	memset(r, 0, sizeof *r);
+	r->n = b->ncells;
+	r->w = b->a;
+	r->full = r->n == 64 ? ~0ull : (1ull << r->n) - 1;
+	for (int c = 0; c < r->n; c++) {
+		if (b->cells[c].q != 0)
+			r->not_left |= 1ull << c;
+		if (b->cells[c].q != r->w - 1)
+			r->not_right |= 1ull << c;
+	}
+	r->last_zone = strcmp(g->value[0], "last-zone") == 0;
+	r->last_stone = strcmp(g->value[0], "last-stone") == 0;
+	r->draw = strcmp(g->value[0], "draw") == 0;
+	r->fraction = strcmp(g->value[1], "fraction") == 0;
+	for (int c = 0; c < r->n; c++) {
+		uint64_t v = 1ull << c;
+		r->nbr[c] =
+			((v << 1 & r->not_left) | (v >> 1 & r->not_right) | v << r->w | v >> r->w) &
+			r->full;
+	}
+}
+
+static uint64_t refb_grow(const struct refb *t, uint64_t m)
+{
+	return (m | (m << 1 & t->not_left) | (m >> 1 & t->not_right) | m << t->w | m >> t->w) &
+	       t->full;
+}
+
+static uint64_t refb_flood(const struct refb *t, uint64_t region, uint64_t seed)
+{
+	uint64_t m = seed & region, prev;
+	do {
+		prev = m;
+		m = refb_grow(t, m) & region;
+	} while (m != prev);
+	return m;
+}
+
+static int refb_components_with(const struct refb *t, uint64_t region, uint64_t seed, int *sizes)
+{
+	int n = 0;
+	for (seed &= region; seed; n++) {
+		uint64_t comp = refb_flood(t, region, seed & -seed);
+		seed &= ~comp;
+		if (sizes)
+			sizes[n] = __builtin_popcountll(comp);
+	}
+	return n;
+}
+
+static int refb_independent_bound(const struct refb *t, uint64_t f)
+{
+	int n = __builtin_popcountll(f), matched = 0;
+	for (uint64_t left = f; left;) {
+		uint64_t v = left & -left;
+		left &= ~v;
+		uint64_t nb = t->nbr[__builtin_ctzll(v)] & left;
+		if (nb) {
+			left &= ~(nb & -nb);
+			matched++;
+		}
+	}
+	return n - matched;
+}
+
+__extension__ typedef unsigned __int128 refb_u128;
+
+static refb_u128 refb_gcd(refb_u128 a, refb_u128 b)
+{
+	while (b) {
+		refb_u128 r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static void refb_fraction(const int *sizes, int count, refb_u128 *num, refb_u128 *den)
+{
+	refb_u128 l = 1;
+	for (int i = 0; i < count; i++)
+		l = l / refb_gcd(l, (refb_u128)sizes[i]) * (refb_u128)sizes[i];
+	refb_u128 s = 0;
+	for (int i = 0; i < count; i++)
+		s += l / (refb_u128)sizes[i];
+	refb_u128 g = refb_gcd(s, l);
+	*num = g ? s / g : 0;
+	*den = g ? l / g : 1;
+}
+
+static int refb_compare_points(const int *a, int na, const int *b, int nb)
+{
+	refb_u128 n1, d1, n2, d2;
+	refb_fraction(a, na, &n1, &d1);
+	refb_fraction(b, nb, &n2, &d2);
+	refb_u128 l = d1 / refb_gcd(d1, d2) * d2;
+	refb_u128 x = n1 * (l / d1), y = n2 * (l / d2);
+	return (x > y) - (x < y);
+}
+
+static void refb_points_bounds(const struct refb *t, uint64_t own, uint64_t other, int *nlo,
+			       int lo_sizes[64], int *nhi, int hi_sizes[64])
+{
+	uint64_t empty = t->full & ~own & ~other;
+	int m = refb_independent_bound(t, empty & ~refb_grow(t, own));
+	*nlo = refb_components_with(t, t->full & ~other, own, lo_sizes);
+	int g = refb_components_with(t, own, own, hi_sizes);
+	for (int i = 0; i < m; i++)
+		hi_sizes[g + i] = 1;
+	*nhi = g + m;
+}
+
+static int refb_touching(const uint64_t ge[4], int v)
+{
+	return (int)(ge[0] >> v & 1) + (int)(ge[1] >> v & 1) + (int)(ge[2] >> v & 1) +
+	       (int)(ge[3] >> v & 1);
+}
+
+static void refb_groups_next(const struct refb *t, uint64_t x, uint64_t o, uint64_t ax[4],
+			     uint64_t ao[4], int *gx, int *go)
+{
+	uint64_t empty = t->full & ~x & ~o;
+	*gx = *go = 0;
+	memset(ax, 0, 4 * sizeof *ax);
+	memset(ao, 0, 4 * sizeof *ao);
+	for (int c = 0; c < 2; c++) {
+		uint64_t *a = c ? ao : ax;
+		for (uint64_t left = c ? o : x; left; ++*(c ? go : gx)) {
+			uint64_t grp = refb_flood(t, left, left & -left);
+			left &= ~grp;
+			uint64_t m = refb_grow(t, grp) & empty;
+			a[3] |= a[2] & m;
+			a[2] |= a[1] & m;
+			a[1] |= a[0] & m;
+			a[0] |= m;
+		}
+	}
+}
+
+static void refb_lead_by_cells(const struct refb *t, uint64_t x, uint64_t o, const uint64_t ax[4],
+			       const uint64_t ao[4], int d, int *least, int *most)
+{
+	uint64_t empty = t->full & ~x & ~o;
+	*least = *most = d;
+	for (uint64_t m = empty; m; m &= m - 1) {
+		int v = __builtin_ctzll(m), nx = refb_touching(ax, v), no = refb_touching(ao, v);
+		int q = __builtin_popcountll(t->nbr[v] & empty & ((1ull << v) - 1));
+		int wlo = 1 - no - q, whi = no ? 0 : 1;
+		int blo = nx ? 0 : -1, bhi = nx + q - 1;
+		*least += wlo < blo ? wlo : blo;
+		*most += whi > bhi ? whi : bhi;
+	}
+}
+
+static void refb_group_count_bounds(const struct refb *t, uint64_t s, int *lo, int *hi)
+{
+	uint64_t h = s & s >> 1 & t->not_right, v = s & s >> t->w;
+	*hi = __builtin_popcountll(s & ~(s << 1 & t->not_left) & ~(s << t->w));
+	int chi = __builtin_popcountll(s) - __builtin_popcountll(h) - __builtin_popcountll(v) +
+		  __builtin_popcountll(h & v & v >> 1);
+	*lo = chi > 1 ? chi : 1;
+}
+
+static int refb_lead_undecided(const struct refb *t, uint64_t x, uint64_t o, uint64_t last,
+			       uint64_t empty, int mx, int mo)
+{
+	int tie_loss = t->last_stone || (t->last_zone && last == 1);
+	int tie_win = t->last_stone || (t->last_zone && last == 2);
+	int xlo, xhi, olo, ohi;
+	refb_group_count_bounds(t, x, &xlo, &xhi);
+	refb_group_count_bounds(t, o, &olo, &ohi);
+	int dhi = ohi - xlo, dlo = olo - xhi;
+	int least = dhi, most = dlo;
+	uint64_t nx = refb_grow(t, x), no = refb_grow(t, o);
+	for (uint64_t m = empty; m; m &= m - 1) {
+		int c = __builtin_ctzll(m), hx = (int)(nx >> c & 1), ho = (int)(no >> c & 1);
+		int q = __builtin_popcountll(t->nbr[c] & empty & ((1ull << c) - 1));
+		int wlo = 1 - ho - q, blo = hx - 1, whi = 1 - ho, bhi = hx + q - 1;
+		least += wlo < blo ? wlo : blo;
+		most += whi > bhi ? whi : bhi;
+		if (t->last_zone) {
+			int e = __builtin_popcountll(t->nbr[c] & empty);
+			tie_loss |= ho + e >= 2;
+			tie_win |= hx + e >= 2;
+		}
+	}
+	least = least > dhi - mx ? least : dhi - mx;
+	most = most < dlo + mo ? most : dlo + mo;
+	return (least < 0 || (least == 0 && tie_loss)) && (most > 0 || (most == 0 && tie_win));
+}
+
+static int refb_last_cell_value(const struct bp_game *g, const struct bp_pos *p)
+{
+	struct bp_move m[2];
+	int best = -1;
+	for (int i = 0, n = g->ops->moves(g, p, m); i < n; i++) {
+		struct bp_pos c = *p;
+		g->ops->apply(g, &c, m[i]);
+		enum bp_value v = g->ops->outcome(g, &c);
+		int mine = v == BP_VALUE_LOSS ? 1 : v == BP_VALUE_WIN ? -1 : 0;
+		best = mine > best ? mine : best;
+	}
+	return best;
+}
+
+static int refb_bounds(const struct refb *t, const struct bp_game *g, const struct bp_pos *p,
+		       int *lo, int *hi)
+{
+	uint64_t x = p->w[0], o = p->w[1], empty = t->full & ~x & ~o;
+	if (!x || !o || !empty)
+		return 0;
+	if (__builtin_popcountll(empty) == 1) {
+		*lo = *hi = refb_last_cell_value(g, p);
+		return 1;
+	}
+	int mx = refb_independent_bound(t, empty & ~refb_grow(t, x));
+	int mo = refb_independent_bound(t, empty & ~refb_grow(t, o));
+	if (!t->fraction && refb_lead_undecided(t, x, o, p->w[2], empty, mx, mo))
+		return 0;
+	uint64_t ax[4], ao[4];
+	int gx, go;
+	refb_groups_next(t, x, o, ax, ao, &gx, &go);
+	int least, most;
+	if (t->fraction) {
+		int xlo, xhi, olo, ohi, xs_lo[64], xs_hi[64], os_lo[64], os_hi[64];
+		refb_points_bounds(t, x, o, &xlo, xs_lo, &xhi, xs_hi);
+		refb_points_bounds(t, o, x, &olo, os_lo, &ohi, os_hi);
+		least = refb_compare_points(os_lo, olo, xs_hi, xhi);
+		most = refb_compare_points(os_hi, ohi, xs_lo, xlo);
+	} else {
+		int cl, cm, d = go - gx;
+		refb_lead_by_cells(t, x, o, ax, ao, d, &cl, &cm);
+		if (cl <= 0 && d - mx >= 0) {
+			int olo = refb_components_with(t, t->full & ~x, o, NULL);
+			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
+		}
+		if (cm >= 0 && d + mo <= 0) {
+			int xlo = refb_components_with(t, t->full & ~o, x, NULL);
+			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
+		}
+		least = (cl > 0) - (cl < 0);
+		most = (cm > 0) - (cm < 0);
+	}
+	int tie_lo = -1, tie_hi = 1;
+	if (t->draw) {
+		tie_lo = tie_hi = 0;
+	} else if (t->last_zone && (least == 0 || most == 0)) {
+		unsigned may = p->w[2] == 1 ? 1u : 2u;
+		for (uint64_t m = empty; m && may != 3; m &= m - 1) {
+			int v = __builtin_ctzll(m), e = __builtin_popcountll(t->nbr[v] & empty);
+			may |= (refb_touching(ao, v) + e >= 2 ? 1u : 0u) |
+			       (refb_touching(ax, v) + e >= 2 ? 2u : 0u);
+		}
+		tie_lo = may & 1 ? -1 : 1;
+		tie_hi = may & 2 ? 1 : -1;
+	}
+	int blo = least > 0 ? 1 : least == 0 ? tie_lo : -1;
+	int bhi = most < 0 ? -1 : most == 0 ? tie_hi : 1;
+	int mover = __builtin_popcountll(x | o) & 1;
+	*lo = mover ? -bhi : blo;
+	*hi = mover ? -blo : bhi;
+	return 1;
+}
+
+/* One position: the op and the reference give the same answer. @return 1 when they
+ * agree (the caller stops at the first disagreement, naming the position). */
+static int bounds_agree(const struct refb *r, const struct bp_game *g, const struct bp_pos *p)
+{
+	int lo = -5, hi = 5, rlo = -5, rhi = 5;
+	int rc = g->ops->bounds(g, p, &lo, &hi), rrc = refb_bounds(r, g, p, &rlo, &rhi);
+	if (rc == rrc && (!rc || (lo == rlo && hi == rhi)))
+		return 1;
+	cr_log_error("%s %s: bounds %d %d..%d, reference %d %d..%d", g->spec, fmt_pos(g, p), rc, lo,
+		     hi, rrc, rlo, rhi);
+	return 0;
+}
+
+static const char *const bounds_variants[] = {
+	"",
+	",tie=last-stone",
+	",tie=draw",
+	",score=fraction",
+	",score=fraction,tie=last-stone",
+	",score=fraction,tie=draw",
+};
+
+/* Every board of x, o and empty cells, with each value of `last`, of a small board
+ * under every variant (positions play could not reach included: the op must not
+ * care). @return the positions the op bounds. */
+static long bounds_same_everywhere(const char *board)
+{
+	long bounded = 0;
+	for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "taifas:%s%s", board, bounds_variants[vi]);
+		struct bp_game *g = open_game(spec);
+		struct refb r;
+		refb_init(&r, g);
+		uint64_t boards = 1;
+		for (int i = 0; i < r.n; i++)
+			boards *= 3;
+		for (uint64_t b = 0; b < boards; b++) {
+			struct bp_pos p;
+			memset(&p, 0, sizeof p);
+			for (uint64_t k = b, c = 0; k; k /= 3, c++)
+				if (k % 3)
+					p.w[k % 3 - 1] |= 1ull << c;
+			for (uint64_t last = 0; last < 3; last++) {
+				p.w[2] = last;
+				int lo, hi;
+				cr_assert(bounds_agree(&r, g, &p));
+				bounded += g->ops->bounds(g, &p, &lo, &hi);
+			}
+		}
+		bp_game_destroy(g);
+	}
+	return bounded;
+}
+
+Test(taifas, bounds_same_as_reference_on_every_3x3_and_3x4_board)
+{
+	cr_expect_gt(bounds_same_everywhere("3x3"), 0);
+	cr_expect_gt(bounds_same_everywhere("3x4"), 0);
+}
+
+/* Every 11th board of 4x4 (3.9 M of the 3^16; all of them take 45 s), each under
+ * one variant and one `last` in turn: all six variants and all three values of `last`
+ * are met about equally often, 11 being prime to 6 and 3. */
+Test(taifas, bounds_same_as_reference_on_4x4_boards)
+{
+	enum { NV = sizeof bounds_variants / sizeof bounds_variants[0] };
+	struct bp_game *g[NV];
+	struct refb r[NV];
+	for (int vi = 0; vi < NV; vi++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "taifas:4x4%s", bounds_variants[vi]);
+		g[vi] = open_game(spec);
+		refb_init(&r[vi], g[vi]);
+	}
+	long bounded = 0;
+	for (uint64_t b = 0; b < 43046721; b += 11) {
+		struct bp_pos p;
+		memset(&p, 0, sizeof p);
+		for (uint64_t k = b, c = 0; k; k /= 3, c++)
+			if (k % 3)
+				p.w[k % 3 - 1] |= 1ull << c;
+		p.w[2] = b / NV % 3;
+		int vi = (int)(b % NV), lo, hi;
+		cr_assert(bounds_agree(&r[vi], g[vi], &p));
+		bounded += g[vi]->ops->bounds(g[vi], &p, &lo, &hi);
+	}
+	cr_expect_gt(bounded, 0);
+	for (int vi = 0; vi < NV; vi++)
+		bp_game_destroy(g[vi]);
+}
+
+/* Seeded random positions of larger boards, every variant: for each number of empty
+ * cells from 0 to 16 (to 24 on boards of more than 30 cells), the other cells x or o
+ * at random, and a random `last`. 40,000 per board and variant: 240,000 of taifas:5x5,
+ * 4x5 and 5x4 each. The widths 2 to 9 take each path of the op: 3 to 8 its copies with
+ * a constant width, 2 and 9 the general one, 9 without independent_bound's table. */
+Test(taifas, bounds_same_as_reference_on_random_boards)
+{
+	static const char *const boards[] = {
+		"5x5", "4x5", "5x4", "6x6", "8x8", "7x3", "2x8", "9x7"
+	};
+	const uint64_t seed = 20261125;
+	cr_log_info("seed %llu", (unsigned long long)seed);
+	uint64_t rs = seed;
+	for (size_t bi = 0; bi < sizeof boards / sizeof boards[0]; bi++)
+		for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
+			char spec[64];
+			snprintf(spec, sizeof spec, "taifas:%s%s", boards[bi], bounds_variants[vi]);
+			struct bp_game *g = open_game(spec);
+			struct refb r;
+			refb_init(&r, g);
+			int most_empty = r.n > 30 ? 24 : 16;
+			long decided = 0;
+			for (int i = 0; i < 40000; i++) {
+				int empty = i % (most_empty + 1);
+				struct bp_pos p;
+				memset(&p, 0, sizeof p);
+				uint64_t left = r.full;
+				for (int k = 0; k < empty; k++) {
+					/* a random cell still to place stays empty */
+					int at = (int)(splitmix64(&rs) % (uint64_t)(r.n - k));
+					uint64_t m = left;
+					while (at--)
+						m &= m - 1;
+					left &= ~(m & -m);
+				}
+				uint64_t colours = splitmix64(&rs);
+				p.w[0] = left & colours;
+				p.w[1] = left & ~colours;
+				p.w[2] = splitmix64(&rs) % 3;
+				int lo, hi;
+				cr_assert(bounds_agree(&r, g, &p), "seed %llu",
+					  (unsigned long long)seed);
+				decided += g->ops->bounds(g, &p, &lo, &hi) && (lo >= 0 || hi <= 0);
+			}
+			cr_expect_gt(decided, 0, "%s: the bounds decide nothing", spec);
+			bp_game_destroy(g);
+		}
 }
