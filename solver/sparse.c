@@ -73,6 +73,7 @@ struct bp_sparse {
 	uint64_t *n;	 /* keys per tier */
 	uint64_t **k;	 /* tier t: n[t] keys, two words each (low, high), increasing */
 	uint64_t stored; /* bytes of the stored form, when known */
+	int threads;	 /* the enumeration's, which bp_sparse_store encodes on (0: one) */
 	/* opened from its stored form (bp_sparse_open): a tier's keys are read, checked
 	 * and kept on first use (ready[t] set, atomically, under lock) */
 	uint8_t *ready;	 /* NULL: every tier is in memory */
@@ -755,6 +756,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	e.limit = opts ? opts->memory_limit : 0;
 	uint32_t nt = g->ntiers;
 	e.ix = sparse_new(nt);
+	if (e.ix)
+		e.ix->threads = e.threads;
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
 	if (e.ix && (!(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
 		     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)))) {
@@ -1101,29 +1104,80 @@ static int decode_block(const uint16_t *rec, uint32_t nrec, uint32_t n, uint64_t
 	return BP_OK;
 }
 
+/* bp_sparse_store's blocks, encoded on the enumeration's threads (the zstd frames of
+ * mirador:10x10's 35 blocks were a tenth of its one-thread solve, all of it on one
+ * core): block j is items[1 + j], each worker with its own codec and buffers, so the
+ * bytes are those one thread writes. */
+struct store_job {
+	const bp_sparse *ix;
+	uint64_t seed;
+	uint32_t *tier, *blk; /* per block */
+	uint8_t *keys;	      /* per block: its 9-byte key */
+	struct bp_kv_item *items;
+	bp_codec **codec; /* per worker */
+	uint16_t **rec;
+	uint8_t **bytes;
+};
+
+static int store_block(void *ctx, int worker, uint64_t j)
+{
+	struct store_job *sj = ctx;
+	uint32_t t = sj->tier[j];
+	uint64_t b0 = (uint64_t)sj->blk[j] * BLOCK_KEYS, left = sj->ix->n[t] - b0;
+	uint32_t n = (uint32_t)(left < BLOCK_KEYS ? left : BLOCK_KEYS);
+	uint8_t *k = sj->keys + 9 * j;
+	block_key(k, t, sj->blk[j]);
+	uint32_t nrec = encode_block(sj->ix->k[t] + 2 * b0, n, sj->rec[worker], sj->bytes[worker]);
+	const void *enc;
+	size_t elen;
+	int rc = bp_codec_encode(sj->codec[worker], k, 9, sj->seed, sj->rec[worker], nrec, 0, &enc,
+				 &elen);
+	if (rc)
+		return rc;
+	uint8_t *val = malloc(HEADER_BYTES + elen);
+	if (!val)
+		return BP_ENOMEM;
+	put_u32(val, nrec);
+	put_u32(val + 4, n);
+	memcpy(val + HEADER_BYTES, enc, elen);
+	sj->items[1 + j] =
+		(struct bp_kv_item){ .key = k, .klen = 9, .val = val, .vlen = HEADER_BYTES + elen };
+	return BP_OK;
+}
+
 int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err *err)
 {
 	char name[300];
 	bp_kv *kv = NULL;
-	bp_codec *codec = NULL;
-	struct bp_kv_item *items = NULL;
-	uint8_t *keys = NULL, *bytes = NULL, *format = NULL;
-	uint16_t *rec = NULL;
+	struct store_job sj = { .ix = ix };
+	uint8_t *format = NULL;
 	size_t nitems = 1, at = 0;
-	int rc;
+	int rc = BP_OK, threads = ix->threads > 0 ? ix->threads : 1;
 	index_name(name, sizeof name, spec);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		nitems += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
+	if ((uint64_t)threads > nitems - 1)
+		threads = nitems > 1 ? (int)(nitems - 1) : 1;
 	size_t flen = 28 + 16 * (size_t)ix->nt;
-	items = calloc(nitems, sizeof *items);
-	keys = malloc(nitems * 9);
+	sj.items = calloc(nitems, sizeof *sj.items);
+	sj.keys = malloc(nitems * 9);
+	sj.tier = malloc(nitems * sizeof *sj.tier);
+	sj.blk = malloc(nitems * sizeof *sj.blk);
 	format = malloc(flen);
-	bytes = malloc((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2);
-	rec = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 * sizeof *rec);
-	if (!items || !keys || !format || !bytes || !rec || (rc = bp_codec_create(&codec))) {
+	sj.codec = calloc((size_t)threads, sizeof *sj.codec);
+	sj.rec = calloc((size_t)threads, sizeof *sj.rec);
+	sj.bytes = calloc((size_t)threads, sizeof *sj.bytes);
+	if (!sj.items || !sj.keys || !sj.tier || !sj.blk || !format || !sj.codec || !sj.rec ||
+	    !sj.bytes)
 		rc = BP_ENOMEM;
+	for (int w = 0; !rc && w < threads; w++)
+		if (!(sj.bytes[w] = malloc((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2)) ||
+		    !(sj.rec[w] = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 *
+					 sizeof *sj.rec[w])) ||
+		    bp_codec_create(&sj.codec[w]))
+			rc = BP_ENOMEM;
+	if (rc)
 		goto out;
-	}
 	memcpy(format, SPARSE_MAGIC, 8);
 	put_u32(format + 8, SPARSE_FORMAT);
 	put_u32(format + 12, BP_RULES_VERSION);
@@ -1137,53 +1191,46 @@ int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err
 			goto out;
 		put_u64(format + 28 + 8 * ((size_t)ix->nt + t), tier_hash(ix, t));
 	}
-	items[at++] =
+	sj.items[at++] =
 		(struct bp_kv_item){ .key = "format", .klen = 6, .val = format, .vlen = flen };
-	uint64_t seed = seed_of(spec);
+	sj.seed = seed_of(spec);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		for (uint64_t b0 = 0, blk = 0; b0 < ix->n[t]; b0 += BLOCK_KEYS, blk++) {
-			uint32_t n =
-				(uint32_t)(ix->n[t] - b0 < BLOCK_KEYS ? ix->n[t] - b0 : BLOCK_KEYS);
-			uint8_t *k = keys + 9 * at;
-			block_key(k, t, (uint32_t)blk);
-			uint32_t nrec = encode_block(ix->k[t] + 2 * b0, n, rec, bytes);
-			const void *enc;
-			size_t elen;
-			if ((rc = bp_codec_encode(codec, k, 9, seed, rec, nrec, 0, &enc, &elen)))
-				goto out;
-			uint8_t *val = malloc(HEADER_BYTES + elen);
-			if (!val) {
-				rc = BP_ENOMEM;
-				goto out;
-			}
-			put_u32(val, nrec);
-			put_u32(val + 4, n);
-			memcpy(val + HEADER_BYTES, enc, elen);
-			items[at++] = (struct bp_kv_item){
-				.key = k, .klen = 9, .val = val, .vlen = HEADER_BYTES + elen
-			};
+			sj.tier[at - 1] = t;
+			sj.blk[at - 1] = (uint32_t)blk;
+			at++;
 		}
+	if ((rc = bp_parallel_for(threads, at - 1, store_block, &sj)))
+		goto out;
 	if ((rc = bp_kv_open(db, name, BP_STORE_CREATE, &kv, err)))
 		goto out_quiet;
 	ix->stored = 0;
 	for (size_t i = 0; i < at; i++)
-		ix->stored += items[i].klen + items[i].vlen;
-	if ((rc = bp_kv_put(kv, at, items)))
+		ix->stored += sj.items[i].klen + sj.items[i].vlen;
+	if ((rc = bp_kv_put(kv, at, sj.items)))
 		bp_err_set(err, rc, "%s: writing its index of positions: %s", spec,
 			   bp_kv_why(kv)[0] ? bp_kv_why(kv) : bp_strerror(rc));
 	goto out_quiet;
 out:
 	bp_err_set(err, rc, "%s: encoding its index of positions: %s", spec, bp_strerror(rc));
 out_quiet:
-	for (size_t i = 1; items && i < at; i++)
-		free((void *)items[i].val);
+	for (size_t i = 1; sj.items && i < at; i++)
+		free((void *)sj.items[i].val);
 	bp_kv_close(kv);
-	bp_codec_destroy(codec);
-	free(items);
-	free(keys);
+	for (int w = 0; w < threads; w++) {
+		if (sj.codec)
+			bp_codec_destroy(sj.codec[w]);
+		free(sj.rec ? sj.rec[w] : NULL);
+		free(sj.bytes ? sj.bytes[w] : NULL);
+	}
+	free(sj.codec);
+	free(sj.rec);
+	free(sj.bytes);
+	free(sj.items);
+	free(sj.keys);
+	free(sj.tier);
+	free(sj.blk);
 	free(format);
-	free(bytes);
-	free(rec);
 	return rc;
 }
 

@@ -105,7 +105,8 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 void bp_sparse_view_free(struct bp_game *view);
 
 /* Writes ix as the stored index of the table of spec in db (replacing any), in one
- * transaction. @return BP_OK; as bp_kv_open and bp_kv_put (err names the cause). */
+ * transaction; its blocks are encoded on the threads that enumerated ix (one for an
+ * index made otherwise), the same bytes whatever their number. @return BP_OK; as bp_kv_open and bp_kv_put (err names the cause). */
 int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err *err);
 
 /* 1 when an index (sound or not) is stored for the table of spec in db, else 0. */

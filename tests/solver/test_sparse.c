@@ -250,6 +250,24 @@ static void *get_index_item(const char *dir, const struct bp_game *g, const void
 	return val;
 }
 
+/* As get_index_item; NULL when there is no such item. */
+static void *get_index_item_or_null(const char *dir, const struct bp_game *g, const void *key,
+				    size_t klen, size_t *vlen)
+{
+	bp_store *db;
+	bp_kv *kv;
+	void *val = NULL;
+	char name[300];
+	snprintf(name, sizeof name, ".index:%s", g->spec);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_kv_open(db, name, BP_STORE_READONLY, &kv, NULL), BP_OK);
+	int rc = bp_kv_get(kv, key, klen, &val, vlen);
+	cr_assert(rc == BP_OK || rc == BP_ENOTFOUND, "%d", rc);
+	bp_kv_close(kv);
+	bp_store_close(db);
+	return rc == BP_OK ? val : NULL;
+}
+
 static int open_code(const char *dir, const struct bp_game *g, char *msg, size_t n)
 {
 	bp_store *db;
@@ -292,6 +310,44 @@ static void block_key(uint8_t key[9], uint32_t tier, uint32_t block)
 		key[1 + i] = (uint8_t)(tier >> 8 * (3 - i));
 		key[5 + i] = (uint8_t)(block >> 8 * (3 - i));
 	}
+}
+
+/* The stored index is the same bytes whatever the threads that encoded it
+ * (bp_sparse_store encodes its blocks on the enumeration's threads). */
+Test(sparse, stored_index_is_the_same_on_any_threads)
+{
+	struct bp_game *g = open_game("mirador:8x8");
+	char *d1 = temp_db(), *d3 = temp_db();
+	struct bp_solve_opts o = { .threads = 1, .index = BP_INDEX_SPARSE };
+	struct bp_solve_result r1 = solve_into(d1, g, o);
+	o.threads = 3;
+	struct bp_solve_result r3 = solve_into(d3, g, o);
+	cr_expect_eq(r1.index_stored_bytes, r3.index_stored_bytes);
+	int blocks = 0;
+	for (uint32_t t = 0; t <= g->ntiers; t++) {
+		uint8_t key[9];
+		const void *k = key;
+		size_t klen = 9, n1, n3;
+		block_key(key, t, 0);
+		if (t == g->ntiers) { /* last, the format record */
+			k = "format";
+			klen = 6;
+		}
+		void *v1 = get_index_item_or_null(d1, g, k, klen, &n1);
+		void *v3 = get_index_item_or_null(d3, g, k, klen, &n3);
+		cr_expect((v1 == NULL) == (v3 == NULL), "tier %u", t);
+		if (v1 && v3) {
+			cr_expect(n1 == n3 && memcmp(v1, v3, n1) == 0, "tier %u: the blocks differ",
+				  t);
+			blocks++;
+		}
+		free(v1);
+		free(v3);
+	}
+	cr_expect_gt(blocks, 10);
+	remove_db(d1);
+	remove_db(d3);
+	bp_game_destroy(g);
 }
 
 Test(sparse, damaged_index_is_refused)
