@@ -87,9 +87,9 @@ struct bp_sparse {
 	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
 	 * enumeration asked; NULL when the index was read from its stored form */
 	uint64_t **outcome;
-	/* made by the enumeration, never stored: per tier, the high word of every
-	 * TOP_EVERY-th key (rank searches these first, a few hundred KiB that stay in
-	 * cache, then one block of keys); NULL: rank searches the keys alone */
+	/* made by the enumeration, never stored: per tier, every TOP_EVERY-th key
+	 * (rank searches these first, a few hundred KiB that stay in cache, then one
+	 * block of keys); NULL: rank searches the keys alone */
 	uint64_t **top;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
@@ -310,7 +310,8 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
 		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
-		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * 8 : 0);
+		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * KEY_BYTES
+					    : 0);
 	return b;
 }
 
@@ -332,9 +333,11 @@ uint64_t bp_sparse_hash(const bp_sparse *ix)
 	return h;
 }
 
-/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of high
- * words (struct bp_sparse top), the key lies after every sampled key of a lower high
- * word and before every one of a higher: between samples a - 1 and b. */
+/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of
+ * keys (struct bp_sparse top), after the last sampled key not above it and within
+ * TOP_EVERY keys of it: one search of the sample, then one of a block of TOP_EVERY
+ * keys (a sample of high words alone needed two searches, and then a range as long
+ * as the keys sharing the key's high word). */
 static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *lo,
 		       uint64_t *hi)
 {
@@ -344,26 +347,21 @@ static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], u
 	if (!ix->top || !ix->top[t] || n <= TOP_EVERY)
 		return;
 	const uint64_t *top = ix->top[t];
-	uint64_t ns = (n + TOP_EVERY - 1) / TOP_EVERY, a = 0, b = ns;
-	while (a < b) { /* the first sample >= key's high word */
+	uint64_t a = 0, b = (n + TOP_EVERY - 1) / TOP_EVERY;
+	while (a < b) { /* the first sample above the key */
 		uint64_t mid = a + (b - a) / 2;
-		if (top[mid] < key[1])
-			a = mid + 1;
-		else
+		if (key_less(key, top + 2 * mid))
 			b = mid;
-	}
-	b = a;
-	uint64_t e = ns;
-	while (b < e) { /* the first sample > key's high word */
-		uint64_t mid = b + (e - b) / 2;
-		if (top[mid] <= key[1])
-			b = mid + 1;
 		else
-			e = mid;
+			a = mid + 1;
 	}
-	*lo = a ? (a - 1) * TOP_EVERY : 0;
-	if (b < ns)
-		*hi = b * TOP_EVERY;
+	if (a == 0) { /* below the tier's first key */
+		*hi = 0;
+		return;
+	}
+	*lo = (a - 1) * TOP_EVERY;
+	if (*lo + TOP_EVERY < n)
+		*hi = *lo + TOP_EVERY;
 }
 
 /* Binary search for key in k[lo, hi). @return BP_OK; BP_ERANGE. */
@@ -683,10 +681,12 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 static int make_top(bp_sparse *ix, uint32_t t)
 {
 	uint64_t ns = (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY;
-	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * sizeof(uint64_t))))
+	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * KEY_BYTES)))
 		return BP_ENOMEM;
-	for (uint64_t j = 0; j < ns; j++)
-		ix->top[t][j] = ix->k[t][2 * (j * TOP_EVERY) + 1];
+	for (uint64_t j = 0; j < ns; j++) {
+		ix->top[t][2 * j] = ix->k[t][2 * (j * TOP_EVERY)];
+		ix->top[t][2 * j + 1] = ix->k[t][2 * (j * TOP_EVERY) + 1];
+	}
 	return BP_OK;
 }
 
