@@ -877,6 +877,7 @@ struct small {
 	u128 *nb, *diag;    /* nplace each */
 	uint8_t *psym;	    /* nsym * nplace */
 	int16_t *cellplace; /* ncells: the place whose top-left square it is, or -1 */
+	u128 *opsym;	    /* nsym * nplace: order_of(pmask[psym[s][i]]) */
 };
 
 static u128 bit128(int i)
@@ -944,6 +945,7 @@ static void small_free(struct small *sm)
 	free(sm->diag);
 	free(sm->psym);
 	free(sm->cellplace);
+	free(sm->opsym);
 	free(sm);
 }
 
@@ -964,7 +966,8 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->diag = calloc((size_t)N, sizeof *sm->diag);
 	sm->psym = calloc((size_t)N * (size_t)g->nsym, 1);
 	sm->cellplace = malloc(sizeof *sm->cellplace * (size_t)gr->ncells);
-	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace) {
+	sm->opsym = calloc((size_t)N * (size_t)g->nsym, sizeof *sm->opsym);
+	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1005,6 +1008,8 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 			sm->psym[(size_t)s * (size_t)N + (size_t)i] = (uint8_t)sm->cellplace[low];
 		}
 	}
+	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
+		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
 	m->sm = sm;
 	return BP_OK;
 }
@@ -1086,18 +1091,21 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 {
 	const struct small *sm = m->sm;
 	int N = m->nplace, mover = (int)TO_MOVE(p);
-	u128 set[2], img[SMALL_MAX_SYM][2], pl[SMALL_MAX_SYM][2];
+	u128 set[2], img[SMALL_MAX_SYM][2], opl[SMALL_MAX_SYM][2];
 	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
 		return 0;
-	/* the position's images, pieces and planes */
+	/* the position's images: pieces, and planes as order_of. order_of permutes bits,
+	 * so a plane's is the OR of its pieces' (opsym), and a child's plane is the
+	 * parent's OR the new piece's. */
 	for (int s = 0; s < sm->nsym; s++) {
 		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
+		const u128 *os = sm->opsym + (size_t)s * (size_t)N;
 		for (int c = 0; c < 2; c++) {
-			img[s][c] = pl[s][c] = 0;
+			img[s][c] = opl[s][c] = 0;
 			for (u128 v = set[c]; v; v &= v - 1) {
-				int q = ps[ctz128(v)];
-				img[s][c] |= bit128(q);
-				pl[s][c] |= sm->pmask[q];
+				int i = ctz128(v);
+				img[s][c] |= bit128(ps[i]);
+				opl[s][c] |= os[i];
 			}
 		}
 	}
@@ -1122,12 +1130,11 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 		int bs = 0;
 		u128 o0 = 0, o1 = 0;
 		for (int s = 0; s < sm->nsym; s++) {
-			u128 add =
-				q < 0 ? 0 : sm->pmask[sm->psym[(size_t)s * (size_t)N + (size_t)q]];
-			u128 a0 = order_of(pl[s][0] | (mover ? 0 : add));
+			u128 add = q < 0 ? 0 : sm->opsym[(size_t)s * (size_t)N + (size_t)q];
+			u128 a0 = opl[s][0] | (mover ? 0 : add);
 			if (s > 0 && a0 > o0)
 				continue;
-			u128 a1 = order_of(pl[s][1] | (mover ? add : 0));
+			u128 a1 = opl[s][1] | (mover ? add : 0);
 			if (s > 0 && a0 == o0 && a1 >= o1)
 				continue;
 			bs = s;
