@@ -1080,9 +1080,34 @@ static int key_of_sets(const struct mirador *m, u128 r, u128 b, int to_move, int
 /* One canonical child on a small grid. */
 struct small_child {
 	u128 set[2];
+	uint64_t red; /* bit i: the i-th lowest place of set[0] | set[1] is red (the key's) */
 	uint32_t tier;
 	int to_move, passed;
 };
+
+/* The key's colour bits of the pieces at places r (red) and u (all): bit i set when
+ * the i-th lowest place of u is red. */
+static uint64_t red_bits(u128 r, u128 u)
+{
+	uint64_t bits = 0;
+	for (int n = 0; u; u &= u - 1, n++)
+		if (r & u & (~u + 1))
+			bits |= 1ull << n;
+	return bits;
+}
+
+/* key_of_sets of a child whose colour bits (red_bits) small_children gave. */
+static int key_of_child(const struct mirador *m, const struct small_child *k, uint64_t key[2])
+{
+	int base = 128 - m->nplace;
+	u128 u = k->set[0] | k->set[1];
+	if (2 + popcount128(u) > base)
+		return BP_ERANGE;
+	u128 v = u << base | (u128)k->red << 2 | (u128)(k->to_move << 1 | k->passed);
+	key[0] = (uint64_t)v;
+	key[1] = (uint64_t)(v >> 64);
+	return BP_OK;
+}
 
 /* The canonical children of p (a position of a small grid that is not over), in
  * moves() order. @return how many (at least one: a pass when nothing else), or 0
@@ -1125,6 +1150,10 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 			r++;
 	}
 	uint32_t tier = (uint32_t)(r + b + passes_of_counts(r, b, 1 - mover, passed));
+	/* each image's colour bits, when a child first takes it: a child's are its
+	 * image's with the new piece's bit inserted where its place falls */
+	uint64_t red[SMALL_MAX_SYM];
+	unsigned have = 0;
 	do {
 		int q = passed ? -1 : ctz128(legal);
 		int bs = 0;
@@ -1144,8 +1173,20 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 		struct small_child *k = &out[n++];
 		k->set[0] = img[bs][0];
 		k->set[1] = img[bs][1];
-		if (q >= 0)
-			k->set[mover] |= bit128(sm->psym[(size_t)bs * (size_t)N + (size_t)q]);
+		u128 u = k->set[0] | k->set[1];
+		if (!(have >> bs & 1)) {
+			red[bs] = red_bits(img[bs][0], u);
+			have |= 1u << bs;
+		}
+		k->red = red[bs];
+		if (q >= 0) {
+			int qs = sm->psym[(size_t)bs * (size_t)N + (size_t)q];
+			assert(popcount128(u) < 63); /* no grid here has room for more */
+			uint64_t below = (1ull << popcount128(u & (bit128(qs) - 1))) - 1;
+			k->red =
+				(k->red & below) | (k->red & ~below) << 1 | (mover ? 0 : below + 1);
+			k->set[mover] |= bit128(qs);
+		}
 		k->tier = tier;
 		k->to_move = 1 - mover;
 		k->passed = passed;
@@ -1183,8 +1224,7 @@ static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p
 	if (n == 0)
 		return children_generic(g, p, tier, keys, NULL);
 	for (int i = 0; i < n; i++) {
-		int rc = key_of_sets(m, kid[i].set[0], kid[i].set[1], kid[i].to_move, kid[i].passed,
-				     keys + 2 * i);
+		int rc = key_of_child(m, &kid[i], keys + 2 * i);
 		if (rc)
 			return rc;
 		tier[i] = kid[i].tier;
