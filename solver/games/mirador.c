@@ -1287,7 +1287,7 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 		       int passed, struct bp_pos *out)
 {
 	const struct small *sm = m->sm;
-	u128 bad = 0, corner[2] = { 0, 0 };
+	u128 bad = 0, corner[2] = { 0, 0 }, pl[2] = { 0, 0 };
 	if (set[0] & set[1])
 		return BP_ENOTFOUND;
 	for (int c = 0; c < 2; c++)
@@ -1297,6 +1297,7 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 				return BP_ENOTFOUND; /* overlap or side contact */
 			bad |= sm->nb[q];
 			corner[c] |= sm->diag[q];
+			pl[c] |= sm->pmask[q];
 		}
 	if ((corner[0] & set[1]) != 0)
 		return BP_ENOTFOUND; /* red and blue touch at a corner */
@@ -1315,12 +1316,8 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 			return BP_ENOTFOUND;
 	}
 	memset(out, 0, sizeof *out);
-	for (int c = 0; c < 2; c++) {
-		u128 pl = 0;
-		for (u128 v = set[c]; v; v &= v - 1)
-			pl |= sm->pmask[ctz128(v)];
-		put_plane(out, c, pl);
-	}
+	put_plane(out, 0, pl[0]);
+	put_plane(out, 1, pl[1]);
 	TO_MOVE(out) = (uint64_t)tm;
 	PASSED(out) = (uint64_t)passed;
 	return BP_OK;
