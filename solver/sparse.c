@@ -961,6 +961,65 @@ static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32
 	return n;
 }
 
+/* tier_walk over the index, for the walk engine (solver/expanded.c): every index of
+ * the tier is a reachable canonical position with no other member of its class in the
+ * index, and every move of a game without BP_GAME_TIER_SKIP raises the tier by one
+ * (else BP_EINVAL: the walk has no place for it). A position the enumeration found
+ * over is told with its outcome, nothing unranked (the tiers engine unranked each of
+ * them, 89% of mirador:10x10's positions, to ask outcome()); the others with their
+ * children's indices, as view_children gives them. */
+static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			  unsigned what, const uint64_t *marked,
+			  int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
+{
+	const struct view *v = (const struct view *)(const void *)g;
+	const bp_sparse *ix = v->ix;
+	uint32_t ct[VIEW_MAX_MOVES];
+	uint64_t idx[VIEW_MAX_MOVES];
+	int rc;
+	(void)marked; /* every index is reached */
+	if (tier >= ix->nt)
+		return BP_ERANGE;
+	if ((rc = need_tier(ix, tier)))
+		return rc;
+	const uint64_t *known = ix->outcome ? ix->outcome[tier] : NULL;
+	if (hi > ix->n[tier])
+		hi = ix->n[tier];
+	for (uint64_t i = lo; i < hi; i++) {
+		struct bp_walk w = { .index = i, .children = idx };
+		if (what & BP_WALK_CHILDREN) {
+			enum bp_value o = BP_VALUE_NONE;
+			struct bp_pos p;
+			int n, unranked = 0;
+			if (known) {
+				o = (enum bp_value)(known[i / 32] >> 2 * (i % 32) & 3);
+			} else {
+				if ((rc = bp_sparse_unrank_position(ix, g, tier, i, &p)))
+					return rc;
+				unranked = 1;
+				o = v->base->outcome(g, &p);
+			}
+			if (o != BP_VALUE_NONE) {
+				w.nchildren = -1;
+				w.outcome = o;
+			} else {
+				if (!unranked &&
+				    (rc = bp_sparse_unrank_position(ix, g, tier, i, &p)))
+					return rc;
+				if ((n = view_children(g, &p, ct, idx)) < 0)
+					return n;
+				for (int k = 0; k < n; k++)
+					if (ct[k] != tier + 1)
+						return BP_EINVAL; /* not a move the walk can tell */
+				w.nchildren = n;
+			}
+		}
+		if ((rc = visit(ctx, &w)))
+			return rc;
+	}
+	return BP_OK;
+}
+
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out)
 {
 	*out = NULL;
@@ -975,13 +1034,17 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 	v->ops.tier_size = view_tier_size;
 	v->ops.rank = view_rank;
 	v->ops.unrank = view_unrank;
-	v->ops.tier_walk = NULL;
+	v->ops.tier_walk = NULL; /* set below where the game has children_keys */
 	v->base = g->ops;
 	if (ix->outcome)
 		v->ops.outcome = view_outcome;
 	/* the game's children() gives its own indices: only the index's may be given */
 	v->ops.children =
 		g->ops->children_keys && g->max_moves <= VIEW_MAX_MOVES ? view_children : NULL;
+	/* the walk tells each child in the next tier, which a tier skip would break */
+	if (v->ops.children && !(g->ops->flags & BP_GAME_TIER_SKIP))
+		v->ops.tier_walk = view_tier_walk;
+	v->ops.walk_segments = NULL;
 	v->ops.flags = (g->ops->flags | BP_GAME_DENSE_REACHABLE | BP_GAME_INDEX_CANONICAL) &
 		       ~(unsigned)BP_GAME_WALK_UNREACHED;
 	v->g.ops = &v->ops;
