@@ -91,9 +91,8 @@ struct bp_sparse {
 	 * (rank searches these first, a few hundred KiB that stay in cache, then one
 	 * block of keys); NULL: rank searches the keys alone */
 	uint64_t **top;
-	uint64_t **top2; /* per tier with top: every TOP_EVERY-th key of top */
-	int bad;	 /* the first error reading a tier (sticks) */
-	char why[200];	 /* what it was */
+	int bad;       /* the first error reading a tier (sticks) */
+	char why[200]; /* what it was */
 };
 
 int bp_sparse_supported(const struct bp_game *g)
@@ -233,8 +232,7 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 {
 	bp_sparse *ix = sparse_new(nt);
 	*out = NULL;
-	if (!ix || !(ix->top = calloc(nt ? nt : 1, sizeof *ix->top)) ||
-	    !(ix->top2 = calloc(nt ? nt : 1, sizeof *ix->top2))) {
+	if (!ix || !(ix->top = calloc(nt ? nt : 1, sizeof *ix->top))) {
 		bp_sparse_free(ix);
 		return BP_ENOMEM;
 	}
@@ -271,10 +269,7 @@ void bp_sparse_free(bp_sparse *ix)
 	free(ix->outcome);
 	for (uint32_t t = 0; ix->top && t < ix->nt; t++)
 		free(ix->top[t]);
-	for (uint32_t t = 0; ix->top2 && t < ix->nt; t++)
-		free(ix->top2[t]);
 	free(ix->top);
-	free(ix->top2);
 	if (ix->ready)
 		pthread_mutex_destroy(&ix->lock);
 	bp_kv_close(ix->kv);
@@ -315,9 +310,7 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
 		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
-		     (ix->top && ix->top[t] ? ((ix->n[t] + TOP_EVERY - 1) / TOP_EVERY +
-					       ix->n[t] / TOP_EVERY / TOP_EVERY + 1) *
-						      KEY_BYTES
+		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * KEY_BYTES
 					    : 0);
 	return b;
 }
@@ -340,24 +333,11 @@ uint64_t bp_sparse_hash(const bp_sparse *ix)
 	return h;
 }
 
-/* The first of the keys k[lo, hi) (sorted) above key, or hi. */
-static uint64_t first_above(const uint64_t *k, uint64_t lo, uint64_t hi, const uint64_t key[2])
-{
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (key_less(key, k + 2 * mid))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's samples of keys
- * (struct bp_sparse top), within TOP_EVERY keys after the last sampled key not above
- * it: a search of the sample of the sample (every 1024th key, a few KiB that stay in
- * the cache), then of TOP_EVERY samples, then (rank_in) of TOP_EVERY keys; a single
- * search of the sample missed the cache at each of its last steps. */
+/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of
+ * keys (struct bp_sparse top), after the last sampled key not above it and within
+ * TOP_EVERY keys of it: one search of the sample, then one of a block of TOP_EVERY
+ * keys (a sample of high words alone needed two searches, and then a range as long
+ * as the keys sharing the key's high word). */
 static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *lo,
 		       uint64_t *hi)
 {
@@ -366,12 +346,14 @@ static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], u
 	*hi = n;
 	if (!ix->top || !ix->top[t] || n <= TOP_EVERY)
 		return;
-	const uint64_t *top = ix->top[t], *top2 = ix->top2[t];
-	uint64_t ns = (n + TOP_EVERY - 1) / TOP_EVERY, ns2 = (ns + TOP_EVERY - 1) / TOP_EVERY;
-	uint64_t a = first_above(top2, 0, ns2, key);
-	if (a > 0) { /* then among the samples top2[a - 1] begins */
-		uint64_t s0 = (a - 1) * TOP_EVERY;
-		a = first_above(top, s0, s0 + TOP_EVERY < ns ? s0 + TOP_EVERY : ns, key);
+	const uint64_t *top = ix->top[t];
+	uint64_t a = 0, b = (n + TOP_EVERY - 1) / TOP_EVERY;
+	while (a < b) { /* the first sample above the key */
+		uint64_t mid = a + (b - a) / 2;
+		if (key_less(key, top + 2 * mid))
+			b = mid;
+		else
+			a = mid + 1;
 	}
 	if (a == 0) { /* below the tier's first key */
 		*hi = 0;
@@ -698,18 +680,12 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
  * BP_ENOMEM. */
 static int make_top(bp_sparse *ix, uint32_t t)
 {
-	uint64_t ns = (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY,
-		 ns2 = (ns + TOP_EVERY - 1) / TOP_EVERY;
-	if (!ix->top || !ix->top2 || !(ix->top[t] = malloc((ns ? ns : 1) * KEY_BYTES)) ||
-	    !(ix->top2[t] = malloc((ns2 ? ns2 : 1) * KEY_BYTES)))
+	uint64_t ns = (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY;
+	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * KEY_BYTES)))
 		return BP_ENOMEM;
 	for (uint64_t j = 0; j < ns; j++) {
 		ix->top[t][2 * j] = ix->k[t][2 * (j * TOP_EVERY)];
 		ix->top[t][2 * j + 1] = ix->k[t][2 * (j * TOP_EVERY) + 1];
-	}
-	for (uint64_t j = 0; j < ns2; j++) {
-		ix->top2[t][2 * j] = ix->top[t][2 * (j * TOP_EVERY)];
-		ix->top2[t][2 * j + 1] = ix->top[t][2 * (j * TOP_EVERY) + 1];
 	}
 	return BP_OK;
 }
@@ -784,8 +760,7 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 		e.ix->threads = e.threads;
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
 	if (e.ix && (!(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
-		     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)) ||
-		     !(e.ix->top2 = calloc(nt ? nt : 1, sizeof *e.ix->top2)))) {
+		     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
