@@ -132,6 +132,15 @@ static int key_less(const uint64_t *a, const uint64_t *b)
 	return a[1] != b[1] ? a[1] < b[1] : a[0] < b[0];
 }
 
+/* key_less for the sort: as 128-bit numbers, a subtraction with borrow and no branch
+ * on the high words, whose outcome a partition cannot predict (the sort's time fell by
+ * a quarter, mirador:10x10); the searches keep key_less, whose branches predict. */
+static int key_less_sort(const uint64_t *a, const uint64_t *b)
+{
+	__extension__ typedef unsigned __int128 u128;
+	return ((u128)a[1] << 64 | a[0]) < ((u128)b[1] << 64 | b[0]);
+}
+
 static void key_swap(uint64_t *a, uint64_t *b)
 {
 	uint64_t t0 = a[0], t1 = a[1];
@@ -152,19 +161,19 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 			return;
 		}
 		uint64_t *a = k, *m = k + 2 * (n / 2), *z = k + 2 * (n - 1);
-		if (key_less(m, a))
+		if (key_less_sort(m, a))
 			key_swap(m, a);
-		if (key_less(z, m)) {
+		if (key_less_sort(z, m)) {
 			key_swap(z, m);
-			if (key_less(m, a))
+			if (key_less_sort(m, a))
 				key_swap(m, a);
 		}
 		uint64_t piv[2] = { m[0], m[1] };
 		uint64_t i = 0, j = n - 1;
 		for (;;) { /* Hoare's partition: [0, j] <= pivot <= [j + 1, n) */
-			while (key_less(k + 2 * i, piv))
+			while (key_less_sort(k + 2 * i, piv))
 				i++;
-			while (key_less(piv, k + 2 * j))
+			while (key_less_sort(piv, k + 2 * j))
 				j--;
 			if (i >= j)
 				break;
@@ -185,7 +194,7 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 	for (uint64_t i = 1; i < n; i++) {
 		uint64_t v0 = k[2 * i], v1 = k[2 * i + 1], j = i;
 		const uint64_t v[2] = { v0, v1 };
-		for (; j > 0 && key_less(v, k + 2 * (j - 1)); j--) {
+		for (; j > 0 && key_less_sort(v, k + 2 * (j - 1)); j--) {
 			k[2 * j] = k[2 * j - 2];
 			k[2 * j + 1] = k[2 * j - 1];
 		}
