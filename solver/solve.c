@@ -78,8 +78,11 @@ static int table_begun(bp_store *db, const struct bp_game *g)
 }
 
 /* Reachable positions only: the index (enumerated and stored first, or read back when
- * the table was begun with it), then the tiers engine on the view it indexes. The index
- * is held through the solve, so it counts against the memory limit. */
+ * the table was begun with it), then the walk engine on the view it indexes where the
+ * view has a tier walk (the game lists its children by keys: Mirador), else the tiers
+ * engine; `--solver tiers` asks for the tiers engine anyway (the same table). The index
+ * is held through the solve, so it counts against the memory limit (with the tiers
+ * engine's need, the larger of the two). */
 static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 			struct bp_solve_result *out, struct bp_err *err)
 {
@@ -93,10 +96,11 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 				  "%s: a table indexed by its reachable positions is solved in "
 				  "one process",
 				  g->spec);
-	if (opts->engine != BP_ENGINE_AUTO && opts->engine != BP_ENGINE_TIERS)
+	if (opts->engine != BP_ENGINE_AUTO && opts->engine != BP_ENGINE_TIERS &&
+	    opts->engine != BP_ENGINE_WALK)
 		return bp_err_set(err, BP_EUNSUPPORTED,
 				  "%s: a table indexed by its reachable positions is solved by "
-				  "the tiers engine",
+				  "the walk or the tiers engine",
 				  g->spec);
 	if (table_begun(db, g)) {
 		rc = bp_sparse_load(db, g, &ix, err);
@@ -118,10 +122,18 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 	 * and the tiers engine's own (its bitmaps and records over the index) */
 	uint64_t need = bp_sparse_bytes(ix), records = 0;
 	struct bp_solve_opts o = *opts;
-	o.engine = BP_ENGINE_TIERS;
 	o.memory_limit = 0; /* checked here, with the index counted */
 	if ((rc = bp_sparse_view(g, ix, &view)) || (rc = bp_solve_tiers_estimate(view, &records)))
 		goto out;
+	if (o.engine == BP_ENGINE_AUTO)
+		o.engine = view->ops->tier_walk ? BP_ENGINE_WALK : BP_ENGINE_TIERS;
+	if (o.engine == BP_ENGINE_WALK && !view->ops->tier_walk) {
+		rc = bp_err_set(err, BP_EUNSUPPORTED,
+				"%s has no tier walk over its index: solve it with the tiers "
+				"engine",
+				g->spec);
+		goto out;
+	}
 	if (opts->memory_limit && need + records > opts->memory_limit) {
 		char rb[32], kb[32];
 		rc = bp_err_set(err, BP_ERANGE,
@@ -136,13 +148,14 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 		goto out;
 	}
 	double seconds = out->index_seconds;
-	rc = bp_solve_tiers(view, db, &o, out, err);
+	rc = o.engine == BP_ENGINE_WALK ? bp_solve_walk(view, db, &o, out, err)
+					: bp_solve_tiers(view, db, &o, out, err);
 	out->index_seconds = seconds;
 	out->seconds += seconds;
 	out->index_bytes = need;
 	out->index_stored_bytes = bp_sparse_stored_bytes(ix);
 	out->memory_estimate += need;
-	out->engine = BP_ENGINE_TIERS;
+	out->engine = o.engine;
 out:
 	bp_sparse_view_free(view);
 	bp_sparse_free(ix);

@@ -73,6 +73,7 @@ struct bp_sparse {
 	uint64_t *n;	 /* keys per tier */
 	uint64_t **k;	 /* tier t: n[t] keys, two words each (low, high), increasing */
 	uint64_t stored; /* bytes of the stored form, when known */
+	int threads;	 /* the enumeration's, which bp_sparse_store encodes on (0: one) */
 	/* opened from its stored form (bp_sparse_open): a tier's keys are read, checked
 	 * and kept on first use (ready[t] set, atomically, under lock) */
 	uint8_t *ready;	 /* NULL: every tier is in memory */
@@ -86,9 +87,9 @@ struct bp_sparse {
 	 * the tier's words), its outcome() (enum bp_value) as the rules gave it when the
 	 * enumeration asked; NULL when the index was read from its stored form */
 	uint64_t **outcome;
-	/* made by the enumeration, never stored: per tier, the high word of every
-	 * TOP_EVERY-th key (rank searches these first, a few hundred KiB that stay in
-	 * cache, then one block of keys); NULL: rank searches the keys alone */
+	/* made by the enumeration, never stored: per tier, every TOP_EVERY-th key
+	 * (rank searches these first, a few hundred KiB that stay in cache, then one
+	 * block of keys); NULL: rank searches the keys alone */
 	uint64_t **top;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
@@ -131,6 +132,15 @@ static int key_less(const uint64_t *a, const uint64_t *b)
 	return a[1] != b[1] ? a[1] < b[1] : a[0] < b[0];
 }
 
+/* key_less for the sort: as 128-bit numbers, a subtraction with borrow and no branch
+ * on the high words, whose outcome a partition cannot predict (the sort's time fell by
+ * a quarter, mirador:10x10); the searches keep key_less, whose branches predict. */
+static int key_less_sort(const uint64_t *a, const uint64_t *b)
+{
+	__extension__ typedef unsigned __int128 u128;
+	return ((u128)a[1] << 64 | a[0]) < ((u128)b[1] << 64 | b[0]);
+}
+
 static void key_swap(uint64_t *a, uint64_t *b)
 {
 	uint64_t t0 = a[0], t1 = a[1];
@@ -151,19 +161,19 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 			return;
 		}
 		uint64_t *a = k, *m = k + 2 * (n / 2), *z = k + 2 * (n - 1);
-		if (key_less(m, a))
+		if (key_less_sort(m, a))
 			key_swap(m, a);
-		if (key_less(z, m)) {
+		if (key_less_sort(z, m)) {
 			key_swap(z, m);
-			if (key_less(m, a))
+			if (key_less_sort(m, a))
 				key_swap(m, a);
 		}
 		uint64_t piv[2] = { m[0], m[1] };
 		uint64_t i = 0, j = n - 1;
 		for (;;) { /* Hoare's partition: [0, j] <= pivot <= [j + 1, n) */
-			while (key_less(k + 2 * i, piv))
+			while (key_less_sort(k + 2 * i, piv))
 				i++;
-			while (key_less(piv, k + 2 * j))
+			while (key_less_sort(piv, k + 2 * j))
 				j--;
 			if (i >= j)
 				break;
@@ -184,7 +194,7 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 	for (uint64_t i = 1; i < n; i++) {
 		uint64_t v0 = k[2 * i], v1 = k[2 * i + 1], j = i;
 		const uint64_t v[2] = { v0, v1 };
-		for (; j > 0 && key_less(v, k + 2 * (j - 1)); j--) {
+		for (; j > 0 && key_less_sort(v, k + 2 * (j - 1)); j--) {
 			k[2 * j] = k[2 * j - 2];
 			k[2 * j + 1] = k[2 * j - 1];
 		}
@@ -309,7 +319,8 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
 		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
-		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * 8 : 0);
+		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * KEY_BYTES
+					    : 0);
 	return b;
 }
 
@@ -331,9 +342,11 @@ uint64_t bp_sparse_hash(const bp_sparse *ix)
 	return h;
 }
 
-/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of high
- * words (struct bp_sparse top), the key lies after every sampled key of a lower high
- * word and before every one of a higher: between samples a - 1 and b. */
+/* Where key may lie in tier t (in memory): [*lo, *hi). With the tier's sample of
+ * keys (struct bp_sparse top), after the last sampled key not above it and within
+ * TOP_EVERY keys of it: one search of the sample, then one of a block of TOP_EVERY
+ * keys (a sample of high words alone needed two searches, and then a range as long
+ * as the keys sharing the key's high word). */
 static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], uint64_t *lo,
 		       uint64_t *hi)
 {
@@ -343,26 +356,21 @@ static void rank_range(const bp_sparse *ix, uint32_t t, const uint64_t key[2], u
 	if (!ix->top || !ix->top[t] || n <= TOP_EVERY)
 		return;
 	const uint64_t *top = ix->top[t];
-	uint64_t ns = (n + TOP_EVERY - 1) / TOP_EVERY, a = 0, b = ns;
-	while (a < b) { /* the first sample >= key's high word */
+	uint64_t a = 0, b = (n + TOP_EVERY - 1) / TOP_EVERY;
+	while (a < b) { /* the first sample above the key */
 		uint64_t mid = a + (b - a) / 2;
-		if (top[mid] < key[1])
-			a = mid + 1;
-		else
+		if (key_less(key, top + 2 * mid))
 			b = mid;
-	}
-	b = a;
-	uint64_t e = ns;
-	while (b < e) { /* the first sample > key's high word */
-		uint64_t mid = b + (e - b) / 2;
-		if (top[mid] <= key[1])
-			b = mid + 1;
 		else
-			e = mid;
+			a = mid + 1;
 	}
-	*lo = a ? (a - 1) * TOP_EVERY : 0;
-	if (b < ns)
-		*hi = b * TOP_EVERY;
+	if (a == 0) { /* below the tier's first key */
+		*hi = 0;
+		return;
+	}
+	*lo = (a - 1) * TOP_EVERY;
+	if (*lo + TOP_EVERY < n)
+		*hi = *lo + TOP_EVERY;
 }
 
 /* Binary search for key in k[lo, hi). @return BP_OK; BP_ERANGE. */
@@ -682,10 +690,12 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 static int make_top(bp_sparse *ix, uint32_t t)
 {
 	uint64_t ns = (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY;
-	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * sizeof(uint64_t))))
+	if (!ix->top || !(ix->top[t] = malloc((ns ? ns : 1) * KEY_BYTES)))
 		return BP_ENOMEM;
-	for (uint64_t j = 0; j < ns; j++)
-		ix->top[t][j] = ix->k[t][2 * (j * TOP_EVERY) + 1];
+	for (uint64_t j = 0; j < ns; j++) {
+		ix->top[t][2 * j] = ix->k[t][2 * (j * TOP_EVERY)];
+		ix->top[t][2 * j + 1] = ix->k[t][2 * (j * TOP_EVERY) + 1];
+	}
 	return BP_OK;
 }
 
@@ -755,6 +765,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	e.limit = opts ? opts->memory_limit : 0;
 	uint32_t nt = g->ntiers;
 	e.ix = sparse_new(nt);
+	if (e.ix)
+		e.ix->threads = e.threads;
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
 	if (e.ix && (!(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
 		     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)))) {
@@ -958,6 +970,65 @@ static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32
 	return n;
 }
 
+/* tier_walk over the index, for the walk engine (solver/expanded.c): every index of
+ * the tier is a reachable canonical position with no other member of its class in the
+ * index, and every move of a game without BP_GAME_TIER_SKIP raises the tier by one
+ * (else BP_EINVAL: the walk has no place for it). A position the enumeration found
+ * over is told with its outcome, nothing unranked (the tiers engine unranked each of
+ * them, 89% of mirador:10x10's positions, to ask outcome()); the others with their
+ * children's indices, as view_children gives them. */
+static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
+			  unsigned what, const uint64_t *marked,
+			  int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
+{
+	const struct view *v = (const struct view *)(const void *)g;
+	const bp_sparse *ix = v->ix;
+	uint32_t ct[VIEW_MAX_MOVES];
+	uint64_t idx[VIEW_MAX_MOVES];
+	int rc;
+	(void)marked; /* every index is reached */
+	if (tier >= ix->nt)
+		return BP_ERANGE;
+	if ((rc = need_tier(ix, tier)))
+		return rc;
+	const uint64_t *known = ix->outcome ? ix->outcome[tier] : NULL;
+	if (hi > ix->n[tier])
+		hi = ix->n[tier];
+	for (uint64_t i = lo; i < hi; i++) {
+		struct bp_walk w = { .index = i, .children = idx };
+		if (what & BP_WALK_CHILDREN) {
+			enum bp_value o = BP_VALUE_NONE;
+			struct bp_pos p;
+			int n, unranked = 0;
+			if (known) {
+				o = (enum bp_value)(known[i / 32] >> 2 * (i % 32) & 3);
+			} else {
+				if ((rc = bp_sparse_unrank_position(ix, g, tier, i, &p)))
+					return rc;
+				unranked = 1;
+				o = v->base->outcome(g, &p);
+			}
+			if (o != BP_VALUE_NONE) {
+				w.nchildren = -1;
+				w.outcome = o;
+			} else {
+				if (!unranked &&
+				    (rc = bp_sparse_unrank_position(ix, g, tier, i, &p)))
+					return rc;
+				if ((n = view_children(g, &p, ct, idx)) < 0)
+					return n;
+				for (int k = 0; k < n; k++)
+					if (ct[k] != tier + 1)
+						return BP_EINVAL; /* not a move the walk can tell */
+				w.nchildren = n;
+			}
+		}
+		if ((rc = visit(ctx, &w)))
+			return rc;
+	}
+	return BP_OK;
+}
+
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out)
 {
 	*out = NULL;
@@ -972,13 +1043,17 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 	v->ops.tier_size = view_tier_size;
 	v->ops.rank = view_rank;
 	v->ops.unrank = view_unrank;
-	v->ops.tier_walk = NULL;
+	v->ops.tier_walk = NULL; /* set below where the game has children_keys */
 	v->base = g->ops;
 	if (ix->outcome)
 		v->ops.outcome = view_outcome;
 	/* the game's children() gives its own indices: only the index's may be given */
 	v->ops.children =
 		g->ops->children_keys && g->max_moves <= VIEW_MAX_MOVES ? view_children : NULL;
+	/* the walk tells each child in the next tier, which a tier skip would break */
+	if (v->ops.children && !(g->ops->flags & BP_GAME_TIER_SKIP))
+		v->ops.tier_walk = view_tier_walk;
+	v->ops.walk_segments = NULL;
 	v->ops.flags = (g->ops->flags | BP_GAME_DENSE_REACHABLE | BP_GAME_INDEX_CANONICAL) &
 		       ~(unsigned)BP_GAME_WALK_UNREACHED;
 	v->g.ops = &v->ops;
@@ -1101,29 +1176,80 @@ static int decode_block(const uint16_t *rec, uint32_t nrec, uint32_t n, uint64_t
 	return BP_OK;
 }
 
+/* bp_sparse_store's blocks, encoded on the enumeration's threads (the zstd frames of
+ * mirador:10x10's 35 blocks were a tenth of its one-thread solve, all of it on one
+ * core): block j is items[1 + j], each worker with its own codec and buffers, so the
+ * bytes are those one thread writes. */
+struct store_job {
+	const bp_sparse *ix;
+	uint64_t seed;
+	uint32_t *tier, *blk; /* per block */
+	uint8_t *keys;	      /* per block: its 9-byte key */
+	struct bp_kv_item *items;
+	bp_codec **codec; /* per worker */
+	uint16_t **rec;
+	uint8_t **bytes;
+};
+
+static int store_block(void *ctx, int worker, uint64_t j)
+{
+	struct store_job *sj = ctx;
+	uint32_t t = sj->tier[j];
+	uint64_t b0 = (uint64_t)sj->blk[j] * BLOCK_KEYS, left = sj->ix->n[t] - b0;
+	uint32_t n = (uint32_t)(left < BLOCK_KEYS ? left : BLOCK_KEYS);
+	uint8_t *k = sj->keys + 9 * j;
+	block_key(k, t, sj->blk[j]);
+	uint32_t nrec = encode_block(sj->ix->k[t] + 2 * b0, n, sj->rec[worker], sj->bytes[worker]);
+	const void *enc;
+	size_t elen;
+	int rc = bp_codec_encode(sj->codec[worker], k, 9, sj->seed, sj->rec[worker], nrec, 0, &enc,
+				 &elen);
+	if (rc)
+		return rc;
+	uint8_t *val = malloc(HEADER_BYTES + elen);
+	if (!val)
+		return BP_ENOMEM;
+	put_u32(val, nrec);
+	put_u32(val + 4, n);
+	memcpy(val + HEADER_BYTES, enc, elen);
+	sj->items[1 + j] =
+		(struct bp_kv_item){ .key = k, .klen = 9, .val = val, .vlen = HEADER_BYTES + elen };
+	return BP_OK;
+}
+
 int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err *err)
 {
 	char name[300];
 	bp_kv *kv = NULL;
-	bp_codec *codec = NULL;
-	struct bp_kv_item *items = NULL;
-	uint8_t *keys = NULL, *bytes = NULL, *format = NULL;
-	uint16_t *rec = NULL;
+	struct store_job sj = { .ix = ix };
+	uint8_t *format = NULL;
 	size_t nitems = 1, at = 0;
-	int rc;
+	int rc = BP_OK, threads = ix->threads > 0 ? ix->threads : 1;
 	index_name(name, sizeof name, spec);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		nitems += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
+	if ((uint64_t)threads > nitems - 1)
+		threads = nitems > 1 ? (int)(nitems - 1) : 1;
 	size_t flen = 28 + 16 * (size_t)ix->nt;
-	items = calloc(nitems, sizeof *items);
-	keys = malloc(nitems * 9);
+	sj.items = calloc(nitems, sizeof *sj.items);
+	sj.keys = malloc(nitems * 9);
+	sj.tier = malloc(nitems * sizeof *sj.tier);
+	sj.blk = malloc(nitems * sizeof *sj.blk);
 	format = malloc(flen);
-	bytes = malloc((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2);
-	rec = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 * sizeof *rec);
-	if (!items || !keys || !format || !bytes || !rec || (rc = bp_codec_create(&codec))) {
+	sj.codec = calloc((size_t)threads, sizeof *sj.codec);
+	sj.rec = calloc((size_t)threads, sizeof *sj.rec);
+	sj.bytes = calloc((size_t)threads, sizeof *sj.bytes);
+	if (!sj.items || !sj.keys || !sj.tier || !sj.blk || !format || !sj.codec || !sj.rec ||
+	    !sj.bytes)
 		rc = BP_ENOMEM;
+	for (int w = 0; !rc && w < threads; w++)
+		if (!(sj.bytes[w] = malloc((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2)) ||
+		    !(sj.rec[w] = malloc(((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2) / 2 *
+					 sizeof *sj.rec[w])) ||
+		    bp_codec_create(&sj.codec[w]))
+			rc = BP_ENOMEM;
+	if (rc)
 		goto out;
-	}
 	memcpy(format, SPARSE_MAGIC, 8);
 	put_u32(format + 8, SPARSE_FORMAT);
 	put_u32(format + 12, BP_RULES_VERSION);
@@ -1137,53 +1263,46 @@ int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err
 			goto out;
 		put_u64(format + 28 + 8 * ((size_t)ix->nt + t), tier_hash(ix, t));
 	}
-	items[at++] =
+	sj.items[at++] =
 		(struct bp_kv_item){ .key = "format", .klen = 6, .val = format, .vlen = flen };
-	uint64_t seed = seed_of(spec);
+	sj.seed = seed_of(spec);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		for (uint64_t b0 = 0, blk = 0; b0 < ix->n[t]; b0 += BLOCK_KEYS, blk++) {
-			uint32_t n =
-				(uint32_t)(ix->n[t] - b0 < BLOCK_KEYS ? ix->n[t] - b0 : BLOCK_KEYS);
-			uint8_t *k = keys + 9 * at;
-			block_key(k, t, (uint32_t)blk);
-			uint32_t nrec = encode_block(ix->k[t] + 2 * b0, n, rec, bytes);
-			const void *enc;
-			size_t elen;
-			if ((rc = bp_codec_encode(codec, k, 9, seed, rec, nrec, 0, &enc, &elen)))
-				goto out;
-			uint8_t *val = malloc(HEADER_BYTES + elen);
-			if (!val) {
-				rc = BP_ENOMEM;
-				goto out;
-			}
-			put_u32(val, nrec);
-			put_u32(val + 4, n);
-			memcpy(val + HEADER_BYTES, enc, elen);
-			items[at++] = (struct bp_kv_item){
-				.key = k, .klen = 9, .val = val, .vlen = HEADER_BYTES + elen
-			};
+			sj.tier[at - 1] = t;
+			sj.blk[at - 1] = (uint32_t)blk;
+			at++;
 		}
+	if ((rc = bp_parallel_for(threads, at - 1, store_block, &sj)))
+		goto out;
 	if ((rc = bp_kv_open(db, name, BP_STORE_CREATE, &kv, err)))
 		goto out_quiet;
 	ix->stored = 0;
 	for (size_t i = 0; i < at; i++)
-		ix->stored += items[i].klen + items[i].vlen;
-	if ((rc = bp_kv_put(kv, at, items)))
+		ix->stored += sj.items[i].klen + sj.items[i].vlen;
+	if ((rc = bp_kv_put(kv, at, sj.items)))
 		bp_err_set(err, rc, "%s: writing its index of positions: %s", spec,
 			   bp_kv_why(kv)[0] ? bp_kv_why(kv) : bp_strerror(rc));
 	goto out_quiet;
 out:
 	bp_err_set(err, rc, "%s: encoding its index of positions: %s", spec, bp_strerror(rc));
 out_quiet:
-	for (size_t i = 1; items && i < at; i++)
-		free((void *)items[i].val);
+	for (size_t i = 1; sj.items && i < at; i++)
+		free((void *)sj.items[i].val);
 	bp_kv_close(kv);
-	bp_codec_destroy(codec);
-	free(items);
-	free(keys);
+	for (int w = 0; w < threads; w++) {
+		if (sj.codec)
+			bp_codec_destroy(sj.codec[w]);
+		free(sj.rec ? sj.rec[w] : NULL);
+		free(sj.bytes ? sj.bytes[w] : NULL);
+	}
+	free(sj.codec);
+	free(sj.rec);
+	free(sj.bytes);
+	free(sj.items);
+	free(sj.keys);
+	free(sj.tier);
+	free(sj.blk);
 	free(format);
-	free(bytes);
-	free(rec);
 	return rc;
 }
 

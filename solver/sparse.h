@@ -8,9 +8,10 @@
  * lookup and key_unpack.
  *
  * Solving through it (bp_solve with BP_INDEX_SPARSE, or auto where the dense index
- * does not fit) runs the tiers engine on a view of the game (bp_sparse_view) whose
- * tier sizes, rank and unrank are the index's, so every index is a reachable
- * canonical position. The index is stored with the table (bp_sparse_store, a key
+ * does not fit) runs the walk engine (the tiers engine where asked, or where the game
+ * has no children_keys) on a view of the game (bp_sparse_view) whose tier sizes, rank
+ * and unrank are the index's, so every index is a reachable canonical position. The
+ * index is stored with the table (bp_sparse_store, a key
  * space of its own: format in sparse.c), and every reader of the table loads it
  * (solver/probe.c attaches it to the open table): a query never enumerates, and a
  * table whose index is missing or damaged is refused, never read with other indices. */
@@ -95,9 +96,12 @@ int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t 
 
 /* A view of g indexed by ix: a game instance that shares g's rules and data (g must
  * outlive it) but whose tier_size, rank and unrank are ix's (every index a reachable
- * canonical position: BP_GAME_DENSE_REACHABLE and BP_GAME_INDEX_CANONICAL; no tier
- * walk), whose children() ranks the game's children_keys in ix (when g has them), and
- * whose outcome() is the enumeration's answer where ix was enumerated in this process.
+ * canonical position: BP_GAME_DENSE_REACHABLE and BP_GAME_INDEX_CANONICAL), whose
+ * children() ranks the game's children_keys in ix (when g has them), whose tier walk
+ * (with children(), for a game without BP_GAME_TIER_SKIP) tells each position the
+ * enumeration found over by its outcome, nothing unranked, and the others' children by
+ * index, and whose outcome() is the enumeration's answer where ix was enumerated in
+ * this process.
  * Failures of its rules go to the view's own bp_game_status. @return BP_OK; BP_EUNSUPPORTED; BP_ENOMEM. The
  * caller owns *out (bp_sparse_view_free, never bp_game_destroy). */
 int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game **out);
@@ -105,7 +109,8 @@ int bp_sparse_view(const struct bp_game *g, const bp_sparse *ix, struct bp_game 
 void bp_sparse_view_free(struct bp_game *view);
 
 /* Writes ix as the stored index of the table of spec in db (replacing any), in one
- * transaction. @return BP_OK; as bp_kv_open and bp_kv_put (err names the cause). */
+ * transaction; its blocks are encoded on the threads that enumerated ix (one for an
+ * index made otherwise), the same bytes whatever their number. @return BP_OK; as bp_kv_open and bp_kv_put (err names the cause). */
 int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err *err);
 
 /* 1 when an index (sound or not) is stored for the table of spec in db, else 0. */

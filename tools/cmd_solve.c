@@ -99,21 +99,24 @@ static int interrupted_exit(const char *cmd, const struct bp_game *g,
 			     "%s: interrupted; nothing was stored (the %s engine stores "
 			     "its table at the end): run the same command again to solve it",
 			     g->spec, bp_engine_name(r->engine));
-	else if (r->resumed_tiers + r->solved_tiers == 0 && r->engine != BP_ENGINE_WALK)
-		/* the tiers engine keeps nothing but whole tiers (and an index of reachable
-		 * positions is stored only once complete) */
+	else if (r->resumed_tiers + r->solved_tiers == 0 &&
+		 (r->engine != BP_ENGINE_WALK || r->index_bytes))
+		/* the tiers engine keeps nothing but whole tiers, nor does the walk engine
+		 * over an index of reachable positions (which is stored only once complete,
+		 * and made anew while no tier is) */
 		bp_cli_error(cmd,
 			     "%s: interrupted before any tier was stored; nothing was kept: run "
 			     "the same command again to solve it",
 			     g->spec);
 	else
-		bp_cli_error(
-			cmd,
-			"%s: interrupted; %u of %u tiers are stored (%u in this run)%s: run "
-			"the same command again to resume",
-			g->spec, r->resumed_tiers + r->solved_tiers, g->ntiers, r->solved_tiers,
-			r->engine == BP_ENGINE_WALK ? ", the work on the others in scratch files"
-						    : "");
+		bp_cli_error(cmd,
+			     "%s: interrupted; %u of %u tiers are stored (%u in this run)%s: run "
+			     "the same command again to resume",
+			     g->spec, r->resumed_tiers + r->solved_tiers, g->ntiers,
+			     r->solved_tiers,
+			     r->engine == BP_ENGINE_WALK && !r->index_bytes
+				     ? ", the work on the others in scratch files"
+				     : "");
 	return BP_EXIT_INTERRUPTED;
 }
 

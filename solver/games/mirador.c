@@ -877,6 +877,7 @@ struct small {
 	u128 *nb, *diag;    /* nplace each */
 	uint8_t *psym;	    /* nsym * nplace */
 	int16_t *cellplace; /* ncells: the place whose top-left square it is, or -1 */
+	u128 *opsym;	    /* nsym * nplace: order_of(pmask[psym[s][i]]) */
 };
 
 static u128 bit128(int i)
@@ -944,6 +945,7 @@ static void small_free(struct small *sm)
 	free(sm->diag);
 	free(sm->psym);
 	free(sm->cellplace);
+	free(sm->opsym);
 	free(sm);
 }
 
@@ -964,7 +966,8 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->diag = calloc((size_t)N, sizeof *sm->diag);
 	sm->psym = calloc((size_t)N * (size_t)g->nsym, 1);
 	sm->cellplace = malloc(sizeof *sm->cellplace * (size_t)gr->ncells);
-	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace) {
+	sm->opsym = calloc((size_t)N * (size_t)g->nsym, sizeof *sm->opsym);
+	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1005,6 +1008,8 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 			sm->psym[(size_t)s * (size_t)N + (size_t)i] = (uint8_t)sm->cellplace[low];
 		}
 	}
+	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
+		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
 	m->sm = sm;
 	return BP_OK;
 }
@@ -1075,9 +1080,34 @@ static int key_of_sets(const struct mirador *m, u128 r, u128 b, int to_move, int
 /* One canonical child on a small grid. */
 struct small_child {
 	u128 set[2];
+	uint64_t red; /* bit i: the i-th lowest place of set[0] | set[1] is red (the key's) */
 	uint32_t tier;
 	int to_move, passed;
 };
+
+/* The key's colour bits of the pieces at places r (red) and u (all): bit i set when
+ * the i-th lowest place of u is red. */
+static uint64_t red_bits(u128 r, u128 u)
+{
+	uint64_t bits = 0;
+	for (int n = 0; u; u &= u - 1, n++)
+		if (r & u & (~u + 1))
+			bits |= 1ull << n;
+	return bits;
+}
+
+/* key_of_sets of a child whose colour bits (red_bits) small_children gave. */
+static int key_of_child(const struct mirador *m, const struct small_child *k, uint64_t key[2])
+{
+	int base = 128 - m->nplace;
+	u128 u = k->set[0] | k->set[1];
+	if (2 + popcount128(u) > base)
+		return BP_ERANGE;
+	u128 v = u << base | (u128)k->red << 2 | (u128)(k->to_move << 1 | k->passed);
+	key[0] = (uint64_t)v;
+	key[1] = (uint64_t)(v >> 64);
+	return BP_OK;
+}
 
 /* The canonical children of p (a position of a small grid that is not over), in
  * moves() order. @return how many (at least one: a pass when nothing else), or 0
@@ -1086,18 +1116,21 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 {
 	const struct small *sm = m->sm;
 	int N = m->nplace, mover = (int)TO_MOVE(p);
-	u128 set[2], img[SMALL_MAX_SYM][2], pl[SMALL_MAX_SYM][2];
+	u128 set[2], img[SMALL_MAX_SYM][2], opl[SMALL_MAX_SYM][2];
 	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
 		return 0;
-	/* the position's images, pieces and planes */
+	/* the position's images: pieces, and planes as order_of. order_of permutes bits,
+	 * so a plane's is the OR of its pieces' (opsym), and a child's plane is the
+	 * parent's OR the new piece's. */
 	for (int s = 0; s < sm->nsym; s++) {
 		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
+		const u128 *os = sm->opsym + (size_t)s * (size_t)N;
 		for (int c = 0; c < 2; c++) {
-			img[s][c] = pl[s][c] = 0;
+			img[s][c] = opl[s][c] = 0;
 			for (u128 v = set[c]; v; v &= v - 1) {
-				int q = ps[ctz128(v)];
-				img[s][c] |= bit128(q);
-				pl[s][c] |= sm->pmask[q];
+				int i = ctz128(v);
+				img[s][c] |= bit128(ps[i]);
+				opl[s][c] |= os[i];
 			}
 		}
 	}
@@ -1117,17 +1150,20 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 			r++;
 	}
 	uint32_t tier = (uint32_t)(r + b + passes_of_counts(r, b, 1 - mover, passed));
+	/* each image's colour bits, when a child first takes it: a child's are its
+	 * image's with the new piece's bit inserted where its place falls */
+	uint64_t red[SMALL_MAX_SYM];
+	unsigned have = 0;
 	do {
 		int q = passed ? -1 : ctz128(legal);
 		int bs = 0;
 		u128 o0 = 0, o1 = 0;
 		for (int s = 0; s < sm->nsym; s++) {
-			u128 add =
-				q < 0 ? 0 : sm->pmask[sm->psym[(size_t)s * (size_t)N + (size_t)q]];
-			u128 a0 = order_of(pl[s][0] | (mover ? 0 : add));
+			u128 add = q < 0 ? 0 : sm->opsym[(size_t)s * (size_t)N + (size_t)q];
+			u128 a0 = opl[s][0] | (mover ? 0 : add);
 			if (s > 0 && a0 > o0)
 				continue;
-			u128 a1 = order_of(pl[s][1] | (mover ? add : 0));
+			u128 a1 = opl[s][1] | (mover ? add : 0);
 			if (s > 0 && a0 == o0 && a1 >= o1)
 				continue;
 			bs = s;
@@ -1137,8 +1173,20 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 		struct small_child *k = &out[n++];
 		k->set[0] = img[bs][0];
 		k->set[1] = img[bs][1];
-		if (q >= 0)
-			k->set[mover] |= bit128(sm->psym[(size_t)bs * (size_t)N + (size_t)q]);
+		u128 u = k->set[0] | k->set[1];
+		if (!(have >> bs & 1)) {
+			red[bs] = red_bits(img[bs][0], u);
+			have |= 1u << bs;
+		}
+		k->red = red[bs];
+		if (q >= 0) {
+			int qs = sm->psym[(size_t)bs * (size_t)N + (size_t)q];
+			assert(popcount128(u) < 63); /* no grid here has room for more */
+			uint64_t below = (1ull << popcount128(u & (bit128(qs) - 1))) - 1;
+			k->red =
+				(k->red & below) | (k->red & ~below) << 1 | (mover ? 0 : below + 1);
+			k->set[mover] |= bit128(qs);
+		}
 		k->tier = tier;
 		k->to_move = 1 - mover;
 		k->passed = passed;
@@ -1176,8 +1224,7 @@ static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p
 	if (n == 0)
 		return children_generic(g, p, tier, keys, NULL);
 	for (int i = 0; i < n; i++) {
-		int rc = key_of_sets(m, kid[i].set[0], kid[i].set[1], kid[i].to_move, kid[i].passed,
-				     keys + 2 * i);
+		int rc = key_of_child(m, &kid[i], keys + 2 * i);
 		if (rc)
 			return rc;
 		tier[i] = kid[i].tier;
@@ -1240,7 +1287,7 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 		       int passed, struct bp_pos *out)
 {
 	const struct small *sm = m->sm;
-	u128 bad = 0, corner[2] = { 0, 0 };
+	u128 bad = 0, corner[2] = { 0, 0 }, pl[2] = { 0, 0 };
 	if (set[0] & set[1])
 		return BP_ENOTFOUND;
 	for (int c = 0; c < 2; c++)
@@ -1250,6 +1297,7 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 				return BP_ENOTFOUND; /* overlap or side contact */
 			bad |= sm->nb[q];
 			corner[c] |= sm->diag[q];
+			pl[c] |= sm->pmask[q];
 		}
 	if ((corner[0] & set[1]) != 0)
 		return BP_ENOTFOUND; /* red and blue touch at a corner */
@@ -1268,12 +1316,8 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 			return BP_ENOTFOUND;
 	}
 	memset(out, 0, sizeof *out);
-	for (int c = 0; c < 2; c++) {
-		u128 pl = 0;
-		for (u128 v = set[c]; v; v &= v - 1)
-			pl |= sm->pmask[ctz128(v)];
-		put_plane(out, c, pl);
-	}
+	put_plane(out, 0, pl[0]);
+	put_plane(out, 1, pl[1]);
 	TO_MOVE(out) = (uint64_t)tm;
 	PASSED(out) = (uint64_t)passed;
 	return BP_OK;

@@ -250,6 +250,24 @@ static void *get_index_item(const char *dir, const struct bp_game *g, const void
 	return val;
 }
 
+/* As get_index_item; NULL when there is no such item. */
+static void *get_index_item_or_null(const char *dir, const struct bp_game *g, const void *key,
+				    size_t klen, size_t *vlen)
+{
+	bp_store *db;
+	bp_kv *kv;
+	void *val = NULL;
+	char name[300];
+	snprintf(name, sizeof name, ".index:%s", g->spec);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_kv_open(db, name, BP_STORE_READONLY, &kv, NULL), BP_OK);
+	int rc = bp_kv_get(kv, key, klen, &val, vlen);
+	cr_assert(rc == BP_OK || rc == BP_ENOTFOUND, "%d", rc);
+	bp_kv_close(kv);
+	bp_store_close(db);
+	return rc == BP_OK ? val : NULL;
+}
+
 static int open_code(const char *dir, const struct bp_game *g, char *msg, size_t n)
 {
 	bp_store *db;
@@ -292,6 +310,44 @@ static void block_key(uint8_t key[9], uint32_t tier, uint32_t block)
 		key[1 + i] = (uint8_t)(tier >> 8 * (3 - i));
 		key[5 + i] = (uint8_t)(block >> 8 * (3 - i));
 	}
+}
+
+/* The stored index is the same bytes whatever the threads that encoded it
+ * (bp_sparse_store encodes its blocks on the enumeration's threads). */
+Test(sparse, stored_index_is_the_same_on_any_threads)
+{
+	struct bp_game *g = open_game("mirador:8x8");
+	char *d1 = temp_db(), *d3 = temp_db();
+	struct bp_solve_opts o = { .threads = 1, .index = BP_INDEX_SPARSE };
+	struct bp_solve_result r1 = solve_into(d1, g, o);
+	o.threads = 3;
+	struct bp_solve_result r3 = solve_into(d3, g, o);
+	cr_expect_eq(r1.index_stored_bytes, r3.index_stored_bytes);
+	int blocks = 0;
+	for (uint32_t t = 0; t <= g->ntiers; t++) {
+		uint8_t key[9];
+		const void *k = key;
+		size_t klen = 9, n1, n3;
+		block_key(key, t, 0);
+		if (t == g->ntiers) { /* last, the format record */
+			k = "format";
+			klen = 6;
+		}
+		void *v1 = get_index_item_or_null(d1, g, k, klen, &n1);
+		void *v3 = get_index_item_or_null(d3, g, k, klen, &n3);
+		cr_expect((v1 == NULL) == (v3 == NULL), "tier %u", t);
+		if (v1 && v3) {
+			cr_expect(n1 == n3 && memcmp(v1, v3, n1) == 0, "tier %u: the blocks differ",
+				  t);
+			blocks++;
+		}
+		free(v1);
+		free(v3);
+	}
+	cr_expect_gt(blocks, 10);
+	remove_db(d1);
+	remove_db(d3);
+	bp_game_destroy(g);
 }
 
 Test(sparse, damaged_index_is_refused)
@@ -549,6 +605,136 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 /* key_unpack accepts exactly the keys whose position the text parser accepts (and in
  * that position's tier only), on random sets of pieces of random colours, to-move and
  * passed: overlapping pieces, side and corner contacts, broken turn order. */
+/* The view's tier walk (the walk engine's way over an index) against the rules: every
+ * index of every tier visited once, in order; a position over with outcome()'s answer
+ * and no children, the others with each move's child ranked in the next tier. Over an
+ * index just enumerated (the outcomes known) and over the same index read back from a
+ * table (each position unranked and asked). */
+struct walk_check {
+	const struct bp_game *g, *view;
+	const bp_sparse *ix;
+	uint32_t t;
+	uint64_t next; /* the index expected next */
+	struct bp_move *mv;
+};
+
+static int walk_check_visit(void *ctx, const struct bp_walk *w)
+{
+	struct walk_check *c = ctx;
+	const struct bp_game *g = c->g;
+	struct bp_pos p;
+	cr_assert_eq(w->index, c->next, "tier %u", c->t);
+	c->next++;
+	cr_assert_eq(w->nimages, 0);
+	cr_assert_eq(w->nfar, 0);
+	cr_assert_eq(bp_sparse_unrank_position(c->ix, g, c->t, w->index, &p), BP_OK);
+	enum bp_value o = g->ops->outcome(g, &p);
+	if (o != BP_VALUE_NONE) {
+		cr_assert(w->nchildren == -1 && w->outcome == o, "%s: over, walk %d %d",
+			  fmt_pos(g, &p), w->nchildren, (int)w->outcome);
+		return BP_OK;
+	}
+	int n = g->ops->moves(g, &p, c->mv);
+	cr_assert_eq(w->nchildren, n, "%s", fmt_pos(g, &p));
+	for (int k = 0; k < n; k++) {
+		struct bp_pos ch = p, canon;
+		uint64_t key[2], idx;
+		g->ops->apply(g, &ch, c->mv[k]);
+		naive_canonical(g, &ch, &canon);
+		cr_assert_eq(g->ops->tier(g, &canon), c->t + 1);
+		cr_assert_eq(g->ops->key_pack(g, &canon, key), BP_OK);
+		cr_assert_eq(bp_sparse_rank(c->ix, c->t + 1, key, &idx), BP_OK);
+		cr_assert_eq(w->children[k], idx, "%s move %d", fmt_pos(g, &p), k);
+	}
+	return BP_OK;
+}
+
+Test(sparse, tier_walk_over_the_index_as_the_rules, .timeout = 240)
+{
+	/* the boards above, and 9x9's 257,663 positions */
+	const char *walked[sizeof boards / sizeof boards[0] + 1];
+	size_t nb = sizeof boards / sizeof boards[0];
+	memcpy(walked, boards, sizeof boards);
+	walked[nb++] = "mirador:9x9";
+	for (size_t b = 0; b < nb; b++) {
+		struct bp_game *g = open_game(walked[b]), *view[2];
+		bp_sparse *ix[2];
+		char *dir = solved_sparse(g);
+		bp_store *db;
+		struct bp_err err = { { 0 } };
+		ix[0] = enumerate(g);
+		cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+		cr_assert_eq(bp_sparse_load(db, g, &ix[1], &err), BP_OK, "%s", err.msg);
+		for (int k = 0; k < 2; k++) {
+			cr_assert_eq(bp_sparse_view(g, ix[k], &view[k]), BP_OK);
+			cr_assert_not_null(view[k]->ops->tier_walk);
+			struct walk_check c = { .g = g, .view = view[k], .ix = ix[k] };
+			c.mv = bp_game_move_buffer(g);
+			for (c.t = 0; c.t < g->ntiers; c.t++) {
+				uint64_t n = bp_sparse_count(ix[k], c.t), half = n / 2;
+				c.next = 0; /* two ranges, as the engine's work items */
+				cr_assert_eq(view[k]->ops->tier_walk(view[k], c.t, 0, half,
+								     BP_WALK_CHILDREN, NULL,
+								     walk_check_visit, &c),
+					     BP_OK);
+				cr_assert_eq(view[k]->ops->tier_walk(view[k], c.t, half, n + 5,
+								     BP_WALK_CHILDREN, NULL,
+								     walk_check_visit, &c),
+					     BP_OK);
+				cr_assert_eq(c.next, n, "%s tier %u", walked[b], c.t);
+			}
+			free(c.mv);
+			bp_sparse_view_free(view[k]);
+			bp_sparse_free(ix[k]);
+		}
+		cr_expect_eq(bp_game_status(g), BP_OK);
+		bp_store_close(db);
+		remove_db(dir);
+		bp_game_destroy(g);
+	}
+}
+
+/* The walk engine over the index (the default) and the tiers engine store the same
+ * table, and say which engine ran. */
+Test(sparse, walk_and_tiers_engines_store_the_same_table, .timeout = 60)
+{
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+		struct bp_game *g = open_game(boards[b]);
+		char *dw = temp_db(), *dt = temp_db();
+		struct bp_solve_opts o = { .threads = 2, .index = BP_INDEX_SPARSE };
+		struct bp_solve_result rw = solve_into(dw, g, o);
+		o.engine = BP_ENGINE_TIERS;
+		o.threads = 3;
+		struct bp_solve_result rt = solve_into(dt, g, o);
+		cr_expect_eq(rw.engine, BP_ENGINE_WALK, "%s", boards[b]);
+		cr_expect_eq(rt.engine, BP_ENGINE_TIERS, "%s", boards[b]);
+		cr_expect(rw.value == rt.value && rw.remoteness == rt.remoteness, "%s", boards[b]);
+		for (int v = 0; v < 4; v++)
+			cr_expect_eq(rw.counts[v], rt.counts[v], "%s value %d", boards[b], v);
+		bp_store *sw, *st;
+		bp_table *tw, *tt;
+		open_table(dw, g, &sw, &tw);
+		open_table(dt, g, &st, &tt);
+		struct bp_table_meta m;
+		cr_assert_eq(bp_table_meta_get(tw, &m), BP_OK);
+		for (uint32_t t = 0; t < g->ntiers; t++)
+			for (uint64_t i = 0; i < m.tier_size[t]; i++) {
+				uint16_t a = 0, c = 1;
+				cr_assert_eq(bp_table_get(tw, t, i, &a), BP_OK);
+				cr_assert_eq(bp_table_get(tt, t, i, &c), BP_OK);
+				cr_assert_eq(a, c, "%s tier %u index %llu", boards[b], t,
+					     (unsigned long long)i);
+			}
+		bp_table_close(tw);
+		bp_table_close(tt);
+		bp_store_close(sw);
+		bp_store_close(st);
+		remove_db(dw);
+		remove_db(dt);
+		bp_game_destroy(g);
+	}
+}
+
 Test(sparse, mirador_key_unpack_as_the_text_parser)
 {
 	static const char *const specs[] = { "mirador:5x4,piece=1", "mirador:6x6", "mirador:7x7",
