@@ -18,6 +18,7 @@
  * already touched a c stone, else 0). */
 #include "solver/games/taifas.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1050,30 +1051,14 @@ const struct bp_game_ops bp_taifas_ops = {
  * them where taifas_bounds makes it one. */
 #define BOUNDS_INLINE static inline __attribute__((always_inline))
 
-/* The components of region holding a cell of seed, counted up to `most`: their number,
- * or `most` when there are that many or more. */
-BOUNDS_INLINE int components_upto(const struct taifas *t, int w, uint64_t region, uint64_t seed,
-				  int most)
+/* The components of region holding a cell of seed, counted up to `most` (INT_MAX: all
+ * of them): their number, or `most` when there are that many or more; and their sizes
+ * into sizes (when not NULL). */
+BOUNDS_INLINE int components(const struct taifas *t, int w, uint64_t region, uint64_t seed,
+			     int most, int *sizes)
 {
 	int n = 0;
 	for (seed &= region; seed && n < most; n++) {
-		uint64_t comp = seed & -seed, prev;
-		do {
-			prev = comp;
-			comp = grow_w(t, comp, w) & region;
-		} while (comp != prev);
-		seed &= ~comp;
-	}
-	return n;
-}
-
-/* Components of region holding a cell of seed: their number, and their sizes into
- * sizes (when not NULL). */
-BOUNDS_INLINE int components_with(const struct taifas *t, int w, uint64_t region, uint64_t seed,
-				  int *sizes)
-{
-	int n = 0;
-	for (seed &= region; seed; n++) {
 		uint64_t comp = seed & -seed, prev;
 		do {
 			prev = comp;
@@ -1162,8 +1147,8 @@ BOUNDS_INLINE void points_bounds(const struct taifas *t, int w, uint64_t own, ui
 {
 	uint64_t empty = t->full & ~own & ~other;
 	int m = independent_bound(t, w, empty & ~grow_w(t, own, w));
-	*nlo = components_with(t, w, t->full & ~other, own, lo_sizes);
-	int g = components_with(t, w, own, own, hi_sizes);
+	*nlo = components(t, w, t->full & ~other, own, INT_MAX, lo_sizes);
+	int g = components(t, w, own, own, INT_MAX, hi_sizes);
 	for (int i = 0; i < m; i++)
 		hi_sizes[g + i] = 1; /* g + m <= 64: the groups and F are disjoint */
 	*nhi = g + m;
@@ -1416,11 +1401,11 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		if (cm >= 0 && mo < 0)
 			mo = independent_bound(t, w, fo);
 		if (cl <= 0 && d - mx >= 0 && !(d - mx == 0 && tie_lo == -1)) {
-			int olo = components_upto(t, w, t->full & ~x, o, gx + mx + 1);
+			int olo = components(t, w, t->full & ~x, o, gx + mx + 1, NULL);
 			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
 		}
 		if (cm >= 0 && d + mo <= 0 && !(d + mo == 0 && tie_hi == 1)) {
-			int xlo = components_upto(t, w, t->full & ~o, x, go + mo + 1);
+			int xlo = components(t, w, t->full & ~o, x, go + mo + 1, NULL);
 			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
 		}
 		least = (cl > 0) - (cl < 0);
