@@ -72,6 +72,16 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
 	return BP_OK;
 }
 
+int bp_zobrist_set_vector(bp_zobrist *z, int on)
+{
+#ifdef AVX512_KEYS
+	z->avx512 = on && __builtin_cpu_supports("avx512f");
+#else
+	(void)on;
+#endif
+	return z->avx512;
+}
+
 void bp_zobrist_destroy(bp_zobrist *z)
 {
 	if (!z)

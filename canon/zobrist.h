@@ -48,4 +48,9 @@ uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncel
 				 uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
 				 uint64_t *out);
 
+/* Whether a child's key (bp_zobrist_update_cells without out) may use the processor's
+ * vector instructions (AVX-512 where it has them: the default). Off, the portable code
+ * runs, so that a test can check both on one machine. Returns whether they are used. */
+int bp_zobrist_set_vector(bp_zobrist *z, int on);
+
 #endif
