@@ -157,23 +157,8 @@ static uint64_t fold_any(int nsym, int nrow, const uint64_t *src, uint64_t e,
 	}
 }
 
-/* The smallest of h[s] ^ e ^ r0[s] (^ r1[s] when nrow is 2), for constant nsym and
- * nrow: straight XORs and compares. */
-static inline __attribute__((always_inline)) uint64_t
-key_of(int nsym, int nrow, const uint64_t *h, uint64_t e, const uint64_t *r0, const uint64_t *r1)
-{
-	uint64_t best = UINT64_MAX;
-	for (int s = 0; s < nsym; s++) {
-		uint64_t v = h[s] ^ e ^ r0[s];
-		if (nrow == 2)
-			v ^= r1[s];
-		best = v < best ? v : best;
-	}
-	return best;
-}
-
 #ifdef AVX512_KEYS
-/* key_of for 8 or 12 symmetries on a processor with AVX-512F (chosen at run time: the
+/* fold of one or two rows without out, for 8 or 12 symmetries on a processor with AVX-512F (chosen at run time: the
  * build targets older ones): the hashes in the lanes of one or two 512-bit words and
  * the smallest by one reduction, where the baseline's 128-bit code needs four to six
  * compares and blends of emulated unsigned 64-bit order. */
@@ -243,15 +228,16 @@ uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncel
 		if (z->avx512 && (z->nsym == 8 || z->nsym == 12))
 			return key_avx512(z->nsym, ncells, h, e, r0, r1);
 #endif
+		const uint64_t *const rows[2] = { r0, r1 };
 		switch (z->nsym << 2 | ncells) {
-		case 8 << 2 | 1: return key_of(8, 1, h, e, r0, r1);
-		case 8 << 2 | 2: return key_of(8, 2, h, e, r0, r1);
-		case 12 << 2 | 1: return key_of(12, 1, h, e, r0, r1);
-		case 12 << 2 | 2: return key_of(12, 2, h, e, r0, r1);
-		case 4 << 2 | 1: return key_of(4, 1, h, e, r0, r1);
-		case 4 << 2 | 2: return key_of(4, 2, h, e, r0, r1);
-		case 6 << 2 | 1: return key_of(6, 1, h, e, r0, r1);
-		case 6 << 2 | 2: return key_of(6, 2, h, e, r0, r1);
+		case 8 << 2 | 1: return fold(8, 1, h, e, rows, NULL);
+		case 8 << 2 | 2: return fold(8, 2, h, e, rows, NULL);
+		case 12 << 2 | 1: return fold(12, 1, h, e, rows, NULL);
+		case 12 << 2 | 2: return fold(12, 2, h, e, rows, NULL);
+		case 4 << 2 | 1: return fold(4, 1, h, e, rows, NULL);
+		case 4 << 2 | 2: return fold(4, 2, h, e, rows, NULL);
+		case 6 << 2 | 1: return fold(6, 1, h, e, rows, NULL);
+		case 6 << 2 | 2: return fold(6, 2, h, e, rows, NULL);
 		default: break;
 		}
 	}
