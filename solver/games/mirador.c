@@ -1059,22 +1059,38 @@ static void mirador_canonical(const struct bp_game *g, const struct bp_pos *p, s
 	put_plane(out, 1, best[1]);
 }
 
-/* The key (see mirador_key_pack) of the position with red and blue places r and b.
- * @return BP_OK; BP_ERANGE. */
+/* The key's colour bits of the pieces at places r (red) and u (all): bit i set when
+ * the i-th lowest place of u is red. A key has room for at most 63 pieces (see
+ * key_pack), so no more are counted. */
+static uint64_t red_bits(u128 r, u128 u)
+{
+	uint64_t bits = 0;
+	for (int n = 0; u && n < 64; u &= u - 1, n++)
+		if (r & u & (~u + 1))
+			bits |= 1ull << n;
+	return bits;
+}
+
+/* The key (see mirador_key_pack) of the pieces at places u with colour bits red
+ * (red_bits). @return BP_OK; BP_ERANGE. */
+static int key_pack(const struct mirador *m, u128 u, uint64_t red, int to_move, int passed,
+		    uint64_t key[2])
+{
+	int base = 128 - m->nplace;
+	if (2 + popcount128(u) > base)
+		return BP_ERANGE;
+	u128 v = u << base | (u128)red << 2 | (u128)(to_move << 1 | passed);
+	key[0] = (uint64_t)v;
+	key[1] = (uint64_t)(v >> 64);
+	return BP_OK;
+}
+
+/* The key of the position with red and blue places r and b. @return BP_OK;
+ * BP_ERANGE. */
 static int key_of_sets(const struct mirador *m, u128 r, u128 b, int to_move, int passed,
 		       uint64_t key[2])
 {
-	int base = 128 - m->nplace, n = 0;
-	u128 u = r | b, k = u << base;
-	for (u128 v = u; v; v &= v - 1, n++)
-		if (r & v & (~v + 1))
-			k |= bit128(2 + n);
-	if (2 + n > base)
-		return BP_ERANGE;
-	k |= (u128)(to_move << 1 | passed);
-	key[0] = (uint64_t)k;
-	key[1] = (uint64_t)(k >> 64);
-	return BP_OK;
+	return key_pack(m, r | b, red_bits(r, r | b), to_move, passed, key);
 }
 
 /* One canonical child on a small grid. */
@@ -1085,28 +1101,10 @@ struct small_child {
 	int to_move, passed;
 };
 
-/* The key's colour bits of the pieces at places r (red) and u (all): bit i set when
- * the i-th lowest place of u is red. */
-static uint64_t red_bits(u128 r, u128 u)
-{
-	uint64_t bits = 0;
-	for (int n = 0; u; u &= u - 1, n++)
-		if (r & u & (~u + 1))
-			bits |= 1ull << n;
-	return bits;
-}
-
 /* key_of_sets of a child whose colour bits (red_bits) small_children gave. */
 static int key_of_child(const struct mirador *m, const struct small_child *k, uint64_t key[2])
 {
-	int base = 128 - m->nplace;
-	u128 u = k->set[0] | k->set[1];
-	if (2 + popcount128(u) > base)
-		return BP_ERANGE;
-	u128 v = u << base | (u128)k->red << 2 | (u128)(k->to_move << 1 | k->passed);
-	key[0] = (uint64_t)v;
-	key[1] = (uint64_t)(v >> 64);
-	return BP_OK;
+	return key_pack(m, k->set[0] | k->set[1], k->red, k->to_move, k->passed, key);
 }
 
 /* The canonical children of p (a position of a small grid that is not over), in
