@@ -88,15 +88,23 @@ static uint64_t grow(const struct taifas *t, uint64_t m)
 	return grow_w(t, m, t->w);
 }
 
-/* The component of region containing the cells of seed. */
-static uint64_t flood(const struct taifas *t, uint64_t region, uint64_t seed)
+/* The component of region containing the cells of seed, on a board w wide (a constant
+ * where the caller is inlined per width: see grow_w). */
+static inline __attribute__((always_inline)) uint64_t flood_w(const struct taifas *t, int w,
+							      uint64_t region, uint64_t seed)
 {
 	uint64_t m = seed & region, prev;
 	do {
 		prev = m;
-		m = grow(t, m) & region;
+		m = grow_w(t, m, w) & region;
 	} while (m != prev);
 	return m;
+}
+
+/* The component of region containing the cells of seed. */
+static uint64_t flood(const struct taifas *t, uint64_t region, uint64_t seed)
+{
+	return flood_w(t, t->w, region, seed);
 }
 
 static int zones_of(const struct taifas *t, uint64_t own, int sizes[64])
@@ -1059,11 +1067,7 @@ BOUNDS_INLINE int components(const struct taifas *t, int w, uint64_t region, uin
 {
 	int n = 0;
 	for (seed &= region; seed && n < most; n++) {
-		uint64_t comp = seed & -seed, prev;
-		do {
-			prev = comp;
-			comp = grow_w(t, comp, w) & region;
-		} while (comp != prev);
+		uint64_t comp = flood_w(t, w, region, seed & -seed);
 		seed &= ~comp;
 		if (sizes)
 			sizes[n] = __builtin_popcountll(comp);
