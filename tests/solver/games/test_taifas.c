@@ -654,7 +654,10 @@ Test(taifas, every_move_of_every_3x3_position_completes_zones_as_naive)
 
 Test(taifas, every_move_completes_zones_as_naive)
 {
-	static const int sizes[][2] = { { 4, 5 }, { 5, 4 }, { 6, 5 }, { 3, 7 }, { 8, 8 } };
+	/* every width that completes_zone has its own copy for (3 to 8) and the generic
+	 * one, boards 2 wide (no box test) and the widest, 32x2 */
+	static const int sizes[][2] = { { 4, 5 }, { 5, 4 }, { 6, 5 }, { 3, 7 },	 { 8, 8 }, { 5, 5 },
+					{ 7, 9 }, { 2, 8 }, { 9, 7 }, { 16, 4 }, { 32, 2 } };
 	unsigned seed = 20261121;
 	printf("every_move_completes_zones_as_naive: seed %u\n", seed);
 	srand(seed);
