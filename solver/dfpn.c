@@ -182,6 +182,7 @@ struct bp_dfpn {
 	 * cache miss in the table */
 	_Atomic uint64_t *seen;
 	uint64_t seen_mask;	      /* bits - 1, a power of two */
+	size_t tt_len, seen_len;      /* the bytes mapped for each (zeroed_alloc) */
 	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
 	/* weak proof numbers (bp_dfpn_opts.pn_rule, and always in games that repeat) */
@@ -1260,6 +1261,34 @@ static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_re
 	return out->value == BP_VALUE_NONE ? BP_ENOTFOUND : BP_OK;
 }
 
+/* Zeroed memory for the table or its filter: bytes rounded up to align (a power of
+ * two, at least a page), aligned to it, on huge pages where the system gives them;
+ * *len gets the bytes mapped (munmap). Anonymous pages are zero when the kernel hands
+ * them over, which it does at each page's first touch: the pages are touched here,
+ * one write each, so that the memory is taken at once as before, but not written
+ * whole again (a memset of the table zeroed it twice, the second time in the
+ * process's own CPU time: 0.1 s or more a GiB). @return NULL when out of memory. */
+static void *zeroed_alloc(size_t bytes, size_t align, size_t *len)
+{
+	size_t n = (bytes + align - 1) / align * align;
+	char *m = mmap(NULL, n + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1);
+	size_t head = (size_t)(a - (uintptr_t)m);
+	if (head)
+		munmap(m, head);
+	if (align - head)
+		munmap((char *)a + n, align - head);
+	if (align >= ((size_t)2 << 20))
+		madvise((void *)a, n, MADV_HUGEPAGE);
+	volatile char *p = (volatile char *)a;
+	for (size_t i = 0; i < n; i += 4096)
+		p[i] = 0;
+	*len = n;
+	return (void *)a;
+}
+
 void bp_dfpn_advised(const struct bp_game *g, struct bp_dfpn_opts *o)
 {
 	o->pn_rule = g->ops->dfpn_weak ? BP_DFPN_PN_WEAK : BP_DFPN_PN_SUM;
@@ -1303,30 +1332,22 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	 * most of them */
 	size_t bytes = (size_t)(d->nbuckets * sizeof(struct tt_bucket));
 	size_t align = (size_t)2 << 20;
-	d->tt = aligned_alloc(align, (bytes + align - 1) / align * align);
-	if (d->tt)
-		madvise(d->tt, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
+	d->tt = zeroed_alloc(bytes, align, &d->tt_len);
 	if (!d->tt) {
 		free(d);
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
 				  (unsigned long long)o.memory);
 	}
-	memset(d->tt, 0, d->nbuckets * sizeof(struct tt_bucket));
 	uint64_t bits = 64;
 	while (bits * 2 <= d->nbuckets * 4)
 		bits *= 2;
 	d->seen_mask = bits - 1;
 	/* the filter on huge pages too: at 1/128 of the table it still spans thousands
 	 * of 4 KiB pages, one TLB miss for most look-ups */
-	size_t sbytes = (size_t)(bits / 8), salign = sbytes >= align ? align : 64;
-	d->seen = aligned_alloc(salign, (sbytes + salign - 1) / salign * salign);
-	if (d->seen) {
-		if (salign == align)
-			madvise(d->seen, (sbytes + salign - 1) / salign * salign, MADV_HUGEPAGE);
-		memset(d->seen, 0, sbytes);
-	}
+	size_t sbytes = (size_t)(bits / 8);
+	d->seen = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &d->seen_len);
 	if (!d->seen) {
-		free(d->tt);
+		munmap(d->tt, d->tt_len);
 		free(d);
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
 				  (unsigned long long)o.memory);
@@ -1346,8 +1367,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		d->shared = 1;
 		d->busy = calloc(NBUSY, sizeof *d->busy);
 		if (!d->busy) {
-			free(d->seen);
-			free(d->tt);
+			munmap((void *)d->seen, d->seen_len);
+			munmap(d->tt, d->tt_len);
 			free(d);
 			return bp_err_set(err, BP_ENOMEM, "no memory");
 		}
@@ -1366,8 +1387,8 @@ void bp_dfpn_destroy(bp_dfpn *d)
 	pthread_mutex_destroy(&d->progress_lock);
 	pthread_cond_destroy(&d->park_cond);
 	free(d->busy);
-	free(d->seen);
-	free(d->tt);
+	munmap((void *)d->seen, d->seen_len);
+	munmap(d->tt, d->tt_len);
 	free(d);
 }
 
