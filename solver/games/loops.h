@@ -43,6 +43,12 @@ struct bp_loops {
 	 * the non-members around a cell form two or more arcs. */
 	uint8_t fixed_in[2][64];
 	uint8_t multi_arc[64];
+	/* The same gather from three rotations (see bp_loops_may_close): per cell, the
+	 * cell before NE (or NW) and before SE (or SW) in index order, 0 where there is
+	 * none, and the directions that hold a board cell. */
+	uint8_t up_base[64], down_base[64];
+	uint8_t on_board[64];
+	uint8_t dir_of[64]; /* W | E << 1 | NW << 2 | NE << 3 | SW << 4 | SE << 5 in directions */
 };
 
 /* Fills L for board b (at most 64 hex cells). ring: NULL for no ring, else 6N owners
