@@ -951,6 +951,8 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 	if (d == 0 || (d & (d - 1)) != 0)
 		return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
 	int cell = __builtin_ctzll(d) * 2 + (dx == 0);
+	if (!out)
+		return bp_zobrist_child_key(T(g)->zob, cell, -1, LAST(p), LAST(c), h);
 	return bp_zobrist_update_cells(T(g)->zob, &cell, 1, LAST(p), LAST(c), h, out);
 }
 
