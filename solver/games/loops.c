@@ -107,12 +107,12 @@ int bp_loops_init(struct bp_loops *L, const struct bp_board *b, const uint8_t *r
 		const uint8_t *to = L->around[c];
 		for (int d = 0; d < 6; d++)
 			L->on_board[c] |= (uint8_t)((to[d] < BP_LOOPS_RING) << d);
-		L->up_base[c] = (uint8_t)(to[1] < BP_LOOPS_RING	  ? to[1] - 1
-					  : to[2] < BP_LOOPS_RING ? to[2]
-								  : 0);
-		L->down_base[c] = (uint8_t)(to[5] < BP_LOOPS_RING   ? to[5] - 1
-					    : to[4] < BP_LOOPS_RING ? to[4]
-								    : 0);
+		/* mod 64: NE may be cell 0 (then the pair starts at "cell -1", bit 63,
+		 * which on_board clears), and the rotation takes amounts below 64 */
+		int up = to[1] < BP_LOOPS_RING ? to[1] - 1 : to[2] < BP_LOOPS_RING ? to[2] : 0;
+		int down = to[5] < BP_LOOPS_RING ? to[5] - 1 : to[4] < BP_LOOPS_RING ? to[4] : 0;
+		L->up_base[c] = (uint8_t)(up & 63);
+		L->down_base[c] = (uint8_t)(down & 63);
 	}
 	for (unsigned i = 0; i < 64; i++)
 		L->dir_of[i] = (uint8_t)((i & 1) << 3 | (i >> 1 & 1) | (i >> 2 & 1) << 2 |
