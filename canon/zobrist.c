@@ -15,6 +15,10 @@
 #define MAX_PLANES 4
 #define EXTRA_KEPT 1024 /* mix_extra of the smaller extra words, computed once */
 
+/* A child's key: the smallest of h[s] ^ e ^ r0[s] (^ r1[s]) over the nsym symmetries. */
+typedef uint64_t key_fn(int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0,
+			const uint64_t *r1);
+
 /* t[(c * nplanes + i) * BP_ZOBRIST_MAX_SYM + s] = Z[i][sym_s(c)]: the words one
  * changed cell needs lie side by side, one per symmetry. */
 struct bp_zobrist {
@@ -24,7 +28,12 @@ struct bp_zobrist {
 	 * below 1024), and an update that changes it mixed both words each time */
 	uint64_t ex[EXTRA_KEPT];
 	int avx512; /* the processor has AVX-512F (key_avx512) */
+	/* key[k]: a child's key from k + 1 changed cells, without the images (see
+	 * choose_keys) */
+	key_fn *key[2];
 };
+
+static void choose_keys(bp_zobrist *z);
 
 static inline uint64_t mix_extra(uint64_t x)
 {
@@ -68,6 +77,7 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
 				z->t[((size_t)c * (size_t)nplanes + (size_t)i) *
 					     BP_ZOBRIST_MAX_SYM +
 				     (size_t)s] = zw[i][bp_board_sym(b, s, c)];
+	choose_keys(z);
 	*out = z;
 	return BP_OK;
 }
@@ -79,6 +89,7 @@ int bp_zobrist_set_vector(bp_zobrist *z, int on)
 #else
 	(void)on;
 #endif
+	choose_keys(z);
 	return z->avx512;
 }
 
@@ -157,14 +168,50 @@ static uint64_t fold_any(int nsym, int nrow, const uint64_t *src, uint64_t e,
 	}
 }
 
+/* The key functions, one per (symmetries, rows) of the boards in use and a generic
+ * one, chosen once per handle (choose_keys) so that a child's key costs one indirect
+ * jump instead of the tests of the processor, the symmetry count and the row count
+ * that each call made (the key is made once per child of a proof-number search). */
+#define KEY_PORTABLE(NS, NR)                                                     \
+	static uint64_t key_##NS##_##NR(int nsym, const uint64_t *h, uint64_t e, \
+					const uint64_t *r0, const uint64_t *r1)  \
+	{                                                                        \
+		(void)nsym;                                                      \
+		const uint64_t *const rows[2] = { r0, r1 };                      \
+		return fold(NS, NR, h, e, rows, NULL);                           \
+	}
+KEY_PORTABLE(4, 1)
+KEY_PORTABLE(4, 2)
+KEY_PORTABLE(6, 1)
+KEY_PORTABLE(6, 2)
+KEY_PORTABLE(8, 1)
+KEY_PORTABLE(8, 2)
+KEY_PORTABLE(12, 1)
+KEY_PORTABLE(12, 2)
+
+static uint64_t key_any_1(int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0,
+			  const uint64_t *r1)
+{
+	const uint64_t *const rows[2] = { r0, r1 };
+	return fold(nsym, 1, h, e, rows, NULL);
+}
+
+static uint64_t key_any_2(int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0,
+			  const uint64_t *r1)
+{
+	const uint64_t *const rows[2] = { r0, r1 };
+	return fold(nsym, 2, h, e, rows, NULL);
+}
+
 #ifdef AVX512_KEYS
-/* fold of one or two rows without out, for 8 or 12 symmetries on a processor with AVX-512F (chosen at run time: the
- * build targets older ones): the hashes in the lanes of one or two 512-bit words and
- * the smallest by one reduction, where the baseline's 128-bit code needs four to six
- * compares and blends of emulated unsigned 64-bit order. */
-__attribute__((target("avx512f"))) static uint64_t key_avx512(int nsym, int nrow, const uint64_t *h,
-							      uint64_t e, const uint64_t *r0,
-							      const uint64_t *r1)
+/* fold of one or two rows without out, for 8 or 12 symmetries on a processor with
+ * AVX-512F (chosen at run time: the build targets older ones): the hashes in the lanes
+ * of one or two 512-bit words and the smallest by one reduction, where the baseline's
+ * 128-bit code needs four to six compares and blends of emulated unsigned 64-bit
+ * order. */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) uint64_t
+key_avx512(int nsym, int nrow, const uint64_t *h, uint64_t e, const uint64_t *r0,
+	   const uint64_t *r1)
 {
 	__m512i ev = _mm512_set1_epi64((long long)e);
 	__m512i v = _mm512_xor_si512(_mm512_loadu_si512(h), _mm512_loadu_si512(r0));
@@ -183,7 +230,36 @@ __attribute__((target("avx512f"))) static uint64_t key_avx512(int nsym, int nrow
 	}
 	return _mm512_reduce_min_epu64(v);
 }
+
+#define KEY_AVX512(NS, NR)                                                                       \
+	__attribute__((target("avx512f"))) static uint64_t key_avx_##NS##_##NR(                  \
+		int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0, const uint64_t *r1) \
+	{                                                                                        \
+		(void)nsym;                                                                      \
+		return key_avx512(NS, NR, h, e, r0, r1);                                         \
+	}
+KEY_AVX512(8, 1)
+KEY_AVX512(8, 2)
+KEY_AVX512(12, 1)
+KEY_AVX512(12, 2)
 #endif
+
+static void choose_keys(bp_zobrist *z)
+{
+	switch (z->nsym) {
+	case 4: z->key[0] = key_4_1, z->key[1] = key_4_2; break;
+	case 6: z->key[0] = key_6_1, z->key[1] = key_6_2; break;
+	case 8: z->key[0] = key_8_1, z->key[1] = key_8_2; break;
+	case 12: z->key[0] = key_12_1, z->key[1] = key_12_2; break;
+	default: z->key[0] = key_any_1, z->key[1] = key_any_2; break;
+	}
+#ifdef AVX512_KEYS
+	if (z->avx512 && z->nsym == 8)
+		z->key[0] = key_avx_8_1, z->key[1] = key_avx_8_2;
+	if (z->avx512 && z->nsym == 12)
+		z->key[0] = key_avx_12_1, z->key[1] = key_avx_12_2;
+#endif
+}
 
 uint64_t bp_zobrist_update(const bp_zobrist *z, const uint64_t *from, const uint64_t *to,
 			   uint64_t extra_from, uint64_t extra_to, const uint64_t *h, uint64_t *out)
@@ -219,30 +295,24 @@ uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncel
 	assert(ncells >= 0 && ncells <= 4);
 	uint64_t e =
 		extra_from == extra_to ? 0 : extra_word(z, extra_from) ^ extra_word(z, extra_to);
-	if (!out && (ncells == 1 || ncells == 2)) {
+	if (!out && (ncells == 1 || ncells == 2))
 		/* a child's key in a search (one stone, or a stone and a neutral): the rows
-		 * straight from the cells, one dispatch, no row array */
-		const uint64_t *r0 = &z->t[(size_t)cells[0] * BP_ZOBRIST_MAX_SYM];
-		const uint64_t *r1 = &z->t[(size_t)cells[ncells - 1] * BP_ZOBRIST_MAX_SYM];
-#ifdef AVX512_KEYS
-		if (z->avx512 && (z->nsym == 8 || z->nsym == 12))
-			return key_avx512(z->nsym, ncells, h, e, r0, r1);
-#endif
-		const uint64_t *const rows[2] = { r0, r1 };
-		switch (z->nsym << 2 | ncells) {
-		case 8 << 2 | 1: return fold(8, 1, h, e, rows, NULL);
-		case 8 << 2 | 2: return fold(8, 2, h, e, rows, NULL);
-		case 12 << 2 | 1: return fold(12, 1, h, e, rows, NULL);
-		case 12 << 2 | 2: return fold(12, 2, h, e, rows, NULL);
-		case 4 << 2 | 1: return fold(4, 1, h, e, rows, NULL);
-		case 4 << 2 | 2: return fold(4, 2, h, e, rows, NULL);
-		case 6 << 2 | 1: return fold(6, 1, h, e, rows, NULL);
-		case 6 << 2 | 2: return fold(6, 2, h, e, rows, NULL);
-		default: break;
-		}
-	}
+		 * straight from the cells, no row array */
+		return z->key[ncells - 1](z->nsym, h, e,
+					  &z->t[(size_t)cells[0] * BP_ZOBRIST_MAX_SYM],
+					  &z->t[(size_t)cells[ncells - 1] * BP_ZOBRIST_MAX_SYM]);
 	const uint64_t *row[4];
 	for (int k = 0; k < ncells; k++)
 		row[k] = &z->t[(size_t)cells[k] * BP_ZOBRIST_MAX_SYM];
 	return fold_any(z->nsym, ncells, h, e, row, out);
+}
+
+uint64_t bp_zobrist_child_key(const bp_zobrist *z, int c0, int c1, uint64_t extra_from,
+			      uint64_t extra_to, const uint64_t *h)
+{
+	uint64_t e =
+		extra_from == extra_to ? 0 : extra_word(z, extra_from) ^ extra_word(z, extra_to);
+	const uint64_t *r0 = &z->t[(size_t)c0 * BP_ZOBRIST_MAX_SYM];
+	return z->key[c1 >= 0](z->nsym, h, e, r0,
+			       c1 >= 0 ? &z->t[(size_t)c1 * BP_ZOBRIST_MAX_SYM] : r0);
 }

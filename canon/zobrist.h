@@ -48,6 +48,12 @@ uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncel
 				 uint64_t extra_from, uint64_t extra_to, const uint64_t *h,
 				 uint64_t *out);
 
+/* bp_zobrist_update_cells without out for one changed cell, c0 (c1 < 0), or two, c0
+ * and c1 (cell * nplanes + plane, as there): a child's key in a proof-number search,
+ * with no cell array to fill and read. Returns the smallest of the hashes. */
+uint64_t bp_zobrist_child_key(const bp_zobrist *z, int c0, int c1, uint64_t extra_from,
+			      uint64_t extra_to, const uint64_t *h);
+
 /* Whether a child's key (bp_zobrist_update_cells without out) may use the processor's
  * vector instructions (AVX-512 where it has them: the default). Off, the portable code
  * runs, so that a test can check both on one machine. Returns whether they are used. */

@@ -182,6 +182,7 @@ struct bp_dfpn {
 	 * cache miss in the table */
 	_Atomic uint64_t *seen;
 	uint64_t seen_mask;	      /* bits - 1, a power of two */
+	size_t tt_len, seen_len;      /* the bytes mapped for each (zeroed_alloc) */
 	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
 	/* weak proof numbers (bp_dfpn_opts.pn_rule, and always in games that repeat) */
@@ -240,16 +241,16 @@ struct search {
 	struct bp_pos cpos;
 };
 
-/* s->cpos made the child of parent by m. */
+/* s->cpos made the child of parent by m; words is s->d->pos_words. */
 static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
-					struct bp_move m)
+					struct bp_move m, int words)
 {
 	const struct bp_game *g = s->d->g;
 	/* the word counts of the games with pos_words (Taifas 3, Chicken 5) copied inline:
 	 * a call to memcpy with a length it must first look at cost more than the copy */
 	uint64_t *w = s->cpos.w;
 	const uint64_t *pw = parent->w;
-	switch (s->d->pos_words) {
+	switch (words) {
 	case 5: w[4] = pw[4]; /* fall through */
 	case 4: w[3] = pw[3]; /* fall through */
 	case 3:
@@ -257,7 +258,7 @@ static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *p
 		w[1] = pw[1];
 		w[0] = pw[0];
 		break;
-	default: memcpy(w, pw, sizeof pw[0] * (size_t)s->d->pos_words); break;
+	default: memcpy(w, pw, sizeof pw[0] * (size_t)words); break;
 	}
 	g->ops->apply(g, &s->cpos, m);
 	return &s->cpos;
@@ -405,11 +406,10 @@ static inline int seen_has(const bp_dfpn *d, uint64_t key)
 		     1);
 }
 
-/* Reads the entry of key. @return 1 and the numbers when present. */
-static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
+/* Reads the entry of key from its bucket, whatever the filter says. @return 1 and the
+ * numbers when present. */
+static int tt_read(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
 {
-	if (!seen_has(d, key))
-		return 0;
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
 	int shared = d->o.threads > 1;
@@ -433,6 +433,12 @@ static int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t
 		if (atomic_load_explicit(q, memory_order_relaxed) == v)
 			return found;
 	}
+}
+
+/* Reads the entry of key. @return 1 and the numbers when present. */
+static inline int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
+{
+	return seen_has(d, key) && tt_read(d, key, pn, dn, meta);
 }
 
 static inline uint64_t priority(const struct tt_entry *e)
@@ -593,8 +599,11 @@ static int expand(struct search *s, int depth, int or_node)
 	/* read once: the game's ops are calls the compiler cannot see through, so it would
 	 * load these again for every child (and `ran` is atomic); none changes while a
 	 * search runs */
-	const int goal = s->goal, fast = d->fast, cyclic = d->cyclic;
+	const int goal = s->goal, fast = d->fast, cyclic = d->cyclic, words = d->pos_words;
 	const int xran = d->ran[!goal]; /* the other goal's entries exist (cross()) */
+	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
+				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
+	uint64_t evaluated = 0;
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
@@ -602,8 +611,8 @@ static int expand(struct search *s, int depth, int or_node)
 		c->dep = INDEP;
 		c->strict = 0;
 		c->known = 1;
-		const struct bp_pos *p = make_child(s, &f->pos, mv[i]);
-		s->evaluated++;
+		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words);
+		evaluated++;
 		int lo, hi;
 		if (rules_bounds(d, p, &lo, &hi) && decide(goal, !or_node, lo, hi, c)) {
 			/* over, won by its mover's next stone, or decided by the game's bounds:
@@ -622,7 +631,7 @@ static int expand(struct search *s, int depth, int or_node)
 		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = g->ops->sym_hash_move(g, &f->pos, f->sh, p, NULL);
+			h = key_move(g, &f->pos, f->sh, p, NULL);
 			if (ask)
 				bp_game_canonical(g, p, &canon);
 		} else {
@@ -650,27 +659,38 @@ static int expand(struct search *s, int depth, int or_node)
 		}
 		c->known = 0;
 		c->key = node_key(h, goal, !or_node);
-		__builtin_prefetch(seen_word(d, c->key));
+		/* the filter's bit: its word's index in pn, the bit in dn until the look-up
+		 * below (numbers come only then), so that it is found once, not three times */
+		uint64_t bit = seen_index(d, c->key);
+		c->pn = (uint32_t)(bit >> 6); /* bits are at most 4 * 2^32 */
+		c->dn = (uint32_t)(bit & 63);
+		__builtin_prefetch(&d->seen[bit >> 6]);
 		if (xran) {
 			c->xkey = node_key(h, !goal, !or_node);
 			__builtin_prefetch(seen_word(d, c->xkey));
 		}
 	}
+	s->evaluated += evaluated;
 	/* the table look-ups after the moves: the filter's words fetched meanwhile, then
-	 * the buckets of the keys it may hold */
+	 * the buckets of the keys it may hold; a child whose bit is clear is marked
+	 * (known 2: not in the table) so that its look-up is skipped */
 	for (int i = 0; i < n; i++) {
-		const struct child *c = &f->ch[i];
+		struct child *c = &f->ch[i];
 		if (c->known)
 			continue;
-		if (seen_has(d, c->key))
+		if (atomic_load_explicit(&d->seen[c->pn], memory_order_relaxed) >> c->dn & 1)
 			__builtin_prefetch(bucket_of(d, c->key));
+		else
+			c->known = 2;
 		if (xran && seen_has(d, c->xkey))
 			__builtin_prefetch(bucket_of(d, c->xkey));
 	}
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
-		if (c->known)
+		if (c->known == 1)
 			continue;
+		int absent = c->known == 2;
+		c->known = 0;
 		s->probes++;
 		uint32_t meta;
 		if (cyclic && tt_get(d, path_key(mix(f->ph ^ c->key)), &c->pn, &c->dn, &meta) &&
@@ -679,15 +699,15 @@ static int expand(struct search *s, int depth, int or_node)
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
 			c->dep = (int32_t)(meta & WORK_MAX);
-		} else if (tt_get(d, c->key, &c->pn, &c->dn, &meta)) {
+		} else if (!absent && tt_read(d, c->key, &c->pn, &c->dn, &meta)) {
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
 		} else if (d->init_moves) {
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
-			uint32_t k =
-				(uint32_t)g->ops->moves(g, make_child(s, &f->pos, c->m), s->mv);
+			uint32_t k = (uint32_t)g->ops->moves(g, make_child(s, &f->pos, c->m, words),
+							     s->mv);
 			if (k < 1)
 				k = 1;
 			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */
@@ -1241,6 +1261,34 @@ static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_re
 	return out->value == BP_VALUE_NONE ? BP_ENOTFOUND : BP_OK;
 }
 
+/* Zeroed memory for the table or its filter: bytes rounded up to align (a power of
+ * two, at least a page), aligned to it, on huge pages where the system gives them;
+ * *len gets the bytes mapped (munmap). Anonymous pages are zero when the kernel hands
+ * them over, which it does at each page's first touch: the pages are touched here,
+ * one write each, so that the memory is taken at once as before, but not written
+ * whole again (a memset of the table zeroed it twice, the second time in the
+ * process's own CPU time: 0.1 s or more a GiB). @return NULL when out of memory. */
+static void *zeroed_alloc(size_t bytes, size_t align, size_t *len)
+{
+	size_t n = (bytes + align - 1) / align * align;
+	char *m = mmap(NULL, n + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1);
+	size_t head = (size_t)(a - (uintptr_t)m);
+	if (head)
+		munmap(m, head);
+	if (align - head)
+		munmap((char *)a + n, align - head);
+	if (align >= ((size_t)2 << 20))
+		madvise((void *)a, n, MADV_HUGEPAGE);
+	volatile char *p = (volatile char *)a;
+	for (size_t i = 0; i < n; i += 4096)
+		p[i] = 0;
+	*len = n;
+	return (void *)a;
+}
+
 void bp_dfpn_advised(const struct bp_game *g, struct bp_dfpn_opts *o)
 {
 	o->pn_rule = g->ops->dfpn_weak ? BP_DFPN_PN_WEAK : BP_DFPN_PN_SUM;
@@ -1284,30 +1332,22 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	 * most of them */
 	size_t bytes = (size_t)(d->nbuckets * sizeof(struct tt_bucket));
 	size_t align = (size_t)2 << 20;
-	d->tt = aligned_alloc(align, (bytes + align - 1) / align * align);
-	if (d->tt)
-		madvise(d->tt, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
+	d->tt = zeroed_alloc(bytes, align, &d->tt_len);
 	if (!d->tt) {
 		free(d);
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
 				  (unsigned long long)o.memory);
 	}
-	memset(d->tt, 0, d->nbuckets * sizeof(struct tt_bucket));
 	uint64_t bits = 64;
 	while (bits * 2 <= d->nbuckets * 4)
 		bits *= 2;
 	d->seen_mask = bits - 1;
 	/* the filter on huge pages too: at 1/128 of the table it still spans thousands
 	 * of 4 KiB pages, one TLB miss for most look-ups */
-	size_t sbytes = (size_t)(bits / 8), salign = sbytes >= align ? align : 64;
-	d->seen = aligned_alloc(salign, (sbytes + salign - 1) / salign * salign);
-	if (d->seen) {
-		if (salign == align)
-			madvise(d->seen, (sbytes + salign - 1) / salign * salign, MADV_HUGEPAGE);
-		memset(d->seen, 0, sbytes);
-	}
+	size_t sbytes = (size_t)(bits / 8);
+	d->seen = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &d->seen_len);
 	if (!d->seen) {
-		free(d->tt);
+		munmap(d->tt, d->tt_len);
 		free(d);
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
 				  (unsigned long long)o.memory);
@@ -1327,8 +1367,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		d->shared = 1;
 		d->busy = calloc(NBUSY, sizeof *d->busy);
 		if (!d->busy) {
-			free(d->seen);
-			free(d->tt);
+			munmap((void *)d->seen, d->seen_len);
+			munmap(d->tt, d->tt_len);
 			free(d);
 			return bp_err_set(err, BP_ENOMEM, "no memory");
 		}
@@ -1347,8 +1387,8 @@ void bp_dfpn_destroy(bp_dfpn *d)
 	pthread_mutex_destroy(&d->progress_lock);
 	pthread_cond_destroy(&d->park_cond);
 	free(d->busy);
-	free(d->seen);
-	free(d->tt);
+	munmap((void *)d->seen, d->seen_len);
+	munmap(d->tt, d->tt_len);
 	free(d);
 }
 

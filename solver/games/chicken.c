@@ -1225,7 +1225,10 @@ static uint64_t chicken_sym_hash_move(const struct bp_game *g, const struct bp_p
 		return bp_zobrist_update(C(g)->zob, p->w, c->w, chicken_extra(p), chicken_extra(c),
 					 h, out);
 	int cells[2] = { __builtin_ctzll(dfr) * 3 + (db == 0),
-			 dn ? __builtin_ctzll(dn) * 3 + 2 : 0 };
+			 dn ? __builtin_ctzll(dn) * 3 + 2 : -1 };
+	if (!out)
+		return bp_zobrist_child_key(C(g)->zob, cells[0], cells[1], chicken_extra(p),
+					    chicken_extra(c), h);
 	return bp_zobrist_update_cells(C(g)->zob, cells, dn ? 2 : 1, chicken_extra(p),
 				       chicken_extra(c), h, out);
 }

@@ -102,6 +102,21 @@ int bp_loops_init(struct bp_loops *L, const struct bp_board *b, const uint8_t *r
 			if (to >= BP_LOOPS_RING && to != BP_LOOPS_OUT)
 				L->fixed_in[L->ring[to - BP_LOOPS_RING]][c] |= (uint8_t)(1u << d);
 		}
+	/* directions 0 E, 1 NE, 2 NW, 3 W, 4 SW, 5 SE (dirs[] above) */
+	for (int c = 0; c < b->ncells; c++) {
+		const uint8_t *to = L->around[c];
+		for (int d = 0; d < 6; d++)
+			L->on_board[c] |= (uint8_t)((to[d] < BP_LOOPS_RING) << d);
+		/* mod 64: NE may be cell 0 (then the pair starts at "cell -1", bit 63,
+		 * which on_board clears), and the rotation takes amounts below 64 */
+		int up = to[1] < BP_LOOPS_RING ? to[1] - 1 : to[2] < BP_LOOPS_RING ? to[2] : 0;
+		int down = to[5] < BP_LOOPS_RING ? to[5] - 1 : to[4] < BP_LOOPS_RING ? to[4] : 0;
+		L->up_base[c] = (uint8_t)(up & 63);
+		L->down_base[c] = (uint8_t)(down & 63);
+	}
+	for (unsigned i = 0; i < 64; i++)
+		L->dir_of[i] = (uint8_t)((i & 1) << 3 | (i >> 1 & 1) | (i >> 2 & 1) << 2 |
+					 (i >> 3 & 1) << 1 | (i >> 4 & 1) << 4 | (i >> 5 & 1) << 5);
 	for (unsigned m = 0; m < 64; m++)
 		L->multi_arc[m] = zero_arcs(m) > 1;
 	for (int byte = 0; byte < 8; byte++)
@@ -140,26 +155,6 @@ static uint64_t enclosed_open(const struct bp_loops *L, uint64_t g, uint64_t ope
 uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g)
 {
 	return enclosed_open(L, g, L->open[player]);
-}
-
-/* Adding c to g (which holds no loop) makes a loop in one of two ways: a free cell is
- * cut off, which needs the cells around c outside g to form two or more arcs; or a
- * cell of g becomes surrounded by the group, which can only be c itself or one of its
- * neighbours, since nothing else gained a group neighbour. */
-int bp_loops_may_close(const struct bp_loops *L, int player, uint64_t g, int c)
-{
-	unsigned in = L->fixed_in[player][c];
-	const uint8_t *to = L->around[c];
-	for (int d = 0; d < 6; d++)
-		if (to[d] < BP_LOOPS_RING)
-			in |= (unsigned)(g >> to[d] & 1) << d;
-	if (L->multi_arc[in] || in == 63)
-		return 1;
-	uint64_t after = g | 1ull << c;
-	for (uint64_t x = g & L->nb[c] & ~L->open[player]; x; x &= x - 1)
-		if (!(L->nb[__builtin_ctzll(x)] & ~after))
-			return 1;
-	return 0;
 }
 
 int bp_loops_loop_groups(const struct bp_loops *L, int player, uint64_t g, uint64_t *loop_cells)

@@ -36,7 +36,6 @@ struct taifas {
 	int n, w;
 	uint64_t full, not_left, not_right; /* not_left: cells with x > 0 */
 	uint64_t nbr[64], box[64];	    /* per cell: its 4 neighbours; its 3x3 box but itself */
-	int box_shift[64];		    /* moves the box to bits 0-2, w..w+2, 2w..2w+2 */
 	uint8_t joined[64];
 	/* completes[A] (boards of at most COMPLETES_CELLS cells; built by the first tier
 	 * walk, atomically): bit c set when a stone on empty cell c raises the zone count
@@ -128,6 +127,18 @@ int bp_taifas_zones(const struct bp_game *g, uint64_t x, uint64_t o, int colour)
 	return zones_of(T(g), colour ? o : x, NULL);
 }
 
+/* Do the neighbours of cell in region lie in one component of the region within the
+ * cell's 3x3 box (t->joined)? Boards at least 3 wide. */
+static inline __attribute__((always_inline)) int joined_in_box(const struct taifas *t, int w,
+							       uint64_t region, int cell)
+{
+	unsigned r = (unsigned)(cell - w - 1) & 63;
+	uint64_t m = region & t->box[cell];
+	m = m >> r | m << ((64 - r) & 63);
+	unsigned cfg = (unsigned)((m & 7) | (m >> (w - 3) & 070) | (m >> (2 * w - 6) & 0700));
+	return t->joined[cfg >> 3] >> (cfg & 7) & 1;
+}
+
 /* Does placing a stone of a colour whose stones are `own` on cell bit v raise that
  * colour's zone count? Let C be the component of non-own cells holding v. The pieces
  * of C minus v each touch v, so each is a zone after the move; before it, C was one
@@ -136,8 +147,15 @@ int bp_taifas_zones(const struct bp_game *g, uint64_t x, uint64_t o, int colour)
  *     there is one and C touched no own stone (v itself does not touch one).
  * Whether the cells next to v form one piece is first looked up from v's 3x3 box
  * (they usually join through a diagonal there; t->joined) and only then decided by a
- * flood over the board; the flood toward an own stone stops at the first one. */
-static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
+ * flood over the board; the flood toward an own stone stops at the first one.
+ *
+ * Inlined per board width w (a constant in the copies completes_zone dispatches to;
+ * see grow_w): this runs once per child of a proof-number search. The box comes to
+ * bits 0-2, w..w+2, 2w..2w+2 by one rotation by v's cell less w + 1: the box's cells
+ * all lie on the board, so the rotation moves each to its place whether that amount
+ * is negative (v on the top row) or not, with no branch on its sign. */
+static inline __attribute__((always_inline)) int completes_zone_w(const struct taifas *t, int w,
+								  uint64_t own, uint64_t v)
 {
 	int cell = __builtin_ctzll(v);
 	uint64_t rest = t->full & ~own & ~v;
@@ -146,16 +164,12 @@ static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
 		return 0; /* no piece */
 	uint64_t piece = touching, prev;
 	if ((touching & (touching - 1)) != 0) {
-		uint64_t m = rest & t->box[cell];
-		m = t->box_shift[cell] >= 0 ? m >> t->box_shift[cell] : m << -t->box_shift[cell];
-		unsigned cfg =
-			(unsigned)((m & 7) | (m >> t->w & 7) << 3 | (m >> 2 * t->w & 7) << 6);
-		if (t->w < 3 || !(t->joined[cfg >> 3] >> (cfg & 7) & 1)) {
+		if (w < 3 || !joined_in_box(t, w, rest, cell)) {
 			/* not joined in the box: flood until every neighbour is reached */
 			piece = touching & -touching;
 			do {
 				prev = piece;
-				piece = grow(t, piece) & rest;
+				piece = grow_w(t, piece, w) & rest;
 			} while (piece != prev && (touching & ~piece) != 0);
 			if ((touching & ~piece) != 0)
 				return 1; /* two pieces or more */
@@ -163,13 +177,36 @@ static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
 	}
 	if (t->nbr[cell] & own)
 		return 0; /* one piece; C touched an own stone at v */
-	do {
-		if (grow(t, piece) & own)
+	for (;;) {
+		uint64_t grown = grow_w(t, piece, w);
+		if (grown & own)
 			return 0; /* C touched an own stone already */
 		prev = piece;
-		piece = grow(t, piece) & rest;
-	} while (piece != prev);
-	return 1; /* one piece, and C touched no own stone: a new zone */
+		piece = grown & rest;
+		if (piece == prev)
+			return 1; /* one piece, and C touched no own stone: a new zone */
+	}
+}
+
+/* The copy for the board's width; inlined into apply (once per child of a search, where
+ * the call's own cost was a fifth of the test's), called by the tier walk. */
+static inline __attribute__((always_inline)) int completes_zone_inline(const struct taifas *t,
+								       uint64_t own, uint64_t v)
+{
+	switch (t->w) {
+	case 3: return completes_zone_w(t, 3, own, v);
+	case 4: return completes_zone_w(t, 4, own, v);
+	case 5: return completes_zone_w(t, 5, own, v);
+	case 6: return completes_zone_w(t, 6, own, v);
+	case 7: return completes_zone_w(t, 7, own, v);
+	case 8: return completes_zone_w(t, 8, own, v);
+	default: return completes_zone_w(t, t->w, own, v);
+	}
+}
+
+static int completes_zone(const struct taifas *t, uint64_t own, uint64_t v)
+{
+	return completes_zone_inline(t, own, v);
 }
 
 /* joined[cfg]: do the orthogonal neighbours of the centre of a 3x3 box (cfg: the
@@ -315,7 +352,10 @@ static void taifas_apply(const struct bp_game *g, struct bp_pos *p, struct bp_mo
 	uint64_t v = 1ull << (m.v >> 1);
 	switch (t->tie) {
 	case TIE_LAST_ZONE:
-		if (completes_zone(t, p->w[colour], v))
+		/* where `last` already names the colour, the move keeps it either way: the
+		 * zone test (the costliest part of a child in a proof-number search) is
+		 * needed for about half the moves only */
+		if (LAST(p) != (uint64_t)colour + 1 && completes_zone_inline(t, p->w[colour], v))
 			LAST(p) = (uint64_t)colour + 1;
 		break;
 	case TIE_LAST_STONE: LAST(p) = (uint64_t)colour + 1; break;
@@ -827,7 +867,6 @@ static int taifas_create(struct bp_game *g, struct bp_err *err)
 		uint64_t v = 1ull << c, row = v | (v << 1 & t->not_left) | (v >> 1 & t->not_right);
 		t->nbr[c] = grow(t, v) & ~v;
 		t->box[c] = (row | row << t->w | row >> t->w) & t->full & ~v;
-		t->box_shift[c] = c - t->w - 1;
 	}
 	box_table(t->joined);
 	t->match_rows = match_rows_table(t->w);
@@ -920,6 +959,8 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 	if (d == 0 || (d & (d - 1)) != 0)
 		return bp_zobrist_update(T(g)->zob, p->w, c->w, LAST(p), LAST(c), h, out);
 	int cell = __builtin_ctzll(d) * 2 + (dx == 0);
+	if (!out)
+		return bp_zobrist_child_key(T(g)->zob, cell, -1, LAST(p), LAST(c), h);
 	return bp_zobrist_update_cells(T(g)->zob, &cell, 1, LAST(p), LAST(c), h, out);
 }
 

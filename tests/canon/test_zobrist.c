@@ -73,12 +73,14 @@ ParameterizedTest(char (*name)[8], zobrist, images_and_updates)
 
 ParameterizedTestParameters(zobrist, named_cells)
 {
-	static char names[][8] = { "hex4", "tri6", "rh4x4", "5x5", "5x6", "3x3" };
+	static char names[][8] = { "hex4", "tri6", "rh4x4", "5x5", "5x6", "3x3", "rh4x5", "hex3" };
 	return cr_make_param_array(char[8], names, sizeof names / sizeof names[0]);
 }
 
 /* bp_zobrist_update_cells, told the changed cells (one to four, on any planes), equals
- * the full hash of the changed position, its images' hashes included. */
+ * the full hash of the changed position, its images' hashes included; so does
+ * bp_zobrist_child_key for one or two. Every symmetry count with a copy of its own (4,
+ * 6, 8, 12) and one without (rh4x5: 2). */
 ParameterizedTest(char (*name)[8], zobrist, named_cells)
 {
 	struct bp_board *b;
@@ -111,6 +113,10 @@ ParameterizedTest(char (*name)[8], zobrist, named_cells)
 		uint64_t want = bp_zobrist_hash(z, q, qextra, hq);
 		cr_expect_eq(bp_zobrist_update_cells(z, cells, n, extra, qextra, h, NULL), want,
 			     "%s: %d cells", *name, n);
+		if (n == 1 || n == 2)
+			cr_expect_eq(bp_zobrist_child_key(z, cells[0], n == 2 ? cells[1] : -1,
+							  extra, qextra, h),
+				     want, "%s: child key, %d cells", *name, n);
 		cr_expect_eq(bp_zobrist_update_cells(z, cells, n, extra, qextra, h, hu), want);
 		cr_expect_eq(memcmp(hu, hq, sizeof(uint64_t) * (size_t)b->nsym), 0, "%s: images",
 			     *name);
@@ -164,6 +170,9 @@ Test(zobrist, extra_words)
 		}
 		uint64_t want = bp_zobrist_hash(z, q, to, hq);
 		cr_expect_eq(bp_zobrist_update_cells(z, cells, nc, from, to, h, NULL), want);
+		cr_expect_eq(
+			bp_zobrist_child_key(z, cells[0], nc == 2 ? cells[1] : -1, from, to, h),
+			want);
 		cr_expect_eq(bp_zobrist_update(z, p, q, from, to, h, NULL), want);
 	}
 	bp_zobrist_destroy(z);

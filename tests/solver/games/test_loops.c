@@ -34,6 +34,24 @@ ParameterizedTestParameters(loops, random_sets_match_naive)
 	return cr_make_param_array(struct ring_case, cases, sizeof cases / sizeof cases[0]);
 }
 
+/* bp_loops_may_close as it was first written (a branch per direction on its kind),
+ * kept to check that the branch-free gather gives exactly its answers. */
+static int may_close_reference(const struct bp_loops *L, int player, uint64_t g, int c)
+{
+	unsigned in = L->fixed_in[player][c];
+	const uint8_t *to = L->around[c];
+	for (int d = 0; d < 6; d++)
+		if (to[d] < BP_LOOPS_RING)
+			in |= (unsigned)(g >> to[d] & 1) << d;
+	if (L->multi_arc[in] || in == 63)
+		return 1;
+	uint64_t after = g | 1ull << c;
+	for (uint64_t x = g & L->nb[c] & ~L->open[player]; x; x &= x - 1)
+		if (!(L->nb[__builtin_ctzll(x)] & ~after))
+			return 1;
+	return 0;
+}
+
 /* Player 0 is 'y' and player 1 is 'b', as in revised Glorieta. */
 ParameterizedTest(struct ring_case *rc, loops, random_sets_match_naive)
 {
@@ -80,6 +98,9 @@ ParameterizedTest(struct ring_case *rc, loops, random_sets_match_naive)
 				int may = bp_loops_may_close(L, pl, g, c);
 				cr_assert(may || !after, "%s: filter skipped a loop at cell %d",
 					  rc->board, c);
+				cr_assert_eq(may, may_close_reference(L, pl, g, c),
+					     "%s ring '%s' player %d set %llx cell %d", rc->board,
+					     rc->ring, pl, (unsigned long long)g, c);
 				filtered += !may;
 				cr_assert_eq(bp_loops_closes(L, pl, g, c), after);
 			}

@@ -631,6 +631,16 @@ static void check_every_move(const struct bp_game *g, const struct naive *nv,
 			cr_assert_eq(q.w[2] == (uint64_t)col + 1, rises,
 				     "%s: %c at cell %d of %s: completes %d", g->spec, "xo"[col], c,
 				     fmt_pos(g, p), rises);
+			/* naming the colour already, and with no colour named: `last` ends
+			 * as the colour, or as it was where the move completes no zone */
+			for (uint64_t before_last = 0; before_last <= 2; before_last++) {
+				q = *p;
+				q.w[2] = before_last;
+				g->ops->apply(g, &q, (struct bp_move){ (uint32_t)(c * 2 + col) });
+				cr_assert_eq(q.w[2], rises ? (uint64_t)col + 1 : before_last,
+					     "%s: %c at cell %d of %s, last %d", g->spec, "xo"[col],
+					     c, fmt_pos(g, p), (int)before_last);
+			}
 		}
 	}
 }
@@ -654,7 +664,10 @@ Test(taifas, every_move_of_every_3x3_position_completes_zones_as_naive)
 
 Test(taifas, every_move_completes_zones_as_naive)
 {
-	static const int sizes[][2] = { { 4, 5 }, { 5, 4 }, { 6, 5 }, { 3, 7 }, { 8, 8 } };
+	/* every width that completes_zone has its own copy for (3 to 8) and the generic
+	 * one, boards 2 wide (no box test) and the widest, 32x2 */
+	static const int sizes[][2] = { { 4, 5 }, { 5, 4 }, { 6, 5 }, { 3, 7 },	 { 8, 8 }, { 5, 5 },
+					{ 7, 9 }, { 2, 8 }, { 9, 7 }, { 16, 4 }, { 32, 2 } };
 	unsigned seed = 20261121;
 	printf("every_move_completes_zones_as_naive: seed %u\n", seed);
 	srand(seed);
