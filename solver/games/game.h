@@ -409,6 +409,16 @@ struct bp_game_ops {
 	 * worst makes a proof expand a node that the search settled.
 	 * NULL: the search expands such positions. */
 	int (*bounds)(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
+	/* OPTIONAL fast path for bounds, with it: bounds() of each child of p (a position
+	 * that is not over), the child of moves[i] (n legal moves of p) written to rc[i]
+	 * (bounds()'s return) and lo[i], hi[i] (its bounds where rc[i] is 1; 0 otherwise),
+	 * exactly bounds()'s answers, the work that the children share done once (Taifas:
+	 * the parent's groups and components). Proof-number search asks it once per node
+	 * it expands; the proof checker asks bounds() of each leaf, and the tests compare
+	 * the two child by child. NULL: the search calls bounds() per child. */
+	void (*bounds_children)(const struct bp_game *g, const struct bp_pos *p,
+				const struct bp_move *moves, int n, signed char *rc,
+				signed char *lo, signed char *hi);
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */

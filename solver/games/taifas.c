@@ -18,6 +18,7 @@
  * already touched a c stone, else 0). */
 #include "solver/games/taifas.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -924,6 +925,9 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 }
 
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
+static void taifas_bounds_children(const struct bp_game *g, const struct bp_pos *p,
+				   const struct bp_move *moves, int n, signed char *rc,
+				   signed char *lo, signed char *hi);
 
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
@@ -962,6 +966,7 @@ const struct bp_game_ops bp_taifas_ops = {
 	.sym_hash = taifas_sym_hash,
 	.sym_hash_move = taifas_sym_hash_move,
 	.bounds = taifas_bounds,
+	.bounds_children = taifas_bounds_children,
 };
 
 /* ---- bounds for proof-number search (bp_game_ops.bounds) ------------------------
@@ -1349,9 +1354,173 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
 	return best;
 }
 
+/* ---- the children of one node at once (bp_game_ops.bounds_children) ----
+ *
+ * df-pn asks the op of every child of a node it expands, and those children are the
+ * node plus one stone. What the op floods is nearly the same in all of them:
+ *   - the groups of each colour and the cells around each (groups_touching). A stone
+ *     of colour c on v leaves the other colour's groups as they are, and joins the c
+ *     groups next to v (those whose surroundings hold v) with v into one, whose
+ *     surroundings are theirs and v's neighbours;
+ *   - the components of the cells not of one colour d, counting those that hold a
+ *     stone of the other colour c (4 of the argument). A stone of c on v leaves them
+ *     as they are, and adds one where v's component held no c stone. A stone of d on
+ *     v takes v out of its component K, which may fall into pieces: only K is flooded
+ *     again, and not even K where v's neighbours in K join within v's 3x3 box
+ *     (t->joined, as completes_zone does), for then K less v is one piece.
+ * So the parent's groups and components are found once, each only when a child first
+ * needs it (most children end at the flood-free filter), and each child's answer is
+ * the op's own code (bounds_w) run with these counts in place of its floods: the
+ * answers are exactly the op's, which the tests check child by child. Under
+ * score=fraction, which needs the sizes of every group and component, and where the
+ * node lacks a colour, the children take the op itself. */
+struct kids {
+	uint64_t stones[2], empty; /* the parent's: x, o; its empty cells */
+	int groups_ready;	   /* ng, grp, around, tp found */
+	int ng[2];		   /* groups of x, of o */
+	/* per colour, per group: its stones, and grow() of them: the group and the
+	 * cells around it (groups of one colour are pairwise apart: 32 at most) */
+	uint64_t grp[2][32], around[2][32];
+	struct touching tp[2]; /* groups_touching's planes over the parent's empty */
+	/* per d (0 x, 1 o), the components of the cells not d (found when comps_ready[d]):
+	 * comp[d][j]; bit j of holds[d] when comp j holds a stone of the other colour,
+	 * held[d] of them */
+	int comps_ready[2], ncomp[2], held[2];
+	uint64_t holds[2], comp[2][32];
+};
+
+BOUNDS_INLINE void add_touching(uint64_t m, struct touching *a)
+{
+	a->ge[3] |= a->ge[2] & m;
+	a->ge[2] |= a->ge[1] & m;
+	a->ge[1] |= a->ge[0] & m;
+	a->ge[0] |= m;
+}
+
+/* The parent's groups of both colours, each flooded once. */
+BOUNDS_INLINE void kids_groups(const struct taifas *t, int w, struct kids *k)
+{
+	for (int c = 0; c < 2; c++) {
+		struct touching a = { { 0, 0, 0, 0 } };
+		int n = 0;
+		for (uint64_t left = k->stones[c]; left; n++) {
+			uint64_t grp = left & -left, around = grow_w(t, grp, w);
+			for (uint64_t next = around & left; next != grp; next = around & left) {
+				grp = next;
+				around = grow_w(t, grp, w);
+			}
+			left &= ~grp;
+			assert(n < 32);
+			k->grp[c][n] = grp;
+			k->around[c][n] = around;
+			add_touching(around & k->empty, &a);
+		}
+		k->ng[c] = n;
+		k->tp[c] = a;
+	}
+	k->groups_ready = 1;
+}
+
+/* groups_touching of a child, a stone of colour col on v (bit vb), for colour c:
+ * @return its groups, with the planes over the child's empty cells into *a. */
+BOUNDS_INLINE int kid_touching(const struct taifas *t, struct kids *k, int c, int col, uint64_t vb,
+			       struct touching *a)
+{
+	uint64_t empty = k->empty & ~vb;
+	const struct touching *tp = &k->tp[c];
+	if (c != col) {
+		/* the same groups: the same cells around them, less v */
+		*a = (struct touching){ { tp->ge[0] & empty, tp->ge[1] & empty, tp->ge[2] & empty,
+					  tp->ge[3] & empty } };
+		return k->ng[c];
+	}
+	if (!(tp->ge[0] & vb)) {
+		/* v touches no c group: one more group, of v alone */
+		*a = (struct touching){ { tp->ge[0] & empty, tp->ge[1] & empty, tp->ge[2] & empty,
+					  tp->ge[3] & empty } };
+		add_touching(t->nbr[__builtin_ctzll(vb)] & empty, a);
+		return k->ng[c] + 1;
+	}
+	/* the groups next to v and v become one group, around which lie the cells around
+	 * them and v's neighbours */
+	uint64_t joined = t->nbr[__builtin_ctzll(vb)];
+	int n = k->ng[c] + 1;
+	*a = (struct touching){ { 0, 0, 0, 0 } };
+	for (int j = 0; j < k->ng[c]; j++) {
+		uint64_t around = k->around[c][j];
+		if (around & vb) {
+			joined |= around;
+			n--;
+		} else {
+			add_touching(around & empty, a);
+		}
+	}
+	add_touching(joined & empty, a);
+	return n;
+}
+
+/* The parent's components of the cells not of colour d, each flooded once. */
+BOUNDS_INLINE void kids_comps(const struct taifas *t, int w, struct kids *k, int d)
+{
+	uint64_t region = t->full & ~k->stones[d], seeds = k->stones[!d], holds = 0;
+	int n = 0, held = 0;
+	while (region) {
+		uint64_t comp = flood_w(t, w, region, region & -region);
+		region &= ~comp;
+		assert(n < 32);
+		k->comp[d][n] = comp;
+		if (comp & seeds) {
+			holds |= 1ull << n;
+			held++;
+		}
+		n++;
+	}
+	k->ncomp[d] = n;
+	k->holds[d] = holds;
+	k->held[d] = held;
+	k->comps_ready[d] = 1;
+}
+
+/* components(t->full & ~D, C, most, NULL) of a child, a stone of colour col on v (bit
+ * vb), D the stones of colour d and C those of the other colour, by the parent's
+ * components. */
+BOUNDS_INLINE int kid_components(const struct taifas *t, int w, struct kids *k, int d, int col,
+				 uint64_t vb, int most)
+{
+	if (!k->comps_ready[d])
+		kids_comps(t, w, k, d);
+	int j = 0;
+	while (!(k->comp[d][j] & vb))
+		j++;
+	int n = k->held[d], holds = (int)(k->holds[d] >> j & 1);
+	if (col != d) {
+		n += !holds; /* the region stays; v's component now holds a stone */
+	} else if (holds) {
+		/* v leaves its component K, which held a stone: K less v holds one in each
+		 * of its pieces that does (v held none) */
+		int cell = __builtin_ctzll(vb);
+		uint64_t rest = k->comp[d][j] & ~vb;
+		uint64_t touching = t->nbr[cell] & rest;
+		int one = (touching & (touching - 1)) == 0; /* K less v is one piece */
+		if (!one && w >= 3) {
+			uint64_t m = rest & t->box[cell];
+			m = t->box_shift[cell] >= 0 ? m >> t->box_shift[cell]
+						    : m << -t->box_shift[cell];
+			unsigned cfg =
+				(unsigned)((m & 7) | (m >> w & 7) << 3 | (m >> 2 * w & 7) << 6);
+			one = t->joined[cfg >> 3] >> (cfg & 7) & 1;
+		}
+		if (!one)
+			n += components(t, w, rest, k->stones[!d], INT_MAX, NULL) - 1;
+	}
+	return n < most ? n : most;
+}
+
 /* The op on a board w wide: inlined into taifas_bounds once per common width, with w a
- * constant there. */
-BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w)
+ * constant there. With k (not NULL), p is a child of k's node, a stone of colour col on
+ * bit vb, and the floods are k's (bounds_children_w). */
+BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w,
+			   struct kids *k, uint64_t vb, int col)
 {
 	const struct taifas *t = T(g);
 	uint64_t x = X_STONES(p), o = O_STONES(p), empty = t->full & ~x & ~o;
@@ -1369,7 +1538,16 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, fx, fo, &mx, &mo))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
-	int gx = groups_touching(t, w, x, empty, &ax), go = groups_touching(t, w, o, empty, &ao);
+	int gx, go;
+	if (k) {
+		if (!k->groups_ready)
+			kids_groups(t, w, k);
+		gx = kid_touching(t, k, 0, col, vb, &ax);
+		go = kid_touching(t, k, 1, col, vb, &ao);
+	} else {
+		gx = groups_touching(t, w, x, empty, &ax);
+		go = groups_touching(t, w, o, empty, &ao);
+	}
 	/* a tie's value for black (6 of the argument), where a tie may happen */
 	int tie_lo = -1, tie_hi = 1;
 	if (t->tie == TIE_DRAW) {
@@ -1405,11 +1583,13 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		if (cm >= 0 && mo < 0)
 			mo = independent_bound(t, w, fo);
 		if (cl <= 0 && d - mx >= 0 && !(d - mx == 0 && tie_lo == -1)) {
-			int olo = components(t, w, t->full & ~x, o, gx + mx + 1, NULL);
+			int olo = k ? kid_components(t, w, k, 0, col, vb, gx + mx + 1)
+				    : components(t, w, t->full & ~x, o, gx + mx + 1, NULL);
 			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
 		}
 		if (cm >= 0 && d + mo <= 0 && !(d + mo == 0 && tie_hi == 1)) {
-			int xlo = components(t, w, t->full & ~o, x, go + mo + 1, NULL);
+			int xlo = k ? kid_components(t, w, k, 1, col, vb, go + mo + 1)
+				    : components(t, w, t->full & ~o, x, go + mo + 1, NULL);
 			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
 		}
 		least = (cl > 0) - (cl < 0);
@@ -1430,12 +1610,56 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
 {
 	switch (T(g)->w) {
-	case 3: return bounds_w(g, p, lo, hi, 3);
-	case 4: return bounds_w(g, p, lo, hi, 4);
-	case 5: return bounds_w(g, p, lo, hi, 5);
-	case 6: return bounds_w(g, p, lo, hi, 6);
-	case 7: return bounds_w(g, p, lo, hi, 7);
-	case 8: return bounds_w(g, p, lo, hi, 8);
-	default: return bounds_w(g, p, lo, hi, T(g)->w);
+	case 3: return bounds_w(g, p, lo, hi, 3, NULL, 0, 0);
+	case 4: return bounds_w(g, p, lo, hi, 4, NULL, 0, 0);
+	case 5: return bounds_w(g, p, lo, hi, 5, NULL, 0, 0);
+	case 6: return bounds_w(g, p, lo, hi, 6, NULL, 0, 0);
+	case 7: return bounds_w(g, p, lo, hi, 7, NULL, 0, 0);
+	case 8: return bounds_w(g, p, lo, hi, 8, NULL, 0, 0);
+	default: return bounds_w(g, p, lo, hi, T(g)->w, NULL, 0, 0);
+	}
+}
+
+/* bounds_children on a board w wide (see struct kids). */
+BOUNDS_INLINE void bounds_children_w(const struct bp_game *g, const struct bp_pos *p,
+				     const struct bp_move *moves, int n, signed char *rc,
+				     signed char *lo, signed char *hi, int w)
+{
+	const struct taifas *t = T(g);
+	struct kids k;
+	k.stones[0] = X_STONES(p);
+	k.stones[1] = O_STONES(p);
+	k.empty = t->full & ~k.stones[0] & ~k.stones[1];
+	k.groups_ready = k.comps_ready[0] = k.comps_ready[1] = 0;
+	k.held[0] = k.held[1] = 0;
+	k.holds[0] = k.holds[1] = 0;
+	int share = k.stones[0] && k.stones[1] && t->score == SCORE_ZONES;
+	struct bp_pos c = *p;
+	for (int i = 0; i < n; i++) {
+		c.w[0] = p->w[0];
+		c.w[1] = p->w[1];
+		c.w[2] = p->w[2];
+		taifas_apply(g, &c, moves[i]); /* its `last` */
+		int col = (int)(moves[i].v & 1), l = 0, h = 0;
+		uint64_t vb = 1ull << (moves[i].v >> 1);
+		rc[i] = (signed char)(share ? bounds_w(g, &c, &l, &h, w, &k, vb, col)
+					    : bounds_w(g, &c, &l, &h, w, NULL, 0, 0));
+		lo[i] = (signed char)l;
+		hi[i] = (signed char)h;
+	}
+}
+
+static void taifas_bounds_children(const struct bp_game *g, const struct bp_pos *p,
+				   const struct bp_move *moves, int n, signed char *rc,
+				   signed char *lo, signed char *hi)
+{
+	switch (T(g)->w) {
+	case 3: bounds_children_w(g, p, moves, n, rc, lo, hi, 3); break;
+	case 4: bounds_children_w(g, p, moves, n, rc, lo, hi, 4); break;
+	case 5: bounds_children_w(g, p, moves, n, rc, lo, hi, 5); break;
+	case 6: bounds_children_w(g, p, moves, n, rc, lo, hi, 6); break;
+	case 7: bounds_children_w(g, p, moves, n, rc, lo, hi, 7); break;
+	case 8: bounds_children_w(g, p, moves, n, rc, lo, hi, 8); break;
+	default: bounds_children_w(g, p, moves, n, rc, lo, hi, T(g)->w); break;
 	}
 }
