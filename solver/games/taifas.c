@@ -925,9 +925,11 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 }
 
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
-static void taifas_bounds_children(const struct bp_game *g, const struct bp_pos *p,
-				   const struct bp_move *moves, int n, signed char *rc,
-				   signed char *lo, signed char *hi);
+static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, void *ctx);
+static int taifas_bounds_child(const struct bp_game *g, void *ctx, const struct bp_pos *c,
+			       struct bp_move m, int *lo, int *hi);
+/* bp_game_ops.bounds_ctx_size: room for struct kids (checked where it is defined) */
+#define TAIFAS_KIDS_SIZE 1792
 
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
@@ -966,7 +968,9 @@ const struct bp_game_ops bp_taifas_ops = {
 	.sym_hash = taifas_sym_hash,
 	.sym_hash_move = taifas_sym_hash_move,
 	.bounds = taifas_bounds,
-	.bounds_children = taifas_bounds_children,
+	.bounds_ctx_size = TAIFAS_KIDS_SIZE,
+	.bounds_node = taifas_bounds_node,
+	.bounds_child = taifas_bounds_child,
 };
 
 /* ---- bounds for proof-number search (bp_game_ops.bounds) ------------------------
@@ -1354,7 +1358,7 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
 	return best;
 }
 
-/* ---- the children of one node at once (bp_game_ops.bounds_children) ----
+/* ---- the children of one node (bp_game_ops.bounds_node, bounds_child) ----
  *
  * df-pn asks the op of every child of a node it expands, and those children are the
  * node plus one stone. What the op floods is nearly the same in all of them:
@@ -1373,11 +1377,13 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
  * the op's own code (bounds_w) run with these counts in place of its floods: the
  * answers are exactly the op's, which the tests check child by child. Under
  * score=fraction, which needs the sizes of every group and component, and where the
- * node lacks a colour, the children take the op itself. */
+ * node lacks a colour, the children take the op itself. The child comes made (the
+ * search has made it, `last` and all); the move says where the stone went. */
 struct kids {
 	uint64_t stones[2], empty; /* the parent's: x, o; its empty cells */
-	int groups_ready;	   /* ng, grp, around, tp found */
-	int ng[2];		   /* groups of x, of o */
+	int share;	  /* both colours on the board, score=zones: else bounds_w per child */
+	int groups_ready; /* ng, grp, around, tp found */
+	int ng[2];	  /* groups of x, of o */
 	/* per colour, per group: its stones, and grow() of them: the group and the
 	 * cells around it (groups of one colour are pairwise apart: 32 at most) */
 	uint64_t grp[2][32], around[2][32];
@@ -1388,6 +1394,7 @@ struct kids {
 	int comps_ready[2], ncomp[2], held[2];
 	uint64_t holds[2], comp[2][32];
 };
+_Static_assert(sizeof(struct kids) <= TAIFAS_KIDS_SIZE, "TAIFAS_KIDS_SIZE: room for struct kids");
 
 BOUNDS_INLINE void add_touching(uint64_t m, struct touching *a)
 {
@@ -1518,7 +1525,7 @@ BOUNDS_INLINE int kid_components(const struct taifas *t, int w, struct kids *k, 
 
 /* The op on a board w wide: inlined into taifas_bounds once per common width, with w a
  * constant there. With k (not NULL), p is a child of k's node, a stone of colour col on
- * bit vb, and the floods are k's (bounds_children_w). */
+ * bit vb, and the floods are k's (taifas_bounds_child). */
 BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w,
 			   struct kids *k, uint64_t vb, int col)
 {
@@ -1620,46 +1627,41 @@ static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *l
 	}
 }
 
-/* bounds_children on a board w wide (see struct kids). */
-BOUNDS_INLINE void bounds_children_w(const struct bp_game *g, const struct bp_pos *p,
-				     const struct bp_move *moves, int n, signed char *rc,
-				     signed char *lo, signed char *hi, int w)
+/* bp_game_ops.bounds_node: the parent's groups and components are found later, each
+ * when a child first needs it. */
+static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, void *ctx)
 {
 	const struct taifas *t = T(g);
-	struct kids k;
-	k.stones[0] = X_STONES(p);
-	k.stones[1] = O_STONES(p);
-	k.empty = t->full & ~k.stones[0] & ~k.stones[1];
-	k.groups_ready = k.comps_ready[0] = k.comps_ready[1] = 0;
-	k.held[0] = k.held[1] = 0;
-	k.holds[0] = k.holds[1] = 0;
-	int share = k.stones[0] && k.stones[1] && t->score == SCORE_ZONES;
-	struct bp_pos c = *p;
-	for (int i = 0; i < n; i++) {
-		c.w[0] = p->w[0];
-		c.w[1] = p->w[1];
-		c.w[2] = p->w[2];
-		taifas_apply(g, &c, moves[i]); /* its `last` */
-		int col = (int)(moves[i].v & 1), l = 0, h = 0;
-		uint64_t vb = 1ull << (moves[i].v >> 1);
-		rc[i] = (signed char)(share ? bounds_w(g, &c, &l, &h, w, &k, vb, col)
-					    : bounds_w(g, &c, &l, &h, w, NULL, 0, 0));
-		lo[i] = (signed char)l;
-		hi[i] = (signed char)h;
-	}
+	struct kids *k = ctx;
+	k->stones[0] = X_STONES(p);
+	k->stones[1] = O_STONES(p);
+	k->empty = t->full & ~k->stones[0] & ~k->stones[1];
+	k->share = k->stones[0] && k->stones[1] && t->score == SCORE_ZONES;
+	k->groups_ready = k->comps_ready[0] = k->comps_ready[1] = 0;
+	k->held[0] = k->held[1] = 0;
+	k->holds[0] = k->holds[1] = 0;
 }
 
-static void taifas_bounds_children(const struct bp_game *g, const struct bp_pos *p,
-				   const struct bp_move *moves, int n, signed char *rc,
-				   signed char *lo, signed char *hi)
+/* bounds_w for a child, with the parent's floods where k shares them. */
+BOUNDS_INLINE int bounds_child_w(const struct bp_game *g, struct kids *k, const struct bp_pos *c,
+				 struct bp_move m, int *lo, int *hi, int w)
 {
+	if (!k->share)
+		return bounds_w(g, c, lo, hi, w, NULL, 0, 0);
+	return bounds_w(g, c, lo, hi, w, k, 1ull << (m.v >> 1), (int)(m.v & 1));
+}
+
+static int taifas_bounds_child(const struct bp_game *g, void *ctx, const struct bp_pos *c,
+			       struct bp_move m, int *lo, int *hi)
+{
+	struct kids *k = ctx;
 	switch (T(g)->w) {
-	case 3: bounds_children_w(g, p, moves, n, rc, lo, hi, 3); break;
-	case 4: bounds_children_w(g, p, moves, n, rc, lo, hi, 4); break;
-	case 5: bounds_children_w(g, p, moves, n, rc, lo, hi, 5); break;
-	case 6: bounds_children_w(g, p, moves, n, rc, lo, hi, 6); break;
-	case 7: bounds_children_w(g, p, moves, n, rc, lo, hi, 7); break;
-	case 8: bounds_children_w(g, p, moves, n, rc, lo, hi, 8); break;
-	default: bounds_children_w(g, p, moves, n, rc, lo, hi, T(g)->w); break;
+	case 3: return bounds_child_w(g, k, c, m, lo, hi, 3);
+	case 4: return bounds_child_w(g, k, c, m, lo, hi, 4);
+	case 5: return bounds_child_w(g, k, c, m, lo, hi, 5);
+	case 6: return bounds_child_w(g, k, c, m, lo, hi, 6);
+	case 7: return bounds_child_w(g, k, c, m, lo, hi, 7);
+	case 8: return bounds_child_w(g, k, c, m, lo, hi, 8);
+	default: return bounds_child_w(g, k, c, m, lo, hi, T(g)->w);
 	}
 }

@@ -1203,40 +1203,46 @@ Test(taifas, bounds_same_as_reference_on_random_boards)
 		}
 }
 
-/* ---- bounds_children: the op over every child of a node at once ------------- */
+/* ---- bounds_node and bounds_child: the children of a node, their work shared -- */
 
-/* Every child of p: bounds_children gives bounds()'s answer (return code, lo and hi)
- * for each. @return the children it bounds plus 1 when they agree, else 0 (naming the
- * first child that does not). */
-static int children_agree(const struct bp_game *g, const struct bp_pos *p)
+/* Every child of p: bounds_child, after bounds_node on p, gives bounds()'s answer
+ * (return code, lo and hi) for each, asked in a random order (the search may stop at
+ * any child; the op must not care). @return the children it bounds plus 1 when they
+ * agree, else 0 (naming the first child that does not). */
+static int children_agree(const struct bp_game *g, const struct bp_pos *p, uint64_t *rs)
 {
-	int bounded = 0;
 	struct bp_move mv[128];
-	signed char rc[128], lo[128], hi[128];
-	int n = g->ops->moves(g, p, mv);
-	memset(rc, 9, sizeof rc);
-	g->ops->bounds_children(g, p, mv, n, rc, lo, hi);
+	static _Alignas(64) unsigned char ctx[4096];
+	cr_assert_leq(g->ops->bounds_ctx_size, sizeof ctx);
+	int n = g->ops->moves(g, p, mv), bounded = 0;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(splitmix64(rs) % (uint64_t)(i + 1));
+		struct bp_move m = mv[i];
+		mv[i] = mv[j];
+		mv[j] = m;
+	}
+	g->ops->bounds_node(g, p, ctx);
 	for (int i = 0; i < n; i++) {
 		struct bp_pos c = *p;
 		g->ops->apply(g, &c, mv[i]);
 		int l = -5, h = 5, r = g->ops->bounds(g, &c, &l, &h);
+		int kl = -5, kh = 5, kr = g->ops->bounds_child(g, ctx, &c, mv[i], &kl, &kh);
 		bounded += r;
-		if (r == rc[i] && (!r || (l == lo[i] && h == hi[i])))
+		if (r == kr && (!r || (l == kl && h == kh)))
 			continue;
-		cr_log_error("%s %s, move %s%c%d: bounds %d %d..%d, bounds_children %d %d..%d",
+		cr_log_error("%s %s, move %s%c%d: bounds %d %d..%d, bounds_child %d %d..%d",
 			     g->spec, fmt_pos(g, p), mv[i].v & 1 ? "o" : "x",
 			     'a' + (int)(mv[i].v >> 1) % g->board->a,
-			     g->board->b - (int)(mv[i].v >> 1) / g->board->a, r, l, h, rc[i], lo[i],
-			     hi[i]);
+			     g->board->b - (int)(mv[i].v >> 1) / g->board->a, r, l, h, kr, kl, kh);
 		return 0;
 	}
 	return bounded + 1;
 }
 
 /* Every board of a small board (as bounds_same_everywhere), each `last`, every
- * variant; under score=fraction, where bounds_children runs the op itself per child
+ * variant; under score=fraction, where bounds_child runs the op itself
  * (and its exact fractions take most of the time), every 7th board only. @return the
- * children bounds_children bounds. */
+ * children bounds_child bounds. */
 static long children_same_everywhere(const char *board)
 {
 	long bounded = 0;
@@ -1244,7 +1250,8 @@ static long children_same_everywhere(const char *board)
 		char spec[64];
 		snprintf(spec, sizeof spec, "taifas:%s%s", board, bounds_variants[vi]);
 		struct bp_game *g = open_game(spec);
-		cr_assert_not_null(g->ops->bounds_children);
+		cr_assert_not_null(g->ops->bounds_child);
+		uint64_t rs = 20261126;
 		int cells = g->board->ncells;
 		uint64_t boards = 1;
 		for (int i = 0; i < cells; i++)
@@ -1258,7 +1265,7 @@ static long children_same_everywhere(const char *board)
 					p.w[k % 3 - 1] |= 1ull << c;
 			for (uint64_t last = 0; last < 3; last++) {
 				p.w[2] = last;
-				int agree = children_agree(g, &p);
+				int agree = children_agree(g, &p, &rs);
 				cr_assert(agree);
 				bounded += agree - 1;
 			}
@@ -1268,7 +1275,7 @@ static long children_same_everywhere(const char *board)
 	return bounded;
 }
 
-Test(taifas, bounds_children_same_as_bounds_on_every_3x3_and_3x4_board)
+Test(taifas, bounds_child_same_as_bounds_on_every_3x3_and_3x4_board)
 {
 	cr_expect_gt(children_same_everywhere("3x3"), 0);
 	cr_expect_gt(children_same_everywhere("3x4"), 0);
@@ -1276,7 +1283,7 @@ Test(taifas, bounds_children_same_as_bounds_on_every_3x3_and_3x4_board)
 
 /* Every 37th board of 4x4 (1.2 M), each under one variant and one `last` in turn (37
  * is prime to 6 and 3, as 11 is for bounds_same_as_reference_on_4x4_boards). */
-Test(taifas, bounds_children_same_as_bounds_on_4x4_boards)
+Test(taifas, bounds_child_same_as_bounds_on_4x4_boards)
 {
 	enum { NV = sizeof bounds_variants / sizeof bounds_variants[0] };
 	struct bp_game *g[NV];
@@ -1285,6 +1292,7 @@ Test(taifas, bounds_children_same_as_bounds_on_4x4_boards)
 		snprintf(spec, sizeof spec, "taifas:4x4%s", bounds_variants[vi]);
 		g[vi] = open_game(spec);
 	}
+	uint64_t rs = 20261127; /* the order of the children */
 	for (uint64_t b = 0; b < 43046721; b += 37) {
 		struct bp_pos p;
 		memset(&p, 0, sizeof p);
@@ -1292,7 +1300,7 @@ Test(taifas, bounds_children_same_as_bounds_on_4x4_boards)
 			if (k % 3)
 				p.w[k % 3 - 1] |= 1ull << c;
 		p.w[2] = b / NV % 3;
-		cr_assert(children_agree(g[b % NV], &p));
+		cr_assert(children_agree(g[b % NV], &p, &rs));
 	}
 	for (int vi = 0; vi < NV; vi++)
 		bp_game_destroy(g[vi]);
@@ -1301,7 +1309,7 @@ Test(taifas, bounds_children_same_as_bounds_on_4x4_boards)
 /* Seeded random positions of the boards of bounds_same_as_reference_on_random_boards,
  * every variant, 1 to 16 empty cells (to 24 on boards of more than 30 cells), 10,000
  * per board and variant, and every child of each. */
-Test(taifas, bounds_children_same_as_bounds_on_random_boards)
+Test(taifas, bounds_child_same_as_bounds_on_random_boards)
 {
 	static const char *const boards[] = {
 		"5x5", "4x5", "5x4", "6x6", "8x8", "7x3", "2x8", "9x7"
@@ -1332,7 +1340,7 @@ Test(taifas, bounds_children_same_as_bounds_on_random_boards)
 				p.w[0] = left & colours;
 				p.w[1] = left & ~colours;
 				p.w[2] = splitmix64(&rs) % 3;
-				cr_assert(children_agree(g, &p), "seed %llu",
+				cr_assert(children_agree(g, &p, &rs), "seed %llu",
 					  (unsigned long long)seed);
 			}
 			bp_game_destroy(g);
