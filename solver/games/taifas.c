@@ -1319,16 +1319,26 @@ BOUNDS_INLINE int below_zero(const struct taifas *t, int w, int a, int k, uint64
  * for the greatest, the other way. */
 BOUNDS_INLINE int lead_undecided(const struct taifas *t, int w, const struct bp_pos *p,
 				 const struct cell_planes *c, uint64_t fx, uint64_t fo, int *mx,
-				 int *mo)
+				 int *mo, uint64_t grown_x, uint64_t grown_o, const int *gb)
 {
 	uint64_t x = X_STONES(p), o = O_STONES(p);
 	int tie_loss = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 1);
 	int tie_win = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 2);
 	int xlo, xhi, olo, ohi;
-	group_count_bounds(t, w, x, &xlo, &xhi);
-	group_count_bounds(t, w, o, &olo, &ohi);
+	if (gb && gb[0] >= 0) {
+		xlo = gb[0];
+		xhi = gb[1];
+	} else {
+		group_count_bounds(t, w, x, &xlo, &xhi);
+	}
+	if (gb && gb[2] >= 0) {
+		olo = gb[2];
+		ohi = gb[3];
+	} else {
+		group_count_bounds(t, w, o, &olo, &ohi);
+	}
 	int dhi = ohi - xlo, dlo = olo - xhi;
-	const uint64_t hx[4] = { grow_w(t, x, w) }, ho[4] = { grow_w(t, o, w) };
+	const uint64_t hx[4] = { grown_x }, ho[4] = { grown_o };
 	int least, most;
 	lead_bounds(c, hx, ho, 0, &least, &most);
 	least += dhi;
@@ -1381,7 +1391,11 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
  * search has made it, `last` and all); the move says where the stone went. */
 struct kids {
 	uint64_t stones[2], empty; /* the parent's: x, o; its empty cells */
-	int share;	  /* both colours on the board, score=zones: else bounds_w per child */
+	int share; /* both colours on the board, score=zones: else bounds_w per child */
+	/* per colour: grow() of its stones and group_count_bounds' lo, hi (for lead_undecided:
+	 * a child keeps those of the colour it did not place) */
+	uint64_t grown[2];
+	int gcb[2][2];
 	int groups_ready; /* ng, grp, around, tp found */
 	int ng[2];	  /* groups of x, of o */
 	/* per colour, per group: its stones, and grow() of them: the group and the
@@ -1538,11 +1552,29 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		return 1;
 	}
 	/* the m of 2 for each colour (mx, mo), found only where needed: -1 until then */
-	uint64_t fx = empty & ~grow_w(t, x, w), fo = empty & ~grow_w(t, o, w);
+	uint64_t grown_x, grown_o;
+	const int *gb = NULL; /* group_count_bounds of x (gb[0] lo, gb[1] hi) and o, or -1 */
+	int kgb[4];
+	if (k) {
+		/* the colour not placed keeps the parent's; the placed one grows by v's */
+		uint64_t around_v = vb | t->nbr[__builtin_ctzll(vb)];
+		grown_x = k->grown[0] | (col == 0 ? around_v : 0);
+		grown_o = k->grown[1] | (col == 1 ? around_v : 0);
+		kgb[0] = col == 0 ? -1 : k->gcb[0][0];
+		kgb[1] = k->gcb[0][1];
+		kgb[2] = col == 1 ? -1 : k->gcb[1][0];
+		kgb[3] = k->gcb[1][1];
+		gb = kgb;
+	} else {
+		grown_x = grow_w(t, x, w);
+		grown_o = grow_w(t, o, w);
+	}
+	uint64_t fx = empty & ~grown_x, fo = empty & ~grown_o;
 	int mx = -1, mo = -1;
 	struct cell_planes c;
 	cell_planes(t, w, empty, &c);
-	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, fx, fo, &mx, &mo))
+	if (t->score == SCORE_ZONES &&
+	    lead_undecided(t, w, p, &c, fx, fo, &mx, &mo, grown_x, grown_o, gb))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
 	int gx, go;
@@ -1637,6 +1669,10 @@ static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, 
 	k->stones[1] = O_STONES(p);
 	k->empty = t->full & ~k->stones[0] & ~k->stones[1];
 	k->share = k->stones[0] && k->stones[1] && t->score == SCORE_ZONES;
+	for (int c = 0; c < 2 && k->share; c++) {
+		k->grown[c] = grow(t, k->stones[c]);
+		group_count_bounds(t, t->w, k->stones[c], &k->gcb[c][0], &k->gcb[c][1]);
+	}
 	k->groups_ready = k->comps_ready[0] = k->comps_ready[1] = 0;
 	k->held[0] = k->held[1] = 0;
 	k->holds[0] = k->holds[1] = 0;
