@@ -96,7 +96,9 @@
  * has one and bp_dfpn_opts.no_bounds is unset: Taifas bounds each side's final score
  * over every filling of the board) decide the goal is settled the same way, with no
  * table entry. A saved proof ends there in a leaf that the checker re-derives by the
- * same op (solver/proof.c, leaf kind 3).
+ * same op (solver/proof.c, leaf kind 3). Where the game has bounds_node and
+ * bounds_child, expand() asks those instead, which give the same answers with the
+ * work that a node's children share done once.
  *
  * Two goals, one table. Once both goals have been searched on a handle, each reads
  * the other's final entries where they decide it (see cross()), so that the second

@@ -929,7 +929,7 @@ static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, 
 static int taifas_bounds_child(const struct bp_game *g, void *ctx, const struct bp_pos *c,
 			       struct bp_move m, int *lo, int *hi);
 /* bp_game_ops.bounds_ctx_size: room for struct kids (checked where it is defined) */
-#define TAIFAS_KIDS_SIZE 1792
+#define TAIFAS_KIDS_SIZE 1280
 
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
@@ -1060,7 +1060,9 @@ const struct bp_game_ops bp_taifas_ops = {
  *     skipped where they cannot change the value (bounds_w);
  *   - the m of 2 is found only where its bounds |F| / 2 <= m <= |F| leave a test
  *     open (below_zero);
- *   - the helpers are inlined with the board's width a constant (taifas_bounds).
+ *   - the helpers are inlined with the board's width a constant (taifas_bounds);
+ *   - the children of one node take their parent's groups and components, found once
+ *     (bounds_node and bounds_child, see struct kids; session 12).
  * On the positions a taifas:5x5 search meets it costs about 0.55 of its first
  * version (bench/dfpn_results.md, session 11). */
 
@@ -1396,11 +1398,11 @@ struct kids {
 	 * a child keeps those of the colour it did not place) */
 	uint64_t grown[2];
 	int gcb[2][2];
-	int groups_ready; /* ng, grp, around, tp found */
+	int groups_ready; /* ng, around, tp found */
 	int ng[2];	  /* groups of x, of o */
-	/* per colour, per group: its stones, and grow() of them: the group and the
-	 * cells around it (groups of one colour are pairwise apart: 32 at most) */
-	uint64_t grp[2][32], around[2][32];
+	/* per colour, per group: grow() of its stones, the group and the cells around it
+	 * (groups of one colour are pairwise apart: 32 at most) */
+	uint64_t around[2][32];
 	struct touching tp[2]; /* groups_touching's planes over the parent's empty */
 	/* per d (0 x, 1 o), the components of the cells not d (found when comps_ready[d]):
 	 * comp[d][j]; bit j of holds[d] when comp j holds a stone of the other colour,
@@ -1432,7 +1434,6 @@ BOUNDS_INLINE void kids_groups(const struct taifas *t, int w, struct kids *k)
 			}
 			left &= ~grp;
 			assert(n < 32);
-			k->grp[c][n] = grp;
 			k->around[c][n] = around;
 			add_touching(around & k->empty, &a);
 		}
@@ -1551,7 +1552,6 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		*lo = *hi = last_cell_value(g, p);
 		return 1;
 	}
-	/* the m of 2 for each colour (mx, mo), found only where needed: -1 until then */
 	uint64_t grown_x, grown_o;
 	const int *gb = NULL; /* group_count_bounds of x (gb[0] lo, gb[1] hi) and o, or -1 */
 	int kgb[4];
@@ -1570,6 +1570,7 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		grown_o = grow_w(t, o, w);
 	}
 	uint64_t fx = empty & ~grown_x, fo = empty & ~grown_o;
+	/* the m of 2 for each colour (mx, mo), found only where needed: -1 until then */
 	int mx = -1, mo = -1;
 	struct cell_planes c;
 	cell_planes(t, w, empty, &c);
