@@ -4,7 +4,8 @@
  * naive second implementation (a char grid, breadth-first zones, no bit tricks) that
  * must agree with the bitboard one on moves, `last`, outcomes and perft; and the
  * value bounds for proof-number search (bp_game_ops.bounds) against the solved tables
- * on every position of small boards. */
+ * on every position of small boards, and bounds_node/bounds_child (the children of a
+ * node, their work shared) against bounds child by child. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
