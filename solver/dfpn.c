@@ -96,7 +96,9 @@
  * has one and bp_dfpn_opts.no_bounds is unset: Taifas bounds each side's final score
  * over every filling of the board) decide the goal is settled the same way, with no
  * table entry. A saved proof ends there in a leaf that the checker re-derives by the
- * same op (solver/proof.c, leaf kind 3).
+ * same op (solver/proof.c, leaf kind 3). Where the game has bounds_node and
+ * bounds_child, expand() asks those instead, which give the same answers with the
+ * work that a node's children share done once.
  *
  * Two goals, one table. Once both goals have been searched on a handle, each reads
  * the other's final entries where they decide it (see cross()), so that the second
@@ -236,6 +238,7 @@ struct search {
 	uint32_t top_pn, top_dn;
 	int err;
 	struct bp_move *mv; /* scratch move list */
+	void *kctx;	    /* the game's bounds_node context (bounds_ctx_size bytes) */
 	/* a child is made here: its words past d->pos_words stay zero, so that only the
 	 * parent's first pos_words words are copied in (a whole position is 256 bytes) */
 	struct bp_pos cpos;
@@ -543,9 +546,12 @@ static inline int value_int(enum bp_value v)
 
 /* What the rules alone say of p, a position the search meets: its value where it is
  * over or its mover wins with the next stone (lo = hi, which always decides), else
- * the game's bounds where it has them and they are on. @return 1 with lo..hi set; 0
- * when the rules say nothing. */
-static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, int *lo, int *hi)
+ * the game's bounds where it has them and they are on: with kctx (not NULL: expand()
+ * readied it by bounds_node for p's parent, m the move to p) by bounds_child, which
+ * shares the work of the node's children, else by bounds. @return 1 with lo..hi set;
+ * 0 when the rules say nothing. */
+static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, void *kctx,
+			       struct bp_move m, int *lo, int *hi)
 {
 	const struct bp_game *g = d->g;
 	enum bp_value v = g->ops->outcome(g, p);
@@ -553,6 +559,8 @@ static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, int *lo
 		*lo = *hi = v != BP_VALUE_NONE ? value_int(v) : 1;
 		return 1;
 	}
+	if (kctx)
+		return g->ops->bounds_child(g, kctx, p, m, lo, hi);
 	return d->bounds && g->ops->bounds(g, p, lo, hi);
 }
 
@@ -604,6 +612,14 @@ static int expand(struct search *s, int depth, int or_node)
 	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
 	uint64_t evaluated = 0;
+	/* the children's bounds with the work they share done once, where the game can */
+	void *kctx = NULL;
+	if (d->bounds && g->ops->bounds_node) {
+		if (!s->kctx && !(s->kctx = malloc(g->ops->bounds_ctx_size)))
+			return BP_ENOMEM;
+		kctx = s->kctx;
+		g->ops->bounds_node(g, &f->pos, kctx);
+	}
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
@@ -614,7 +630,8 @@ static int expand(struct search *s, int depth, int or_node)
 		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words);
 		evaluated++;
 		int lo, hi;
-		if (rules_bounds(d, p, &lo, &hi) && decide(goal, !or_node, lo, hi, c)) {
+		if (rules_bounds(d, p, kctx, mv[i], &lo, &hi) &&
+		    decide(goal, !or_node, lo, hi, c)) {
 			/* over, won by its mover's next stone, or decided by the game's bounds:
 			 * a value that no path changes */
 			c->key = 0;
@@ -1146,6 +1163,7 @@ static void free_search(struct search *s)
 		free(s->path[i].ch);
 	free(s->path);
 	free(s->mv);
+	free(s->kctx);
 }
 
 /* Runs one goal from p on the handle's threads. Adds the counts to out (may be NULL).
@@ -1442,7 +1460,8 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	const struct bp_game *g = d->g;
 	struct child c = { 0 };
 	int lo, hi;
-	if (rules_bounds(d, p, &lo, &hi) && decide(goal, or_node, lo, hi, &c))
+	if (rules_bounds(d, p, NULL, (struct bp_move){ 0 }, &lo, &hi) &&
+	    decide(goal, or_node, lo, hi, &c))
 		return c.pn == 0;
 	struct bp_pos canon;
 	bp_game_canonical(g, p, &canon);

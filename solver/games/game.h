@@ -409,6 +409,20 @@ struct bp_game_ops {
 	 * worst makes a proof expand a node that the search settled.
 	 * NULL: the search expands such positions. */
 	int (*bounds)(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
+	/* OPTIONAL fast path for bounds, with it, for the children of one node: bounds_node
+	 * readies ctx (bounds_ctx_size bytes of the caller's, aligned as malloc's) for the
+	 * children of p (a position that is not over); bounds_child then gives exactly
+	 * bounds(c)'s answer for c, the child that p's legal move m makes, for any number
+	 * of p's children in any order until the next bounds_node. The work the children
+	 * share (Taifas: the parent's groups and components) is done once, when a child
+	 * first needs it, so a caller that stops at a child that settles its node pays
+	 * nothing for the children after it. Proof-number search asks it of each child of
+	 * a node it expands; the proof checker asks bounds() of each leaf, and the tests
+	 * compare the two child by child. NULL (both): the search calls bounds(). */
+	size_t bounds_ctx_size;
+	void (*bounds_node)(const struct bp_game *g, const struct bp_pos *p, void *ctx);
+	int (*bounds_child)(const struct bp_game *g, void *ctx, const struct bp_pos *c,
+			    struct bp_move m, int *lo, int *hi);
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */

@@ -18,6 +18,7 @@
  * already touched a c stone, else 0). */
 #include "solver/games/taifas.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -965,6 +966,11 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 }
 
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
+static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, void *ctx);
+static int taifas_bounds_child(const struct bp_game *g, void *ctx, const struct bp_pos *c,
+			       struct bp_move m, int *lo, int *hi);
+/* bp_game_ops.bounds_ctx_size: room for struct kids (checked where it is defined) */
+#define TAIFAS_KIDS_SIZE 1280
 
 const struct bp_game_ops bp_taifas_ops = {
 	.name = "taifas",
@@ -1003,6 +1009,9 @@ const struct bp_game_ops bp_taifas_ops = {
 	.sym_hash = taifas_sym_hash,
 	.sym_hash_move = taifas_sym_hash_move,
 	.bounds = taifas_bounds,
+	.bounds_ctx_size = TAIFAS_KIDS_SIZE,
+	.bounds_node = taifas_bounds_node,
+	.bounds_child = taifas_bounds_child,
 };
 
 /* ---- bounds for proof-number search (bp_game_ops.bounds) ------------------------
@@ -1092,7 +1101,9 @@ const struct bp_game_ops bp_taifas_ops = {
  *     skipped where they cannot change the value (bounds_w);
  *   - the m of 2 is found only where its bounds |F| / 2 <= m <= |F| leave a test
  *     open (below_zero);
- *   - the helpers are inlined with the board's width a constant (taifas_bounds).
+ *   - the helpers are inlined with the board's width a constant (taifas_bounds);
+ *   - the children of one node take their parent's groups and components, found once
+ *     (bounds_node and bounds_child, see struct kids; session 12).
  * On the positions a taifas:5x5 search meets it costs about 0.55 of its first
  * version (bench/dfpn_results.md, session 11). */
 
@@ -1351,16 +1362,26 @@ BOUNDS_INLINE int below_zero(const struct taifas *t, int w, int a, int k, uint64
  * for the greatest, the other way. */
 BOUNDS_INLINE int lead_undecided(const struct taifas *t, int w, const struct bp_pos *p,
 				 const struct cell_planes *c, uint64_t fx, uint64_t fo, int *mx,
-				 int *mo)
+				 int *mo, uint64_t grown_x, uint64_t grown_o, const int *gb)
 {
 	uint64_t x = X_STONES(p), o = O_STONES(p);
 	int tie_loss = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 1);
 	int tie_win = t->tie == TIE_LAST_STONE || (t->tie == TIE_LAST_ZONE && LAST(p) == 2);
 	int xlo, xhi, olo, ohi;
-	group_count_bounds(t, w, x, &xlo, &xhi);
-	group_count_bounds(t, w, o, &olo, &ohi);
+	if (gb && gb[0] >= 0) {
+		xlo = gb[0];
+		xhi = gb[1];
+	} else {
+		group_count_bounds(t, w, x, &xlo, &xhi);
+	}
+	if (gb && gb[2] >= 0) {
+		olo = gb[2];
+		ohi = gb[3];
+	} else {
+		group_count_bounds(t, w, o, &olo, &ohi);
+	}
 	int dhi = ohi - xlo, dlo = olo - xhi;
-	const uint64_t hx[4] = { grow_w(t, x, w) }, ho[4] = { grow_w(t, o, w) };
+	const uint64_t hx[4] = { grown_x }, ho[4] = { grown_o };
 	int least, most;
 	lead_bounds(c, hx, ho, 0, &least, &most);
 	least += dhi;
@@ -1390,9 +1411,179 @@ static int last_cell_value(const struct bp_game *g, const struct bp_pos *p)
 	return best;
 }
 
+/* ---- the children of one node (bp_game_ops.bounds_node, bounds_child) ----
+ *
+ * df-pn asks the op of every child of a node it expands, and those children are the
+ * node plus one stone. What the op floods is nearly the same in all of them:
+ *   - the groups of each colour and the cells around each (groups_touching). A stone
+ *     of colour c on v leaves the other colour's groups as they are, and joins the c
+ *     groups next to v (those whose surroundings hold v) with v into one, whose
+ *     surroundings are theirs and v's neighbours;
+ *   - the components of the cells not of one colour d, counting those that hold a
+ *     stone of the other colour c (4 of the argument). A stone of c on v leaves them
+ *     as they are, and adds one where v's component held no c stone. A stone of d on
+ *     v takes v out of its component K, which may fall into pieces: only K is flooded
+ *     again, and not even K where v's neighbours in K join within v's 3x3 box
+ *     (t->joined, as completes_zone does), for then K less v is one piece.
+ * So the parent's groups and components are found once, each only when a child first
+ * needs it (most children end at the flood-free filter), and each child's answer is
+ * the op's own code (bounds_w) run with these counts in place of its floods: the
+ * answers are exactly the op's, which the tests check child by child. Under
+ * score=fraction, which needs the sizes of every group and component, and where the
+ * node lacks a colour, the children take the op itself. The child comes made (the
+ * search has made it, `last` and all); the move says where the stone went. */
+struct kids {
+	uint64_t stones[2], empty; /* the parent's: x, o; its empty cells */
+	int share; /* both colours on the board, score=zones: else bounds_w per child */
+	/* per colour: grow() of its stones and group_count_bounds' lo, hi (for lead_undecided:
+	 * a child keeps those of the colour it did not place) */
+	uint64_t grown[2];
+	int gcb[2][2];
+	int groups_ready; /* ng, around, tp found */
+	int ng[2];	  /* groups of x, of o */
+	/* per colour, per group: grow() of its stones, the group and the cells around it
+	 * (groups of one colour are pairwise apart: 32 at most) */
+	uint64_t around[2][32];
+	struct touching tp[2]; /* groups_touching's planes over the parent's empty */
+	/* per d (0 x, 1 o), the components of the cells not d (found when comps_ready[d]):
+	 * comp[d][j]; bit j of holds[d] when comp j holds a stone of the other colour,
+	 * held[d] of them */
+	int comps_ready[2], ncomp[2], held[2];
+	uint64_t holds[2], comp[2][32];
+};
+_Static_assert(sizeof(struct kids) <= TAIFAS_KIDS_SIZE, "TAIFAS_KIDS_SIZE: room for struct kids");
+
+BOUNDS_INLINE void add_touching(uint64_t m, struct touching *a)
+{
+	a->ge[3] |= a->ge[2] & m;
+	a->ge[2] |= a->ge[1] & m;
+	a->ge[1] |= a->ge[0] & m;
+	a->ge[0] |= m;
+}
+
+/* The parent's groups of both colours, each flooded once. */
+BOUNDS_INLINE void kids_groups(const struct taifas *t, int w, struct kids *k)
+{
+	for (int c = 0; c < 2; c++) {
+		struct touching a = { { 0, 0, 0, 0 } };
+		int n = 0;
+		for (uint64_t left = k->stones[c]; left; n++) {
+			uint64_t grp = left & -left, around = grow_w(t, grp, w);
+			for (uint64_t next = around & left; next != grp; next = around & left) {
+				grp = next;
+				around = grow_w(t, grp, w);
+			}
+			left &= ~grp;
+			assert(n < 32);
+			k->around[c][n] = around;
+			add_touching(around & k->empty, &a);
+		}
+		k->ng[c] = n;
+		k->tp[c] = a;
+	}
+	k->groups_ready = 1;
+}
+
+/* groups_touching of a child, a stone of colour col on v (bit vb), for colour c:
+ * @return its groups, with the planes over the child's empty cells into *a. */
+BOUNDS_INLINE int kid_touching(const struct taifas *t, struct kids *k, int c, int col, uint64_t vb,
+			       struct touching *a)
+{
+	uint64_t empty = k->empty & ~vb;
+	const struct touching *tp = &k->tp[c];
+	if (c != col) {
+		/* the same groups: the same cells around them, less v */
+		*a = (struct touching){ { tp->ge[0] & empty, tp->ge[1] & empty, tp->ge[2] & empty,
+					  tp->ge[3] & empty } };
+		return k->ng[c];
+	}
+	if (!(tp->ge[0] & vb)) {
+		/* v touches no c group: one more group, of v alone */
+		*a = (struct touching){ { tp->ge[0] & empty, tp->ge[1] & empty, tp->ge[2] & empty,
+					  tp->ge[3] & empty } };
+		add_touching(t->nbr[__builtin_ctzll(vb)] & empty, a);
+		return k->ng[c] + 1;
+	}
+	/* the groups next to v and v become one group, around which lie the cells around
+	 * them and v's neighbours */
+	uint64_t joined = t->nbr[__builtin_ctzll(vb)];
+	int n = k->ng[c] + 1;
+	*a = (struct touching){ { 0, 0, 0, 0 } };
+	for (int j = 0; j < k->ng[c]; j++) {
+		uint64_t around = k->around[c][j];
+		if (around & vb) {
+			joined |= around;
+			n--;
+		} else {
+			add_touching(around & empty, a);
+		}
+	}
+	add_touching(joined & empty, a);
+	return n;
+}
+
+/* The parent's components of the cells not of colour d, each flooded once. */
+BOUNDS_INLINE void kids_comps(const struct taifas *t, int w, struct kids *k, int d)
+{
+	uint64_t region = t->full & ~k->stones[d], seeds = k->stones[!d], holds = 0;
+	int n = 0, held = 0;
+	while (region) {
+		uint64_t comp = flood_w(t, w, region, region & -region);
+		region &= ~comp;
+		assert(n < 32);
+		k->comp[d][n] = comp;
+		if (comp & seeds) {
+			holds |= 1ull << n;
+			held++;
+		}
+		n++;
+	}
+	k->ncomp[d] = n;
+	k->holds[d] = holds;
+	k->held[d] = held;
+	k->comps_ready[d] = 1;
+}
+
+/* components(t->full & ~D, C, most, NULL) of a child, a stone of colour col on v (bit
+ * vb), D the stones of colour d and C those of the other colour, by the parent's
+ * components. */
+BOUNDS_INLINE int kid_components(const struct taifas *t, int w, struct kids *k, int d, int col,
+				 uint64_t vb, int most)
+{
+	if (!k->comps_ready[d])
+		kids_comps(t, w, k, d);
+	int j = 0;
+	while (!(k->comp[d][j] & vb))
+		j++;
+	int n = k->held[d], holds = (int)(k->holds[d] >> j & 1);
+	if (col != d) {
+		n += !holds; /* the region stays; v's component now holds a stone */
+	} else if (holds) {
+		/* v leaves its component K, which held a stone: K less v holds one in each
+		 * of its pieces that does (v held none) */
+		int cell = __builtin_ctzll(vb);
+		uint64_t rest = k->comp[d][j] & ~vb;
+		uint64_t touching = t->nbr[cell] & rest;
+		int one = (touching & (touching - 1)) == 0; /* K less v is one piece */
+		if (!one && w >= 3) {
+			uint64_t m = rest & t->box[cell];
+			m = t->box_shift[cell] >= 0 ? m >> t->box_shift[cell]
+						    : m << -t->box_shift[cell];
+			unsigned cfg =
+				(unsigned)((m & 7) | (m >> w & 7) << 3 | (m >> 2 * w & 7) << 6);
+			one = t->joined[cfg >> 3] >> (cfg & 7) & 1;
+		}
+		if (!one)
+			n += components(t, w, rest, k->stones[!d], INT_MAX, NULL) - 1;
+	}
+	return n < most ? n : most;
+}
+
 /* The op on a board w wide: inlined into taifas_bounds once per common width, with w a
- * constant there. */
-BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w)
+ * constant there. With k (not NULL), p is a child of k's node, a stone of colour col on
+ * bit vb, and the floods are k's (taifas_bounds_child). */
+BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi, int w,
+			   struct kids *k, uint64_t vb, int col)
 {
 	const struct taifas *t = T(g);
 	uint64_t x = X_STONES(p), o = O_STONES(p), empty = t->full & ~x & ~o;
@@ -1402,15 +1593,42 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		*lo = *hi = last_cell_value(g, p);
 		return 1;
 	}
+	uint64_t grown_x, grown_o;
+	const int *gb = NULL; /* group_count_bounds of x (gb[0] lo, gb[1] hi) and o, or -1 */
+	int kgb[4];
+	if (k) {
+		/* the colour not placed keeps the parent's; the placed one grows by v's */
+		uint64_t around_v = vb | t->nbr[__builtin_ctzll(vb)];
+		grown_x = k->grown[0] | (col == 0 ? around_v : 0);
+		grown_o = k->grown[1] | (col == 1 ? around_v : 0);
+		kgb[0] = col == 0 ? -1 : k->gcb[0][0];
+		kgb[1] = k->gcb[0][1];
+		kgb[2] = col == 1 ? -1 : k->gcb[1][0];
+		kgb[3] = k->gcb[1][1];
+		gb = kgb;
+	} else {
+		grown_x = grow_w(t, x, w);
+		grown_o = grow_w(t, o, w);
+	}
+	uint64_t fx = empty & ~grown_x, fo = empty & ~grown_o;
 	/* the m of 2 for each colour (mx, mo), found only where needed: -1 until then */
-	uint64_t fx = empty & ~grow_w(t, x, w), fo = empty & ~grow_w(t, o, w);
 	int mx = -1, mo = -1;
 	struct cell_planes c;
 	cell_planes(t, w, empty, &c);
-	if (t->score == SCORE_ZONES && lead_undecided(t, w, p, &c, fx, fo, &mx, &mo))
+	if (t->score == SCORE_ZONES &&
+	    lead_undecided(t, w, p, &c, fx, fo, &mx, &mo, grown_x, grown_o, gb))
 		return 0; /* the flood-free filter: nothing to decide, at a fraction of the cost */
 	struct touching ax, ao;
-	int gx = groups_touching(t, w, x, empty, &ax), go = groups_touching(t, w, o, empty, &ao);
+	int gx, go;
+	if (k) {
+		if (!k->groups_ready)
+			kids_groups(t, w, k);
+		gx = kid_touching(t, k, 0, col, vb, &ax);
+		go = kid_touching(t, k, 1, col, vb, &ao);
+	} else {
+		gx = groups_touching(t, w, x, empty, &ax);
+		go = groups_touching(t, w, o, empty, &ao);
+	}
 	/* a tie's value for black (6 of the argument), where a tie may happen */
 	int tie_lo = -1, tie_hi = 1;
 	if (t->tie == TIE_DRAW) {
@@ -1446,11 +1664,13 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 		if (cm >= 0 && mo < 0)
 			mo = independent_bound(t, w, fo);
 		if (cl <= 0 && d - mx >= 0 && !(d - mx == 0 && tie_lo == -1)) {
-			int olo = components(t, w, t->full & ~x, o, gx + mx + 1, NULL);
+			int olo = k ? kid_components(t, w, k, 0, col, vb, gx + mx + 1)
+				    : components(t, w, t->full & ~x, o, gx + mx + 1, NULL);
 			cl = cl > olo - gx - mx ? cl : olo - gx - mx;
 		}
 		if (cm >= 0 && d + mo <= 0 && !(d + mo == 0 && tie_hi == 1)) {
-			int xlo = components(t, w, t->full & ~o, x, go + mo + 1, NULL);
+			int xlo = k ? kid_components(t, w, k, 1, col, vb, go + mo + 1)
+				    : components(t, w, t->full & ~o, x, go + mo + 1, NULL);
 			cm = cm < go + mo - xlo ? cm : go + mo - xlo;
 		}
 		least = (cl > 0) - (cl < 0);
@@ -1471,12 +1691,55 @@ BOUNDS_INLINE int bounds_w(const struct bp_game *g, const struct bp_pos *p, int 
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
 {
 	switch (T(g)->w) {
-	case 3: return bounds_w(g, p, lo, hi, 3);
-	case 4: return bounds_w(g, p, lo, hi, 4);
-	case 5: return bounds_w(g, p, lo, hi, 5);
-	case 6: return bounds_w(g, p, lo, hi, 6);
-	case 7: return bounds_w(g, p, lo, hi, 7);
-	case 8: return bounds_w(g, p, lo, hi, 8);
-	default: return bounds_w(g, p, lo, hi, T(g)->w);
+	case 3: return bounds_w(g, p, lo, hi, 3, NULL, 0, 0);
+	case 4: return bounds_w(g, p, lo, hi, 4, NULL, 0, 0);
+	case 5: return bounds_w(g, p, lo, hi, 5, NULL, 0, 0);
+	case 6: return bounds_w(g, p, lo, hi, 6, NULL, 0, 0);
+	case 7: return bounds_w(g, p, lo, hi, 7, NULL, 0, 0);
+	case 8: return bounds_w(g, p, lo, hi, 8, NULL, 0, 0);
+	default: return bounds_w(g, p, lo, hi, T(g)->w, NULL, 0, 0);
+	}
+}
+
+/* bp_game_ops.bounds_node: the parent's groups and components are found later, each
+ * when a child first needs it. */
+static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, void *ctx)
+{
+	const struct taifas *t = T(g);
+	struct kids *k = ctx;
+	k->stones[0] = X_STONES(p);
+	k->stones[1] = O_STONES(p);
+	k->empty = t->full & ~k->stones[0] & ~k->stones[1];
+	k->share = k->stones[0] && k->stones[1] && t->score == SCORE_ZONES;
+	for (int c = 0; c < 2 && k->share; c++) {
+		k->grown[c] = grow(t, k->stones[c]);
+		group_count_bounds(t, t->w, k->stones[c], &k->gcb[c][0], &k->gcb[c][1]);
+	}
+	k->groups_ready = k->comps_ready[0] = k->comps_ready[1] = 0;
+	k->held[0] = k->held[1] = 0;
+	k->holds[0] = k->holds[1] = 0;
+}
+
+/* bounds_w for a child, with the parent's floods where k shares them. */
+BOUNDS_INLINE int bounds_child_w(const struct bp_game *g, struct kids *k, const struct bp_pos *c,
+				 struct bp_move m, int *lo, int *hi, int w)
+{
+	if (!k->share)
+		return bounds_w(g, c, lo, hi, w, NULL, 0, 0);
+	return bounds_w(g, c, lo, hi, w, k, 1ull << (m.v >> 1), (int)(m.v & 1));
+}
+
+static int taifas_bounds_child(const struct bp_game *g, void *ctx, const struct bp_pos *c,
+			       struct bp_move m, int *lo, int *hi)
+{
+	struct kids *k = ctx;
+	switch (T(g)->w) {
+	case 3: return bounds_child_w(g, k, c, m, lo, hi, 3);
+	case 4: return bounds_child_w(g, k, c, m, lo, hi, 4);
+	case 5: return bounds_child_w(g, k, c, m, lo, hi, 5);
+	case 6: return bounds_child_w(g, k, c, m, lo, hi, 6);
+	case 7: return bounds_child_w(g, k, c, m, lo, hi, 7);
+	case 8: return bounds_child_w(g, k, c, m, lo, hi, 8);
+	default: return bounds_child_w(g, k, c, m, lo, hi, T(g)->w);
 	}
 }

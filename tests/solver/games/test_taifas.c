@@ -4,7 +4,8 @@
  * naive second implementation (a char grid, breadth-first zones, no bit tricks) that
  * must agree with the bitboard one on moves, `last`, outcomes and perft; and the
  * value bounds for proof-number search (bp_game_ops.bounds) against the solved tables
- * on every position of small boards. */
+ * on every position of small boards, and bounds_node/bounds_child (the children of a
+ * node, their work shared) against bounds child by child. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -1212,6 +1213,150 @@ Test(taifas, bounds_same_as_reference_on_random_boards)
 				decided += g->ops->bounds(g, &p, &lo, &hi) && (lo >= 0 || hi <= 0);
 			}
 			cr_expect_gt(decided, 0, "%s: the bounds decide nothing", spec);
+			bp_game_destroy(g);
+		}
+}
+
+/* ---- bounds_node and bounds_child: the children of a node, their work shared -- */
+
+/* Every child of p: bounds_child, after bounds_node on p, gives bounds()'s answer
+ * (return code, lo and hi) for each, asked in a random order (the search may stop at
+ * any child; the op must not care). @return the children it bounds plus 1 when they
+ * agree, else 0 (naming the first child that does not). */
+static int children_agree(const struct bp_game *g, const struct bp_pos *p, uint64_t *rs)
+{
+	struct bp_move mv[128];
+	static _Alignas(64) unsigned char ctx[4096];
+	cr_assert_leq(g->ops->bounds_ctx_size, sizeof ctx);
+	int n = g->ops->moves(g, p, mv), bounded = 0;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(splitmix64(rs) % (uint64_t)(i + 1));
+		struct bp_move m = mv[i];
+		mv[i] = mv[j];
+		mv[j] = m;
+	}
+	g->ops->bounds_node(g, p, ctx);
+	for (int i = 0; i < n; i++) {
+		struct bp_pos c = *p;
+		g->ops->apply(g, &c, mv[i]);
+		int l = -5, h = 5, r = g->ops->bounds(g, &c, &l, &h);
+		int kl = -5, kh = 5, kr = g->ops->bounds_child(g, ctx, &c, mv[i], &kl, &kh);
+		bounded += r;
+		if (r == kr && (!r || (l == kl && h == kh)))
+			continue;
+		cr_log_error("%s %s, move %s%c%d: bounds %d %d..%d, bounds_child %d %d..%d",
+			     g->spec, fmt_pos(g, p), mv[i].v & 1 ? "o" : "x",
+			     'a' + (int)(mv[i].v >> 1) % g->board->a,
+			     g->board->b - (int)(mv[i].v >> 1) / g->board->a, r, l, h, kr, kl, kh);
+		return 0;
+	}
+	return bounded + 1;
+}
+
+/* Every board of a small board (as bounds_same_everywhere), each `last`, every
+ * variant; under score=fraction, where bounds_child runs the op itself
+ * (and its exact fractions take most of the time), every 7th board only. @return the
+ * children bounds_child bounds. */
+static long children_same_everywhere(const char *board)
+{
+	long bounded = 0;
+	for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "taifas:%s%s", board, bounds_variants[vi]);
+		struct bp_game *g = open_game(spec);
+		cr_assert_not_null(g->ops->bounds_child);
+		uint64_t rs = 20261126;
+		int cells = g->board->ncells;
+		uint64_t boards = 1;
+		for (int i = 0; i < cells; i++)
+			boards *= 3;
+		uint64_t step = strstr(spec, "fraction") ? 7 : 1;
+		for (uint64_t b = 0; b < boards; b += step) {
+			struct bp_pos p;
+			memset(&p, 0, sizeof p);
+			for (uint64_t k = b, c = 0; k; k /= 3, c++)
+				if (k % 3)
+					p.w[k % 3 - 1] |= 1ull << c;
+			for (uint64_t last = 0; last < 3; last++) {
+				p.w[2] = last;
+				int agree = children_agree(g, &p, &rs);
+				cr_assert(agree);
+				bounded += agree - 1;
+			}
+		}
+		bp_game_destroy(g);
+	}
+	return bounded;
+}
+
+Test(taifas, bounds_child_same_as_bounds_on_every_3x3_and_3x4_board)
+{
+	cr_expect_gt(children_same_everywhere("3x3"), 0);
+	cr_expect_gt(children_same_everywhere("3x4"), 0);
+}
+
+/* Every 37th board of 4x4 (1.2 M), each under one variant and one `last` in turn (37
+ * is prime to 6 and 3, as 11 is for bounds_same_as_reference_on_4x4_boards). */
+Test(taifas, bounds_child_same_as_bounds_on_4x4_boards)
+{
+	enum { NV = sizeof bounds_variants / sizeof bounds_variants[0] };
+	struct bp_game *g[NV];
+	for (int vi = 0; vi < NV; vi++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "taifas:4x4%s", bounds_variants[vi]);
+		g[vi] = open_game(spec);
+	}
+	uint64_t rs = 20261127; /* the order of the children */
+	for (uint64_t b = 0; b < 43046721; b += 37) {
+		struct bp_pos p;
+		memset(&p, 0, sizeof p);
+		for (uint64_t k = b, c = 0; k; k /= 3, c++)
+			if (k % 3)
+				p.w[k % 3 - 1] |= 1ull << c;
+		p.w[2] = b / NV % 3;
+		cr_assert(children_agree(g[b % NV], &p, &rs));
+	}
+	for (int vi = 0; vi < NV; vi++)
+		bp_game_destroy(g[vi]);
+}
+
+/* Seeded random positions of the boards of bounds_same_as_reference_on_random_boards,
+ * every variant, 1 to 16 empty cells (to 24 on boards of more than 30 cells), 10,000
+ * per board and variant, and every child of each. */
+Test(taifas, bounds_child_same_as_bounds_on_random_boards)
+{
+	static const char *const boards[] = {
+		"5x5", "4x5", "5x4", "6x6", "8x8", "7x3", "2x8", "9x7"
+	};
+	const uint64_t seed = 20261126;
+	cr_log_info("seed %llu", (unsigned long long)seed);
+	uint64_t rs = seed;
+	for (size_t bi = 0; bi < sizeof boards / sizeof boards[0]; bi++)
+		for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
+			char spec[64];
+			snprintf(spec, sizeof spec, "taifas:%s%s", boards[bi], bounds_variants[vi]);
+			struct bp_game *g = open_game(spec);
+			int n = g->board->ncells, most_empty = n > 30 ? 24 : 16;
+			uint64_t full = n == 64 ? ~0ull : (1ull << n) - 1;
+			for (int i = 0; i < 10000; i++) {
+				int empty = 1 + i % most_empty;
+				struct bp_pos p;
+				memset(&p, 0, sizeof p);
+				uint64_t left = full;
+				for (int k = 0; k < empty; k++) {
+					int at = (int)(splitmix64(&rs) % (uint64_t)(n - k));
+					uint64_t m = left;
+					while (at--)
+						m &= m - 1;
+					left &= ~(m & -m);
+				}
+				uint64_t colours = splitmix64(&rs);
+				p.w[0] = left & colours;
+				p.w[1] = left & ~colours;
+				p.w[2] = splitmix64(&rs) % 3;
+				cr_assert(children_agree(g, &p, &rs), "seed %llu",
+					  (unsigned long long)seed);
+			}
 			bp_game_destroy(g);
 		}
 }
