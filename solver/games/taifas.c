@@ -1565,14 +1565,8 @@ BOUNDS_INLINE int kid_components(const struct taifas *t, int w, struct kids *k, 
 		uint64_t rest = k->comp[d][j] & ~vb;
 		uint64_t touching = t->nbr[cell] & rest;
 		int one = (touching & (touching - 1)) == 0; /* K less v is one piece */
-		if (!one && w >= 3) {
-			uint64_t m = rest & t->box[cell];
-			m = t->box_shift[cell] >= 0 ? m >> t->box_shift[cell]
-						    : m << -t->box_shift[cell];
-			unsigned cfg =
-				(unsigned)((m & 7) | (m >> w & 7) << 3 | (m >> 2 * w & 7) << 6);
-			one = t->joined[cfg >> 3] >> (cfg & 7) & 1;
-		}
+		if (!one && w >= 3)
+			one = joined_in_box(t, w, rest, cell);
 		if (!one)
 			n += components(t, w, rest, k->stones[!d], INT_MAX, NULL) - 1;
 	}
