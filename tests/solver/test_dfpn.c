@@ -909,6 +909,71 @@ Test(dfpn, bounds_hold_on_random_5x5_positions)
 	}
 }
 
+/* One search of p on a fresh table of g (1 thread, the default guidance, at most
+ * 200,000 expansions): what it reports. */
+static struct bp_dfpn_result search_fresh(const struct bp_game *g, const struct bp_pos *p)
+{
+	bp_dfpn *d = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_dfpn_opts o = { .memory = 4 << 20, .threads = 1, .max_nodes = 200000 };
+	bp_dfpn_advised(g, &o);
+	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK, "%s", err.msg);
+	struct bp_dfpn_result r;
+	cr_assert_eq(bp_dfpn_prove(d, p, &r, &err), BP_OK, "%s: %s", fmt_pos(g, p), err.msg);
+	bp_dfpn_destroy(d);
+	return r;
+}
+
+/* The children's bounds through bounds_node/bounds_child (Taifas' shared work) must
+ * steer the search exactly as bounds() per child does: the same value, expansions,
+ * children and table hits on positions of random games, with the ops as they are and
+ * with a copy of them without the per-node pair (so that expand() asks bounds()). */
+Test(dfpn, bounds_per_node_searches_as_bounds_per_child)
+{
+	static const struct {
+		const char *spec;
+		int cells;
+	} cases[] = { { "taifas:4x4", 16 },	     { "taifas:4x4,tie=last-stone", 16 },
+		      { "taifas:4x4,tie=draw", 16 }, { "taifas:4x4,score=fraction", 16 },
+		      { "taifas:5x5", 25 },	     { "taifas:5x4,tie=draw", 20 } };
+	uint64_t st = 20261125;
+	cr_log_info("seed 20261125");
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct bp_game *g = open_game(cases[k].spec);
+		cr_assert(g->ops->bounds_node && g->ops->bounds_child, "%s has the per-node pair",
+			  cases[k].spec);
+		struct bp_game_ops plain_ops = *g->ops;
+		plain_ops.bounds_node = NULL;
+		plain_ops.bounds_child = NULL;
+		struct bp_game plain = *g;
+		plain.ops = &plain_ops;
+		struct bp_move *mv = bp_game_move_buffer(g);
+		uint64_t nodes = 0;
+		for (int i = 0; i < 40; i++) {
+			int empty = 5 + (int)(splitmix64(&st) % 7);
+			struct bp_pos p = random_position(g, mv, cases[k].cells - empty, &st);
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+				continue;
+			struct bp_dfpn_result a = search_fresh(g, &p), b = search_fresh(&plain, &p);
+			cr_expect(a.value == b.value && a.nodes == b.nodes &&
+					  a.evaluated == b.evaluated && a.tt_hits == b.tt_hits,
+				  "%s %s: per node %s, %llu nodes, %llu children, %llu hits; per "
+				  "child %s, %llu, %llu, %llu",
+				  cases[k].spec, fmt_pos(g, &p), bp_value_name(a.value),
+				  (unsigned long long)a.nodes, (unsigned long long)a.evaluated,
+				  (unsigned long long)a.tt_hits, bp_value_name(b.value),
+				  (unsigned long long)b.nodes, (unsigned long long)b.evaluated,
+				  (unsigned long long)b.tt_hits);
+			nodes += a.nodes;
+		}
+		cr_log_info("%s: %llu expansions compared", cases[k].spec,
+			    (unsigned long long)nodes);
+		cr_expect_gt(nodes, 1000, "%s: the searches did some work", cases[k].spec);
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
 /* A bound that settles nothing: the value may be anything. */
 static int bounds_nothing(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi)
 {
