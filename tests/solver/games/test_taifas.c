@@ -1098,6 +1098,39 @@ static const char *const bounds_variants[] = {
 	",score=fraction,tie=draw",
 };
 
+/* The board numbered b in base 3, cell c its digit c (0 empty, 1 x, 2 o), `last` 0. */
+static struct bp_pos board_of(uint64_t b)
+{
+	struct bp_pos p;
+	memset(&p, 0, sizeof p);
+	for (uint64_t k = b, c = 0; k; k /= 3, c++)
+		if (k % 3)
+			p.w[k % 3 - 1] |= 1ull << c;
+	return p;
+}
+
+/* A random board of n cells (full: their bits) with `empty` of them empty, the others
+ * x or o at random, and a random `last`. */
+static struct bp_pos random_board(int n, uint64_t full, int empty, uint64_t *rs)
+{
+	struct bp_pos p;
+	memset(&p, 0, sizeof p);
+	uint64_t left = full;
+	for (int k = 0; k < empty; k++) {
+		/* a random cell still to place stays empty */
+		int at = (int)(splitmix64(rs) % (uint64_t)(n - k));
+		uint64_t m = left;
+		while (at--)
+			m &= m - 1;
+		left &= ~(m & -m);
+	}
+	uint64_t colours = splitmix64(rs);
+	p.w[0] = left & colours;
+	p.w[1] = left & ~colours;
+	p.w[2] = splitmix64(rs) % 3;
+	return p;
+}
+
 /* Every board of x, o and empty cells, with each value of `last`, of a small board
  * under every variant (positions play could not reach included: the op must not
  * care). @return the positions the op bounds. */
@@ -1114,11 +1147,7 @@ static long bounds_same_everywhere(const char *board)
 		for (int i = 0; i < r.n; i++)
 			boards *= 3;
 		for (uint64_t b = 0; b < boards; b++) {
-			struct bp_pos p;
-			memset(&p, 0, sizeof p);
-			for (uint64_t k = b, c = 0; k; k /= 3, c++)
-				if (k % 3)
-					p.w[k % 3 - 1] |= 1ull << c;
+			struct bp_pos p = board_of(b);
 			for (uint64_t last = 0; last < 3; last++) {
 				p.w[2] = last;
 				int lo, hi;
@@ -1153,11 +1182,7 @@ Test(taifas, bounds_same_as_reference_on_4x4_boards)
 	}
 	long bounded = 0;
 	for (uint64_t b = 0; b < 43046721; b += 11) {
-		struct bp_pos p;
-		memset(&p, 0, sizeof p);
-		for (uint64_t k = b, c = 0; k; k /= 3, c++)
-			if (k % 3)
-				p.w[k % 3 - 1] |= 1ull << c;
+		struct bp_pos p = board_of(b);
 		p.w[2] = b / NV % 3;
 		int vi = (int)(b % NV), lo, hi;
 		cr_assert(bounds_agree(&r[vi], g[vi], &p));
@@ -1192,21 +1217,7 @@ Test(taifas, bounds_same_as_reference_on_random_boards)
 			long decided = 0;
 			for (int i = 0; i < 40000; i++) {
 				int empty = i % (most_empty + 1);
-				struct bp_pos p;
-				memset(&p, 0, sizeof p);
-				uint64_t left = r.full;
-				for (int k = 0; k < empty; k++) {
-					/* a random cell still to place stays empty */
-					int at = (int)(splitmix64(&rs) % (uint64_t)(r.n - k));
-					uint64_t m = left;
-					while (at--)
-						m &= m - 1;
-					left &= ~(m & -m);
-				}
-				uint64_t colours = splitmix64(&rs);
-				p.w[0] = left & colours;
-				p.w[1] = left & ~colours;
-				p.w[2] = splitmix64(&rs) % 3;
+				struct bp_pos p = random_board(r.n, r.full, empty, &rs);
 				int lo, hi;
 				cr_assert(bounds_agree(&r, g, &p), "seed %llu",
 					  (unsigned long long)seed);
@@ -1272,11 +1283,7 @@ static long children_same_everywhere(const char *board)
 			boards *= 3;
 		uint64_t step = strstr(spec, "fraction") ? 7 : 1;
 		for (uint64_t b = 0; b < boards; b += step) {
-			struct bp_pos p;
-			memset(&p, 0, sizeof p);
-			for (uint64_t k = b, c = 0; k; k /= 3, c++)
-				if (k % 3)
-					p.w[k % 3 - 1] |= 1ull << c;
+			struct bp_pos p = board_of(b);
 			for (uint64_t last = 0; last < 3; last++) {
 				p.w[2] = last;
 				int agree = children_agree(g, &p, &rs);
@@ -1308,11 +1315,7 @@ Test(taifas, bounds_child_same_as_bounds_on_4x4_boards)
 	}
 	uint64_t rs = 20261127; /* the order of the children */
 	for (uint64_t b = 0; b < 43046721; b += 37) {
-		struct bp_pos p;
-		memset(&p, 0, sizeof p);
-		for (uint64_t k = b, c = 0; k; k /= 3, c++)
-			if (k % 3)
-				p.w[k % 3 - 1] |= 1ull << c;
+		struct bp_pos p = board_of(b);
 		p.w[2] = b / NV % 3;
 		cr_assert(children_agree(g[b % NV], &p, &rs));
 	}
@@ -1340,20 +1343,7 @@ Test(taifas, bounds_child_same_as_bounds_on_random_boards)
 			uint64_t full = n == 64 ? ~0ull : (1ull << n) - 1;
 			for (int i = 0; i < 10000; i++) {
 				int empty = 1 + i % most_empty;
-				struct bp_pos p;
-				memset(&p, 0, sizeof p);
-				uint64_t left = full;
-				for (int k = 0; k < empty; k++) {
-					int at = (int)(splitmix64(&rs) % (uint64_t)(n - k));
-					uint64_t m = left;
-					while (at--)
-						m &= m - 1;
-					left &= ~(m & -m);
-				}
-				uint64_t colours = splitmix64(&rs);
-				p.w[0] = left & colours;
-				p.w[1] = left & ~colours;
-				p.w[2] = splitmix64(&rs) % 3;
+				struct bp_pos p = random_board(n, full, empty, &rs);
 				cr_assert(children_agree(g, &p, &rs), "seed %llu",
 					  (unsigned long long)seed);
 			}
