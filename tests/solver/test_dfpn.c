@@ -949,7 +949,7 @@ Test(dfpn, bounds_per_node_searches_as_bounds_per_child)
 		plain.ops = &plain_ops;
 		struct bp_move *mv = bp_game_move_buffer(g);
 		uint64_t nodes = 0;
-		for (int i = 0; i < 40; i++) {
+		for (int i = 0; i < 24; i++) {
 			int empty = 5 + (int)(splitmix64(&st) % 7);
 			struct bp_pos p = random_position(g, mv, cases[k].cells - empty, &st);
 			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
