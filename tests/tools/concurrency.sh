@@ -23,6 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_wait
 positions=("" "x3/4/4/4 o last=x" "xo2/1x2/4/4 o last=x")
 case $spec in taifas:3x4*) positions=("" "x2/3/3/3 o last=x" "xo1/1x1/3/3 o last=x") ;; esac
 args=(--threads 1 --block-records 256)
@@ -68,8 +69,7 @@ for ((r = 0; r < readers; r++)); do
 	reader "$r" &
 	pids+=($!)
 done
-"$bin" solve "$spec" --db "$tmp/db" "${args[@]}" >/dev/null 2>"$tmp/solve.err" &
-solver=$!
+bg_start "$tmp/solve" "$bin" solve "$spec" --db "$tmp/db" "${args[@]}" >/dev/null 2>"$tmp/solve.err"
 # the second solve, as soon as the first has created the table
 for ((k = 0; k < 400; k++)); do
 	[ -e "$tmp/db/writers.lock" ] && break
@@ -77,8 +77,8 @@ for ((k = 0; k < 400; k++)); do
 done
 "$bin" solve "$spec" --db "$tmp/db" "${args[@]}" >/dev/null 2>"$tmp/second.err"
 second=$?
-wait "$solver"
-first=$?
+bg_wait "$tmp/solve"
+first=$bg_rc
 sleep 0.2 # a few more queries on the finished table
 touch "$tmp/stop"
 for p in "${pids[@]}"; do wait "$p"; done
@@ -94,7 +94,7 @@ done
 echo "queries during the solve: $right right answers, $notyet 'not solved yet', $bad other"
 [ "$bad" = 0 ] || fail=1
 [ "$right" -gt 0 ] || { echo "no query saw the finished table"; fail=1; }
-[ $first = 0 ] || { echo "first solve: exit $first: $(cat "$tmp/solve.err")"; fail=1; }
+[ "$first" = 0 ] || { echo "first solve: exit $first: $(cat "$tmp/solve.err")"; fail=1; }
 if [ $second = 4 ] && grep -q "being solved by another process" "$tmp/second.err"; then
 	echo "second solve refused: $(cat "$tmp/second.err")"
 elif [ $second = 0 ] && [ ! -s "$tmp/second.err" ]; then

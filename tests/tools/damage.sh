@@ -34,6 +34,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_pid, bg_wait
 RANDOM=$seed
 fail=0 runs=0
 problem() {
@@ -216,12 +217,11 @@ expect_big_hash() {
 interrupt() {
 	local what=$1 delay=$2 pid
 	shift 2
-	"$@" >/dev/null 2>"$tmp/err" &
-	pid=$!
+	bg_start "$tmp/interrupted" "$@" >/dev/null 2>"$tmp/err"
 	sleep "$delay"
-	kill -$sig $pid 2>/dev/null
-	wait $pid
-	rc=$?
+	pid=$(bg_pid "$tmp/interrupted") && kill -$sig "$pid" 2>/dev/null
+	bg_wait "$tmp/interrupted"
+	rc=$bg_rc
 	case $rc in 0 | 129 | 130 | 143) ;; *) problem "$what: exit $rc: $(head -c 300 "$tmp/err")" ;; esac
 }
 for sig in INT TERM HUP; do

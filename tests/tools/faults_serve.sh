@@ -32,6 +32,7 @@ for tool in curl jq; do
 	command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
 done
 . "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # $tmp, problem, picks
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh"         # bg_start, bg_pid, bg_done, bg_wait
 if "$bin" serve --help 2>&1 | grep -q "built without libmicrohttpd"; then
 	echo "SKIP: boardproof was built without libmicrohttpd"
 	exit 77
@@ -73,30 +74,31 @@ start() {
 	# happens in the child, maybe after the first look (a run saw every request
 	# refused, sent to the port of the server before)
 	rm -f "$tmp/serve.json"
-	env "$@" "$bin" serve --db "$db" --port 0 --timeout 2 --threads 2 --json >"$tmp/serve.json" 2>"$tmp/serve.err" &
-	pid=$!
+	bg_start "$tmp/serve" env "$@" "$bin" serve --db "$db" --port 0 --timeout 2 --threads 2 --json \
+		>"$tmp/serve.json" 2>"$tmp/serve.err"
+	pid=$(bg_pid "$tmp/serve")
 	url=""
 	for _ in $(seq 200); do
 		url=$(jq -r .url "$tmp/serve.json" 2>/dev/null) && [ -n "$url" ] && [ "$url" != null ] && return 0
-		kill -0 $pid 2>/dev/null || return 1
+		bg_done "$tmp/serve" && return 1
 		sleep 0.02
 	done
 	return 1
 }
 # stop: SIGTERM; the exit status in $stopped (124: it did not end within 10 s)
 stop() {
-	kill -TERM $pid 2>/dev/null
+	[ -n "$pid" ] && kill -TERM $pid 2>/dev/null
 	for _ in $(seq 500); do
-		kill -0 $pid 2>/dev/null || break
+		bg_done "$tmp/serve" && break
 		sleep 0.02
 	done
-	if kill -0 $pid 2>/dev/null; then
-		kill -9 $pid
-		wait $pid 2>/dev/null
+	if ! bg_done "$tmp/serve"; then
+		[ -n "$pid" ] && kill -9 $pid
+		bg_wait "$tmp/serve"
 		stopped=124
 	else
-		wait $pid
-		stopped=$?
+		bg_wait "$tmp/serve"
+		stopped=$bg_rc
 	fi
 	pid=""
 }
@@ -197,7 +199,7 @@ while read -r site total; do
 				problem "$what: pass $pass, request $i (${requests[$i]}): status $code (curl exit $curl_rc), want $(status_of "$tmp/want.$i"): $(body_of "$tmp/ans.$i" | head -c 200)"
 			done
 		done
-		kill -0 $pid 2>/dev/null || problem "$what: the server is gone: $(head -c 300 "$tmp/serve.err")"
+		bg_done "$tmp/serve" && problem "$what: the server is gone: $(head -c 300 "$tmp/serve.err")"
 		stop
 		[ "$stopped" = 0 ] || problem "$what: the server ended with exit $stopped: $(head -c 300 "$tmp/serve.err")"
 		if [ "$hit" = 0 ]; then absorbed=$((absorbed + 1)); else refused=$((refused + 1)); fi

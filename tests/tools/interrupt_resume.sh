@@ -14,22 +14,23 @@ shift $(($# < 2 ? $# : 2))
 tmp=$(mktemp -d)
 trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_pid, bg_done, bg_wait
 hash_of() { "$bin" verify "$spec" --db "$1" --json | sed -n 's/.*"content_hash": "\([0-9a-f]*\)"}$/\1/p'; }
 
 "$bin" solve "$spec" --db "$tmp/ref" >/dev/null || { echo "reference solve failed"; exit 1; }
 want=$(hash_of "$tmp/ref")
 [ -n "$want" ] || { echo "no reference hash"; exit 1; }
 
-"$bin" solve "$spec" --db "$tmp/db" --threads 1 --progress "$@" >"$tmp/out" 2>"$tmp/err" &
-pid=$!
+bg_start "$tmp/solve" "$bin" solve "$spec" --db "$tmp/db" --threads 1 --progress "$@" >"$tmp/out" 2>"$tmp/err"
+pid=$(bg_pid "$tmp/solve")
 for _ in $(seq 2000); do
 	grep -q ' solved: ' "$tmp/err" && break
-	kill -0 "$pid" 2>/dev/null || break
+	bg_done "$tmp/solve" && break
 	sleep 0.01
 done
-kill -INT "$pid" 2>/dev/null
-wait "$pid"
-rc=$?
+[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
+bg_wait "$tmp/solve"
+rc=$bg_rc
 if [ "$rc" != 130 ]; then
 	echo "the interrupted solve exited $rc, expected 130 (did it end before the signal?)"
 	tail -3 "$tmp/err"

@@ -17,6 +17,7 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_pid, bg_wait
 # a one-rank run without mpirun (a singleton) says whether the build has MPI
 "$bin" solve taifas:2x2 --db "$tmp/probe" --mpi >/dev/null 2>"$tmp/probe.err" </dev/null
 if grep -q "built without MPI" "$tmp/probe.err"; then
@@ -103,17 +104,17 @@ echo "(solves: ${SECONDS} s)" >&2
 game=taifas:3x4
 for solver in walk tiers; do
 	db="$tmp/kill-$solver"
-	"${mpi[@]}" "$bin" solve $game --db "$db" --mpi --solver $solver --threads 1 --progress \
-		>"$tmp/kill.out" 2>"$tmp/kill.err" &
-	mp=$!
+	bg_start "$tmp/kill" "${mpi[@]}" "$bin" solve $game --db "$db" --mpi --solver $solver \
+		--threads 1 --progress >"$tmp/kill.out" 2>"$tmp/kill.err"
+	mp=$(bg_pid "$tmp/kill") # mpirun's own pid: the ranks are its children
 	for _ in $(seq 1 300); do
 		grep -q "tier 10 of .* solved" "$tmp/kill.err" && break
 		sleep 0.05
 	done
-	victim=$(pgrep -P "$mp" | tail -1)
+	victim=$([ -n "$mp" ] && pgrep -P "$mp" | tail -1)
 	[ -n "$victim" ] && kill -9 "$victim"
-	wait "$mp"
-	rc=$?
+	bg_wait "$tmp/kill"
+	rc=$bg_rc
 	if [ "$rc" = 0 ]; then
 		echo "note ($solver): the solve ended before a rank could be killed; the resume is not checked"
 	elif ! mpirun --oversubscribe -np 4 "$bin" solve $game --db "$db" --mpi --solver $solver \

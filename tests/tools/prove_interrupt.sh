@@ -16,19 +16,20 @@ nodes=${3:-1500000}
 tmp=$(mktemp -d)
 trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_pid, bg_done, bg_wait
 
-"$bin" prove "$spec" --db "$tmp/db" --memory 64M --checkpoint 1000 --progress --json \
-	>"$tmp/out" 2>"$tmp/err" &
-pid=$!
+bg_start "$tmp/prove" "$bin" prove "$spec" --db "$tmp/db" --memory 64M --checkpoint 1000 --progress \
+	--json >"$tmp/out" 2>"$tmp/err"
+pid=$(bg_pid "$tmp/prove")
 for _ in $(seq 1000); do
 	n=$(sed -n 's/.* \([0-9]*\) nodes,.*/\1/p' "$tmp/err" | tail -n 1)
 	[ "${n:-0}" -ge "$nodes" ] && break
-	kill -0 "$pid" 2>/dev/null || break
+	bg_done "$tmp/prove" && break
 	sleep 0.1
 done
-kill -INT "$pid" 2>/dev/null
-wait "$pid"
-rc=$?
+[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
+bg_wait "$tmp/prove"
+rc=$bg_rc
 if [ "$rc" != 130 ]; then
 	echo "the interrupted prove exited $rc, expected 130 (did it end before the signal?)"
 	tail -3 "$tmp/err"

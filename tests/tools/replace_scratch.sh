@@ -14,34 +14,27 @@ spec=${2:-chicken:tri5}
 tmp=$(mktemp -d)
 trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_pid, bg_done, bg_wait
 
 # run_until DB PATTERN ARGS...: a solve stopped by SIGINT once its progress shows
 # PATTERN; its stderr is left in DB.err. Fails unless it exited 130 (interrupted).
-# The solve's exit status is written by the subshell that runs it (DB.rc), and its
-# pid by the solve's own process before it execs (DB.pid), so that nothing rests on
-# bash's `wait PID`, which once answered "wait_for: No record of process" here.
+# Its status comes through bg.sh, not bash's `wait PID`, which once answered
+# "wait_for: No record of process" here.
 run_until() {
-	local db=$1 pat=$2
+	local db=$1 pat=$2 pid
 	shift 2
-	rm -f "$db.pid" "$db.rc"
-	(
-		bash -c 'echo $$ >"$0.pid" && exec "$@"' "$db" "$bin" solve "$spec" --db "$db" \
-			--threads 1 --progress "$@" >/dev/null 2>"$db.err"
-		echo $? >"$db.rc"
-	) &
-	local pid=""
+	bg_start "$db" "$bin" solve "$spec" --db "$db" --threads 1 --progress "$@" >/dev/null 2>"$db.err"
+	pid=$(bg_pid "$db")
 	for _ in $(seq 3000); do
-		[ -z "$pid" ] && [ -s "$db.pid" ] && pid=$(cat "$db.pid")
-		[ -e "$db.rc" ] && break
-		[ -n "$pid" ] && grep -q "$pat" "$db.err" && break
+		bg_done "$db" && break
+		grep -q "$pat" "$db.err" && break
 		sleep 0.01
 	done
 	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
-	wait
-	local rc
-	rc=$(cat "$db.rc" 2>/dev/null)
+	bg_wait "$db"
+	local rc=$bg_rc
 	if [ "$rc" != 130 ]; then
-		echo "$db: the solve exited ${rc:-without a status}, expected 130 (did it end before the signal?)"
+		echo "$db: the solve exited $rc, expected 130 (did it end before the signal?)"
 		tail -3 "$db.err"
 		exit 1
 	fi

@@ -10,6 +10,7 @@
 # serve_api.sh BOARDPROOF RULES-V1-FIXTURE-DIR
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/json_lib.sh" # jqe: jq -e that fails on no input
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh"       # bg_start, bg_pid, bg_wait
 bin=$1 fixture=${2:-}
 for tool in curl jq; do
 	if ! command -v $tool >/dev/null; then
@@ -39,10 +40,11 @@ db=$tmp/db
 T33='taifas:3x3,score=zones,tie=last-zone'
 CH='chicken:hex2,both=mover,forced=decline,formed=owner'
 
-# start SERVER-DB OUT: starts the server on a free port; sets url and pid
+# start SERVER-DB OUT: starts the server on a free port; sets url and pid (its status
+# is read through bg_wait OUT-without-.json)
 start() {
-	"$bin" serve --db "$1" --port 0 --timeout 2 --threads 2 --json >"$2" 2>"$2.err" &
-	pid=$!
+	bg_start "${2%.json}" "$bin" serve --db "$1" --port 0 --timeout 2 --threads 2 --json >"$2" 2>"$2.err"
+	pid=$(bg_pid "${2%.json}")
 	pids+=("$pid")
 	for _ in $(seq 100); do
 		url=$(jq -r .url "$2" 2>/dev/null) && [ -n "$url" ] && [ "$url" != null ] && return 0
@@ -249,9 +251,9 @@ get listed_after_solve 200 /api/instances '.instances | length == 3'
 ## still alive, and stops cleanly on SIGTERM
 get alive 200 /api/instances
 kill -TERM "$pid"
-wait "$pid"
-rc=$?
-[ $rc = 0 ] && ok || bad "serve exited $rc on SIGTERM"
+bg_wait "$tmp/serve"
+rc=$bg_rc
+[ "$rc" = 0 ] && ok || bad "serve exited $rc on SIGTERM"
 [ -s "$tmp/serve.json.err" ] && bad "serve wrote to stderr: $(head -c 300 "$tmp/serve.json.err")" || ok
 
 ## a table of another rules version is refused

@@ -13,6 +13,7 @@
 # serve_api_limits.sh BOARDPROOF
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/json_lib.sh" # jqe: jq -e that fails on no input
+. "$(dirname "${BASH_SOURCE[0]}")/bg.sh"       # bg_start, bg_pid, bg_wait
 bin=$1
 for tool in curl jq; do
 	command -v $tool >/dev/null || { echo "SKIP serve_api_limits: $tool is not installed"; exit 77; }
@@ -33,8 +34,9 @@ for s in taifas:3x3 chicken:hex2 blooms:hex2 taifas:4x4; do
 done
 sum0=$(cksum <"$db/data.mdb") # the server only reads: the data file stays as it is
 # one thread: a claims walk run inside it would hold every other request
-"$bin" serve --db "$db" --port 0 --timeout 3 --threads 1 --json >"$tmp/serve.json" 2>"$tmp/serve.err" &
-pid=$!
+bg_start "$tmp/serve" "$bin" serve --db "$db" --port 0 --timeout 3 --threads 1 --json \
+	>"$tmp/serve.json" 2>"$tmp/serve.err"
+pid=$(bg_pid "$tmp/serve")
 url=
 for _ in $(seq 100); do
 	url=$(jq -r .url "$tmp/serve.json" 2>/dev/null) && [ -n "$url" ] && [ "$url" != null ] && break
@@ -181,17 +183,17 @@ for fd in "${fds[@]}"; do exec {fd}<&-; done
 code=$(curl -s -o /dev/null -w '%{http_code}' "${url}api/instances")
 [ "$code" = 200 ] && ok || bad "not alive at the end: $code"
 kill -TERM "$pid"
-wait "$pid"
-rc=$?
+bg_wait "$tmp/serve"
+rc=$bg_rc
 pid=
-[ $rc = 0 ] && ok || bad "serve exited $rc on SIGTERM"
+[ "$rc" = 0 ] && ok || bad "serve exited $rc on SIGTERM"
 [ -s "$tmp/serve.err" ] && bad "serve wrote to stderr: $(head -c 300 "$tmp/serve.err")" || ok
 [ "$(cksum <"$db/data.mdb")" = "$sum0" ] && ok || bad "the database file changed while serving"
 
 ## stopped while claims are computed: the waiting client is answered (503, JSON) and
 ## the server exits at once instead of finishing the walk
-"$bin" serve --db "$db" --port 0 --json >"$tmp/serve2.json" 2>"$tmp/serve2.err" &
-pid=$!
+bg_start "$tmp/serve2" "$bin" serve --db "$db" --port 0 --json >"$tmp/serve2.json" 2>"$tmp/serve2.err"
+pid=$(bg_pid "$tmp/serve2")
 url=
 for _ in $(seq 100); do
 	url=$(jq -r .url "$tmp/serve2.json" 2>/dev/null) && [ -n "$url" ] && [ "$url" != null ] && break
@@ -207,8 +209,8 @@ printf 'GET /api/claims?instance=taifas:4x4 HTTP/1.1\r\nHost: %s\r\nConnection: 
 sleep 0.5
 t=$(ms)
 kill -TERM "$pid"
-wait "$pid"
-rc=$?
+bg_wait "$tmp/serve2"
+rc=$bg_rc
 d=$(($(ms) - t))
 pid=
 timeout 30 cat <&3 >"$tmp/stopped.raw"
@@ -216,7 +218,7 @@ exec 3<&-
 code=$(head -n 1 "$tmp/stopped.raw" | cut -d' ' -f2)
 sed '1,/^\r*$/d' "$tmp/stopped.raw" >"$tmp/stopped"
 echo "stopped during claims in $d ms; the waiting client got $code"
-[ $rc = 0 ] && [ $d -lt 20000 ] && ok || bad "stopping during claims: exit $rc after $d ms"
+[ "$rc" = 0 ] && [ $d -lt 20000 ] && ok || bad "stopping during claims: exit $rc after $d ms"
 { [ "$code" = 503 ] || [ "$code" = 200 ]; } && jqe . "$tmp/stopped" >/dev/null && ok ||
 	bad "the client waiting for claims got $code: $(head -c 200 "$tmp/stopped")"
 
