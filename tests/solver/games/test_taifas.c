@@ -1193,6 +1193,12 @@ Test(taifas, bounds_same_as_reference_on_4x4_boards)
 		bp_game_destroy(g[vi]);
 }
 
+/* The boards of the random-position tests: widths 2 to 9, so that each path of the op
+ * is taken (3 to 8 its copies with a constant width, 2 and 9 the general one). */
+static const char *const random_boards[] = {
+	"5x5", "4x5", "5x4", "6x6", "8x8", "7x3", "2x8", "9x7"
+};
+
 /* Seeded random positions of larger boards, every variant: for each number of empty
  * cells from 0 to 16 (to 24 on boards of more than 30 cells), the other cells x or o
  * at random, and a random `last`. 40,000 per board and variant: 240,000 of taifas:5x5,
@@ -1200,16 +1206,14 @@ Test(taifas, bounds_same_as_reference_on_4x4_boards)
  * a constant width, 2 and 9 the general one, 9 without independent_bound's table. */
 Test(taifas, bounds_same_as_reference_on_random_boards)
 {
-	static const char *const boards[] = {
-		"5x5", "4x5", "5x4", "6x6", "8x8", "7x3", "2x8", "9x7"
-	};
 	const uint64_t seed = 20261125;
 	cr_log_info("seed %llu", (unsigned long long)seed);
 	uint64_t rs = seed;
-	for (size_t bi = 0; bi < sizeof boards / sizeof boards[0]; bi++)
+	for (size_t bi = 0; bi < sizeof random_boards / sizeof random_boards[0]; bi++)
 		for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
 			char spec[64];
-			snprintf(spec, sizeof spec, "taifas:%s%s", boards[bi], bounds_variants[vi]);
+			snprintf(spec, sizeof spec, "taifas:%s%s", random_boards[bi],
+				 bounds_variants[vi]);
 			struct bp_game *g = open_game(spec);
 			struct refb r;
 			refb_init(&r, g);
@@ -1328,16 +1332,14 @@ Test(taifas, bounds_child_same_as_bounds_on_4x4_boards)
  * per board and variant, and every child of each. */
 Test(taifas, bounds_child_same_as_bounds_on_random_boards)
 {
-	static const char *const boards[] = {
-		"5x5", "4x5", "5x4", "6x6", "8x8", "7x3", "2x8", "9x7"
-	};
 	const uint64_t seed = 20261126;
 	cr_log_info("seed %llu", (unsigned long long)seed);
 	uint64_t rs = seed;
-	for (size_t bi = 0; bi < sizeof boards / sizeof boards[0]; bi++)
+	for (size_t bi = 0; bi < sizeof random_boards / sizeof random_boards[0]; bi++)
 		for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
 			char spec[64];
-			snprintf(spec, sizeof spec, "taifas:%s%s", boards[bi], bounds_variants[vi]);
+			snprintf(spec, sizeof spec, "taifas:%s%s", random_boards[bi],
+				 bounds_variants[vi]);
 			struct bp_game *g = open_game(spec);
 			int n = g->board->ncells, most_empty = n > 30 ? 24 : 16;
 			uint64_t full = n == 64 ? ~0ull : (1ull << n) - 1;
