@@ -13,7 +13,7 @@
 #endif
 
 #define MAX_PLANES 4
-#define EXTRA_KEPT 1024 /* mix_extra of the smaller extra words, computed once */
+#define EXTRA_KEPT BP_ZOBRIST_EXTRA_KEPT /* mix_extra of the smaller extra words, computed once */
 
 /* A child's key: the smallest of h[s] ^ e ^ r0[s] (^ r1[s]) over the nsym symmetries. */
 typedef uint64_t key_fn(int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0,
@@ -315,4 +315,13 @@ uint64_t bp_zobrist_child_key(const bp_zobrist *z, int c0, int c1, uint64_t extr
 	const uint64_t *r0 = &z->t[(size_t)c0 * BP_ZOBRIST_MAX_SYM];
 	return z->key[c1 >= 0](z->nsym, h, e, r0,
 			       c1 >= 0 ? &z->t[(size_t)c1 * BP_ZOBRIST_MAX_SYM] : r0);
+}
+
+void bp_zobrist_keys(const bp_zobrist *z, struct bp_zobrist_keys *out)
+{
+	out->nsym = z->nsym;
+	out->t = z->t;
+	out->ex = z->ex;
+	out->key[0] = z->key[0];
+	out->key[1] = z->key[1];
 }

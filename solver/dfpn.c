@@ -239,14 +239,16 @@ struct search {
 	int err;
 	struct bp_move *mv; /* scratch move list */
 	void *kctx;	    /* the game's bounds_node context (bounds_ctx_size bytes) */
+	void *cctx;	    /* the game's kids_node context (kids_ctx_size bytes) */
 	/* a child is made here: its words past d->pos_words stay zero, so that only the
 	 * parent's first pos_words words are copied in (a whole position is 256 bytes) */
 	struct bp_pos cpos;
 };
 
-/* s->cpos made the child of parent by m; words is s->d->pos_words. */
+/* s->cpos made the child of parent by m; words is s->d->pos_words; cctx not NULL: the
+ * game's kids_node context, readied for parent. */
 static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
-					struct bp_move m, int words)
+					struct bp_move m, int words, void *cctx)
 {
 	const struct bp_game *g = s->d->g;
 	/* the word counts of the games with pos_words (Taifas 3, Chicken 5) copied inline:
@@ -263,7 +265,10 @@ static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *p
 		break;
 	default: memcpy(w, pw, sizeof pw[0] * (size_t)words); break;
 	}
-	g->ops->apply(g, &s->cpos, m);
+	if (cctx)
+		g->ops->kids_apply(g, cctx, &s->cpos, m);
+	else
+		g->ops->apply(g, &s->cpos, m);
 	return &s->cpos;
 }
 
@@ -620,6 +625,14 @@ static int expand(struct search *s, int depth, int or_node)
 		kctx = s->kctx;
 		g->ops->bounds_node(g, &f->pos, kctx);
 	}
+	/* the children made with the work they share done once, where the game can */
+	void *cctx = NULL;
+	if (g->ops->kids_node) {
+		if (!s->cctx && !(s->cctx = malloc(g->ops->kids_ctx_size)))
+			return BP_ENOMEM;
+		cctx = s->cctx;
+		g->ops->kids_node(g, &f->pos, cctx);
+	}
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
@@ -627,7 +640,7 @@ static int expand(struct search *s, int depth, int or_node)
 		c->dep = INDEP;
 		c->strict = 0;
 		c->known = 1;
-		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words);
+		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words, cctx);
 		evaluated++;
 		int lo, hi;
 		if (rules_bounds(d, p, kctx, mv[i], &lo, &hi) &&
@@ -648,7 +661,8 @@ static int expand(struct search *s, int depth, int or_node)
 		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = key_move(g, &f->pos, f->sh, p, NULL);
+			h = cctx ? g->ops->kids_key(g, cctx, f->sh, p, mv[i])
+				 : key_move(g, &f->pos, f->sh, p, NULL);
 			if (ask)
 				bp_game_canonical(g, p, &canon);
 		} else {
@@ -723,8 +737,8 @@ static int expand(struct search *s, int depth, int or_node)
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
-			uint32_t k = (uint32_t)g->ops->moves(g, make_child(s, &f->pos, c->m, words),
-							     s->mv);
+			uint32_t k = (uint32_t)g->ops->moves(
+				g, make_child(s, &f->pos, c->m, words, cctx), s->mv);
 			if (k < 1)
 				k = 1;
 			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */
@@ -1164,6 +1178,7 @@ static void free_search(struct search *s)
 	free(s->path);
 	free(s->mv);
 	free(s->kctx);
+	free(s->cctx);
 }
 
 /* Runs one goal from p on the handle's threads. Adds the counts to out (may be NULL).
