@@ -1249,22 +1249,29 @@ static uint64_t chicken_sym_hash_move(const struct bp_game *g, const struct bp_p
  * board is full after the child exactly when one empty cell (single) or two (pair)
  * were left, which the kind's entry already says.
  *
- * The loop tests are chicken_apply's, with two memos for pairs, whose f and x each
- * come back with many partners: the opponent's loop through a neutral on x depends on
- * x alone, and a loop of the mover's set with f stays when x is added too (a cell that
- * cannot reach the outside avoiding g cannot avoid g plus x either: bp_loops_enclosed
- * only grows with g), so G + f with a loop means a loop for every x, and G + f
- * without one holds no loop, which is what bp_loops_may_close needs to test x alone.
- * The parent holds no loop for either side, since it is not over. */
+ * The parent holds no loop for either side, since it is not over. So the mover's set
+ * G plus the friendly stone f holds a loop exactly when bp_loops_closes_in says so,
+ * from G's groups (found once per node, each when first needed), with no flood of
+ * the free cells: nearly every child is a single in the searches of
+ * bench/dfpn_results.md, and before, 17% of them passed bp_loops_may_close's local
+ * filter and paid a whole bp_loops_enclosed, which found a loop in 1% of those.
+ * Pairs keep chicken_apply's tests for the neutral, with two memos, since their f and
+ * x each come back with many partners: the opponent's loop through a neutral on x
+ * depends on x alone, and a loop of G + f stays when x is added too (a cell that
+ * cannot reach the outside avoiding g cannot avoid g plus x either:
+ * bp_loops_enclosed only grows with g), so G + f with a loop means a loop for every
+ * x, and G + f without one holds no loop, which is what bp_loops_may_close needs to
+ * test x alone. */
 enum { KID_PAIR, KID_DECLINES, KID_KEEPS };
 
 struct kids {
 	uint64_t gm, go;     /* the mover's and the opponent's group sets */
 	uint64_t extra, exf; /* the parent's extra word of the keys (chicken_extra), mixed */
 	struct bp_zobrist_keys zk;
-	uint64_t decl[3];	 /* a child's `declined`, by kind */
-	uint64_t f_done, f_loop; /* pairs: G + f tested; G + f holds a loop */
-	uint64_t x_done, x_loop; /* pairs: the opponent's set + x tested; holds a loop */
+	uint64_t decl[3];	       /* a child's `declined`, by kind */
+	uint64_t f_done, f_loop;       /* pairs: G + f tested; G + f holds a loop */
+	struct bp_loops_groups groups; /* the mover's groups, for G + f */
+	uint64_t x_done, x_loop;       /* pairs: the opponent's set + x tested; holds a loop */
 	int mover;
 	uint8_t single_kind[2]; /* a single's kind, by its forced flag */
 	uint8_t over[3][2][2];	/* the child's outcome: kind, mover's loop, opponent's loop */
@@ -1284,6 +1291,7 @@ static void chicken_kids_node(const struct bp_game *g, const struct bp_pos *p, v
 	assert(k->extra < BP_ZOBRIST_EXTRA_KEPT); /* declined <= 2, the outcome <= 3 */
 	k->exf = k->zk.ex[k->extra];
 	k->f_done = k->f_loop = k->x_done = k->x_loop = 0;
+	bp_loops_groups_init(&c->L, mover, k->gm, &k->groups);
 	/* chicken_apply's decline: a single when neutrals are allowed declines, unless it
 	 * was forced under forced=free */
 	int allowed = neutrals_allowed(p);
@@ -1313,8 +1321,7 @@ static void chicken_kids_apply(const struct bp_game *g, void *ctx, struct bp_pos
 		const uint64_t xb = 1ull << x;
 		if (!(k->f_done & fb)) {
 			k->f_done |= fb;
-			if (bp_loops_may_close(&c->L, mover, gm, f) &&
-			    bp_loops_enclosed(&c->L, mover, gm | fb))
+			if (bp_loops_closes_in(&c->L, &k->groups, f))
 				k->f_loop |= fb;
 		}
 		lm = (k->f_loop & fb) || (bp_loops_may_close(&c->L, mover, gm | fb, x) &&
@@ -1328,8 +1335,7 @@ static void chicken_kids_apply(const struct bp_game *g, void *ctx, struct bp_pos
 		NEUTRAL(p) |= xb;
 		kind = KID_PAIR;
 	} else {
-		lm = bp_loops_may_close(&c->L, mover, gm, f) &&
-		     bp_loops_enclosed(&c->L, mover, gm | fb) != 0;
+		lm = bp_loops_closes_in(&c->L, &k->groups, f);
 		kind = k->single_kind[(m.v & MV_FORCED) != 0];
 	}
 	DECLINED(p) = k->decl[kind];
