@@ -1308,39 +1308,44 @@ static void chicken_kids_node(const struct bp_game *g, const struct bp_pos *p, v
 					k->decl[kind], mover ? lo : lm, mover ? lm : lo);
 }
 
+/* A pair's child (kids_apply), out of line so that the singles' path saves no more
+ * registers than it needs. */
+static __attribute__((noinline)) void kids_pair(const struct chicken *c, struct kids *k,
+						struct bp_pos *p, struct bp_move m)
+{
+	const int mover = k->mover, f = (int)(m.v & 255), x = (int)(m.v >> 8 & 255);
+	const uint64_t fb = 1ull << f, xb = 1ull << x, gm = k->gm;
+	if (!(k->f_done & fb)) {
+		k->f_done |= fb;
+		if (bp_loops_closes_in(&c->L, &k->groups, f))
+			k->f_loop |= fb;
+	}
+	int lm = (k->f_loop & fb) || (bp_loops_may_close(&c->L, mover, gm | fb, x) &&
+				      bp_loops_enclosed(&c->L, mover, gm | fb | xb) != 0);
+	if (!(k->x_done & xb)) {
+		k->x_done |= xb;
+		if (bp_loops_closes(&c->L, !mover, k->go, x))
+			k->x_loop |= xb;
+	}
+	NEUTRAL(p) |= xb;
+	p->w[mover] |= fb;
+	OVER(p) = k->over[KID_PAIR][lm][(k->x_loop & xb) != 0];
+}
+
 static void chicken_kids_apply(const struct bp_game *g, void *ctx, struct bp_pos *p,
 			       struct bp_move m)
 {
 	const struct chicken *c = C(g);
 	struct kids *k = ctx;
-	const int mover = k->mover, f = (int)(m.v & 255);
-	const uint64_t fb = 1ull << f, gm = k->gm;
-	int lm, lo = 0, kind;
 	if (m.v & MV_NEUTRAL) {
-		const int x = (int)(m.v >> 8 & 255);
-		const uint64_t xb = 1ull << x;
-		if (!(k->f_done & fb)) {
-			k->f_done |= fb;
-			if (bp_loops_closes_in(&c->L, &k->groups, f))
-				k->f_loop |= fb;
-		}
-		lm = (k->f_loop & fb) || (bp_loops_may_close(&c->L, mover, gm | fb, x) &&
-					  bp_loops_enclosed(&c->L, mover, gm | fb | xb) != 0);
-		if (!(k->x_done & xb)) {
-			k->x_done |= xb;
-			if (bp_loops_closes(&c->L, !mover, k->go, x))
-				k->x_loop |= xb;
-		}
-		lo = (k->x_loop & xb) != 0;
-		NEUTRAL(p) |= xb;
-		kind = KID_PAIR;
-	} else {
-		lm = bp_loops_closes_in(&c->L, &k->groups, f);
-		kind = k->single_kind[(m.v & MV_FORCED) != 0];
+		kids_pair(c, k, p, m);
+		return;
 	}
+	const int f = (int)(m.v & 255), kind = k->single_kind[(m.v & MV_FORCED) != 0];
+	const int lm = bp_loops_closes_in(&c->L, &k->groups, f);
 	DECLINED(p) = k->decl[kind];
-	p->w[mover] |= fb;
-	OVER(p) = k->over[kind][lm][lo];
+	p->w[k->mover] |= 1ull << f;
+	OVER(p) = k->over[kind][lm][0];
 }
 
 static uint64_t chicken_kids_key(const struct bp_game *g, const void *ctx, const uint64_t *h,

@@ -173,6 +173,30 @@ void bp_loops_groups_init(const struct bp_loops *L, int player, uint64_t g,
 	}
 }
 
+int bp_loops_arcs_share_group(const struct bp_loops *L, struct bp_loops_groups *G, int c,
+			      unsigned in)
+{
+	/* the first direction of each member arc (a member whose predecessor is not);
+	 * each cell's group is flooded when first asked */
+	unsigned starts = in & ~((in << 1 | in >> 5) & 63);
+	uint64_t seen = 0;
+	for (; starts; starts &= starts - 1) {
+		int y = L->around[c][__builtin_ctz(starts)], i = 0;
+		if (G->found >> y & 1)
+			while (!(G->comp[i] >> y & 1))
+				i++;
+		else {
+			uint64_t comp = bp_loops_flood(L, G->g, 1ull << y);
+			G->found |= comp;
+			G->comp[i = G->n++] = comp;
+		}
+		if (seen >> i & 1)
+			return 1;
+		seen |= 1ull << i;
+	}
+	return 0;
+}
+
 int bp_loops_loop_groups(const struct bp_loops *L, int player, uint64_t g, uint64_t *loop_cells)
 {
 	/* Nodes 0..63 are board cells, 64.. ring spaces. Components by breadth-first

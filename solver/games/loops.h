@@ -159,18 +159,10 @@ struct bp_loops_groups {
 void bp_loops_groups_init(const struct bp_loops *L, int player, uint64_t g,
 			  struct bp_loops_groups *G);
 
-/* The index in G->comp of the group of y, a cell of G->g, flooded when first asked. */
-static inline int bp_loops_group_of(const struct bp_loops *L, struct bp_loops_groups *G, int y)
-{
-	if (G->found >> y & 1)
-		for (int i = 0;; i++)
-			if (G->comp[i] >> y & 1)
-				return i;
-	uint64_t comp = bp_loops_flood(L, G->g, 1ull << y);
-	G->found |= comp;
-	G->comp[G->n] = comp;
-	return G->n++;
-}
+/* Whether two of the member arcs `in` around c hold cells of one group of G->g (out of
+ * line: the rare case, which may flood a group). */
+int bp_loops_arcs_share_group(const struct bp_loops *L, struct bp_loops_groups *G, int c,
+			      unsigned in);
 
 /* Whether G's set g plus the empty cell c holds a loop (see above). */
 static inline int bp_loops_closes_in(const struct bp_loops *L, struct bp_loops_groups *G, int c)
@@ -185,18 +177,7 @@ static inline int bp_loops_closes_in(const struct bp_loops *L, struct bp_loops_g
 		 down = g >> v | g << ((64 - v) & 63);
 	unsigned in = L->dir_of[(own & 1) | (own >> 1 & 2) | (up & 3) << 2 | (down & 3) << 4];
 	in &= L->on_board[c];
-	if (!L->multi_arc[in])
-		return 0;
-	/* the first direction of each member arc: a member whose predecessor is not */
-	unsigned starts = in & ~((in << 1 | in >> 5) & 63);
-	uint64_t seen = 0;
-	for (; starts; starts &= starts - 1) {
-		int i = bp_loops_group_of(L, G, L->around[c][__builtin_ctz(starts)]);
-		if (seen >> i & 1)
-			return 1;
-		seen |= 1ull << i;
-	}
-	return 0;
+	return L->multi_arc[in] && bp_loops_arcs_share_group(L, G, c, in);
 }
 
 /* The groups of player's set g that are loops on their own: writes the board cells of
