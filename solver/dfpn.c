@@ -554,9 +554,9 @@ static inline int value_int(enum bp_value v)
  * the game's bounds where it has them and they are on: with kctx (not NULL: expand()
  * readied it by bounds_node for p's parent, m the move to p) by bounds_child, which
  * shares the work of the node's children, else by bounds. @return 1 with lo..hi set;
- * 0 when the rules say nothing. */
+ * 0 when the rules say nothing. lean: d has no bounds (a constant in expand's copies). */
 static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, void *kctx,
-			       struct bp_move m, int *lo, int *hi)
+			       struct bp_move m, int *lo, int *hi, const int lean)
 {
 	const struct bp_game *g = d->g;
 	enum bp_value v = g->ops->outcome(g, p);
@@ -564,6 +564,8 @@ static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, void *k
 		*lo = *hi = v != BP_VALUE_NONE ? value_int(v) : 1;
 		return 1;
 	}
+	if (lean)
+		return 0; /* no bounds (expand's lean copy) */
 	if (kctx)
 		return g->ops->bounds_child(g, kctx, p, m, lo, hi);
 	return d->bounds && g->ops->bounds(g, p, lo, hi);
@@ -594,45 +596,25 @@ static void cross(bp_dfpn *d, int goal, uint64_t xkey, uint32_t *pn, uint32_t *d
 	}
 }
 
-/* Fills frame f's children of the node at depth `depth` (its type or_node). */
-static int expand(struct search *s, int depth, int or_node)
+/* expand()'s loops over the n children of frame f (its moves in s->mv): each child
+ * evaluated, then the table look-ups. lean (a constant in each copy): the game has
+ * kids ops and class keys, and nothing else is on (no repetitions, oracle, bounds,
+ * other goal's entries or mobility), so that copy has no tests for them. */
+static inline __attribute__((always_inline)) int children(struct search *s, int depth, int or_node,
+							  int n, void *kctx, void *cctx,
+							  const int xran, const int lean)
 {
 	bp_dfpn *d = s->d;
 	const struct bp_game *g = d->g;
 	struct frame *f = &s->path[depth];
-	if (!f->ch &&
-	    !(f->ch = malloc(sizeof *f->ch * (size_t)(g->max_moves > 0 ? g->max_moves : 1))))
-		return BP_ENOMEM;
-	if (!s->mv && !(s->mv = bp_game_move_buffer(g)))
-		return BP_ENOMEM;
 	struct bp_move *mv = s->mv;
-	int n = g->ops->moves(g, &f->pos, mv);
-	assert(n > 0);
-	f->n = n;
 	/* read once: the game's ops are calls the compiler cannot see through, so it would
-	 * load these again for every child (and `ran` is atomic); none changes while a
-	 * search runs */
-	const int goal = s->goal, fast = d->fast, cyclic = d->cyclic, words = d->pos_words;
-	const int xran = d->ran[!goal]; /* the other goal's entries exist (cross()) */
+	 * load these again for every child; none changes while a search runs */
+	const int goal = s->goal, fast = lean || d->fast, cyclic = !lean && d->cyclic,
+		  words = d->pos_words, init_moves = !lean && d->init_moves;
 	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
 	uint64_t evaluated = 0;
-	/* the children's bounds with the work they share done once, where the game can */
-	void *kctx = NULL;
-	if (d->bounds && g->ops->bounds_node) {
-		if (!s->kctx && !(s->kctx = malloc(g->ops->bounds_ctx_size)))
-			return BP_ENOMEM;
-		kctx = s->kctx;
-		g->ops->bounds_node(g, &f->pos, kctx);
-	}
-	/* the children made with the work they share done once, where the game can */
-	void *cctx = NULL;
-	if (g->ops->kids_node) {
-		if (!s->cctx && !(s->cctx = malloc(g->ops->kids_ctx_size)))
-			return BP_ENOMEM;
-		cctx = s->cctx;
-		g->ops->kids_node(g, &f->pos, cctx);
-	}
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
@@ -643,7 +625,7 @@ static int expand(struct search *s, int depth, int or_node)
 		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words, cctx);
 		evaluated++;
 		int lo, hi;
-		if (rules_bounds(d, p, kctx, mv[i], &lo, &hi) &&
+		if (rules_bounds(d, p, kctx, mv[i], &lo, &hi, lean) &&
 		    decide(goal, !or_node, lo, hi, c)) {
 			/* over, won by its mover's next stone, or decided by the game's bounds:
 			 * a value that no path changes */
@@ -657,12 +639,12 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		}
 		uint64_t h;
-		int ask = s->known_on; /* the oracle, while it may know something */
+		int ask = !lean && s->known_on; /* the oracle, while it may know something */
 		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = cctx ? g->ops->kids_key(g, cctx, f->sh, p, mv[i])
-				 : key_move(g, &f->pos, f->sh, p, NULL);
+			h = lean || cctx ? g->ops->kids_key(g, cctx, f->sh, p, mv[i])
+					 : key_move(g, &f->pos, f->sh, p, NULL);
 			if (ask)
 				bp_game_canonical(g, p, &canon);
 		} else {
@@ -733,7 +715,7 @@ static int expand(struct search *s, int depth, int or_node)
 		} else if (!absent && tt_read(d, c->key, &c->pn, &c->dn, &meta)) {
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
-		} else if (d->init_moves) {
+		} else if (init_moves) {
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
@@ -751,6 +733,46 @@ static int expand(struct search *s, int depth, int or_node)
 			cross(d, goal, c->xkey, &c->pn, &c->dn, &c->strict);
 	}
 	return BP_OK;
+}
+
+/* Fills frame f's children of the node at depth `depth` (its type or_node). */
+static int expand(struct search *s, int depth, int or_node)
+{
+	bp_dfpn *d = s->d;
+	const struct bp_game *g = d->g;
+	struct frame *f = &s->path[depth];
+	if (!f->ch &&
+	    !(f->ch = malloc(sizeof *f->ch * (size_t)(g->max_moves > 0 ? g->max_moves : 1))))
+		return BP_ENOMEM;
+	if (!s->mv && !(s->mv = bp_game_move_buffer(g)))
+		return BP_ENOMEM;
+	struct bp_move *mv = s->mv;
+	int n = g->ops->moves(g, &f->pos, mv);
+	assert(n > 0);
+	f->n = n;
+	/* the other goal's entries exist (cross()); read once, since `ran` is atomic */
+	const int xran = d->ran[!s->goal];
+	/* the children's bounds with the work they share done once, where the game can */
+	void *kctx = NULL;
+	if (d->bounds && g->ops->bounds_node) {
+		if (!s->kctx && !(s->kctx = malloc(g->ops->bounds_ctx_size)))
+			return BP_ENOMEM;
+		kctx = s->kctx;
+		g->ops->bounds_node(g, &f->pos, kctx);
+	}
+	/* the children made with the work they share done once, where the game can */
+	void *cctx = NULL;
+	if (g->ops->kids_node) {
+		if (!s->cctx && !(s->cctx = malloc(g->ops->kids_ctx_size)))
+			return BP_ENOMEM;
+		cctx = s->cctx;
+		g->ops->kids_node(g, &f->pos, cctx);
+	}
+	/* the common case, a copy of the loops without the tests of what it lacks */
+	if (cctx && d->fast && !d->cyclic && !s->known_on && !kctx && !d->bounds && !xran &&
+	    !d->init_moves)
+		return children(s, depth, or_node, n, NULL, cctx, 0, 1);
+	return children(s, depth, or_node, n, kctx, cctx, xran, 0);
 }
 
 /* The shared search: reads the children's final values that other threads have
@@ -1475,7 +1497,7 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	const struct bp_game *g = d->g;
 	struct child c = { 0 };
 	int lo, hi;
-	if (rules_bounds(d, p, NULL, (struct bp_move){ 0 }, &lo, &hi) &&
+	if (rules_bounds(d, p, NULL, (struct bp_move){ 0 }, &lo, &hi, 0) &&
 	    decide(goal, or_node, lo, hi, &c))
 		return c.pn == 0;
 	struct bp_pos canon;
