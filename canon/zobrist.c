@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "canon/error.h"
 #include "canon/random.h"
@@ -61,11 +62,15 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
 #ifdef AVX512_KEYS
 	z->avx512 = __builtin_cpu_supports("avx512f") != 0;
 #endif
-	z->t = calloc((size_t)64 * (size_t)nplanes * BP_ZOBRIST_MAX_SYM, sizeof *z->t);
+	/* each row of 16 words on a cache line of its own: a child's key reads a row with
+	 * one 64-byte load (key_avx512), which costs two when the row straddles lines */
+	const size_t tbytes = (size_t)64 * (size_t)nplanes * BP_ZOBRIST_MAX_SYM * sizeof *z->t;
+	z->t = aligned_alloc(64, tbytes);
 	if (!z->t) {
 		free(z);
 		return BP_ENOMEM;
 	}
+	memset(z->t, 0, tbytes);
 	/* the words of one fixed stream: the same for every instance of a board */
 	uint64_t zw[MAX_PLANES][64], st = 0x243f6a8885a308d3ull;
 	for (int i = 0; i < nplanes; i++)
