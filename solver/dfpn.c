@@ -247,12 +247,9 @@ struct search {
 	struct bp_pos cpos;
 };
 
-/* s->cpos made the child of parent by m; words is s->d->pos_words; cctx not NULL: the
- * game's kids_node context, readied for parent. */
-static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
-					struct bp_move m, int words, void *cctx)
+/* s->cpos made a copy of parent's first `words` words (s->d->pos_words). */
+static inline void copy_parent(struct search *s, const struct bp_pos *parent, int words)
 {
-	const struct bp_game *g = s->d->g;
 	/* the word counts of the games with pos_words (Taifas 3, Chicken 5) copied inline:
 	 * a call to memcpy with a length it must first look at cost more than the copy */
 	uint64_t *w = s->cpos.w;
@@ -267,10 +264,15 @@ static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *p
 		break;
 	default: memcpy(w, pw, sizeof pw[0] * (size_t)words); break;
 	}
-	if (cctx)
-		g->ops->kids_apply(g, cctx, &s->cpos, m);
-	else
-		g->ops->apply(g, &s->cpos, m);
+}
+
+/* s->cpos made the child of parent by m; words is s->d->pos_words. */
+static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
+					struct bp_move m, int words)
+{
+	const struct bp_game *g = s->d->g;
+	copy_parent(s, parent, words);
+	g->ops->apply(g, &s->cpos, m);
 	return &s->cpos;
 }
 
@@ -555,17 +557,17 @@ static inline int value_int(enum bp_value v)
 	return v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
 }
 
-/* What the rules alone say of p, a position the search meets: its value where it is
- * over or its mover wins with the next stone (lo = hi, which always decides), else
+/* What the rules alone say of p, a position the search meets (v: its outcome()):
+ * its value where it is over or its mover wins with the next stone (lo = hi, which
+ * always decides), else
  * the game's bounds where it has them and they are on: with kctx (not NULL: expand()
  * readied it by bounds_node for p's parent, m the move to p) by bounds_child, which
  * shares the work of the node's children, else by bounds. @return 1 with lo..hi set;
  * 0 when the rules say nothing. lean: d has no bounds (a constant in expand's copies). */
-static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, void *kctx,
-			       struct bp_move m, int *lo, int *hi, const int lean)
+static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, enum bp_value v,
+			       void *kctx, struct bp_move m, int *lo, int *hi, const int lean)
 {
 	const struct bp_game *g = d->g;
-	enum bp_value v = g->ops->outcome(g, p);
 	if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
 		*lo = *hi = v != BP_VALUE_NONE ? value_int(v) : 1;
 		return 1;
@@ -628,10 +630,20 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		c->dep = INDEP;
 		c->strict = 0;
 		c->known = 1;
-		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words, cctx);
+		/* the child, its outcome, and with the game's kids ops its key, in one call */
+		const struct bp_pos *p = &s->cpos;
+		enum bp_value v;
+		uint64_t ckey = 0;
+		if (lean || cctx) {
+			copy_parent(s, &f->pos, words);
+			ckey = g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
+		} else {
+			make_child(s, &f->pos, mv[i], words);
+			v = g->ops->outcome(g, p);
+		}
 		evaluated++;
 		int lo, hi;
-		if (rules_bounds(d, p, kctx, mv[i], &lo, &hi, lean) &&
+		if (rules_bounds(d, p, v, kctx, mv[i], &lo, &hi, lean) &&
 		    decide(goal, !or_node, lo, hi, c)) {
 			/* over, won by its mover's next stone, or decided by the game's bounds:
 			 * a value that no path changes */
@@ -649,8 +661,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = lean || cctx ? g->ops->kids_key(g, cctx, f->sh, p, mv[i])
-					 : key_move(g, &f->pos, f->sh, p, NULL);
+			h = lean || cctx ? ckey : key_move(g, &f->pos, f->sh, p, NULL);
 			if (ask)
 				bp_game_canonical(g, p, &canon);
 		} else {
@@ -725,8 +736,8 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
-			uint32_t k = (uint32_t)g->ops->moves(
-				g, make_child(s, &f->pos, c->m, words, cctx), s->mv);
+			uint32_t k = (uint32_t)g->ops->moves(g, make_child(s, &f->pos, c->m, words),
+							     s->mv);
 			if (k < 1)
 				k = 1;
 			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */
@@ -766,9 +777,10 @@ static int expand(struct search *s, int depth, int or_node)
 		kctx = s->kctx;
 		g->ops->bounds_node(g, &f->pos, kctx);
 	}
-	/* the children made with the work they share done once, where the game can */
+	/* the children made with the work they share done once, where the game can (its
+	 * keys are the class keys: with canonical keys the frame has no image hashes) */
 	void *cctx = NULL;
-	if (g->ops->kids_node) {
+	if (g->ops->kids_node && d->fast) {
 		if (!s->cctx && !(s->cctx = malloc(g->ops->kids_ctx_size)))
 			return BP_ENOMEM;
 		cctx = s->cctx;
@@ -1503,7 +1515,7 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	const struct bp_game *g = d->g;
 	struct child c = { 0 };
 	int lo, hi;
-	if (rules_bounds(d, p, NULL, (struct bp_move){ 0 }, &lo, &hi, 0) &&
+	if (rules_bounds(d, p, g->ops->outcome(g, p), NULL, (struct bp_move){ 0 }, &lo, &hi, 0) &&
 	    decide(goal, or_node, lo, hi, &c))
 		return c.pn == 0;
 	struct bp_pos canon;

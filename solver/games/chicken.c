@@ -1308,7 +1308,7 @@ static void chicken_kids_node(const struct bp_game *g, const struct bp_pos *p, v
 					k->decl[kind], mover ? lo : lm, mover ? lm : lo);
 }
 
-/* A pair's child (kids_apply), out of line so that the singles' path saves no more
+/* A pair's child (kids_child), out of line so that the singles' path saves no more
  * registers than it needs. */
 static __attribute__((noinline)) void kids_pair(const struct chicken *c, struct kids *k,
 						struct bp_pos *p, struct bp_move m)
@@ -1332,37 +1332,32 @@ static __attribute__((noinline)) void kids_pair(const struct chicken *c, struct 
 	OVER(p) = k->over[KID_PAIR][lm][(k->x_loop & xb) != 0];
 }
 
-static void chicken_kids_apply(const struct bp_game *g, void *ctx, struct bp_pos *p,
-			       struct bp_move m)
+static uint64_t chicken_kids_child(const struct bp_game *g, void *ctx, const uint64_t *h,
+				   struct bp_pos *p, struct bp_move m, enum bp_value *v)
 {
 	const struct chicken *c = C(g);
 	struct kids *k = ctx;
+	const int f = (int)(m.v & 255);
+	/* the friendly stone's row (plane `mover`: b 0, o 1), as chicken_sym_hash_move
+	 * finds it from the planes */
+	const uint64_t *r0 = k->zk.t + ((size_t)f * 3 + (size_t)k->mover) * BP_ZOBRIST_MAX_SYM;
 	if (m.v & MV_NEUTRAL) {
 		kids_pair(c, k, p, m);
-		return;
+		*v = (enum bp_value)OVER(p);
+		const uint64_t to = chicken_extra(p);
+		const uint64_t e = to == k->extra ? 0 : k->exf ^ k->zk.ex[to];
+		return k->zk.key[1](k->zk.nsym, h, e, r0,
+				    k->zk.t + ((size_t)(m.v >> 8 & 255) * 3 + 2) *
+						      BP_ZOBRIST_MAX_SYM);
 	}
-	const int f = (int)(m.v & 255), kind = k->single_kind[(m.v & MV_FORCED) != 0];
+	const int kind = k->single_kind[(m.v & MV_FORCED) != 0];
 	const int lm = bp_loops_closes_in(&c->L, &k->groups, f);
 	DECLINED(p) = k->decl[kind];
 	p->w[k->mover] |= 1ull << f;
 	OVER(p) = k->over[kind][lm][0];
-}
-
-static uint64_t chicken_kids_key(const struct bp_game *g, const void *ctx, const uint64_t *h,
-				 const struct bp_pos *c, struct bp_move m)
-{
-	/* bp_zobrist_child_key by its parts: the friendly stone on plane `mover` (b 0,
-	 * o 1), the neutral on plane 2, as chicken_sym_hash_move finds them from the
-	 * planes; the child's extra word is below 1024 as its parent's */
-	(void)g;
-	const struct kids *k = ctx;
-	const uint64_t to = chicken_extra(c), e = to == k->extra ? 0 : k->exf ^ k->zk.ex[to];
-	const uint64_t *r0 =
-		k->zk.t + ((size_t)(m.v & 255) * 3 + (size_t)k->mover) * BP_ZOBRIST_MAX_SYM;
-	if (m.v & MV_NEUTRAL)
-		return k->zk.key[1](k->zk.nsym, h, e, r0,
-				    k->zk.t + ((size_t)(m.v >> 8 & 255) * 3 + 2) *
-						      BP_ZOBRIST_MAX_SYM);
+	*v = (enum bp_value)OVER(p);
+	/* the key's extra word: the child's is below 1024, as its parent's */
+	const uint64_t to = chicken_extra(p), e = to == k->extra ? 0 : k->exf ^ k->zk.ex[to];
 	return k->zk.key[0](k->zk.nsym, h, e, r0, r0);
 }
 
@@ -1400,6 +1395,5 @@ const struct bp_game_ops bp_chicken_ops = {
 	.sym_hash_move = chicken_sym_hash_move,
 	.kids_ctx_size = sizeof(struct kids),
 	.kids_node = chicken_kids_node,
-	.kids_apply = chicken_kids_apply,
-	.kids_key = chicken_kids_key,
+	.kids_child = chicken_kids_child,
 };

@@ -682,12 +682,12 @@ ParameterizedTest(char (*spec)[64], chicken, naive_minimax_agrees_with_every_sol
 
 /* ---- the children of one node (proof-number search's kids ops) ---------------- */
 
-/* kids_apply after kids_node must make exactly what apply makes, and kids_key return
- * exactly sym_hash_move's key, for every move of a position, in any order and asked
+/* kids_child after kids_node must make exactly what apply makes, give outcome()'s
+ * value and return exactly sym_hash_move's key, for every move of a position, in any order and asked
  * more than once (the pair memos fill in the order of asking): positions along seeded
  * random games of every reading, both phases (pairs and, after a decline, singles),
  * up to full boards. */
-Test(chicken, kids_ops_same_as_apply_and_sym_hash_move)
+Test(chicken, kids_child_same_as_apply_outcome_and_sym_hash_move)
 {
 	static const char *specs[] = { "chicken:hex3",
 				       "chicken:hex3,forced=free,both=opponent",
@@ -698,12 +698,12 @@ Test(chicken, kids_ops_same_as_apply_and_sym_hash_move)
 				       "chicken:tri5",
 				       "chicken:hex5,both=opponent" };
 	unsigned seed = 20261128;
-	printf("chicken kids_ops_same_as_apply_and_sym_hash_move: seed %u\n", seed);
+	printf("chicken kids_child_same_as_apply_outcome_and_sym_hash_move: seed %u\n", seed);
 	srand(seed);
 	uint64_t children = 0, over = 0, full = 0;
 	for (size_t v = 0; v < sizeof specs / sizeof specs[0]; v++) {
 		struct bp_game *g = open_game(specs[v]);
-		cr_assert(g->ops->kids_node && g->ops->kids_apply && g->ops->kids_key);
+		cr_assert(g->ops->kids_node && g->ops->kids_child);
 		void *ctx = malloc(g->ops->kids_ctx_size);
 		struct bp_move *mv = bp_game_move_buffer(g);
 		int *order = malloc(sizeof *order * (size_t)g->max_moves * 2);
@@ -734,15 +734,18 @@ Test(chicken, kids_ops_same_as_apply_and_sym_hash_move)
 					struct bp_move m = mv[order[i]];
 					struct bp_pos want = p, got = p;
 					g->ops->apply(g, &want, m);
-					g->ops->kids_apply(g, ctx, &got, m);
-					cr_assert(
-						bp_pos_equal(&want, &got),
-						"%s game %d: kids_apply differs from apply on move "
-						"%#x",
-						specs[v], game, m.v);
-					uint64_t key = g->ops->sym_hash_move(g, &p, h, &want, NULL);
-					cr_assert_eq(g->ops->kids_key(g, ctx, h, &got, m), key,
-						     "%s game %d: kids_key differs on move %#x",
+					enum bp_value ov;
+					uint64_t key = g->ops->kids_child(g, ctx, h, &got, m, &ov);
+					cr_assert(bp_pos_equal(&want, &got),
+						  "%s game %d: kids_child differs from apply on "
+						  "move %#x",
+						  specs[v], game, m.v);
+					cr_assert_eq(ov, g->ops->outcome(g, &want),
+						     "%s game %d: kids_child's outcome on move %#x",
+						     specs[v], game, m.v);
+					cr_assert_eq(key,
+						     g->ops->sym_hash_move(g, &p, h, &want, NULL),
+						     "%s game %d: kids_child's key on move %#x",
 						     specs[v], game, m.v);
 					children++;
 					over += g->ops->outcome(g, &want) != BP_VALUE_NONE;
