@@ -92,6 +92,15 @@
  * new leaf the same way, one or two plies deep). A child that settles its node as
  * strictly as any could (a win for the mover) ends the expansion.
  *
+ * Children. Where the game has the kids ops (Chicken, Taifas) and class keys are on,
+ * a node's children are made by kids_child after one kids_node per expansion: the
+ * child, its outcome and its key in one call, with what the children share (the
+ * mover, its group sets, the key's extra word) found once per node. The answers are
+ * apply's, outcome's and sym_hash_move's, so the search is the same node for node.
+ * expand's loops come in two copies: one for that case with nothing else on (no
+ * repetitions, oracle, bounds, the other goal's entries or mobility), without their
+ * tests (bench/dfpn_results.md, session 13).
+ *
  * Bounds. A child whose value bounds from the rules (the game's bounds op, where it
  * has one and bp_dfpn_opts.no_bounds is unset: Taifas bounds each side's final score
  * over every filling of the board) decide the goal is settled the same way, with no
