@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "canon/error.h"
 #include "canon/random.h"
@@ -13,7 +14,7 @@
 #endif
 
 #define MAX_PLANES 4
-#define EXTRA_KEPT 1024 /* mix_extra of the smaller extra words, computed once */
+#define EXTRA_KEPT BP_ZOBRIST_EXTRA_KEPT /* mix_extra of the smaller extra words, computed once */
 
 /* A child's key: the smallest of h[s] ^ e ^ r0[s] (^ r1[s]) over the nsym symmetries. */
 typedef uint64_t key_fn(int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0,
@@ -61,11 +62,15 @@ int bp_zobrist_create(const struct bp_board *b, int nplanes, bp_zobrist **out)
 #ifdef AVX512_KEYS
 	z->avx512 = __builtin_cpu_supports("avx512f") != 0;
 #endif
-	z->t = calloc((size_t)64 * (size_t)nplanes * BP_ZOBRIST_MAX_SYM, sizeof *z->t);
+	/* each row of 16 words on a cache line of its own: a child's key reads a row with
+	 * one 64-byte load (key_avx512), which costs two when the row straddles lines */
+	const size_t tbytes = (size_t)64 * (size_t)nplanes * BP_ZOBRIST_MAX_SYM * sizeof *z->t;
+	z->t = aligned_alloc(64, tbytes);
 	if (!z->t) {
 		free(z);
 		return BP_ENOMEM;
 	}
+	memset(z->t, 0, tbytes);
 	/* the words of one fixed stream: the same for every instance of a board */
 	uint64_t zw[MAX_PLANES][64], st = 0x243f6a8885a308d3ull;
 	for (int i = 0; i < nplanes; i++)
@@ -315,4 +320,13 @@ uint64_t bp_zobrist_child_key(const bp_zobrist *z, int c0, int c1, uint64_t extr
 	const uint64_t *r0 = &z->t[(size_t)c0 * BP_ZOBRIST_MAX_SYM];
 	return z->key[c1 >= 0](z->nsym, h, e, r0,
 			       c1 >= 0 ? &z->t[(size_t)c1 * BP_ZOBRIST_MAX_SYM] : r0);
+}
+
+void bp_zobrist_keys(const bp_zobrist *z, struct bp_zobrist_keys *out)
+{
+	out->nsym = z->nsym;
+	out->t = z->t;
+	out->ex = z->ex;
+	out->key[0] = z->key[0];
+	out->key[1] = z->key[1];
 }

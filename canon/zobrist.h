@@ -54,6 +54,26 @@ uint64_t bp_zobrist_update_cells(const bp_zobrist *z, const int *cells, int ncel
 uint64_t bp_zobrist_child_key(const bp_zobrist *z, int c0, int c1, uint64_t extra_from,
 			      uint64_t extra_to, const uint64_t *h);
 
+/* The parts of bp_zobrist_child_key, for a caller that makes many children of one
+ * position and finds once what they share (proof-number search, through a game's
+ * kids ops). With r(c) = t + c * BP_ZOBRIST_MAX_SYM for c = cell * nplanes + plane,
+ *
+ *     bp_zobrist_child_key(z, c0, c1, from, to, h)
+ *         = key[c1 >= 0](nsym, h, e, r(c0), c1 >= 0 ? r(c1) : r(c0))
+ *
+ * where e = 0 when from == to, else ex[from] ^ ex[to] (both below
+ * BP_ZOBRIST_EXTRA_KEPT; other extra words need bp_zobrist_child_key). key[] follows
+ * bp_zobrist_set_vector at the time of the call. */
+#define BP_ZOBRIST_EXTRA_KEPT 1024
+struct bp_zobrist_keys {
+	int nsym;
+	const uint64_t *t, *ex;
+	uint64_t (*key[2])(int nsym, const uint64_t *h, uint64_t e, const uint64_t *r0,
+			   const uint64_t *r1);
+};
+
+void bp_zobrist_keys(const bp_zobrist *z, struct bp_zobrist_keys *out);
+
 /* Whether a child's key (bp_zobrist_update_cells without out) may use the processor's
  * vector instructions (AVX-512 where it has them: the default). Off, the portable code
  * runs, so that a test can check both on one machine. Returns whether they are used. */

@@ -92,6 +92,15 @@
  * new leaf the same way, one or two plies deep). A child that settles its node as
  * strictly as any could (a win for the mover) ends the expansion.
  *
+ * Children. Where the game has the kids ops (Chicken, Taifas) and class keys are on,
+ * a node's children are made by kids_child after one kids_node per expansion: the
+ * child, its outcome and its key in one call, with what the children share (the
+ * mover, its group sets, the key's extra word) found once per node. The answers are
+ * apply's, outcome's and sym_hash_move's, so the search is the same node for node.
+ * expand's loops come in two copies: one for that case with nothing else on (no
+ * repetitions, oracle, bounds, the other goal's entries or mobility), without their
+ * tests (bench/dfpn_results.md, session 13).
+ *
  * Bounds. A child whose value bounds from the rules (the game's bounds op, where it
  * has one and bp_dfpn_opts.no_bounds is unset: Taifas bounds each side's final score
  * over every filling of the board) decide the goal is settled the same way, with no
@@ -166,7 +175,9 @@ struct frame {
 	struct bp_pos pos, canon;
 	int canon_ok;	/* canon is set (with class keys it is made only when needed) */
 	uint64_t phash; /* hash of canon, for the repetition check */
-	uint64_t sh[BP_GAME_SYM_HASH_MAX]; /* class keys: the hashes of pos's images */
+	/* class keys: the hashes of pos's images, on their own cache lines (a child's key
+	 * reads the first eight with one 64-byte load) */
+	_Alignas(64) uint64_t sh[BP_GAME_SYM_HASH_MAX];
 	uint64_t key;
 	uint64_t ph; /* hash of the keys of the path from the root to here */
 	struct child *ch;
@@ -239,16 +250,15 @@ struct search {
 	int err;
 	struct bp_move *mv; /* scratch move list */
 	void *kctx;	    /* the game's bounds_node context (bounds_ctx_size bytes) */
+	void *cctx;	    /* the game's kids_node context (kids_ctx_size bytes) */
 	/* a child is made here: its words past d->pos_words stay zero, so that only the
 	 * parent's first pos_words words are copied in (a whole position is 256 bytes) */
 	struct bp_pos cpos;
 };
 
-/* s->cpos made the child of parent by m; words is s->d->pos_words. */
-static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
-					struct bp_move m, int words)
+/* s->cpos made a copy of parent's first `words` words (s->d->pos_words). */
+static inline void copy_parent(struct search *s, const struct bp_pos *parent, int words)
 {
-	const struct bp_game *g = s->d->g;
 	/* the word counts of the games with pos_words (Taifas 3, Chicken 5) copied inline:
 	 * a call to memcpy with a length it must first look at cost more than the copy */
 	uint64_t *w = s->cpos.w;
@@ -263,6 +273,14 @@ static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *p
 		break;
 	default: memcpy(w, pw, sizeof pw[0] * (size_t)words); break;
 	}
+}
+
+/* s->cpos made the child of parent by m; words is s->d->pos_words. */
+static inline struct bp_pos *make_child(struct search *s, const struct bp_pos *parent,
+					struct bp_move m, int words)
+{
+	const struct bp_game *g = s->d->g;
+	copy_parent(s, parent, words);
 	g->ops->apply(g, &s->cpos, m);
 	return &s->cpos;
 }
@@ -508,11 +526,15 @@ static int grow_path(struct search *s, int depth)
 	int cap = s->cap ? s->cap * 2 : 64;
 	if (cap > MAX_DEPTH)
 		cap = MAX_DEPTH;
-	struct frame *f = realloc(s->path, sizeof *f * (size_t)cap);
+	/* aligned as struct frame asks (its image hashes), which realloc does not promise */
+	struct frame *f = aligned_alloc(_Alignof(struct frame), sizeof *f * (unsigned)cap);
 	if (!f)
 		return BP_ENOMEM;
+	if (s->cap)
+		memcpy(f, s->path, sizeof *f * (unsigned)s->cap);
 	for (int i = s->cap; i < cap; i++)
 		f[i].ch = NULL;
+	free(s->path);
 	s->path = f;
 	s->cap = cap;
 	return BP_OK;
@@ -544,21 +566,23 @@ static inline int value_int(enum bp_value v)
 	return v == BP_VALUE_WIN ? 1 : v == BP_VALUE_LOSS ? -1 : 0;
 }
 
-/* What the rules alone say of p, a position the search meets: its value where it is
- * over or its mover wins with the next stone (lo = hi, which always decides), else
+/* What the rules alone say of p, a position the search meets (v: its outcome()):
+ * its value where it is over or its mover wins with the next stone (lo = hi, which
+ * always decides), else
  * the game's bounds where it has them and they are on: with kctx (not NULL: expand()
  * readied it by bounds_node for p's parent, m the move to p) by bounds_child, which
  * shares the work of the node's children, else by bounds. @return 1 with lo..hi set;
- * 0 when the rules say nothing. */
-static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, void *kctx,
-			       struct bp_move m, int *lo, int *hi)
+ * 0 when the rules say nothing. lean: d has no bounds (a constant in expand's copies). */
+static inline int rules_bounds(const bp_dfpn *d, const struct bp_pos *p, enum bp_value v,
+			       void *kctx, struct bp_move m, int *lo, int *hi, const int lean)
 {
 	const struct bp_game *g = d->g;
-	enum bp_value v = g->ops->outcome(g, p);
 	if (v != BP_VALUE_NONE || (g->ops->wins_now && g->ops->wins_now(g, p))) {
 		*lo = *hi = v != BP_VALUE_NONE ? value_int(v) : 1;
 		return 1;
 	}
+	if (lean)
+		return 0; /* no bounds (expand's lean copy) */
 	if (kctx)
 		return g->ops->bounds_child(g, kctx, p, m, lo, hi);
 	return d->bounds && g->ops->bounds(g, p, lo, hi);
@@ -589,37 +613,25 @@ static void cross(bp_dfpn *d, int goal, uint64_t xkey, uint32_t *pn, uint32_t *d
 	}
 }
 
-/* Fills frame f's children of the node at depth `depth` (its type or_node). */
-static int expand(struct search *s, int depth, int or_node)
+/* expand()'s loops over the n children of frame f (its moves in s->mv): each child
+ * evaluated, then the table look-ups. lean (a constant in each copy): the game has
+ * kids ops and class keys, and nothing else is on (no repetitions, oracle, bounds,
+ * other goal's entries or mobility), so that copy has no tests for them. */
+static inline __attribute__((always_inline)) int children(struct search *s, int depth, int or_node,
+							  int n, void *kctx, void *cctx,
+							  const int xran, const int lean)
 {
 	bp_dfpn *d = s->d;
 	const struct bp_game *g = d->g;
 	struct frame *f = &s->path[depth];
-	if (!f->ch &&
-	    !(f->ch = malloc(sizeof *f->ch * (size_t)(g->max_moves > 0 ? g->max_moves : 1))))
-		return BP_ENOMEM;
-	if (!s->mv && !(s->mv = bp_game_move_buffer(g)))
-		return BP_ENOMEM;
 	struct bp_move *mv = s->mv;
-	int n = g->ops->moves(g, &f->pos, mv);
-	assert(n > 0);
-	f->n = n;
 	/* read once: the game's ops are calls the compiler cannot see through, so it would
-	 * load these again for every child (and `ran` is atomic); none changes while a
-	 * search runs */
-	const int goal = s->goal, fast = d->fast, cyclic = d->cyclic, words = d->pos_words;
-	const int xran = d->ran[!goal]; /* the other goal's entries exist (cross()) */
+	 * load these again for every child; none changes while a search runs */
+	const int goal = s->goal, fast = lean || d->fast, cyclic = !lean && d->cyclic,
+		  words = d->pos_words, init_moves = !lean && d->init_moves;
 	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
 	uint64_t evaluated = 0;
-	/* the children's bounds with the work they share done once, where the game can */
-	void *kctx = NULL;
-	if (d->bounds && g->ops->bounds_node) {
-		if (!s->kctx && !(s->kctx = malloc(g->ops->bounds_ctx_size)))
-			return BP_ENOMEM;
-		kctx = s->kctx;
-		g->ops->bounds_node(g, &f->pos, kctx);
-	}
 	for (int i = 0; i < n; i++) {
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
@@ -627,10 +639,20 @@ static int expand(struct search *s, int depth, int or_node)
 		c->dep = INDEP;
 		c->strict = 0;
 		c->known = 1;
-		const struct bp_pos *p = make_child(s, &f->pos, mv[i], words);
+		/* the child, its outcome, and with the game's kids ops its key, in one call */
+		const struct bp_pos *p = &s->cpos;
+		enum bp_value v;
+		uint64_t ckey = 0;
+		if (lean || cctx) {
+			copy_parent(s, &f->pos, words);
+			ckey = g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
+		} else {
+			make_child(s, &f->pos, mv[i], words);
+			v = g->ops->outcome(g, p);
+		}
 		evaluated++;
 		int lo, hi;
-		if (rules_bounds(d, p, kctx, mv[i], &lo, &hi) &&
+		if (rules_bounds(d, p, v, kctx, mv[i], &lo, &hi, lean) &&
 		    decide(goal, !or_node, lo, hi, c)) {
 			/* over, won by its mover's next stone, or decided by the game's bounds:
 			 * a value that no path changes */
@@ -644,11 +666,11 @@ static int expand(struct search *s, int depth, int or_node)
 			continue;
 		}
 		uint64_t h;
-		int ask = s->known_on; /* the oracle, while it may know something */
+		int ask = !lean && s->known_on; /* the oracle, while it may know something */
 		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = key_move(g, &f->pos, f->sh, p, NULL);
+			h = lean || cctx ? ckey : key_move(g, &f->pos, f->sh, p, NULL);
 			if (ask)
 				bp_game_canonical(g, p, &canon);
 		} else {
@@ -719,7 +741,7 @@ static int expand(struct search *s, int depth, int or_node)
 		} else if (!absent && tt_read(d, c->key, &c->pn, &c->dn, &meta)) {
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
-		} else if (d->init_moves) {
+		} else if (init_moves) {
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
@@ -737,6 +759,47 @@ static int expand(struct search *s, int depth, int or_node)
 			cross(d, goal, c->xkey, &c->pn, &c->dn, &c->strict);
 	}
 	return BP_OK;
+}
+
+/* Fills frame f's children of the node at depth `depth` (its type or_node). */
+static int expand(struct search *s, int depth, int or_node)
+{
+	bp_dfpn *d = s->d;
+	const struct bp_game *g = d->g;
+	struct frame *f = &s->path[depth];
+	if (!f->ch &&
+	    !(f->ch = malloc(sizeof *f->ch * (size_t)(g->max_moves > 0 ? g->max_moves : 1))))
+		return BP_ENOMEM;
+	if (!s->mv && !(s->mv = bp_game_move_buffer(g)))
+		return BP_ENOMEM;
+	struct bp_move *mv = s->mv;
+	int n = g->ops->moves(g, &f->pos, mv);
+	assert(n > 0);
+	f->n = n;
+	/* the other goal's entries exist (cross()); read once, since `ran` is atomic */
+	const int xran = d->ran[!s->goal];
+	/* the children's bounds with the work they share done once, where the game can */
+	void *kctx = NULL;
+	if (d->bounds && g->ops->bounds_node) {
+		if (!s->kctx && !(s->kctx = malloc(g->ops->bounds_ctx_size)))
+			return BP_ENOMEM;
+		kctx = s->kctx;
+		g->ops->bounds_node(g, &f->pos, kctx);
+	}
+	/* the children made with the work they share done once, where the game can (its
+	 * keys are the class keys: with canonical keys the frame has no image hashes) */
+	void *cctx = NULL;
+	if (g->ops->kids_node && d->fast) {
+		if (!s->cctx && !(s->cctx = malloc(g->ops->kids_ctx_size)))
+			return BP_ENOMEM;
+		cctx = s->cctx;
+		g->ops->kids_node(g, &f->pos, cctx);
+	}
+	/* the common case, a copy of the loops without the tests of what it lacks */
+	if (cctx && d->fast && !d->cyclic && !s->known_on && !kctx && !d->bounds && !xran &&
+	    !d->init_moves)
+		return children(s, depth, or_node, n, NULL, cctx, 0, 1);
+	return children(s, depth, or_node, n, kctx, cctx, xran, 0);
 }
 
 /* The shared search: reads the children's final values that other threads have
@@ -1164,6 +1227,7 @@ static void free_search(struct search *s)
 	free(s->path);
 	free(s->mv);
 	free(s->kctx);
+	free(s->cctx);
 }
 
 /* Runs one goal from p on the handle's threads. Adds the counts to out (may be NULL).
@@ -1460,7 +1524,7 @@ int bp_dfpn_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, int 
 	const struct bp_game *g = d->g;
 	struct child c = { 0 };
 	int lo, hi;
-	if (rules_bounds(d, p, NULL, (struct bp_move){ 0 }, &lo, &hi) &&
+	if (rules_bounds(d, p, g->ops->outcome(g, p), NULL, (struct bp_move){ 0 }, &lo, &hi, 0) &&
 	    decide(goal, or_node, lo, hi, &c))
 		return c.pn == 0;
 	struct bp_pos canon;

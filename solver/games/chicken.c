@@ -117,10 +117,9 @@ static uint64_t occupied(const struct bp_pos *p)
  * board, the decline rule. Any loop on the board was formed by the last turn, made by
  * the opponent of the player to move: under formed=mover that turn wins, whoever owns
  * the loops. */
-static enum bp_value judge_planes(const struct chicken *c, uint64_t black, uint64_t orange,
-				  uint64_t neutral, uint64_t declined, int loop_b, int loop_o)
+static enum bp_value judge_core(const struct chicken *c, int mover, int full, uint64_t declined,
+				int loop_b, int loop_o)
 {
-	int mover = popc(black) > popc(orange);
 	int mine = mover ? loop_o : loop_b, theirs = mover ? loop_b : loop_o;
 	if (c->formed_mover && (mine || theirs))
 		return BP_VALUE_LOSS;
@@ -130,11 +129,18 @@ static enum bp_value judge_planes(const struct chicken *c, uint64_t black, uint6
 		return BP_VALUE_WIN;
 	if (theirs)
 		return BP_VALUE_LOSS;
-	if ((black | orange | neutral) != c->L.full)
+	if (!full)
 		return BP_VALUE_NONE;
 	if (!declined)
 		return BP_VALUE_DRAW;
 	return (int)declined - 1 == mover ? BP_VALUE_LOSS : BP_VALUE_WIN;
+}
+
+static enum bp_value judge_planes(const struct chicken *c, uint64_t black, uint64_t orange,
+				  uint64_t neutral, uint64_t declined, int loop_b, int loop_o)
+{
+	return judge_core(c, popc(black) > popc(orange), (black | orange | neutral) == c->L.full,
+			  declined, loop_b, loop_o);
 }
 
 static enum bp_value judge(const struct chicken *c, const struct bp_pos *p, int loop_b, int loop_o)
@@ -1233,6 +1239,128 @@ static uint64_t chicken_sym_hash_move(const struct bp_game *g, const struct bp_p
 				       chicken_extra(c), h, out);
 }
 
+/* ---- the children of one node (proof-number search) ----
+ *
+ * Every child of a node is the node plus the mover's stone on f and perhaps a neutral
+ * on x, so what chicken_apply finds from the position (the mover, both group sets,
+ * whether the single drop declines) is found once per node, and the child's outcome
+ * is a table look-up on the two loop tests' answers: kind (pair, single that
+ * declines or keeps `declined`), the mover's new loop, the opponent's new loop. The
+ * board is full after the child exactly when one empty cell (single) or two (pair)
+ * were left, which the kind's entry already says.
+ *
+ * The parent holds no loop for either side, since it is not over. So the mover's set
+ * G plus the friendly stone f holds a loop exactly when bp_loops_closes_in says so,
+ * from G's groups (found once per node, each when first needed), with no flood of
+ * the free cells: nearly every child is a single in the searches of
+ * bench/dfpn_results.md, and before, 17% of them passed bp_loops_may_close's local
+ * filter and paid a whole bp_loops_enclosed, which found a loop in 1% of those.
+ * Pairs keep chicken_apply's tests for the neutral, with two memos, since their f and
+ * x each come back with many partners: the opponent's loop through a neutral on x
+ * depends on x alone, and a loop of G + f stays when x is added too (a cell that
+ * cannot reach the outside avoiding g cannot avoid g plus x either:
+ * bp_loops_enclosed only grows with g), so G + f with a loop means a loop for every
+ * x, and G + f without one holds no loop, which is what bp_loops_may_close needs to
+ * test x alone. */
+enum { KID_PAIR, KID_DECLINES, KID_KEEPS };
+
+struct kids {
+	uint64_t gm, go;     /* the mover's and the opponent's group sets */
+	uint64_t extra, exf; /* the parent's extra word of the keys (chicken_extra), mixed */
+	struct bp_zobrist_keys zk;
+	uint64_t decl[3];	       /* a child's `declined`, by kind */
+	uint64_t f_done, f_loop;       /* pairs: G + f tested; G + f holds a loop */
+	struct bp_loops_groups groups; /* the mover's groups, for G + f */
+	uint64_t x_done, x_loop;       /* pairs: the opponent's set + x tested; holds a loop */
+	int mover;
+	uint8_t single_kind[2]; /* a single's kind, by its forced flag */
+	uint8_t over[3][2][2];	/* the child's outcome: kind, mover's loop, opponent's loop */
+};
+
+static void chicken_kids_node(const struct bp_game *g, const struct bp_pos *p, void *ctx)
+{
+	const struct chicken *c = C(g);
+	struct kids *k = ctx;
+	int mover = to_move(p);
+	int nempty = popc(c->L.full & ~occupied(p));
+	k->mover = mover;
+	k->gm = p->w[mover] | NEUTRAL(p);
+	k->go = p->w[!mover] | NEUTRAL(p);
+	k->extra = chicken_extra(p);
+	bp_zobrist_keys(c->zob, &k->zk);
+	assert(k->extra < BP_ZOBRIST_EXTRA_KEPT); /* declined <= 2, the outcome <= 3 */
+	k->exf = k->zk.ex[k->extra];
+	k->f_done = k->f_loop = k->x_done = k->x_loop = 0;
+	bp_loops_groups_init(&c->L, mover, k->gm, &k->groups);
+	/* chicken_apply's decline: a single when neutrals are allowed declines, unless it
+	 * was forced under forced=free */
+	int allowed = neutrals_allowed(p);
+	k->decl[KID_PAIR] = DECLINED(p);
+	k->decl[KID_DECLINES] = (uint64_t)mover + 1;
+	k->decl[KID_KEEPS] = DECLINED(p);
+	k->single_kind[0] = allowed ? KID_DECLINES : KID_KEEPS;
+	k->single_kind[1] = allowed && c->forced_decline ? KID_DECLINES : KID_KEEPS;
+	for (int kind = 0; kind < 3; kind++)
+		for (int lm = 0; lm < 2; lm++)
+			for (int lo = 0; lo < 2; lo++)
+				k->over[kind][lm][lo] = (uint8_t)judge_core(
+					c, !mover, nempty == (kind == KID_PAIR ? 2 : 1),
+					k->decl[kind], mover ? lo : lm, mover ? lm : lo);
+}
+
+/* A pair's child (kids_child), out of line so that the singles' path saves no more
+ * registers than it needs. */
+static __attribute__((noinline)) void kids_pair(const struct chicken *c, struct kids *k,
+						struct bp_pos *p, struct bp_move m)
+{
+	const int mover = k->mover, f = (int)(m.v & 255), x = (int)(m.v >> 8 & 255);
+	const uint64_t fb = 1ull << f, xb = 1ull << x, gm = k->gm;
+	if (!(k->f_done & fb)) {
+		k->f_done |= fb;
+		if (bp_loops_closes_in(&c->L, &k->groups, f))
+			k->f_loop |= fb;
+	}
+	int lm = (k->f_loop & fb) || (bp_loops_may_close(&c->L, mover, gm | fb, x) &&
+				      bp_loops_enclosed(&c->L, mover, gm | fb | xb) != 0);
+	if (!(k->x_done & xb)) {
+		k->x_done |= xb;
+		if (bp_loops_closes(&c->L, !mover, k->go, x))
+			k->x_loop |= xb;
+	}
+	NEUTRAL(p) |= xb;
+	p->w[mover] |= fb;
+	OVER(p) = k->over[KID_PAIR][lm][(k->x_loop & xb) != 0];
+}
+
+static uint64_t chicken_kids_child(const struct bp_game *g, void *ctx, const uint64_t *h,
+				   struct bp_pos *p, struct bp_move m, enum bp_value *v)
+{
+	const struct chicken *c = C(g);
+	struct kids *k = ctx;
+	const int f = (int)(m.v & 255);
+	/* the friendly stone's row (plane `mover`: b 0, o 1), as chicken_sym_hash_move
+	 * finds it from the planes */
+	const uint64_t *r0 = k->zk.t + ((size_t)f * 3 + (size_t)k->mover) * BP_ZOBRIST_MAX_SYM;
+	if (m.v & MV_NEUTRAL) {
+		kids_pair(c, k, p, m);
+		*v = (enum bp_value)OVER(p);
+		const uint64_t to = chicken_extra(p);
+		const uint64_t e = to == k->extra ? 0 : k->exf ^ k->zk.ex[to];
+		return k->zk.key[1](k->zk.nsym, h, e, r0,
+				    k->zk.t + ((size_t)(m.v >> 8 & 255) * 3 + 2) *
+						      BP_ZOBRIST_MAX_SYM);
+	}
+	const int kind = k->single_kind[(m.v & MV_FORCED) != 0];
+	const int lm = bp_loops_closes_in(&c->L, &k->groups, f);
+	DECLINED(p) = k->decl[kind];
+	p->w[k->mover] |= 1ull << f;
+	OVER(p) = k->over[kind][lm][0];
+	*v = (enum bp_value)OVER(p);
+	/* the key's extra word: the child's is below 1024, as its parent's */
+	const uint64_t to = chicken_extra(p), e = to == k->extra ? 0 : k->exf ^ k->zk.ex[to];
+	return k->zk.key[0](k->zk.nsym, h, e, r0, r0);
+}
+
 const struct bp_game_ops bp_chicken_ops = {
 	.name = "chicken",
 	.title = "Glorieta \"Chicken\": friendly + neutral stone a turn until someone declines",
@@ -1265,4 +1393,7 @@ const struct bp_game_ops bp_chicken_ops = {
 	.dfpn_weak = 1,
 	.sym_hash = chicken_sym_hash,
 	.sym_hash_move = chicken_sym_hash_move,
+	.kids_ctx_size = sizeof(struct kids),
+	.kids_node = chicken_kids_node,
+	.kids_child = chicken_kids_child,
 };

@@ -423,6 +423,21 @@ struct bp_game_ops {
 	void (*bounds_node)(const struct bp_game *g, const struct bp_pos *p, void *ctx);
 	int (*bounds_child)(const struct bp_game *g, void *ctx, const struct bp_pos *c,
 			    struct bp_move m, int *lo, int *hi);
+	/* OPTIONAL fast path for proof-number search, for the children of one node:
+	 * kids_node readies ctx (kids_ctx_size bytes of the caller's, aligned as malloc's)
+	 * for the children of p (a position that is not over); then, until the next
+	 * kids_node, for any of p's legal moves m in any order, kids_child(g, ctx, h, c,
+	 * m, &v), with c a copy of p (its first pos_words words, the rest as in p) and h
+	 * p's sym_hash images, does exactly what apply(g, c, m) does, sets v to
+	 * outcome(g, c) and returns sym_hash_move(g, p, h, c, NULL) for that child. One
+	 * call instead of three, and what a node's children share (Chicken: the mover,
+	 * its groups, the child's outcome for each loop test's answer) found once. The
+	 * search makes every child it evaluates this way; the tests compare it with apply,
+	 * outcome and sym_hash_move child by child. NULL (both): those three ops. */
+	size_t kids_ctx_size;
+	void (*kids_node)(const struct bp_game *g, const struct bp_pos *p, void *ctx);
+	uint64_t (*kids_child)(const struct bp_game *g, void *ctx, const uint64_t *h,
+			       struct bp_pos *c, struct bp_move m, enum bp_value *v);
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */

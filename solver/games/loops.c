@@ -23,6 +23,7 @@
  */
 #include "solver/games/loops.h"
 
+#include <assert.h>
 #include <string.h>
 
 static const int dirs[6][2] = { { 1, 0 }, { 1, -1 }, { 0, -1 }, { -1, 0 }, { -1, 1 }, { 0, 1 } };
@@ -155,6 +156,45 @@ static uint64_t enclosed_open(const struct bp_loops *L, uint64_t g, uint64_t ope
 uint64_t bp_loops_enclosed(const struct bp_loops *L, int player, uint64_t g)
 {
 	return enclosed_open(L, g, L->open[player]);
+}
+
+void bp_loops_groups_init(const struct bp_loops *L, int player, uint64_t g,
+			  struct bp_loops_groups *G)
+{
+	assert(L->nring == 0);
+	G->g = g;
+	G->found = 0;
+	G->n = 0;
+	G->last_free = 0;
+	for (uint64_t y = g & ~L->open[player]; y; y &= y - 1) {
+		uint64_t f = L->nb[__builtin_ctzll(y)] & ~g;
+		if (f && !(f & (f - 1)))
+			G->last_free |= f;
+	}
+}
+
+int bp_loops_arcs_share_group(const struct bp_loops *L, struct bp_loops_groups *G, int c,
+			      unsigned in)
+{
+	/* the first direction of each member arc (a member whose predecessor is not);
+	 * each cell's group is flooded when first asked */
+	unsigned starts = in & ~((in << 1 | in >> 5) & 63);
+	uint64_t seen = 0;
+	for (; starts; starts &= starts - 1) {
+		int y = L->around[c][__builtin_ctz(starts)], i = 0;
+		if (G->found >> y & 1)
+			while (!(G->comp[i] >> y & 1))
+				i++;
+		else {
+			uint64_t comp = bp_loops_flood(L, G->g, 1ull << y);
+			G->found |= comp;
+			G->comp[i = G->n++] = comp;
+		}
+		if (seen >> i & 1)
+			return 1;
+		seen |= 1ull << i;
+	}
+	return 0;
 }
 
 int bp_loops_loop_groups(const struct bp_loops *L, int player, uint64_t g, uint64_t *loop_cells)

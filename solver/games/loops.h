@@ -119,6 +119,67 @@ static inline int bp_loops_closes(const struct bp_loops *L, int player, uint64_t
 	       bp_loops_enclosed(L, player, g) != 0;
 }
 
+/* Adding one cell to a group set g that holds no loop, on a board without a ring,
+ * for many cells c of one g (the children of a node in a search): bp_loops_groups_init
+ * once, then bp_loops_closes_in(L, G, c) == (bp_loops_enclosed(L, player, g | c) != 0)
+ * for each empty c, in any order, with no flood of the free cells. The argument, on a
+ * board whose cells form a simply connected region of the hex lattice (hexN, rhAxB,
+ * triN: the outside is one region), with the directions around c whose neighbour is
+ * in g (`in`, as bp_loops_may_close finds it) cut into member arcs:
+ *
+ *   - c itself is never enclosed: with six neighbours in g (in == 63), which form a
+ *     ring around c, c would have been a hole of g;
+ *   - a cell y of g, not on the edge, whose only neighbour outside g is c: y is
+ *     enclosed (before, it had that one free neighbour, so g held no loop);
+ *   - two member arcs of c whose cells lie in one group of g: a path in that group
+ *     and c make a closed curve through cell centres. The directions between the two
+ *     arcs on either side of c hold a non-member each and lie on both sides of the
+ *     curve; the outside is not on the curve and is one region, so the inner side's
+ *     non-member is a board cell, free, and every path of cells from it to the edge
+ *     meets the curve in a cell (cell paths cannot cross but at a cell): a hole.
+ *
+ * Conversely, a cell cut off by adding c, when there is a hole, is in a region of free
+ * cells whose boundary ring runs through c and cells of g from one neighbour a of c to
+ * another, b; the ring leaves the hole on one side of c, and the other side holds a
+ * non-member too (were it all members, a and b with those cells would enclose the hole
+ * and c without c, and g would have held a loop), so a and b lie in two member arcs of
+ * one group. Without a hole, a cell of g with all six neighbours in g + c is c itself
+ * (not possible, above) or had c as its only free neighbour. So exactly the last two.
+ * The groups are flooded when a cell first needs its own (a node whose children ask
+ * none floods none). */
+struct bp_loops_groups {
+	uint64_t g;
+	uint64_t found;	    /* the cells of g whose group is in comp[] */
+	uint64_t last_free; /* cells that are the only free neighbour of a non-edge cell of g */
+	int n;
+	uint64_t comp[64];
+};
+
+/* Readies G for g, a set of `player` that holds no loop, on L without a ring. */
+void bp_loops_groups_init(const struct bp_loops *L, int player, uint64_t g,
+			  struct bp_loops_groups *G);
+
+/* Whether two of the member arcs `in` around c hold cells of one group of G->g (out of
+ * line: the rare case, which may flood a group). */
+int bp_loops_arcs_share_group(const struct bp_loops *L, struct bp_loops_groups *G, int c,
+			      unsigned in);
+
+/* Whether G's set g plus the empty cell c holds a loop (see above). */
+static inline int bp_loops_closes_in(const struct bp_loops *L, struct bp_loops_groups *G, int c)
+{
+	const uint64_t g = G->g;
+	if (G->last_free >> c & 1)
+		return 1;
+	/* the member directions as bp_loops_may_close gathers them (no ring: no fixed
+	 * members) */
+	unsigned w = (unsigned)(c - 1) & 63, u = L->up_base[c], v = L->down_base[c];
+	uint64_t own = g >> w | g << ((64 - w) & 63), up = g >> u | g << ((64 - u) & 63),
+		 down = g >> v | g << ((64 - v) & 63);
+	unsigned in = L->dir_of[(own & 1) | (own >> 1 & 2) | (up & 3) << 2 | (down & 3) << 4];
+	in &= L->on_board[c];
+	return L->multi_arc[in] && bp_loops_arcs_share_group(L, G, c, in);
+}
+
 /* The groups of player's set g that are loops on their own: writes the board cells of
  * those groups to *loop_cells and returns how many groups they are. Groups connect
  * through the player's ring spaces too. Not fast; for reports. */

@@ -965,6 +965,40 @@ static uint64_t taifas_sym_hash_move(const struct bp_game *g, const struct bp_po
 	return bp_zobrist_update_cells(T(g)->zob, &cell, 1, LAST(p), LAST(c), h, out);
 }
 
+/* The children of one node for proof-number search (bp_game_ops.kids_*): apply as
+ * it is, and a child's key by bp_zobrist_keys' parts with the parent's `last` mixed
+ * once, without finding the placed stone again from the planes. */
+struct kids_keys {
+	struct bp_zobrist_keys zk;
+	uint64_t last, exf; /* the parent's `last` and its extra word */
+	int last_cell;	    /* the parent has one empty cell */
+};
+
+static void taifas_kids_node(const struct bp_game *g, const struct bp_pos *p, void *ctx)
+{
+	struct kids_keys *k = ctx;
+	bp_zobrist_keys(T(g)->zob, &k->zk);
+	k->last = LAST(p);
+	assert(k->last < BP_ZOBRIST_EXTRA_KEPT); /* 0 to 2 */
+	k->exf = k->zk.ex[k->last];
+	const uint64_t empty = T(g)->full & ~(X_STONES(p) | O_STONES(p));
+	k->last_cell = empty && !(empty & (empty - 1));
+}
+
+static uint64_t taifas_kids_child(const struct bp_game *g, void *ctx, const uint64_t *h,
+				  struct bp_pos *c, struct bp_move m, enum bp_value *v)
+{
+	const struct kids_keys *k = ctx;
+	taifas_apply(g, c, m);
+	/* over only on a full board: the child of a node with one empty cell */
+	*v = k->last_cell ? taifas_outcome(g, c) : BP_VALUE_NONE;
+	/* the stone on cell m.v >> 1, plane m.v & 1 (x 0, o 1), as taifas_sym_hash_move
+	 * finds it from the planes */
+	const uint64_t e = LAST(c) == k->last ? 0 : k->exf ^ k->zk.ex[LAST(c)];
+	const uint64_t *r = k->zk.t + (size_t)m.v * BP_ZOBRIST_MAX_SYM;
+	return k->zk.key[0](k->zk.nsym, h, e, r, r);
+}
+
 static int taifas_bounds(const struct bp_game *g, const struct bp_pos *p, int *lo, int *hi);
 static void taifas_bounds_node(const struct bp_game *g, const struct bp_pos *p, void *ctx);
 static int taifas_bounds_child(const struct bp_game *g, void *ctx, const struct bp_pos *c,
@@ -1009,6 +1043,9 @@ const struct bp_game_ops bp_taifas_ops = {
 	.sym_hash = taifas_sym_hash,
 	.sym_hash_move = taifas_sym_hash_move,
 	.bounds = taifas_bounds,
+	.kids_ctx_size = sizeof(struct kids_keys),
+	.kids_node = taifas_kids_node,
+	.kids_child = taifas_kids_child,
 	.bounds_ctx_size = TAIFAS_KIDS_SIZE,
 	.bounds_node = taifas_bounds_node,
 	.bounds_child = taifas_bounds_child,

@@ -679,3 +679,99 @@ ParameterizedTest(char (*spec)[64], chicken, naive_minimax_agrees_with_every_sol
 	printf("%s: %zu positions agree with the naive minimax\n", *spec, n);
 	bp_game_destroy(g);
 }
+
+/* ---- the children of one node (proof-number search's kids ops) ---------------- */
+
+/* kids_child after kids_node must make exactly what apply makes, give outcome()'s
+ * value and return exactly sym_hash_move's key, for every move of a position, in any order and asked
+ * more than once (the pair memos fill in the order of asking): positions along seeded
+ * random games of every reading, both phases (pairs and, after a decline, singles),
+ * up to full boards. */
+Test(chicken, kids_child_same_as_apply_outcome_and_sym_hash_move)
+{
+	static const char *specs[] = { "chicken:hex3",
+				       "chicken:hex3,forced=free,both=opponent",
+				       "chicken:hex3,formed=mover",
+				       "chicken:hex4",
+				       "chicken:hex4,forced=free",
+				       "chicken:rh5x5",
+				       "chicken:tri5",
+				       "chicken:hex5,both=opponent" };
+	unsigned seed = 20261128;
+	printf("chicken kids_child_same_as_apply_outcome_and_sym_hash_move: seed %u\n", seed);
+	srand(seed);
+	uint64_t children = 0, over = 0, full = 0;
+	for (size_t v = 0; v < sizeof specs / sizeof specs[0]; v++) {
+		struct bp_game *g = open_game(specs[v]);
+		cr_assert(g->ops->kids_node && g->ops->kids_child);
+		void *ctx = malloc(g->ops->kids_ctx_size);
+		struct bp_move *mv = bp_game_move_buffer(g);
+		int *order = malloc(sizeof *order * (size_t)g->max_moves * 2);
+		const int nc = g->board->ncells;
+		const uint64_t all = nc == 64 ? ~0ull : (1ull << nc) - 1;
+		cr_assert(ctx && mv && order);
+		for (int game = 0; game < 40; game++) {
+			struct bp_pos p;
+			g->ops->start(g, &p);
+			while (g->ops->outcome(g, &p) == BP_VALUE_NONE) {
+				uint64_t h[BP_GAME_SYM_HASH_MAX];
+				g->ops->sym_hash(g, &p, h);
+				int n = g->ops->moves(g, &p, mv);
+				cr_assert(n > 0);
+				/* every move once in a random order, then a few again */
+				for (int i = 0; i < n; i++)
+					order[i] = i;
+				for (int i = n - 1; i > 0; i--) {
+					int j = rand() % (i + 1), t = order[i];
+					order[i] = order[j];
+					order[j] = t;
+				}
+				int asks = n + n / 4;
+				for (int i = n; i < asks; i++)
+					order[i] = rand() % n;
+				g->ops->kids_node(g, &p, ctx);
+				for (int i = 0; i < asks; i++) {
+					struct bp_move m = mv[order[i]];
+					struct bp_pos want = p, got = p;
+					g->ops->apply(g, &want, m);
+					enum bp_value ov;
+					uint64_t key = g->ops->kids_child(g, ctx, h, &got, m, &ov);
+					cr_assert(bp_pos_equal(&want, &got),
+						  "%s game %d: kids_child differs from apply on "
+						  "move %#x",
+						  specs[v], game, m.v);
+					cr_assert_eq(ov, g->ops->outcome(g, &want),
+						     "%s game %d: kids_child's outcome on move %#x",
+						     specs[v], game, m.v);
+					cr_assert_eq(key,
+						     g->ops->sym_hash_move(g, &p, h, &want, NULL),
+						     "%s game %d: kids_child's key on move %#x",
+						     specs[v], game, m.v);
+					children++;
+					over += g->ops->outcome(g, &want) != BP_VALUE_NONE;
+					full += (want.w[0] | want.w[1] | want.w[2]) == all;
+				}
+				/* play on: now and then a single, so both phases are met,
+				 * except in every fourth game, which plays pairs while it can
+				 * (boards filled by a pair) */
+				int pairs = 0;
+				while (pairs < n && mv[pairs].v >> 16 & 1)
+					pairs++;
+				int i = rand() % n;
+				if (game % 4 == 0 && pairs)
+					i = rand() % pairs;
+				else if (rand() % 8 == 0)
+					i = n - 1 - rand() % (n < 3 ? n : 3);
+				g->ops->apply(g, &p, mv[i]);
+			}
+		}
+		free(order);
+		free(mv);
+		free(ctx);
+		bp_game_destroy(g);
+	}
+	printf("chicken kids ops: %llu children, %llu of them over, %llu full\n",
+	       (unsigned long long)children, (unsigned long long)over, (unsigned long long)full);
+	cr_expect(over > 1000);
+	cr_expect(full > 100);
+}

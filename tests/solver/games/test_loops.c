@@ -112,6 +112,78 @@ ParameterizedTest(struct ring_case *rc, loops, random_sets_match_naive)
 	bp_board_destroy(b);
 }
 
+ParameterizedTestParameters(loops, closes_in_matches_naive)
+{
+	static struct ring_case cases[] = {
+		{ "hex2", "" }, { "hex3", "" },	 { "hex4", "" },  { "hex5", "" },
+		{ "tri6", "" }, { "rh5x6", "" }, { "rh8x8", "" }, { "tri10", "" },
+	};
+	return cr_make_param_array(struct ring_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* bp_loops_closes_in (the groups of one loop-free set, no flood of the free cells)
+ * against the naive breadth-first check and bp_loops_enclosed, for every empty cell of
+ * loop-free sets grown one random cell at a time (a cell that would close a loop is
+ * skipped), from sparse to as full as loop-free sets get; the cells asked in a random
+ * order, some twice, since the groups are flooded when first needed. */
+ParameterizedTest(struct ring_case *rc, loops, closes_in_matches_naive)
+{
+	struct bp_board *b;
+	cr_assert_eq(bp_board_create(rc->board, &b, NULL), BP_OK);
+	struct bp_loops *L = malloc(sizeof *L);
+	struct bp_loops_groups *G = malloc(sizeof *G);
+	cr_assert_eq(bp_loops_init(L, b, NULL), BP_OK);
+	struct naive_geo geo;
+	naive_geo_init(&geo, b, NULL);
+	unsigned seed = 20261128;
+	printf("loops closes_in_matches_naive %s: seed %u\n", rc->board, seed);
+	srand(seed);
+	const int n = b->ncells;
+	int loops = 0, asked = 0;
+	for (int trial = 0; trial < 300; trial++) {
+		uint64_t g = 0;
+		int pl = trial & 1;
+		for (int step = 0; step < 4 * n; step++) {
+			int add = rand() % n;
+			if (g >> add & 1 || bp_loops_enclosed(L, pl, g | 1ull << add))
+				continue;
+			g |= 1ull << add;
+			if (rand() % 3)
+				continue;
+			bp_loops_groups_init(L, pl, g, G);
+			int order[128], k = 0;
+			for (int c = 0; c < n; c++)
+				if (!(g >> c & 1))
+					order[k++] = c;
+			for (int i = k - 1; i > 0; i--) {
+				int j = rand() % (i + 1), t = order[i];
+				order[i] = order[j];
+				order[j] = t;
+			}
+			for (int i = 0, m = k; i < m / 4; i++)
+				order[k++] = order[rand() % m];
+			for (int i = 0; i < k; i++) {
+				int c = order[i];
+				char cells[64];
+				for (int x = 0; x < n; x++)
+					cells[x] = (g | 1ull << c) >> x & 1 ? 'y' : '.';
+				int naive = naive_has_loop(&geo, cells, 'y');
+				cr_assert_eq(bp_loops_enclosed(L, pl, g | 1ull << c) != 0, naive);
+				cr_assert_eq(bp_loops_closes_in(L, G, c), naive,
+					     "%s set %llx cell %d", rc->board,
+					     (unsigned long long)g, c);
+				loops += naive;
+				asked++;
+			}
+		}
+	}
+	printf("%s: %d cells asked, %d loops\n", rc->board, asked, loops);
+	cr_expect_gt(loops, 100, "too few loops to mean anything");
+	free(G);
+	free(L);
+	bp_board_destroy(b);
+}
+
 Test(loops, ring_geometry)
 {
 	/* 6N spaces at distance N, each adjacent to the next, starting at (0, -N) */

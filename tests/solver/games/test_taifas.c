@@ -1352,3 +1352,76 @@ Test(taifas, bounds_child_same_as_bounds_on_random_boards)
 			bp_game_destroy(g);
 		}
 }
+
+/* ---- kids ops: the children of a node for proof-number search ------------------ */
+
+/* kids_child after kids_node makes exactly what apply makes, gives outcome()'s value
+ * and returns exactly sym_hash_move's key, for every move of seeded random positions of the
+ * random boards under every variant (1 to 16 empty cells, to 24 on boards of more
+ * than 30 cells), the moves in a random order and some asked twice. */
+Test(taifas, kids_child_same_as_apply_outcome_and_sym_hash_move)
+{
+	const uint64_t seed = 20261128;
+	cr_log_info("seed %llu", (unsigned long long)seed);
+	uint64_t rs = seed, children = 0, changed_last = 0, ended = 0;
+	for (size_t bi = 0; bi < sizeof random_boards / sizeof random_boards[0]; bi++)
+		for (size_t vi = 0; vi < sizeof bounds_variants / sizeof bounds_variants[0]; vi++) {
+			char spec[64];
+			snprintf(spec, sizeof spec, "taifas:%s%s", random_boards[bi],
+				 bounds_variants[vi]);
+			struct bp_game *g = open_game(spec);
+			cr_assert(g->ops->kids_node && g->ops->kids_child);
+			void *ctx = malloc(g->ops->kids_ctx_size);
+			struct bp_move *mv = bp_game_move_buffer(g);
+			int *order = malloc(sizeof *order * (size_t)g->max_moves * 2);
+			cr_assert(ctx && mv && order);
+			int n = g->board->ncells, most_empty = n > 30 ? 24 : 16;
+			uint64_t full = n == 64 ? ~0ull : (1ull << n) - 1;
+			for (int i = 0; i < 1000; i++) {
+				struct bp_pos p = random_board(n, full, 1 + i % most_empty, &rs);
+				uint64_t h[BP_GAME_SYM_HASH_MAX];
+				g->ops->sym_hash(g, &p, h);
+				int k = g->ops->moves(g, &p, mv), asks = k + k / 4;
+				for (int j = 0; j < k; j++)
+					order[j] = j;
+				for (int j = k - 1; j > 0; j--) {
+					int r = (int)(splitmix64(&rs) % (uint64_t)(j + 1)),
+					    t = order[j];
+					order[j] = order[r];
+					order[r] = t;
+				}
+				for (int j = k; j < asks; j++)
+					order[j] = (int)(splitmix64(&rs) % (uint64_t)k);
+				g->ops->kids_node(g, &p, ctx);
+				for (int j = 0; j < asks; j++) {
+					struct bp_move m = mv[order[j]];
+					struct bp_pos want = p, got = p;
+					g->ops->apply(g, &want, m);
+					enum bp_value ov;
+					uint64_t key = g->ops->kids_child(g, ctx, h, &got, m, &ov);
+					cr_assert(bp_pos_equal(&want, &got),
+						  "%s: move %#x, seed %llu", spec, m.v,
+						  (unsigned long long)seed);
+					cr_assert_eq(ov, g->ops->outcome(g, &want),
+						     "%s: outcome of move %#x, seed %llu", spec,
+						     m.v, (unsigned long long)seed);
+					cr_assert_eq(key,
+						     g->ops->sym_hash_move(g, &p, h, &want, NULL),
+						     "%s: key of move %#x, seed %llu", spec, m.v,
+						     (unsigned long long)seed);
+					ended += ov != BP_VALUE_NONE;
+					children++;
+					changed_last += want.w[2] != p.w[2];
+				}
+			}
+			free(order);
+			free(mv);
+			free(ctx);
+			bp_game_destroy(g);
+		}
+	cr_log_info("%llu children, %llu with another last, %llu over",
+		    (unsigned long long)children, (unsigned long long)changed_last,
+		    (unsigned long long)ended);
+	cr_expect_gt(ended, 1000);
+	cr_expect_gt(changed_last, 1000);
+}
