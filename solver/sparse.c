@@ -970,13 +970,48 @@ static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32
 	return n;
 }
 
+/* Ranks the keys of n children of a position (all of tier ct) one at a time, in move
+ * order, up to the first that the enumeration found over and lost for its player to
+ * move: *at gets its place, or -1 when none is (every child ranked then, into index).
+ * @return BP_OK; BP_ERANGE (a key not in the index). */
+static int first_lost_child(const bp_sparse *ix, uint32_t ct, const uint64_t *keys, int n,
+			    uint64_t *index, int *at)
+{
+	const uint64_t *known = ix->outcome[ct];
+	*at = -1;
+	for (int i = 0; i < n; i++) {
+		uint64_t lo, hi;
+		rank_range(ix, ct, keys + 2 * i, &lo, &hi);
+		int rc = rank_in(ix->k[ct], lo, hi, keys + 2 * i, &index[i]);
+		if (rc)
+			return rc;
+		if ((enum bp_value)(known[index[i] / 32] >> 2 * (index[i] % 32) & 3) ==
+		    BP_VALUE_LOSS) {
+			*at = i;
+			return BP_OK;
+		}
+	}
+	return BP_OK;
+}
+
 /* tier_walk over the index, for the walk engine (solver/expanded.c): every index of
  * the tier is a reachable canonical position with no other member of its class in the
  * index, and every move of a game without BP_GAME_TIER_SKIP raises the tier by one
  * (else BP_EINVAL: the walk has no place for it). A position the enumeration found
  * over is told with its outcome, nothing unranked (the tiers engine unranked each of
  * them, 89% of mirador:10x10's positions, to ask outcome()); the others with their
- * children's indices, as view_children gives them. */
+ * children's indices, as view_children gives them, but for one shortcut:
+ *
+ * A child that the enumeration found over and lost for its player to move (a move
+ * that wins at once: Mirador's unbreakable chain) is told alone. The engine's value
+ * rule (bp_solve_child_key) takes the child with the largest key, and a loss with
+ * remoteness 0 has the largest key there is (the parent is a win in 1 whatever its
+ * other children are), so the record is the same as with every child; the walk
+ * engine's solve, which alone asks this walk for children (the view has no
+ * BP_GAME_WALK_UNREACHED, so no forward pass marks children through it), reads no
+ * more of them. The children are ranked one at a time up to the first such child:
+ * on mirador:10x10, 97% of the non-terminal positions have one, on average the
+ * 1.5th of their 15 children, so that 14.6 M binary searches become 1.5 M. */
 static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			  unsigned what, const uint64_t *marked,
 			  int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
@@ -984,7 +1019,7 @@ static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, u
 	const struct view *v = (const struct view *)(const void *)g;
 	const bp_sparse *ix = v->ix;
 	uint32_t ct[VIEW_MAX_MOVES];
-	uint64_t idx[VIEW_MAX_MOVES];
+	uint64_t idx[VIEW_MAX_MOVES], keys[2 * VIEW_MAX_MOVES];
 	int rc;
 	(void)marked; /* every index is reached */
 	if (tier >= ix->nt)
@@ -1015,8 +1050,25 @@ static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, u
 				if (!unranked &&
 				    (rc = bp_sparse_unrank_position(ix, g, tier, i, &p)))
 					return rc;
-				if ((n = view_children(g, &p, ct, idx)) < 0)
+				if (known && tier + 1 < ix->nt && ix->outcome[tier + 1]) {
+					if ((n = g->ops->children_keys(g, &p, ct, keys)) < 0)
+						return n;
+					for (int k = 0; k < n; k++)
+						if (ct[k] != tier + 1)
+							return BP_EINVAL; /* as below */
+					if ((rc = need_tier(ix, tier + 1)))
+						return rc;
+					int at;
+					if ((rc = first_lost_child(ix, tier + 1, keys, n, idx,
+								   &at)))
+						return rc;
+					if (at >= 0) { /* told alone (see above) */
+						idx[0] = idx[at];
+						n = 1;
+					}
+				} else if ((n = view_children(g, &p, ct, idx)) < 0) {
 					return n;
+				}
 				for (int k = 0; k < n; k++)
 					if (ct[k] != tier + 1)
 						return BP_EINVAL; /* not a move the walk can tell */

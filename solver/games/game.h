@@ -153,7 +153,12 @@ struct bp_walk {
 	 * say, where the walk knows it (the solver then unranks nothing); NONE where
 	 * the solver should ask outcome() */
 	enum bp_value outcome;
-	const uint64_t *children; /* indices in the next tier, one per legal move */
+	/* indices in the next tier, one per legal move; or, where the walk knows that a
+	 * move leads to a position over and lost for its player to move (the largest
+	 * child there is for the value rule: the position is a win in 1), that child
+	 * alone (solver/sparse.c's view; only where no forward pass needs every child:
+	 * a game without BP_GAME_WALK_UNREACHED) */
+	const uint64_t *children;
 	/* moves that raise the tier by two (Chicken's friendly + neutral pair): their
 	 * children's indices in tier + 2, one per move, not counted in nchildren */
 	int nfar;
