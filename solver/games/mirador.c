@@ -221,15 +221,12 @@ static int double_pass(const struct bp_pos *p, int P)
  * perft then stop with BP_ENOMEM) and the chains count as breakable. */
 static int unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
-	struct bp_mirador_verdict v;
-	if (bp_mirador_safe_chain(g, p, colour) == 1)
-		return 1; /* the search would stop at its first node with the same answer */
-	int rc = bp_mirador_test(g, p, colour, &v);
-	if (rc) {
+	int rc = bp_mirador_unbreakable(g, p, colour);
+	if (rc < 0) {
 		bp_game_fail(g, rc);
 		return 0;
 	}
-	return v.unbreakable;
+	return rc;
 }
 
 static enum bp_value mirador_outcome(const struct bp_game *g, const struct bp_pos *p)
@@ -878,6 +875,7 @@ struct small {
 	uint8_t *psym;	    /* nsym * nplace */
 	int16_t *cellplace; /* ncells: the place whose top-left square it is, or -1 */
 	u128 *opsym;	    /* nsym * nplace: order_of(pmask[psym[s][i]]) */
+	u128 *cov;	    /* ncells: the places whose piece covers the square */
 };
 
 static u128 bit128(int i)
@@ -946,6 +944,7 @@ static void small_free(struct small *sm)
 	free(sm->psym);
 	free(sm->cellplace);
 	free(sm->opsym);
+	free(sm->cov);
 	free(sm);
 }
 
@@ -967,7 +966,9 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->psym = calloc((size_t)N * (size_t)g->nsym, 1);
 	sm->cellplace = malloc(sizeof *sm->cellplace * (size_t)gr->ncells);
 	sm->opsym = calloc((size_t)N * (size_t)g->nsym, sizeof *sm->opsym);
-	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym) {
+	sm->cov = calloc((size_t)gr->ncells, sizeof *sm->cov);
+	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
+	    !sm->cov) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1010,6 +1011,9 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	}
 	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
 		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
+	for (int i = 0; i < N; i++)
+		for (u128 v = sm->pmask[i]; v; v &= v - 1)
+			sm->cov[ctz128(v)] |= bit128(i);
 	m->sm = sm;
 	return BP_OK;
 }
@@ -1459,6 +1463,231 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
 	u128 safe = sm->sq_all & ~occ & ~sq_cover(sm, x, occ);
 	return sq_chain(sm, x, safe, sm->sq_n, 2, sm->sq_s, 2) ||
 	       sq_chain(sm, x, safe, sm->sq_w, 0, sm->sq_e, 0);
+}
+
+/* ---- small grids: the chain-breaking search on place sets ------------------------------ */
+
+/* The positions whose chains bp_mirador_safe_chain cannot call unbreakable (a sixth of
+ * mirador:10x10's, two thirds of them breakable) go to the chain-breaking search of
+ * mirador_chain.c. On small grids it runs here instead: the same tree, node by node
+ * (see there for why it is exact), on the same network (bp_mirador_net_build's links
+ * and lanes), but with the opponent's placements as sets of places:
+ *
+ *   legal        the opponent's legal places now (RULES.md 9.1: no overlap or side
+ *                contact with any piece, no corner contact with the player's)
+ *   lc[l]        lane l's candidates: the legal places whose piece covers one of its
+ *                squares (the OR of cov over them)
+ *   T, X         the places taken and excluded on the way to the node
+ *   avail        legal & ~nb(T) & ~X, nb(T) being the OR of nb over T: the places
+ *                that overlap T's pieces or touch them along a side, T's own among
+ *                them. Two legal placements can be played one after the other
+ *                exactly when neither is in the other's nb (legality is pairwise),
+ *                which is what mirador_chain.c counts candidate by candidate
+ *                (conflicts), so avail is its set of available candidates
+ *   lane l       cut when lc[l] & T is not empty (T holds an opponent square on it);
+ *                else it weighs popcount(lc[l] & avail), as navail there
+ *
+ * mirador_chain.c builds lists (lane -> candidates, candidate -> lanes) and keeps
+ * counts through them as candidates are taken and excluded: making and keeping them
+ * was a third of its time, where a node here is a few 128-bit ANDs and popcounts a
+ * lane. The branching order (most lanes covered first, then by place where
+ * mirador_chain.c goes by the order it met them) and ties between equally light chains
+ * may differ from there, which changes the number of nodes but not the answer: each
+ * step is a proof whatever the order. The tests compare the two on random positions
+ * and against a brute force over every set of placements. */
+#define FAST_MAX_NODES 132 /* pieces and the four sides */
+#define FAST_MAX_LINKS 512
+#define FAST_MAX_LANES 1024
+
+struct fast {
+	const struct small *sm;
+	const struct bp_mirador_net *t;
+	u128 legal;
+	int V;
+	int16_t adj0[FAST_MAX_NODES + 1], adj[2 * FAST_MAX_LINKS]; /* node -> links */
+	int lw[FAST_MAX_LINKS], lbest[FAST_MAX_LINKS];		   /* as in the search */
+	uint8_t score[128];					   /* per place: lanes */
+	u128 lc[FAST_MAX_LANES];
+};
+
+/* mirador_chain.c's lightest_chain on f's weights: the weight of the least-weight
+ * chain from side `from` to side `to` (sides only at its ends), or -1 when there is
+ * none; via gets, per node, the link that reached it. */
+static int fast_lightest(const struct fast *f, int from, int to, int *via)
+{
+	const struct bp_mirador_net *t = f->t;
+	int n = t->n, src = n + from, dst = n + to, nopen = 0;
+	int dist[FAST_MAX_NODES], open[FAST_MAX_NODES];
+	uint8_t done[FAST_MAX_NODES];
+	for (int v = 0; v < f->V; v++) {
+		dist[v] = INT_MAX;
+		done[v] = 0;
+		via[v] = -1;
+	}
+	dist[src] = 0;
+	open[nopen++] = src;
+	while (nopen > 0) {
+		int at = 0;
+		for (int k = 1; k < nopen; k++)
+			if (dist[open[k]] < dist[open[at]])
+				at = k;
+		int u = open[at];
+		open[at] = open[--nopen];
+		if (u == dst)
+			return dist[u];
+		done[u] = 1;
+		if (u >= n && u != src)
+			continue; /* a side is never an intermediate step */
+		for (int k = f->adj0[u]; k < f->adj0[u + 1]; k++) {
+			int li = f->adj[k];
+			const struct bp_mirador_edge *l = &t->links[li];
+			int v = l->a == u ? l->b : l->a;
+			if (f->lw[li] < 0 || done[v] || (v >= n && v != dst))
+				continue;
+			int d = dist[u] + f->lw[li];
+			if (d < dist[v]) {
+				if (dist[v] == INT_MAX)
+					open[nopen++] = v;
+				dist[v] = d;
+				via[v] = li;
+			}
+		}
+	}
+	return -1;
+}
+
+/* 1 when some set of available placements, with T, breaks every chain (the search's
+ * breakable(); nbt is nb(T), X the excluded places). */
+static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
+{
+	const struct bp_mirador_net *t = f->t;
+	u128 avail = f->legal & ~nbt & ~X;
+	for (int i = 0; i < t->nlinks; i++) {
+		const struct bp_mirador_edge *l = &t->links[i];
+		int best = INT_MAX, bl = -1;
+		for (int k = l->l0; k < l->l0 + l->nl; k++) {
+			if (f->lc[k] & T)
+				continue; /* cut */
+			int w = popcount128(f->lc[k] & avail);
+			if (w < best) {
+				best = w;
+				bl = k;
+			}
+		}
+		f->lw[i] = l->nl == 0 ? 0 : bl < 0 ? -1 : best;
+		f->lbest[i] = bl;
+	}
+	int via[2][FAST_MAX_NODES], dir = -1, best = INT_MAX;
+	for (int d = 0; d < 2; d++) {
+		int w = d == 0 ? fast_lightest(f, BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S, via[0])
+			       : fast_lightest(f, BP_MIRADOR_SIDE_W, BP_MIRADOR_SIDE_E, via[1]);
+		if (w == 0)
+			return 0; /* a chain no extension of T can cut */
+		if (w > 0 && w < best) {
+			best = w;
+			dir = d;
+		}
+	}
+	if (dir < 0)
+		return 1; /* T breaks every chain */
+	/* any breaking set with T holds an available place covering the chosen lane of a
+	 * link of this chain: branch on those */
+	u128 br = 0;
+	const int *vv = via[dir];
+	for (int v = t->n + (dir == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E); vv[v] >= 0;) {
+		int li = vv[v];
+		const struct bp_mirador_edge *l = &t->links[li];
+		if (f->lw[li] > 0)
+			br |= f->lc[f->lbest[li]] & avail;
+		v = l->a == v ? l->b : l->a;
+	}
+	int list[128], nl = 0;
+	for (; br; br &= br - 1) { /* most lanes covered first */
+		int c = ctz128(br), j = nl++;
+		while (j > 0 && f->score[list[j - 1]] < f->score[c]) {
+			list[j] = list[j - 1];
+			j--;
+		}
+		list[j] = c;
+	}
+	for (int i = 0; i < nl; i++) {
+		int c = list[i];
+		if (fast_breakable(f, T | bit128(c), nbt | f->sm->nb[c], X))
+			return 1;
+		X |= bit128(c); /* the later branches break without c */
+	}
+	return 0;
+}
+
+/* The chain-breaking search for colour on p (a valid position of a small grid) after
+ * bp_mirador_safe_chain said 0. @return 1 unbreakable; 0; BP_ENOMEM; BP_EUNSUPPORTED
+ * (a network beyond the arrays above, or p not whole pieces: the caller's search). */
+static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int colour)
+{
+	const struct small *sm = m->sm;
+	u128 set[2];
+	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
+		return BP_EUNSUPPORTED;
+	struct bp_mirador_board b;
+	struct bp_mirador_net t;
+	struct fast f;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	int rc = bp_mirador_net_build(&m->gr, &b, colour, &t);
+	if (rc || t.n + 4 > FAST_MAX_NODES || t.nlinks > FAST_MAX_LINKS ||
+	    t.nlanes > FAST_MAX_LANES) {
+		bp_mirador_net_free(&t);
+		return rc ? rc : BP_EUNSUPPORTED;
+	}
+	f.sm = sm;
+	f.t = &t;
+	f.V = t.n + 4;
+	u128 bad = 0;
+	for (u128 v = set[0] | set[1]; v; v &= v - 1)
+		bad |= sm->nb[ctz128(v)];
+	for (u128 v = set[colour]; v; v &= v - 1)
+		bad |= sm->diag[ctz128(v)];
+	f.legal = sm->all & ~bad;
+	/* the lanes' candidates, and how many lanes each place covers */
+	memset(f.score, 0, sizeof f.score);
+	for (int k = 0; k < t.nlanes; k++) {
+		const struct bp_mirador_lane *ln = &t.lanes[k];
+		u128 c = 0;
+		for (int u = ln->lo; u <= ln->hi; u++)
+			c |= sm->cov[ln->vert ? u * sm->w + ln->at : ln->at * sm->w + u];
+		f.lc[k] = c & f.legal;
+		for (u128 v = f.lc[k]; v; v &= v - 1)
+			f.score[ctz128(v)]++;
+	}
+	/* node -> links, in compressed rows */
+	memset(f.adj0, 0, sizeof(int16_t) * (size_t)(f.V + 1));
+	for (int i = 0; i < t.nlinks; i++) {
+		f.adj0[t.links[i].a + 1]++;
+		f.adj0[t.links[i].b + 1]++;
+	}
+	for (int v = 0; v < f.V; v++)
+		f.adj0[v + 1] = (int16_t)(f.adj0[v + 1] + f.adj0[v]);
+	int16_t fill[FAST_MAX_NODES];
+	memcpy(fill, f.adj0, sizeof(int16_t) * (size_t)f.V);
+	for (int i = 0; i < t.nlinks; i++) {
+		f.adj[fill[t.links[i].a]++] = (int16_t)i;
+		f.adj[fill[t.links[i].b]++] = (int16_t)i;
+	}
+	rc = !fast_breakable(&f, 0, 0, 0);
+	bp_mirador_net_free(&t);
+	return rc;
+}
+
+int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
+{
+	const struct mirador *m = M(g);
+	struct bp_mirador_verdict v;
+	int rc = m->sm ? bp_mirador_safe_chain(g, p, colour) : 0;
+	if (rc == 1)
+		return 1; /* the search would stop at its first node with the same answer */
+	if (m->sm && (rc = fast_unbreakable(m, p, colour)) != BP_EUNSUPPORTED)
+		return rc;
+	rc = bp_mirador_test(g, p, colour, &v);
+	return rc ? rc : v.unbreakable;
 }
 
 /* unrank on a small grid, from the places the index gives. */

@@ -912,6 +912,9 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 				cr_expect_eq(v.unbreakable, nu,
 					     "%s: unbreakable %c (naive %d, %ld sets)",
 					     fmt_pos(g, &p), ch, nu, sets);
+				cr_expect_eq(bp_mirador_unbreakable(g, &p, c), nu,
+					     "%s: outcome's test %c (naive %d)", fmt_pos(g, &p), ch,
+					     nu);
 				cr_expect_eq(naive_unbreakable_marked(&n, ch, NULL), nu,
 					     "%s: marked brute force", fmt_pos(g, &p));
 			}
@@ -1022,6 +1025,59 @@ ParameterizedTest(struct safe_case *sc, mirador, safe_chain_vs_search)
 	printf("mirador safe_chain_vs_search %s: %d safe chains, %d not (%d of them searched)\n",
 	       sc->spec, seen[1], seen[0], searched);
 	cr_expect(seen[1] > 0 && searched > 0, "%s: too few interesting positions", sc->spec);
+	bp_game_destroy(g);
+}
+
+/* bp_mirador_unbreakable (outcome's test: the safe chain, then on small grids the
+ * search on sets of places) must give the search's verdict on every position, for
+ * either colour. The positions that reach the search on sets of places (a chain, no
+ * safe one) must include breakable ones, and unbreakable ones where `both` is set (the
+ * smallest grids gave none with these seeds);
+ * 12x12 is not a small grid (mirador_chain.c's search alone). */
+struct unbreakable_case {
+	char spec[40];
+	int positions, max_plies, both;
+};
+
+ParameterizedTestParameters(mirador, unbreakable_vs_search)
+{
+	static struct unbreakable_case cases[] = {
+		{ "mirador:5x5", 2000, 8, 0 },		{ "mirador:7x7", 4000, 14, 1 },
+		{ "mirador:7x5", 2000, 10, 0 },		{ "mirador:6x7", 2000, 12, 0 },
+		{ "mirador:8x8", 4000, 20, 1 },		{ "mirador:9x9", 4000, 24, 1 },
+		{ "mirador:10x10", 10000, 26, 1 },	{ "mirador:11x11", 4000, 30, 1 },
+		{ "mirador:5x5,piece=1", 2000, 14, 1 }, { "mirador:6x6,piece=1", 2000, 18, 1 },
+		{ "mirador:7x7,piece=3", 2000, 6, 0 },	{ "mirador:12x12", 200, 30, -1 },
+	};
+	return cr_make_param_array(struct unbreakable_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct unbreakable_case *sc, mirador, unbreakable_vs_search)
+{
+	struct bp_game *g = open_game(sc->spec);
+	uint64_t seed = 0x554e4252ull ^ (uint64_t)sc->positions;
+	printf("mirador unbreakable_vs_search %s: seed %llu\n", sc->spec, (unsigned long long)seed);
+	int searched[2] = { 0, 0 };
+	for (int i = 0; i < sc->positions; i++) {
+		int plies = (int)(rng_next(&seed) % (uint64_t)(sc->max_plies + 1));
+		struct bp_pos p =
+			i & 1 ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
+		for (int c = 0; c < 2; c++) {
+			struct bp_mirador_verdict v;
+			cr_assert_eq(bp_mirador_test(g, &p, c, &v), BP_OK);
+			int fast = bp_mirador_unbreakable(g, &p, c);
+			cr_assert(fast == 0 || fast == 1, "%s: %d", fmt_pos(g, &p), fast);
+			cr_expect_eq(fast, v.unbreakable, "%s: %c outcome's test %d, search %d",
+				     fmt_pos(g, &p), "rb"[c], fast, v.unbreakable);
+			if (v.chains && bp_mirador_safe_chain(g, &p, c) == 0)
+				searched[v.unbreakable]++;
+		}
+	}
+	printf("mirador unbreakable_vs_search %s: searched %d breakable, %d unbreakable\n",
+	       sc->spec, searched[0], searched[1]);
+	if (sc->both >= 0)
+		cr_expect(searched[0] > 0 && (searched[1] > 0 || !sc->both),
+			  "%s: too few interesting positions", sc->spec);
 	bp_game_destroy(g);
 }
 
