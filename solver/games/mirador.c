@@ -875,7 +875,11 @@ struct small {
 	uint8_t *psym;	    /* nsym * nplace */
 	int16_t *cellplace; /* ncells: the place whose top-left square it is, or -1 */
 	u128 *opsym;	    /* nsym * nplace: order_of(pmask[psym[s][i]]) */
-	u128 *cov;	    /* ncells: the places whose piece covers the square */
+	int h;		    /* rows */
+	u128 *pmask_t;	    /* nplace: pmask transposed (square (x, y) at bit x * h + y) */
+	/* the places in rows (columns) of top-left squares below y (left of x): ny + 1
+	 * (nx + 1) entries */
+	u128 *prow, *pcol;
 };
 
 static u128 bit128(int i)
@@ -944,7 +948,9 @@ static void small_free(struct small *sm)
 	free(sm->psym);
 	free(sm->cellplace);
 	free(sm->opsym);
-	free(sm->cov);
+	free(sm->pmask_t);
+	free(sm->prow);
+	free(sm->pcol);
 	free(sm);
 }
 
@@ -966,13 +972,16 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->psym = calloc((size_t)N * (size_t)g->nsym, 1);
 	sm->cellplace = malloc(sizeof *sm->cellplace * (size_t)gr->ncells);
 	sm->opsym = calloc((size_t)N * (size_t)g->nsym, sizeof *sm->opsym);
-	sm->cov = calloc((size_t)gr->ncells, sizeof *sm->cov);
+	sm->pmask_t = calloc((size_t)N, sizeof *sm->pmask_t);
+	sm->prow = calloc((size_t)gr->ny + 1, sizeof *sm->prow);
+	sm->pcol = calloc((size_t)gr->nx + 1, sizeof *sm->pcol);
 	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
-	    !sm->cov) {
+	    !sm->pmask_t || !sm->prow || !sm->pcol) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
 	sm->w = gr->w;
+	sm->h = gr->h;
 	sm->p = P;
 	for (int c = 0; c < gr->ncells; c++) {
 		int x = c % gr->w, y = c / gr->w;
@@ -1011,9 +1020,17 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	}
 	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
 		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
+	for (int i = 0; i < N; i++) {
+		for (int y = i / gr->nx + 1; y <= gr->ny; y++)
+			sm->prow[y] |= bit128(i);
+		for (int x = i % gr->nx + 1; x <= gr->nx; x++)
+			sm->pcol[x] |= bit128(i);
+	}
 	for (int i = 0; i < N; i++)
-		for (u128 v = sm->pmask[i]; v; v &= v - 1)
-			sm->cov[ctz128(v)] |= bit128(i);
+		for (u128 v = sm->pmask[i]; v; v &= v - 1) {
+			int c = ctz128(v);
+			sm->pmask_t[i] |= bit128(c % gr->w * gr->h + c / gr->w);
+		}
 	m->sm = sm;
 	return BP_OK;
 }
@@ -1473,13 +1490,14 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
 /* The positions whose chains bp_mirador_safe_chain cannot call unbreakable (a sixth of
  * mirador:10x10's, two thirds of them breakable) go to the chain-breaking search of
  * mirador_chain.c. On small grids it runs here instead: the same tree, node by node
- * (see there for why it is exact), on the same network (bp_mirador_net_build's links
- * and lanes), but with the opponent's placements as sets of places:
+ * (see there for why it is exact), on the same network (the links and lanes that
+ * bp_mirador_net_build finds, found here on the squares as bitboards: fast_net), but
+ * with the opponent's placements as sets of places:
  *
  *   legal        the opponent's legal places now (RULES.md 9.1: no overlap or side
  *                contact with any piece, no corner contact with the player's)
  *   lc[l]        lane l's candidates: the legal places whose piece covers one of its
- *                squares (the OR of cov over them)
+ *                squares (a rectangle of places, from prefix tables: fast_lane)
  *   T, X         the places taken and excluded on the way to the node
  *   avail        legal & ~nb(T) & ~X, nb(T) being the OR of nb over T: the places
  *                that overlap T's pieces or touch them along a side, T's own among
@@ -1504,9 +1522,10 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
 
 struct fast {
 	const struct small *sm;
-	const struct bp_mirador_net *t;
 	u128 legal;
-	int V;
+	int n, V; /* pieces; nodes (pieces, then the sides N, S, W, E) */
+	int nlinks, nlanes;
+	struct bp_mirador_edge link[FAST_MAX_LINKS];
 	int16_t adj0[FAST_MAX_NODES + 1], adj[2 * FAST_MAX_LINKS]; /* node -> links */
 	int16_t nbr[2 * FAST_MAX_LINKS];	       /* the node at the other end of adj's link */
 	int lw[FAST_MAX_LINKS], lbest[FAST_MAX_LINKS]; /* as in the search */
@@ -1519,8 +1538,7 @@ struct fast {
  * none; via gets, per node, the link that reached it. */
 static int fast_lightest(const struct fast *f, int from, int to, int *via)
 {
-	const struct bp_mirador_net *t = f->t;
-	int n = t->n, src = n + from, dst = n + to, nopen = 0;
+	int n = f->n, src = n + from, dst = n + to, nopen = 0;
 	int dist[FAST_MAX_NODES], open[FAST_MAX_NODES];
 	uint8_t done[FAST_MAX_NODES];
 	for (int v = 0; v < f->V; v++) {
@@ -1562,10 +1580,9 @@ static int fast_lightest(const struct fast *f, int from, int to, int *via)
  * breakable(); nbt is nb(T), X the excluded places). */
 static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
 {
-	const struct bp_mirador_net *t = f->t;
 	u128 avail = f->legal & ~nbt & ~X;
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct bp_mirador_edge *l = &t->links[i];
+	for (int i = 0; i < f->nlinks; i++) {
+		const struct bp_mirador_edge *l = &f->link[i];
 		int best = INT_MAX, bl = -1;
 		for (int k = l->l0; k < l->l0 + l->nl; k++) {
 			if (f->lc[k] & T)
@@ -1596,9 +1613,9 @@ static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
 	 * link of this chain: branch on those */
 	u128 br = 0;
 	const int *vv = via[dir];
-	for (int v = t->n + (dir == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E); vv[v] >= 0;) {
+	for (int v = f->n + (dir == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E); vv[v] >= 0;) {
 		int li = vv[v];
-		const struct bp_mirador_edge *l = &t->links[li];
+		const struct bp_mirador_edge *l = &f->link[li];
 		if (f->lw[li] > 0)
 			br |= f->lc[f->lbest[li]] & avail;
 		v = l->a == v ? l->b : l->a;
@@ -1621,64 +1638,191 @@ static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
 	return 0;
 }
 
+/* The places in rows a .. b and columns c .. d of top-left squares (clipped). */
+static u128 place_rect(const struct small *sm, int nx, int ny, int a, int b, int c, int d)
+{
+	a = a < 0 ? 0 : a;
+	c = c < 0 ? 0 : c;
+	b = b >= ny ? ny - 1 : b;
+	d = d >= nx ? nx - 1 : d;
+	if (a > b || c > d)
+		return 0;
+	return sm->prow[b + 1] & ~sm->prow[a] & sm->pcol[d + 1] & ~sm->pcol[c];
+}
+
+/* Adds a lane to the link being made: squares lo .. hi of row `at` (vert 0) or of
+ * column `at` (vert 1), all empty. Its candidates are the legal places whose piece
+ * covers one of them: the top-left squares in the P rows (columns) up to `at` and
+ * from P - 1 before lo to hi along it. @return 0; -1 when full. */
+static int fast_lane(struct fast *f, const struct mirador *m, int vert, int at, int lo, int hi)
+{
+	int P = m->gr.p, nx = m->gr.nx, ny = m->gr.ny;
+	if (f->nlanes == FAST_MAX_LANES)
+		return -1;
+	u128 c = vert ? place_rect(f->sm, nx, ny, lo - P + 1, hi, at - P + 1, at)
+		      : place_rect(f->sm, nx, ny, at - P + 1, at, lo - P + 1, hi);
+	c &= f->legal;
+	for (u128 v = c; v; v &= v - 1)
+		f->score[ctz128(v)]++;
+	f->lc[f->nlanes++] = c;
+	return 0;
+}
+
+/* Ends the link from node a to node b whose lanes are l0 .. f->nlanes - 1 (none: it
+ * cannot be cut). @return 0; -1 when full. */
+static int fast_link(struct fast *f, int a, int b, int l0)
+{
+	if (f->nlinks == FAST_MAX_LINKS)
+		return -1;
+	f->link[f->nlinks++] =
+		(struct bp_mirador_edge){ (int16_t)a, (int16_t)b, l0, f->nlanes - l0, 0 };
+	return 0;
+}
+
+/* The network of the player with places xs (squares xsq) on a board whose occupied
+ * squares are occ (occ_t transposed), into f: the links of RULES.md 9.2 as
+ * bp_mirador_net_build finds them (each piece's four sides, its corners to the right,
+ * and the first occupied square to the right in each of its rows and downwards in each
+ * of its columns), on the squares as bitboards. A piece found that way is whole and
+ * touches no other of its colour along a side, so the square a corner or a line of
+ * sight meets is its piece's left column (top row), and that piece's place follows
+ * from at most P rows (columns). @return 0; -1 when an array is full. */
+static int fast_net(struct fast *f, const struct mirador *m, u128 xs, u128 xsq, u128 occ,
+		    u128 occ_t)
+{
+	const struct small *sm = f->sm;
+	int W = sm->w, H = sm->h, P = sm->p, nx = m->gr.nx;
+	int8_t id[128]; /* place -> piece, for xs */
+	int n = 0;
+	for (u128 v = xs; v; v &= v - 1)
+		id[ctz128(v)] = (int8_t)n++;
+	f->n = n;
+	f->V = n + 4;
+	if (f->V > FAST_MAX_NODES)
+		return -1;
+	const u128 row1 = bit128(W) - 1, col1 = bit128(H) - 1;
+	int i = 0;
+	for (u128 v = xs; v; v &= v - 1, i++) {
+		int q = ctz128(v), x = q % nx, y = q / nx, l0;
+		/* sides: touched, else line of sight in each row (column) of the piece */
+		static const int side[4] = { BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S,
+					     BP_MIRADOR_SIDE_W, BP_MIRADOR_SIDE_E };
+		for (int d = 0; d < 4; d++) {
+			int touch = d == 0   ? y == 0
+				    : d == 1 ? y + P == H
+				    : d == 2 ? x == 0
+					     : x + P == W;
+			l0 = f->nlanes;
+			for (int k = 0; k < P && !touch; k++) {
+				int lo = d == 0 ? 0 : d == 1 ? y + P : d == 2 ? 0 : x + P;
+				int hi = d == 0 ? y - 1 : d == 1 ? H - 1 : d == 2 ? x - 1 : W - 1;
+				u128 line = d < 2 ? occ_t >> ((x + k) * H) & col1
+						  : occ >> ((y + k) * W) & row1;
+				if (line & (bit128(hi + 1) - bit128(lo)))
+					continue; /* no line of sight to that side here */
+				if (fast_lane(f, m, d < 2, d < 2 ? x + k : y + k, lo, hi))
+					return -1;
+			}
+			if ((touch || f->nlanes > l0) && fast_link(f, i, n + side[d], l0))
+				return -1;
+		}
+		/* corners to the right: the piece there has its top-left at (x + P, y + P),
+		 * or its bottom-left at (x + P, y - 1) */
+		if (x + P < W && y + P < H && (xsq >> ((y + P) * W + x + P) & 1))
+			if (fast_link(f, i, id[(y + P) * nx + x + P], f->nlanes))
+				return -1;
+		if (x + P < W && y > 0 && (xsq >> ((y - 1) * W + x + P) & 1))
+			if (fast_link(f, i, id[(y - P) * nx + x + P], f->nlanes))
+				return -1;
+		/* line of sight to the right and downwards; each partner's lanes together */
+		for (int vert = 0; vert < 2; vert++) {
+			int partner[128], hit[128];
+			for (int k = 0; k < P; k++) {
+				u128 line = vert ? occ_t >> ((x + k) * H) & col1
+						 : occ >> ((y + k) * W) & row1;
+				int lo = vert ? y + P : x + P;
+				u128 ahead = line >> lo;
+				partner[k] = -1;
+				if (!ahead)
+					continue;
+				int u = lo + ctz128(ahead);
+				int cx = vert ? x + k : u, cy = vert ? u : y + k;
+				if (!(xsq >> (cy * W + cx) & 1))
+					continue; /* the opponent's */
+				/* the piece met: its left column is u (top row u); find its row
+				 * (column) among the P that hold square k */
+				for (int o = 0; o < P; o++) {
+					int px = vert ? x + k - o : u, py = vert ? u : y + k - o;
+					if (px >= 0 && py >= 0 && px < nx && py < m->gr.ny &&
+					    (xs >> (py * nx + px) & 1)) {
+						partner[k] = id[py * nx + px];
+						break;
+					}
+				}
+				hit[k] = u;
+			}
+			for (int k = 0; k < P; k++) {
+				if (partner[k] < 0)
+					continue;
+				int j = partner[k];
+				l0 = f->nlanes;
+				for (int k2 = k; k2 < P; k2++) {
+					if (partner[k2] != j)
+						continue;
+					if (fast_lane(f, m, vert, vert ? x + k2 : y + k2,
+						      vert ? y + P : x + P, hit[k2] - 1))
+						return -1;
+					partner[k2] = -1;
+				}
+				if (fast_link(f, i, j, l0))
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* The chain-breaking search for colour on p (a valid position of a small grid) after
- * bp_mirador_safe_chain said 0. @return 1 unbreakable; 0; BP_ENOMEM; BP_EUNSUPPORTED
- * (a network beyond the arrays above, or p not whole pieces: the caller's search). */
+ * bp_mirador_safe_chain said 0. @return 1 unbreakable; 0; BP_EUNSUPPORTED (a network
+ * beyond the arrays above, or p not whole pieces: the caller's search). */
 static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int colour)
 {
 	const struct small *sm = m->sm;
 	u128 set[2];
+	struct fast f;
 	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
 		return BP_EUNSUPPORTED;
-	struct bp_mirador_board b;
-	struct bp_mirador_net t;
-	struct fast f;
-	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
-	int rc = bp_mirador_net_build(&m->gr, &b, colour, &t);
-	if (rc || t.n + 4 > FAST_MAX_NODES || t.nlinks > FAST_MAX_LINKS ||
-	    t.nlanes > FAST_MAX_LANES) {
-		bp_mirador_net_free(&t);
-		return rc ? rc : BP_EUNSUPPORTED;
-	}
 	f.sm = sm;
-	f.t = &t;
-	f.V = t.n + 4;
-	u128 bad = 0;
-	for (u128 v = set[0] | set[1]; v; v &= v - 1)
+	f.nlinks = f.nlanes = 0;
+	u128 bad = 0, occ_t = 0;
+	for (u128 v = set[0] | set[1]; v; v &= v - 1) {
 		bad |= sm->nb[ctz128(v)];
+		occ_t |= sm->pmask_t[ctz128(v)];
+	}
 	for (u128 v = set[colour]; v; v &= v - 1)
 		bad |= sm->diag[ctz128(v)];
 	f.legal = sm->all & ~bad;
-	/* the lanes' candidates, and how many lanes each place covers */
 	memset(f.score, 0, sizeof f.score);
-	for (int k = 0; k < t.nlanes; k++) {
-		const struct bp_mirador_lane *ln = &t.lanes[k];
-		u128 c = 0;
-		for (int u = ln->lo; u <= ln->hi; u++)
-			c |= sm->cov[ln->vert ? u * sm->w + ln->at : ln->at * sm->w + u];
-		f.lc[k] = c & f.legal;
-		for (u128 v = f.lc[k]; v; v &= v - 1)
-			f.score[ctz128(v)]++;
-	}
+	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
+	if (fast_net(&f, m, set[colour], xsq, occ, occ_t))
+		return BP_EUNSUPPORTED;
 	/* node -> links, in compressed rows */
 	memset(f.adj0, 0, sizeof(int16_t) * (size_t)(f.V + 1));
-	for (int i = 0; i < t.nlinks; i++) {
-		f.adj0[t.links[i].a + 1]++;
-		f.adj0[t.links[i].b + 1]++;
+	for (int i = 0; i < f.nlinks; i++) {
+		f.adj0[f.link[i].a + 1]++;
+		f.adj0[f.link[i].b + 1]++;
 	}
 	for (int v = 0; v < f.V; v++)
 		f.adj0[v + 1] = (int16_t)(f.adj0[v + 1] + f.adj0[v]);
 	int16_t fill[FAST_MAX_NODES];
 	memcpy(fill, f.adj0, sizeof(int16_t) * (size_t)f.V);
-	for (int i = 0; i < t.nlinks; i++) {
-		f.nbr[fill[t.links[i].a]] = t.links[i].b;
-		f.adj[fill[t.links[i].a]++] = (int16_t)i;
-		f.nbr[fill[t.links[i].b]] = t.links[i].a;
-		f.adj[fill[t.links[i].b]++] = (int16_t)i;
+	for (int i = 0; i < f.nlinks; i++) {
+		f.nbr[fill[f.link[i].a]] = f.link[i].b;
+		f.adj[fill[f.link[i].a]++] = (int16_t)i;
+		f.nbr[fill[f.link[i].b]] = f.link[i].a;
+		f.adj[fill[f.link[i].b]++] = (int16_t)i;
 	}
-	rc = !fast_breakable(&f, 0, 0, 0);
-	bp_mirador_net_free(&t);
-	return rc;
+	return !fast_breakable(&f, 0, 0, 0);
 }
 
 int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
