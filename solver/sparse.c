@@ -67,6 +67,7 @@
 #define TOP_EVERY (1u << TOP_SHIFT)
 #define VIEW_MAX_MOVES 1024 /* moves a position of a view with children() may have */
 #define CACHE_KEYS 4096	    /* keys a worker of the enumeration remembers (a power of 2) */
+#define WALK_FIRST 4	    /* children the walk asks for first (walk_children) */
 
 struct bp_sparse {
 	uint32_t nt;
@@ -970,17 +971,20 @@ static int view_children(const struct bp_game *g, const struct bp_pos *p, uint32
 	return n;
 }
 
-/* Ranks the keys of n children of a position (all of tier ct) one at a time, in move
- * order, up to the first that the enumeration found over and lost for its player to
- * move: *at gets its place, or -1 when none is (every child ranked then, into index).
- * @return BP_OK; BP_ERANGE (a key not in the index). */
-static int first_lost_child(const bp_sparse *ix, uint32_t ct, const uint64_t *keys, int n,
-			    uint64_t *index, int *at)
+/* Ranks the keys of children from .. n - 1 of a position (all of tier ct) one at a
+ * time, in move order, up to the first that the enumeration found over and lost for
+ * its player to move: *at gets its place, or -1 when none is (all of them ranked then,
+ * into index). @return BP_OK; BP_EINVAL (a child not in tier ct); BP_ERANGE (a key
+ * not in the index). */
+static int first_lost_child(const bp_sparse *ix, uint32_t ct, const uint32_t *tier,
+			    const uint64_t *keys, int from, int n, uint64_t *index, int *at)
 {
 	const uint64_t *known = ix->outcome[ct];
 	*at = -1;
-	for (int i = 0; i < n; i++) {
+	for (int i = from; i < n; i++) {
 		uint64_t lo, hi;
+		if (tier[i] != ct)
+			return BP_EINVAL; /* not a move the walk can tell */
 		rank_range(ix, ct, keys + 2 * i, &lo, &hi);
 		int rc = rank_in(ix->k[ct], lo, hi, keys + 2 * i, &index[i]);
 		if (rc)
@@ -992,6 +996,38 @@ static int first_lost_child(const bp_sparse *ix, uint32_t ct, const uint64_t *ke
 		}
 	}
 	return BP_OK;
+}
+
+/* The children that view_tier_walk tells of p (tier t, not over, tier t + 1's outcomes
+ * known), into idx: the first child whose move wins at once alone, else every child.
+ * Where the game has children_keys_first, the first WALK_FIRST children are asked
+ * first, and the rest only when none of them wins at once. @return how many; an
+ * error (< 0). */
+static int walk_children(const struct bp_game *g, const bp_sparse *ix, uint32_t t,
+			 const struct bp_pos *p, uint32_t *ct, uint64_t *keys, uint64_t *idx)
+{
+	const struct bp_game_ops *ops = g->ops;
+	int rc, at = -1, n = 0, done = 0;
+	if ((rc = need_tier(ix, t + 1)))
+		return rc;
+	if (ops->children_keys_first) {
+		if ((n = ops->children_keys_first(g, p, WALK_FIRST, ct, keys)) < 0)
+			return n;
+		if ((rc = first_lost_child(ix, t + 1, ct, keys, 0, n, idx, &at)))
+			return rc;
+		done = n < WALK_FIRST || at >= 0; /* all of them, or one found */
+	}
+	if (!done) {
+		int from = n;
+		if ((n = ops->children_keys(g, p, ct, keys)) < 0)
+			return n;
+		if ((rc = first_lost_child(ix, t + 1, ct, keys, from, n, idx, &at)))
+			return rc;
+	}
+	if (at < 0)
+		return n;
+	idx[0] = idx[at]; /* told alone (see view_tier_walk) */
+	return 1;
 }
 
 /* tier_walk over the index, for the walk engine (solver/expanded.c): every index of
@@ -1011,7 +1047,9 @@ static int first_lost_child(const bp_sparse *ix, uint32_t ct, const uint64_t *ke
  * BP_GAME_WALK_UNREACHED, so no forward pass marks children through it), reads no
  * more of them. The children are ranked one at a time up to the first such child:
  * on mirador:10x10, 97% of the non-terminal positions have one, on average the
- * 1.5th of their 15 children, so that 14.6 M binary searches become 1.5 M. */
+ * 1.5th of their 15 children, so that 14.6 M binary searches become 1.5 M; and a
+ * game with children_keys_first makes the first few children's keys only
+ * (walk_children). */
 static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, uint64_t hi,
 			  unsigned what, const uint64_t *marked,
 			  int (*visit)(void *ctx, const struct bp_walk *w), void *ctx)
@@ -1051,27 +1089,16 @@ static int view_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo, u
 				    (rc = bp_sparse_unrank_position(ix, g, tier, i, &p)))
 					return rc;
 				if (known && tier + 1 < ix->nt && ix->outcome[tier + 1]) {
-					if ((n = g->ops->children_keys(g, &p, ct, keys)) < 0)
+					if ((n = walk_children(g, ix, tier, &p, ct, keys, idx)) < 0)
+						return n;
+				} else {
+					if ((n = view_children(g, &p, ct, idx)) < 0)
 						return n;
 					for (int k = 0; k < n; k++)
 						if (ct[k] != tier + 1)
-							return BP_EINVAL; /* as below */
-					if ((rc = need_tier(ix, tier + 1)))
-						return rc;
-					int at;
-					if ((rc = first_lost_child(ix, tier + 1, keys, n, idx,
-								   &at)))
-						return rc;
-					if (at >= 0) { /* told alone (see above) */
-						idx[0] = idx[at];
-						n = 1;
-					}
-				} else if ((n = view_children(g, &p, ct, idx)) < 0) {
-					return n;
+							return BP_EINVAL; /* not a move the walk can
+									   * tell */
 				}
-				for (int k = 0; k < n; k++)
-					if (ct[k] != tier + 1)
-						return BP_EINVAL; /* not a move the walk can tell */
 				w.nchildren = n;
 			}
 		}

@@ -279,6 +279,13 @@ struct bp_game_ops {
 	 * over the index do those one child at a time. */
 	int (*children_keys)(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
 			     uint64_t *keys);
+	/* OPTIONAL, with children_keys: its first `max` children only (max >= 1), the same
+	 * as children_keys writes them. @return how many were written (all the moves when
+	 * there are at most max), or a negative error. For callers that may stop at an
+	 * early child (the walk over an index of reachable positions, at a move that wins
+	 * at once: solver/sparse.c). NULL: they ask children_keys for every child. */
+	int (*children_keys_first)(const struct bp_game *g, const struct bp_pos *p, int max,
+				   uint32_t *tier, uint64_t *keys);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and

@@ -1128,10 +1128,11 @@ static int key_of_child(const struct mirador *m, const struct small_child *k, ui
 	return key_pack(m, k->set[0] | k->set[1], k->red, k->to_move, k->passed, key);
 }
 
-/* The canonical children of p (a position of a small grid that is not over), in
- * moves() order. @return how many (at least one: a pass when nothing else), or 0
- * when p is not a valid position of the grid (the caller falls back). */
-static int small_children(const struct mirador *m, const struct bp_pos *p, struct small_child *out)
+/* The first `max` canonical children of p (a position of a small grid that is not
+ * over), in moves() order. @return how many (at least one: a pass when nothing else),
+ * or 0 when p is not a valid position of the grid (the caller falls back). */
+static int small_children(const struct mirador *m, const struct bp_pos *p, int max,
+			  struct small_child *out)
 {
 	const struct small *sm = m->sm;
 	int N = m->nplace, mover = (int)TO_MOVE(p);
@@ -1210,7 +1211,7 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 		k->to_move = 1 - mover;
 		k->passed = passed;
 		legal &= legal - 1;
-	} while (legal);
+	} while (legal && n < max);
 	return n;
 }
 
@@ -1234,14 +1235,22 @@ static int children_generic(const struct bp_game *g, const struct bp_pos *p, uin
 	return n;
 }
 
-static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
-				 uint64_t *keys)
+static int mirador_children_keys_first(const struct bp_game *g, const struct bp_pos *p, int max,
+				       uint32_t *tier, uint64_t *keys)
 {
 	const struct mirador *m = M(g);
 	struct small_child kid[128];
-	int n = m->sm ? small_children(m, p, kid) : 0;
-	if (n == 0)
-		return children_generic(g, p, tier, keys, NULL);
+	int n = m->sm ? small_children(m, p, max, kid) : 0;
+	if (n == 0) { /* one child at a time, each kept here, the first max given */
+		uint32_t t2[MAX_CELLS + 1];
+		uint64_t k2[2 * (MAX_CELLS + 1)];
+		if ((n = children_generic(g, p, t2, k2, NULL)) < 0)
+			return n;
+		n = n > max ? max : n;
+		memcpy(tier, t2, sizeof *tier * (size_t)n);
+		memcpy(keys, k2, 2 * sizeof *keys * (size_t)n);
+		return n;
+	}
 	for (int i = 0; i < n; i++) {
 		int rc = key_of_child(m, &kid[i], keys + 2 * i);
 		if (rc)
@@ -1251,12 +1260,18 @@ static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p
 	return n;
 }
 
+static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+				 uint64_t *keys)
+{
+	return mirador_children_keys_first(g, p, INT_MAX, tier, keys);
+}
+
 static int mirador_children(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
 			    uint64_t *index)
 {
 	const struct mirador *m = M(g);
 	struct small_child kid[128];
-	int n = m->sm && m->ranked ? small_children(m, p, kid) : 0;
+	int n = m->sm && m->ranked ? small_children(m, p, INT_MAX, kid) : 0;
 	if (n == 0)
 		return children_generic(g, p, tier, NULL, index);
 	for (int i = 0; i < n; i++) {
@@ -2314,6 +2329,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.key_unpack = mirador_key_unpack,
 	.children = mirador_children,
 	.children_keys = mirador_children_keys,
+	.children_keys_first = mirador_children_keys_first,
 	.describe = mirador_describe,
 	.picture = mirador_picture,
 	.claims = "no-draw first-player pie corner-openings",

@@ -541,6 +541,7 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 			 *tb = malloc(sizeof *tb * (size_t)mm),
 			 *tc = malloc(sizeof *tc * (size_t)mm);
 		uint64_t *keys = malloc(2 * sizeof *keys * (size_t)mm),
+			 *first = malloc(2 * sizeof *first * (size_t)mm),
 			 *dense = malloc(sizeof *dense * (size_t)mm),
 			 *sparse = malloc(sizeof *sparse * (size_t)mm);
 		uint64_t expanded = 0;
@@ -586,6 +587,19 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 					cr_assert_eq(dense[k], idx);
 					cr_assert_eq(sparse[k], sidx);
 				}
+				/* the first few children alone: the same, fewer */
+				for (int max = 1; max <= 5; max++) {
+					int nf = g->ops->children_keys_first(g, &p, max, tb, first);
+					cr_assert_eq(nf, n < max ? n : max, "%s: %s first %d",
+						     boards[b], fmt_pos(g, &p), max);
+					for (int k = 0; k < nf; k++)
+						cr_assert(tb[k] == ta[k] &&
+								  first[2 * k] == keys[2 * k] &&
+								  first[2 * k + 1] ==
+									  keys[2 * k + 1],
+							  "%s: %s first %d move %d", boards[b],
+							  fmt_pos(g, &p), max, k);
+				}
 			}
 		cr_expect_gt(expanded, 0);
 		cr_expect_eq(bp_game_status(g), BP_OK);
@@ -593,6 +607,7 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 		free(tb);
 		free(tc);
 		free(keys);
+		free(first);
 		free(dense);
 		free(sparse);
 		free(mv);

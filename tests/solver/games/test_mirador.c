@@ -1081,6 +1081,42 @@ ParameterizedTest(struct unbreakable_case *sc, mirador, unbreakable_vs_search)
 	bp_game_destroy(g);
 }
 
+/* children_keys_first gives children_keys's first children, on small grids (the fast
+ * path) and on 13x10 (130 squares: one child at a time; its keys hold 18 pieces). */
+Test(mirador, children_keys_first)
+{
+	static const char *const specs[] = { "mirador:7x7", "mirador:10x10", "mirador:13x10" };
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = open_game(specs[k]);
+		uint64_t seed = 0x4649525354ull + k;
+		size_t mm = (size_t)g->max_moves;
+		uint32_t *ta = malloc(sizeof *ta * mm), *tb = malloc(sizeof *tb * mm);
+		uint64_t *ka = malloc(2 * sizeof *ka * mm), *kb = malloc(2 * sizeof *kb * 3);
+		printf("mirador children_keys_first %s: seed %llu\n", specs[k],
+		       (unsigned long long)seed);
+		for (int i = 0; i < 200; i++) {
+			struct bp_pos p = random_position(g, &seed, (int)(rng_next(&seed) % 16));
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+				continue;
+			int n = g->ops->children_keys(g, &p, ta, ka);
+			cr_assert_gt(n, 0, "%s: %d", fmt_pos(g, &p), n);
+			for (int max = 1; max <= 3; max++) {
+				int nf = g->ops->children_keys_first(g, &p, max, tb, kb);
+				cr_assert_eq(nf, n < max ? n : max, "%s", fmt_pos(g, &p));
+				for (int c = 0; c < nf; c++)
+					cr_assert(tb[c] == ta[c] && kb[2 * c] == ka[2 * c] &&
+							  kb[2 * c + 1] == ka[2 * c + 1],
+						  "%s: first %d, child %d", fmt_pos(g, &p), max, c);
+			}
+		}
+		free(ta);
+		free(tb);
+		free(ka);
+		free(kb);
+		bp_game_destroy(g);
+	}
+}
+
 Test(mirador, safe_chain_large_grid)
 {
 	struct bp_game *g = open_game("mirador:12x12");
