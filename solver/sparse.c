@@ -153,7 +153,13 @@ static void key_swap(uint64_t *a, uint64_t *b)
 
 /* Sorts n keys: quicksort with the comparison inline (qsort's call per comparison was
  * a tenth of the enumeration), the median of three as pivot, insertion sort for short
- * ranges, and qsort itself past a depth that only bad pivots reach. */
+ * ranges, and qsort itself past a depth that only bad pivots reach. The partition is
+ * Lomuto's with no branch on the comparison: each key is swapped with the first key
+ * not below the pivot and that place moves on by the comparison's result (0 or 1), so
+ * nothing depends on a guess at the outcome; Hoare's partition, branching on every
+ * comparison of keys in random order, mispredicted about half of them. A run of keys
+ * equal to the pivot all goes to the right side, which the enumeration's few repeats
+ * of a key never make long. */
 static void key_sort(uint64_t *k, uint64_t n, int depth)
 {
 	while (n > 16) {
@@ -169,27 +175,29 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 			if (key_less_sort(m, a))
 				key_swap(m, a);
 		}
-		uint64_t piv[2] = { m[0], m[1] };
-		uint64_t i = 0, j = n - 1;
-		for (;;) { /* Hoare's partition: [0, j] <= pivot <= [j + 1, n) */
-			while (key_less_sort(k + 2 * i, piv))
-				i++;
-			while (key_less_sort(piv, k + 2 * j))
-				j--;
-			if (i >= j)
-				break;
-			key_swap(k + 2 * i, k + 2 * j);
-			i++;
-			j--;
+		key_swap(k, m); /* the pivot first, out of the way */
+		const uint64_t piv[2] = { k[0], k[1] };
+		uint64_t lt = 1; /* [1, lt) below the pivot, [lt, i) not */
+		for (uint64_t i = 1; i < n; i++) {
+			uint64_t v0 = k[2 * i], v1 = k[2 * i + 1];
+			uint64_t less = (uint64_t)key_less_sort(k + 2 * i, piv);
+			k[2 * i] = k[2 * lt];
+			k[2 * i + 1] = k[2 * lt + 1];
+			k[2 * lt] = v0;
+			k[2 * lt + 1] = v1;
+			lt += less;
 		}
-		/* the smaller side by recursion, the larger by the loop */
-		if (j + 1 < n - j - 1) {
-			key_sort(k, j + 1, depth);
-			k += 2 * (j + 1);
-			n -= j + 1;
+		key_swap(k, k + 2 * (lt - 1)); /* the pivot between the sides */
+		/* [0, lt - 1) below, lt - 1 the pivot, [lt, n) not below: the smaller
+		 * side by recursion, the larger by the loop */
+		uint64_t left = lt - 1, right = n - lt;
+		if (left < right) {
+			key_sort(k, left, depth);
+			k += 2 * lt;
+			n = right;
 		} else {
-			key_sort(k + 2 * (j + 1), n - j - 1, depth);
-			n = j + 1;
+			key_sort(k + 2 * lt, right, depth);
+			n = left;
 		}
 	}
 	for (uint64_t i = 1; i < n; i++) {
