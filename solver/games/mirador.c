@@ -1310,8 +1310,10 @@ static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64
 	int np = popcount128(u);
 	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
 		return BP_ENOTFOUND;
+	/* the colour bits: at most 63 (np <= N and 2 + np <= 128 - N) */
+	uint64_t red = (uint64_t)(k >> 2);
 	for (u128 v = u; v; v &= v - 1, n++)
-		set[!(k >> (2 + n) & 1)] |= bit128(ctz128(v));
+		set[!(red >> n & 1)] |= v & (~v + 1);
 	return small_build(m, tier, set, (int)(k >> 1 & 1), (int)(k & 1), out);
 }
 
@@ -1327,10 +1329,11 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 	for (int c = 0; c < 2; c++)
 		for (u128 v = set[c]; v; v &= v - 1) {
 			int q = ctz128(v);
-			if (bad & bit128(q))
+			if (bad & v & (~v + 1))
 				return BP_ENOTFOUND; /* overlap or side contact */
 			bad |= sm->nb[q];
-			corner[c] |= sm->diag[q];
+			if (c == 0) /* blue's corners: below, only where they are asked */
+				corner[0] |= sm->diag[q];
 			pl[c] |= sm->pmask[q];
 		}
 	if ((corner[0] & set[1]) != 0)
@@ -1338,16 +1341,21 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 	int r = popcount128(set[0]), b = popcount128(set[1]), e = r - b - tm;
 	if (r + b + passes_of_counts(r, b, tm, passed) != (int)tier)
 		return BP_ENOTFOUND;
-	/* the turn order (see the header and validate_cells) */
-	int red_out = (sm->all & ~bad & ~corner[1]) == 0;
-	int blue_out = (sm->all & ~bad & ~corner[0]) == 0;
-	if (!passed) {
-		if ((e > 0 && (!tm || !blue_out)) || (e < 0 && (tm || !red_out)))
-			return BP_ENOTFOUND;
-	} else {
-		int over = tm ? e >= 0 : e <= 0;
-		if (!(tm ? red_out : blue_out) || (over && !(red_out && blue_out)))
-			return BP_ENOTFOUND;
+	/* the turn order (see the header and validate_cells): who has no placement left
+	 * matters only after a pass (passed, or counts that a pass put apart) */
+	if (passed || e != 0) {
+		for (u128 v = set[1]; v; v &= v - 1)
+			corner[1] |= sm->diag[ctz128(v)];
+		int red_out = (sm->all & ~bad & ~corner[1]) == 0;
+		int blue_out = (sm->all & ~bad & ~corner[0]) == 0;
+		if (!passed) {
+			if ((e > 0 && (!tm || !blue_out)) || (e < 0 && (tm || !red_out)))
+				return BP_ENOTFOUND;
+		} else {
+			int over = tm ? e >= 0 : e <= 0;
+			if (!(tm ? red_out : blue_out) || (over && !(red_out && blue_out)))
+				return BP_ENOTFOUND;
+		}
 	}
 	memset(out, 0, sizeof *out);
 	put_plane(out, 0, pl[0]);
