@@ -153,7 +153,12 @@ struct bp_walk {
 	 * say, where the walk knows it (the solver then unranks nothing); NONE where
 	 * the solver should ask outcome() */
 	enum bp_value outcome;
-	const uint64_t *children; /* indices in the next tier, one per legal move */
+	/* indices in the next tier, one per legal move; or, where the walk knows that a
+	 * move leads to a position over and lost for its player to move (the largest
+	 * child there is for the value rule: the position is a win in 1), that child
+	 * alone (solver/sparse.c's view; only where no forward pass needs every child:
+	 * a game without BP_GAME_WALK_UNREACHED) */
+	const uint64_t *children;
 	/* moves that raise the tier by two (Chicken's friendly + neutral pair): their
 	 * children's indices in tier + 2, one per move, not counted in nchildren */
 	int nfar;
@@ -274,6 +279,13 @@ struct bp_game_ops {
 	 * over the index do those one child at a time. */
 	int (*children_keys)(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
 			     uint64_t *keys);
+	/* OPTIONAL, with children_keys: its first `max` children only (max >= 1), the same
+	 * as children_keys writes them. @return how many were written (all the moves when
+	 * there are at most max), or a negative error. For callers that may stop at an
+	 * early child (the walk over an index of reachable positions, at a move that wins
+	 * at once: solver/sparse.c). NULL: they ask children_keys for every child. */
+	int (*children_keys_first)(const struct bp_game *g, const struct bp_pos *p, int max,
+				   uint32_t *tier, uint64_t *keys);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and

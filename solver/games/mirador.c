@@ -221,15 +221,12 @@ static int double_pass(const struct bp_pos *p, int P)
  * perft then stop with BP_ENOMEM) and the chains count as breakable. */
 static int unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
-	struct bp_mirador_verdict v;
-	if (bp_mirador_safe_chain(g, p, colour) == 1)
-		return 1; /* the search would stop at its first node with the same answer */
-	int rc = bp_mirador_test(g, p, colour, &v);
-	if (rc) {
+	int rc = bp_mirador_unbreakable(g, p, colour);
+	if (rc < 0) {
 		bp_game_fail(g, rc);
 		return 0;
 	}
-	return v.unbreakable;
+	return rc;
 }
 
 static enum bp_value mirador_outcome(const struct bp_game *g, const struct bp_pos *p)
@@ -878,6 +875,11 @@ struct small {
 	uint8_t *psym;	    /* nsym * nplace */
 	int16_t *cellplace; /* ncells: the place whose top-left square it is, or -1 */
 	u128 *opsym;	    /* nsym * nplace: order_of(pmask[psym[s][i]]) */
+	int h;		    /* rows */
+	u128 *pmask_t;	    /* nplace: pmask transposed (square (x, y) at bit x * h + y) */
+	/* the places in rows (columns) of top-left squares below y (left of x): ny + 1
+	 * (nx + 1) entries */
+	u128 *prow, *pcol;
 };
 
 static u128 bit128(int i)
@@ -946,6 +948,9 @@ static void small_free(struct small *sm)
 	free(sm->psym);
 	free(sm->cellplace);
 	free(sm->opsym);
+	free(sm->pmask_t);
+	free(sm->prow);
+	free(sm->pcol);
 	free(sm);
 }
 
@@ -967,11 +972,16 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->psym = calloc((size_t)N * (size_t)g->nsym, 1);
 	sm->cellplace = malloc(sizeof *sm->cellplace * (size_t)gr->ncells);
 	sm->opsym = calloc((size_t)N * (size_t)g->nsym, sizeof *sm->opsym);
-	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym) {
+	sm->pmask_t = calloc((size_t)N, sizeof *sm->pmask_t);
+	sm->prow = calloc((size_t)gr->ny + 1, sizeof *sm->prow);
+	sm->pcol = calloc((size_t)gr->nx + 1, sizeof *sm->pcol);
+	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
+	    !sm->pmask_t || !sm->prow || !sm->pcol) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
 	sm->w = gr->w;
+	sm->h = gr->h;
 	sm->p = P;
 	for (int c = 0; c < gr->ncells; c++) {
 		int x = c % gr->w, y = c / gr->w;
@@ -1010,6 +1020,17 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	}
 	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
 		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
+	for (int i = 0; i < N; i++) {
+		for (int y = i / gr->nx + 1; y <= gr->ny; y++)
+			sm->prow[y] |= bit128(i);
+		for (int x = i % gr->nx + 1; x <= gr->nx; x++)
+			sm->pcol[x] |= bit128(i);
+	}
+	for (int i = 0; i < N; i++)
+		for (u128 v = sm->pmask[i]; v; v &= v - 1) {
+			int c = ctz128(v);
+			sm->pmask_t[i] |= bit128(c % gr->w * gr->h + c / gr->w);
+		}
 	m->sm = sm;
 	return BP_OK;
 }
@@ -1107,10 +1128,11 @@ static int key_of_child(const struct mirador *m, const struct small_child *k, ui
 	return key_pack(m, k->set[0] | k->set[1], k->red, k->to_move, k->passed, key);
 }
 
-/* The canonical children of p (a position of a small grid that is not over), in
- * moves() order. @return how many (at least one: a pass when nothing else), or 0
- * when p is not a valid position of the grid (the caller falls back). */
-static int small_children(const struct mirador *m, const struct bp_pos *p, struct small_child *out)
+/* The first `max` canonical children of p (a position of a small grid that is not
+ * over), in moves() order. @return how many (at least one: a pass when nothing else),
+ * or 0 when p is not a valid position of the grid (the caller falls back). */
+static int small_children(const struct mirador *m, const struct bp_pos *p, int max,
+			  struct small_child *out)
 {
 	const struct small *sm = m->sm;
 	int N = m->nplace, mover = (int)TO_MOVE(p);
@@ -1189,7 +1211,7 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, struc
 		k->to_move = 1 - mover;
 		k->passed = passed;
 		legal &= legal - 1;
-	} while (legal);
+	} while (legal && n < max);
 	return n;
 }
 
@@ -1213,14 +1235,22 @@ static int children_generic(const struct bp_game *g, const struct bp_pos *p, uin
 	return n;
 }
 
-static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
-				 uint64_t *keys)
+static int mirador_children_keys_first(const struct bp_game *g, const struct bp_pos *p, int max,
+				       uint32_t *tier, uint64_t *keys)
 {
 	const struct mirador *m = M(g);
 	struct small_child kid[128];
-	int n = m->sm ? small_children(m, p, kid) : 0;
-	if (n == 0)
-		return children_generic(g, p, tier, keys, NULL);
+	int n = m->sm ? small_children(m, p, max, kid) : 0;
+	if (n == 0) { /* one child at a time, each kept here, the first max given */
+		uint32_t t2[MAX_CELLS + 1];
+		uint64_t k2[2 * (MAX_CELLS + 1)];
+		if ((n = children_generic(g, p, t2, k2, NULL)) < 0)
+			return n;
+		n = n > max ? max : n;
+		memcpy(tier, t2, sizeof *tier * (size_t)n);
+		memcpy(keys, k2, 2 * sizeof *keys * (size_t)n);
+		return n;
+	}
 	for (int i = 0; i < n; i++) {
 		int rc = key_of_child(m, &kid[i], keys + 2 * i);
 		if (rc)
@@ -1230,12 +1260,18 @@ static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p
 	return n;
 }
 
+static int mirador_children_keys(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
+				 uint64_t *keys)
+{
+	return mirador_children_keys_first(g, p, INT_MAX, tier, keys);
+}
+
 static int mirador_children(const struct bp_game *g, const struct bp_pos *p, uint32_t *tier,
 			    uint64_t *index)
 {
 	const struct mirador *m = M(g);
 	struct small_child kid[128];
-	int n = m->sm && m->ranked ? small_children(m, p, kid) : 0;
+	int n = m->sm && m->ranked ? small_children(m, p, INT_MAX, kid) : 0;
 	if (n == 0)
 		return children_generic(g, p, tier, NULL, index);
 	for (int i = 0; i < n; i++) {
@@ -1274,8 +1310,10 @@ static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64
 	int np = popcount128(u);
 	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
 		return BP_ENOTFOUND;
+	/* the colour bits: at most 63 (np <= N and 2 + np <= 128 - N) */
+	uint64_t red = (uint64_t)(k >> 2);
 	for (u128 v = u; v; v &= v - 1, n++)
-		set[!(k >> (2 + n) & 1)] |= bit128(ctz128(v));
+		set[!(red >> n & 1)] |= v & (~v + 1);
 	return small_build(m, tier, set, (int)(k >> 1 & 1), (int)(k & 1), out);
 }
 
@@ -1291,10 +1329,11 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 	for (int c = 0; c < 2; c++)
 		for (u128 v = set[c]; v; v &= v - 1) {
 			int q = ctz128(v);
-			if (bad & bit128(q))
+			if (bad & v & (~v + 1))
 				return BP_ENOTFOUND; /* overlap or side contact */
 			bad |= sm->nb[q];
-			corner[c] |= sm->diag[q];
+			if (c == 0) /* blue's corners: below, only where they are asked */
+				corner[0] |= sm->diag[q];
 			pl[c] |= sm->pmask[q];
 		}
 	if ((corner[0] & set[1]) != 0)
@@ -1302,16 +1341,21 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 	int r = popcount128(set[0]), b = popcount128(set[1]), e = r - b - tm;
 	if (r + b + passes_of_counts(r, b, tm, passed) != (int)tier)
 		return BP_ENOTFOUND;
-	/* the turn order (see the header and validate_cells) */
-	int red_out = (sm->all & ~bad & ~corner[1]) == 0;
-	int blue_out = (sm->all & ~bad & ~corner[0]) == 0;
-	if (!passed) {
-		if ((e > 0 && (!tm || !blue_out)) || (e < 0 && (tm || !red_out)))
-			return BP_ENOTFOUND;
-	} else {
-		int over = tm ? e >= 0 : e <= 0;
-		if (!(tm ? red_out : blue_out) || (over && !(red_out && blue_out)))
-			return BP_ENOTFOUND;
+	/* the turn order (see the header and validate_cells): who has no placement left
+	 * matters only after a pass (passed, or counts that a pass put apart) */
+	if (passed || e != 0) {
+		for (u128 v = set[1]; v; v &= v - 1)
+			corner[1] |= sm->diag[ctz128(v)];
+		int red_out = (sm->all & ~bad & ~corner[1]) == 0;
+		int blue_out = (sm->all & ~bad & ~corner[0]) == 0;
+		if (!passed) {
+			if ((e > 0 && (!tm || !blue_out)) || (e < 0 && (tm || !red_out)))
+				return BP_ENOTFOUND;
+		} else {
+			int over = tm ? e >= 0 : e <= 0;
+			if (!(tm ? red_out : blue_out) || (over && !(red_out && blue_out)))
+				return BP_ENOTFOUND;
+		}
 	}
 	memset(out, 0, sizeof *out);
 	put_plane(out, 0, pl[0]);
@@ -1457,8 +1501,364 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
 		return BP_EUNSUPPORTED;
 	u128 x = get_plane(p, colour), occ = x | get_plane(p, 1 - colour);
 	u128 safe = sm->sq_all & ~occ & ~sq_cover(sm, x, occ);
-	return sq_chain(sm, x, safe, sm->sq_n, 2, sm->sq_s, 2) ||
-	       sq_chain(sm, x, safe, sm->sq_w, 0, sm->sq_e, 0);
+	/* east-west first: on mirador:10x10's positions it holds a safe chain more often
+	 * than north-south (5.8 M against 5.2 M of 9.1 M; canonical forms favour one
+	 * orientation), so the second walk is needed less often */
+	return sq_chain(sm, x, safe, sm->sq_w, 0, sm->sq_e, 0) ||
+	       sq_chain(sm, x, safe, sm->sq_n, 2, sm->sq_s, 2);
+}
+
+/* ---- small grids: the chain-breaking search on place sets ------------------------------ */
+
+/* The positions whose chains bp_mirador_safe_chain cannot call unbreakable (a sixth of
+ * mirador:10x10's, two thirds of them breakable) go to the chain-breaking search of
+ * mirador_chain.c. On small grids it runs here instead: the same tree, node by node
+ * (see there for why it is exact), on the same network (the links and lanes that
+ * bp_mirador_net_build finds, found here on the squares as bitboards: fast_net), but
+ * with the opponent's placements as sets of places:
+ *
+ *   legal        the opponent's legal places now (RULES.md 9.1: no overlap or side
+ *                contact with any piece, no corner contact with the player's)
+ *   lc[l]        lane l's candidates: the legal places whose piece covers one of its
+ *                squares (a rectangle of places, from prefix tables: fast_lane)
+ *   T, X         the places taken and excluded on the way to the node
+ *   avail        legal & ~nb(T) & ~X, nb(T) being the OR of nb over T: the places
+ *                that overlap T's pieces or touch them along a side, T's own among
+ *                them. Two legal placements can be played one after the other
+ *                exactly when neither is in the other's nb (legality is pairwise),
+ *                which is what mirador_chain.c counts candidate by candidate
+ *                (conflicts), so avail is its set of available candidates
+ *   lane l       cut when lc[l] & T is not empty (T holds an opponent square on it);
+ *                else it weighs popcount(lc[l] & avail), as navail there
+ *
+ * mirador_chain.c builds lists (lane -> candidates, candidate -> lanes) and keeps
+ * counts through them as candidates are taken and excluded: making and keeping them
+ * was a third of its time, where a node here is a few 128-bit ANDs and popcounts a
+ * lane. The branching order (most lanes covered first, then by place where
+ * mirador_chain.c goes by the order it met them) and ties between equally light chains
+ * may differ from there, which changes the number of nodes but not the answer: each
+ * step is a proof whatever the order. The tests compare the two on random positions
+ * and against a brute force over every set of placements. */
+#define FAST_MAX_NODES 132 /* pieces and the four sides */
+#define FAST_MAX_LINKS 512
+#define FAST_MAX_LANES 1024
+
+struct fast {
+	const struct small *sm;
+	u128 legal;
+	int n, V; /* pieces; nodes (pieces, then the sides N, S, W, E) */
+	int nlinks, nlanes;
+	struct bp_mirador_edge link[FAST_MAX_LINKS];
+	int16_t adj0[FAST_MAX_NODES + 1], adj[2 * FAST_MAX_LINKS]; /* node -> links */
+	int16_t nbr[2 * FAST_MAX_LINKS];	       /* the node at the other end of adj's link */
+	int lw[FAST_MAX_LINKS], lbest[FAST_MAX_LINKS]; /* as in the search */
+	uint8_t score[128];			       /* per place: lanes */
+	u128 lc[FAST_MAX_LANES];
+};
+
+/* mirador_chain.c's lightest_chain on f's weights: the weight of the least-weight
+ * chain from side `from` to side `to` (sides only at its ends), or -1 when there is
+ * none; via gets, per node, the link that reached it. */
+static int fast_lightest(const struct fast *f, int from, int to, int *via)
+{
+	int n = f->n, src = n + from, dst = n + to, nopen = 0;
+	int dist[FAST_MAX_NODES], open[FAST_MAX_NODES];
+	uint8_t done[FAST_MAX_NODES];
+	for (int v = 0; v < f->V; v++) {
+		dist[v] = INT_MAX;
+		done[v] = 0;
+		via[v] = -1;
+	}
+	dist[src] = 0;
+	open[nopen++] = src;
+	while (nopen > 0) {
+		int at = 0;
+		for (int k = 1; k < nopen; k++)
+			if (dist[open[k]] < dist[open[at]])
+				at = k;
+		int u = open[at];
+		open[at] = open[--nopen];
+		if (u == dst)
+			return dist[u];
+		done[u] = 1;
+		if (u >= n && u != src)
+			continue; /* a side is never an intermediate step */
+		for (int k = f->adj0[u]; k < f->adj0[u + 1]; k++) {
+			int li = f->adj[k], v = f->nbr[k];
+			if (f->lw[li] < 0 || done[v] || (v >= n && v != dst))
+				continue;
+			int d = dist[u] + f->lw[li];
+			if (d < dist[v]) {
+				if (dist[v] == INT_MAX)
+					open[nopen++] = v;
+				dist[v] = d;
+				via[v] = li;
+			}
+		}
+	}
+	return -1;
+}
+
+/* 1 when some set of available placements, with T, breaks every chain (the search's
+ * breakable(); nbt is nb(T), X the excluded places). */
+static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
+{
+	u128 avail = f->legal & ~nbt & ~X;
+	for (int i = 0; i < f->nlinks; i++) {
+		const struct bp_mirador_edge *l = &f->link[i];
+		int best = INT_MAX, bl = -1;
+		for (int k = l->l0; k < l->l0 + l->nl; k++) {
+			if (f->lc[k] & T)
+				continue; /* cut */
+			int w = popcount128(f->lc[k] & avail);
+			if (w < best) {
+				best = w;
+				bl = k;
+			}
+		}
+		f->lw[i] = l->nl == 0 ? 0 : bl < 0 ? -1 : best;
+		f->lbest[i] = bl;
+	}
+	int via[2][FAST_MAX_NODES], dir = -1, best = INT_MAX;
+	for (int d = 0; d < 2; d++) {
+		int w = d == 0 ? fast_lightest(f, BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S, via[0])
+			       : fast_lightest(f, BP_MIRADOR_SIDE_W, BP_MIRADOR_SIDE_E, via[1]);
+		if (w == 0)
+			return 0; /* a chain no extension of T can cut */
+		if (w > 0 && w < best) {
+			best = w;
+			dir = d;
+		}
+	}
+	if (dir < 0)
+		return 1; /* T breaks every chain */
+	/* any breaking set with T holds an available place covering the chosen lane of a
+	 * link of this chain: branch on those */
+	u128 br = 0;
+	const int *vv = via[dir];
+	for (int v = f->n + (dir == 0 ? BP_MIRADOR_SIDE_S : BP_MIRADOR_SIDE_E); vv[v] >= 0;) {
+		int li = vv[v];
+		const struct bp_mirador_edge *l = &f->link[li];
+		if (f->lw[li] > 0)
+			br |= f->lc[f->lbest[li]] & avail;
+		v = l->a == v ? l->b : l->a;
+	}
+	int list[128], nl = 0;
+	for (; br; br &= br - 1) { /* most lanes covered first */
+		int c = ctz128(br), j = nl++;
+		while (j > 0 && f->score[list[j - 1]] < f->score[c]) {
+			list[j] = list[j - 1];
+			j--;
+		}
+		list[j] = c;
+	}
+	for (int i = 0; i < nl; i++) {
+		int c = list[i];
+		if (fast_breakable(f, T | bit128(c), nbt | f->sm->nb[c], X))
+			return 1;
+		X |= bit128(c); /* the later branches break without c */
+	}
+	return 0;
+}
+
+/* The places in rows a .. b and columns c .. d of top-left squares (clipped). */
+static u128 place_rect(const struct small *sm, int nx, int ny, int a, int b, int c, int d)
+{
+	a = a < 0 ? 0 : a;
+	c = c < 0 ? 0 : c;
+	b = b >= ny ? ny - 1 : b;
+	d = d >= nx ? nx - 1 : d;
+	if (a > b || c > d)
+		return 0;
+	return sm->prow[b + 1] & ~sm->prow[a] & sm->pcol[d + 1] & ~sm->pcol[c];
+}
+
+/* Adds a lane to the link being made: squares lo .. hi of row `at` (vert 0) or of
+ * column `at` (vert 1), all empty. Its candidates are the legal places whose piece
+ * covers one of them: the top-left squares in the P rows (columns) up to `at` and
+ * from P - 1 before lo to hi along it. @return 0; -1 when full. */
+static int fast_lane(struct fast *f, const struct mirador *m, int vert, int at, int lo, int hi)
+{
+	int P = m->gr.p, nx = m->gr.nx, ny = m->gr.ny;
+	if (f->nlanes == FAST_MAX_LANES)
+		return -1;
+	u128 c = vert ? place_rect(f->sm, nx, ny, lo - P + 1, hi, at - P + 1, at)
+		      : place_rect(f->sm, nx, ny, at - P + 1, at, lo - P + 1, hi);
+	c &= f->legal;
+	for (u128 v = c; v; v &= v - 1)
+		f->score[ctz128(v)]++;
+	f->lc[f->nlanes++] = c;
+	return 0;
+}
+
+/* Ends the link from node a to node b whose lanes are l0 .. f->nlanes - 1 (none: it
+ * cannot be cut). @return 0; -1 when full. */
+static int fast_link(struct fast *f, int a, int b, int l0)
+{
+	if (f->nlinks == FAST_MAX_LINKS)
+		return -1;
+	f->link[f->nlinks++] =
+		(struct bp_mirador_edge){ (int16_t)a, (int16_t)b, l0, f->nlanes - l0, 0 };
+	return 0;
+}
+
+/* The network of the player with places xs (squares xsq) on a board whose occupied
+ * squares are occ (occ_t transposed), into f: the links of RULES.md 9.2 as
+ * bp_mirador_net_build finds them (each piece's four sides, its corners to the right,
+ * and the first occupied square to the right in each of its rows and downwards in each
+ * of its columns), on the squares as bitboards. A piece found that way is whole and
+ * touches no other of its colour along a side, so the square a corner or a line of
+ * sight meets is its piece's left column (top row), and that piece's place follows
+ * from at most P rows (columns). @return 0; -1 when an array is full. */
+static int fast_net(struct fast *f, const struct mirador *m, u128 xs, u128 xsq, u128 occ,
+		    u128 occ_t)
+{
+	const struct small *sm = f->sm;
+	int W = sm->w, H = sm->h, P = sm->p, nx = m->gr.nx;
+	int8_t id[128]; /* place -> piece, for xs */
+	int n = 0;
+	for (u128 v = xs; v; v &= v - 1)
+		id[ctz128(v)] = (int8_t)n++;
+	f->n = n;
+	f->V = n + 4;
+	if (f->V > FAST_MAX_NODES)
+		return -1;
+	const u128 row1 = bit128(W) - 1, col1 = bit128(H) - 1;
+	int i = 0;
+	for (u128 v = xs; v; v &= v - 1, i++) {
+		int q = ctz128(v), x = q % nx, y = q / nx, l0;
+		/* sides: touched, else line of sight in each row (column) of the piece */
+		static const int side[4] = { BP_MIRADOR_SIDE_N, BP_MIRADOR_SIDE_S,
+					     BP_MIRADOR_SIDE_W, BP_MIRADOR_SIDE_E };
+		for (int d = 0; d < 4; d++) {
+			int touch = d == 0   ? y == 0
+				    : d == 1 ? y + P == H
+				    : d == 2 ? x == 0
+					     : x + P == W;
+			l0 = f->nlanes;
+			for (int k = 0; k < P && !touch; k++) {
+				int lo = d == 0 ? 0 : d == 1 ? y + P : d == 2 ? 0 : x + P;
+				int hi = d == 0 ? y - 1 : d == 1 ? H - 1 : d == 2 ? x - 1 : W - 1;
+				u128 line = d < 2 ? occ_t >> ((x + k) * H) & col1
+						  : occ >> ((y + k) * W) & row1;
+				if (line & (bit128(hi + 1) - bit128(lo)))
+					continue; /* no line of sight to that side here */
+				if (fast_lane(f, m, d < 2, d < 2 ? x + k : y + k, lo, hi))
+					return -1;
+			}
+			if ((touch || f->nlanes > l0) && fast_link(f, i, n + side[d], l0))
+				return -1;
+		}
+		/* corners to the right: the piece there has its top-left at (x + P, y + P),
+		 * or its bottom-left at (x + P, y - 1) */
+		if (x + P < W && y + P < H && (xsq >> ((y + P) * W + x + P) & 1))
+			if (fast_link(f, i, id[(y + P) * nx + x + P], f->nlanes))
+				return -1;
+		if (x + P < W && y > 0 && (xsq >> ((y - 1) * W + x + P) & 1))
+			if (fast_link(f, i, id[(y - P) * nx + x + P], f->nlanes))
+				return -1;
+		/* line of sight to the right and downwards; each partner's lanes together */
+		for (int vert = 0; vert < 2; vert++) {
+			int partner[128], hit[128];
+			for (int k = 0; k < P; k++) {
+				u128 line = vert ? occ_t >> ((x + k) * H) & col1
+						 : occ >> ((y + k) * W) & row1;
+				int lo = vert ? y + P : x + P;
+				u128 ahead = line >> lo;
+				partner[k] = -1;
+				if (!ahead)
+					continue;
+				int u = lo + ctz128(ahead);
+				int cx = vert ? x + k : u, cy = vert ? u : y + k;
+				if (!(xsq >> (cy * W + cx) & 1))
+					continue; /* the opponent's */
+				/* the piece met: its left column is u (top row u); find its row
+				 * (column) among the P that hold square k */
+				for (int o = 0; o < P; o++) {
+					int px = vert ? x + k - o : u, py = vert ? u : y + k - o;
+					if (px >= 0 && py >= 0 && px < nx && py < m->gr.ny &&
+					    (xs >> (py * nx + px) & 1)) {
+						partner[k] = id[py * nx + px];
+						break;
+					}
+				}
+				hit[k] = u;
+			}
+			for (int k = 0; k < P; k++) {
+				if (partner[k] < 0)
+					continue;
+				int j = partner[k];
+				l0 = f->nlanes;
+				for (int k2 = k; k2 < P; k2++) {
+					if (partner[k2] != j)
+						continue;
+					if (fast_lane(f, m, vert, vert ? x + k2 : y + k2,
+						      vert ? y + P : x + P, hit[k2] - 1))
+						return -1;
+					partner[k2] = -1;
+				}
+				if (fast_link(f, i, j, l0))
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The chain-breaking search for colour on p (a valid position of a small grid) after
+ * bp_mirador_safe_chain said 0. @return 1 unbreakable; 0; BP_EUNSUPPORTED (a network
+ * beyond the arrays above, or p not whole pieces: the caller's search). */
+static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int colour)
+{
+	const struct small *sm = m->sm;
+	u128 set[2];
+	struct fast f;
+	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
+		return BP_EUNSUPPORTED;
+	f.sm = sm;
+	f.nlinks = f.nlanes = 0;
+	u128 bad = 0, occ_t = 0;
+	for (u128 v = set[0] | set[1]; v; v &= v - 1) {
+		bad |= sm->nb[ctz128(v)];
+		occ_t |= sm->pmask_t[ctz128(v)];
+	}
+	for (u128 v = set[colour]; v; v &= v - 1)
+		bad |= sm->diag[ctz128(v)];
+	f.legal = sm->all & ~bad;
+	memset(f.score, 0, sizeof f.score);
+	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
+	if (fast_net(&f, m, set[colour], xsq, occ, occ_t))
+		return BP_EUNSUPPORTED;
+	/* node -> links, in compressed rows */
+	memset(f.adj0, 0, sizeof(int16_t) * (size_t)(f.V + 1));
+	for (int i = 0; i < f.nlinks; i++) {
+		f.adj0[f.link[i].a + 1]++;
+		f.adj0[f.link[i].b + 1]++;
+	}
+	for (int v = 0; v < f.V; v++)
+		f.adj0[v + 1] = (int16_t)(f.adj0[v + 1] + f.adj0[v]);
+	int16_t fill[FAST_MAX_NODES];
+	memcpy(fill, f.adj0, sizeof(int16_t) * (size_t)f.V);
+	for (int i = 0; i < f.nlinks; i++) {
+		f.nbr[fill[f.link[i].a]] = f.link[i].b;
+		f.adj[fill[f.link[i].a]++] = (int16_t)i;
+		f.nbr[fill[f.link[i].b]] = f.link[i].a;
+		f.adj[fill[f.link[i].b]++] = (int16_t)i;
+	}
+	return !fast_breakable(&f, 0, 0, 0);
+}
+
+int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
+{
+	const struct mirador *m = M(g);
+	struct bp_mirador_verdict v;
+	int rc = m->sm ? bp_mirador_safe_chain(g, p, colour) : 0;
+	if (rc == 1)
+		return 1; /* the search would stop at its first node with the same answer */
+	if (m->sm && (rc = fast_unbreakable(m, p, colour)) != BP_EUNSUPPORTED)
+		return rc;
+	rc = bp_mirador_test(g, p, colour, &v);
+	return rc ? rc : v.unbreakable;
 }
 
 /* unrank on a small grid, from the places the index gives. */
@@ -1937,6 +2337,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.key_unpack = mirador_key_unpack,
 	.children = mirador_children,
 	.children_keys = mirador_children_keys,
+	.children_keys_first = mirador_children_keys_first,
 	.describe = mirador_describe,
 	.picture = mirador_picture,
 	.claims = "no-draw first-player pie corner-openings",

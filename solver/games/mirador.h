@@ -54,6 +54,12 @@ int bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int co
  * rules). @return 1; 0; BP_EUNSUPPORTED (a larger grid). */
 int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour);
 
+/* The unbreakable test as outcome() runs it (bp_mirador_safe_chain first, then the
+ * chain-breaking search, on small grids on sets of places): 1 when colour's chains on
+ * p's board cannot be broken, else 0, as bp_mirador_test's verdict. p must be a valid
+ * position. @return 1; 0; BP_ENOMEM. */
+int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour);
+
 /* Whether colour may place a piece with its top-left square at (x, y) on p's board
  * (RULES.md 9.1), whoever is to move. */
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y);

@@ -541,6 +541,7 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 			 *tb = malloc(sizeof *tb * (size_t)mm),
 			 *tc = malloc(sizeof *tc * (size_t)mm);
 		uint64_t *keys = malloc(2 * sizeof *keys * (size_t)mm),
+			 *first = malloc(2 * sizeof *first * (size_t)mm),
 			 *dense = malloc(sizeof *dense * (size_t)mm),
 			 *sparse = malloc(sizeof *sparse * (size_t)mm);
 		uint64_t expanded = 0;
@@ -586,6 +587,19 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 					cr_assert_eq(dense[k], idx);
 					cr_assert_eq(sparse[k], sidx);
 				}
+				/* the first few children alone: the same, fewer */
+				for (int max = 1; max <= 5; max++) {
+					int nf = g->ops->children_keys_first(g, &p, max, tb, first);
+					cr_assert_eq(nf, n < max ? n : max, "%s: %s first %d",
+						     boards[b], fmt_pos(g, &p), max);
+					for (int k = 0; k < nf; k++)
+						cr_assert(tb[k] == ta[k] &&
+								  first[2 * k] == keys[2 * k] &&
+								  first[2 * k + 1] ==
+									  keys[2 * k + 1],
+							  "%s: %s first %d move %d", boards[b],
+							  fmt_pos(g, &p), max, k);
+				}
 			}
 		cr_expect_gt(expanded, 0);
 		cr_expect_eq(bp_game_status(g), BP_OK);
@@ -593,6 +607,7 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 		free(tb);
 		free(tc);
 		free(keys);
+		free(first);
 		free(dense);
 		free(sparse);
 		free(mv);
@@ -609,13 +624,18 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
  * index of every tier visited once, in order; a position over with outcome()'s answer
  * and no children, the others with each move's child ranked in the next tier. Over an
  * index just enumerated (the outcomes known) and over the same index read back from a
- * table (each position unranked and asked). */
+ * table (each position unranked and asked). Over the enumerated index a position with
+ * a move to a child over and lost for its player to move is told with the first such
+ * child alone (the value rule's best child, view_tier_walk); `told_alone` counts them,
+ * and `lost_first` the positions over the read index that have such a child. */
 struct walk_check {
 	const struct bp_game *g, *view;
 	const bp_sparse *ix;
 	uint32_t t;
 	uint64_t next; /* the index expected next */
 	struct bp_move *mv;
+	int shortcut; /* the index's outcomes are known: the walk's shortcut expected */
+	uint64_t told_alone, lost_first;
 };
 
 static int walk_check_visit(void *ctx, const struct bp_walk *w)
@@ -634,18 +654,34 @@ static int walk_check_visit(void *ctx, const struct bp_walk *w)
 			  fmt_pos(g, &p), w->nchildren, (int)w->outcome);
 		return BP_OK;
 	}
-	int n = g->ops->moves(g, &p, c->mv);
-	cr_assert_eq(w->nchildren, n, "%s", fmt_pos(g, &p));
+	int n = g->ops->moves(g, &p, c->mv), lost = -1;
+	uint64_t idx[512];
+	cr_assert_leq(n, 512);
 	for (int k = 0; k < n; k++) {
 		struct bp_pos ch = p, canon;
-		uint64_t key[2], idx;
+		uint64_t key[2];
 		g->ops->apply(g, &ch, c->mv[k]);
 		naive_canonical(g, &ch, &canon);
 		cr_assert_eq(g->ops->tier(g, &canon), c->t + 1);
 		cr_assert_eq(g->ops->key_pack(g, &canon, key), BP_OK);
-		cr_assert_eq(bp_sparse_rank(c->ix, c->t + 1, key, &idx), BP_OK);
-		cr_assert_eq(w->children[k], idx, "%s move %d", fmt_pos(g, &p), k);
+		cr_assert_eq(bp_sparse_rank(c->ix, c->t + 1, key, &idx[k]), BP_OK);
+		if (lost < 0 && g->ops->outcome(g, &canon) == BP_VALUE_LOSS)
+			lost = k;
 	}
+	if (lost >= 0 && c->shortcut) {
+		cr_assert(w->nchildren == 1 && w->children[0] == idx[lost],
+			  "%s: move %d wins at once, the walk told %d children, the first %llu "
+			  "(expected %llu)",
+			  fmt_pos(g, &p), lost, w->nchildren,
+			  (unsigned long long)(w->nchildren > 0 ? w->children[0] : 0),
+			  (unsigned long long)idx[lost]);
+		c->told_alone++;
+		return BP_OK;
+	}
+	c->lost_first += lost >= 0;
+	cr_assert_eq(w->nchildren, n, "%s", fmt_pos(g, &p));
+	for (int k = 0; k < n; k++)
+		cr_assert_eq(w->children[k], idx[k], "%s move %d", fmt_pos(g, &p), k);
 	return BP_OK;
 }
 
@@ -668,7 +704,9 @@ Test(sparse, tier_walk_over_the_index_as_the_rules, .timeout = 240)
 		for (int k = 0; k < 2; k++) {
 			cr_assert_eq(bp_sparse_view(g, ix[k], &view[k]), BP_OK);
 			cr_assert_not_null(view[k]->ops->tier_walk);
-			struct walk_check c = { .g = g, .view = view[k], .ix = ix[k] };
+			struct walk_check c = {
+				.g = g, .view = view[k], .ix = ix[k], .shortcut = k == 0
+			};
 			c.mv = bp_game_move_buffer(g);
 			for (c.t = 0; c.t < g->ntiers; c.t++) {
 				uint64_t n = bp_sparse_count(ix[k], c.t), half = n / 2;
@@ -683,6 +721,12 @@ Test(sparse, tier_walk_over_the_index_as_the_rules, .timeout = 240)
 					     BP_OK);
 				cr_assert_eq(c.next, n, "%s tier %u", walked[b], c.t);
 			}
+			/* the shortcut is taken over the enumerated index, and only there */
+			if (k == 0)
+				cr_expect_gt(c.told_alone, 0, "%s", walked[b]);
+			else
+				cr_expect_gt(c.lost_first, 0, "%s", walked[b]);
+			cr_expect_eq(k == 0 ? c.lost_first : c.told_alone, 0, "%s", walked[b]);
 			free(c.mv);
 			bp_sparse_view_free(view[k]);
 			bp_sparse_free(ix[k]);

@@ -912,6 +912,9 @@ ParameterizedTest(struct random_case *rc, mirador, random_vs_naive)
 				cr_expect_eq(v.unbreakable, nu,
 					     "%s: unbreakable %c (naive %d, %ld sets)",
 					     fmt_pos(g, &p), ch, nu, sets);
+				cr_expect_eq(bp_mirador_unbreakable(g, &p, c), nu,
+					     "%s: outcome's test %c (naive %d)", fmt_pos(g, &p), ch,
+					     nu);
 				cr_expect_eq(naive_unbreakable_marked(&n, ch, NULL), nu,
 					     "%s: marked brute force", fmt_pos(g, &p));
 			}
@@ -1023,6 +1026,95 @@ ParameterizedTest(struct safe_case *sc, mirador, safe_chain_vs_search)
 	       sc->spec, seen[1], seen[0], searched);
 	cr_expect(seen[1] > 0 && searched > 0, "%s: too few interesting positions", sc->spec);
 	bp_game_destroy(g);
+}
+
+/* bp_mirador_unbreakable (outcome's test: the safe chain, then on small grids the
+ * search on sets of places) must give the search's verdict on every position, for
+ * either colour. The positions that reach the search on sets of places (a chain, no
+ * safe one) must include breakable ones, and unbreakable ones where `both` is set (the
+ * smallest grids gave none with these seeds);
+ * 12x12 is not a small grid (mirador_chain.c's search alone). */
+struct unbreakable_case {
+	char spec[40];
+	int positions, max_plies, both;
+};
+
+ParameterizedTestParameters(mirador, unbreakable_vs_search)
+{
+	static struct unbreakable_case cases[] = {
+		{ "mirador:5x5", 2000, 8, 0 },		{ "mirador:7x7", 4000, 14, 1 },
+		{ "mirador:7x5", 2000, 10, 0 },		{ "mirador:6x7", 2000, 12, 0 },
+		{ "mirador:8x8", 4000, 20, 1 },		{ "mirador:9x9", 4000, 24, 1 },
+		{ "mirador:10x10", 10000, 26, 1 },	{ "mirador:11x11", 4000, 30, 1 },
+		{ "mirador:5x5,piece=1", 2000, 14, 1 }, { "mirador:6x6,piece=1", 2000, 18, 1 },
+		{ "mirador:7x7,piece=3", 2000, 6, 0 },	{ "mirador:12x12", 200, 30, -1 },
+	};
+	return cr_make_param_array(struct unbreakable_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct unbreakable_case *sc, mirador, unbreakable_vs_search)
+{
+	struct bp_game *g = open_game(sc->spec);
+	uint64_t seed = 0x554e4252ull ^ (uint64_t)sc->positions;
+	printf("mirador unbreakable_vs_search %s: seed %llu\n", sc->spec, (unsigned long long)seed);
+	int searched[2] = { 0, 0 };
+	for (int i = 0; i < sc->positions; i++) {
+		int plies = (int)(rng_next(&seed) % (uint64_t)(sc->max_plies + 1));
+		struct bp_pos p =
+			i & 1 ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
+		for (int c = 0; c < 2; c++) {
+			struct bp_mirador_verdict v;
+			cr_assert_eq(bp_mirador_test(g, &p, c, &v), BP_OK);
+			int fast = bp_mirador_unbreakable(g, &p, c);
+			cr_assert(fast == 0 || fast == 1, "%s: %d", fmt_pos(g, &p), fast);
+			cr_expect_eq(fast, v.unbreakable, "%s: %c outcome's test %d, search %d",
+				     fmt_pos(g, &p), "rb"[c], fast, v.unbreakable);
+			if (v.chains && bp_mirador_safe_chain(g, &p, c) == 0)
+				searched[v.unbreakable]++;
+		}
+	}
+	printf("mirador unbreakable_vs_search %s: searched %d breakable, %d unbreakable\n",
+	       sc->spec, searched[0], searched[1]);
+	if (sc->both >= 0)
+		cr_expect(searched[0] > 0 && (searched[1] > 0 || !sc->both),
+			  "%s: too few interesting positions", sc->spec);
+	bp_game_destroy(g);
+}
+
+/* children_keys_first gives children_keys's first children, on small grids (the fast
+ * path) and on 13x10 (130 squares: one child at a time; its keys hold 18 pieces). */
+Test(mirador, children_keys_first)
+{
+	static const char *const specs[] = { "mirador:7x7", "mirador:10x10", "mirador:13x10" };
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = open_game(specs[k]);
+		uint64_t seed = 0x4649525354ull + k;
+		size_t mm = (size_t)g->max_moves;
+		uint32_t *ta = malloc(sizeof *ta * mm), *tb = malloc(sizeof *tb * mm);
+		uint64_t *ka = malloc(2 * sizeof *ka * mm), *kb = malloc(2 * sizeof *kb * 3);
+		printf("mirador children_keys_first %s: seed %llu\n", specs[k],
+		       (unsigned long long)seed);
+		for (int i = 0; i < 200; i++) {
+			struct bp_pos p = random_position(g, &seed, (int)(rng_next(&seed) % 16));
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+				continue;
+			int n = g->ops->children_keys(g, &p, ta, ka);
+			cr_assert_gt(n, 0, "%s: %d", fmt_pos(g, &p), n);
+			for (int max = 1; max <= 3; max++) {
+				int nf = g->ops->children_keys_first(g, &p, max, tb, kb);
+				cr_assert_eq(nf, n < max ? n : max, "%s", fmt_pos(g, &p));
+				for (int c = 0; c < nf; c++)
+					cr_assert(tb[c] == ta[c] && kb[2 * c] == ka[2 * c] &&
+							  kb[2 * c + 1] == ka[2 * c + 1],
+						  "%s: first %d, child %d", fmt_pos(g, &p), max, c);
+			}
+		}
+		free(ta);
+		free(tb);
+		free(ka);
+		free(kb);
+		bp_game_destroy(g);
+	}
 }
 
 Test(mirador, safe_chain_large_grid)
