@@ -16,6 +16,7 @@
 #include "solver/games/game.h"
 #include "solver/games/perft.h"
 #include "solver/games/taifas.h"
+#include "solver/probe.h"
 #include "store/store.h"
 #include "tests/rng.h"
 #include "tests/support.h"
@@ -778,6 +779,7 @@ static long bounds_hold(const char *spec)
 	bp_table *t;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	long all[65] = { 0 }, exact[65] = { 0 }, goal[65] = { 0 }, decided = 0;
 	for (uint32_t tier = 0; tier < g->ntiers; tier++) {
 		uint64_t size;
