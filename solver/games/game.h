@@ -533,6 +533,12 @@ int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *lin
 /* The canonical form of p: ops->canonical, or the smallest image under transform. */
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
 
+/* A canonical_mask from tier_walk, for games with BP_GAME_WALK_UNREACHED (whose walk
+ * visits exactly the valid canonical positions): the bits of the indices a walk over
+ * first..first+n-1 with no BP_WALK_* asked visits. @return as tier_walk. */
+int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+		      uint64_t *bits);
+
 /* Parses position text, or gives the start position when text is NULL or "start".
  * @return as ops->pos_parse. */
 int bp_game_parse_position(const struct bp_game *g, const char *text, struct bp_pos *out,
