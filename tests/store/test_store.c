@@ -1872,7 +1872,8 @@ Test(store, holes_round_trip)
 				      .rules_version = 1,
 				      .ntiers = NSIZES,
 				      .tier_size = sizes,
-				      .block_records = 4096 };
+				      .block_records = 4096,
+				      .compression_level = 10 }; /* holes from the archival level */
 	struct bp_table_info plain = info;
 	snprintf(plain.spec, sizeof plain.spec, "test:plain");
 	uint16_t *want[NSIZES];
