@@ -20,6 +20,18 @@
  *   probe_decode_us          bp_codec_decode of one block as a probe does it
  *                            (BP_CODEC_FAST), in microseconds, averaged over the blocks
  *
+ * and, for a game with a canonical_mask (store/codec.c's flag bit 2: records the
+ * dense index already says are holes are not stored),
+ *
+ *   holes_bits               what the default level (9) writes without the holes
+ *   holes_best_bits          the same at BP_CODEC_MODEL_LEVEL (zstd or model coding of
+ *                            the records left, the smaller per block)
+ *   zstd_probe_us            a probe's decode of the level-9 block with its holes (what
+ *                            the default wrote before the holes encoding)
+ *   holes_probe_us           a probe's decode of the level-9 block without its holes,
+ *                            the game's mask of the block included
+ *   mask_us                  of which the mask
+ *
  * Every block is decoded back and compared with the records; a mismatch ends the run
  * with exit 1. One thread; times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID),
  * so that a loaded machine slows the figures less than wall-clock time would.
@@ -34,6 +46,8 @@
 
 #include "bench/bench_tables.h"
 #include "canon/error.h"
+#include "solver/games/game.h"
+#include "solver/probe.h"
 #include "store/codec.h"
 #include "store/rcmodel.h"
 #include "store/store.h"
@@ -49,11 +63,14 @@ struct totals {
 	uint64_t records, positions, blocks, model_blocks;
 	uint64_t zstd_bytes, model_bytes, best_bytes;
 	double t_zenc, t_menc, t_cenc, t_zdec, t_mdec, t_probe;
+	uint64_t holes_bytes, holes_best_bytes;
+	double t_zprobe, t_hprobe, t_mask;
 };
 
 struct bufs {
 	uint8_t *planes, *frame, *model, *copy;
 	uint16_t *back;
+	uint64_t *mask;
 	size_t frame_cap, model_cap;
 	ZSTD_CCtx *cctx;
 	ZSTD_DCtx *dctx;
@@ -61,7 +78,7 @@ struct bufs {
 
 /* Encodes and decodes one block every way; adds to t. @return 0, or 1 on a mismatch. */
 static int one_block(bp_codec *c, struct bufs *b, const uint16_t *r, uint32_t n, uint32_t tier,
-		     uint64_t blk, struct totals *t)
+		     uint64_t blk, uint64_t first, const struct bp_game *g, struct totals *t)
 {
 	for (uint32_t i = 0; i < n; i++)
 		t->positions += r[i] != 0;
@@ -117,6 +134,34 @@ static int one_block(bp_codec *c, struct bufs *b, const uint16_t *r, uint32_t n,
 	int rc = bp_codec_decode(c, key, sizeof key, 1, b->copy, len, b->back, n, BP_CODEC_FAST,
 				 NULL);
 	t->t_probe += now() - t0;
+	if (rc || memcmp(b->back, r, (size_t)n * 2) != 0)
+		return 1;
+	if (!g)
+		return 0;
+	/* level 9, with its holes and without */
+	if (bp_codec_encode(c, key, sizeof key, 1, r, n, 0, &val, &len))
+		return 1;
+	memcpy(b->copy, val, len);
+	t0 = now();
+	rc = bp_codec_decode(c, key, sizeof key, 1, b->copy, len, b->back, n, BP_CODEC_FAST, NULL);
+	t->t_zprobe += now() - t0;
+	if (rc || memcmp(b->back, r, (size_t)n * 2) != 0 ||
+	    g->ops->canonical_mask(g, tier, first, n, b->mask))
+		return 1;
+	for (int level = BP_CODEC_MODEL_LEVEL; level >= 0; level -= BP_CODEC_MODEL_LEVEL) {
+		if (bp_codec_encode_mask(c, key, sizeof key, 1, r, n, level, b->mask, &val, &len))
+			return 1;
+		*(level ? &t->holes_best_bytes : &t->holes_bytes) += len;
+	}
+	memcpy(b->copy, val, len);
+	t0 = now();
+	rc = g->ops->canonical_mask(g, tier, first, n, b->mask);
+	t1 = now();
+	rc = rc ? rc
+		: bp_codec_decode_mask(c, key, sizeof key, 1, b->copy, len, b->mask, b->back, n,
+				       BP_CODEC_FAST, NULL);
+	t->t_hprobe += now() - t0;
+	t->t_mask += t1 - t0;
 	return rc || memcmp(b->back, r, (size_t)n * 2) != 0;
 }
 
@@ -135,6 +180,18 @@ static int measure(bp_store *s, const char *spec, uint32_t block_opt)
 	}
 	struct bp_table_meta m;
 	int rc = bp_table_meta_get(tb, &m), bad = 0;
+	/* the game, for its holes: tables of unknown games are measured without them */
+	struct bp_game *g = NULL;
+	if (bp_game_create(spec, &g, NULL) == BP_OK) {
+		bp_probe_set_holes(tb, g);
+		if (!g->ops->canonical_mask || g->ntiers != m.ntiers)
+			g = (bp_game_destroy(g), NULL);
+		for (uint32_t i = 0; g && i < m.ntiers; i++) {
+			uint64_t size;
+			if (g->ops->tier_size(g, i, &size) || size != m.tier_size[i])
+				g = (bp_game_destroy(g), NULL); /* not the dense index */
+		}
+	}
 	uint32_t block = block_opt ? block_opt : m.block_records;
 	struct totals t = { 0 };
 	struct bufs b = { 0 };
@@ -146,10 +203,11 @@ static int measure(bp_store *s, const char *spec, uint32_t block_opt)
 	b.model = malloc(b.model_cap);
 	b.copy = malloc(BP_CODEC_HEADER_SIZE + b.frame_cap);
 	b.back = malloc((size_t)block * 2);
+	b.mask = malloc(((size_t)block + 63) / 64 * 8);
 	b.cctx = ZSTD_createCCtx();
 	b.dctx = ZSTD_createDCtx();
-	if (rc == BP_OK && (!b.planes || !b.frame || !b.model || !b.copy || !b.back || !b.cctx ||
-			    !b.dctx || bp_codec_create(&c)))
+	if (rc == BP_OK && (!b.planes || !b.frame || !b.model || !b.copy || !b.back || !b.mask ||
+			    !b.cctx || !b.dctx || bp_codec_create(&c)))
 		rc = BP_ENOMEM;
 	for (uint32_t tier = 0; rc == BP_OK && !bad && tier < m.ntiers; tier++) {
 		if (!m.tier_done[tier])
@@ -163,7 +221,7 @@ static int measure(bp_store *s, const char *spec, uint32_t block_opt)
 		if ((rc = bp_table_get_tier(tb, tier, r)) == BP_OK)
 			for (uint64_t at = 0, blk = 0; at < n && !bad; at += block, blk++) {
 				uint32_t k = (uint32_t)(n - at < block ? n - at : block);
-				bad = one_block(c, &b, r + at, k, tier, blk, &t);
+				bad = one_block(c, &b, r + at, k, tier, blk, at, g, &t);
 			}
 		free(r);
 	}
@@ -183,6 +241,15 @@ static int measure(bp_store *s, const char *spec, uint32_t block_opt)
 		       mrps(t.records, t.t_cenc), mrps(t.records, t.t_zdec),
 		       mrps(t.records, t.t_mdec),
 		       t.blocks ? 1e6 * t.t_probe / (double)t.blocks : 0);
+		if (g)
+			printf("{\"spec\": \"%s\", \"holes_bits\": %.4f, \"holes_best_bits\": "
+			       "%.4f, \"zstd_probe_us\": %.1f, \"holes_probe_us\": %.1f, "
+			       "\"mask_us\": %.1f}\n",
+			       spec, 8.0 * (double)t.holes_bytes / p,
+			       8.0 * (double)t.holes_best_bytes / p,
+			       t.blocks ? 1e6 * t.t_zprobe / (double)t.blocks : 0,
+			       t.blocks ? 1e6 * t.t_hprobe / (double)t.blocks : 0,
+			       t.blocks ? 1e6 * t.t_mask / (double)t.blocks : 0);
 		fflush(stdout);
 	}
 	if (bad)
@@ -197,7 +264,9 @@ static int measure(bp_store *s, const char *spec, uint32_t block_opt)
 	free(b.model);
 	free(b.copy);
 	free(b.back);
+	free(b.mask);
 	bp_table_close(tb);
+	bp_game_destroy(g);
 	return rc || bad;
 }
 

@@ -39,6 +39,7 @@
 #include "bench/bench_tables.h"
 #include "canon/error.h"
 #include "solver/games/game.h"
+#include "solver/probe.h"
 #include "store/codec.h"
 #include "store/store.h"
 
@@ -94,7 +95,11 @@ static int measure(bp_store *s, bp_codec *c, const char *spec, int canonical)
 	struct bp_table_meta m;
 	struct bp_game *g = NULL;
 	int rc = bp_table_meta_get(t, &m);
-	if (rc == BP_OK && canonical && bp_game_create(spec, &g, &err)) {
+	/* the game reads a table stored without its holes (store/codec.c), and counts
+	 * the canonical indices with --canonical */
+	if (rc == BP_OK && bp_game_create(spec, &g, &err) == BP_OK)
+		bp_probe_set_holes(t, g);
+	else if (rc == BP_OK && canonical) {
 		fprintf(stderr, "bench_entropy: %s: %s\n", spec, err.msg);
 		rc = BP_EINVAL;
 	}
@@ -132,7 +137,8 @@ static int measure(bp_store *s, bp_codec *c, const char *spec, int canonical)
 		indices += n;
 		positions += in_tier;
 		uint64_t kc;
-		if (g && rc == BP_OK && (rc = canonical_count(g, tier, n, &kc)) == BP_OK) {
+		if (canonical && g && rc == BP_OK &&
+		    (rc = canonical_count(g, tier, n, &kc)) == BP_OK) {
 			ncanon += kc;
 			floor_bits += log2_choose(kc, in_tier);
 		}
@@ -160,7 +166,7 @@ static int measure(bp_store *s, bp_codec *c, const char *spec, int canonical)
 		       (double)m.stored_bytes * 8 / p, entropy_total(all, 65536, positions) / p,
 		       h_tier / p, entropy_total(values, 4, positions) / p,
 		       (double)filled_bytes * 8 / p);
-		if (g)
+		if (canonical && g)
 			printf(", \"canonical\": %llu, \"reach_floor_bits\": %.3f",
 			       (unsigned long long)ncanon, floor_bits / p);
 		printf("}\n");
@@ -170,8 +176,8 @@ static int measure(bp_store *s, bp_codec *c, const char *spec, int canonical)
 	}
 	free(all);
 	free(tier_hist);
-	bp_game_destroy(g);
 	bp_table_close(t);
+	bp_game_destroy(g);
 	return rc != BP_OK;
 }
 

@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_probe: %s\n", err.msg);
 		return 3;
 	}
+	bp_probe_set_holes(t, g);
 	struct bp_pos *pos = malloc(sizeof *pos * (size_t)probes);
 	struct bp_move *mv = bp_game_move_buffer(g);
 	struct bp_probe_move *pm = malloc(sizeof *pm * (size_t)g->max_moves);
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_probe: %s\n", err.msg);
 		return 3;
 	}
+	bp_probe_set_holes(t, g);
 	long found = 0;
 	t0 = now();
 	for (long i = 0; i < probes; i++)

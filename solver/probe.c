@@ -86,6 +86,27 @@ static int open_index(bp_store *db, bp_table *t, const struct bp_game *g, struct
 	return rc;
 }
 
+/* The store's mask function (bp_table_mask_fn), ctx the game. */
+static int holes_of(void *ctx, uint32_t tier, uint64_t first, uint32_t n, uint64_t *bits)
+{
+	const struct bp_game *g = ctx;
+	return g->ops->canonical_mask(g, tier, first, n, bits);
+}
+
+void bp_probe_set_holes(bp_table *t, const struct bp_game *g)
+{
+	struct bp_table_meta m;
+	if (!g->ops->canonical_mask || !g->ops->tier_size || bp_table_attached(t) ||
+	    bp_table_meta_get(t, &m) != BP_OK || m.ntiers != g->ntiers)
+		return;
+	for (uint32_t i = 0; i < m.ntiers; i++) {
+		uint64_t size;
+		if (g->ops->tier_size(g, i, &size) != BP_OK || size != m.tier_size[i])
+			return; /* not the dense index: its indices are not the game's ranks */
+	}
+	bp_table_set_mask(t, holes_of, (void *)g);
+}
+
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err)
 {
 	int rc = bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, out, err);
@@ -94,6 +115,8 @@ int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct 
 		bp_table_close(*out);
 		*out = NULL;
 	}
+	if (rc == BP_OK)
+		bp_probe_set_holes(*out, g);
 	return rc;
 }
 

@@ -25,6 +25,15 @@ struct bp_probe {
  * bp_probe_position. The caller owns *out (bp_table_close). */
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err);
 
+/* Gives table t the structural holes of g's dense index (bp_table_set_mask, with the
+ * game's canonical_mask) when g has one and t's tiers are g's dense tiers (not a
+ * stored index of reachable positions): the table's writes then store no bit for an
+ * index that is no canonical position, and its reads decode such blocks. Does
+ * nothing otherwise. bp_probe_open and the solver's table opens call it; a reader
+ * that opens a table with bp_table_open calls it before reading records. g must
+ * outlive t's use. */
+void bp_probe_set_holes(bp_table *t, const struct bp_game *g);
+
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set
  * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED; BP_EFORMAT
  * (a table indexed by its reachable positions opened without its index: with

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "solver/parallel.h"
+#include "solver/probe.h"
 
 double bp_solve_clock(void)
 {
@@ -79,6 +80,9 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 		return rc;
 	/* the solver's threads also encode each finished tier's blocks */
 	bp_table_set_threads(*out, o->threads > 0 ? o->threads : bp_parallel_cores());
+	/* the dense index's holes cost no stored bits (a table of reachable positions, whose
+	 * sizes are not the dense ones, gets none) */
+	bp_probe_set_holes(*out, g);
 	return BP_OK;
 }
 

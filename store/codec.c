@@ -5,14 +5,16 @@
  *        0     4  block magic "BPBK"
  *        4     2  format version (BP_STORE_FORMAT)
  *        6     2  encoding flags: bit 0 set = byte planes (see below); bit 1 set =
- *                 the model coding (store/rcmodel.c) instead of zstd; others 0
+ *                 the model coding (store/rcmodel.c) instead of zstd; bit 2 set =
+ *                 structural holes not stored (see below); others 0
  *        8     4  record count n
  *       12     4  frame size f: the value is exactly 32 + f bytes
  *       16     8  content checksum = bp_hash64(content, K)
  *       24     8  value checksum = bp_hash64(frame, bp_hash64(bytes 0-23, K))
  *                 where K = bp_hash64(key, seed)
  *       32     f  one zstd frame (with its content size) of the 2n encoded bytes, or
- *                 with bit 1, the model coder's payload (laid out in rcmodel.c)
+ *                 with bit 1, the model coder's payload (laid out in rcmodel.c); with
+ *                 bit 2, the payload below
  *
  * "content" is the n records as 2n little-endian bytes, whatever the encoding, so the
  * checksum is a function of what the block means: a bit flipped anywhere (header,
@@ -52,6 +54,34 @@
  * matches already take. Both checksums are as before: the content checksum is of the
  * records, whatever the encoding, and the value checksum of the stored bytes.
  *
+ * Structural holes (flag bit 2, flags exactly 5 = zstd planes or 6 = model coding):
+ * most indices of a dense index are not positions at all (on taifas:4x4, 75 million
+ * of 86 million are symmetric images of another index), and their records are 0 by
+ * construction. The caller that knows the index (the solver, through the game: store/
+ * only passes it on) gives a mask of the block's indices, bit i of word i / 64 set
+ * when index first + i may hold a position; the encoder stores only the records at
+ * set bits, so a hole the index already implies costs nothing, and the decoder, given
+ * the same mask, puts zeros back at the clear bits. The encoder writes this encoding
+ * only when every record at a clear bit is 0 (else the block is coded whole, as
+ * before), so it is lossless for any mask; the mask only has to be the same at both
+ * ends. The payload with bit 2 is
+ *
+ *   offset  size  field
+ *        0     8  mask checksum = bp_hash64(mask, K), the mask as ceil(n / 64)
+ *                 little-endian 64-bit words with the bits past n clear
+ *        8   f-8  the zstd frame (byte planes) of the m records at set bits, 2m
+ *                 bytes, or (flags 6) their model coding; m = the mask's popcount
+ *
+ * The mask checksum makes a wrong mask (a game whose index changed, a damaged or
+ * mismatched mask) fail as "index mask does not match the block" (BP_ECORRUPT) before
+ * anything is decoded, probes included (which skip the content checksum). Both
+ * checksums keep their meaning: the content checksum is of all n records, holes
+ * included, so a table's content hash does not depend on the encoding, and the value
+ * checksum covers the stored bytes, mask checksum among them. A block needing a mask
+ * read without one (bp_codec_decode, or a reader that does not know the game) fails
+ * with "block needs its game's index mask" (BP_ECORRUPT), never a misread; a codec
+ * older than this encoding refuses flags 5 and 6 as an unknown encoding.
+ *
  * Compatibility. Blocks written before the model coding (flags 0 or 1) decode as
  * before, and the format version stays 1: a database is still read by this codec
  * whatever mix of encodings its blocks have, and bumping BP_STORE_FORMAT would have
@@ -75,6 +105,8 @@
 #define BP_BLOCK_MAGIC "BPBK"
 #define BP_BLOCK_PLANES 1u
 #define BP_BLOCK_MODEL 2u
+#define BP_BLOCK_HOLES 4u
+#define BP_MASK_SUM_SIZE 8
 #define BP_CODEC_DEFAULT_LEVEL 9
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -94,6 +126,10 @@ struct bp_codec {
 	size_t model_cap;
 	uint16_t *le; /* big-endian hosts only: records as little-endian for hashing */
 	size_t le_cap;
+	uint16_t *packed; /* the records at the mask's set bits */
+	size_t packed_cap;
+	uint64_t *mle; /* big-endian hosts only: the mask as little-endian for hashing */
+	size_t mle_cap;
 	/* the zstd frame of zn zero records at zlevel, the last one made: a dense index
 	 * that is mostly holes stores block after block of zeros, whose frame is always
 	 * the same bytes */
@@ -231,6 +267,8 @@ void bp_codec_destroy(bp_codec *c)
 	free(c->out);
 	free(c->model);
 	free(c->le);
+	free(c->packed);
+	free(c->mle);
 	free(c->zframe);
 	free(c);
 }
@@ -274,23 +312,55 @@ static uint64_t value_checksum(const uint8_t *h, const uint8_t *frame, size_t f,
 	return bp_hash64(frame, f, bp_hash64(h, 24, k));
 }
 
-int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
-		    const uint16_t *records, uint32_t n, int level, const void **out,
-		    size_t *outlen)
+/* The mask checksum (bit 2 payloads): the ceil(n / 64) words of mask, bits past n
+ * clear, as little-endian bytes, seeded with K. */
+static int mask_checksum(bp_codec *c, uint64_t k, const uint64_t *mask, uint32_t n, uint64_t *sum)
 {
-	if (n > BP_CODEC_MAX_RECORDS)
-		return BP_EINVAL;
-	size_t raw = (size_t)n * 2, bound = ZSTD_compressBound(raw);
-	if (grow(&c->planes, &c->planes_cap, raw) != BP_OK ||
-	    grow(&c->out, &c->out_cap, BP_CODEC_HEADER_SIZE + bound) != BP_OK)
+	size_t words = ((size_t)n + 63) / 64;
+	if (grow(&c->mle, &c->mle_cap, words * 8 + 8) != BP_OK)
 		return BP_ENOMEM;
-	int lv = level ? level : BP_CODEC_DEFAULT_LEVEL;
-	int zero = bp_codec_all_zero(records, n);
+	uint8_t *b = (uint8_t *)c->mle;
+	for (size_t i = 0; i < words; i++) {
+		uint64_t v = mask[i];
+		if (i == words - 1 && n % 64)
+			v &= (1ull << n % 64) - 1;
+		wr64(b + 8 * i, v);
+	}
+	*sum = bp_hash64(b, words * 8, k);
+	return BP_OK;
+}
+
+/* Whether every record at a clear bit of mask is 0; *m counts the set bits. */
+static int holes_are_zero(const uint16_t *records, uint32_t n, const uint64_t *mask, uint32_t *m)
+{
+	uint32_t set = 0;
+	uint16_t any = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned bit = mask[i / 64] >> (i % 64) & 1;
+		set += bit;
+		any |= bit ? 0 : records[i];
+	}
+	*m = set;
+	return any == 0;
+}
+
+/* Codes n records into c->out at offset BP_CODEC_HEADER_SIZE + off (room for the
+ * zstd bound of 2n bytes there): the zstd frame of their byte planes, or from
+ * BP_CODEC_MODEL_LEVEL up the model coding when strictly smaller. cache: the records
+ * are the whole block (the frame of an all-zero block may be remembered). */
+static int code_records(bp_codec *c, const uint16_t *records, uint32_t n, int lv, size_t off,
+			int cache, size_t *flen, unsigned *enc)
+{
+	size_t raw = (size_t)n * 2, bound = ZSTD_compressBound(raw);
+	uint8_t *dst = c->out + BP_CODEC_HEADER_SIZE + off;
+	if (grow(&c->planes, &c->planes_cap, raw) != BP_OK)
+		return BP_ENOMEM;
+	int zero = cache && bp_codec_all_zero(records, n);
 	size_t f;
 	if (zero && c->zframe && c->zn == n && c->zlevel == lv) {
 		/* the same input at the same level: zstd would write these bytes again */
 		f = c->zlen;
-		memcpy(c->out + BP_CODEC_HEADER_SIZE, c->zframe, f);
+		memcpy(dst, c->zframe, f);
 	} else {
 		/* restrict: the planes never overlap the records, so the split vectorizes */
 		uint8_t *restrict lo = c->planes, *restrict hi = c->planes + n;
@@ -299,14 +369,13 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 			lo[i] = (uint8_t)in[i];
 			hi[i] = (uint8_t)(in[i] >> 8);
 		}
-		f = ZSTD_compressCCtx(c->cctx, c->out + BP_CODEC_HEADER_SIZE, bound, c->planes, raw,
-				      lv);
+		f = ZSTD_compressCCtx(c->cctx, dst, bound, c->planes, raw, lv);
 		if (ZSTD_isError(f))
 			return BP_EIO;
 		if (zero) {
 			uint8_t *z = realloc(c->zframe, f ? f : 1);
 			if (z) { /* without room it is only not remembered */
-				memcpy(z, c->out + BP_CODEC_HEADER_SIZE, f);
+				memcpy(z, dst, f);
 				c->zframe = z;
 				c->zlen = f;
 				c->zn = n;
@@ -314,7 +383,7 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 			}
 		}
 	}
-	unsigned enc = BP_BLOCK_PLANES;
+	*enc = BP_BLOCK_PLANES;
 	if (lv >= BP_CODEC_MODEL_LEVEL && n > 0 && f > 1) {
 		/* the model coding when it is strictly smaller: its coder stops at f - 1 */
 		if (grow(&c->model, &c->model_cap, f - 1) != BP_OK)
@@ -322,12 +391,59 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 		long m = bp_rcmodel_encode(records, n, c->model, f - 1);
 		if (m > 0) {
 			f = (size_t)m;
-			memcpy(c->out + BP_CODEC_HEADER_SIZE, c->model, f);
-			enc = BP_BLOCK_MODEL;
+			memcpy(dst, c->model, f);
+			*enc = BP_BLOCK_MODEL;
 		}
 	}
-	assert(f <= UINT32_MAX);
+	*flen = f;
+	return BP_OK;
+}
+
+int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+		    const uint16_t *records, uint32_t n, int level, const void **out,
+		    size_t *outlen)
+{
+	return bp_codec_encode_mask(c, key, keylen, seed, records, n, level, NULL, out, outlen);
+}
+
+int bp_codec_encode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			 const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
+			 const void **out, size_t *outlen)
+{
+	if (n > BP_CODEC_MAX_RECORDS)
+		return BP_EINVAL;
+	size_t raw = (size_t)n * 2, bound = ZSTD_compressBound(raw);
+	if (grow(&c->out, &c->out_cap, BP_CODEC_HEADER_SIZE + BP_MASK_SUM_SIZE + bound) != BP_OK)
+		return BP_ENOMEM;
+	int lv = level ? level : BP_CODEC_DEFAULT_LEVEL;
 	uint64_t k = bp_hash64(key, keylen, seed), sum;
+	uint32_t m = 0;
+	size_t f;
+	unsigned enc;
+	int rc;
+	if (mask && holes_are_zero(records, n, mask, &m)) {
+		if (grow(&c->packed, &c->packed_cap, (size_t)m * 2) != BP_OK)
+			return BP_ENOMEM;
+		uint32_t j = 0;
+		for (uint32_t w = 0; w < (n + 63) / 64; w++) {
+			uint64_t bits = mask[w];
+			if (w == (n - 1) / 64 && n % 64)
+				bits &= (1ull << n % 64) - 1;
+			for (; bits; bits &= bits - 1)
+				c->packed[j++] = records[64 * w + (uint32_t)__builtin_ctzll(bits)];
+		}
+		assert(j == m);
+		if ((rc = mask_checksum(c, k, mask, n, &sum)) != BP_OK ||
+		    (rc = code_records(c, c->packed, m, lv, BP_MASK_SUM_SIZE, 0, &f, &enc)) !=
+			    BP_OK)
+			return rc;
+		wr64(c->out + BP_CODEC_HEADER_SIZE, sum);
+		f += BP_MASK_SUM_SIZE;
+		enc |= BP_BLOCK_HOLES;
+	} else if ((rc = code_records(c, records, n, lv, 0, 1, &f, &enc)) != BP_OK) {
+		return rc;
+	}
+	assert(f <= UINT32_MAX);
 	if (content_checksum(c, k, records, n, &sum) != BP_OK)
 		return BP_ENOMEM;
 	uint8_t *h = c->out;
@@ -384,8 +500,36 @@ static int decode_zstd(bp_codec *c, const uint8_t *frame, size_t f, unsigned enc
 	return BP_OK;
 }
 
+/* Decodes a payload of f bytes of encoding enc (without bit 2) into n records. */
+static int decode_payload(bp_codec *c, const uint8_t *frame, size_t f, unsigned enc,
+			  uint16_t *records, uint32_t n, const char **why)
+{
+	if (enc == BP_BLOCK_MODEL) {
+		if (bp_rcmodel_decode(frame, f, records, n) != BP_OK)
+			return fail(why, "model coding does not decode", BP_ECORRUPT);
+		return BP_OK;
+	}
+	return decode_zstd(c, frame, f, enc, records, n, why);
+}
+
+int bp_codec_needs_mask(const void *val, size_t vallen)
+{
+	const uint8_t *h = val;
+	return vallen >= BP_CODEC_HEADER_SIZE && memcmp(h, BP_BLOCK_MAGIC, 4) == 0 && h[7] == 0 &&
+	       (h[6] == (BP_BLOCK_HOLES | BP_BLOCK_PLANES) ||
+		h[6] == (BP_BLOCK_HOLES | BP_BLOCK_MODEL));
+}
+
 int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
 		    size_t vallen, uint16_t *records, uint32_t n, int flags, const char **why)
+{
+	return bp_codec_decode_mask(c, key, keylen, seed, val, vallen, NULL, records, n, flags,
+				    why);
+}
+
+int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			 const void *val, size_t vallen, const uint64_t *mask, uint16_t *records,
+			 uint32_t n, int flags, const char **why)
 {
 	const uint8_t *h = val;
 	if (n > BP_CODEC_MAX_RECORDS)
@@ -395,7 +539,9 @@ int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 	unsigned format = h[4] | (unsigned)h[5] << 8, enc = h[6] | (unsigned)h[7] << 8;
 	if (format != BP_STORE_FORMAT)
 		return fail(why, "bad block header", BP_ECORRUPT);
-	if (enc != 0 && enc != BP_BLOCK_PLANES && enc != BP_BLOCK_MODEL)
+	unsigned base = enc & ~BP_BLOCK_HOLES;
+	if ((enc & BP_BLOCK_HOLES) ? base != BP_BLOCK_PLANES && base != BP_BLOCK_MODEL
+				   : base != 0 && base != BP_BLOCK_PLANES && base != BP_BLOCK_MODEL)
 		return fail(why, "unknown block encoding (written by a newer boardproof?)",
 			    BP_ECORRUPT);
 	if (rd32(h + 8) != n)
@@ -408,10 +554,39 @@ int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 	if (value_checksum(h, frame, f, k) != rd64(h + 24))
 		return fail(why, "stored bytes fail their checksum", BP_ECORRUPT);
 	int rc;
-	if (enc == BP_BLOCK_MODEL) {
-		if (bp_rcmodel_decode(frame, f, records, n) != BP_OK)
-			return fail(why, "model coding does not decode", BP_ECORRUPT);
-	} else if ((rc = decode_zstd(c, frame, f, enc, records, n, why)) != BP_OK) {
+	if (enc & BP_BLOCK_HOLES) {
+		uint64_t msum;
+		if (!mask)
+			return fail(why,
+				    "block needs its game's index mask (holes not stored; read "
+				    "the table through its game)",
+				    BP_ECORRUPT);
+		if (f < BP_MASK_SUM_SIZE)
+			return fail(why, "truncated or overlong block", BP_ECORRUPT);
+		if (mask_checksum(c, k, mask, n, &msum) != BP_OK)
+			return fail(why, "out of memory", BP_ENOMEM);
+		if (msum != rd64(frame))
+			return fail(why, "index mask does not match the block", BP_ECORRUPT);
+		uint32_t m = 0;
+		for (uint32_t w = 0; w < n / 64; w++)
+			m += (uint32_t)__builtin_popcountll(mask[w]);
+		if (n % 64)
+			m += (uint32_t)__builtin_popcountll(mask[n / 64] & ((1ull << n % 64) - 1));
+		if (grow(&c->packed, &c->packed_cap, (size_t)m * 2) != BP_OK)
+			return fail(why, "out of memory", BP_ENOMEM);
+		if ((rc = decode_payload(c, frame + BP_MASK_SUM_SIZE, f - BP_MASK_SUM_SIZE, base,
+					 c->packed, m, why)) != BP_OK)
+			return rc;
+		memset(records, 0, (size_t)n * sizeof *records);
+		uint32_t j = 0;
+		for (uint32_t w = 0; w < (n + 63) / 64; w++) {
+			uint64_t bits = mask[w];
+			if (w == (n - 1) / 64 && n % 64)
+				bits &= (1ull << n % 64) - 1;
+			for (; bits; bits &= bits - 1)
+				records[64 * w + (uint32_t)__builtin_ctzll(bits)] = c->packed[j++];
+		}
+	} else if ((rc = decode_payload(c, frame, f, enc, records, n, why)) != BP_OK) {
 		return rc;
 	}
 	if (flags & BP_CODEC_FAST)

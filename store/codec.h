@@ -51,6 +51,16 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
 		    const uint16_t *records, uint32_t n, int level, const void **out,
 		    size_t *outlen);
 
+/* As bp_codec_encode, with mask (NULL: none) the block's structural holes: ceil(n / 64)
+ * words, bit i % 64 of word i / 64 set when record i may hold a position. When every
+ * record at a clear bit is 0, only the records at set bits are coded (encoding flag
+ * bit 2, codec.c), and the block then decodes only with the same mask
+ * (bp_codec_decode_mask); otherwise the block is coded whole, as bp_codec_encode does.
+ * @return as bp_codec_encode. */
+int bp_codec_encode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			 const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
+			 const void **out, size_t *outlen);
+
 /* The lowest level at which bp_codec_encode may model-code a block: an archival
  * setting, opted into with `solve --level`. The model coding stores 1 to 16% fewer
  * bytes than zstd on solved tables, but decodes 10 times slower (cold probes about 15
@@ -71,5 +81,20 @@ int bp_codec_encode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
  * On failure the content of records is unspecified. */
 int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
 		    size_t vallen, uint16_t *records, uint32_t n, int flags, const char **why);
+
+/* Whether the block value val (vallen bytes) is coded without its structural holes,
+ * so that decoding it needs the mask it was written with (bp_codec_decode_mask). Looks
+ * at the header only: 1 or 0, checking nothing else. */
+int bp_codec_needs_mask(const void *val, size_t vallen);
+
+/* As bp_codec_decode, with mask (NULL: none; ceil(n / 64) words as for
+ * bp_codec_encode_mask) for blocks coded without their holes. Such a block read
+ * without a mask fails ("block needs its game's index mask"), and with another mask
+ * than it was written with fails its mask checksum ("index mask does not match the
+ * block"), fast probes included. Blocks of the other encodings ignore mask.
+ * @return as bp_codec_decode. */
+int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			 const void *val, size_t vallen, const uint64_t *mask, uint16_t *records,
+			 uint32_t n, int flags, const char **why);
 
 #endif

@@ -59,7 +59,17 @@
  * where it is smaller) decodes at about 90 million records a CPU-second against zstd's 900, so on
  * taifas:4x4 (1.88 bits per position) a cold probe costs about 0.2 ms and bench_probe
  * gave 2,000 cold probes a second against 31,000-33,000 for the zstd table, side by
- * side at load 8.7 (warm probes are the same). */
+ * side at load 8.7 (warm probes are the same).
+ *
+ * A table given its structural holes (bp_table_set_mask) codes blocks without them
+ * (codec.c, flag bit 2), and each cold read of such a block first asks the mask
+ * function for the block's mask: on taifas:4x4 (1.06 bits per position instead of
+ * 2.07) that costs about 50 us a 16384-record block, so bench_probe gave 10,000-12,000
+ * cold probes a second against 39,000-53,000 for the same table with its holes,
+ * side by side (2026-11-28); warm probes are the same. So, as with the model coding,
+ * blocks are written without their holes only from level BP_CODEC_MODEL_LEVEL up (the
+ * archival levels, which trade cold probes for space): the default level keeps the
+ * target of 50,000 cold probes a second a core. Reads take either kind of block. */
 #define _GNU_SOURCE /* F_OFD_SETLK */
 #include "store/store.h"
 
@@ -129,7 +139,10 @@ struct bp_table {
 	int threads;	   /* workers for whole-tier reads and writes (>= 1) */
 	bp_codec **wcodec; /* nwcodec codecs of workers 1, 2, ... (worker 0 uses codec) */
 	int nwcodec;
-	char why[512];	/* what the last failing bp_table_get or put found */
+	char why[512];		  /* what the last failing bp_table_get or put found */
+	bp_table_mask_fn mask_fn; /* bp_table_set_mask, or NULL */
+	void *mask_ctx;
+	uint64_t *mask; /* one block's mask, for reads on the calling thread */
 	void *attached; /* bp_table_attach */
 	void (*attached_free)(void *data);
 };
@@ -1207,6 +1220,7 @@ void bp_table_close(bp_table *t)
 	free(t->wcodec);
 	for (int i = 0; i < BP_CACHE_SLOTS; i++)
 		free(t->cache[i].records);
+	free(t->mask);
 	bp_meta_free(&t->meta);
 	__atomic_fetch_sub(&t->s->ntables, 1, __ATOMIC_ACQ_REL);
 	free(t);
@@ -1499,6 +1513,7 @@ struct walk {
 	uint64_t cap; /* slots */
 	struct slot *slot;
 	uint16_t *scratch;    /* check: one block per worker */
+	uint64_t *masks;      /* with a mask: one block's mask per worker */
 	uint64_t (*count)[4]; /* put: records per value, per worker */
 	/* the batch */
 	uint32_t tier;
@@ -1510,6 +1525,20 @@ struct walk {
 	int flags;     /* for bp_codec_decode */
 	int restart;   /* renew the read transaction before the next fetch */
 };
+
+/* Words of one block's mask. */
+static size_t mask_words(const bp_table *t)
+{
+	return ((size_t)t->meta.block_records + 63) / 64;
+}
+
+/* Fills mask with the structural holes of block of tier (bp_table_set_mask).
+ * @return BP_OK or the mask function's error. */
+static int block_mask(const bp_table *t, uint32_t tier, uint64_t block, uint64_t *mask)
+{
+	uint64_t first = block * t->meta.block_records;
+	return t->mask_fn(t->mask_ctx, tier, first, block_len(t, tier, block), mask);
+}
 
 static bp_codec *worker_codec(const bp_table *t, int worker)
 {
@@ -1550,6 +1579,9 @@ static int walk_begin(bp_table *t, uint64_t most_blocks, int scratch, int counts
 		return BP_ENOMEM;
 	if (counts && !(w->count = calloc((size_t)w->workers, sizeof *w->count)))
 		return BP_ENOMEM;
+	if (t->mask_fn &&
+	    !(w->masks = malloc((size_t)w->workers * mask_words(t) * sizeof *w->masks)))
+		return BP_ENOMEM;
 	return crew_start(&w->crew, w->workers);
 }
 
@@ -1562,6 +1594,7 @@ static void walk_end(struct walk *w)
 	free(w->slot);
 	free(w->scratch);
 	free(w->count);
+	free(w->masks);
 }
 
 /* Sets up the batch of blocks first.. of tier (as many as fit, up to the tier's end). */
@@ -1589,7 +1622,8 @@ static void encode_batch(void *ctx, int worker)
 		struct slot *sl = &w->slot[i];
 		const uint16_t *r = w->in + (b - w->in_first) * t->meta.block_records;
 		uint32_t n = block_len(t, w->tier, b);
-		if (bp_codec_all_zero(r, n)) { /* a run of holes: counted at once */
+		int zero = bp_codec_all_zero(r, n);
+		if (zero) { /* a run of holes: counted at once */
 			count[0] += n;
 		} else {
 			/* three sums of comparisons (which vectorize) rather than increments
@@ -1610,7 +1644,14 @@ static void encode_batch(void *ctx, int worker)
 		const void *val;
 		size_t len;
 		bp_codec_key(key, w->tier, b);
-		sl->ret = bp_codec_encode(c, key, sizeof key, t->seed, r, n, t->level, &val, &len);
+		/* a block of holes alone is coded whole: its frame is a few bytes anyway; below
+		 * the archival level the mask is not used (see "Probes" above) */
+		uint64_t *mask = w->masks ? w->masks + (size_t)worker * mask_words(t) : NULL;
+		if (mask && (zero || t->level < BP_CODEC_MODEL_LEVEL ||
+			     block_mask(t, w->tier, b, mask) != BP_OK))
+			mask = NULL; /* without a mask the block is coded whole: still exact */
+		sl->ret = bp_codec_encode_mask(c, key, sizeof key, t->seed, r, n, t->level, mask,
+					       &val, &len);
 		if (sl->ret != BP_OK)
 			continue;
 		if (sl->cap < len) {
@@ -1709,9 +1750,24 @@ static void decode_batch(void *ctx, int worker)
 		uint16_t *dst = w->out ? w->out + block * b : w->scratch + (uint64_t)worker * b;
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		bp_codec_key(key, w->tier, block);
-		sl->ret = bp_codec_decode(c, key, sizeof key, t->seed, sl->val, sl->len, dst,
-					  block_len(t, w->tier, block), w->flags, &sl->why);
+		uint64_t *mask = NULL;
+		if (w->masks && bp_codec_needs_mask(sl->val, sl->len)) {
+			mask = w->masks + (size_t)worker * mask_words(t);
+			if ((sl->ret = block_mask(t, w->tier, block, mask)) != BP_OK) {
+				sl->why = "the game's index mask failed";
+				continue;
+			}
+		}
+		sl->ret =
+			bp_codec_decode_mask(c, key, sizeof key, t->seed, sl->val, sl->len, mask,
+					     dst, block_len(t, w->tier, block), w->flags, &sl->why);
 	}
+}
+
+void bp_table_set_mask(bp_table *t, bp_table_mask_fn fn, void *ctx)
+{
+	t->mask_fn = fn;
+	t->mask_ctx = fn ? ctx : NULL;
 }
 
 int bp_table_set_threads(bp_table *t, int threads)
@@ -1867,8 +1923,18 @@ static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *reco
 		*why = store_strerror(rc);
 		return mdb_to_bp(rc);
 	}
-	return bp_codec_decode(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size, records,
-			       block_len(t, tier, block), flags, why);
+	uint64_t *mask = NULL;
+	if (t->mask_fn && bp_codec_needs_mask(v.mv_data, v.mv_size)) {
+		if (!t->mask && !(t->mask = malloc(mask_words(t) * sizeof *t->mask)))
+			return BP_ENOMEM;
+		if ((rc = block_mask(t, tier, block, t->mask)) != BP_OK) {
+			*why = "the game's index mask failed";
+			return rc;
+		}
+		mask = t->mask;
+	}
+	return bp_codec_decode_mask(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size, mask,
+				    records, block_len(t, tier, block), flags, why);
 }
 
 /* Reads and decodes every block of a done tier, in batches, into out (or the workers'

@@ -128,6 +128,28 @@ struct bp_table_meta {
 /* @return BP_OK; the pointers stay valid until the table is closed or written. */
 int bp_table_meta_get(bp_table *t, struct bp_table_meta *out);
 
+/* Writes into bits the structural holes of records first..first+n-1 of tier (one
+ * block; n >= 1): ceil(n / 64) words, bit i % 64 of word i / 64 set when record
+ * first + i may hold a position, clear when the table's index says it never does (an
+ * index that names no position, or a symmetric image of another index). Must give
+ * the same bits for the same arguments in every process and version that reads the
+ * table, and be safe to call from several threads at once.
+ * @return BP_OK or a negative BP_E* code. */
+typedef int (*bp_table_mask_fn)(void *ctx, uint32_t tier, uint64_t first, uint32_t n,
+				uint64_t *bits);
+
+/* Gives the table its structural holes (NULL: none, the default): from then on, at a
+ * compression level of BP_CODEC_MODEL_LEVEL or more (the archival levels: each cold
+ * read of such a block computes its mask first, store.c "Probes"), its writes code
+ * only the records at set bits of each block's mask (store/codec.c, flag bit 2; a
+ * block with a nonzero record at a clear bit is coded whole), and at any level its
+ * reads decode such blocks. A block written without its holes and read by a table given no
+ * mask fails as BP_ECORRUPT ("block needs its game's index mask"); blocks of the
+ * other encodings read with or without a mask. The store knows no game: the solver
+ * layer passes the game's index mask (bp_probe_set_holes, solver/probe.h). ctx must outlive the table's
+ * use of it. */
+void bp_table_set_mask(bp_table *t, bp_table_mask_fn fn, void *ctx);
+
 /* The most threads bp_table_set_threads gives a table; larger counts are cut to it. */
 #define BP_STORE_MAX_THREADS 256
 

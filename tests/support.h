@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "solver/games/game.h"
+#include "solver/probe.h"
 #include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
@@ -249,6 +250,7 @@ static inline struct bp_verify_report verify_db(const char *dir, const struct bp
 	struct bp_verify_report r;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	cr_assert_eq(bp_verify(g, t, NULL, &r), BP_OK);
 	bp_table_close(t);
 	bp_store_close(db);

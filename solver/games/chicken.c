@@ -1385,6 +1385,7 @@ const struct bp_game_ops bp_chicken_ops = {
 	.rank = chicken_rank,
 	.unrank = chicken_unrank,
 	.tier_walk = chicken_tier_walk,
+	.canonical_mask = bp_game_walk_mask, /* the walk visits the valid canonical ones */
 	.walk_segments = chicken_walk_segments,
 	.describe = chicken_describe,
 	.picture = bp_chicken_picture,

@@ -407,3 +407,29 @@ int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *lin
 	free(mv);
 	return rc;
 }
+
+struct walk_mask {
+	uint64_t first, *bits;
+};
+
+static int walk_mask_visit(void *ctx, const struct bp_walk *w)
+{
+	struct walk_mask *m = ctx;
+	uint64_t i = w->index - m->first;
+	m->bits[i / 64] |= 1ull << i % 64;
+	return 0;
+}
+
+int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+		      uint64_t *bits)
+{
+	uint64_t size;
+	int rc = g->ops->tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (first > size || n > size - first)
+		return BP_ERANGE;
+	memset(bits, 0, sizeof *bits * (((size_t)n + 63) / 64));
+	struct walk_mask m = { first, bits };
+	return g->ops->tier_walk(g, tier, first, first + n, 0, NULL, walk_mask_visit, &m);
+}

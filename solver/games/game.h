@@ -248,6 +248,19 @@ struct bp_game_ops {
 	 * position (games whose index space has holes). */
 	int (*unrank)(const struct bp_game *g, uint32_t tier, uint64_t index, struct bp_pos *out);
 
+	/* OPTIONAL, with rank(): the structural holes of n consecutive dense indices of a
+	 * tier (n >= 1, first + n <= tier_size), for tables that store no bit for them
+	 * (store/codec.c, flag bit 2; solver/holes.h). Writes ceil(n / 64) words into
+	 * bits, bit i % 64 of word i / 64 set exactly when index first + i is a valid
+	 * canonical position (unrank() accepts it and canonical() leaves it as it is).
+	 * Tables are read with it, so its answer for an index must never change while
+	 * the index does not (rules version). Safe from several threads at once. Must
+	 * agree with unrank() and canonical(); the tests compare them on every index of
+	 * small boards. @return BP_OK; BP_ERANGE (a range outside the tier). NULL: tables
+	 * store a record (0) for every hole too, which costs bits per position. */
+	int (*canonical_mask)(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+			      uint64_t *bits);
+
 	/* OPTIONAL fast path for engines that expand positions by the rules (the counter
 	 * engine, solver/counter.c, and the tiers engine, solver/retrograde.c), for games
 	 * with tier() and rank(): for a position p that is not over, writes for each of
@@ -546,6 +559,12 @@ int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *lin
 
 /* The canonical form of p: ops->canonical, or the smallest image under transform. */
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
+
+/* A canonical_mask from tier_walk, for games with BP_GAME_WALK_UNREACHED (whose walk
+ * visits exactly the valid canonical positions): the bits of the indices a walk over
+ * first..first+n-1 with no BP_WALK_* asked visits. @return as tier_walk. */
+int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+		      uint64_t *bits);
 
 /* Parses position text, or gives the start position when text is NULL or "start".
  * @return as ops->pos_parse. */

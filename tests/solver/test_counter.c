@@ -11,6 +11,7 @@
 
 #include "solver/counter.h"
 #include "solver/cyclic.h"
+#include "solver/probe.h"
 #include "solver/solve.h"
 #include "solver/solve_common.h"
 #include "tests/support.h"
@@ -89,6 +90,7 @@ static int refused(const char *spec, uint64_t limit, char *msg, size_t len)
 	bp_table *tab = NULL;
 	if (rc != BP_OK &&
 	    bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &tab, NULL) == BP_OK) {
+		bp_probe_set_holes(tab, g);
 		struct bp_table_meta m;
 		cr_assert_eq(bp_table_meta_get(tab, &m), BP_OK);
 		for (uint32_t t = 0; t < m.ntiers; t++)

@@ -187,6 +187,7 @@ ParameterizedTest(char (*spec)[64], cyclic, agrees_with_counter_retrograde)
 	struct bp_solve_opts o = { .threads = 2 };
 	cr_assert_eq(bp_solve_cycles(g, db, &o, &res, &err), BP_OK, "%s", err.msg);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	uint64_t repetition = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct bp_probe pr;

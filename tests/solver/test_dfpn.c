@@ -90,6 +90,7 @@ static struct solved solved_open(const char *spec)
 	solve_into(s.dir, s.g, (struct bp_solve_opts){ .threads = 1 });
 	cr_assert_eq(bp_store_open(s.dir, BP_STORE_READONLY, &s.db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(s.db, s.g->spec, NULL, BP_STORE_READONLY, &s.t, NULL), BP_OK);
+	bp_probe_set_holes(s.t, s.g);
 	return s;
 }
 
@@ -725,6 +726,7 @@ Test(dfpn, database_oracle_and_proven_values)
 	bp_table *t;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &st, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(st, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	struct stored_check c = { g, t, 0, 0 };
 	cr_assert_eq(stored_bounds_agree(st, g, &c), BP_OK);
 	cr_expect_gt(c.compared, 10, "proven values were stored");
@@ -779,6 +781,7 @@ Test(dfpn, kill_keeps_checkpoints, .timeout = 60)
 	bp_table *t;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &st, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(st, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	struct stored_check c = { g, t, 0, 0 };
 	cr_assert_eq(stored_bounds_agree(st, g, &c), BP_OK);
 	cr_log_info("%s: %ld proven values survived the kill", g->spec, c.compared);

@@ -17,6 +17,7 @@
 #include <criterion/parameterized.h>
 #include <unistd.h>
 
+#include "solver/probe.h"
 #include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
@@ -539,6 +540,7 @@ ParameterizedTest(char (*spec)[64], expanded, resumes_from_every_tier)
 	bp_table *st;
 	cr_assert_eq(bp_store_open(full, BP_STORE_READONLY, &src, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(src, g->spec, NULL, BP_STORE_READONLY, &st, NULL), BP_OK);
+	bp_probe_set_holes(st, g);
 	uint64_t sizes[16];
 	for (uint32_t t = 0; t < g->ntiers; t++)
 		cr_assert_eq(g->ops->tier_size(g, t, &sizes[t]), BP_OK);
@@ -553,6 +555,7 @@ ParameterizedTest(char (*spec)[64], expanded, resumes_from_every_tier)
 		snprintf(info.spec, sizeof info.spec, "%s", g->spec);
 		cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &db, NULL), BP_OK);
 		cr_assert_eq(bp_table_open(db, g->spec, &info, BP_STORE_CREATE, &dt, NULL), BP_OK);
+		bp_probe_set_holes(dt, g);
 		for (uint32_t t = g->ntiers - keep; t < g->ntiers; t++) {
 			uint16_t *rec = calloc(sizes[t], sizeof *rec);
 			cr_assert_eq(bp_table_get_tier(st, t, rec), BP_OK);

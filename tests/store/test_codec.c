@@ -415,7 +415,7 @@ Test(codec, unknown_flags_are_refused)
 	uint8_t key[BP_CODEC_KEY_SIZE], v[sizeof old_block];
 	uint16_t back[64];
 	bp_codec_key(key, 3, 7);
-	static const unsigned bad[] = { 3, 4, 5, 6, 8, 0x100, 0x8000, 0xffff };
+	static const unsigned bad[] = { 3, 4, 7, 8, 12, 0x100, 0x104, 0x8000, 0xffff };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		memcpy(v, old_block, sizeof v);
 		v[6] = (uint8_t)bad[i];
@@ -436,5 +436,178 @@ Test(codec, unknown_flags_are_refused)
 	reseal(v, sizeof v, key, 42);
 	cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, sizeof v, back, 64, 0, NULL),
 		     BP_ECORRUPT);
+	bp_codec_destroy(c);
+}
+
+/* Structural holes (flag bit 2): a random mask of density d, and records that are 0 at
+ * every clear bit (and sometimes at set bits too: unreached positions). */
+static void random_mask(uint64_t *mask, uint32_t n, unsigned density)
+{
+	memset(mask, 0, sizeof *mask * ((n + 63) / 64));
+	for (uint32_t i = 0; i < n; i++)
+		if (rng() % 100 < density)
+			mask[i / 64] |= 1ull << i % 64;
+	/* bits past n are garbage on purpose: the codec must ignore them */
+	if (n % 64)
+		mask[n / 64] |= ~0ull << n % 64;
+}
+
+static void clear_holes(uint16_t *r, uint32_t n, const uint64_t *mask)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!(mask[i / 64] >> i % 64 & 1))
+			r[i] = 0;
+}
+
+/* Random masks and blocks round-trip through the holes encoding at the zstd and the
+ * model levels, are never larger than the whole coding but for the 8-byte mask
+ * checksum, and a block with a nonzero record at a clear bit is coded whole. */
+Test(codec, holes_round_trip)
+{
+	static const uint32_t sizes[] = { 0, 1, 63, 64, 65, 1000, 16384, 65536 };
+	static const unsigned density[] = { 0, 3, 12, 50, 100 };
+	const uint32_t seed = SEED + 7;
+	printf("codec.holes_round_trip: seed %u\n", seed);
+	rng_state = seed;
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	uint16_t *in = malloc(65536 * 2), *back = malloc(65536 * 2);
+	uint64_t mask[1024];
+	cr_assert(in && back);
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (size_t d = 0; d < sizeof density / sizeof density[0]; d++)
+			for (int level = 9; level <= BP_CODEC_MODEL_LEVEL; level++) {
+				uint32_t n = sizes[s];
+				uint8_t key[BP_CODEC_KEY_SIZE];
+				bp_codec_key(key, (uint32_t)d, s);
+				fill(in, n);
+				random_mask(mask, n, density[d]);
+				clear_holes(in, n, mask);
+				const void *val;
+				size_t len, whole;
+				cr_assert_eq(bp_codec_encode(c, key, sizeof key, 42, in, n, level,
+							     &val, &whole),
+					     BP_OK);
+				cr_assert_eq(bp_codec_encode_mask(c, key, sizeof key, 42, in, n,
+								  level, mask, &val, &len),
+					     BP_OK);
+				uint8_t *v = malloc(len);
+				memcpy(v, val, len);
+				cr_expect(bp_codec_needs_mask(v, len), "n %u density %u", n,
+					  density[d]);
+				cr_expect_leq(len, whole + 8, "n %u density %u level %d", n,
+					      density[d], level);
+				for (int flags = 0; flags <= BP_CODEC_FAST;
+				     flags += BP_CODEC_FAST) {
+					memset(back, 0xff, 65536 * 2);
+					cr_expect_eq(bp_codec_decode_mask(c, key, sizeof key, 42, v,
+									  len, mask, back, n, flags,
+									  NULL),
+						     BP_OK, "n %u density %u level %d", n,
+						     density[d], level);
+					cr_expect_arr_eq(back, in, (size_t)n * 2,
+							 "n %u density %u level %d", n, density[d],
+							 level);
+				}
+				if (n == 65536 && level == 9)
+					printf("codec.holes_round_trip: %u records, %u%% set: %zu "
+					       "bytes whole, %zu without holes\n",
+					       n, density[d], whole, len);
+				free(v);
+				/* a record where the mask says none can be: coded whole */
+				uint32_t at = 0;
+				while (at < n && mask[at / 64] >> at % 64 & 1)
+					at++;
+				if (at < n) {
+					in[at] = 5;
+					cr_assert_eq(bp_codec_encode_mask(c, key, sizeof key, 42,
+									  in, n, level, mask, &val,
+									  &len),
+						     BP_OK);
+					cr_expect(!bp_codec_needs_mask(val, len));
+					v = malloc(len);
+					memcpy(v, val, len);
+					cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, len,
+								     back, n, 0, NULL),
+						     BP_OK);
+					cr_expect_arr_eq(back, in, (size_t)n * 2);
+					free(v);
+				}
+			}
+	free(in);
+	free(back);
+	bp_codec_destroy(c);
+}
+
+/* A holes block read without a mask, or with another mask (one bit moved, even one
+ * that keeps the count; a bit past n does not count), or damaged anywhere (every bit
+ * flip, every truncation) fails with BP_ECORRUPT, fast probes included. */
+Test(codec, holes_damage_is_caught)
+{
+	const uint32_t seed = SEED + 8, n = 1000;
+	printf("codec.holes_damage_is_caught: seed %u\n", seed);
+	rng_state = seed;
+	bp_codec *c;
+	cr_assert_eq(bp_codec_create(&c), BP_OK);
+	uint16_t in[1000], back[1000];
+	uint64_t mask[16], other[16];
+	fill(in, n);
+	random_mask(mask, n, 30);
+	clear_holes(in, n, mask);
+	for (int level = 9; level <= BP_CODEC_MODEL_LEVEL; level++) {
+		uint8_t key[BP_CODEC_KEY_SIZE];
+		bp_codec_key(key, 4, 9);
+		const void *val;
+		size_t len;
+		cr_assert_eq(bp_codec_encode_mask(c, key, sizeof key, 42, in, n, level, mask, &val,
+						  &len),
+			     BP_OK);
+		uint8_t *v = malloc(len);
+		memcpy(v, val, len);
+		cr_expect(block_flags(v) == 5 ||
+				  (level >= BP_CODEC_MODEL_LEVEL && block_flags(v) == 6),
+			  "flags %u", block_flags(v));
+		for (int flags = 0; flags <= BP_CODEC_FAST; flags += BP_CODEC_FAST) {
+			const char *why = NULL;
+			cr_expect_eq(bp_codec_decode(c, key, sizeof key, 42, v, len, back, n, flags,
+						     &why),
+				     BP_ECORRUPT);
+			cr_expect(why && strstr(why, "needs its game's index mask"), "%s",
+				  why ? why : "(null)");
+			/* one set bit moved to a clear one: the same count, another mask */
+			memcpy(other, mask, sizeof other);
+			uint32_t set = 0, clear = 0;
+			while (!(mask[set / 64] >> set % 64 & 1))
+				set++;
+			while (mask[clear / 64] >> clear % 64 & 1)
+				clear++;
+			other[set / 64] ^= 1ull << set % 64;
+			other[clear / 64] ^= 1ull << clear % 64;
+			why = NULL;
+			cr_expect_eq(bp_codec_decode_mask(c, key, sizeof key, 42, v, len, other,
+							  back, n, flags, &why),
+				     BP_ECORRUPT);
+			cr_expect(why && strstr(why, "index mask does not match"), "%s",
+				  why ? why : "(null)");
+			/* bits past n are not part of the mask */
+			memcpy(other, mask, sizeof other);
+			other[n / 64] ^= 1ull << 63;
+			cr_expect_eq(bp_codec_decode_mask(c, key, sizeof key, 42, v, len, other,
+							  back, n, flags, NULL),
+				     BP_OK);
+			for (size_t bit = 0; bit < 8 * len; bit++) {
+				v[bit / 8] ^= (uint8_t)(1u << bit % 8);
+				cr_expect_eq(bp_codec_decode_mask(c, key, sizeof key, 42, v, len,
+								  mask, back, n, flags, NULL),
+					     BP_ECORRUPT, "bit %zu, level %d", bit, level);
+				v[bit / 8] ^= (uint8_t)(1u << bit % 8);
+			}
+			for (size_t cut = 0; cut < len; cut++)
+				cr_expect_eq(bp_codec_decode_mask(c, key, sizeof key, 42, v, cut,
+								  mask, back, n, flags, NULL),
+					     BP_ECORRUPT, "cut %zu", cut);
+		}
+		free(v);
+	}
 	bp_codec_destroy(c);
 }

@@ -7,6 +7,7 @@
 #include <criterion/parameterized.h>
 
 #include "solver/claims.h"
+#include "solver/probe.h"
 #include "tests/support.h"
 #include "tools/commands.h"
 
@@ -55,6 +56,7 @@ ParameterizedTest(char (*spec)[64], claims_report, each_by_ranges)
 	struct bp_table_meta m;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
 	uint64_t stored = 0;
 	for (uint32_t tier = 0; tier < m.ntiers; tier++)

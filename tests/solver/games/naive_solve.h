@@ -133,6 +133,7 @@ static inline size_t naive_check_solvers(const struct bp_game *g, const struct n
 		bp_table *t;
 		cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, &err), BP_OK,
 			     "%s", err.msg);
+		bp_probe_set_holes(t, g);
 		for (size_t i = 0; i < m.cap; i++) {
 			if (!m.e[i].used)
 				continue;

@@ -16,6 +16,7 @@
 #include "solver/games/game.h"
 #include "solver/games/perft.h"
 #include "solver/games/taifas.h"
+#include "solver/probe.h"
 #include "store/store.h"
 #include "tests/rng.h"
 #include "tests/support.h"
@@ -565,6 +566,74 @@ Test(taifas, rank_round_trip_whole_tiers)
 	}
 }
 
+/* The naive structural hole: index i of tier t is a position when unrank() accepts it
+ * and no symmetric image (transform(), compared as the pair (x stones, o stones)) is
+ * smaller; canonical() must agree. */
+static int naive_canonical_index(const struct bp_game *g, uint32_t t, uint64_t i)
+{
+	struct bp_pos p, q;
+	if (g->ops->unrank(g, t, i, &p) != BP_OK)
+		return 0;
+	int smallest = 1;
+	for (int s = 1; s < g->nsym; s++) {
+		g->ops->transform(g, &p, s, &q);
+		if (q.w[0] < p.w[0] || (q.w[0] == p.w[0] && q.w[1] < p.w[1]))
+			smallest = 0;
+	}
+	g->ops->canonical(g, &p, &q);
+	cr_assert_eq(memcmp(&p, &q, sizeof p) == 0, smallest, "tier %u index %llu", t,
+		     (unsigned long long)i);
+	return smallest;
+}
+
+/* canonical_mask agrees with the naive holes on every index of small boards, over
+ * whole tiers and over seeded random ranges (any start, any length, across the
+ * boundaries of occupied sets and of `last`). */
+Test(taifas, canonical_mask_matches_naive)
+{
+	const char *specs[] = { "taifas:2x2", "taifas:3x3", "taifas:3x3,tie=draw",
+				"taifas:2x4,tie=last-stone", "taifas:3x4" };
+	const uint64_t seed = 20261128;
+	printf("taifas.canonical_mask_matches_naive: seed %llu\n", (unsigned long long)seed);
+	uint64_t state = seed;
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		struct bp_game *g = open_game(specs[s]);
+		cr_assert(g->ops->canonical_mask);
+		uint64_t set = 0, all = 0;
+		for (uint32_t t = 0; t < g->ntiers; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			uint8_t *want = malloc(size);
+			uint64_t *bits = malloc(((size + 63) / 64 + 1) * 8);
+			cr_assert(want && bits);
+			for (uint64_t i = 0; i < size; i++)
+				set += want[i] = (uint8_t)naive_canonical_index(g, t, i);
+			all += size;
+			cr_assert_eq(g->ops->canonical_mask(g, t, 0, (uint32_t)size, bits), BP_OK);
+			for (uint64_t i = 0; i < size; i++)
+				cr_assert_eq(bits[i / 64] >> i % 64 & 1, want[i],
+					     "%s tier %u index %llu", specs[s], t,
+					     (unsigned long long)i);
+			for (int r = 0; r < 20; r++) {
+				uint64_t first = splitmix64(&state) % size;
+				uint32_t n = (uint32_t)(1 + splitmix64(&state) % (size - first));
+				cr_assert_eq(g->ops->canonical_mask(g, t, first, n, bits), BP_OK);
+				for (uint32_t i = 0; i < n; i++)
+					cr_assert_eq(bits[i / 64] >> i % 64 & 1, want[first + i],
+						     "%s tier %u range %llu+%u, index %llu",
+						     specs[s], t, (unsigned long long)first, n,
+						     (unsigned long long)(first + i));
+			}
+			cr_expect_eq(g->ops->canonical_mask(g, t, size, 1, bits), BP_ERANGE);
+			free(want);
+			free(bits);
+		}
+		printf("%s: %llu of %llu indices are canonical positions\n", specs[s],
+		       (unsigned long long)set, (unsigned long long)all);
+		bp_game_destroy(g);
+	}
+}
+
 Test(taifas, count_formula_matches_enumeration)
 {
 	const char *specs[] = { "taifas:3x3", "taifas:3x4", "taifas:3x4,tie=draw",
@@ -710,6 +779,7 @@ static long bounds_hold(const char *spec)
 	bp_table *t;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
+	bp_probe_set_holes(t, g);
 	long all[65] = { 0 }, exact[65] = { 0 }, goal[65] = { 0 }, decided = 0;
 	for (uint32_t tier = 0; tier < g->ntiers; tier++) {
 		uint64_t size;
