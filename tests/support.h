@@ -214,6 +214,26 @@ static inline struct memo_entry *memo_slot(struct memo *m, const struct bp_pos *
 /* ---- solved tables in temporary databases ---------------------------------- */
 
 /* A fresh directory under /tmp; remove_db deletes it and frees the name. */
+/* kids_child (after kids_node on p, whose images' hashes are h) on move m against the
+ * three ops it stands for: the same child as apply, outcome()'s value and
+ * sym_hash_move's key. Returns the child; `what` names the case in a failure. */
+static inline struct bp_pos expect_kids_child(const struct bp_game *g, void *ctx,
+					      const struct bp_pos *p, const uint64_t *h,
+					      struct bp_move m, const char *what)
+{
+	struct bp_pos want = *p, got = *p;
+	g->ops->apply(g, &want, m);
+	enum bp_value ov;
+	uint64_t key = g->ops->kids_child(g, ctx, h, &got, m, &ov);
+	cr_assert(bp_pos_equal(&want, &got), "%s: kids_child differs from apply on move %#x", what,
+		  m.v);
+	cr_assert_eq(ov, g->ops->outcome(g, &want), "%s: kids_child's outcome on move %#x", what,
+		     m.v);
+	cr_assert_eq(key, g->ops->sym_hash_move(g, p, h, &want, NULL),
+		     "%s: kids_child's key on move %#x", what, m.v);
+	return want;
+}
+
 static inline char *temp_db(void)
 {
 	char *dir = strdup("/tmp/bp_test_XXXXXX");

@@ -732,22 +732,10 @@ Test(chicken, kids_child_same_as_apply_outcome_and_sym_hash_move)
 					order[i] = rand() % n;
 				g->ops->kids_node(g, &p, ctx);
 				for (int i = 0; i < asks; i++) {
-					struct bp_move m = mv[order[i]];
-					struct bp_pos want = p, got = p;
-					g->ops->apply(g, &want, m);
-					enum bp_value ov;
-					uint64_t key = g->ops->kids_child(g, ctx, h, &got, m, &ov);
-					cr_assert(bp_pos_equal(&want, &got),
-						  "%s game %d: kids_child differs from apply on "
-						  "move %#x",
-						  specs[v], game, m.v);
-					cr_assert_eq(ov, g->ops->outcome(g, &want),
-						     "%s game %d: kids_child's outcome on move %#x",
-						     specs[v], game, m.v);
-					cr_assert_eq(key,
-						     g->ops->sym_hash_move(g, &p, h, &want, NULL),
-						     "%s game %d: kids_child's key on move %#x",
-						     specs[v], game, m.v);
+					char what[96];
+					snprintf(what, sizeof what, "%s game %d", specs[v], game);
+					struct bp_pos want = expect_kids_child(g, ctx, &p, h,
+									       mv[order[i]], what);
 					children++;
 					over += g->ops->outcome(g, &want) != BP_VALUE_NONE;
 					full += (want.w[0] | want.w[1] | want.w[2]) == all;
