@@ -14,6 +14,7 @@
 #include "solver/solve.h"
 #include "solver/verify.h"
 #include "store/store.h"
+#include "tests/rng.h"
 
 /* 1 in a build with AddressSanitizer, whose shadow memory and redzones make the
  * process's resident set say nothing about what the code allocates. */
@@ -232,6 +233,27 @@ static inline struct bp_pos expect_kids_child(const struct bp_game *g, void *ctx
 	cr_assert_eq(key, g->ops->sym_hash_move(g, p, h, &want, NULL),
 		     "%s: kids_child's key on move %#x", what, m.v);
 	return want;
+}
+
+/* canonical_mask of tier t (size indices, size >= 1) against want[i], the naive answer
+ * for each index: the whole tier in one call, then `ranges` seeded random ranges (any
+ * start, any length) drawn from *state. `spec` names the case in a failure. */
+static inline void expect_canonical_mask(const struct bp_game *g, uint32_t t, uint64_t size,
+					 const uint8_t *want, int ranges, uint64_t *state,
+					 const char *spec)
+{
+	uint64_t *bits = malloc(((size + 63) / 64 + 1) * 8);
+	cr_assert(bits);
+	for (int r = 0; r <= ranges; r++) {
+		uint64_t first = r ? splitmix64(state) % size : 0;
+		uint32_t n = (uint32_t)(r ? 1 + splitmix64(state) % (size - first) : size);
+		cr_assert_eq(g->ops->canonical_mask(g, t, first, n, bits), BP_OK);
+		for (uint32_t i = 0; i < n; i++)
+			cr_assert_eq(bits[i / 64] >> i % 64 & 1, want[first + i],
+				     "%s tier %u range %llu+%u, index %llu", spec, t,
+				     (unsigned long long)first, n, (unsigned long long)(first + i));
+	}
+	free(bits);
 }
 
 static inline char *temp_db(void)
