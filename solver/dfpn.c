@@ -532,8 +532,11 @@ static int grow_path(struct search *s, int depth)
 		return BP_ENOMEM;
 	if (s->cap)
 		memcpy(f, s->path, sizeof *f * (unsigned)s->cap);
-	for (int i = s->cap; i < cap; i++)
+	for (int i = s->cap; i < cap; i++) {
 		f[i].ch = NULL;
+		/* a descent copies the parent's first pos_words words only (see mid()) */
+		memset(&f[i].pos, 0, sizeof f[i].pos);
+	}
 	free(s->path);
 	s->path = f;
 	s->cap = cap;
@@ -905,8 +908,10 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 	int or_node = s->root_or ^ (depth & 1);
 	uint64_t start = s->nodes;
 	/* the node's own entry is stored when it returns: its bucket is fetched while the
-	 * children are made (the parent fetched it only when the filter had its key) */
-	__builtin_prefetch(bucket_of(d, s->path[depth].key));
+	 * children are made (below the root, the parent fetched it when it chose the
+	 * node) */
+	if (depth == 0)
+		__builtin_prefetch(bucket_of(d, s->path[depth].key));
 	s->nodes++;
 	if (++s->pending >= 1024) {
 		s->depth = depth;
@@ -1024,6 +1029,9 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			t = second == INF ? thphi : (uint64_t)second + second / 4 + 1;
 			cthphi = t > thphi ? thphi : (uint32_t)t;
 		}
+		/* the child's own entry is stored when its call returns: its bucket is
+		 * fetched while its position and keys are made */
+		__builtin_prefetch(bucket_of(d, c->key));
 		t = thdelta == INF ? INF : (uint64_t)thdelta - delta + cdelta;
 		uint32_t cthdelta = t >= INF ? INF - 1 : (uint32_t)t;
 		if ((rc = grow_path(s, depth + 1))) {
@@ -1040,7 +1048,8 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 			s->top_dn = c->dn;
 		}
 		struct frame *nf = &s->path[depth + 1];
-		nf->pos = f->pos;
+		/* the words past pos_words are zero in every frame (grow_path, the root) */
+		memcpy(nf->pos.w, f->pos.w, sizeof f->pos.w[0] * (size_t)d->pos_words);
 		g->ops->apply(g, &nf->pos, c->m);
 		if (d->fast) {
 			g->ops->sym_hash_move(g, &f->pos, f->sh, &nf->pos, nf->sh);
