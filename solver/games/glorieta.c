@@ -1596,6 +1596,7 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.rank = glorieta_rank,
 	.unrank = glorieta_unrank,
 	.tier_walk = glorieta_tier_walk,
+	.canonical_mask = bp_game_walk_mask, /* the walk visits the valid canonical ones */
 	.describe = glorieta_describe,
 	.picture = glorieta_picture,
 	.claims = "no-draw first-player board-fills",
