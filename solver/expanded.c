@@ -78,11 +78,11 @@
 #include "solver/segfile.h"
 #include "solver/solve_common.h"
 #include "store/codec.h"
+#include "store/store.h" /* bp_table_fill_bytes */
 
 #define CHUNK ((uint64_t)1 << 16)	/* indices a work item covers */
 #define SMALL_ITEMS 4			/* across ranks: a small tier's items a rank */
 #define DONE UINT32_MAX			/* pass A solved the position */
-#define FEED_BYTES ((uint64_t)16 << 20) /* bp_solve_walk_feed_bytes */
 #define READ_PIECE ((uint64_t)1 << 22)	/* records a resumed tier is read by, narrowed */
 
 /* A round's work item, from pass A to pass B. Keys are bp_dist_key (tier, index). */
@@ -1020,9 +1020,10 @@ static void drop(struct expanded *x, uint32_t t)
 /* What the solve allocates and writes: buffer i holds the tiers t with t % nbuf == i
  * in turn, and each is written in full (cleared chunk by chunk, or read back), so it
  * grows to the largest of them; the reached bits, one per index of every tier; the
- * base. Resumed tiers that no solved tier needs are never loaded, so this is the
+ * base; with one-byte records, the store's staging of a tier's write on `threads`
+ * threads. Resumed tiers that no solved tier needs are never loaded, so this is the
  * most a solve touches. */
-static int estimate(const struct bp_game *g, uint64_t *bytes)
+static int estimate(const struct bp_game *g, int threads, uint64_t *bytes)
 {
 	uint64_t most[3] = { 0, 0, 0 }, bits = 0;
 	if (!g->ops->tier_size || g->ntiers == 0)
@@ -1040,7 +1041,7 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	*bytes = BP_SOLVE_BASE_MEMORY;
 	if (width == 1) {
 		uint64_t largest = most[0] > most[1] ? most[0] : most[1];
-		*bytes += bp_solve_walk_feed_bytes(largest > most[2] ? largest : most[2]);
+		*bytes += bp_solve_walk_feed_bytes(largest > most[2] ? largest : most[2], threads);
 	}
 	for (uint32_t i = 0; i < nbuf; i++)
 		*bytes += bp_solve_pages(width * most[i]);
@@ -1049,9 +1050,23 @@ static int estimate(const struct bp_game *g, uint64_t *bytes)
 	return BP_OK;
 }
 
-uint64_t bp_solve_walk_feed_bytes(uint64_t most)
+uint64_t bp_solve_walk_feed_bytes(uint64_t most, int threads)
 {
-	return 4 * most < FEED_BYTES ? 4 * most : FEED_BYTES;
+	/* the records widened to two bytes for the store, a batch at a time (the encoded
+	 * blocks it holds besides are compressed, and within the base) */
+	return bp_table_fill_bytes(most, threads);
+}
+
+/* What storing and the scratch files add where the walk goes by segments: the store's
+ * staging and, besides, the segment files' codecs and buffers, which grow with the
+ * segments; measured (chicken:tri5 and rh3x4, 2026-11 and 2026-12-02) as at most four
+ * bytes a record of the largest tier, near 16 MiB on one and two threads, and within
+ * 3 to 7% of the peak so. */
+#define SEGMENT_FEED_BYTES ((uint64_t)16 << 20)
+
+static uint64_t segment_feed_bytes(uint64_t most)
+{
+	return 4 * most < SEGMENT_FEED_BYTES ? 4 * most : SEGMENT_FEED_BYTES;
 }
 
 int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uint64_t *peak)
@@ -1111,17 +1126,13 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 	}
 	free(sg);
 	free(readers);
-	uint64_t fixed = BP_SOLVE_BASE_MEMORY + bp_solve_walk_feed_bytes(largest);
+	uint64_t fixed = BP_SOLVE_BASE_MEMORY + segment_feed_bytes(largest);
 	*peak = most + fixed;
 	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
 		tier_peak[t] += fixed;
 	return rc;
 }
 
-static int estimate_segments(const struct bp_game *g, uint64_t *bytes)
-{
-	return bp_solve_walk_segment_plan(g, NULL, bytes);
-}
 
 /* ---- reach files (one process) -------------------------------------------------
  *
@@ -1823,15 +1834,17 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
 	/* across ranks, a failure before the first pass is agreed on before any rank
 	 * leaves: the others would wait for it (ranks on other machines may even have
 	 * another memory limit) */
-	rc = bp_solve_plan(g, segmented ? estimate_segments : estimate, opts, &out->memory_estimate,
-			   err);
+	const int threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	rc = segmented ? bp_solve_walk_segment_plan(g, NULL, &out->memory_estimate)
+		       : estimate(g, threads, &out->memory_estimate);
+	rc = bp_solve_plan_check(g, rc, opts, &out->memory_estimate, err);
 	if (bp_dist_agree(&x.dx, rc, NULL, 0) && !rc) {
 		bp_err_set(err, BP_EIO, "%s: %s", g->spec, x.errmsg);
 		return BP_EIO;
 	}
 	if (rc)
 		return rc;
-	x.threads = opts->threads > 0 ? opts->threads : bp_parallel_cores();
+	x.threads = threads;
 	x.cb = calloc(x.nt, sizeof *x.cb);
 	x.size = calloc(x.nt, sizeof *x.size);
 	x.rec = calloc(x.nt, sizeof *x.rec);

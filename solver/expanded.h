@@ -16,18 +16,18 @@ int bp_solve_walk(const struct bp_game *g, bp_store *db, const struct bp_solve_o
  * store's record). The memory plans count with it. */
 int bp_solve_walk_record_bytes(const struct bp_game *g);
 
-/* What storing a tier adds to the walk engine's arrays where it holds 8-bit records or
- * segments (the store's batch writer fed a batch at a time: 16-bit staging for up to
- * 256 blocks, their encoded bytes, the scratch files' codecs), for a largest tier of
- * most records: measured near 16 MiB on two threads, less for small tiers. */
-uint64_t bp_solve_walk_feed_bytes(uint64_t most);
+/* What storing a tier adds to the walk engine's arrays where it holds 8-bit records
+ * (and does not go by segments): the store's batch writer fed a batch at a time,
+ * whose 16-bit staging (bp_table_fill_bytes) grows with the threads (128 blocks, 4
+ * MiB, a thread), for a largest tier of most records written on `threads` threads. */
+uint64_t bp_solve_walk_feed_bytes(uint64_t most, int threads);
 
 /* The walk engine's peak in one process for a game that cuts its tiers into segments
  * (bp_game_ops.walk_segments): the forward pass's reached bits of every tier, then, in
  * the game's order, the segments held (each from its solve until its last reader is
  * solved) with the bits of the segments not solved yet, plus BP_SOLVE_BASE_MEMORY.
  * tier_peak (ntiers entries, may be NULL) gets the most while solving each tier's
- * segments. bp_solve_walk_feed_bytes is included. @return BP_OK; BP_EUNSUPPORTED (no segments); BP_ENOMEM; the game's error. */
+ * segments. What storing and the segment files hold besides is included. @return BP_OK; BP_EUNSUPPORTED (no segments); BP_ENOMEM; the game's error. */
 int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uint64_t *peak);
 
 /* Removes the walk engine's scratch files of g's table from dir (the database's

@@ -189,7 +189,7 @@ int bp_plan_tiers(const struct bp_game *g, const struct bp_plan_opts *o, struct 
 			int reach = (ops->flags & BP_GAME_WALK_UNREACHED) != 0;
 			pt->mem = width * nbuf * share(most, r) + (reach ? share(bitmaps, r) : 0) +
 				  round + round_images + OVERHEAD;
-			uint64_t feed = width == 1 ? bp_solve_walk_feed_bytes(most) : 0;
+			uint64_t feed = width == 1 ? bp_solve_walk_feed_bytes(most, o->threads) : 0;
 			pt->mem += feed;
 			pt->mem_one = width * nbuf * most + (reach ? bitmaps : 0) + OVERHEAD + feed;
 			if (seg_peak) { /* held by segments in one process (ranks hold tiers) */

@@ -26,7 +26,12 @@ uint64_t bp_solve_peak_memory(void)
 int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game *, uint64_t *),
 		  const struct bp_solve_opts *o, uint64_t *need, struct bp_err *err)
 {
-	int rc = estimate(g, need);
+	return bp_solve_plan_check(g, estimate(g, need), o, need, err);
+}
+
+int bp_solve_plan_check(const struct bp_game *g, int rc, const struct bp_solve_opts *o,
+			uint64_t *need, struct bp_err *err)
+{
 	if (rc == BP_EUNSUPPORTED)
 		return bp_err_set(err, rc, "%s cannot be solved: the game has no dense ranking",
 				  g->spec);

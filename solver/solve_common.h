@@ -36,6 +36,11 @@ uint64_t bp_solve_peak_memory(void);
 int bp_solve_plan(const struct bp_game *g, int (*estimate)(const struct bp_game *, uint64_t *),
 		  const struct bp_solve_opts *o, uint64_t *need, struct bp_err *err);
 
+/* bp_solve_plan for an estimate already made (rc its outcome, *need its bytes): for an
+ * engine whose estimate takes more than the game (the walk's, the threads). */
+int bp_solve_plan_check(const struct bp_game *g, int rc, const struct bp_solve_opts *o,
+			uint64_t *need, struct bp_err *err);
+
 /* One move buffer of g->max_moves moves per worker; NULL when out of memory. Free
  * with bp_solve_free_move_buffers. */
 struct bp_move **bp_solve_move_buffers(const struct bp_game *g, int threads);

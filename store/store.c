@@ -1546,6 +1546,32 @@ static bp_codec *worker_codec(const bp_table *t, int worker)
 	return worker ? t->wcodec[worker - 1] : t->codec;
 }
 
+/* The workers and the blocks a batch of a walk over at most most_blocks blocks of b
+ * records takes on `threads` threads. */
+static uint64_t batch_blocks(int threads, uint64_t b, uint64_t most_blocks, int *workers)
+{
+	int n = threads;
+	if (most_blocks < (uint64_t)n)
+		n = most_blocks ? (int)most_blocks : 1;
+	uint64_t cap = (uint64_t)n * BP_BATCH_PER_WORKER;
+	if (cap * b * 2 > BP_BATCH_BYTES)
+		cap = BP_BATCH_BYTES / (b * 2);
+	if (cap < (uint64_t)n)
+		cap = (uint64_t)n;
+	if (cap > most_blocks)
+		cap = most_blocks ? most_blocks : 1;
+	if (workers)
+		*workers = n;
+	return cap;
+}
+
+uint64_t bp_table_fill_bytes(uint64_t records, int threads)
+{
+	const uint64_t b = BP_DEFAULT_BLOCK_RECORDS;
+	int n = threads < 1 ? 1 : threads > BP_STORE_MAX_THREADS ? BP_STORE_MAX_THREADS : threads;
+	return batch_blocks(n, b, (records + b - 1) / b, NULL) * b * sizeof(uint16_t);
+}
+
 /* Prepares a walk over at most most_blocks blocks a batch: the workers' codecs (kept
  * by the table), the slots, per-worker counts or scratch blocks, and the crew.
  * @return BP_OK; BP_ENOMEM. */
@@ -1553,16 +1579,7 @@ static int walk_begin(bp_table *t, uint64_t most_blocks, int scratch, int counts
 {
 	uint64_t b = t->meta.block_records;
 	*w = (struct walk){ .t = t };
-	w->workers = t->threads;
-	if (most_blocks < (uint64_t)w->workers)
-		w->workers = most_blocks ? (int)most_blocks : 1;
-	w->cap = (uint64_t)w->workers * BP_BATCH_PER_WORKER;
-	if (w->cap * b * 2 > BP_BATCH_BYTES)
-		w->cap = BP_BATCH_BYTES / (b * 2);
-	if (w->cap < (uint64_t)w->workers)
-		w->cap = (uint64_t)w->workers;
-	if (w->cap > most_blocks)
-		w->cap = most_blocks ? most_blocks : 1;
+	w->cap = batch_blocks(t->threads, b, most_blocks, &w->workers);
 	if (w->workers - 1 > t->nwcodec) {
 		bp_codec **c = realloc(t->wcodec, sizeof *c * (size_t)(w->workers - 1));
 		if (!c)

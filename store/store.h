@@ -184,6 +184,12 @@ int bp_table_put_tier_fill(bp_table *t, uint32_t tier,
 			   int (*fill)(void *ctx, uint64_t first, uint64_t n, uint16_t *dst),
 			   void *ctx, double seconds, uint64_t peak_memory, const char *extra);
 
+/* The bytes of records that bp_table_put_tier_fill stages at once (one batch) for a
+ * tier of `records` records written on `threads` threads (as bp_table_set_threads
+ * counts them) in blocks of the default size: what a solver's memory plan counts for
+ * the write of a tier it streams. */
+uint64_t bp_table_fill_bytes(uint64_t records, int threads);
+
 /* Reads records first..first+n-1 of a done tier into records, verifying the checksums
  * of every block they touch, on the calling thread.
  * @return BP_OK; BP_EINVAL (range outside the tier); BP_ENOTFOUND (tier not done);

@@ -1945,3 +1945,18 @@ Test(store, holes_round_trip)
 	for (uint32_t i = 0; i < NSIZES; i++)
 		free(want[i]);
 }
+
+/* bp_table_fill_bytes: the staging of one batch, as put_tier_fill takes it (a memory
+ * plan counts it): whole blocks of 16-bit records, at most 128 blocks a thread and 64
+ * MiB, never more blocks than the tier has. */
+Test(store, fill_bytes_follow_the_batch)
+{
+	const uint64_t block = 16384 * 2;
+	cr_expect_eq(bp_table_fill_bytes(1, 1), block);
+	cr_expect_eq(bp_table_fill_bytes(16384 * 10, 1), 10 * block);
+	cr_expect_eq(bp_table_fill_bytes(16384 * 10 + 1, 4), 11 * block);
+	cr_expect_eq(bp_table_fill_bytes(16384ull * 1000, 1), 128 * block);
+	cr_expect_eq(bp_table_fill_bytes(16384ull * 1000, 2), 256 * block);
+	cr_expect_eq(bp_table_fill_bytes(16384ull * 100000, 64), (uint64_t)64 << 20);
+	cr_expect_eq(bp_table_fill_bytes(16384ull * 1000, 0), 128 * block); /* one thread */
+}
