@@ -256,6 +256,48 @@ static inline void expect_canonical_mask(const struct bp_game *g, uint32_t t, ui
 	free(bits);
 }
 
+/* The naive hole test of canonical_mask's contract: index i of tier t is a valid
+ * canonical position (unrank() accepts it and canonical() leaves it as it is). */
+static inline int naive_valid_canonical(const struct bp_game *g, uint32_t t, uint64_t i)
+{
+	struct bp_pos p, q;
+	if (g->ops->unrank(g, t, i, &p) != BP_OK)
+		return 0;
+	bp_game_canonical(g, &p, &q);
+	return memcmp(&p, &q, sizeof p) == 0;
+}
+
+/* expect_canonical_mask on every tier of g against naive(g, t, i) for each index (20
+ * seeded ranges a tier from *state), and a range past a tier's end refused; prints how
+ * many indices of how many were set. */
+static inline void expect_canonical_mask_tiers(const struct bp_game *g, const char *spec,
+					       int (*naive)(const struct bp_game *, uint32_t,
+							    uint64_t),
+					       uint64_t *state)
+{
+	cr_assert(g->ops->canonical_mask, "%s has no canonical_mask", spec);
+	uint64_t set = 0, all = 0;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t size;
+		cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+		if (!size)
+			continue;
+		uint8_t *want = malloc(size);
+		cr_assert(want);
+		for (uint64_t i = 0; i < size; i++)
+			set += want[i] = (uint8_t)naive(g, t, i);
+		all += size;
+		expect_canonical_mask(g, t, size, want, 20, state, spec);
+		uint64_t past;
+		cr_expect_eq(g->ops->canonical_mask(g, t, size, 1, &past), BP_ERANGE);
+		free(want);
+	}
+	printf("%s: %llu of %llu indices are valid canonical positions\n", spec,
+	       (unsigned long long)set, (unsigned long long)all);
+	cr_expect_gt(set, 0, "%s: no index set", spec);
+	cr_expect_lt(set, all, "%s: the index has no holes", spec);
+}
+
 static inline char *temp_db(void)
 {
 	char *dir = strdup("/tmp/bp_test_XXXXXX");

@@ -775,30 +775,7 @@ Test(chicken, canonical_mask_matches_naive)
 	printf("chicken.canonical_mask_matches_naive: seed %llu\n", (unsigned long long)state);
 	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
 		struct bp_game *g = open_game(specs[s]);
-		cr_assert(g->ops->canonical_mask);
-		uint64_t set = 0, all = 0;
-		for (uint32_t t = 0; t < g->ntiers; t++) {
-			uint64_t size;
-			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
-			if (!size)
-				continue;
-			uint8_t *want = malloc(size);
-			cr_assert(want);
-			for (uint64_t i = 0; i < size; i++) {
-				struct bp_pos p, q;
-				want[i] = 0;
-				if (g->ops->unrank(g, t, i, &p) == BP_OK) {
-					bp_game_canonical(g, &p, &q);
-					want[i] = memcmp(&p, &q, sizeof p) == 0;
-				}
-				set += want[i];
-			}
-			all += size;
-			expect_canonical_mask(g, t, size, want, 20, &state, specs[s]);
-			free(want);
-		}
-		printf("%s: %llu of %llu indices are valid canonical positions\n", specs[s],
-		       (unsigned long long)set, (unsigned long long)all);
+		expect_canonical_mask_tiers(g, specs[s], naive_valid_canonical, &state);
 		bp_game_destroy(g);
 	}
 }

@@ -598,23 +598,7 @@ Test(taifas, canonical_mask_matches_naive)
 	uint64_t state = seed;
 	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
 		struct bp_game *g = open_game(specs[s]);
-		cr_assert(g->ops->canonical_mask);
-		uint64_t set = 0, all = 0;
-		for (uint32_t t = 0; t < g->ntiers; t++) {
-			uint64_t size;
-			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
-			uint8_t *want = malloc(size);
-			cr_assert(want);
-			for (uint64_t i = 0; i < size; i++)
-				set += want[i] = (uint8_t)naive_canonical_index(g, t, i);
-			all += size;
-			expect_canonical_mask(g, t, size, want, 20, &state, specs[s]);
-			uint64_t past;
-			cr_expect_eq(g->ops->canonical_mask(g, t, size, 1, &past), BP_ERANGE);
-			free(want);
-		}
-		printf("%s: %llu of %llu indices are canonical positions\n", specs[s],
-		       (unsigned long long)set, (unsigned long long)all);
+		expect_canonical_mask_tiers(g, specs[s], naive_canonical_index, &state);
 		bp_game_destroy(g);
 	}
 }
