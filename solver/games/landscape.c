@@ -598,6 +598,110 @@ static int landscape_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t 
 	return rc;
 }
 
+/* ---- the structural holes: canonical_mask -----------------------------------------
+ *
+ * The walk's index stepping and canonical test over every layout block of the range,
+ * without its reachability filter and without children: a set bit is an index that
+ * unrank() accepts (its neutral set is a layout and the player to move has no loop)
+ * and that canonical() leaves as it is. The walk visits fewer, since it drops the
+ * positions whose loop cannot have been formed last; those are valid positions all
+ * the same, so they are in the mask, and the solver stores a zero for each (the
+ * contract is unrank()'s and canonical()'s, which do not ask how a position arose).
+ *
+ * Without layout=, a block's neutral plane need not be fixed by the symmetries (they
+ * keep the start layout only), so where black and orange images tie with the
+ * position, the neutral plane's image decides, as in bp_perm64_canonical's order. */
+
+/* The bits of indices lo..hi-1 of the block with neutral set `neutral` (b0 its first
+ * index), into bits at index first. */
+static void mask_block(const struct landscape *ls, const uint16_t *bt, int nsym, int t,
+		       uint64_t neutral, uint64_t b0, uint64_t lo, uint64_t hi, uint64_t first,
+		       uint64_t *bits)
+{
+	const int mover = t & 1;
+	const unsigned loop_mover = mover ? BP_CELLSETS_LOOP1 : BP_CELLSETS_LOOP0;
+	const uint64_t co = bp_binom(t, t / 2), free_ = ls->L.full & ~neutral;
+	/* the neutral set's images (itself under every symmetry with layout=) */
+	uint64_t sn[12];
+	for (int s = 0; s < nsym; s++)
+		sn[s] = bp_perm64_apply(ls->perm, s, neutral);
+	uint64_t R = (lo - b0) / co, j = (lo - b0) % co;
+	uint64_t b = bp_unrank_subset(t / 2, j), occ = 0, orange = 0, last_b = 0;
+	uint64_t cell[64];
+	for (uint64_t idx = lo; idx < hi; idx++, j++) {
+		if (idx == lo || j == co) {
+			if (idx > lo) {
+				R++;
+				j = 0;
+				b = t / 2 ? (1ull << (t / 2)) - 1 : 0;
+			}
+			occ = bp_bits_deposit(bp_unrank_subset(t, R), free_);
+			int c = 0;
+			for (uint64_t m = occ; m; m &= m - 1)
+				cell[c++] = m & -m;
+			orange = last_b = 0;
+		} else {
+			uint64_t c = b & -b, r = b + c;
+			b = (((r ^ b) >> 2) >> __builtin_ctzll(b)) | r;
+		}
+		for (uint64_t m = b ^ last_b; m; m &= m - 1)
+			orange ^= cell[__builtin_ctzll(m)];
+		last_b = b;
+		const uint64_t black = occ & ~orange;
+		int canonical = 1;
+		if (bt) {
+			const unsigned e = bt[black];
+			if (e & BP_CELLSETS_SMALLER)
+				continue;
+			for (unsigned f = e & BP_CELLSETS_FIXING; f && canonical; f &= f - 1) {
+				const int s = __builtin_ctz(f);
+				const uint64_t so = bp_perm64_apply(ls->perm, s, orange);
+				canonical = so > orange || (so == orange && sn[s] >= neutral);
+			}
+		} else {
+			for (int s = 1; s < nsym && canonical; s++) {
+				const uint64_t sb = bp_perm64_apply(ls->perm, s, black);
+				if (sb != black) {
+					canonical = sb > black;
+					continue;
+				}
+				const uint64_t so = bp_perm64_apply(ls->perm, s, orange);
+				canonical = so > orange || (so == orange && sn[s] >= neutral);
+			}
+		}
+		if (!canonical)
+			continue;
+		const uint64_t gm = (mover ? orange : black) | neutral;
+		if (bt ? (bt[gm] & loop_mover) != 0 : bp_loops_enclosed(&ls->L, mover, gm) != 0)
+			continue;
+		bits[(idx - first) / 64] |= 1ull << (idx - first) % 64;
+	}
+}
+
+static int landscape_canonical_mask(const struct bp_game *g, uint32_t tier, uint64_t first,
+				    uint32_t n, uint64_t *bits)
+{
+	const struct landscape *ls = LS(g);
+	uint64_t size, per = 0;
+	int rc = landscape_tier_size(g, tier, &size);
+	if (rc)
+		return rc;
+	if (first > size || n > size - first)
+		return BP_ERANGE;
+	memset(bits, 0, sizeof *bits * (((size_t)n + 63) / 64));
+	per_layout(ls, tier, &per);
+	const uint16_t *bt =
+		bp_cellsets_get(&((struct landscape *)ls)->sets, &ls->L, ls->perm, g->nsym);
+	for (uint64_t lo = first, hi = first + n; lo < hi;) {
+		const uint64_t blk = lo / per, b0 = blk * per, end = hi < b0 + per ? hi : b0 + per;
+		const uint64_t neutral = ls->fixed ? ls->layout : bp_unrank_subset(ls->k, blk);
+		if (ls->fixed || independent(&ls->L, neutral))
+			mask_block(ls, bt, g->nsym, (int)tier, neutral, b0, lo, end, first, bits);
+		lo = end;
+	}
+	return BP_OK;
+}
+
 /* ---- layouts ------------------------------------------------------------------- */
 
 /* The colex-smallest set of k pairwise non-adjacent cells within allowed, or 0 with
@@ -996,6 +1100,7 @@ const struct bp_game_ops bp_landscape_ops = {
 	.rank = landscape_rank,
 	.unrank = landscape_unrank,
 	.tier_walk = landscape_tier_walk,
+	.canonical_mask = landscape_canonical_mask,
 	.family_key = "layout",
 	.family_count = landscape_family_count,
 	.family_list = landscape_family_list,
