@@ -49,9 +49,8 @@ struct landscape {
 	/* the tier walk's: its table of cell sets under perm (built by the first walk),
 	 * colex ranks by bytes, binomials, and each cell's image under perm's s */
 	uint16_t *sets;
-	uint16_t *fsets;      /* canonical_mask's table of the layout's free cells (free_sets) */
-	uint8_t sub8[256];    /* the bytes by popcount, each popcount's in numeric order */
-	uint16_t sub8_at[10]; /* where each popcount's begin in sub8 */
+	uint8_t sub8[256];   /* canonical_mask: the bytes by popcount, each in numeric order */
+	uint16_t sub8_at[9]; /* where each popcount's begin in sub8 */
 	struct bp_setrank crank;
 	uint64_t binom[66][66];
 	uint8_t cimg[12][64];
