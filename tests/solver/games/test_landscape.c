@@ -452,3 +452,83 @@ ParameterizedTest(char (*spec)[64], landscape, naive_minimax_agrees_with_every_s
 	printf("%s: %zu positions agree with the naive minimax\n", *spec, n);
 	bp_game_destroy(g);
 }
+
+/* ---- the structural holes ------------------------------------------------------ */
+
+/* canonical_mask agrees with the naive holes on every index of small instances:
+ * unrank() accepts the index and canonical() leaves the position as it is. Free
+ * layouts (a block per neutral set: holes for the sets that are not layouts, and
+ * symmetries that move the others), fixed layouts with 2 to 12 symmetries, and a
+ * board over BP_CELLSETS_CELLS cells (no cell-set table: the test per position, its
+ * lower tiers), and the top tiers of hex3 (orange patterns over 16 cells); whole tiers
+ * and seeded random ranges. The tier walk visits fewer (it
+ * drops the positions whose loop cannot have been formed last), and some instances
+ * have such positions: the mask must keep them. */
+Test(landscape, canonical_mask_matches_naive)
+{
+	static const struct {
+		const char *spec;
+		uint32_t from, to; /* the tiers tested */
+	} cases[] = {
+		{ "landscape:hex2,neutrals=1", 0, UINT32_MAX },
+		{ "landscape:hex2,neutrals=2", 0, UINT32_MAX },
+		{ "landscape:tri4,neutrals=2", 0, UINT32_MAX },
+		{ "landscape:rh3x3,neutrals=2", 0, UINT32_MAX },
+		{ "landscape:hex2,neutrals=1,layout=b2", 0, UINT32_MAX },
+		{ "landscape:hex3,neutrals=7,layout=a2;b1;b4;c3;d1;d4;e2", 0, UINT32_MAX },
+		{ "landscape:hex3,neutrals=6,layout=a1;a3;c1;c3;c5;e1", 0, UINT32_MAX },
+		{ "landscape:tri6,neutrals=7,layout=a3;a6;b1;b4;c2;d3;e1", 0, 9 },
+		/* tiers over 17 stones: patterns of more than 8 + 8 cells */
+		{ "landscape:hex3,neutrals=1,layout=a1", 17, 18 },
+		{ "landscape:hex3,neutrals=0", 19, 19 },
+	};
+	uint64_t state = 20261202, unreached_all = 0;
+	printf("landscape.canonical_mask_matches_naive: seed %llu\n", (unsigned long long)state);
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const char *spec = cases[c].spec;
+		struct bp_game *g = open_game(spec);
+		cr_assert(g->ops->canonical_mask);
+		uint64_t set = 0, all = 0, unreached = 0;
+		for (uint32_t t = cases[c].from; t < g->ntiers && t <= cases[c].to; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			if (!size)
+				continue;
+			uint8_t *want = malloc(size);
+			uint64_t *walk = malloc(((size + 63) / 64 + 1) * 8);
+			cr_assert(want && walk);
+			for (uint64_t i = 0; i < size; i++) {
+				struct bp_pos p, q;
+				want[i] = 0;
+				if (g->ops->unrank(g, t, i, &p) == BP_OK) {
+					bp_game_canonical(g, &p, &q);
+					want[i] = memcmp(&p, &q, sizeof p) == 0;
+				}
+				set += want[i];
+			}
+			all += size;
+			expect_canonical_mask(g, t, size, want, 20, &state, spec);
+			uint64_t past;
+			cr_expect_eq(g->ops->canonical_mask(g, t, size, 1, &past), BP_ERANGE);
+			/* the walk's visits: within the mask, and fewer where a loop cannot
+			 * have been formed last */
+			cr_assert_eq(bp_game_walk_mask(g, t, 0, (uint32_t)size, walk), BP_OK);
+			for (uint64_t i = 0; i < size; i++) {
+				const int w = walk[i / 64] >> i % 64 & 1;
+				cr_expect(!w || want[i],
+					  "%s tier %u index %llu: walked, not in mask", spec, t,
+					  (unsigned long long)i);
+				unreached += want[i] && !w;
+			}
+			free(walk);
+			free(want);
+		}
+		printf("%s: %llu of %llu indices are valid canonical positions, %llu of them "
+		       "never reached\n",
+		       spec, (unsigned long long)set, (unsigned long long)all,
+		       (unsigned long long)unreached);
+		unreached_all += unreached;
+		bp_game_destroy(g);
+	}
+	cr_expect(unreached_all > 0, "no valid canonical position the walk leaves out");
+}
