@@ -80,10 +80,10 @@
 #include "store/codec.h"
 #include "store/store.h" /* bp_table_fill_bytes */
 
-#define CHUNK ((uint64_t)1 << 16)	/* indices a work item covers */
-#define SMALL_ITEMS 4			/* across ranks: a small tier's items a rank */
-#define DONE UINT32_MAX			/* pass A solved the position */
-#define READ_PIECE ((uint64_t)1 << 22)	/* records a resumed tier is read by, narrowed */
+#define CHUNK ((uint64_t)1 << 16)      /* indices a work item covers */
+#define SMALL_ITEMS 4		       /* across ranks: a small tier's items a rank */
+#define DONE UINT32_MAX		       /* pass A solved the position */
+#define READ_PIECE ((uint64_t)1 << 22) /* records a resumed tier is read by, narrowed */
 
 /* A round's work item, from pass A to pass B. Keys are bp_dist_key (tier, index). */
 struct item_buf {
@@ -1132,7 +1132,6 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 		tier_peak[t] += fixed;
 	return rc;
 }
-
 
 /* ---- reach files (one process) -------------------------------------------------
  *
