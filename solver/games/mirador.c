@@ -888,6 +888,10 @@ struct small {
 	 * north) and k < P: the squares of row (column) k of that piece from the piece
 	 * to the side, exclusive; ncells * 4 * P */
 	u128 *ray;
+	/* per place i, 4 * SMALL_MAX_SYM words: under symmetry s, the image's place as a
+	 * set (words 2s, 2s + 1) and opsym (words 2 * SMALL_MAX_SYM + 2s, + 1), zero
+	 * past nsym; a piece's images in one run that small_children ORs as words */
+	uint64_t *pimg;
 };
 
 static u128 bit128(int i)
@@ -962,6 +966,7 @@ static void small_free(struct small *sm)
 	free(sm->cover_tl);
 	free(sm->diag_tl);
 	free(sm->ray);
+	free(sm->pimg);
 	free(sm);
 }
 
@@ -989,8 +994,10 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->cover_tl = calloc((size_t)gr->ncells, sizeof *sm->cover_tl);
 	sm->diag_tl = calloc((size_t)gr->ncells, sizeof *sm->diag_tl);
 	sm->ray = calloc((size_t)gr->ncells * 4 * (size_t)P, sizeof *sm->ray);
+	sm->pimg = calloc((size_t)N * 4 * SMALL_MAX_SYM, sizeof *sm->pimg);
 	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
-	    !sm->pmask_t || !sm->prow || !sm->pcol || !sm->cover_tl || !sm->diag_tl || !sm->ray) {
+	    !sm->pmask_t || !sm->prow || !sm->pcol || !sm->cover_tl || !sm->diag_tl || !sm->ray ||
+	    !sm->pimg) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1034,6 +1041,16 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	}
 	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
 		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
+	for (int i = 0; i < N; i++)
+		for (int s = 0; s < g->nsym; s++) {
+			uint64_t *w = sm->pimg + (size_t)i * 4 * SMALL_MAX_SYM;
+			u128 b = bit128(sm->psym[(size_t)s * (size_t)N + (size_t)i]);
+			u128 o = sm->opsym[(size_t)s * (size_t)N + (size_t)i];
+			w[2 * s] = (uint64_t)b;
+			w[2 * s + 1] = (uint64_t)(b >> 64);
+			w[2 * SMALL_MAX_SYM + 2 * s] = (uint64_t)o;
+			w[2 * SMALL_MAX_SYM + 2 * s + 1] = (uint64_t)(o >> 64);
+		}
 	for (int i = 0; i < N; i++) {
 		for (int y = i / gr->nx + 1; y <= gr->ny; y++)
 			sm->prow[y] |= bit128(i);
@@ -1176,17 +1193,23 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, int m
 		return 0;
 	/* the position's images: pieces, and planes as order_of. order_of permutes bits,
 	 * so a plane's is the OR of its pieces' (opsym), and a child's plane is the
-	 * parent's OR the new piece's. */
-	for (int s = 0; s < sm->nsym; s++) {
-		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
-		const u128 *os = sm->opsym + (size_t)s * (size_t)N;
-		for (int c = 0; c < 2; c++) {
-			img[s][c] = opl[s][c] = 0;
-			for (u128 v = set[c]; v; v &= v - 1) {
-				int i = ctz128(v);
-				img[s][c] |= bit128(ps[i]);
-				opl[s][c] |= os[i];
-			}
+	 * parent's OR the new piece's. A piece's images under every symmetry are one run
+	 * of words (pimg), ORed a word at a time in a loop of fixed length that the
+	 * compiler makes vector operations: the loop over symmetries, then pieces, each
+	 * image's place a shift, was a quarter of small_children's time. */
+	enum { IW = 4 * SMALL_MAX_SYM };
+	uint64_t acc[2][IW];
+	for (int c = 0; c < 2; c++) {
+		memset(acc[c], 0, sizeof acc[c]);
+		for (u128 v = set[c]; v; v &= v - 1) {
+			const uint64_t *w = sm->pimg + (size_t)ctz128(v) * IW;
+			for (int k = 0; k < IW; k++)
+				acc[c][k] |= w[k];
+		}
+		for (int s = 0; s < sm->nsym; s++) {
+			img[s][c] = (u128)acc[c][2 * s + 1] << 64 | acc[c][2 * s];
+			opl[s][c] = (u128)acc[c][2 * SMALL_MAX_SYM + 2 * s + 1] << 64 |
+				    acc[c][2 * SMALL_MAX_SYM + 2 * s];
 		}
 	}
 	/* legal places (RULES.md 9.1) */
@@ -1628,7 +1651,11 @@ struct fast {
 	int16_t adj0[FAST_MAX_NODES + 1], adj[2 * FAST_MAX_LINKS]; /* node -> links */
 	int16_t nbr[2 * FAST_MAX_LINKS];	       /* the node at the other end of adj's link */
 	int lw[FAST_MAX_LINKS], lbest[FAST_MAX_LINKS]; /* as in the search */
-	uint8_t score[128];			       /* per place: lanes */
+	/* per place, the lanes it covers (mod 256), bit-sliced: bit j of a place's
+	 * count is its bit in sc[j]. A lane adds its candidates to the count with a
+	 * carry or two, where a byte a place took a step a candidate (fast_lane's
+	 * loop); the counts are read only for the few places branched on */
+	u128 sc[8];
 	u128 lc[FAST_MAX_LANES];
 };
 
@@ -1719,14 +1746,18 @@ static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
 			br |= f->lc[f->lbest[li]] & avail;
 		v = l->a == v ? l->b : l->a;
 	}
-	int list[128], nl = 0;
+	int list[128], score[128], nl = 0;
 	for (; br; br &= br - 1) { /* most lanes covered first */
-		int c = ctz128(br), j = nl++;
-		while (j > 0 && f->score[list[j - 1]] < f->score[c]) {
+		int c = ctz128(br), j = nl++, sc = 0;
+		for (int b = 0; b < 8; b++)
+			sc |= (int)(f->sc[b] >> c & 1) << b;
+		while (j > 0 && score[j - 1] < sc) {
 			list[j] = list[j - 1];
+			score[j] = score[j - 1];
 			j--;
 		}
 		list[j] = c;
+		score[j] = sc;
 	}
 	for (int i = 0; i < nl; i++) {
 		int c = list[i];
@@ -1761,8 +1792,12 @@ static int fast_lane(struct fast *f, const struct mirador *m, int vert, int at, 
 	u128 c = vert ? place_rect(f->sm, nx, ny, lo - P + 1, hi, at - P + 1, at)
 		      : place_rect(f->sm, nx, ny, at - P + 1, at, lo - P + 1, hi);
 	c &= f->legal;
-	for (u128 v = c; v; v &= v - 1)
-		f->score[ctz128(v)]++;
+	u128 add = c;
+	for (int b = 0; b < 8 && add; b++) {
+		u128 carry = f->sc[b] & add;
+		f->sc[b] ^= add;
+		add = carry;
+	}
 	f->lc[f->nlanes++] = c;
 	return 0;
 }
@@ -1901,7 +1936,7 @@ static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int
 	for (u128 v = set[colour]; v; v &= v - 1)
 		bad |= sm->diag[ctz128(v)];
 	f.legal = sm->all & ~bad;
-	memset(f.score, 0, sizeof f.score);
+	memset(f.sc, 0, sizeof f.sc);
 	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
 	if (fast_net(&f, m, set[colour], xsq, occ, occ_t))
 		return BP_EUNSUPPORTED;
