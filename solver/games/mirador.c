@@ -1580,8 +1580,10 @@ static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
 					/* east and south: the nearest is the lowest square */
 					int h = r < 2 * P ? (r < P ? ctz128(ns) : top128(ns))
 							  : (r < 3 * P ? ctz128(ns) : top128(ns));
-					if (x >> h & 1)
-						a |= 1ull << ord[ctz128(sm->cover_tl[h] & tl)];
+					/* a square of the player: one of its pieces covers it */
+					u128 by = sm->cover_tl[h] & tl;
+					if (by)
+						a |= 1ull << ord[ctz128(by)];
 				}
 				adj[i] = a;
 				known |= 1ull << i;
