@@ -157,9 +157,10 @@ static void key_swap(uint64_t *a, uint64_t *b)
  * Lomuto's with no branch on the comparison: each key is swapped with the first key
  * not below the pivot and that place moves on by the comparison's result (0 or 1), so
  * nothing depends on a guess at the outcome; Hoare's partition, branching on every
- * comparison of keys in random order, mispredicted about half of them. A run of keys
- * equal to the pivot all goes to the right side, which the enumeration's few repeats
- * of a key never make long. */
+ * comparison of keys in random order, mispredicted about half of them. Keys equal to
+ * the pivot all go to the right side; when nothing is below the pivot, a second pass
+ * of the same kind moves the keys equal to it to the front of that side and the sort
+ * goes on past them, so a key repeated many times costs one pass, not one a copy. */
 static void key_sort(uint64_t *k, uint64_t n, int depth)
 {
 	while (n > 16) {
@@ -167,15 +168,26 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 			qsort(k, n, 2 * sizeof(uint64_t), key_qcmp);
 			return;
 		}
-		uint64_t *a = k, *m = k + 2 * (n / 2), *z = k + 2 * (n - 1);
-		if (key_less_sort(m, a))
-			key_swap(m, a);
-		if (key_less_sort(z, m)) {
-			key_swap(z, m);
-			if (key_less_sort(m, a))
-				key_swap(m, a);
+		/* the median of three keys from places drawn at random (a fixed generator:
+		 * a run is repeatable). The first, middle and last keys, in arrays that the
+		 * enumeration fills in order of their parents and that the partition's
+		 * rotations leave far from random, gave pivots so lopsided that ranges of
+		 * a one-thread mirador:10x10 solve, over 1 M keys in all, ran down the
+		 * depth to qsort; random places took a third off the sort's time */
+		uint64_t r = n * 0x9e3779b97f4a7c15ull ^ (uint64_t)depth * 0xbf58476d1ce4e5b9ull;
+		uint64_t *p3[3];
+		for (int q = 0; q < 3; q++) {
+			r ^= r >> 31;
+			r *= 0xd6e8feb86659fd93ull;
+			r ^= r >> 32;
+			p3[q] = k + 2 * (r % n);
 		}
-		key_swap(k, m); /* the pivot first, out of the way */
+		const uint64_t *x = p3[0], *y = p3[1], *z = p3[2], *m;
+		if (key_less_sort(x, y))
+			m = key_less_sort(y, z) ? y : key_less_sort(x, z) ? z : x;
+		else
+			m = key_less_sort(x, z) ? x : key_less_sort(y, z) ? z : y;
+		key_swap(k, (uint64_t *)m); /* the pivot first, out of the way */
 		const uint64_t piv[2] = { k[0], k[1] };
 		uint64_t lt = 1; /* [1, lt) below the pivot, [lt, i) not */
 		for (uint64_t i = 1; i < n; i++) {
@@ -191,6 +203,23 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 		/* [0, lt - 1) below, lt - 1 the pivot, [lt, n) not below: the smaller
 		 * side by recursion, the larger by the loop */
 		uint64_t left = lt - 1, right = n - lt;
+		if (left == 0) {
+			/* the pivot is the least: skip the keys equal to it, [lt, eq) after
+			 * this pass ([eq, i) above it) */
+			uint64_t eq = lt;
+			for (uint64_t i = lt; i < n; i++) {
+				uint64_t v0 = k[2 * i], v1 = k[2 * i + 1];
+				uint64_t same = (uint64_t)((v0 == piv[0]) & (v1 == piv[1]));
+				k[2 * i] = k[2 * eq];
+				k[2 * i + 1] = k[2 * eq + 1];
+				k[2 * eq] = v0;
+				k[2 * eq + 1] = v1;
+				eq += same;
+			}
+			k += 2 * eq;
+			n -= eq;
+			continue;
+		}
 		if (left < right) {
 			key_sort(k, left, depth);
 			k += 2 * lt;
@@ -212,20 +241,14 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 	}
 }
 
-/* Sorts n keys and drops repeats. @return the keys left. */
-static uint64_t sort_unique(uint64_t *k, uint64_t n)
+static uint64_t drop_repeats(uint64_t *k, uint64_t n);
+
+uint64_t bp_sparse_sort_unique(uint64_t *k, uint64_t n)
 {
 	if (n < 2)
 		return n;
 	key_sort(k, n, 2 * 64);
-	uint64_t m = 1;
-	for (uint64_t i = 1; i < n; i++)
-		if (key_cmp(k + 2 * i, k + 2 * (m - 1)) != 0) {
-			k[2 * m] = k[2 * i];
-			k[2 * m + 1] = k[2 * i + 1];
-			m++;
-		}
-	return m;
+	return drop_repeats(k, n);
 }
 
 static int make_top(bp_sparse *ix, uint32_t t);
@@ -470,45 +493,62 @@ struct kvec {
 	uint64_t n, cap, s;
 };
 
-/* Drops the keys of k[0, n) (sorted) equal to their predecessor. @return the keys
+/* Drops the keys of k[0, n) (sorted) equal to their predecessor, with no branch on
+ * the comparison: each key is written at the next place and that place moves on when
+ * it differs from the last kept (a fifth of the keys the enumeration pushes are
+ * repeats, in no order a branch could guess). The last kept key stays in registers:
+ * read back from where it was just written, each key waited on the last one's store
+ * (over half the time of kvec_settle and of the sort's own pass). @return the keys
  * left. */
 static uint64_t drop_repeats(uint64_t *k, uint64_t n)
 {
-	uint64_t m = n ? 1 : 0;
-	for (uint64_t i = 1; i < n; i++)
-		if (k[2 * i] != k[2 * (m - 1)] || k[2 * i + 1] != k[2 * (m - 1) + 1]) {
-			k[2 * m] = k[2 * i];
-			k[2 * m + 1] = k[2 * i + 1];
-			m++;
-		}
+	if (n == 0)
+		return 0;
+	uint64_t m = 1, last0 = k[0], last1 = k[1];
+	for (uint64_t i = 1; i < n; i++) {
+		uint64_t v0 = k[2 * i], v1 = k[2 * i + 1];
+		uint64_t differs = (v0 != last0) | (v1 != last1);
+		k[2 * m] = v0;
+		k[2 * m + 1] = v1;
+		m += differs;
+		last0 = v0; /* the same key when it does not differ */
+		last1 = v1;
+	}
 	return m;
 }
 
 /* Sorts v's keys pushed since it was last settled and merges them into its sorted
  * part, dropping repeats: the sorted part is never sorted again (sorting the whole
  * array each time it filled sorted twice as many keys as were pushed, mirador:10x10).
- * The merge goes backwards from the end, with the new keys copied aside.
+ * The merge goes backwards from the end, with the new keys copied aside, and takes
+ * each key with no branch on the comparison (the sides interleave at random; the
+ * branch mispredicted about half the time and the merge was a tenth of a one-thread
+ * mirador:10x10 solve). Once the sorted part is used up, the new keys left are the
+ * smallest and go to the front as they are.
  * @return BP_OK; BP_ENOMEM (v unchanged but for the order of its new keys). */
 static int kvec_settle(struct kvec *v)
 {
 	if (v->n == v->s)
 		return BP_OK;
-	uint64_t s = v->s, m = sort_unique(v->a + 2 * s, v->n - s);
+	uint64_t s = v->s, m = bp_sparse_sort_unique(v->a + 2 * s, v->n - s);
 	if (s && m) {
 		uint64_t *tmp = malloc(m * KEY_BYTES), i = s, j = m, o = s + m;
 		if (!tmp)
 			return BP_ENOMEM;
 		memcpy(tmp, v->a + 2 * s, m * KEY_BYTES);
-		while (j > 0) {
-			const uint64_t *from;
-			if (i > 0 && key_less(tmp + 2 * (j - 1), v->a + 2 * (i - 1)))
-				from = v->a + 2 * --i;
-			else
-				from = tmp + 2 * --j;
+		uint64_t *a = v->a;
+		while (i > 0 && j > 0) {
+			const uint64_t *x = a + 2 * (i - 1), *y = tmp + 2 * (j - 1);
+			uint64_t take_x = (uint64_t)key_less_sort(y, x);
+			const uint64_t *from = take_x ? x : y;
+			uint64_t f0 = from[0], f1 = from[1];
 			o--;
-			v->a[2 * o] = from[0];
-			v->a[2 * o + 1] = from[1];
+			a[2 * o] = f0;
+			a[2 * o + 1] = f1;
+			i -= take_x;
+			j -= take_x ^ 1;
 		}
+		memcpy(a, tmp, j * KEY_BYTES); /* o == j here when i reached 0 */
 		free(tmp);
 		v->n = drop_repeats(v->a, s + m);
 	} else {

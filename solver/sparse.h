@@ -45,6 +45,11 @@ int bp_sparse_wanted(const struct bp_game *g);
 int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
 			struct bp_err *err);
 
+/* Sorts the n keys at k (two words each, the high one second) in increasing order and
+ * drops repeats, in place: the enumeration's sort, given for the tests.
+ * @return the keys left, at k[0 .. 2 * return). */
+uint64_t bp_sparse_sort_unique(uint64_t *k, uint64_t n);
+
 /* An index of nt tiers made from given keys: count[t] keys of tier t at keys[t] (two
  * words each, the high one second), strictly increasing. Copied; rank searches it as
  * it does an enumerated index (a sample of high words first).

@@ -880,6 +880,18 @@ struct small {
 	/* the places in rows (columns) of top-left squares below y (left of x): ny + 1
 	 * (nx + 1) entries */
 	u128 *prow, *pcol;
+	/* per square (ncells): the top-left squares of the pieces that cover it
+	 * (cover_tl), and for a place's top-left square, those of the places touching it
+	 * at a corner only (diag_tl; diag's, as squares) */
+	u128 *cover_tl, *diag_tl;
+	/* per square t that is a place's top-left, per direction (east, west, south,
+	 * north) and k < P: the squares of row (column) k of that piece from the piece
+	 * to the side, exclusive; ncells * 4 * P */
+	u128 *ray;
+	/* per place i, 4 * SMALL_MAX_SYM words: under symmetry s, the image's place as a
+	 * set (words 2s, 2s + 1) and opsym (words 2 * SMALL_MAX_SYM + 2s, + 1), zero
+	 * past nsym; a piece's images in one run that small_children ORs as words */
+	uint64_t *pimg;
 };
 
 static u128 bit128(int i)
@@ -951,6 +963,10 @@ static void small_free(struct small *sm)
 	free(sm->pmask_t);
 	free(sm->prow);
 	free(sm->pcol);
+	free(sm->cover_tl);
+	free(sm->diag_tl);
+	free(sm->ray);
+	free(sm->pimg);
 	free(sm);
 }
 
@@ -975,8 +991,13 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->pmask_t = calloc((size_t)N, sizeof *sm->pmask_t);
 	sm->prow = calloc((size_t)gr->ny + 1, sizeof *sm->prow);
 	sm->pcol = calloc((size_t)gr->nx + 1, sizeof *sm->pcol);
+	sm->cover_tl = calloc((size_t)gr->ncells, sizeof *sm->cover_tl);
+	sm->diag_tl = calloc((size_t)gr->ncells, sizeof *sm->diag_tl);
+	sm->ray = calloc((size_t)gr->ncells * 4 * (size_t)P, sizeof *sm->ray);
+	sm->pimg = calloc((size_t)N * 4 * SMALL_MAX_SYM, sizeof *sm->pimg);
 	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
-	    !sm->pmask_t || !sm->prow || !sm->pcol) {
+	    !sm->pmask_t || !sm->prow || !sm->pcol || !sm->cover_tl || !sm->diag_tl || !sm->ray ||
+	    !sm->pimg) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1020,6 +1041,16 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	}
 	for (size_t k = 0; k < (size_t)N * (size_t)g->nsym; k++) /* all pmask made */
 		sm->opsym[k] = order_of(sm->pmask[sm->psym[k]]);
+	for (int i = 0; i < N; i++)
+		for (int s = 0; s < g->nsym; s++) {
+			uint64_t *w = sm->pimg + (size_t)i * 4 * SMALL_MAX_SYM;
+			u128 b = bit128(sm->psym[(size_t)s * (size_t)N + (size_t)i]);
+			u128 o = sm->opsym[(size_t)s * (size_t)N + (size_t)i];
+			w[2 * s] = (uint64_t)b;
+			w[2 * s + 1] = (uint64_t)(b >> 64);
+			w[2 * SMALL_MAX_SYM + 2 * s] = (uint64_t)o;
+			w[2 * SMALL_MAX_SYM + 2 * s + 1] = (uint64_t)(o >> 64);
+		}
 	for (int i = 0; i < N; i++) {
 		for (int y = i / gr->nx + 1; y <= gr->ny; y++)
 			sm->prow[y] |= bit128(i);
@@ -1031,6 +1062,27 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 			int c = ctz128(v);
 			sm->pmask_t[i] |= bit128(c % gr->w * gr->h + c / gr->w);
 		}
+	for (int i = 0; i < N; i++) {
+		int ti = i / gr->nx * gr->w + i % gr->nx; /* place i's top-left square */
+		for (u128 v = sm->pmask[i]; v; v &= v - 1)
+			sm->cover_tl[ctz128(v)] |= bit128(ti);
+		for (u128 v = sm->diag[i]; v; v &= v - 1) {
+			int j = ctz128(v);
+			sm->diag_tl[ti] |= bit128(j / gr->nx * gr->w + j % gr->nx);
+		}
+		int px = i % gr->nx, py = i / gr->nx;
+		u128 *ray = sm->ray + (size_t)ti * 4 * (size_t)P;
+		for (int k = 0; k < P; k++) {
+			for (int x = px + P; x < gr->w; x++)
+				ray[0 * P + k] |= bit128((py + k) * gr->w + x);
+			for (int x = 0; x < px; x++)
+				ray[1 * P + k] |= bit128((py + k) * gr->w + x);
+			for (int y = py + P; y < gr->h; y++)
+				ray[2 * P + k] |= bit128(y * gr->w + px + k);
+			for (int y = 0; y < py; y++)
+				ray[3 * P + k] |= bit128(y * gr->w + px + k);
+		}
+	}
 	m->sm = sm;
 	return BP_OK;
 }
@@ -1141,17 +1193,23 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, int m
 		return 0;
 	/* the position's images: pieces, and planes as order_of. order_of permutes bits,
 	 * so a plane's is the OR of its pieces' (opsym), and a child's plane is the
-	 * parent's OR the new piece's. */
-	for (int s = 0; s < sm->nsym; s++) {
-		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
-		const u128 *os = sm->opsym + (size_t)s * (size_t)N;
-		for (int c = 0; c < 2; c++) {
-			img[s][c] = opl[s][c] = 0;
-			for (u128 v = set[c]; v; v &= v - 1) {
-				int i = ctz128(v);
-				img[s][c] |= bit128(ps[i]);
-				opl[s][c] |= os[i];
-			}
+	 * parent's OR the new piece's. A piece's images under every symmetry are one run
+	 * of words (pimg), ORed a word at a time in a loop of fixed length that the
+	 * compiler makes vector operations: the loop over symmetries, then pieces, each
+	 * image's place a shift, was a quarter of small_children's time. */
+	enum { IW = 4 * SMALL_MAX_SYM };
+	uint64_t acc[2][IW];
+	for (int c = 0; c < 2; c++) {
+		memset(acc[c], 0, sizeof acc[c]);
+		for (u128 v = set[c]; v; v &= v - 1) {
+			const uint64_t *w = sm->pimg + (size_t)ctz128(v) * IW;
+			for (int k = 0; k < IW; k++)
+				acc[c][k] |= w[k];
+		}
+		for (int s = 0; s < sm->nsym; s++) {
+			img[s][c] = (u128)acc[c][2 * s + 1] << 64 | acc[c][2 * s];
+			opl[s][c] = (u128)acc[c][2 * SMALL_MAX_SYM + 2 * s + 1] << 64 |
+				    acc[c][2 * SMALL_MAX_SYM + 2 * s];
 		}
 	}
 	/* legal places (RULES.md 9.1) */
@@ -1371,21 +1429,13 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
  * links that no legal placement of the opponent can cut, and the chain-breaking search
  * (mirador_chain.c) says so at its first node, where a link weighs the fewest
  * opponent placements covering one of its lanes, and it finds a chain of weight 0.
- * Such a chain is found here on the squares as bitboards, with no network built:
- *
- *   S  the *safe* squares: empty, and covered by no legal placement of the opponent
- *      (a lane of safe squares is one no placement can fill);
- *   R  the squares of the player's pieces reached from the start side.
- *
- * R grows by the eight neighbours within the player's squares (squares of one piece
- * touch along a side, two pieces only at a corner: corner contact), and by rays:
- * from R along a row or column through safe squares only, the first square after
- * them that holds a piece of the player (line of sight over a safe lane). The start
- * side seeds R with the pieces touching it and those a ray of safe squares from it
- * meets; the chain is found when R touches the opposite side or a ray from R reaches
- * it. Sides are never crossed, so they are only a chain's ends. This is exactly the
- * search's first step (a link of weight 0: a corner, a side touched, or a lane that no
- * candidate covers), so the answer 1 is the search's and 0 leaves it to the search. */
+ * Such a chain is found here with no network built, from the *safe* squares (empty,
+ * and covered by no legal placement of the opponent: a lane of safe squares is one no
+ * placement can fill, found on the squares as bitboards by sq_cover) and the player's
+ * pieces: a link of weight 0 is a corner, a side touched, or a line of sight over
+ * safe squares only (safe_chain_pieces). Sides are never crossed, so they are only a
+ * chain's ends. This is exactly the search's first step, so the answer 1 is the
+ * search's and 0 leaves it to the search. */
 
 static u128 sq_east(const struct small *sm, u128 v)
 {
@@ -1405,63 +1455,6 @@ static u128 sq_south(const struct small *sm, u128 v)
 static u128 sq_north(const struct small *sm, u128 v)
 {
 	return v >> sm->w;
-}
-
-static u128 sq_step(const struct small *sm, int d, u128 v)
-{
-	return d == 0	? sq_east(sm, v)
-	       : d == 1 ? sq_west(sm, v)
-	       : d == 2 ? sq_south(sm, v)
-			: sq_north(sm, v);
-}
-
-/* v and the squares rays from v in direction d reach through the squares of s. */
-static u128 sq_ray(const struct small *sm, int d, u128 v, u128 s)
-{
-	for (;;) {
-		u128 n = v | (sq_step(sm, d, v) & s);
-		if (n == v)
-			return v;
-		v = n;
-	}
-}
-
-/* The squares of x connected to r by the eight neighbours within x. */
-static u128 sq_grow(const struct small *sm, u128 r, u128 x)
-{
-	for (;;) {
-		u128 v = r | sq_north(sm, r) | sq_south(sm, r);
-		u128 n = (r | v | sq_east(sm, v) | sq_west(sm, v)) & x;
-		if (n == r)
-			return r;
-		r = n;
-	}
-}
-
-/* Whether squares x (the player's) hold a chain of safe links from side `from` (the
- * squares of its edge, rays entering in direction din) to the opposite side (edge
- * `to`, rays leaving in direction dout). */
-static int sq_chain(const struct small *sm, u128 x, u128 safe, u128 from, int din, u128 to,
-		    int dout)
-{
-	u128 r = (x & from) | (sq_step(sm, din, sq_ray(sm, din, safe & from, safe)) & x);
-	while (r) {
-		r = sq_grow(sm, r, x);
-		if (r & to)
-			return 1;
-		u128 hit = 0;
-		for (int d = 0; d < 4; d++) {
-			u128 ray = sq_ray(sm, d, r, safe);
-			if (d == dout && (ray & safe & to))
-				return 1;
-			hit |= sq_step(sm, d, ray);
-		}
-		hit &= x & ~r;
-		if (!hit)
-			return 0;
-		r |= hit;
-	}
-	return 0;
 }
 
 /* The squares that legal placements of the opponent of the player on squares x cover,
@@ -1493,6 +1486,118 @@ static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
 	return cover & sm->sq_all;
 }
 
+/* The highest set bit of v (not 0). */
+static int top128(u128 v)
+{
+	uint64_t hi = (uint64_t)(v >> 64);
+	return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)v);
+}
+
+/* For safe_chain_pieces: side[d0] and side[d0 + 1] get the pieces (top-left squares
+ * at[0 .. n)) with a ray in direction d0 (d0 + 1) free of unsafe squares. A piece's P
+ * rays are ORed with no branch, and P = 2 (most grids) has its own loop the compiler
+ * unrolls: the loop that stops at the first free ray was most of the time here. */
+static void side_rays_p(const struct small *sm, const int *at, int n, u128 unsafe, int d0,
+			uint64_t *side, const int P)
+{
+	for (int i = 0; i < n; i++) {
+		const u128 *ray = sm->ray + (size_t)at[i] * 4 * (size_t)P + (size_t)d0 * (size_t)P;
+		uint64_t free0 = 0, free1 = 0;
+		for (int k = 0; k < P; k++) {
+			free0 |= (uint64_t)((ray[k] & unsafe) == 0);
+			free1 |= (uint64_t)((ray[P + k] & unsafe) == 0);
+		}
+		side[d0] |= free0 << i;
+		side[d0 + 1] |= free1 << i;
+	}
+}
+
+static void side_rays(const struct small *sm, const int *at, int n, u128 unsafe, int d0,
+		      uint64_t *side)
+{
+	if (sm->p == 2)
+		side_rays_p(sm, at, n, unsafe, d0, side, 2);
+	else
+		side_rays_p(sm, at, n, unsafe, d0, side, sm->p);
+}
+
+/* Whether the player with squares x has a chain of weight-0 links, on its pieces:
+ * each piece casts a ray along each of its P rows east and west and each of its P
+ * columns south and north (sm->ray: the squares from the piece to the side), and the
+ * ray stops at the first square that is not safe (unsafe: occupied, or covered by a
+ * legal placement of the opponent), the lowest or highest bit of unsafe on the ray.
+ * None: the ray reaches the side (a piece touching a side has an empty ray there, the
+ * same case); a square of the player: a link to the piece covering it (cover_tl).
+ * With the corners (diag_tl) these are the weight-0 links, and a chain is a path from
+ * a piece linked to one side to a piece linked to the opposite side, found by a search
+ * over the pieces that makes a piece's links when it first takes it. Until
+ * 2026-12-02 the same walk ran on the squares, spreading over a piece's squares a
+ * neighbour at a time and along each ray a square at a time: a ninth of a one-thread
+ * mirador:10x10 solve, against about a thirteenth now. A colour has at most 64 pieces:
+ * no two touch along a side, so at most half of the 128 squares are top-left
+ * squares. */
+static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
+{
+	const int P = sm->p;
+	/* top-left squares: pieces of one colour never touch along a side */
+	u128 tl = x & ~sq_east(sm, x) & ~sq_south(sm, x);
+	assert(popcount128(tl) <= 64);
+	int8_t ord[128];
+	int at[64], n = 0;
+	for (u128 v = tl; v; v &= v - 1, n++) {
+		at[n] = ctz128(v);
+		ord[at[n]] = (int8_t)n;
+	}
+	/* side[d]: the pieces whose ray in direction d (east, west, south, north)
+	 * reaches the side; north and south only when east-west finds no chain */
+	uint64_t side[4] = { 0, 0, 0, 0 };
+	side_rays(sm, at, n, unsafe, 0, side);
+	uint64_t adj[64], known = 0;
+	/* east-west first: on mirador:10x10's positions it holds a safe chain more often
+	 * than north-south (5.8 M against 5.2 M of 9.1 M; canonical forms favour one
+	 * orientation), so the north and south rays are needed less often */
+	for (int d = 0; d < 2; d++) {
+		if (d == 1)
+			side_rays(sm, at, n, unsafe, 2, side);
+		uint64_t goal = side[d == 0 ? 0 : 2], reached = side[d == 0 ? 1 : 3];
+		if (!goal || !reached)
+			continue;
+		for (uint64_t open = reached; open;) {
+			if (reached & goal)
+				return 1;
+			int i = __builtin_ctzll(open);
+			open &= open - 1;
+			if (!(known >> i & 1)) {
+				int t = at[i];
+				const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
+				uint64_t a = 0;
+				for (u128 v = sm->diag_tl[t] & tl; v; v &= v - 1)
+					a |= 1ull << ord[ctz128(v)];
+				for (int r = 0; r < 4 * P; r++) {
+					u128 ns = ray[r] & unsafe;
+					if (!ns)
+						continue;
+					/* east and south: the nearest is the lowest square */
+					int h = r < 2 * P ? (r < P ? ctz128(ns) : top128(ns))
+							  : (r < 3 * P ? ctz128(ns) : top128(ns));
+					/* a square of the player: one of its pieces covers it */
+					u128 by = sm->cover_tl[h] & tl;
+					if (by)
+						a |= 1ull << ord[ctz128(by)];
+				}
+				adj[i] = a;
+				known |= 1ull << i;
+			}
+			uint64_t nb = adj[i] & ~reached;
+			reached |= nb;
+			open |= nb;
+		}
+		if (reached & goal)
+			return 1;
+	}
+	return 0;
+}
+
 int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	const struct mirador *m = M(g);
@@ -1501,11 +1606,7 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
 		return BP_EUNSUPPORTED;
 	u128 x = get_plane(p, colour), occ = x | get_plane(p, 1 - colour);
 	u128 safe = sm->sq_all & ~occ & ~sq_cover(sm, x, occ);
-	/* east-west first: on mirador:10x10's positions it holds a safe chain more often
-	 * than north-south (5.8 M against 5.2 M of 9.1 M; canonical forms favour one
-	 * orientation), so the second walk is needed less often */
-	return sq_chain(sm, x, safe, sm->sq_w, 0, sm->sq_e, 0) ||
-	       sq_chain(sm, x, safe, sm->sq_n, 2, sm->sq_s, 2);
+	return safe_chain_pieces(sm, x, sm->sq_all & ~safe);
 }
 
 /* ---- small grids: the chain-breaking search on place sets ------------------------------ */
@@ -1552,7 +1653,11 @@ struct fast {
 	int16_t adj0[FAST_MAX_NODES + 1], adj[2 * FAST_MAX_LINKS]; /* node -> links */
 	int16_t nbr[2 * FAST_MAX_LINKS];	       /* the node at the other end of adj's link */
 	int lw[FAST_MAX_LINKS], lbest[FAST_MAX_LINKS]; /* as in the search */
-	uint8_t score[128];			       /* per place: lanes */
+	/* per place, the lanes it covers (mod 256), bit-sliced: bit j of a place's
+	 * count is its bit in sc[j]. A lane adds its candidates to the count with a
+	 * carry or two, where a byte a place took a step a candidate (fast_lane's
+	 * loop); the counts are read only for the few places branched on */
+	u128 sc[8];
 	u128 lc[FAST_MAX_LANES];
 };
 
@@ -1643,14 +1748,18 @@ static int fast_breakable(struct fast *f, u128 T, u128 nbt, u128 X)
 			br |= f->lc[f->lbest[li]] & avail;
 		v = l->a == v ? l->b : l->a;
 	}
-	int list[128], nl = 0;
+	int list[128], score[128], nl = 0;
 	for (; br; br &= br - 1) { /* most lanes covered first */
-		int c = ctz128(br), j = nl++;
-		while (j > 0 && f->score[list[j - 1]] < f->score[c]) {
+		int c = ctz128(br), j = nl++, sc = 0;
+		for (int b = 0; b < 8; b++)
+			sc |= (int)(f->sc[b] >> c & 1) << b;
+		while (j > 0 && score[j - 1] < sc) {
 			list[j] = list[j - 1];
+			score[j] = score[j - 1];
 			j--;
 		}
 		list[j] = c;
+		score[j] = sc;
 	}
 	for (int i = 0; i < nl; i++) {
 		int c = list[i];
@@ -1685,8 +1794,12 @@ static int fast_lane(struct fast *f, const struct mirador *m, int vert, int at, 
 	u128 c = vert ? place_rect(f->sm, nx, ny, lo - P + 1, hi, at - P + 1, at)
 		      : place_rect(f->sm, nx, ny, at - P + 1, at, lo - P + 1, hi);
 	c &= f->legal;
-	for (u128 v = c; v; v &= v - 1)
-		f->score[ctz128(v)]++;
+	u128 add = c;
+	for (int b = 0; b < 8 && add; b++) {
+		u128 carry = f->sc[b] & add;
+		f->sc[b] ^= add;
+		add = carry;
+	}
 	f->lc[f->nlanes++] = c;
 	return 0;
 }
@@ -1825,7 +1938,7 @@ static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int
 	for (u128 v = set[colour]; v; v &= v - 1)
 		bad |= sm->diag[ctz128(v)];
 	f.legal = sm->all & ~bad;
-	memset(f.score, 0, sizeof f.score);
+	memset(f.sc, 0, sizeof f.sc);
 	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
 	if (fast_net(&f, m, set[colour], xsq, occ, occ_t))
 		return BP_EUNSUPPORTED;

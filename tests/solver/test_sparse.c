@@ -839,3 +839,80 @@ Test(sparse, mirador_key_unpack_as_the_text_parser)
 		bp_game_destroy(g);
 	}
 }
+
+static int naive_key_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The enumeration's sort (median of three at random places, a pass for keys equal to
+ * the pivot) against qsort and a plain loop dropping repeats, on arrays made to hit
+ * its cases: keys at random, few distinct keys repeated many times, sorted and
+ * reversed runs, organ pipes, and keys that differ in their low word only. */
+Test(sparse, sort_unique_as_qsort)
+{
+	uint64_t seed = 20261202;
+	printf("sort_unique_as_qsort: seed %llu\n", (unsigned long long)seed);
+	static const uint64_t sizes[] = { 0, 1, 2, 3, 15, 16, 17, 100, 1000, 4099, 65536, 200003 };
+	for (int kind = 0; kind < 6; kind++)
+		for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+			uint64_t n = sizes[si];
+			uint64_t *a = malloc(2 * sizeof(uint64_t) * (n ? n : 1));
+			uint64_t *b = malloc(2 * sizeof(uint64_t) * (n ? n : 1));
+			cr_assert(a && b);
+			for (uint64_t i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				uint64_t r = seed ^ seed >> 29;
+				uint64_t hi, lo;
+				switch (kind) {
+				case 0: /* at random */
+					hi = r;
+					lo = r * 0x9e3779b97f4a7c15ull;
+					break;
+				case 1: /* few distinct keys, many repeats */
+					hi = r % 5;
+					lo = r >> 40 & 1;
+					break;
+				case 2: /* sorted, with a run of repeats */
+					hi = i / 3;
+					lo = i % 2;
+					break;
+				case 3: /* reversed */
+					hi = n - i;
+					lo = 7;
+					break;
+				case 4: /* organ pipe */
+					hi = i < n / 2 ? i : n - i;
+					lo = r % 3;
+					break;
+				default: /* one high word, low words at random and repeated */
+					hi = 42;
+					lo = r % (n / 4 + 1);
+					break;
+				}
+				a[2 * i] = b[2 * i] = lo;
+				a[2 * i + 1] = b[2 * i + 1] = hi;
+			}
+			uint64_t m = bp_sparse_sort_unique(a, n);
+			if (n)
+				qsort(b, n, 2 * sizeof(uint64_t), naive_key_cmp);
+			uint64_t mb = n ? 1 : 0;
+			for (uint64_t i = 1; i < n; i++)
+				if (naive_key_cmp(b + 2 * i, b + 2 * (mb - 1)) != 0) {
+					b[2 * mb] = b[2 * i];
+					b[2 * mb + 1] = b[2 * i + 1];
+					mb++;
+				}
+			cr_expect_eq(m, mb, "kind %d, %llu keys: %llu left, expected %llu", kind,
+				     (unsigned long long)n, (unsigned long long)m,
+				     (unsigned long long)mb);
+			cr_expect(m != mb || memcmp(a, b, 2 * sizeof(uint64_t) * m) == 0,
+				  "kind %d, %llu keys: not the sorted unique keys", kind,
+				  (unsigned long long)n);
+			free(a);
+			free(b);
+		}
+}

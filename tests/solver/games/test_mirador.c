@@ -983,12 +983,12 @@ struct safe_case {
 ParameterizedTestParameters(mirador, safe_chain_vs_search)
 {
 	static struct safe_case cases[] = {
-		{ "mirador:5x5", 300, 8 },	    { "mirador:7x7", 600, 14 },
-		{ "mirador:7x5", 300, 10 },	    { "mirador:6x7", 300, 12 },
-		{ "mirador:8x8", 600, 20 },	    { "mirador:9x9", 600, 24 },
-		{ "mirador:10x10", 600, 26 },	    { "mirador:11x11", 400, 30 },
-		{ "mirador:5x5,piece=1", 300, 14 }, { "mirador:6x6,piece=1", 300, 18 },
-		{ "mirador:7x7,piece=3", 200, 6 },
+		{ "mirador:5x5", 3000, 8 },	     { "mirador:7x7", 6000, 14 },
+		{ "mirador:7x5", 3000, 10 },	     { "mirador:6x7", 3000, 12 },
+		{ "mirador:8x8", 6000, 20 },	     { "mirador:9x9", 6000, 24 },
+		{ "mirador:10x10", 6000, 26 },	     { "mirador:11x11", 4000, 30 },
+		{ "mirador:5x5,piece=1", 3000, 14 }, { "mirador:6x6,piece=1", 3000, 18 },
+		{ "mirador:7x7,piece=3", 2000, 6 },
 	};
 	return cr_make_param_array(struct safe_case, cases, sizeof cases / sizeof cases[0]);
 }
