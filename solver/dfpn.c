@@ -118,8 +118,8 @@
  * the same goal from the root over the shared table. A child that other threads are
  * inside (a counter per key hash in `busy`) counts one more in the selection, so an
  * equally promising sibling is taken instead; at each step a thread reads back the
- * final values that other threads stored for its node and its children, so that
- * a thread leaves a subtree another one has settled. Open numbers are not read back
+ * final value that another thread stored for its node, and at every 8th step those of
+ * its children, so that a thread leaves a subtree another one has settled. Open numbers are not read back
  * (see refresh()). The first thread to settle the root stops the others.
  * Games with repetitions keep the portfolio: the two goals at once on two threads
  * sharing the table (see prove_portfolio), because their path entries belong to one
@@ -805,10 +805,19 @@ static int expand(struct search *s, int depth, int or_node)
 	return children(s, depth, or_node, n, kctx, cctx, xran, 0);
 }
 
-/* The shared search: reads the children's final values that other threads have
- * stored since, and the node's own entry. @return 1 when the node itself is final in the
- * table (*strict set), else 0. */
-static int refresh(struct search *s, struct frame *f, uint8_t *strict)
+/* How often the shared search reads its children's entries back (refresh()): every
+ * REFRESH_EVERY-th step at a node, its own entry at every step. Reading every child at
+ * every step cost as many look-ups again as the expansions themselves, and each of two
+ * threads made 0.76 of one thread's expansions a second; every 8th step, 0.83-0.88
+ * (t55-4, bench/dfpn_threads.sh; every 4th and every 32nd measured too, the latter
+ * with 10-20% more expansions to the proof: the threads repeat each other's work
+ * longer). */
+#define REFRESH_EVERY 8
+
+/* The shared search: reads the node's own entry, and with children set the children's
+ * final values that other threads have stored since. @return 1 when the node itself is
+ * final in the table (*strict set), else 0. */
+static int refresh(struct search *s, struct frame *f, uint8_t *strict, int children)
 {
 	bp_dfpn *d = s->d;
 	uint32_t pn, dn, meta;
@@ -816,6 +825,8 @@ static int refresh(struct search *s, struct frame *f, uint8_t *strict)
 		*strict = (meta & STRICT_BIT) != 0;
 		return 1;
 	}
+	if (!children)
+		return 0;
 	for (int i = 0; i < f->n; i++)
 		__builtin_prefetch(bucket_of(d, f->ch[i].key));
 	for (int i = 0; i < f->n; i++) {
@@ -935,7 +946,8 @@ static void mid(struct search *s, int depth, uint32_t thpn, uint32_t thdn, uint3
 		atomic_fetch_add_explicit(busy, 1, memory_order_relaxed);
 	for (int iter = 0;; iter++) {
 		struct frame *f = &s->path[depth];
-		if (d->shared && iter > 0 && refresh(s, f, &adopted_strict)) {
+		if (d->shared && iter > 0 &&
+		    refresh(s, f, &adopted_strict, iter % REFRESH_EVERY == 0)) {
 			/* another thread settled this node meanwhile */
 			uint32_t meta;
 			tt_get(d, f->key, &pn, &dn, &meta);
