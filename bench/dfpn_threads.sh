@@ -7,7 +7,7 @@
 #   bench/dfpn_threads.sh BOARDPROOF [ROUNDS] [SPEC] [POSITION] [MOVES] [MEMORY]
 #
 # Default position: t55-4 of bench/dfpn_results.md (taifas:5x5 "x1o2/1x3/2o2/5/5 x
-# last=o" after "xe5 oa5 xd1 oe1", a loss for the player to move: about 25 M
+# last=o" after "xe5 oa5 xd1 oe1", a win for the player to move: about 25 M
 # expansions to proof), the game's own guidance, bounds on, a 2G table, a fresh
 # database each run. Two threads search different trees from run to run (which
 # thread settles what depends on timing), so the ratios move between rounds: run
