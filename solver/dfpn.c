@@ -119,8 +119,9 @@
  * inside (a counter per key hash in `busy`) counts one more in the selection, so an
  * equally promising sibling is taken instead; at each step a thread reads back the
  * final value that another thread stored for its node, and at every 8th step those of
- * its children, so that a thread leaves a subtree another one has settled. Open numbers are not read back
- * (see refresh()). The first thread to settle the root stops the others.
+ * its children, so that a thread leaves a subtree another one has settled. Open
+ * numbers are not read back (see refresh()). The first thread to settle the root stops
+ * the others.
  * Games with repetitions keep the portfolio: the two goals at once on two threads
  * sharing the table (see prove_portfolio), because their path entries belong to one
  * thread's path. */
