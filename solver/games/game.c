@@ -420,8 +420,8 @@ static int walk_mask_visit(void *ctx, const struct bp_walk *w)
 	return 0;
 }
 
-int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
-		      uint64_t *bits)
+int bp_game_mask_begin(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+		       uint64_t *bits)
 {
 	uint64_t size;
 	int rc = g->ops->tier_size(g, tier, &size);
@@ -430,6 +430,15 @@ int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, ui
 	if (first > size || n > size - first)
 		return BP_ERANGE;
 	memset(bits, 0, sizeof *bits * (((size_t)n + 63) / 64));
+	return BP_OK;
+}
+
+int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+		      uint64_t *bits)
+{
+	int rc = bp_game_mask_begin(g, tier, first, n, bits);
+	if (rc)
+		return rc;
 	struct walk_mask m = { first, bits };
 	return g->ops->tier_walk(g, tier, first, first + n, 0, NULL, walk_mask_visit, &m);
 }

@@ -560,6 +560,12 @@ int bp_game_play_line(const struct bp_game *g, struct bp_pos *p, const char *lin
 /* The canonical form of p: ops->canonical, or the smallest image under transform. */
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
 
+/* The start every canonical_mask shares: checks that first..first+n-1 lies in the
+ * tier and clears the ceil(n / 64) words of bits. @return BP_OK; BP_ERANGE (a range
+ * outside the tier); tier_size's error. */
+int bp_game_mask_begin(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+		       uint64_t *bits);
+
 /* A canonical_mask from tier_walk, for games with BP_GAME_WALK_UNREACHED (whose walk
  * visits exactly the valid canonical positions): the bits of the indices a walk over
  * first..first+n-1 with no BP_WALK_* asked visits. @return as tier_walk. */

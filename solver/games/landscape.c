@@ -731,13 +731,10 @@ static int landscape_canonical_mask(const struct bp_game *g, uint32_t tier, uint
 				    uint32_t n, uint64_t *bits)
 {
 	const struct landscape *ls = LS(g);
-	uint64_t size, per = 0;
-	int rc = landscape_tier_size(g, tier, &size);
+	uint64_t per = 0;
+	int rc = bp_game_mask_begin(g, tier, first, n, bits);
 	if (rc)
 		return rc;
-	if (first > size || n > size - first)
-		return BP_ERANGE;
-	memset(bits, 0, sizeof *bits * (((size_t)n + 63) / 64));
 	per_layout(ls, tier, &per);
 	const uint16_t *bt =
 		bp_cellsets_get(&((struct landscape *)ls)->sets, &ls->L, ls->perm, g->nsym);

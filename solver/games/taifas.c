@@ -746,13 +746,9 @@ static int taifas_canonical_mask(const struct bp_game *g, uint32_t tier, uint64_
 				 uint64_t *bits)
 {
 	const struct taifas *t = T(g);
-	uint64_t size;
-	int rc = taifas_tier_size(g, tier, &size);
+	int rc = bp_game_mask_begin(g, tier, first, n, bits);
 	if (rc)
 		return rc;
-	if (first > size || n > size - first)
-		return BP_ERANGE;
-	memset(bits, 0, sizeof *bits * (((size_t)n + 63) / 64));
 	const int k = (int)tier, nsym = g->nsym;
 	const uint64_t L = last_choices(t, tier), nb = 1ull << k, hi = first + n;
 	/* per occupied set: its images and the images of its lowest j cells, [j][s] */
