@@ -294,6 +294,11 @@ static int counts_fit_n(const struct glorieta *gl, int s0, int s1, int N, uint64
 				ok = 0;
 				break;
 			}
+			/* still the first hand and no '+': this player never flipped */
+			if (k == 0 && !plus[pl] && flips[pl]) {
+				ok = 0;
+				break;
+			}
 			lo[pl] = k * ceil_half(H) + ceil_half(u) + flips[pl];
 			hi[pl] = k * H + u + flips[pl];
 		}
@@ -316,9 +321,10 @@ static int counts_fit(const struct glorieta *gl, const struct bp_pos *p)
 
 /* Everything but the loops. With hands: each player's stones placed (on the board or
  * flipped since) are the first stone (yellow) plus full hands plus what the current
- * hand lost; each used-up hand had a flip, and so did the current one when '+'; each
- * turn after the first drops one or two stones of one hand or flips one, and the
- * turns alternate from black. The neutral stones may have been flipped by either
+ * hand lost; each used-up hand had a flip, and so did the current one when '+', while
+ * a player still on the first hand without '+' has never flipped; each turn after the
+ * first drops one or two stones of one hand or flips one, and the turns alternate
+ * from black. The neutral stones may have been flipped by either
  * player, so every split is tried. */
 static int check_counts(const struct glorieta *gl, const struct bp_pos *p, struct bp_err *err)
 {
@@ -344,15 +350,16 @@ static int check_counts(const struct glorieta *gl, const struct bp_pos *p, struc
 					  "yb"[pl]);
 	}
 	if (!counts_fit(gl, p))
-		return bp_err_set(err, BP_EPARSE,
-				  "the stone counts do not fit the turn order: %d yellow, %d black "
-				  "and %d neutral stones with y=%d%s b=%d%s and %c to move (after "
-				  "yellow's first stone: hands of %d, a flip in each hand, one or "
-				  "two stones or a flip a turn, black first)",
-				  popc(YELLOW(p)), popc(BLACK(p)), popc(NEUTRAL(p)),
-				  (int)(HAND(p, 0) & 0x7f), HAND(p, 0) & HAND_PLUS ? "+" : "",
-				  (int)(HAND(p, 1) & 0x7f), HAND(p, 1) & HAND_PLUS ? "+" : "",
-				  "yb"[TOMOVE(p)], gl -> hand);
+		return bp_err_set(
+			err, BP_EPARSE,
+			"the stone counts do not fit the turn order: %d yellow, %d black "
+			"and %d neutral stones with y=%d%s b=%d%s and %c to move (after "
+			"yellow's first stone: hands of %d, a flip in each hand, none by a "
+			"player on the first hand without '+', one or two stones or a flip a turn, "
+			"black first)",
+			popc(YELLOW(p)), popc(BLACK(p)), popc(NEUTRAL(p)), (int)(HAND(p, 0) & 0x7f),
+			HAND(p, 0) & HAND_PLUS ? "+" : "", (int)(HAND(p, 1) & 0x7f),
+			HAND(p, 1) & HAND_PLUS ? "+" : "", "yb"[TOMOVE(p)], gl -> hand);
 	return BP_OK;
 }
 
@@ -576,7 +583,8 @@ static uint64_t low_bits(int n)
  * yellow, s1 black and N neutral stones, increasing: counts_fit_n for every hand at
  * once. For a split of the neutrals, a player's stones used from hands fix the
  * current hand up to one choice (used mod H stones gone from it, or none or all of it
- * when H divides used), and the '+' is free where the flips allow it; the pairs whose
+ * when H divides used), and the '+' is free where the flips allow it (and required
+ * on the first hand once the player has flipped); the pairs whose
  * turn counts meet fit. out has room for FIT_ROOM(N). Returns how many. */
 #define FIT_ROOM(N) (32 * ((N) + 1))
 static uint32_t fit_list(const struct glorieta *gl, int s0, int s1, int N, uint32_t *out)
@@ -594,7 +602,8 @@ static uint32_t fit_list(const struct glorieta *gl, int s0, int s1, int N, uint3
 			for (int u = used % H; u <= H && u <= used; u += H) {
 				const int k = (used - u) / H, h = H - u;
 				for (int plus = 0; plus < 2; plus++) {
-					if ((h == 0 && plus) || flips[pl] < k + plus)
+					if ((h == 0 && plus) || flips[pl] < k + plus ||
+					    (k == 0 && !plus && flips[pl]))
 						continue;
 					st[pl][nc[pl]] = h == 0 ? 0 : 1 + 2 * (h - 1) + plus;
 					lo[pl][nc[pl]] =

@@ -527,6 +527,10 @@ ParameterizedTestParameters(glorieta, malformed)
 		{ "glorieta:hex2", "y1/3/2 b y=5 b=6", "do not fit the turn order" },
 		{ "glorieta:hex2", "yb/3/2 b y=6 b=5", "do not fit the turn order" },
 		{ "glorieta:hex2", "2/3/2 b y=6 b=6", "do not fit the turn order" },
+		/* a player still on the first hand without '+' has never flipped (the
+		 * same boards with y=4+ b=3+ are positions) */
+		{ "glorieta:hex2,ring=none", "yn/n1b/bn b y=4 b=3+", "none by a player on the" },
+		{ "glorieta:hex2,ring=none", "nn/nnn/n1 y y=4 b=3", "without '+'" },
 		{ "glorieta:hex2", "y1/3/2 b y=6", "missing key 'b'" },
 		{ "glorieta:hex2", "y1/3/2 b y=x b=6", "y=x" },
 		{ "glorieta:hex2", "y1/3/2 b y=06 b=6", "y=06" },
