@@ -118,6 +118,12 @@ void bp_sparse_view_free(struct bp_game *view);
  * index made otherwise), the same bytes whatever their number. @return BP_OK; as bp_kv_open and bp_kv_put (err names the cause). */
 int bp_sparse_store(bp_store *db, const char *spec, bp_sparse *ix, struct bp_err *err);
 
+/* bp_sparse_store in index format `version`: the current one (what bp_sparse_store
+ * writes) or an older one that readers still accept (1), for tests of the readers.
+ * @return as bp_sparse_store; BP_EINVAL for a version not written. */
+int bp_sparse_store_format(bp_store *db, const char *spec, bp_sparse *ix, uint32_t version,
+			   struct bp_err *err);
+
 /* 1 when an index (sound or not) is stored for the table of spec in db, else 0. */
 int bp_sparse_stored(bp_store *db, const char *spec);
 

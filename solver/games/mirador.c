@@ -1663,45 +1663,57 @@ struct fast {
 
 /* mirador_chain.c's lightest_chain on f's weights: the weight of the least-weight
  * chain from side `from` to side `to` (sides only at its ends), or -1 when there is
- * none; via gets, per node, the link that reached it. */
+ * none; via gets the link that reached each node on the chain found (side `to` and
+ * the pieces back to side `from`, whose via is -1; other entries are left as they
+ * were). Dijkstra over the pieces, which are at most 128: the open and the settled
+ * ones are 128-bit sets, so nothing is cleared per node and a piece not yet reached
+ * has no distance to read. Side `to` is kept apart: it ends every chain, so the
+ * search stops when no open piece is nearer than it. A network has a few pieces
+ * (mirador:10x10's searches: 3.2 on average), so the open set is scanned for its
+ * nearest piece; the weights are small sums of popcounts. */
 static int fast_lightest(const struct fast *f, int from, int to, int *via)
 {
-	int n = f->n, src = n + from, dst = n + to, nopen = 0;
-	int dist[FAST_MAX_NODES], open[FAST_MAX_NODES];
-	uint8_t done[FAST_MAX_NODES];
-	for (int v = 0; v < f->V; v++) {
-		dist[v] = INT_MAX;
-		done[v] = 0;
-		via[v] = -1;
-	}
-	dist[src] = 0;
-	open[nopen++] = src;
-	while (nopen > 0) {
-		int at = 0;
-		for (int k = 1; k < nopen; k++)
-			if (dist[open[k]] < dist[open[at]])
-				at = k;
-		int u = open[at];
-		open[at] = open[--nopen];
-		if (u == dst)
-			return dist[u];
-		done[u] = 1;
-		if (u >= n && u != src)
-			continue; /* a side is never an intermediate step */
+	int n = f->n, src = n + from, dst = n + to, ddst = INT_MAX;
+	int dist[FAST_MAX_NODES];
+	u128 open = 0, seen = 0;
+	via[src] = -1;
+	for (int u = src;;) {
+		int du = u == src ? 0 : dist[u];
 		for (int k = f->adj0[u]; k < f->adj0[u + 1]; k++) {
-			int li = f->adj[k], v = f->nbr[k];
-			if (f->lw[li] < 0 || done[v] || (v >= n && v != dst))
+			int li = f->adj[k], v = f->nbr[k], w = f->lw[li];
+			if (w < 0)
 				continue;
-			int d = dist[u] + f->lw[li];
-			if (d < dist[v]) {
-				if (dist[v] == INT_MAX)
-					open[nopen++] = v;
+			int d = du + w;
+			if (v < n) {
+				u128 b = bit128(v);
+				if (!(seen & b)) {
+					seen |= b;
+					open |= b;
+				} else if (!(open & b) || d >= dist[v]) {
+					continue;
+				}
 				dist[v] = d;
 				via[v] = li;
+			} else if (v == dst && d < ddst) {
+				ddst = d;
+				via[dst] = li;
 			}
 		}
+		if (!open)
+			break;
+		int best = INT_MAX;
+		for (u128 o = open; o; o &= o - 1) {
+			int v = ctz128(o);
+			if (dist[v] < best) {
+				best = dist[v];
+				u = v;
+			}
+		}
+		if (ddst <= best)
+			break; /* no chain through an open piece is lighter */
+		open &= ~bit128(u);
 	}
-	return -1;
+	return ddst == INT_MAX ? -1 : ddst;
 }
 
 /* 1 when some set of available placements, with T, breaks every chain (the search's
