@@ -922,6 +922,118 @@ static int blooms_unrank(const struct bp_game *g, uint32_t tier, uint64_t index,
 	return BP_OK;
 }
 
+/* ---- the structural holes: canonical_mask -----------------------------------------
+ *
+ * An index is q * 24 + state, q = (colex rank of the occupied cells) * 4^t + colours,
+ * so the mask is a 24-bit pattern per stone layout q: unrank() accepts 14 of the 24
+ * states (VALID_STATES; only state 0 on the empty board), and canonical() moves only
+ * the planes, so either every accepted state of q is canonical or none is. The layouts
+ * of a range are visited in order, their planes kept by increments: a step adds one
+ * to the t-bit counter of the y and k stones (flipping its lowest j bits flips the
+ * colour bit at the lowest j cells of the occupied set), and a carry out of it adds
+ * one to the counter of the g and k stones the same way. A layout is canonical when
+ * r <= y and g <= k (else a colour swap is smaller) and no board symmetry's image, its
+ * colours ordered the same way, is smaller (canonical_planes' order); most fail at the
+ * swaps, the rest at the first image or two. */
+#define VALID_STATES 0xf00f3fu /* 0-5 (no pass), 8-11 (passed), 20-23 (over) */
+
+/* Are the planes w[4] (with w[0] <= w[1] and w[2] <= w[3]) the least image? */
+static int planes_least(const struct blooms *b, const uint64_t w[4])
+{
+	if (b->stab) {
+		const int full = b->sfull != NULL;
+		const uint64_t own = w[0] << 48 | w[1] << 32 | w[2] << 16 | w[3];
+		for (int i = 0; i < b->nbsym; i++) {
+			uint64_t hi =
+				pair_key(image_by(b, full, i, w[0]), image_by(b, full, i, w[1]));
+			if (hi != own >> 32) {
+				if (hi < own >> 32)
+					return 0;
+				continue;
+			}
+			uint64_t lo =
+				pair_key(image_by(b, full, i, w[2]), image_by(b, full, i, w[3]));
+			if (lo < (own & 0xffffffffu))
+				return 0;
+		}
+		return 1;
+	}
+	for (int i = 0; i < b->nbsym; i++) {
+		uint64_t img[4];
+		for (int c = 0; c < 4; c++)
+			img[c] = sym_apply(b, i, w[c]);
+		for (int c = 0; c < 4; c += 2)
+			if (img[c] > img[c + 1]) {
+				uint64_t x = img[c];
+				img[c] = img[c + 1];
+				img[c + 1] = x;
+			}
+		int c = 0;
+		while (c < 4 && img[c] == w[c])
+			c++;
+		if (c < 4 && img[c] < w[c])
+			return 0;
+	}
+	return 1;
+}
+
+/* ORs the bits pat of indices pos.. (pos may be negative) into bits[] of n indices. */
+static void mask_put(uint64_t *bits, int64_t pos, uint32_t n, uint64_t pat)
+{
+	if (pos < 0) {
+		pat >>= -pos;
+		pos = 0;
+	}
+	if ((uint64_t)pos + NSTATES > n)
+		pat &= (1ull << (n - (uint64_t)pos)) - 1;
+	bits[pos / 64] |= pat << (pos % 64);
+	if (pos % 64 > 64 - NSTATES && pat >> (64 - pos % 64))
+		bits[pos / 64 + 1] |= pat >> (64 - pos % 64);
+}
+
+static int blooms_canonical_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
+				 uint64_t *bits)
+{
+	const struct blooms *b = B(g);
+	int rc = bp_game_mask_begin(g, tier, first, n, bits);
+	if (rc)
+		return rc;
+	if (tier == 0) { /* one index is valid, the start */
+		bits[0] = first == 0;
+		return BP_OK;
+	}
+	const int t = (int)tier;
+	const uint64_t top = 1ull << t, pat = VALID_STATES;
+	uint64_t q = first / NSTATES, last = (first + n - 1) / NSTATES;
+	uint64_t occ = 0, low[65], lo = 0, hi = 0, cl = 0, ch = top;
+	for (; q <= last; q++) {
+		if (ch == top) { /* a new occupied set: the range's first, or a carry */
+			uint64_t R = q >> (2 * t), colours = q & ((1ull << (2 * t)) - 1);
+			occ = b->sof ? b->sof[b->sfirst[t] + R] : bp_unrank_subset(t, R);
+			low[0] = 0;
+			int j = 0;
+			for (uint64_t m = occ; m; m &= m - 1, j++)
+				low[j + 1] = low[j] | (m & -m);
+			cl = colours & (top - 1);
+			ch = colours >> t;
+			lo = bp_bits_deposit(cl, occ);
+			hi = bp_bits_deposit(ch, occ);
+		}
+		uint64_t w[4] = { occ & ~lo & ~hi, lo & ~hi, hi & ~lo, lo & hi };
+		if (w[0] <= w[1] && w[2] <= w[3] && planes_least(b, w))
+			mask_put(bits, (int64_t)(q * NSTATES - first), n, pat);
+		if (++cl < top) {
+			lo ^= low[__builtin_ctzll(cl) + 1];
+		} else {
+			cl = 0;
+			lo = 0;
+			if (++ch < top)
+				hi ^= low[__builtin_ctzll(ch) + 1];
+		}
+	}
+	return BP_OK;
+}
+
 /* The children of p (children() in game.h) from the scan that generated its moves: a
  * turn adds its stones and removes the opponent blooms next to them whose liberties
  * are all among them (scan_captures), exactly as place() does, without a flood fill;
@@ -1168,6 +1280,7 @@ const struct bp_game_ops bp_blooms_ops = {
 	.rank = blooms_rank,
 	.unrank = blooms_unrank,
 	.children = blooms_children,
+	.canonical_mask = blooms_canonical_mask,
 	.describe = blooms_describe,
 	.picture = blooms_picture,
 	.claims = "no-draw soft-finite first-player",
