@@ -472,6 +472,73 @@ static int havannah_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
 	return check_position(h, out, NULL) ? BP_ENOTFOUND : BP_OK;
 }
 
+/* ---- the structural holes: canonical_mask -----------------------------------------
+ *
+ * The indices of a part (no swap, swap) of a tier run over the occupied sets in colex
+ * order and, within each, over the m-subsets of the larger colour in colex order; the
+ * colex order of sets of one size is their numeric order, so both step by the next
+ * larger word with as many bits. An index is a valid canonical position when no board
+ * symmetry makes (white, black) smaller, which most fail at the first image or two,
+ * and when unrank()'s validation (check_position) passes, which is asked of the
+ * canonical ones only. */
+
+/* The next larger word with as many set bits as x (x != 0). */
+static uint64_t next_same_popcount(uint64_t x)
+{
+	uint64_t low = x & -x, r = x + low;
+	return r | ((r ^ x) >> (__builtin_ctzll(x) + 2));
+}
+
+/* Is (white, black) its own canonical form (bp_perm64_canonical's order)? */
+static int planes_least(const struct havannah *h, int nsym, uint64_t white, uint64_t black)
+{
+	for (int i = 1; i < nsym; i++) {
+		uint64_t w = bp_perm64_apply(h->perm, i, white);
+		if (w < white || (w == white && bp_perm64_apply(h->perm, i, black) < black))
+			return 0;
+	}
+	return 1;
+}
+
+static int havannah_canonical_mask(const struct bp_game *g, uint32_t tier, uint64_t first,
+				   uint32_t n, uint64_t *bits)
+{
+	const struct havannah *h = H(g);
+	int rc = bp_game_mask_begin(g, tier, first, n, bits);
+	if (rc)
+		return rc;
+	for (int k = 0; k < 2; k++) {
+		uint64_t from = h->off[tier][k], to = h->off[tier][k + 1];
+		uint64_t lo = first > from ? first : from, end = first + n < to ? first + n : to;
+		if (lo >= end)
+			continue;
+		int s = (int)tier - k, m = (s + 1) / 2;
+		uint64_t cm = bp_binom(s, m), r = (lo - from) % cm;
+		uint64_t occ = bp_unrank_subset(s, (lo - from) / cm), sub = bp_unrank_subset(m, r);
+		for (uint64_t idx = lo; idx < end; idx++) {
+			uint64_t major = bp_bits_deposit(sub, occ);
+			struct bp_pos p;
+			memset(&p, 0, sizeof p);
+			SWAPPED(&p) = (uint64_t)k;
+			WHITE(&p) = k ? occ & ~major : major;
+			BLACK(&p) = occ & ~WHITE(&p);
+			if (planes_least(h, g->nsym, WHITE(&p), BLACK(&p)) &&
+			    check_position(h, &p, NULL) == BP_OK)
+				bits[(idx - first) / 64] |= 1ull << (idx - first) % 64;
+			if (idx + 1 == end)
+				break;
+			if (++r < cm) {
+				sub = next_same_popcount(sub);
+			} else {
+				r = 0;
+				occ = next_same_popcount(occ);
+				sub = m ? (1ull << m) - 1 : 0;
+			}
+		}
+	}
+	return BP_OK;
+}
+
 static void list_cells(const struct bp_board *b, uint64_t m, struct bp_text *json,
 		       struct bp_text *text)
 {
@@ -621,6 +688,7 @@ const struct bp_game_ops bp_havannah_ops = {
 	.tier_size = havannah_tier_size,
 	.rank = havannah_rank,
 	.unrank = havannah_unrank,
+	.canonical_mask = havannah_canonical_mask,
 	.describe = havannah_describe,
 	.wins_now = havannah_wins_now,
 };
