@@ -1337,7 +1337,8 @@ static int naive_index_valid(const struct bp_game *g, const struct bp_pos *p)
  * says; positions from random games on bigger boards round-trip. */
 Test(blooms, ranking)
 {
-	static const char *const small[] = { "blooms:tri2", "blooms:rh2x2" };
+	static const char *const small[] = { "blooms:tri2", "blooms:rh2x2", "blooms:tri3",
+					     "blooms:hex2" };
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
 		struct bp_game *g = open_game(small[i]);
 		uint64_t total = 0, holes = 0;
