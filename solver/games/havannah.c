@@ -73,6 +73,10 @@ struct havannah {
 	uint64_t corners;
 	uint64_t side[6];
 	bp_perm64 *perm;
+	/* the same maps a byte of cells at a time, for canonical_mask: tab[(i * nbytes +
+	 * byte) * 256 + v] is the image under symmetry i of the cells v of that byte */
+	int nbytes;
+	uint64_t *tab;
 	uint64_t off[64 + 2][3]; /* off[t][0] = 0, off[t][1] swapped part, off[t][2] size */
 	uint8_t too_big[64 + 2];
 };
@@ -136,10 +140,19 @@ static unsigned group_kinds(const struct havannah *h, uint64_t grp)
 	return k;
 }
 
-/* Every winning structure of a player's stones `set`. */
+/* Every winning structure of a player's stones `set`. The groups are only flooded
+ * when the whole set touches two corners or three sides (a group can only touch what
+ * the set does). */
 static unsigned kinds(const struct havannah *h, int player, uint64_t set)
 {
 	unsigned k = bp_loops_enclosed(&h->L, player, set) ? HAS_RING : 0;
+	if (popc(set & h->corners) < 2) {
+		int sides = 0;
+		for (int i = 0; i < 6; i++)
+			sides += (set & h->side[i]) != 0;
+		if (sides < 3)
+			return k;
+	}
 	while (set) {
 		uint64_t grp = bp_loops_flood(&h->L, set, set & -set);
 		set &= ~grp;
@@ -476,11 +489,14 @@ static int havannah_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
  *
  * The indices of a part (no swap, swap) of a tier run over the occupied sets in colex
  * order and, within each, over the m-subsets of the larger colour in colex order; the
- * colex order of sets of one size is their numeric order, so both step by the next
- * larger word with as many bits. An index is a valid canonical position when no board
- * symmetry makes (white, black) smaller, which most fail at the first image or two,
- * and when unrank()'s validation (check_position) passes, which is asked of the
- * canonical ones only. */
+ * colex order of sets of one size is their numeric order, so both step to the next
+ * larger set of as many cells: the occupied set as a word, the larger colour among
+ * the occupied cells (its lowest run of stones there carries into the next occupied
+ * cell that is not its own, and the rest of the run drops to the lowest occupied
+ * cells), without a deposit per index. An index is a valid canonical position
+ * when no board symmetry makes (white, black) smaller, which most fail at the first
+ * image or two, and when unrank()'s validation (check_position) passes, which is
+ * asked of the canonical ones only. About 0.3 ms a block of 16384 indices of hex3. */
 
 /* The next larger word with as many set bits as x (x != 0). */
 static uint64_t next_same_popcount(uint64_t x)
@@ -489,12 +505,21 @@ static uint64_t next_same_popcount(uint64_t x)
 	return r | ((r ^ x) >> (__builtin_ctzll(x) + 2));
 }
 
+static inline uint64_t sym_image(const struct havannah *h, int i, uint64_t m)
+{
+	const uint64_t *t = h->tab + (size_t)i * (size_t)h->nbytes * 256;
+	uint64_t r = t[m & 255];
+	for (int k = 1; k < h->nbytes; k++)
+		r |= t[k * 256 + (m >> (8 * k) & 255)];
+	return r;
+}
+
 /* Is (white, black) its own canonical form (bp_perm64_canonical's order)? */
 static int planes_least(const struct havannah *h, int nsym, uint64_t white, uint64_t black)
 {
 	for (int i = 1; i < nsym; i++) {
-		uint64_t w = bp_perm64_apply(h->perm, i, white);
-		if (w < white || (w == white && bp_perm64_apply(h->perm, i, black) < black))
+		uint64_t w = sym_image(h, i, white);
+		if (w < white || (w == white && sym_image(h, i, black) < black))
 			return 0;
 	}
 	return 1;
@@ -513,26 +538,35 @@ static int havannah_canonical_mask(const struct bp_game *g, uint32_t tier, uint6
 		if (lo >= end)
 			continue;
 		int s = (int)tier - k, m = (s + 1) / 2;
-		uint64_t cm = bp_binom(s, m), r = (lo - from) % cm;
-		uint64_t occ = bp_unrank_subset(s, (lo - from) / cm), sub = bp_unrank_subset(m, r);
-		for (uint64_t idx = lo; idx < end; idx++) {
-			uint64_t major = bp_bits_deposit(sub, occ);
-			struct bp_pos p;
-			memset(&p, 0, sizeof p);
-			SWAPPED(&p) = (uint64_t)k;
-			WHITE(&p) = k ? occ & ~major : major;
-			BLACK(&p) = occ & ~WHITE(&p);
-			if (planes_least(h, g->nsym, WHITE(&p), BLACK(&p)) &&
-			    check_position(h, &p, NULL) == BP_OK)
-				bits[(idx - first) / 64] |= 1ull << (idx - first) % 64;
+		uint64_t cm = bp_binom(s, m), r = (lo - from) % cm, low[65];
+		uint64_t occ = bp_unrank_subset(s, (lo - from) / cm), major = 0;
+		for (uint64_t idx = lo;; idx++) {
+			if (idx == lo || r == 0) { /* a new occupied set */
+				low[0] = 0;
+				int j = 0;
+				for (uint64_t x = occ; x; x &= x - 1, j++)
+					low[j + 1] = low[j] | (x & -x);
+				major = idx == lo ? bp_bits_deposit(bp_unrank_subset(m, r), occ)
+						  : low[m];
+			}
+			uint64_t white = k ? occ & ~major : major, black = occ & ~white;
+			if (planes_least(h, g->nsym, white, black)) {
+				struct bp_pos p;
+				memset(&p, 0, sizeof p);
+				SWAPPED(&p) = (uint64_t)k;
+				WHITE(&p) = white;
+				BLACK(&p) = black;
+				if (check_position(h, &p, NULL) == BP_OK)
+					bits[(idx - first) / 64] |= 1ull << (idx - first) % 64;
+			}
 			if (idx + 1 == end)
 				break;
-			if (++r < cm) {
-				sub = next_same_popcount(sub);
+			if (++r < cm) { /* the next m-subset of occ */
+				uint64_t up = ((major | ~occ) + (major & -major)) & occ;
+				major = up | low[popc(major & ~up) - 1];
 			} else {
 				r = 0;
 				occ = next_same_popcount(occ);
-				sub = m ? (1ull << m) - 1 : 0;
 			}
 		}
 	}
@@ -593,6 +627,7 @@ static void havannah_destroy(struct bp_game *g)
 {
 	struct havannah *h = g->impl;
 	bp_perm64_destroy(h->perm);
+	free(h->tab);
 	free(h);
 	g->impl = NULL;
 }
@@ -659,6 +694,19 @@ static int havannah_create(struct bp_game *g, struct bp_err *err)
 		free(h);
 		return rc;
 	}
+	h->nbytes = (h->n + 7) / 8;
+	h->tab = malloc((size_t)b->nsym * (size_t)h->nbytes * 256 * sizeof *h->tab);
+	if (!h->tab) {
+		bp_perm64_destroy(h->perm);
+		free(h);
+		return BP_ENOMEM;
+	}
+	for (int i = 0; i < b->nsym; i++)
+		for (int k = 0; k < h->nbytes; k++)
+			for (int v = 0; v < 256; v++)
+				h->tab[((size_t)i * (size_t)h->nbytes + (size_t)k) * 256 +
+				       (size_t)v] =
+					bp_perm64_apply(h->perm, i, (uint64_t)v << (8 * k));
 	g->impl = h;
 	g->max_moves = h->n + 1;
 	g->nsym = b->nsym;
