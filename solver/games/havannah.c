@@ -496,7 +496,8 @@ static int havannah_unrank(const struct bp_game *g, uint32_t tier, uint64_t inde
  * cells), without a deposit per index. An index is a valid canonical position
  * when no board symmetry makes (white, black) smaller, which most fail at the first
  * image or two, and when unrank()'s validation (check_position) passes, which is
- * asked of the canonical ones only. About 0.3 ms a block of 16384 indices of hex3. */
+ * asked of the canonical ones only. About 0.39 ms a block of 16384 indices of hex3
+ * (bench_codec's mask_us), of which about half is the validation. */
 
 /* The next larger word with as many set bits as x (x != 0). */
 static uint64_t next_same_popcount(uint64_t x)
@@ -706,7 +707,8 @@ static int havannah_create(struct bp_game *g, struct bp_err *err)
 			for (int v = 0; v < 256; v++)
 				h->tab[((size_t)i * (size_t)h->nbytes + (size_t)k) * 256 +
 				       (size_t)v] =
-					bp_perm64_apply(h->perm, i, (uint64_t)v << (8 * k));
+					bp_perm64_apply(h->perm, i,
+							(uint64_t)v << (8 * k) & h->L.full);
 	g->impl = h;
 	g->max_moves = h->n + 1;
 	g->nsym = b->nsym;
