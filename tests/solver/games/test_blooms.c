@@ -1303,12 +1303,42 @@ ParameterizedTest(char (*board)[8], blooms, solve_small)
 	bp_game_destroy(g);
 }
 
+/* The dense index by its formula (see blooms.c), with canon/rank's general functions. */
+static uint64_t naive_rank(const struct bp_pos *p)
+{
+	uint64_t occ = p->w[0] | p->w[1] | p->w[2] | p->w[3];
+	uint64_t t = (uint64_t)__builtin_popcountll(occ);
+	uint64_t colours = bp_bits_extract(p->w[1] | p->w[3], occ) |
+			   bp_bits_extract(p->w[2] | p->w[3], occ) << t;
+	uint64_t state = p->w[4] + 2 * p->w[5] + 6 * p->w[6] + 12 * p->w[7];
+	return ((bp_rank_subset(occ) << (2 * t)) + colours) * 24 + state;
+}
+
+/* Whether the index of p names a position (the naive test of unrank's holes): keys
+ * that some game produces (firstpass with passed, passed with over, none on the empty
+ * board), and stones that pos_parse accepts with those keys, fenced blooms and the
+ * turn order checked there; a game over has the stones of the position before its
+ * final pass, which pos_parse reads (the other side to move, passed=1). */
+static int naive_index_valid(const struct bp_game *g, const struct bp_pos *p)
+{
+	struct bp_pos q = *p, back;
+	if ((p->w[6] && !p->w[5]) || (p->w[7] && !p->w[6]) ||
+	    (!(p->w[0] | p->w[1] | p->w[2] | p->w[3]) && (p->w[4] | p->w[5] | p->w[6])))
+		return 0;
+	if (q.w[7]) {
+		q.w[4] ^= 1;
+		q.w[7] = 0;
+	}
+	return g->ops->pos_parse(g, fmt_pos(g, &q), &back, NULL) == BP_OK;
+}
+
 /* The dense index of the cycle-aware solver: every index of small boards unranks to a
- * position that ranks back to it (or is a hole), and positions from random games on
- * bigger boards round-trip. */
+ * position that ranks back to it or is a hole, holes exactly where the naive test
+ * says; positions from random games on bigger boards round-trip. */
 Test(blooms, ranking)
 {
-	static const char *const small[] = { "blooms:tri2", "blooms:rh2x2" };
+	static const char *const small[] = { "blooms:tri2", "blooms:rh2x2", "blooms:tri3",
+					     "blooms:hex2" };
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
 		struct bp_game *g = open_game(small[i]);
 		uint64_t total = 0, holes = 0;
@@ -1333,12 +1363,32 @@ Test(blooms, ranking)
 			struct bp_pos p;
 			cr_expect_eq(g->ops->unrank(g, t, size, &p), BP_ERANGE);
 		}
-		/* per stone layout: 24 states, of which 2 * 3 (no pass) + 2 * 2 (passed)
-		 * + 2 * 2 (over) = 14 exist; only the start on the empty board */
-		uint64_t layouts = 1;
+		/* every stone layout with each of its 24 states: a position exactly when
+		 * the naive test says so */
+		uint64_t layouts = 1, want = 0;
 		for (int c = 0; c < g->board->ncells; c++)
 			layouts *= 5;
-		cr_expect_eq(total, (layouts - 1) * 14 + 1, "%s", small[i]);
+		for (uint64_t l = 0; l < layouts; l++)
+			for (uint64_t state = 0; state < 24; state++) {
+				struct bp_pos p, back;
+				memset(&p, 0, sizeof p);
+				for (uint64_t c = 0, x = l; c < (uint64_t)g->board->ncells;
+				     c++, x /= 5)
+					if (x % 5)
+						p.w[x % 5 - 1] |= 1ull << c;
+				p.w[4] = state & 1;
+				p.w[5] = state / 2 % 3;
+				p.w[6] = state / 6 % 2;
+				p.w[7] = state / 12;
+				int ok = naive_index_valid(g, &p);
+				uint32_t t = g->ops->tier(g, &p);
+				int rc = g->ops->unrank(g, t, naive_rank(&p), &back);
+				cr_assert_eq(rc, ok ? BP_OK : BP_ENOTFOUND, "%s: %s", small[i],
+					     fmt_pos(g, &p));
+				cr_assert(!ok || bp_pos_equal(&back, &p), "%s", fmt_pos(g, &p));
+				want += (uint64_t)ok;
+			}
+		cr_expect_eq(total, want, "%s", small[i]);
 		cr_expect_eq(total + holes, layouts * 24);
 		bp_game_destroy(g);
 	}
@@ -1388,17 +1438,6 @@ static void naive_canonical(const struct bp_game *g, const struct bp_pos *p, str
 		if (c < 4 && img.w[c] < out->w[c])
 			*out = img;
 	}
-}
-
-/* The dense index by its formula (see blooms.c), with canon/rank's general functions. */
-static uint64_t naive_rank(const struct bp_pos *p)
-{
-	uint64_t occ = p->w[0] | p->w[1] | p->w[2] | p->w[3];
-	uint64_t t = (uint64_t)__builtin_popcountll(occ);
-	uint64_t colours = bp_bits_extract(p->w[1] | p->w[3], occ) |
-			   bp_bits_extract(p->w[2] | p->w[3], occ) << t;
-	uint64_t state = p->w[4] + 2 * p->w[5] + 6 * p->w[6] + 12 * p->w[7];
-	return ((bp_rank_subset(occ) << (2 * t)) + colours) * 24 + state;
 }
 
 /* children() against moves(), apply(), canonical(), tier() and rank(), move by move; where
@@ -1529,4 +1568,54 @@ ParameterizedTest(char (*board)[8], blooms, fast_paths_random_games)
 	free(ci);
 	free(mv);
 	bp_game_destroy(g);
+}
+
+/* ---- the structural holes ------------------------------------------------------ */
+
+/* canonical_mask agrees with the naive holes (unrank() accepts the index and
+ * canonical() leaves the position as it is) on every index of small boards with 2 to
+ * 12 board symmetries, whole tiers and seeded random ranges (any start, any length:
+ * across the 24 states of a layout and the carries between colour counters and
+ * occupied sets); and on the lower tiers of a board without the whole-plane table
+ * (rh4x4, 16 cells: canonical() by bytes) and of one over 16 cells (hex3: planes
+ * compared as words). */
+Test(blooms, canonical_mask_matches_naive)
+{
+	static const struct {
+		const char *spec;
+		uint32_t to; /* the last tier tested */
+	} cases[] = {
+		{ "blooms:tri2", UINT32_MAX }, { "blooms:rh2x2", UINT32_MAX },
+		{ "blooms:tri3", UINT32_MAX }, { "blooms:rh2x3", UINT32_MAX },
+		{ "blooms:hex2", UINT32_MAX }, { "blooms:rh2x4", UINT32_MAX },
+		{ "blooms:rh4x4", 4 },	       { "blooms:hex3", 3 },
+	};
+	const uint64_t seed = 20261202;
+	printf("blooms.canonical_mask_matches_naive: seed %llu\n", (unsigned long long)seed);
+	uint64_t state = seed;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const char *spec = cases[c].spec;
+		struct bp_game *g = open_game(spec);
+		if (cases[c].to == UINT32_MAX) {
+			expect_canonical_mask_tiers(g, spec, naive_valid_canonical, &state);
+			bp_game_destroy(g);
+			continue;
+		}
+		cr_assert(g->ops->canonical_mask);
+		uint64_t set = 0, all = 0;
+		for (uint32_t t = 0; t <= cases[c].to; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			uint8_t *want = malloc(size);
+			cr_assert(want);
+			for (uint64_t i = 0; i < size; i++)
+				set += want[i] = (uint8_t)naive_valid_canonical(g, t, i);
+			all += size;
+			expect_canonical_mask(g, t, size, want, 20, &state, spec);
+			free(want);
+		}
+		printf("%s tiers 0-%u: %llu of %llu indices are valid canonical positions\n", spec,
+		       cases[c].to, (unsigned long long)set, (unsigned long long)all);
+		bp_game_destroy(g);
+	}
 }

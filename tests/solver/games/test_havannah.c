@@ -734,3 +734,52 @@ ParameterizedTest(struct solve_case *sc, havannah, naive_minimax_agrees_with_eve
 	remove_db(dir);
 	bp_game_destroy(g);
 }
+
+/* ---- the structural holes ------------------------------------------------------ */
+
+/* canonical_mask agrees with the naive holes (unrank() accepts the index, which
+ * validates the position, and canonical() leaves it as it is) on every index of hex2
+ * with and without the swap, on the lower and top tiers of hex3 (the swap part
+ * included) and on the lower tiers of hex4; whole tiers and seeded random ranges (any start, any length: across
+ * occupied sets and the two parts of a tier). */
+Test(havannah, canonical_mask_matches_naive)
+{
+	static const struct {
+		const char *spec;
+		uint32_t from, to; /* the tiers tested */
+	} cases[] = {
+		{ "havannah:hex2", 0, UINT32_MAX }, { "havannah:hex2,swap=yes", 0, UINT32_MAX },
+		{ "havannah:hex3,swap=yes", 0, 6 }, { "havannah:hex3,swap=yes", 19, 20 },
+		{ "havannah:hex3", 18, 19 },	    { "havannah:hex4", 0, 4 },
+	};
+	const uint64_t seed = 20261202;
+	printf("havannah.canonical_mask_matches_naive: seed %llu\n", (unsigned long long)seed);
+	uint64_t state = seed;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const char *spec = cases[c].spec;
+		struct bp_game *g = open_game(spec);
+		cr_assert(g->ops->canonical_mask);
+		uint64_t set = 0, all = 0;
+		for (uint32_t t = cases[c].from; t < g->ntiers && t <= cases[c].to; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			if (!size)
+				continue;
+			uint8_t *want = malloc(size);
+			cr_assert(want);
+			for (uint64_t i = 0; i < size; i++)
+				set += want[i] = (uint8_t)naive_valid_canonical(g, t, i);
+			all += size;
+			expect_canonical_mask(g, t, size, want, 20, &state, spec);
+			uint64_t past;
+			cr_expect_eq(g->ops->canonical_mask(g, t, size, 1, &past), BP_ERANGE);
+			free(want);
+		}
+		printf("%s tiers %u-%u: %llu of %llu indices are valid canonical positions\n", spec,
+		       cases[c].from, cases[c].to < g->ntiers ? cases[c].to : g->ntiers - 1,
+		       (unsigned long long)set, (unsigned long long)all);
+		cr_expect_gt(set, 0, "%s", spec);
+		cr_expect_lt(set, all, "%s", spec);
+		bp_game_destroy(g);
+	}
+}
