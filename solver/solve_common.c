@@ -8,6 +8,7 @@
 
 #include "solver/parallel.h"
 #include "solver/probe.h"
+#include "store/codec.h" /* BP_CODEC_MODEL_LEVEL */
 
 double bp_solve_clock(void)
 {
@@ -70,6 +71,53 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
 	free(mv);
 }
 
+/* The indices a block holds at an archival level for a game whose dense index has
+ * structural holes. Such blocks store no bit for a hole, but each block still costs
+ * its header and its coder's start: blocks of 16384 indices of which 1% are
+ * positions (blooms:tri4) cost 5.9 bits a position where blocks of 1 << 20 cost 0.7.
+ * So a block gets about ARCHIVAL_POSITIONS valid positions: their density is the
+ * mask's, sampled on up to ARCHIVAL_SAMPLES blocks of 16384 spread evenly over each
+ * tier; the size is a power of two from 16384 to ARCHIVAL_MOST. The price is on cold
+ * reads, which decode a whole block and compute its mask, and in the store's cache of
+ * decoded blocks (32 a table: 64 MB at ARCHIVAL_MOST). @return the records a
+ * block, or 0 (the store's default): no mask, or sizes that are not the game's dense
+ * index. */
+#define ARCHIVAL_POSITIONS 16384u
+#define ARCHIVAL_SAMPLES 16u
+#define ARCHIVAL_MOST (1u << 20)
+static uint32_t archival_block_records(const struct bp_game *g, const uint64_t *sizes)
+{
+	enum { N = 16384 };
+	uint64_t bits[N / 64];
+	double indices = 0, valid = 0;
+	if (!g->ops->canonical_mask || !g->ops->tier_size)
+		return 0;
+	for (uint32_t t = 0; t < g->ntiers; t++) {
+		uint64_t size, seen = 0, set = 0;
+		if (g->ops->tier_size(g, t, &size) != BP_OK || size != sizes[t])
+			return 0; /* not the dense index */
+		if (size == 0)
+			continue;
+		const uint32_t n = size < N ? (uint32_t)size : N;
+		uint64_t k = (size + N - 1) / N;
+		k = k < ARCHIVAL_SAMPLES ? k : ARCHIVAL_SAMPLES;
+		for (uint64_t j = 0; j < k; j++) {
+			const uint64_t first = k > 1 ? (size - n) / (k - 1) * j : 0;
+			if (g->ops->canonical_mask(g, t, first, n, bits) != BP_OK)
+				return 0;
+			for (uint32_t w = 0; w < (n + 63) / 64; w++)
+				set += (uint64_t)__builtin_popcountll(bits[w]);
+			seen += n;
+		}
+		indices += (double)size;
+		valid += (double)size * (double)set / (double)seen;
+	}
+	uint32_t b = N;
+	while (b < ARCHIVAL_MOST && valid * b < indices * ARCHIVAL_POSITIONS)
+		b *= 2;
+	return b;
+}
+
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
 			const struct bp_solve_opts *o, int writer, bp_table **out,
 			struct bp_err *err)
@@ -79,6 +127,18 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 				      .tier_size = sizes,
 				      .block_records = o->block_records,
 				      .compression_level = o->compression_level };
+	if (!o->block_records && o->compression_level >= BP_CODEC_MODEL_LEVEL && writer) {
+		/* a table begun before keeps its blocks (a resumed solve) */
+		bp_table *old;
+		struct bp_table_meta m;
+		if (bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &old, NULL) == BP_OK) {
+			if (bp_table_meta_get(old, &m) == BP_OK)
+				info.block_records = m.block_records;
+			bp_table_close(old);
+		} else {
+			info.block_records = archival_block_records(g, sizes);
+		}
+	}
 	snprintf(info.spec, sizeof info.spec, "%s", g->spec);
 	int rc = bp_table_open(db, g->spec, &info, writer ? BP_STORE_CREATE : 0, out, err);
 	if (rc)

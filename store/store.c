@@ -1554,6 +1554,10 @@ static uint64_t batch_blocks(int threads, uint64_t b, uint64_t most_blocks, int 
 	if (most_blocks < (uint64_t)n)
 		n = most_blocks ? (int)most_blocks : 1;
 	uint64_t cap = (uint64_t)n * BP_BATCH_PER_WORKER;
+	/* larger blocks (the archival levels' on mostly-hole indices): as many records
+	 * as that many blocks of the default size */
+	if (b > BP_DEFAULT_BLOCK_RECORDS)
+		cap = cap * BP_DEFAULT_BLOCK_RECORDS / b;
 	if (cap * b * 2 > BP_BATCH_BYTES)
 		cap = BP_BATCH_BYTES / (b * 2);
 	if (cap < (uint64_t)n)

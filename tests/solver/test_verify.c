@@ -519,6 +519,65 @@ Test(verify, holes_keep_the_content_hash)
 	bp_game_destroy(g);
 }
 
+/* At the archival level a table of a game with holes gets blocks of about 16384 valid
+ * positions (solver/solve_common.c): taifas:3x4 (1,062,881 indices, 267,491 of them
+ * canonical: 16384 positions in 65,102 indices) blocks of 65536, blooms:tri3 (375,000
+ * indices, 3,711 canonical: 1.66 M indices for 16384) the largest, 1 << 20, each with
+ * the content hash of its default-level table. A table begun with other blocks keeps
+ * them when solved again at that level (a resumed solve), and an explicit
+ * --block-records wins. */
+Test(verify, archival_blocks_follow_the_holes)
+{
+	static const struct {
+		const char *spec;
+		uint32_t blocks; /* what the estimate gives */
+	} cases[] = { { "taifas:3x4", 65536 }, { "blooms:tri3", 1u << 20 } };
+	for (int v = 0; v < 2; v++) {
+		struct bp_game *g = open_game(cases[v].spec);
+		char *dir9 = temp_db(), *dir10 = temp_db(), *dir512 = temp_db();
+		solve_into(dir9, g, (struct bp_solve_opts){ .threads = 2 });
+		solve_into(dir10, g,
+			   (struct bp_solve_opts){ .threads = 2, .compression_level = 10 });
+		solve_into(dir512, g,
+			   (struct bp_solve_opts){
+				   .threads = 2, .compression_level = 10, .block_records = 512 });
+		/* again at the archival level without --block-records: already solved */
+		struct bp_solve_result again = solve_into(
+			dir512, g, (struct bp_solve_opts){ .threads = 2, .compression_level = 10 });
+		cr_expect_eq(again.solved_tiers, 0, "%s", cases[v].spec);
+		cr_expect_gt(again.resumed_tiers, 0, "%s", cases[v].spec);
+		const char *dirs[3] = { dir9, dir10, dir512 };
+		const uint32_t want[3] = { 16384, cases[v].blocks, 512 };
+		uint64_t hash[3];
+		for (int i = 0; i < 3; i++) {
+			bp_store *db;
+			bp_table *t;
+			struct bp_table_meta m;
+			cr_assert_eq(bp_store_open(dirs[i], BP_STORE_READONLY, &db, NULL), BP_OK);
+			cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL),
+				     BP_OK);
+			cr_assert_eq(bp_table_meta_get(t, &m), BP_OK);
+			cr_expect_eq(m.block_records, want[i], "%s table %d: blocks of %u",
+				     cases[v].spec, i, m.block_records);
+			bp_table_close(t);
+			bp_store_close(db);
+			struct run r;
+			verify_run(dirs[i], g, 2, &r);
+			cr_expect_eq(r.r.inconsistencies, 0);
+			hash[i] = r.r.content_hash;
+			free_run(&r);
+		}
+		cr_expect(hash[0] == hash[1] && hash[1] == hash[2],
+			  "%s: content hashes %016llx %016llx %016llx", cases[v].spec,
+			  (unsigned long long)hash[0], (unsigned long long)hash[1],
+			  (unsigned long long)hash[2]);
+		remove_db(dir9);
+		remove_db(dir10);
+		remove_db(dir512);
+		bp_game_destroy(g);
+	}
+}
+
 /* Landscape's tables lose nothing without their holes either: its canonical_mask keeps
  * every valid canonical position, those no line of play reaches included (a loop that
  * cannot have been formed last: two on the first layout, five on the second, each a
