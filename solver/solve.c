@@ -195,8 +195,11 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 				  "%s: only the tiers and walk engines solve across ranks%s",
 				  g->spec,
 				  cyclic ? " (and they cannot solve a game that repeats)" : "");
-	if (e == BP_ENGINE_AUTO && cyclic && opts->memory_limit)
-		return solve_repeating(g, db, opts, out, err);
+	if (e == BP_ENGINE_AUTO && cyclic && opts->memory_limit) {
+		int rc = solve_repeating(g, db, opts, out, err);
+		out->memory_estimate += bp_solve_coder_bytes(g, opts);
+		return rc;
+	}
 	if (e == BP_ENGINE_AUTO)
 		e = cyclic		? BP_ENGINE_COUNTER
 		    : g->ops->tier_walk ? BP_ENGINE_WALK
@@ -215,5 +218,6 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 		 : e == BP_ENGINE_WALK	  ? bp_solve_walk(g, db, opts, out, err)
 					  : bp_solve_tiers(g, db, opts, out, err);
 	out->engine = e;
+	out->memory_estimate += bp_solve_coder_bytes(g, opts);
 	return rc;
 }

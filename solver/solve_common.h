@@ -47,6 +47,12 @@ struct bp_move **bp_solve_move_buffers(const struct bp_game *g, int threads);
 
 void bp_solve_free_move_buffers(struct bp_move **mv, int threads);
 
+/* The memory the store's coders take beyond the default blocks' on o's threads, for
+ * blocks of o's --block-records or, at an archival level, of the size a table of g
+ * gets there (about 20 bytes a record of a block a worker). Engines' estimates leave
+ * it out; bp_solve adds it. */
+uint64_t bp_solve_coder_bytes(const struct bp_game *g, const struct bp_solve_opts *o);
+
 /* Opens (creating if absent) the table of g with the given tier sizes and the store
  * options of o, as its one writer (the store's writer lock: BP_EBUSY while another
  * solve holds it); writer 0 opens an existing table to read only (the ranks of a
