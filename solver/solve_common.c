@@ -82,13 +82,13 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
  * decoded blocks (32 a table: 64 MB at ARCHIVAL_MOST). @return the records a
  * block, or 0 (the store's default): no mask, or sizes that are not the game's dense
  * index (NULL sizes: the game's). */
+#define STORE_BLOCK 16384u /* the store's default block (store/store.c) */
 #define ARCHIVAL_POSITIONS 16384u
 #define ARCHIVAL_SAMPLES 16u
 #define ARCHIVAL_MOST (1u << 20)
 static uint32_t archival_block_records(const struct bp_game *g, const uint64_t *sizes)
 {
-	enum { N = 16384 };
-	uint64_t bits[N / 64];
+	uint64_t bits[STORE_BLOCK / 64];
 	double indices = 0, valid = 0;
 	if (!g->ops->canonical_mask || !g->ops->tier_size)
 		return 0;
@@ -98,8 +98,8 @@ static uint32_t archival_block_records(const struct bp_game *g, const uint64_t *
 			return 0; /* not the dense index */
 		if (size == 0)
 			continue;
-		const uint32_t n = size < N ? (uint32_t)size : N;
-		uint64_t k = (size + N - 1) / N;
+		const uint32_t n = size < STORE_BLOCK ? (uint32_t)size : STORE_BLOCK;
+		uint64_t k = (size + STORE_BLOCK - 1) / STORE_BLOCK;
 		k = k < ARCHIVAL_SAMPLES ? k : ARCHIVAL_SAMPLES;
 		for (uint64_t j = 0; j < k; j++) {
 			const uint64_t first = k > 1 ? (size - n) / (k - 1) * j : 0;
@@ -112,7 +112,7 @@ static uint32_t archival_block_records(const struct bp_game *g, const uint64_t *
 		indices += (double)size;
 		valid += (double)size * (double)set / (double)seen;
 	}
-	uint32_t b = N;
+	uint32_t b = STORE_BLOCK;
 	while (b < ARCHIVAL_MOST && valid * b < indices * ARCHIVAL_POSITIONS)
 		b *= 2;
 	return b;
@@ -128,10 +128,10 @@ uint64_t bp_solve_coder_bytes(const struct bp_game *g, const struct bp_solve_opt
 	uint64_t b = o->block_records;
 	if (!b && o->compression_level >= BP_CODEC_MODEL_LEVEL)
 		b = archival_block_records(g, NULL);
-	if (b <= 16384)
+	if (b <= STORE_BLOCK)
 		return 0;
 	int threads = o->threads > 0 ? o->threads : bp_parallel_cores();
-	return (uint64_t)threads * CODER_BYTES_PER_RECORD * (b - 16384);
+	return (uint64_t)threads * CODER_BYTES_PER_RECORD * (b - STORE_BLOCK);
 }
 
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
