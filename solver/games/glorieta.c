@@ -30,7 +30,7 @@
  * hand state is 0 for h = 0, else 1 + 2 (h - 1) + plus), its local hand index is
  * (yellow hand * HS + black hand) * 2 + side to move. Whether a history gives a local
  * hand index depends only on the counts (k - m - b yellow, b black, m neutral
- * stones: counts_fit_n), so each block (t, k, b) lists the local hand indices that fit
+ * stones), so each block (t, k, b) lists the local hand indices that fit
  * its counts, increasing (fit_list, F of them), and only those get an index:
  *
  *     off[t][k][b] + (((colex(occupied) * C(k, m) + colex(neutrals within occupied))
@@ -260,72 +260,12 @@ static void glorieta_pos_format(const struct bp_game *g, const struct bp_pos *p,
 	format_hand(out, 'b', HAND(p, 1));
 }
 
-static int ceil_half(int x)
-{
-	return (x + 1) / 2;
-}
+/* Is there a history for p's counts and hands (taken), with its side to move? The rule
+ * is stated once, in fit_list; this looks p up in its block's list. */
+static int counts_fit(const struct glorieta *gl, const struct bp_pos *p);
 
-/* Is there a history for the counts: s0 yellow, s1 black and N neutral stones, the
- * hands hand0 and hand1 (taken), `tomove` to move? See check_counts. */
-static int counts_fit_n(const struct glorieta *gl, int s0, int s1, int N, uint64_t hand0,
-			uint64_t hand1, int tomove)
-{
-	int H = gl->hand;
-	int s[2] = { s0, s1 };
-	const uint64_t hand[2] = { hand0, hand1 };
-	int h[2], plus[2];
-	for (int pl = 0; pl < 2; pl++) {
-		h[pl] = (int)(hand[pl] & 0x7f);
-		plus[pl] = (hand[pl] & HAND_PLUS) != 0;
-	}
-	for (int ny = 0; ny <= N; ny++) {
-		int flips[2] = { ny, N - ny };
-		int lo[2], hi[2], ok = 1;
-		for (int pl = 0; pl < 2 && ok; pl++) {
-			/* stones dropped from hands: yellow's first stone is not one */
-			int used = s[pl] + flips[pl] - (pl == 0);
-			int u = H - h[pl]; /* from the current hand */
-			if (used < u || (used - u) % H) {
-				ok = 0;
-				break;
-			}
-			int k = (used - u) / H; /* hands used up and refilled */
-			if (flips[pl] < k + plus[pl]) {
-				ok = 0;
-				break;
-			}
-			/* still the first hand and no '+': this player never flipped */
-			if (k == 0 && !plus[pl] && flips[pl]) {
-				ok = 0;
-				break;
-			}
-			lo[pl] = k * ceil_half(H) + ceil_half(u) + flips[pl];
-			hi[pl] = k * H + u + flips[pl];
-		}
-		if (!ok)
-			continue;
-		/* turns after yellow's first: black's minus yellow's is 0 when black is
-		 * to move, 1 when yellow is */
-		int d = tomove ? 0 : 1;
-		if (lo[1] <= hi[0] + d && lo[0] + d <= hi[1])
-			return 1;
-	}
-	return 0;
-}
-
-static int counts_fit(const struct glorieta *gl, const struct bp_pos *p)
-{
-	return counts_fit_n(gl, popc(YELLOW(p)), popc(BLACK(p)), popc(NEUTRAL(p)), HAND(p, 0),
-			    HAND(p, 1), (int)TOMOVE(p));
-}
-
-/* Everything but the loops. With hands: each player's stones placed (on the board or
- * flipped since) are the first stone (yellow) plus full hands plus what the current
- * hand lost; each used-up hand had a flip, and so did the current one when '+', while
- * a player still on the first hand without '+' has never flipped; each turn after the
- * first drops one or two stones of one hand or flips one, and the turns alternate
- * from black. The neutral stones may have been flipped by either
- * player, so every split is tried. */
+/* Everything but the loops: the start position alone without hands, then hands that
+ * exist and counts that some history gives (counts_fit, the rule in fit_list). */
 static int check_counts(const struct glorieta *gl, const struct bp_pos *p, struct bp_err *err)
 {
 	if (is_start(p) || HAND(p, 1) == HAND_NONE) {
@@ -579,49 +519,135 @@ static uint64_t low_bits(int n)
 	return n ? ~0ull >> (64 - n) : 0;
 }
 
-/* Writes to out the local hand indices (hy * HS + hb) * 2 + tomove whose hands fit s0
- * yellow, s1 black and N neutral stones, increasing: counts_fit_n for every hand at
- * once. For a split of the neutrals, a player's stones used from hands fix the
- * current hand up to one choice (used mod H stones gone from it, or none or all of it
- * when H divides used), and the '+' is free where the flips allow it (and required
- * on the first hand once the player has flipped); the pairs whose
- * turn counts meet fit. out has room for FIT_ROOM(N). Returns how many. */
-#define FIT_ROOM(N) (32 * ((N) + 1))
-static uint32_t fit_list(const struct glorieta *gl, int s0, int s1, int N, uint32_t *out)
+/* One player's histories: per (s own stones on the board, f own stones flipped), the
+ * hand states a sequence of that player's turns can end in, each with the set of turn
+ * counts (after yellow's first stone) that get there. HIST_MAX: the stones dropped
+ * from hands, s + f (less yellow's first), fix the hand up to one choice (none or all
+ * of the current hand used when H divides them), and only a non-empty hand has a '+'. */
+#define HIST_MAX 4
+struct hist {
+	int n; /* the board's cells: s + f <= n */
+	uint8_t cnt[65 * 65];
+	uint16_t st[65 * 65][HIST_MAX];
+	uint64_t turns[65 * 65][HIST_MAX][3]; /* bit T: after T turns; T <= 2n */
+};
+
+static int hist_add(struct hist *hi, int s, int f, uint32_t st, int T)
 {
-	const int H = gl->hand, s[2] = { s0, s1 };
-	uint32_t n = 0;
-	for (int ny = 0; ny <= N; ny++) {
-		const int flips[2] = { ny, N - ny };
-		/* per player up to 4 candidates: state, lo, hi */
-		int nc[2] = { 0, 0 }, st[2][4], lo[2][4], hi[2][4];
-		for (int pl = 0; pl < 2; pl++) {
-			const int used = s[pl] + flips[pl] - (pl == 0);
-			if (used < 0)
-				continue;
-			for (int u = used % H; u <= H && u <= used; u += H) {
-				const int k = (used - u) / H, h = H - u;
-				for (int plus = 0; plus < 2; plus++) {
-					if ((h == 0 && plus) || flips[pl] < k + plus ||
-					    (k == 0 && !plus && flips[pl]))
-						continue;
-					st[pl][nc[pl]] = h == 0 ? 0 : 1 + 2 * (h - 1) + plus;
-					lo[pl][nc[pl]] =
-						k * ceil_half(H) + ceil_half(u) + flips[pl];
-					hi[pl][nc[pl]++] = k * H + u + flips[pl];
+	const int at = s * (hi->n + 1) + f;
+	int e = 0;
+	while (e < hi->cnt[at] && hi->st[at][e] != st)
+		e++;
+	if (e == hi->cnt[at]) {
+		if (e == HIST_MAX)
+			return BP_ERANGE;
+		hi->st[at][e] = (uint16_t)st;
+		memset(hi->turns[at][e], 0, sizeof hi->turns[at][e]);
+		hi->cnt[at]++;
+	}
+	hi->turns[at][e][T / 64] |= 1ull << (T % 64);
+	return BP_OK;
+}
+
+/* The rules of section 6 for one player, played out turn by turn over the abstract
+ * state (s, f, stones in hand h, '+'): after yellow's first stone (s = 1 for yellow)
+ * and the hands of H taken, a turn drops one or two stones of the hand (not when the
+ * hand is empty without '+': then it must flip), or flips one of the player's stones
+ * on the board (setting '+'); a hand empty with '+' is refilled at the end of the
+ * turn. The opponent never touches the player's stones, so the players' histories
+ * are independent but for the turn order (fit_list). Every turn adds to s + f or to
+ * f, so the turns end by 2n. */
+static int player_histories(int n, int H, int first, struct hist *out)
+{
+	const uint32_t nst = (uint32_t)((n + 1) * (n + 1) * (H + 1) * 2);
+	uint32_t *cur = malloc(sizeof *cur * nst), *nxt = malloc(sizeof *nxt * nst);
+	uint8_t *mark = calloc(nst, 1);
+	int rc = cur && nxt && mark ? BP_OK : BP_ENOMEM;
+	out->n = n;
+	memset(out->cnt, 0, sizeof out->cnt);
+#define HIST_ID(s, f, h, p) \
+	(((uint32_t)((s) * (n + 1) + (f)) * (uint32_t)(H + 1) + (uint32_t)(h)) * 2 + (uint32_t)(p))
+	uint32_t ncur = 0;
+	if (!rc)
+		cur[ncur++] = HIST_ID(first, 0, H, 0);
+	for (int T = 0; ncur && !rc; T++) {
+		uint32_t nn = 0;
+		for (uint32_t i = 0; i < ncur && !rc; i++) {
+			const uint32_t id = cur[i];
+			const int p = (int)(id % 2), h = (int)(id / 2 % (uint32_t)(H + 1));
+			const int sf = (int)(id / 2 / (uint32_t)(H + 1));
+			const int s = sf / (n + 1), f = sf % (n + 1);
+			rc = hist_add(out, s, f, h == 0 ? 0 : (uint32_t)(1 + 2 * (h - 1) + p), T);
+			int go[3][4], ng = 0; /* s, f, h, '+' after each turn */
+			const int must_flip = h == 0 && !p;
+			for (int d = 1; d <= 2; d++)
+				if (!must_flip && h >= d) {
+					go[ng][0] = s + d, go[ng][1] = f, go[ng][2] = h - d;
+					go[ng++][3] = p;
+				}
+			if (s >= 1) {
+				go[ng][0] = s - 1, go[ng][1] = f + 1, go[ng][2] = h;
+				go[ng++][3] = 1;
+			}
+			for (int j = 0; j < ng; j++) {
+				if (go[j][0] + go[j][1] > n)
+					continue;
+				if (go[j][2] == 0 && go[j][3])
+					go[j][2] = H, go[j][3] = 0;
+				const uint32_t to = HIST_ID(go[j][0], go[j][1], go[j][2], go[j][3]);
+				if (!mark[to]) {
+					mark[to] = 1;
+					nxt[nn++] = to;
 				}
 			}
 		}
-		for (int a = 0; a < nc[0]; a++)
-			for (int b = 0; b < nc[1]; b++)
-				for (int tm = 0; tm < 2; tm++) {
-					const int d = tm ? 0 : 1;
-					if (lo[1][b] <= hi[0][a] + d && lo[0][a] + d <= hi[1][b])
-						out[n++] = ((uint32_t)st[0][a] * gl->hs +
-							    (uint32_t)st[1][b]) *
-								   2 +
-							   (uint32_t)tm;
-				}
+		for (uint32_t i = 0; i < nn; i++)
+			mark[nxt[i]] = 0;
+		uint32_t *sw = cur;
+		cur = nxt;
+		nxt = sw;
+		ncur = nn;
+	}
+#undef HIST_ID
+	free(cur);
+	free(nxt);
+	free(mark);
+	return rc;
+}
+
+/* The turn order's rule on counts, stated once: validation looks a position up in
+ * these lists (counts_fit), and the index gives only their entries a place. Writes to
+ * out the local hand indices (hy * HS + hb) * 2 + tomove whose hands fit s0 yellow, s1
+ * black and N neutral stones, increasing: those for which some split of the neutrals
+ * into yellow's and black's flips has a history of each player (player_histories)
+ * with black's turns less yellow's 0 when black is to move, 1 when yellow is (the
+ * turns alternate from black after yellow's first stone). On boards without loops
+ * these are exactly the counts that play reaches (tests/solver/games/test_glorieta.c,
+ * counts_rule_is_what_play_reaches). out has room for FIT_ROOM(N). Returns how many. */
+#define FIT_ROOM(N) (2 * HIST_MAX * HIST_MAX * ((N) + 1))
+static uint32_t fit_list(const struct glorieta *gl, const struct hist *hy, const struct hist *hb,
+			 int s0, int s1, int N, uint32_t *out)
+{
+	uint32_t n = 0;
+	for (int ny = 0; ny <= N; ny++) {
+		const int ay = s0 * (hy->n + 1) + ny, ab = s1 * (hb->n + 1) + (N - ny);
+		for (int a = 0; a < hy->cnt[ay]; a++)
+			for (int b = 0; b < hb->cnt[ab]; b++) {
+				const uint64_t *ty = hy->turns[ay][a], *tb = hb->turns[ab][b];
+				/* black to move: equal turns; yellow to move: black one more */
+				const int black =
+					((ty[0] & tb[0]) | (ty[1] & tb[1]) | (ty[2] & tb[2])) != 0;
+				const int yellow = ((ty[0] << 1 & tb[0]) |
+						    ((ty[1] << 1 | ty[0] >> 63) & tb[1]) |
+						    ((ty[2] << 1 | ty[1] >> 63) & tb[2])) != 0;
+				const uint32_t hl = ((uint32_t)hy->st[ay][a] * gl->hs +
+						     (uint32_t)hb->st[ab][b]) *
+						    2;
+				if (yellow)
+					out[n++] = hl;
+				if (black)
+					out[n++] = hl + 1;
+			}
 	}
 	/* increasing, each once (a few dozen entries: insertion sort) */
 	for (uint32_t i = 1; i < n; i++) {
@@ -658,6 +684,23 @@ static uint32_t fit_find(const struct glorieta *gl, uint32_t j, uint32_t hl)
 static uint64_t fit_count(const struct glorieta *gl, uint32_t j)
 {
 	return gl->fstart[j + 1] - gl->fstart[j];
+}
+
+static int counts_fit(const struct glorieta *gl, const struct bp_pos *p)
+{
+	const int m = popc(NEUTRAL(p)), k = popc(occupied(p)), t = k + m;
+	if (t == 0) /* hands taken after yellow's first stone */
+		return 0;
+	for (int pl = 0; pl < 2; pl++) {
+		const uint64_t h = HAND(p, pl);
+		if ((h & 0x7f) > (uint64_t)gl->hand || h == HAND_PLUS || (h & HAND_NONE))
+			return 0;
+	}
+	const uint32_t j = gl->blk[t][k] + (uint32_t)popc(BLACK(p));
+	const uint32_t hl =
+		(uint32_t)((hand_state(HAND(p, 0)) * gl->hs + hand_state(HAND(p, 1))) * 2 +
+			   TOMOVE(p));
+	return fit_find(gl, j, hl) != FIT_NONE;
 }
 
 /* The block of tier t holding index (< the tier's size): the last one starting at or
@@ -1444,21 +1487,31 @@ static int make_blocks(struct glorieta *gl)
 	gl->fstart = malloc(sizeof *gl->fstart * (nblocks + 1));
 	uint32_t room = 1024, used = 0, list[FIT_ROOM(64)];
 	gl->fhl = malloc(sizeof *gl->fhl * room);
-	if (!gl->boff || !gl->fstart || !gl->fhl)
-		return BP_ENOMEM;
+	struct hist *h = malloc(2 * sizeof *h);
+	int rc = !gl->boff || !gl->fstart || !gl->fhl || !h ? BP_ENOMEM : BP_OK;
+	if (!rc)
+		rc = player_histories(gl->n, gl->hand, 1, &h[0]);
+	if (!rc)
+		rc = player_histories(gl->n, gl->hand, 0, &h[1]);
+	if (rc) {
+		free(h);
+		return rc;
+	}
 	for (int t = 1; t <= 2 * gl->n; t++) {
 		uint64_t acc = 0;
 		for (int k = kmin(t); k <= kmax(gl, t); k++) {
 			const int m = t - k, nb = k - m;
 			for (int b = 0; b <= nb; b++) {
 				const uint32_t j = gl->blk[t][k] + (uint32_t)b;
-				const uint32_t nf = fit_list(gl, nb - b, b, m, list);
+				const uint32_t nf = fit_list(gl, &h[0], &h[1], nb - b, b, m, list);
 				if (used + nf > room) {
 					while (used + nf > room)
 						room *= 2;
 					uint32_t *more = realloc(gl->fhl, sizeof *gl->fhl * room);
-					if (!more)
+					if (!more) {
+						free(h);
 						return BP_ENOMEM;
+					}
 					gl->fhl = more;
 				}
 				memcpy(gl->fhl + used, list, sizeof *list * nf);
@@ -1479,6 +1532,7 @@ static int make_blocks(struct glorieta *gl)
 		gl->boff[end] = acc;
 	}
 	gl->fstart[nblocks] = used;
+	free(h);
 	return BP_OK;
 }
 

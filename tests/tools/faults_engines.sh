@@ -46,7 +46,8 @@
 # was.
 #
 # Then the limits, for each engine (the tier walk on taifas:3x3, the tiers engine on
-# glorieta:hex2,hand=2, the cycles engine on blooms:rh2x3): a tiny LMDB map must stop
+# glorieta:hex2,hand=2, the cycles engine on blooms:rh2x3, each in small blocks so that
+# the table passes the limits): a tiny LMDB map must stop
 # the solve with "database full (MDB_MAP_FULL: ...)", a 128 KiB tmpfs with "disk full
 # (...)" (when this machine lets the test mount one), each time with exit 4, a
 # database that verifies clean and a resumed solve with the uninterrupted content
@@ -292,7 +293,7 @@ limit_run() {
 
 # A tiny map: MDB_MAP_FULL on the first tier that does not fit, for each engine.
 full_map='database full \(MDB_MAP_FULL: '
-for e in "walk $t3 --block-records 256" "tiers $gl --solver tiers" "cycles blooms:rh2x3 --solver cycles --block-records 64"; do
+for e in "walk $t3 --block-records 256" "tiers $gl --solver tiers --block-records 256" "cycles blooms:rh2x3 --solver cycles --block-records 64"; do
 	read -r name spec args <<<"$e"
 	# shellcheck disable=SC2086
 	h=$(
@@ -315,7 +316,7 @@ mkdir -p "$tmp/disk"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs "$tmp/disk" 2>/dev/null; then
 	mnt=$tmp/disk
 	full_disk='disk full \('
-	for e in "walk $t3 --block-records 256" "tiers $gl --solver tiers" "cycles blooms:rh2x3 --solver cycles --block-records 64"; do
+	for e in "walk $t3 --block-records 256" "tiers $gl --solver tiers --block-records 256" "cycles blooms:rh2x3 --solver cycles --block-records 64"; do
 		read -r name spec args <<<"$e"
 		rm -rf "${mnt:?}/db" "$tmp/fromdisk"
 		# shellcheck disable=SC2086

@@ -793,6 +793,130 @@ Test(glorieta, every_index_valid_without_loops)
 	}
 }
 
+/* The counts rule (fit_list) against play: on boards too small for a loop, a
+ * position's counts, hands and side to move (its signature) occur in some game under
+ * the naive rules exactly when the index has a position with them. A rule too loose
+ * (as the first-hand rule was missing) leaves signatures no game reaches; one too
+ * strict, reached ones without an index. */
+#define SIG_ROOM (8 * 8 * 8 * 16 * 16 * 2)
+static uint32_t signature(const struct bp_board *b, const struct ngl *s)
+{
+	int n[3] = { 0, 0, 0 };
+	for (int c = 0; c < b->ncells; c++)
+		n[0] += s->cell[c] == 'y', n[1] += s->cell[c] == 'b', n[2] += s->cell[c] == 'n';
+	uint32_t st[2];
+	for (int i = 0; i < 2; i++)
+		st[i] = s->hand[i] == 0 ? 0u : (uint32_t)(1 + 2 * (s->hand[i] - 1) + s->plus[i]);
+	return ((((uint32_t)n[0] * 8 + (uint32_t)n[1]) * 8 + (uint32_t)n[2]) * 16 + st[0]) * 32 +
+	       st[1] * 2 + (s->to == 'b');
+}
+
+/* A naive state of a board of at most 16 cells as 64 bits: 2 bits a cell, then the
+ * hands, the '+'s and the side to move (the winner follows from them). */
+static uint64_t state_key(const struct bp_board *b, const struct ngl *s)
+{
+	uint64_t k = 0;
+	for (int c = 0; c < b->ncells; c++)
+		k = k << 2 | (uint64_t)(s->cell[c] == 'y'   ? 1
+					: s->cell[c] == 'b' ? 2
+					: s->cell[c] == 'n' ? 3
+							    : 0);
+	for (int i = 0; i < 2; i++)
+		k = k << 9 | (uint64_t)(s->hand[i] + 1) << 1 | (uint64_t)s->plus[i];
+	return k << 1 | (s->to == 'b');
+}
+
+struct key_set {
+	uint64_t *tab; /* key + 1; 0 is empty */
+	size_t cap, n;
+};
+
+static int key_insert(struct key_set *ks, uint64_t key)
+{
+	if (2 * (ks->n + 1) > ks->cap) {
+		struct key_set big = { calloc(ks->cap * 2, sizeof *big.tab), ks->cap * 2, 0 };
+		cr_assert_not_null(big.tab);
+		for (size_t i = 0; i < ks->cap; i++)
+			if (ks->tab[i])
+				key_insert(&big, ks->tab[i] - 1);
+		free(ks->tab);
+		*ks = big;
+	}
+	size_t h = (size_t)((key + 1) * 0x9e3779b97f4a7c15ull >> 20) & (ks->cap - 1);
+	for (; ks->tab[h]; h = (h + 1) & (ks->cap - 1))
+		if (ks->tab[h] == key + 1)
+			return 0;
+	ks->tab[h] = key + 1;
+	ks->n++;
+	return 1;
+}
+
+static void play_signatures(const struct nrules *R, const struct bp_board *b, const struct ngl *s,
+			    uint8_t *sig, struct key_set *seen)
+{
+	if (!key_insert(seen, state_key(b, s)))
+		return;
+	if (s->hand[0] >= 0)
+		sig[signature(b, s)] = 1;
+	if (s->winner)
+		return;
+	struct nmove *mv = malloc(sizeof *mv * MAXM);
+	cr_assert_not_null(mv);
+	int n = n_moves(R, s, mv);
+	for (int i = 0; i < n; i++) {
+		struct ngl t = *s;
+		n_play(R, &t, mv[i]);
+		play_signatures(R, b, &t, sig, seen);
+	}
+	free(mv);
+}
+
+Test(glorieta, counts_rule_is_what_play_reaches)
+{
+	const char *specs[] = { "glorieta:tri2,ring=none,hand=2", "glorieta:tri2,ring=none,hand=5",
+				"glorieta:rh2x2,ring=none,hand=3", "glorieta:tri3,ring=none,hand=2",
+				"glorieta:tri3,ring=none,hand=6" };
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		struct bp_game *g = open_game(specs[i]);
+		struct nrules R;
+		nrules_init(&R, g);
+		uint8_t *played = calloc(SIG_ROOM, 1), *indexed = calloc(SIG_ROOM, 1);
+		cr_assert(played && indexed);
+		struct key_set seen = { calloc(1024, sizeof *seen.tab), 1024, 0 };
+		cr_assert_not_null(seen.tab);
+		struct ngl s;
+		n_start_game(&R, &s);
+		play_signatures(&R, g->board, &s, played, &seen);
+		free(seen.tab);
+		for (uint32_t t = 1; t < g->ntiers; t++) {
+			uint64_t size;
+			cr_assert_eq(g->ops->tier_size(g, t, &size), BP_OK);
+			for (uint64_t x = 0; x < size; x++) {
+				struct bp_pos p;
+				if (g->ops->unrank(g, t, x, &p) != BP_OK)
+					continue;
+				naive_of(g, &p, &s);
+				indexed[signature(g->board, &s)] = 1;
+			}
+		}
+		size_t both = 0;
+		for (uint32_t x = 0; x < SIG_ROOM; x++) {
+			cr_expect_eq(played[x], indexed[x],
+				     "%s: signature %u (%u y, %u b, %u n, hands %u %u, %c to move) "
+				     "%s",
+				     specs[i], x, x >> 15, (x >> 12) & 7, (x >> 9) & 7,
+				     (x >> 5) & 15, (x >> 1) & 15, x & 1 ? 'b' : 'y',
+				     played[x] ? "played but not indexed"
+					       : "indexed but never played");
+			both += played[x] && indexed[x];
+		}
+		cr_expect_geq(both, 10, "%s: %zu signatures", specs[i], both);
+		free(played);
+		free(indexed);
+		bp_game_destroy(g);
+	}
+}
+
 /* A table written with the earlier index layout (a dense hand index: tier 1 of
  * hex2 with hands of 2 held 7 cells * 2 colours * 5 * 5 hands * 2 sides = 700
  * records) is refused by the solver and by every reader, saying why. */
