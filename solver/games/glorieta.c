@@ -1646,6 +1646,7 @@ static int glorieta_create(struct bp_game *g, struct bp_err *err)
 	g->max_moves = gl->n + gl->n * (gl->n - 1) / 2 + gl->n;
 	g->nsym = gl->nsyms;
 	g->ntiers = 2 * (uint32_t)gl->n + 1;
+	g->pos_words = 7; /* y, b, n, to move, the hands, the outcome */
 	return BP_OK;
 fail:
 	free(gl);
