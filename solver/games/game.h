@@ -466,7 +466,7 @@ struct bp_game_ops {
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */
-#define BP_GAME_SYM_HASH_MAX 16
+#define BP_GAME_SYM_HASH_MAX 24
 
 /* One instance of a game. Made by bp_game_create(), read-only afterwards, so that
  * threads can share it. */

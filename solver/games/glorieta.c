@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/random.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/loops.h"
@@ -83,6 +84,10 @@ struct glorieta {
 	 * of two and a flip (the refill included) */
 	uint8_t state_h[199];
 	uint16_t state_one[199], state_two[199], state_flip[199];
+	/* class hashes for proof-number search (glorieta_sym_hash): zob[plane][cell][i],
+	 * the random word of the image of a stone of that plane on that cell under the
+	 * instance's symmetry i */
+	uint64_t zob[3][64][BP_GAME_SYM_HASH_MAX];
 };
 
 static const char *const both_choices[] = { "mover", "opponent", NULL };
@@ -1514,6 +1519,88 @@ static void glorieta_destroy(struct bp_game *g)
 	g->impl = NULL;
 }
 
+/* ---- class hashes for proof-number search -----------------------------------------
+ * The instance's symmetry i maps the stones of plane P on cell c to plane P' (P with
+ * yellow and black exchanged when it exchanges the colours) on the board symmetry's
+ * image of c; with fixed random words Z[P][c], the hash of image i of p is
+ *
+ *     h[i] = E(side to move, hands of the image)  ^  XOR over stones: Z[P'][image of c]
+ *
+ * one function of the image for every i, so the smallest h[i] is the same for every
+ * position of p's orbit. Keys of orbits are keys of classes: the members of an orbit
+ * that are positions form one class (see the top). E depends on i only through the
+ * exchange, so a position has two. A move changes one to three stones and E: one XOR
+ * each per symmetry. */
+static uint64_t hash_mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* E of p (x = 0) and of its colour-exchanged image (x = 1). */
+static uint64_t hash_extra(const struct bp_pos *p, int x)
+{
+	const uint64_t to = x ? !TOMOVE(p) : TOMOVE(p);
+	return hash_mix(0x6a09e667f3bcc909ull ^ to ^ HAND(p, x) << 1 ^ HAND(p, !x) << 12);
+}
+
+static void make_hashes(struct glorieta *gl, const struct bp_board *b)
+{
+	uint64_t z[3][64], state = 0x3c6ef372fe94f82bull;
+	for (int pl = 0; pl < 3; pl++)
+		for (int c = 0; c < 64; c++)
+			z[pl][c] = bp_splitmix64(&state);
+	memset(gl->zob, 0, sizeof gl->zob);
+	for (int i = 0; i < gl->nsyms; i++)
+		for (int pl = 0; pl < 3; pl++)
+			for (int c = 0; c < b->ncells; c++) {
+				const int to = pl == 2 ? 2 : pl ^ gl->swap[i];
+				gl->zob[pl][c][i] = z[to][bp_board_sym(b, gl->sym[i], c)];
+			}
+}
+
+static uint64_t glorieta_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+{
+	const struct glorieta *gl = GL(g);
+	const uint64_t e[2] = { hash_extra(p, 0), hash_extra(p, 1) };
+	for (int i = 0; i < gl->nsyms; i++)
+		h[i] = e[gl->swap[i]];
+	for (int pl = 0; pl < 3; pl++)
+		for (uint64_t m = p->w[pl]; m; m &= m - 1) {
+			const uint64_t *z = gl->zob[pl][__builtin_ctzll(m)];
+			for (int i = 0; i < gl->nsyms; i++)
+				h[i] ^= z[i];
+		}
+	uint64_t least = h[0];
+	for (int i = 1; i < gl->nsyms; i++)
+		least = h[i] < least ? h[i] : least;
+	return least;
+}
+
+static uint64_t glorieta_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
+				       const uint64_t *h, const struct bp_pos *c, uint64_t *out)
+{
+	const struct glorieta *gl = GL(g);
+	const uint64_t e[2] = { hash_extra(p, 0) ^ hash_extra(c, 0),
+				hash_extra(p, 1) ^ hash_extra(c, 1) };
+	uint64_t d[BP_GAME_SYM_HASH_MAX];
+	for (int i = 0; i < gl->nsyms; i++)
+		d[i] = h[i] ^ e[gl->swap[i]];
+	for (int pl = 0; pl < 3; pl++)
+		for (uint64_t m = p->w[pl] ^ c->w[pl]; m; m &= m - 1) {
+			const uint64_t *z = gl->zob[pl][__builtin_ctzll(m)];
+			for (int i = 0; i < gl->nsyms; i++)
+				d[i] ^= z[i];
+		}
+	uint64_t least = d[0];
+	for (int i = 1; i < gl->nsyms; i++)
+		least = d[i] < least ? d[i] : least;
+	if (out)
+		memcpy(out, d, sizeof *d * (size_t)gl->nsyms);
+	return least;
+}
+
 /* The index blocks (t, k, b) of every tier but the start's, their hand lists and
  * their first indices; a tier whose size overflows is too big. */
 static int make_blocks(struct glorieta *gl)
@@ -1613,6 +1700,7 @@ static int glorieta_create(struct bp_game *g, struct bp_err *err)
 		bp_perm64_destroy(gl->perm);
 		goto fail;
 	}
+	make_hashes(gl, b);
 	gl->hs = 2 * (uint32_t)gl->hand + 1;
 	for (int i = 0; i < 67; i++)
 		for (int j = 0; j < 68; j++)
@@ -1704,6 +1792,8 @@ const struct bp_game_ops bp_glorieta_ops = {
 	.unrank = glorieta_unrank,
 	.tier_walk = glorieta_tier_walk,
 	.canonical_mask = bp_game_walk_mask, /* the walk visits the valid canonical ones */
+	.sym_hash = glorieta_sym_hash,
+	.sym_hash_move = glorieta_sym_hash_move,
 	.describe = glorieta_describe,
 	.picture = glorieta_picture,
 	.claims = "no-draw first-player board-fills",

@@ -320,8 +320,19 @@ static void check_sym_hash_at(const struct bp_game *g, const struct bp_pos *p, s
 Test(game, sym_hash_is_a_class_function)
 {
 	static const char *const specs[] = {
-		"taifas:3x3",	"taifas:4x4",	"taifas:5x5",	"taifas:4x5,tie=last-stone",
-		"chicken:hex2", "chicken:hex4", "chicken:tri4", "chicken:hex3,forced=free",
+		"taifas:3x3",
+		"taifas:4x4",
+		"taifas:5x5",
+		"taifas:4x5,tie=last-stone",
+		"chicken:hex2",
+		"chicken:hex4",
+		"chicken:tri4",
+		"chicken:hex3,forced=free",
+		"glorieta:hex2,hand=2",
+		"glorieta:hex3",
+		"glorieta:hex3,ring=alt,hand=2",
+		"glorieta:hex3,ring=none,hand=3",
+		"glorieta:rh3x3,ring=none,hand=2",
 	};
 	uint64_t seed = 20261124;
 	cr_log_info("seed %llu", (unsigned long long)seed);
@@ -365,8 +376,13 @@ static int by_key(const void *a, const void *b)
  * (each has its canonical form's key) and two classes never do. */
 Test(game, sym_hash_tells_classes_apart)
 {
-	static const char *const specs[] = { "taifas:3x3", "taifas:3x4", "chicken:hex2",
-					     "chicken:tri4" };
+	static const char *const specs[] = { "taifas:3x3",
+					     "taifas:3x4",
+					     "chicken:hex2",
+					     "chicken:tri4",
+					     "glorieta:hex2,hand=2",
+					     "glorieta:hex2,hand=6,ring=none",
+					     "glorieta:tri3,ring=none,hand=2" };
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
 		struct bp_game *g = NULL;
 		struct bp_err err = { { 0 } };
