@@ -1560,14 +1560,12 @@ static void make_hashes(struct glorieta *gl, const struct bp_board *b)
 			}
 }
 
-static uint64_t glorieta_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+/* XORs into h[i] the words of the stones of planes (y, b, n) under each symmetry i,
+ * and returns the smallest h[i]. */
+static uint64_t xor_stones(const struct glorieta *gl, const uint64_t *planes, uint64_t *h)
 {
-	const struct glorieta *gl = GL(g);
-	const uint64_t e[2] = { hash_extra(p, 0), hash_extra(p, 1) };
-	for (int i = 0; i < gl->nsyms; i++)
-		h[i] = e[gl->swap[i]];
 	for (int pl = 0; pl < 3; pl++)
-		for (uint64_t m = p->w[pl]; m; m &= m - 1) {
+		for (uint64_t m = planes[pl]; m; m &= m - 1) {
 			const uint64_t *z = gl->zob[pl][__builtin_ctzll(m)];
 			for (int i = 0; i < gl->nsyms; i++)
 				h[i] ^= z[i];
@@ -1578,24 +1576,26 @@ static uint64_t glorieta_sym_hash(const struct bp_game *g, const struct bp_pos *
 	return least;
 }
 
+static uint64_t glorieta_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+{
+	const struct glorieta *gl = GL(g);
+	const uint64_t e[2] = { hash_extra(p, 0), hash_extra(p, 1) };
+	for (int i = 0; i < gl->nsyms; i++)
+		h[i] = e[gl->swap[i]];
+	return xor_stones(gl, p->w, h);
+}
+
 static uint64_t glorieta_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
 				       const uint64_t *h, const struct bp_pos *c, uint64_t *out)
 {
 	const struct glorieta *gl = GL(g);
 	const uint64_t e[2] = { hash_extra(p, 0) ^ hash_extra(c, 0),
 				hash_extra(p, 1) ^ hash_extra(c, 1) };
+	const uint64_t changed[3] = { p->w[0] ^ c->w[0], p->w[1] ^ c->w[1], p->w[2] ^ c->w[2] };
 	uint64_t d[BP_GAME_SYM_HASH_MAX];
 	for (int i = 0; i < gl->nsyms; i++)
 		d[i] = h[i] ^ e[gl->swap[i]];
-	for (int pl = 0; pl < 3; pl++)
-		for (uint64_t m = p->w[pl] ^ c->w[pl]; m; m &= m - 1) {
-			const uint64_t *z = gl->zob[pl][__builtin_ctzll(m)];
-			for (int i = 0; i < gl->nsyms; i++)
-				d[i] ^= z[i];
-		}
-	uint64_t least = d[0];
-	for (int i = 1; i < gl->nsyms; i++)
-		least = d[i] < least ? d[i] : least;
+	const uint64_t least = xor_stones(gl, changed, d);
 	if (out)
 		memcpy(out, d, sizeof *d * (size_t)gl->nsyms);
 	return least;
