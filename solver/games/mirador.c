@@ -1930,6 +1930,30 @@ static int fast_net(struct fast *f, const struct mirador *m, u128 xs, u128 xsq, 
 	return 0;
 }
 
+/* Whether one greedy set of the opponent's placements breaks every chain of the player
+ * on squares xsq (occupied squares occ, the opponent's legal places `legal`): the set
+ * is packed from the lowest legal place up (high: from the highest down), each place
+ * taken when no place taken conflicts with it (nb), so it can be played (legality is
+ * pairwise, see above); it breaks every chain when, with its squares filled, the
+ * player has no chain of links at all, which is safe_chain_pieces with every occupied
+ * square unsafe (a ray then stops at the first occupied square: the links as they
+ * stand). 1 is a proof that the chains are breakable, the search's answer; 0 proves
+ * nothing. On mirador:10x10's 1.45 M searches (972 K breakable) the set from the
+ * lowest place finds 456 K, from the highest 487 K, either 679 K, for a search's
+ * network and 3.3 nodes saved each: a one-thread solve 4.91-4.95 -> 4.40-4.42 CPU-s.
+ * Two more orders (column by column, each way) would find 773 K together, but the
+ * 94 K more cost about what the tries on every other search would. */
+static int greedy_breaks(const struct small *sm, u128 legal, u128 xsq, u128 occ, int high)
+{
+	u128 sq = occ;
+	for (u128 v = legal; v;) {
+		int q = high ? top128(v) : ctz128(v);
+		sq |= sm->pmask[q];
+		v &= ~sm->nb[q];
+	}
+	return !safe_chain_pieces(sm, xsq, sq);
+}
+
 /* The chain-breaking search for colour on p (a valid position of a small grid) after
  * bp_mirador_safe_chain said 0. @return 1 unbreakable; 0; BP_EUNSUPPORTED (a network
  * beyond the arrays above, or p not whole pieces: the caller's search). */
@@ -1952,6 +1976,8 @@ static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int
 	f.legal = sm->all & ~bad;
 	memset(f.sc, 0, sizeof f.sc);
 	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
+	if (greedy_breaks(sm, f.legal, xsq, occ, 0) || greedy_breaks(sm, f.legal, xsq, occ, 1))
+		return 0; /* breakable: a set was found with no search */
 	if (fast_net(&f, m, set[colour], xsq, occ, occ_t))
 		return BP_EUNSUPPORTED;
 	/* node -> links, in compressed rows */
