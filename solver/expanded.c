@@ -247,6 +247,14 @@ static int image_outside(struct expanded *x, const struct bp_walk *w)
 	return BP_EINVAL;
 }
 
+/* The value rule's key of a child over and lost for its player to move (remoteness
+ * 0): the largest there is, so a position with such a child is a win in 1 whatever
+ * its other children (bp_walk.wins_at_once). */
+static uint32_t lost_at_once_key(void)
+{
+	return bp_solve_child_key(bp_record_make(BP_VALUE_LOSS, 0));
+}
+
 static int solve_visit(void *ctx, const struct bp_walk *w)
 {
 	struct worker *k = ctx;
@@ -257,6 +265,8 @@ static int solve_visit(void *ctx, const struct bp_walk *w)
 		return BP_OK; /* never reached */
 	if (w->nchildren < 0 && w->outcome != BP_VALUE_NONE) {
 		v = w->outcome; /* the walk says, as outcome() would */
+	} else if (w->nchildren == 0 && w->wins_at_once) {
+		v = bp_solve_value_of_key(lost_at_once_key(), &rem);
 	} else if (w->nchildren < 0) {
 		struct bp_pos p;
 		int rc = x->g->ops->unrank(x->g, x->t, w->index, &p);
@@ -538,6 +548,8 @@ static int split_visit(void *ctx, const struct bp_walk *w)
 		k->counts[v]++;
 		return BP_OK;
 	}
+	if (w->nchildren == 0 && w->wins_at_once)
+		return settle(x, k->counts, w->index, lost_at_once_key(), 1, 0);
 	if (t + 1 >= x->nt || (w->nfar && t + 2 >= x->nt))
 		return settle(x, k->counts, w->index, 0, 0, 0); /* moves off the last tier */
 	uint32_t best = 0, asked = 0;

@@ -159,6 +159,11 @@ struct bp_walk {
 	 * alone (solver/sparse.c's view; only where no forward pass needs every child:
 	 * a game without BP_GAME_WALK_UNREACHED) */
 	const uint64_t *children;
+	/* with nchildren 0: 1 where the walk knows that some move leads to a position
+	 * over and lost for its player to move but tells no child (bp_game_ops
+	 * .wins_at_once); the solver records what that child told alone would give, a
+	 * win in 1. 0 everywhere else */
+	int wins_at_once;
 	/* moves that raise the tier by two (Chicken's friendly + neutral pair): their
 	 * children's indices in tier + 2, one per move, not counted in nchildren */
 	int nfar;
@@ -299,6 +304,14 @@ struct bp_game_ops {
 	 * at once: solver/sparse.c). NULL: they ask children_keys for every child. */
 	int (*children_keys_first)(const struct bp_game *g, const struct bp_pos *p, int max,
 				   uint32_t *tier, uint64_t *keys);
+
+	/* OPTIONAL: 1 when some move from p (a position not over) is known to lead to a
+	 * position that is over and lost for its player to move (a move that wins at
+	 * once), found cheaply; 0 when none is known (there may still be one). Must never
+	 * say 1 wrongly: the walk over an index of reachable positions (solver/sparse.c)
+	 * then records a win in 1 with no child made or ranked. NULL: never known; that
+	 * walk finds such a move by making and ranking the children. */
+	int (*wins_at_once)(const struct bp_game *g, const struct bp_pos *p);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and

@@ -1117,6 +1117,53 @@ Test(mirador, children_keys_first)
 	}
 }
 
+/* wins_at_once says 1 only where a move leads to a position over and lost for its
+ * player to move (the rules: moves, apply, outcome), on random positions not over of
+ * small grids, with 2x2, 1x1 and 3x3 pieces; never on a grid beyond the small ones. */
+Test(mirador, wins_at_once_as_the_rules)
+{
+	static const char *const specs[] = { "mirador:5x5",	    "mirador:7x7",
+					     "mirador:9x9",	    "mirador:10x10",
+					     "mirador:11x11",	    "mirador:6x6,piece=1",
+					     "mirador:8x8,piece=3", "mirador:12x12" };
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = open_game(specs[k]);
+		uint64_t seed = 0x57494e53ull + k;
+		struct bp_move *mv = bp_game_move_buffer(g);
+		int said = 0, lost = 0, tried = 0;
+		printf("mirador wins_at_once_as_the_rules %s: seed %llu\n", specs[k],
+		       (unsigned long long)seed);
+		cr_assert_not_null(g->ops->wins_at_once);
+		for (int i = 0; i < 3000; i++) {
+			struct bp_pos p = random_position(g, &seed, (int)(rng_next(&seed) % 24));
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+				continue;
+			int n = g->ops->moves(g, &p, mv), wins = 0;
+			for (int m = 0; m < n && !wins; m++) {
+				struct bp_pos c = p;
+				g->ops->apply(g, &c, mv[m]);
+				wins = g->ops->outcome(g, &c) == BP_VALUE_LOSS;
+			}
+			int w = g->ops->wins_at_once(g, &p);
+			cr_assert(w == 0 || w == 1, "%s: %d", fmt_pos(g, &p), w);
+			cr_assert(!w || wins, "%s: wins at once, it says; no move does",
+				  fmt_pos(g, &p));
+			tried++;
+			said += w;
+			lost += wins;
+		}
+		printf("mirador wins_at_once_as_the_rules %s: %d positions, %d with a move that "
+		       "wins at once, %d of them told\n",
+		       specs[k], tried, lost, said);
+		if (k + 1 < sizeof specs / sizeof specs[0])
+			cr_expect_gt(said, 0, "%s", specs[k]);
+		else
+			cr_expect_eq(said, 0, "%s", specs[k]);
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
 Test(mirador, safe_chain_large_grid)
 {
 	struct bp_game *g = open_game("mirador:12x12");
