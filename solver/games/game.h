@@ -310,7 +310,8 @@ struct bp_game_ops {
 	 * once), found cheaply; 0 when none is known (there may still be one). Must never
 	 * say 1 wrongly: the walk over an index of reachable positions (solver/sparse.c)
 	 * then records a win in 1 with no child made or ranked. NULL: never known; that
-	 * walk finds such a move by making and ranking the children. */
+	 * walk finds such a move by making and ranking the children. Unlike wins_now
+	 * (proof-number search's, exact both ways), this one may miss such moves. */
 	int (*wins_at_once)(const struct bp_game *g, const struct bp_pos *p);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
