@@ -75,7 +75,12 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
  * structural holes. Such blocks store no bit for a hole, but each block still costs
  * its header and its coder's start: blocks of 16384 indices of which 1% are
  * positions (blooms:tri4) cost 5.9 bits a position where blocks of 1 << 20 cost 0.7.
- * So a block gets about ARCHIVAL_POSITIONS valid positions: their density is the
+ * The coder's start is its learning, about 10,000 bits a block (its contexts begin
+ * even): with 16384 positions a block landscape:hex3,neutrals=5,layout=a2;b1;c3;c5;d1
+ * stored 1.22 bits a position, with four times as many 0.94 (glorieta:rh3x4 hand 2
+ * 0.46 -> 0.38, taifas:4x4 0.55 -> 0.52, havannah:hex3 1.72 -> 1.67), for cold probes
+ * 2 to 4 times slower (bench_codec's probe_decode_us). So a block gets about
+ * ARCHIVAL_POSITIONS valid positions: their density is the
  * mask's, sampled on up to ARCHIVAL_SAMPLES blocks of 16384 spread evenly over each
  * tier; the size is a power of two from 16384 to ARCHIVAL_MOST. The price is on cold
  * reads, which decode a whole block and compute its mask, and in the store's cache of
@@ -83,7 +88,7 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
  * block, or 0 (the store's default): no mask, or sizes that are not the game's dense
  * index (NULL sizes: the game's). */
 #define STORE_BLOCK 16384u /* the store's default block (store/store.c) */
-#define ARCHIVAL_POSITIONS 16384u
+#define ARCHIVAL_POSITIONS 65536u
 #define ARCHIVAL_SAMPLES 16u
 #define ARCHIVAL_MOST (1u << 20)
 static uint32_t archival_block_records(const struct bp_game *g, const uint64_t *sizes)

@@ -519,10 +519,10 @@ Test(verify, holes_keep_the_content_hash)
 	bp_game_destroy(g);
 }
 
-/* At the archival level a table of a game with holes gets blocks of about 16384 valid
+/* At the archival level a table of a game with holes gets blocks of about 65536 valid
  * positions (solver/solve_common.c): taifas:3x4 (1,062,881 indices, 267,491 of them
- * canonical: 16384 positions in 65,102 indices) blocks of 65536, blooms:tri3 (375,000
- * indices, 3,711 canonical: 1.66 M indices for 16384) the largest, 1 << 20, each with
+ * canonical: 65536 positions in 260,408 indices) blocks of 262144, blooms:tri3 (375,000
+ * indices, 3,711 canonical) the largest, 1 << 20, each with
  * the content hash of its default-level table. A table begun with other blocks keeps
  * them when solved again at that level (a resumed solve), and an explicit
  * --block-records wins. */
@@ -531,7 +531,7 @@ Test(verify, archival_blocks_follow_the_holes)
 	static const struct {
 		const char *spec;
 		uint32_t blocks; /* what the estimate gives */
-	} cases[] = { { "taifas:3x4", 65536 }, { "blooms:tri3", 1u << 20 } };
+	} cases[] = { { "taifas:3x4", 262144 }, { "blooms:tri3", 1u << 20 } };
 	for (int v = 0; v < 2; v++) {
 		struct bp_game *g = open_game(cases[v].spec);
 		char *dir9 = temp_db(), *dir10 = temp_db(), *dir512 = temp_db();
