@@ -75,8 +75,10 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
  * structural holes. Such blocks store no bit for a hole, but each block still costs
  * its header and its coder's start: blocks of 16384 indices of which 1% are
  * positions (blooms:tri4) cost 5.9 bits a position where blocks of 1 << 20 cost 0.7.
- * The coder's start is its learning, about 10,000 bits a block (its contexts begin
- * even): with 16384 positions a block landscape:hex3,neutrals=5,layout=a2;b1;c3;c5;d1
+ * The coder's start is its learning, about 10,000 bits a block on the table below
+ * (its match model begins with no history, its contexts even; value contexts that
+ * start from a coarser one's counts took only 1% off, so it is mostly the matches
+ * that a longer block finds): with 16384 positions a block landscape:hex3,neutrals=5,layout=a2;b1;c3;c5;d1
  * stored 1.22 bits a position, with four times as many 0.94 (glorieta:rh3x4 hand 2
  * 0.46 -> 0.38, taifas:4x4 0.55 -> 0.52, havannah:hex3 1.72 -> 1.67), for cold probes
  * 2 to 4 times slower (bench_codec's probe_decode_us). So a block gets about
