@@ -8,13 +8,19 @@
 
 #include <stdint.h>
 
-/* The next number of the sequence whose state is *state (any value to start). */
-static inline uint64_t bp_splitmix64(uint64_t *state)
+/* splitmix64's finalizer: a bijection of 64-bit words that mixes every bit into
+ * every other (also a hash of one word). */
+static inline uint64_t bp_mix64(uint64_t z)
 {
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
 	return z ^ (z >> 31);
+}
+
+/* The next number of the sequence whose state is *state (any value to start). */
+static inline uint64_t bp_splitmix64(uint64_t *state)
+{
+	return bp_mix64(*state += 0x9E3779B97F4A7C15ull);
 }
 
 #endif

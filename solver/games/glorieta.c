@@ -453,22 +453,6 @@ static void glorieta_move_format(const struct bp_game *g, const struct bp_pos *p
 	}
 }
 
-static void glorieta_transform(const struct bp_game *g, const struct bp_pos *p, int s,
-			       struct bp_pos *out)
-{
-	const struct glorieta *gl = GL(g);
-	int bs = gl->sym[s], x = gl->swap[s];
-	*out = *p;
-	out->w[0] = bp_perm64_apply(gl->perm, bs, p->w[x]);
-	out->w[1] = bp_perm64_apply(gl->perm, bs, p->w[!x]);
-	NEUTRAL(out) = bp_perm64_apply(gl->perm, bs, NEUTRAL(p));
-	if (x) {
-		TOMOVE(out) = !TOMOVE(p);
-		HAND(out, 0) = HAND(p, 1);
-		HAND(out, 1) = HAND(p, 0);
-	}
-}
-
 /* Words 0 .. 6 of transform(p, s): the rest are p's in every image. */
 static void image_words(const struct glorieta *gl, const struct bp_pos *p, int s, uint64_t *w)
 {
@@ -480,6 +464,15 @@ static void image_words(const struct glorieta *gl, const struct bp_pos *p, int s
 	w[4] = HAND(p, x);
 	w[5] = HAND(p, !x);
 	w[6] = OVER(p);
+}
+
+static void glorieta_transform(const struct bp_game *g, const struct bp_pos *p, int s,
+			       struct bp_pos *out)
+{
+	uint64_t w[7];
+	image_words(GL(g), p, s, w);
+	*out = *p;
+	memcpy(out->w, w, sizeof w);
 }
 
 /* memcmp's order of two positions' words 0 .. 6 (bytes in memory order: a word's
@@ -1531,18 +1524,11 @@ static void glorieta_destroy(struct bp_game *g)
  * that are positions form one class (see the top). E depends on i only through the
  * exchange, so a position has two. A move changes one to three stones and E: one XOR
  * each per symmetry. */
-static uint64_t hash_mix(uint64_t x)
-{
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /* E of p (x = 0) and of its colour-exchanged image (x = 1). */
 static uint64_t hash_extra(const struct bp_pos *p, int x)
 {
 	const uint64_t to = x ? !TOMOVE(p) : TOMOVE(p);
-	return hash_mix(0x6a09e667f3bcc909ull ^ to ^ HAND(p, x) << 1 ^ HAND(p, !x) << 12);
+	return bp_mix64(0x6a09e667f3bcc909ull ^ to ^ HAND(p, x) << 1 ^ HAND(p, !x) << 12);
 }
 
 static void make_hashes(struct glorieta *gl, const struct bp_board *b)
