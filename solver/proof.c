@@ -2,31 +2,43 @@
 /* Proof trees (solver/proof.h): extraction from the df-pn table, serialization, and
  * the independent checker.
  *
- * Serialized format, version 2 (BP_PROOF_VERSION), little-endian:
+ * A strategy is stored as its player's decisions only: the set of canonical positions
+ * where its player P is to move and plays, each with the move it plays (a move of the
+ * canonical position). Everything else follows from the rules: the position after a
+ * decision, the other player's replies there (all of them), and the leaves, which the
+ * checker decides itself (terminal, in the solved table, or settled by the game's
+ * value bounds). So a proof holds no node of the other player and no leaf, and its
+ * size is the number of decisions.
+ *
+ * Serialized format, version 3 (BP_PROOF_VERSION), little-endian:
  *
  *     "BPPROOF\0"  u32 version  u32 speclen  spec bytes
  *     u8 value  u8 nparts  u8 nwords  root position words (u64 each)
  *     per part:  u8 player (0 the root's player to move, 1 the other)  u8 goal (0 win,
- *                1 not lose)  u64 nnodes
- *                per node: u8 kind | pmove << 2  u8 nwords  words  [u32 move]
+ *                1 not lose)  u8 width (the most words of any decision's position)
+ *                u64 count  u64 zlen  zlen bytes: one zstd frame (store/zstream.h) of
+ *                count decisions, each  u8 nwords  nwords words  u32 move
  *
- * kind 0 an inner node, 1 a terminal leaf, 2 a leaf of the solved table, 3 a leaf
- * that the game's value bounds decide (bp_game_ops.bounds: rules code, which the
- * checker calls again on the leaf; the part's goal must hold for every value within
- * them); pmove 1 when the part's player is to move there (then an inner node carries
- * the move it plays, a move of the canonical position). Positions are canonical, cut
- * after their last non-zero word. There is no checksum on purpose: the checker is the
- * check. Version 1 is version 2 without kind 3; it is still read.
+ * Positions are cut after their last non-zero word. There is no checksum of our own on
+ * purpose: the checker is the check (the frame carries zstd's, against damage). Versions
+ * 1 and 2 stored every node of the tree, the other player's and the leaves as well
+ * (u8 kind | pmove << 2, u8 nwords, words, [u32 move] for a decision, per node, in
+ * place of the frame); they are still read, keeping their decisions only.
  *
  * Extraction. Each strategy is the attacker's or defender's side of one df-pn goal:
  * "win" for the root's player is a proof of GOAL_WIN; "win" for the other player a
  * disproof of GOAL_NOTLOSE; "not lose" for the root's player a proof of GOAL_NOTLOSE;
- * "not lose" for the other a disproof of GOAL_WIN. The builder walks from the root:
- * at a node of P it picks a child that the table (or a fresh search) shows good for
- * P, preferring terminal children, then children already in the proof, then final
- * table entries, searching only when none is known; at the other player's nodes it
- * takes every child. A node joins the set before its children are visited, so a cycle
- * closes on it (allowed in "not lose" strategies only, which the checker enforces). */
+ * "not lose" for the other a disproof of GOAL_WIN. The builder walks from the root: at a
+ * position of P it picks a move whose result the table (or a fresh search) shows good
+ * for P, preferring results that end the game or are already in the proof, then final
+ * table entries, searching only when none is known; at the other player's positions it
+ * takes every move. Decisions stream into the compressed frame as they are made; which
+ * positions were visited is kept as 64-bit fingerprints only, so that the builder's
+ * memory is about 16 bytes per decision beside the compressed frame. Two positions with
+ * one fingerprint (about one chance in 10^4 at 10^8 decisions) would leave a position
+ * out of the proof, which the checker then finds missing: never a false proof. A
+ * position joins the visited set before its children are visited, so a cycle closes on
+ * it (allowed in "not lose" strategies only, which the checker enforces). */
 #include "solver/proof.h"
 
 #include <stdarg.h>
@@ -35,28 +47,27 @@
 #include <string.h>
 
 #include "solver/probe.h"
+#include "store/codec.h"
+#include "store/zstream.h"
 
 #define MAX_BUILD_DEPTH 20000
 
-#define BP_PROOF_VERSION 2
+#define BP_PROOF_VERSION 3
+
+/* the zstd level of the decisions' frame */
+#define PROOF_ZLEVEL 3
 
 enum { KIND_INNER = 0, KIND_TERMINAL = 1, KIND_TABLE = 2, KIND_BOUND = 3 };
 
-struct pnode {
-	uint64_t off; /* into the part's word arena */
-	uint8_t nwords, kind, pmove;
-	uint32_t move;
-};
-
+/* One strategy. Built or decoded, it has its decisions as a compressed frame (z) or
+ * decoded into fixed-width records (words, moves), or both. */
 struct part {
-	uint8_t player, goal;
-	struct pnode *n;
-	uint64_t count, cap;
-	uint64_t *words;
-	uint64_t nw, capw;
-	/* index: open addressing over node numbers + 1 (0 empty) */
-	uint64_t *idx;
-	uint64_t icap, nidx;
+	uint8_t player, goal, width;
+	uint64_t count;
+	uint8_t *z;
+	size_t zlen;
+	uint64_t *words; /* count * width words, each position zero-padded */
+	uint32_t *moves;
 };
 
 struct bp_proof {
@@ -67,14 +78,6 @@ struct bp_proof {
 	struct part parts[2];
 };
 
-static uint64_t mixh(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x9e3779b97f4a7c15ull;
-	x ^= x >> 29;
-	return x;
-}
-
 static int pos_nwords(const struct bp_pos *p)
 {
 	int n = BP_POS_WORDS;
@@ -83,110 +86,26 @@ static int pos_nwords(const struct bp_pos *p)
 	return n;
 }
 
-static uint64_t node_hash(const struct bp_pos *p, int pmove)
+/* The fingerprint of a position (cut form) with a flag: never 0. */
+static uint64_t fingerprint(const struct bp_pos *p, int flag)
 {
-	return mixh(bp_pos_hash(p) ^ (uint64_t)pmove);
-}
-
-static void node_pos(const struct part *pt, const struct pnode *n, struct bp_pos *out)
-{
-	memset(out, 0, sizeof *out);
-	if (n->nwords)
-		memcpy(out->w, pt->words + n->off, sizeof(uint64_t) * n->nwords);
-}
-
-/* @return the node number of (p, pmove) in pt, or -1. */
-static int64_t part_find(const struct part *pt, const struct bp_pos *p, int pmove)
-{
-	if (!pt->icap)
-		return -1;
-	int nw = pos_nwords(p);
-	for (uint64_t h = node_hash(p, pmove) & (pt->icap - 1);; h = (h + 1) & (pt->icap - 1)) {
-		uint64_t v = pt->idx[h];
-		if (!v)
-			return -1;
-		const struct pnode *n = &pt->n[v - 1];
-		if (n->pmove == pmove && n->nwords == nw &&
-		    (!nw || memcmp(pt->words + n->off, p->w, sizeof(uint64_t) * (size_t)nw) == 0))
-			return (int64_t)(v - 1);
-	}
-}
-
-static int index_put(struct part *pt, uint64_t i)
-{
-	if (2 * (pt->nidx + 1) > pt->icap) {
-		uint64_t cap = pt->icap ? pt->icap * 2 : 1024;
-		uint64_t *idx = calloc(cap, sizeof *idx);
-		if (!idx)
-			return BP_ENOMEM;
-		for (uint64_t h = 0; h < pt->icap; h++) {
-			uint64_t v = pt->idx[h];
-			if (!v)
-				continue;
-			struct bp_pos p;
-			node_pos(pt, &pt->n[v - 1], &p);
-			uint64_t x = node_hash(&p, pt->n[v - 1].pmove) & (cap - 1);
-			while (idx[x])
-				x = (x + 1) & (cap - 1);
-			idx[x] = v;
-		}
-		free(pt->idx);
-		pt->idx = idx;
-		pt->icap = cap;
-	}
-	struct bp_pos p;
-	node_pos(pt, &pt->n[i], &p);
-	uint64_t h = node_hash(&p, pt->n[i].pmove) & (pt->icap - 1);
-	while (pt->idx[h])
-		h = (h + 1) & (pt->icap - 1);
-	pt->idx[h] = i + 1;
-	pt->nidx++;
-	return BP_OK;
-}
-
-/* Appends a node (not yet indexed). @return its number, or BP_ENOMEM. */
-static int64_t part_add(struct part *pt, const struct bp_pos *p, int pmove, int kind)
-{
-	int nw = pos_nwords(p);
-	if (pt->count == pt->cap) {
-		uint64_t cap = pt->cap ? pt->cap * 2 : 256;
-		struct pnode *n = realloc(pt->n, sizeof *n * cap);
-		if (!n)
-			return BP_ENOMEM;
-		pt->n = n;
-		pt->cap = cap;
-	}
-	if (pt->nw + (uint64_t)nw > pt->capw) {
-		uint64_t cap = pt->capw ? pt->capw * 2 : 1024;
-		while (cap < pt->nw + (uint64_t)nw)
-			cap *= 2;
-		uint64_t *w = realloc(pt->words, sizeof *w * cap);
-		if (!w)
-			return BP_ENOMEM;
-		pt->words = w;
-		pt->capw = cap;
-	}
-	struct pnode *n = &pt->n[pt->count];
-	n->off = pt->nw;
-	n->nwords = (uint8_t)nw;
-	n->kind = (uint8_t)kind;
-	n->pmove = (uint8_t)pmove;
-	n->move = 0;
-	if (nw) /* an all-zero position (an empty board) has no words */
-		memcpy(pt->words + pt->nw, p->w, sizeof(uint64_t) * (size_t)nw);
-	pt->nw += (uint64_t)nw;
-	pt->count++;
-	return (int64_t)(pt->count - 1);
+	uint64_t h = bp_hash64(p->w, sizeof(uint64_t) * (size_t)pos_nwords(p),
+			       0x70726f6f66ull + (uint64_t)flag);
+	return h ? h : 1;
 }
 
 static void part_free(struct part *pt)
 {
-	free(pt->n);
+	free(pt->z);
 	free(pt->words);
-	free(pt->idx);
+	free(pt->moves);
+	pt->z = NULL;
+	pt->words = NULL;
+	pt->moves = NULL;
 }
 
-/* Whether a value for the player to move at a node meets the part's goal. */
+/* Whether a value for the player to move at a position meets the part's goal (pmove:
+ * the part's player is to move there). */
 static int meets(const struct part *pt, int pmove, enum bp_value v)
 {
 	enum bp_value vp = pmove ? v : bp_value_flip(v);
@@ -214,6 +133,99 @@ static int table_value(const struct bp_game *g, bp_table *t, const struct bp_pos
 	return 1;
 }
 
+/* How a position (canonical, not in the proof's decisions) ends the strategy: 1 a leaf
+ * that meets the goal; 0 no leaf (it must be played on); -1 a leaf that misses it.
+ * *kind says which leaf. The order is the checker's: the rules' outcome, then the
+ * solved table, then the bounds. */
+static int leaf_of(const struct bp_game *g, bp_table *table, const struct part *pt, int pmove,
+		   const struct bp_pos *p, int *kind)
+{
+	enum bp_value v = g->ops->outcome(g, p);
+	*kind = KIND_TERMINAL;
+	if (v != BP_VALUE_NONE)
+		return meets(pt, pmove, v) ? 1 : -1;
+	*kind = KIND_TABLE;
+	if (table_value(g, table, p, &v))
+		return meets(pt, pmove, v) ? 1 : -1;
+	*kind = KIND_BOUND;
+	if (bound_meets(g, pt, pmove, p))
+		return 1;
+	*kind = KIND_INNER;
+	return 0;
+}
+
+/* ---- a set of 64-bit fingerprints (open addressing, 0 empty) ---- */
+
+struct fpset {
+	uint64_t *s;
+	uint64_t cap, n;
+};
+
+/* @return 1 added, 0 already there, BP_ENOMEM. */
+static int fp_add(struct fpset *f, uint64_t x)
+{
+	if (4 * (f->n + 1) > 3 * f->cap) {
+		uint64_t cap = f->cap ? f->cap * 2 : 1 << 12;
+		uint64_t *s = calloc(cap, sizeof *s);
+		if (!s)
+			return BP_ENOMEM;
+		for (uint64_t i = 0; i < f->cap; i++)
+			if (f->s[i]) {
+				uint64_t h = f->s[i] & (cap - 1);
+				while (s[h])
+					h = (h + 1) & (cap - 1);
+				s[h] = f->s[i];
+			}
+		free(f->s);
+		f->s = s;
+		f->cap = cap;
+	}
+	uint64_t h = x & (f->cap - 1);
+	for (; f->s[h]; h = (h + 1) & (f->cap - 1))
+		if (f->s[h] == x)
+			return 0;
+	f->s[h] = x;
+	f->n++;
+	return 1;
+}
+
+static int fp_has(const struct fpset *f, uint64_t x)
+{
+	if (!f->cap)
+		return 0;
+	for (uint64_t h = x & (f->cap - 1); f->s[h]; h = (h + 1) & (f->cap - 1))
+		if (f->s[h] == x)
+			return 1;
+	return 0;
+}
+
+/* ---- little-endian fields ---- */
+
+static void le_put(uint8_t *b, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t le_get(const uint8_t *b, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+/* Appends one decision to a frame. */
+static int put_decision(bp_zout *z, const uint64_t *w, int nw, uint32_t move)
+{
+	uint8_t b[1 + 8 * BP_POS_WORDS + 4];
+	b[0] = (uint8_t)nw;
+	for (int i = 0; i < nw; i++)
+		le_put(b + 1 + 8 * i, w[i], 8);
+	le_put(b + 1 + 8 * nw, move, 4);
+	return bp_zout_write(z, b, (size_t)(1 + 8 * nw + 4));
+}
+
 /* ---- extraction ---- */
 
 struct builder {
@@ -221,23 +233,24 @@ struct builder {
 	const struct bp_game *g;
 	bp_table *table;
 	struct part *pt;
-	int sgoal, want; /* df-pn goal (0 win, 1 not lose) and the wanted outcome */
-	struct bp_move *mv;
-	int err_depth;
+	int sgoal, want;   /* df-pn goal (0 win, 1 not lose) and the wanted outcome */
+	struct fpset seen; /* fingerprints of P's positions (flag 1), the other's (flag 0) */
+	bp_zout *z;
+	int width;
+	const struct bp_proof_progress *progress;
+	uint64_t decisions; /* over the proof's strategies */
 };
 
-/* Whether child c (canonical, pmove its flag) is good for the part's player: 1 yes,
- * 0 no, BP_ENOTFOUND unknown without a search (may_search unset). */
-static int child_good(struct builder *b, const struct bp_pos *c, int pmove, int may_search)
+/* Whether position c (canonical, P not to move there) is good for P: 1 yes, 0 no,
+ * BP_ENOTFOUND unknown without a search (may_search unset). */
+static int child_good(struct builder *b, const struct bp_pos *c, int may_search)
 {
-	int or_node = b->want ? pmove : !pmove; /* the attacker is P when proving */
+	int or_node = !b->want; /* the attacker is P when proving */
 	int r = bp_dfpn_goal(b->d, c, b->sgoal, or_node, may_search);
 	if (r < 0)
 		return r;
 	return r == b->want;
 }
-
-static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int depth);
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -245,107 +258,126 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Adds a leaf or inner node for c and fills it. */
-static int build_node(struct builder *b, const struct bp_pos *c, int pmove, int depth)
+static int build_other(struct builder *b, const struct bp_pos *o, int depth);
+
+/* Decides at c (canonical, P to move, not over, not yet seen), then goes on from the
+ * position the decision leads to. */
+static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 {
 	const struct bp_game *g = b->g;
 	struct part *pt = b->pt;
-	if (part_find(pt, c, pmove) >= 0)
-		return BP_OK;
 	if (depth > MAX_BUILD_DEPTH)
 		return BP_ERANGE;
-	enum bp_value v = g->ops->outcome(g, c);
-	int kind = KIND_INNER;
-	if (v != BP_VALUE_NONE)
-		kind = KIND_TERMINAL;
-	else if (depth > 0 && table_value(g, b->table, c, &v))
-		kind = KIND_TABLE;
-	else if (depth > 0 && bound_meets(g, pt, pmove, c))
-		kind = KIND_BOUND;
-	if ((kind == KIND_TERMINAL || kind == KIND_TABLE) && !meets(pt, pmove, v))
-		return BP_ECORRUPT;
-	int64_t i = part_add(pt, c, pmove, kind);
-	if (i < 0)
-		return (int)i;
-	int rc = index_put(pt, (uint64_t)i);
-	if (rc || kind != KIND_INNER)
-		return rc;
-	struct bp_move *mv = malloc(sizeof *mv * (size_t)(g->max_moves > 0 ? g->max_moves : 1));
-	if (!mv)
-		return BP_ENOMEM;
+	struct bp_move *mv = bp_game_move_buffer(g);
 	int n = g->ops->moves(g, c, mv);
-	struct bp_pos ch, canon;
-	if (pmove) {
-		/* pass 0: terminal children, children already in the proof and children the
-		 * bounds settle; pass 1: final entries of the table; pass 2: search */
-		int chosen = -1;
-		/* the order of the searches of pass 2: the moves whose table numbers say
-		 * they are the easiest to show good first (the one that proved this node
-		 * is among them unless its entry was replaced), so that a search rarely
-		 * has to refute a move that was never good */
-		uint64_t *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
-		if (!order) {
-			free(mv);
-			return BP_ENOMEM;
-		}
-		for (int k = 0; k < n; k++) {
-			uint32_t cpn = 1, cdn = 1;
-			ch = *c;
-			g->ops->apply(g, &ch, mv[k]);
-			bp_dfpn_numbers(b->d, &ch, b->sgoal, b->want ? 0 : 1, &cpn, &cdn);
-			uint32_t phi = b->want ? cpn : cdn;
-			order[k] = (uint64_t)phi << 32 | (uint32_t)k;
-		}
-		qsort(order, (size_t)n, sizeof *order, cmp_u64);
-		for (int pass = 0; pass < 3 && chosen < 0; pass++)
-			for (int j = 0; j < n && chosen < 0; j++) {
-				int k = (int)(uint32_t)order[j];
-				ch = *c;
-				g->ops->apply(g, &ch, mv[k]);
-				bp_game_canonical(g, &ch, &canon);
-				enum bp_value cv = g->ops->outcome(g, &canon);
-				if (pass == 0) {
-					if ((cv != BP_VALUE_NONE && meets(pt, 0, cv)) ||
-					    (cv == BP_VALUE_NONE &&
-					     (part_find(pt, &canon, 0) >= 0 ||
-					      bound_meets(g, pt, 0, &canon))))
-						chosen = k;
-					continue;
-				}
-				if (cv != BP_VALUE_NONE)
-					continue;
-				int r = child_good(b, &canon, 0, pass == 2);
-				if (r == 1)
-					chosen = k;
-				else if (r < 0 && r != BP_ENOTFOUND) {
-					free(mv);
-					return r;
-				}
-			}
+	/* the order of the searches of pass 2: the moves whose table numbers say they are
+	 * the easiest to show good first (the one that proved this position is among them
+	 * unless its entry was replaced), so that a search rarely has to refute a move
+	 * that was never good */
+	uint64_t *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
+	if (!mv || !order) {
+		free(mv);
 		free(order);
-		if (chosen < 0) {
-			free(mv);
-			return BP_ECORRUPT;
-		}
-		pt->n[i].move = mv[chosen].v;
+		return BP_ENOMEM;
+	}
+	struct bp_pos ch, canon;
+	for (int k = 0; k < n; k++) {
+		uint32_t cpn = 1, cdn = 1;
 		ch = *c;
-		g->ops->apply(g, &ch, mv[chosen]);
-		bp_game_canonical(g, &ch, &canon);
-		rc = build_node(b, &canon, 0, depth + 1);
-	} else {
-		for (int k = 0; k < n && !rc; k++) {
+		g->ops->apply(g, &ch, mv[k]);
+		bp_dfpn_numbers(b->d, &ch, b->sgoal, b->want ? 0 : 1, &cpn, &cdn);
+		uint32_t phi = b->want ? cpn : cdn;
+		order[k] = (uint64_t)phi << 32 | (uint32_t)k;
+	}
+	qsort(order, (size_t)n, sizeof *order, cmp_u64);
+	/* pass 0: results that are leaves meeting the goal, or already in the proof;
+	 * pass 1: final entries of the search's table; pass 2: search */
+	int chosen = -1, rc = BP_OK;
+	for (int pass = 0; pass < 3 && chosen < 0 && !rc; pass++)
+		for (int j = 0; j < n && chosen < 0; j++) {
+			int k = (int)(uint32_t)order[j], kind;
 			ch = *c;
 			g->ops->apply(g, &ch, mv[k]);
 			bp_game_canonical(g, &ch, &canon);
-			rc = build_node(b, &canon, 1, depth + 1);
+			int leaf = leaf_of(g, b->table, pt, 0, &canon, &kind);
+			if (pass == 0) {
+				if (leaf == 1 ||
+				    (leaf == 0 && fp_has(&b->seen, fingerprint(&canon, 0))))
+					chosen = k;
+				continue;
+			}
+			if (leaf)
+				continue;
+			int r = child_good(b, &canon, pass == 2);
+			if (r == 1)
+				chosen = k;
+			else if (r < 0 && r != BP_ENOTFOUND)
+				rc = r;
 		}
+	free(order);
+	if (!rc && chosen < 0)
+		rc = BP_ECORRUPT;
+	if (!rc) {
+		rc = put_decision(b->z, c->w, pos_nwords(c), mv[chosen].v);
+		pt->count++;
+		if (b->progress && ++b->decisions % 65536 == 0)
+			b->progress->fn(b->progress->ctx, b->decisions, bp_zout_out(b->z));
+		if (pos_nwords(c) > b->width)
+			b->width = pos_nwords(c);
+	}
+	if (!rc) {
+		ch = *c;
+		g->ops->apply(g, &ch, mv[chosen]);
+		bp_game_canonical(g, &ch, &canon);
+		int kind;
+		if (!leaf_of(g, b->table, pt, 0, &canon, &kind))
+			rc = build_other(b, &canon, depth + 1);
+	}
+	free(mv);
+	return rc;
+}
+
+/* Takes every move at o (canonical, P's opponent to move, not a leaf). */
+static int build_other(struct builder *b, const struct bp_pos *o, int depth)
+{
+	const struct bp_game *g = b->g;
+	int rc = fp_add(&b->seen, fingerprint(o, 0));
+	if (rc <= 0)
+		return rc;
+	if (depth > MAX_BUILD_DEPTH)
+		return BP_ERANGE;
+	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!mv)
+		return BP_ENOMEM;
+	int n = g->ops->moves(g, o, mv);
+	rc = BP_OK;
+	for (int k = 0; k < n && !rc; k++) {
+		struct bp_pos ch = *o, c;
+		g->ops->apply(g, &ch, mv[k]);
+		bp_game_canonical(g, &ch, &c);
+		int kind;
+		enum bp_value v = g->ops->outcome(g, &c);
+		if (v != BP_VALUE_NONE) {
+			if (!meets(b->pt, 1, v))
+				rc = BP_ECORRUPT;
+			continue;
+		}
+		uint64_t f = fingerprint(&c, 1);
+		if (fp_has(&b->seen, f))
+			continue;
+		int leaf = leaf_of(g, b->table, b->pt, 1, &c, &kind);
+		if (leaf < 0)
+			rc = BP_ECORRUPT;
+		else if (!leaf && (rc = fp_add(&b->seen, f)) == 1)
+			rc = build_mine(b, &c, depth + 1);
 	}
 	free(mv);
 	return rc;
 }
 
 int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const struct bp_pos *root,
-		   enum bp_value v, struct bp_proof **out, struct bp_err *err)
+		   enum bp_value v, const struct bp_proof_progress *progress, struct bp_proof **out,
+		   struct bp_err *err)
 {
 	*out = NULL;
 	struct bp_proof *pf = calloc(1, sizeof *pf);
@@ -372,12 +404,28 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const s
 	int rc = BP_OK;
 	struct bp_pos canon;
 	bp_game_canonical(g, root, &canon);
+	if (g->ops->outcome(g, &canon) != BP_VALUE_NONE)
+		rc = BP_ECORRUPT; /* a game over has no proof to build */
+	uint64_t decisions = 0;
 	for (int k = 0; k < pf->nparts && !rc; k++) {
 		struct part *pt = &pf->parts[k];
-		struct builder b = { d, g, table, pt, 0, 0, NULL, 0 };
+		struct builder b = { d, g, table, pt, 0, 0, { 0 }, NULL, 0, progress, decisions };
 		b.want = pt->player == 0;
 		b.sgoal = pt->player == 0 ? (pt->goal == 0 ? 0 : 1) : (pt->goal == 0 ? 1 : 0);
-		rc = build_node(&b, &canon, pt->player == 0, 0);
+		rc = bp_zout_create(PROOF_ZLEVEL, &b.z);
+		if (!rc && pt->player == 0)
+			rc = fp_add(&b.seen, fingerprint(&canon, 1)) < 0
+				     ? BP_ENOMEM
+				     : build_mine(&b, &canon, 0);
+		else if (!rc)
+			rc = build_other(&b, &canon, 0);
+		free(b.seen.s);
+		decisions = b.decisions;
+		if (!rc) {
+			rc = bp_zout_finish(b.z, &pt->z, &pt->zlen);
+			pt->width = (uint8_t)b.width;
+		} else
+			bp_zout_destroy(b.z);
 	}
 	if (rc) {
 		bp_proof_free(pf);
@@ -386,6 +434,7 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const s
 				  : rc == BP_ENOTFOUND
 					  ? "a search below the root was stopped by a limit"
 				  : rc == BP_ERANGE ? "the proof is deeper than the builder allows"
+				  : rc == BP_EIO    ? "compressing the proof failed"
 						    : "out of memory");
 	}
 	*out = pf;
@@ -452,56 +501,63 @@ static void put(struct wbuf *w, const void *p, size_t n)
 	w->n += n;
 }
 
-static void put_u64(struct wbuf *w, uint64_t v)
+static void put_le(struct wbuf *w, uint64_t v, int bytes)
 {
 	uint8_t b[8];
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(w, b, 8);
+	le_put(b, v, bytes);
+	put(w, b, (size_t)bytes);
 }
 
-static void put_u32(struct wbuf *w, uint32_t v)
+/* Compresses a part's decoded records into its frame. */
+static int part_compress(const struct part *pt, uint8_t **z, size_t *zlen)
 {
-	uint8_t b[4];
-	for (int i = 0; i < 4; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(w, b, 4);
-}
-
-static void put_u8(struct wbuf *w, unsigned v)
-{
-	uint8_t b = (uint8_t)v;
-	put(w, &b, 1);
+	bp_zout *o;
+	int rc = bp_zout_create(PROOF_ZLEVEL, &o);
+	for (uint64_t i = 0; i < pt->count && !rc; i++) {
+		struct bp_pos p = { { 0 } };
+		memcpy(p.w, pt->words + i * pt->width, sizeof(uint64_t) * pt->width);
+		rc = put_decision(o, p.w, pos_nwords(&p), pt->moves[i]);
+	}
+	if (rc) {
+		bp_zout_destroy(o);
+		return rc;
+	}
+	return bp_zout_finish(o, z, zlen);
 }
 
 int bp_proof_encode(const struct bp_proof *pf, uint8_t **buf, size_t *len)
 {
 	struct wbuf w = { 0 };
 	put(&w, "BPPROOF", 8);
-	put_u32(&w, BP_PROOF_VERSION);
+	put_le(&w, BP_PROOF_VERSION, 4);
 	uint32_t sl = (uint32_t)strlen(pf->spec);
-	put_u32(&w, sl);
+	put_le(&w, sl, 4);
 	put(&w, pf->spec, sl);
-	put_u8(&w, pf->value);
-	put_u8(&w, (unsigned)pf->nparts);
+	put_le(&w, pf->value, 1);
+	put_le(&w, (unsigned)pf->nparts, 1);
 	int nw = pos_nwords(&pf->root);
-	put_u8(&w, (unsigned)nw);
+	put_le(&w, (unsigned)nw, 1);
 	for (int i = 0; i < nw; i++)
-		put_u64(&w, pf->root.w[i]);
+		put_le(&w, pf->root.w[i], 8);
 	for (int k = 0; k < pf->nparts; k++) {
 		const struct part *pt = &pf->parts[k];
-		put_u8(&w, pt->player);
-		put_u8(&w, pt->goal);
-		put_u64(&w, pt->count);
-		for (uint64_t i = 0; i < pt->count; i++) {
-			const struct pnode *n = &pt->n[i];
-			put_u8(&w, (unsigned)(n->kind | n->pmove << 2));
-			put_u8(&w, n->nwords);
-			for (int j = 0; j < n->nwords; j++)
-				put_u64(&w, pt->words[n->off + (uint64_t)j]);
-			if (n->kind == KIND_INNER && n->pmove)
-				put_u32(&w, n->move);
+		uint8_t *z = pt->z;
+		size_t zlen = pt->zlen;
+		if (!z) {
+			int rc = part_compress(pt, &z, &zlen);
+			if (rc) {
+				free(w.b);
+				return rc == BP_EIO ? BP_EIO : BP_ENOMEM;
+			}
 		}
+		put_le(&w, pt->player, 1);
+		put_le(&w, pt->goal, 1);
+		put_le(&w, pt->width, 1);
+		put_le(&w, pt->count, 8);
+		put_le(&w, zlen, 8);
+		put(&w, z, zlen);
+		if (z != pt->z)
+			free(z);
 	}
 	if (w.oom) {
 		free(w.b);
@@ -524,11 +580,107 @@ static uint64_t get(struct rbuf *r, int bytes)
 		r->bad = 1;
 		return 0;
 	}
-	uint64_t v = 0;
-	for (int i = 0; i < bytes; i++)
-		v |= (uint64_t)r->b[r->at + (size_t)i] << (8 * i);
+	uint64_t v = le_get(r->b + r->at, bytes);
 	r->at += (size_t)bytes;
 	return v;
+}
+
+/* Room for cap records of a part's width (more as they come: glibc moves large blocks
+ * by remapping, so growing costs no copy). @return BP_OK; BP_ENOMEM. */
+static int part_reserve(struct part *pt, uint64_t cap)
+{
+	uint64_t *w = realloc(pt->words, sizeof *w * (cap * pt->width + 1));
+	if (w)
+		pt->words = w;
+	uint32_t *m = realloc(pt->moves, sizeof *m * (cap + 1));
+	if (m)
+		pt->moves = m;
+	return w && m ? BP_OK : BP_ENOMEM;
+}
+
+/* Decodes a version 3 part's frame into its records. @return BP_OK; BP_ECORRUPT;
+ * BP_ENOMEM. */
+static int part_decode(struct part *pt, const uint8_t *z, size_t zlen)
+{
+	/* the records come as they decode, never trusting the count for an allocation */
+	uint64_t cap = pt->count < 4096 ? pt->count : 4096;
+	bp_zin *in;
+	int rc = part_reserve(pt, cap);
+	if (rc || (rc = bp_zin_create(z, zlen, &in)))
+		return rc;
+	for (uint64_t i = 0; i < pt->count && !rc; i++) {
+		uint8_t b[8 * BP_POS_WORDS + 4];
+		if (i == cap) {
+			cap = pt->count - cap < cap ? pt->count : 2 * cap;
+			if ((rc = part_reserve(pt, cap)))
+				break;
+		}
+		if ((rc = bp_zin_read(in, b, 1)))
+			break;
+		int nw = b[0];
+		if (nw > pt->width) {
+			rc = BP_ECORRUPT;
+			break;
+		}
+		if ((rc = bp_zin_read(in, b, (size_t)(8 * nw + 4))))
+			break;
+		uint64_t *w = pt->words + i * pt->width;
+		memset(w, 0, sizeof(uint64_t) * pt->width);
+		for (int j = 0; j < nw; j++)
+			w[j] = le_get(b + 8 * j, 8);
+		if (nw && w[nw - 1] == 0)
+			rc = BP_ECORRUPT; /* not in its cut form */
+		pt->moves[i] = (uint32_t)le_get(b + 8 * nw, 4);
+	}
+	if (!rc && !bp_zin_done(in))
+		rc = BP_ECORRUPT;
+	bp_zin_destroy(in);
+	return rc == BP_ENOTFOUND ? BP_ECORRUPT : rc;
+}
+
+/* Reads a version 1 or 2 part's nodes, keeping the decisions: two passes, the first
+ * for their count and width. @return BP_OK; BP_ECORRUPT; BP_ENOMEM. */
+static int part_decode_nodes(struct part *pt, struct rbuf *r, uint64_t version)
+{
+	uint64_t cnt = get(r, 8);
+	if (cnt > r->n)
+		return BP_ECORRUPT;
+	size_t start = r->at;
+	for (int pass = 0; pass < 2; pass++) {
+		r->at = start;
+		uint64_t d = 0;
+		for (uint64_t i = 0; i < cnt && !r->bad; i++) {
+			unsigned kp = (unsigned)get(r, 1);
+			int w = (int)get(r, 1);
+			if ((kp & 3) > (version == 1 ? KIND_TABLE : KIND_BOUND) || kp > 7 ||
+			    w > BP_POS_WORDS)
+				return BP_ECORRUPT;
+			struct bp_pos p = { { 0 } };
+			for (int j = 0; j < w; j++)
+				p.w[j] = get(r, 8);
+			if (pos_nwords(&p) != w)
+				return BP_ECORRUPT; /* not in its cut form */
+			if ((kp & 3) != KIND_INNER || !(kp >> 2))
+				continue;
+			uint32_t move = (uint32_t)get(r, 4);
+			if (pass == 0) {
+				if (w > pt->width)
+					pt->width = (uint8_t)w;
+			} else {
+				uint64_t *to = pt->words + d * pt->width;
+				memset(to, 0, sizeof(uint64_t) * pt->width);
+				memcpy(to, p.w, sizeof(uint64_t) * (size_t)w);
+				pt->moves[d] = move;
+			}
+			d++;
+		}
+		if (r->bad)
+			return BP_ECORRUPT;
+		pt->count = d;
+		if (pass == 0 && part_reserve(pt, d))
+			return BP_ENOMEM;
+	}
+	return BP_OK;
 }
 
 int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struct bp_err *err)
@@ -538,11 +690,12 @@ int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struc
 		return bp_err_set(err, BP_ECORRUPT, "not a saved proof");
 	struct rbuf r = { buf, len, 8, 0 };
 	uint64_t version = get(&r, 4);
-	if (version != 1 && version != BP_PROOF_VERSION)
+	if (version < 1 || version > BP_PROOF_VERSION)
 		return bp_err_set(err, BP_EFORMAT, "a proof of another format version");
 	struct bp_proof *pf = calloc(1, sizeof *pf);
 	if (!pf)
 		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	int rc = BP_OK;
 	uint64_t sl = get(&r, 4);
 	if (sl >= sizeof pf->spec || r.n - r.at < sl)
 		goto bad;
@@ -559,28 +712,25 @@ int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struc
 		struct part *pt = &pf->parts[k];
 		pt->player = (uint8_t)get(&r, 1);
 		pt->goal = (uint8_t)get(&r, 1);
-		uint64_t cnt = get(&r, 8);
-		if (pt->player > 1 || pt->goal > 1 || cnt > r.n)
+		if (pt->player > 1 || pt->goal > 1)
 			goto bad;
-		for (uint64_t i = 0; i < cnt && !r.bad; i++) {
-			unsigned kp = (unsigned)get(&r, 1);
-			int w = (int)get(&r, 1);
-			if ((kp & 3) > (version == 1 ? KIND_TABLE : KIND_BOUND) || kp > 7 ||
-			    w > BP_POS_WORDS)
+		if (version < 3) {
+			rc = part_decode_nodes(pt, &r, version);
+		} else {
+			pt->width = (uint8_t)get(&r, 1);
+			pt->count = get(&r, 8);
+			uint64_t zlen = get(&r, 8);
+			if (r.bad || pt->width > BP_POS_WORDS || zlen > r.n - r.at)
 				goto bad;
-			struct bp_pos p = { { 0 } };
-			for (int j = 0; j < w; j++)
-				p.w[j] = get(&r, 8);
-			if (pos_nwords(&p) != w)
-				goto bad; /* not in its cut form */
-			int64_t x = part_add(pt, &p, (int)(kp >> 2), (int)(kp & 3));
-			if (x < 0) {
-				bp_proof_free(pf);
-				return bp_err_set(err, BP_ENOMEM, "out of memory");
-			}
-			if ((kp & 3) == KIND_INNER && (kp >> 2))
-				pt->n[x].move = (uint32_t)get(&r, 4);
+			rc = part_decode(pt, buf + r.at, (size_t)zlen);
+			r.at += (size_t)zlen;
 		}
+		if (rc == BP_ENOMEM) {
+			bp_proof_free(pf);
+			return bp_err_set(err, BP_ENOMEM, "out of memory");
+		}
+		if (rc)
+			goto bad;
 	}
 	if (r.bad || r.at != r.n)
 		goto bad;
@@ -591,29 +741,34 @@ bad:
 	return bp_err_set(err, BP_ECORRUPT, "malformed proof near byte %zu", r.at);
 }
 
+/* Decodes a built part's frame (once) for the checker or a change. */
+static int part_records(struct part *pt)
+{
+	if (pt->words)
+		return BP_OK;
+	if (!pt->z) /* no decisions */
+		return part_reserve(pt, 0);
+	int rc = part_decode(pt, pt->z, pt->zlen);
+	return rc == BP_ECORRUPT ? BP_EIO : rc;
+}
+
 int bp_proof_tamper(struct bp_proof *pf, uint64_t which)
 {
 	struct part *pt = &pf->parts[0];
-	if (!pt->count)
+	if (!pt->count || part_records(pt))
 		return BP_EINVAL;
-	struct pnode *n = &pt->n[which % pt->count];
-	if (n->kind == KIND_INNER && n->pmove)
-		n->move ^= 1; /* another move, or no move at all */
-	else if (n->nwords)
-		pt->words[n->off] ^= 1; /* another position */
+	free(pt->z); /* the records are the proof now: encode compresses them again */
+	pt->z = NULL;
+	pt->zlen = 0;
+	uint64_t i = which % pt->count;
+	if (which / pt->count % 2 == 0 || !pt->width)
+		pt->moves[i] ^= 1; /* another move, or no move at all */
 	else
-		n->kind = KIND_TERMINAL;
+		pt->words[i * pt->width] ^= 1; /* another position */
 	return BP_OK;
 }
 
 /* ---- the checker ---- */
-
-struct checker {
-	const struct bp_game *g;
-	bp_table *table;
-	struct part *pt; /* a private copy's index over the decoded nodes */
-	struct bp_proof_report *rep;
-};
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -630,175 +785,236 @@ fail(struct bp_proof_report *rep, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Checks one strategy: each node reached from the root is verified locally, its
- * children's node numbers kept for the cycle check of "win" strategies. */
-static int check_part(const struct bp_game *g, bp_table *table, struct part *pt,
-		      const struct bp_pos *root, struct bp_proof_report *rep)
+/* One level of the checker's walk: the position o after a decision (or the root, when
+ * the root's player is not the strategy's), its moves, and the next one to look at. */
+struct frame {
+	uint64_t rec; /* the decision that led here, or UINT64_MAX for the root */
+	struct bp_pos o;
+	struct bp_move *mv;
+	int n, k;
+};
+
+struct checker {
+	const struct bp_game *g;
+	bp_table *table;
+	const struct part *pt;
+	struct bp_proof_report *rep;
+	uint32_t *idx; /* open addressing over record numbers + 1 (0 empty) */
+	uint64_t icap;
+	uint8_t *state; /* per record: 0 not reached, 1 on the walk's path, 2 done */
+	struct frame *fr;
+	int nfr, capfr;
+	char where[160]; /* scratch for position text */
+};
+
+static uint64_t rec_hash(const uint64_t *w, int nw)
 {
-	int rc = BP_OK;
-	/* index every node; a repeated node is a malformed proof */
+	return bp_hash64(w, sizeof(uint64_t) * (size_t)nw, 0x636865636bull);
+}
+
+static int rec_nwords(const struct part *pt, uint64_t i)
+{
+	const uint64_t *w = pt->words + i * pt->width;
+	int n = pt->width;
+	while (n > 0 && w[n - 1] == 0)
+		n--;
+	return n;
+}
+
+/* The record holding p, or -1. */
+static int64_t find(const struct checker *c, const struct bp_pos *p)
+{
+	const struct part *pt = c->pt;
+	int nw = pos_nwords(p);
+	if (nw > pt->width || !c->icap)
+		return -1;
+	for (uint64_t h = rec_hash(p->w, nw) & (c->icap - 1);; h = (h + 1) & (c->icap - 1)) {
+		uint32_t v = c->idx[h];
+		if (!v)
+			return -1;
+		const uint64_t *w = pt->words + (uint64_t)(v - 1) * pt->width;
+		if (rec_nwords(pt, v - 1) == nw &&
+		    (!nw || memcmp(w, p->w, sizeof(uint64_t) * (size_t)nw) == 0))
+			return (int64_t)(v - 1);
+	}
+}
+
+/* Indexes every record; a position twice is a malformed proof. */
+static int index_all(struct checker *c)
+{
+	const struct part *pt = c->pt;
+	if (pt->count >= UINT32_MAX)
+		return BP_ERANGE;
+	c->icap = 16;
+	while (c->icap < pt->count + pt->count / 2 + 1)
+		c->icap *= 2;
+	c->idx = calloc(c->icap, sizeof *c->idx);
+	c->state = calloc(pt->count + 1, 1);
+	if (!c->idx || !c->state)
+		return BP_ENOMEM;
 	for (uint64_t i = 0; i < pt->count; i++) {
-		struct bp_pos p;
-		node_pos(pt, &pt->n[i], &p);
-		if (part_find(pt, &p, pt->n[i].pmove) >= 0) {
-			fail(rep, "node %llu appears twice", (unsigned long long)i);
+		const uint64_t *w = pt->words + i * pt->width;
+		int nw = rec_nwords(pt, i);
+		uint64_t h = rec_hash(w, nw) & (c->icap - 1);
+		for (; c->idx[h]; h = (h + 1) & (c->icap - 1)) {
+			uint32_t v = c->idx[h];
+			if (rec_nwords(pt, v - 1) == nw &&
+			    (!nw || memcmp(pt->words + (uint64_t)(v - 1) * pt->width, w,
+					   sizeof(uint64_t) * (size_t)nw) == 0)) {
+				fail(c->rep, "decision %llu repeats decision %llu's position",
+				     (unsigned long long)i, (unsigned long long)(v - 1));
+				return BP_OK;
+			}
+		}
+		c->idx[h] = (uint32_t)(i + 1);
+	}
+	return BP_OK;
+}
+
+/* Text for p in problems. */
+static const char *where(struct checker *c, const struct bp_pos *p)
+{
+	struct bp_text t = { 0 };
+	c->g->ops->pos_format(c->g, p, &t);
+	snprintf(c->where, sizeof c->where, "%s", t.s ? bp_text_str(&t) : "a position");
+	bp_text_free(&t);
+	return c->where;
+}
+
+/* A leaf met on the walk, counted; 0 when p is no leaf, -1 when it misses the goal
+ * (the problem said). */
+static int leaf_checked(struct checker *c, int pmove, const struct bp_pos *p)
+{
+	int kind, r = leaf_of(c->g, c->table, c->pt, pmove, p, &kind);
+	if (r < 0) {
+		fail(c->rep, "%s (%s) ends the strategy with a value that misses its goal",
+		     where(c, p), kind == KIND_TERMINAL ? "the game is over" : "the solved table");
+		return -1;
+	}
+	if (r > 0) {
+		if (kind == KIND_TERMINAL)
+			c->rep->terminal_leaves++;
+		else if (kind == KIND_TABLE)
+			c->rep->table_leaves++;
+		else
+			c->rep->bound_leaves++;
+	}
+	return r;
+}
+
+/* Enters o, the position after decision rec (UINT64_MAX: the root) with P's opponent
+ * to move: a leaf ends there, else a frame for its moves. */
+static int enter_other(struct checker *c, uint64_t rec, const struct bp_pos *o, int root)
+{
+	if (!root) {
+		int r = leaf_checked(c, 0, o);
+		if (r) {
+			if (rec != UINT64_MAX)
+				c->state[rec] = 2;
 			return BP_OK;
 		}
-		if ((rc = index_put(pt, i)))
-			return rc;
 	}
-	struct bp_pos canon;
-	bp_game_canonical(g, root, &canon);
-	int64_t r0 = part_find(pt, &canon, pt->player == 0);
-	if (r0 < 0) {
-		fail(rep, "the root is not in the proof");
+	if (c->nfr == c->capfr) {
+		int cap = c->capfr ? 2 * c->capfr : 64;
+		struct frame *f = realloc(c->fr, sizeof *f * (size_t)cap);
+		if (!f)
+			return BP_ENOMEM;
+		for (int i = c->capfr; i < cap; i++)
+			f[i].mv = NULL;
+		c->fr = f;
+		c->capfr = cap;
+	}
+	struct frame *f = &c->fr[c->nfr];
+	if (!f->mv && !(f->mv = bp_game_move_buffer(c->g)))
+		return BP_ENOMEM;
+	c->nfr++;
+	f->rec = rec;
+	f->o = *o;
+	f->n = c->g->ops->moves(c->g, o, f->mv);
+	f->k = 0;
+	return BP_OK;
+}
+
+/* Enters decision rec: its move must be legal; then the position after it. */
+static int enter_mine(struct checker *c, uint64_t rec)
+{
+	const struct part *pt = c->pt;
+	const struct bp_game *g = c->g;
+	struct bp_pos p = { { 0 } }, ch, o;
+	memcpy(p.w, pt->words + rec * pt->width, sizeof(uint64_t) * pt->width);
+	c->state[rec] = 1;
+	c->rep->nodes++;
+	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!mv)
+		return BP_ENOMEM;
+	int n = g->ops->moves(g, &p, mv), k = 0;
+	while (k < n && mv[k].v != pt->moves[rec])
+		k++;
+	if (k == n) {
+		free(mv);
+		fail(c->rep, "decision %llu at %s plays a move that is not legal",
+		     (unsigned long long)rec, where(c, &p));
 		return BP_OK;
 	}
-	/* adjacency: first child edge of node i at adj_at[i], count adj_n[i] */
-	uint64_t *adj_at = malloc(sizeof *adj_at * (pt->count + 1));
-	uint32_t *adj_n = calloc(pt->count + 1, sizeof *adj_n);
-	uint8_t *state = calloc(pt->count + 1, 1);
-	uint64_t *queue = malloc(sizeof *queue * (pt->count + 1));
-	uint64_t *edges = NULL, ne = 0, cape = 0;
-	struct bp_move *mv = bp_game_move_buffer(g);
-	if (!adj_at || !adj_n || !state || !queue || !mv) {
-		rc = BP_ENOMEM;
-		goto out;
-	}
-	uint64_t qh = 0, qt = 0;
-	queue[qt++] = (uint64_t)r0;
-	state[r0] = 1;
-	while (qh < qt && rep->ok) {
-		uint64_t i = queue[qh++];
-		const struct pnode *n = &pt->n[i];
-		struct bp_pos p;
-		node_pos(pt, n, &p);
-		rep->nodes++;
-		adj_at[i] = ne;
-		struct bp_pos c;
-		bp_game_canonical(g, &p, &c);
-		if (!bp_pos_equal(&c, &p)) {
-			fail(rep, "node %llu is not in canonical form", (unsigned long long)i);
-			break;
-		}
-		enum bp_value v = g->ops->outcome(g, &p);
-		if (n->kind == KIND_BOUND) {
-			if (v != BP_VALUE_NONE || !bound_meets(g, pt, n->pmove, &p)) {
-				fail(rep, "leaf %llu is not settled by the game's bounds",
-				     (unsigned long long)i);
-				break;
-			}
-			rep->bound_leaves++;
-			continue;
-		}
-		if (n->kind == KIND_TERMINAL || n->kind == KIND_TABLE) {
-			if (n->kind == KIND_TERMINAL && v == BP_VALUE_NONE) {
-				fail(rep, "leaf %llu is not terminal", (unsigned long long)i);
-				break;
-			}
-			if (n->kind == KIND_TABLE) {
-				struct bp_probe pr;
-				if (v != BP_VALUE_NONE || !table ||
-				    bp_probe_position(g, table, &p, &pr)) {
-					fail(rep, "leaf %llu is not in the solved table",
-					     (unsigned long long)i);
-					break;
-				}
-				v = pr.value;
-				rep->table_leaves++;
-			} else
-				rep->terminal_leaves++;
-			if (!meets(pt, n->pmove, v)) {
-				fail(rep,
-				     "leaf %llu is %s for its player to move, which misses the "
-				     "goal",
-				     (unsigned long long)i, bp_value_name(v));
-				break;
-			}
-			continue;
-		}
-		if (v != BP_VALUE_NONE) {
-			fail(rep, "inner node %llu is terminal", (unsigned long long)i);
-			break;
-		}
-		int nm = g->ops->moves(g, &p, mv);
-		int from = 0, to = nm;
-		if (n->pmove) {
-			from = -1;
-			for (int k = 0; k < nm; k++)
-				if (mv[k].v == n->move)
-					from = k;
-			if (from < 0) {
-				fail(rep, "node %llu plays a move that is not legal",
-				     (unsigned long long)i);
-				break;
-			}
-			to = from + 1;
-		}
-		for (int k = from; k < to; k++) {
-			struct bp_pos ch = p;
-			g->ops->apply(g, &ch, mv[k]);
-			bp_game_canonical(g, &ch, &c);
-			int64_t j = part_find(pt, &c, !n->pmove);
-			if (j < 0) {
-				fail(rep, "a child of node %llu is missing", (unsigned long long)i);
-				break;
-			}
-			if (ne == cape) {
-				cape = cape ? cape * 2 : 1024;
-				uint64_t *e = realloc(edges, sizeof *e * cape);
-				if (!e) {
-					rc = BP_ENOMEM;
-					goto out;
-				}
-				edges = e;
-			}
-			edges[ne++] = (uint64_t)j;
-			adj_n[i]++;
-			if (!state[j]) {
-				state[j] = 1;
-				queue[qt++] = (uint64_t)j;
-			}
-		}
-	}
-	if (rep->ok && pt->goal == 0) {
-		/* a "win" strategy must not cycle: iterative depth-first search, colours
-		 * 1 unvisited (reached), 2 on the stack, 3 done */
-		uint64_t *stack = queue, *pos = malloc(sizeof *pos * (pt->count + 1));
-		if (!pos) {
-			rc = BP_ENOMEM;
-			goto out;
-		}
-		uint64_t sp = 0;
-		stack[sp] = (uint64_t)r0;
-		pos[sp++] = 0;
-		state[r0] = 2;
-		while (sp && rep->ok) {
-			uint64_t i = stack[sp - 1];
-			if (pos[sp - 1] == adj_n[i]) {
-				state[i] = 3;
-				sp--;
-				continue;
-			}
-			uint64_t j = edges[adj_at[i] + pos[sp - 1]++];
-			if (state[j] == 2)
-				fail(rep, "the win strategy cycles through node %llu",
-				     (unsigned long long)j);
-			else if (state[j] == 1) {
-				state[j] = 2;
-				stack[sp] = j;
-				pos[sp++] = 0;
-			}
-		}
-		free(pos);
-	}
-out:
-	free(adj_at);
-	free(adj_n);
-	free(state);
-	free(queue);
-	free(edges);
+	ch = p;
+	g->ops->apply(g, &ch, mv[k]);
 	free(mv);
+	bp_game_canonical(g, &ch, &o);
+	return enter_other(c, rec, &o, 0);
+}
+
+/* Checks one strategy by a depth-first walk from the root over its decisions. */
+static int check_part(const struct bp_game *g, bp_table *table, const struct part *pt,
+		      const struct bp_pos *root, struct bp_proof_report *rep)
+{
+	struct checker c = { g, table, pt, rep, NULL, 0, NULL, NULL, 0, 0, { 0 } };
+	int rc = index_all(&c);
+	struct bp_pos canon;
+	bp_game_canonical(g, root, &canon);
+	if (!rc && rep->ok) {
+		if (pt->player == 0) {
+			int64_t r0 = find(&c, &canon);
+			if (r0 < 0)
+				fail(rep, "the root is not among the proof's decisions");
+			else
+				rc = enter_mine(&c, (uint64_t)r0);
+		} else
+			rc = enter_other(&c, UINT64_MAX, &canon, 1);
+	}
+	while (!rc && rep->ok && c.nfr) {
+		struct frame *f = &c.fr[c.nfr - 1];
+		if (f->k == f->n) {
+			if (f->rec != UINT64_MAX)
+				c.state[f->rec] = 2;
+			c.nfr--;
+			continue;
+		}
+		struct bp_pos ch = f->o, p;
+		g->ops->apply(g, &ch, f->mv[f->k++]);
+		bp_game_canonical(g, &ch, &p);
+		if (g->ops->outcome(g, &p) != BP_VALUE_NONE) {
+			leaf_checked(&c, 1, &p);
+			continue;
+		}
+		int64_t j = find(&c, &p);
+		if (j >= 0) {
+			if (c.state[j] == 0)
+				rc = enter_mine(&c, (uint64_t)j);
+			else if (c.state[j] == 1 && pt->goal == 0)
+				fail(rep, "the win strategy cycles through %s", where(&c, &p));
+			continue;
+		}
+		if (!leaf_checked(&c, 1, &p))
+			fail(rep,
+			     "%s, a reply's result, is not among the proof's decisions, and is not "
+			     "over, in the solved table or settled by the game's bounds",
+			     where(&c, &p));
+	}
+	for (int i = 0; i < c.capfr; i++)
+		free(c.fr[i].mv);
+	free(c.fr);
+	free(c.idx);
+	free(c.state);
 	return rc;
 }
 
@@ -810,8 +1026,8 @@ int bp_proof_check(const struct bp_game *g, const struct bp_proof *pf, bp_table 
 	if (strcmp(pf->spec, g->spec) != 0)
 		return BP_EFORMAT;
 	/* the root comes as words from outside: no op may read it before it is known to
-	 * be a position of g (the nodes below it are matched against children the rules
-	 * make, so they need no such check) */
+	 * be a position of g (the positions below it are matched against children the
+	 * rules make, so they need no such check) */
 	struct bp_err perr = { { 0 } };
 	int prc = bp_game_pos_check(g, &pf->root, &perr);
 	if (prc == BP_ENOMEM)
@@ -843,12 +1059,24 @@ int bp_proof_check(const struct bp_game *g, const struct bp_proof *pf, bp_table 
 		return BP_OK;
 	}
 	for (int k = 0; k < pf->nparts && out->ok; k++) {
-		/* a private index: the proof itself stays read-only */
+		/* a built proof has its decisions compressed only: a private decoded copy */
 		struct part pt = pf->parts[k];
-		pt.idx = NULL;
-		pt.icap = pt.nidx = 0;
+		int own = !pt.words;
+		if (own) {
+			pt.words = NULL;
+			pt.moves = NULL;
+			int rc = part_records(&pt);
+			if (rc) {
+				free(pt.words);
+				free(pt.moves);
+				return rc;
+			}
+		}
 		int rc = check_part(g, table, &pt, &pf->root, out);
-		free(pt.idx);
+		if (own) {
+			free(pt.words);
+			free(pt.moves);
+		}
 		if (rc)
 			return rc;
 	}

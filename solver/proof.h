@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Proof trees of proof-number search, and their checker. A proof of a value is one or
- * two strategies, each for a player P and a goal ("win" or "not lose") from the root:
- * a set of nodes (canonical position, whether P is to move), where each node with P to
- * move names one legal move and each node with the other player to move stands for all
- * of its moves; every child of a node is another node of the set, and the leaves are
- * terminal positions, or positions of a solved table, whose value meets the goal. A
- * "win" strategy must be acyclic; a "not lose" strategy may cycle (a game that repeats
- * forever is a draw). A win is one "win" strategy for the player to move, a loss one for
- * the opponent, a draw one "not lose" strategy for each player.
+ * two strategies, each for a player P and a goal ("win" or "not lose") from the root.
+ * A strategy is P's decisions: a set of canonical positions with P to move, each naming
+ * one legal move. From a decision's result every move of the other player must lead to
+ * another decision or to a leaf whose value meets the goal: a terminal position, a
+ * position of a solved table, or one the game's value bounds settle. A "win" strategy
+ * must be acyclic; a "not lose" strategy may cycle (a game that repeats forever is a
+ * draw). A win is one "win" strategy for the player to move, a loss one for the
+ * opponent, a draw one "not lose" strategy for each player. Only decisions are stored
+ * (the other player's positions and the leaves follow from the rules), compressed as
+ * they are made, so that building a proof beside the search's table takes about 40
+ * bytes a decision.
  *
  * The checker (bp_proof_check) uses only the rules (moves, apply, outcome, canonical
  * form) and the solved table's stored values; nothing of the search. */
@@ -23,18 +26,28 @@
 
 struct bp_proof;
 
+/* Told, every 65536 decisions, how far a build has got (a build can take as long as the
+ * search did). */
+struct bp_proof_progress {
+	void (*fn)(void *ctx, uint64_t decisions, uint64_t compressed_bytes);
+	void *ctx;
+};
+
 /* Builds the proof of value v (win, loss or draw, as bp_dfpn_prove found it) of root
  * from the searcher's table, searching again below positions whose entries were
  * replaced. Leaves are terminal positions or positions of `table` (may be NULL), the
- * solved table of g. @return BP_OK; BP_ENOMEM; BP_ECORRUPT (the table does not hold a
+ * solved table of g; progress may be NULL. @return BP_OK; BP_ENOMEM; BP_ECORRUPT (the table does not hold a
  * proof: a search found otherwise); BP_ENOTFOUND (a search was stopped by a limit);
  * BP_ERANGE (deeper than the builder allows). The caller owns *out (bp_proof_free). */
 int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const struct bp_pos *root,
-		   enum bp_value v, struct bp_proof **out, struct bp_err *err);
+		   enum bp_value v, const struct bp_proof_progress *progress, struct bp_proof **out,
+		   struct bp_err *err);
 
 void bp_proof_free(struct bp_proof *pf);
 
-/* The number of nodes, leaves included, over all the proof's strategies. */
+/* The number of decisions over all the proof's strategies (before format version 3,
+ * saved proofs counted every node, the other player's and the leaves too; such a
+ * proof, read back, counts its decisions). */
 uint64_t bp_proof_size(const struct bp_proof *pf);
 
 /* The claimed value, the root position and the instance spec. */
@@ -42,22 +55,22 @@ enum bp_value bp_proof_value(const struct bp_proof *pf);
 const struct bp_pos *bp_proof_root(const struct bp_proof *pf);
 const char *bp_proof_spec(const struct bp_proof *pf);
 
-/* Serializes the proof (format in proof.c). @return BP_OK; BP_ENOMEM. The caller
- * frees *buf. */
+/* Serializes the proof (format in proof.c). @return BP_OK; BP_ENOMEM; BP_EIO (zstd
+ * failed). The caller frees *buf. */
 int bp_proof_encode(const struct bp_proof *pf, uint8_t **buf, size_t *len);
 
 /* The inverse. @return BP_OK; BP_ECORRUPT (malformed, err says where); BP_EFORMAT
  * (another version); BP_ENOMEM. */
 int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struct bp_err *err);
 
-/* Flips one byte of a node of the proof's first strategy chosen by `which` (for the
- * tests: a tampered proof must fail). @return BP_OK; BP_EINVAL when there is nothing
- * to change. */
+/* Changes one decision of the proof's first strategy chosen by `which`: its move, or
+ * a bit of its position (for the tests: a tampered proof must fail). @return BP_OK;
+ * BP_EINVAL when there is nothing to change. */
 int bp_proof_tamper(struct bp_proof *pf, uint64_t which);
 
 struct bp_proof_report {
 	int ok;			  /* 1: the proof holds */
-	uint64_t nodes;		  /* nodes reached from the roots and checked */
+	uint64_t nodes;		  /* decisions reached from the roots and checked */
 	uint64_t terminal_leaves; /* leaves decided by the rules */
 	uint64_t table_leaves;	  /* leaves decided by the solved table */
 	uint64_t bound_leaves;	  /* leaves decided by the game's value bounds */

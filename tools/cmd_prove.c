@@ -77,6 +77,14 @@ static void progress(void *ctx, const struct bp_dfpn_progress *p)
 		p->tt_entries ? 100.0 * (double)p->tt_used / (double)p->tt_entries : 0);
 }
 
+/* The proof's build, every 65536 decisions. */
+static void build_progress(void *ctx, uint64_t decisions, uint64_t bytes)
+{
+	(void)ctx;
+	fprintf(stderr, "prove: building the proof: %llu decisions, %.1f MB compressed\n",
+		(unsigned long long)decisions, (double)bytes / 1e6);
+}
+
 static uint64_t peak_rss(void)
 {
 	struct rusage ru;
@@ -166,6 +174,7 @@ struct prove_state {
 	bp_dfpn *d;
 	struct bp_dfpn_db *db;
 	int save_proof;
+	int progress;
 };
 
 /* Proves p; fills r and, when asked or for proof_size, builds the proof. */
@@ -193,8 +202,9 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 	if (r->value == BP_VALUE_NONE)
 		return 0;
 	struct bp_proof *pf = NULL;
+	const struct bp_proof_progress bp = { build_progress, NULL };
 	rc = bp_proof_build(st->d, st->g, st->db ? bp_dfpn_db_table(st->db) : NULL, p, r->value,
-			    &pf, &err);
+			    st->progress ? &bp : NULL, &pf, &err);
 	if (rc) {
 		bp_cli_error(cmd, "building the proof: %s", err.msg[0] ? err.msg : bp_strerror(rc));
 		return BP_EXIT_PROBLEM;
@@ -286,8 +296,10 @@ int bp_cmd_prove(int argc, char **argv)
 	o.threads = 1;
 	if (a.opt[4] && (rc = bp_cli_threads(cmd, a.opt[4], &o.threads)))
 		return rc;
-	if (a.progress || isatty(2))
+	if (a.progress || isatty(2)) {
 		o.progress = progress;
+		st.progress = 1;
+	}
 	o.cancel = cancel;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &st.g)))
 		return rc;
@@ -589,16 +601,24 @@ static int verify_one(void *ctx, const struct bp_proof *pf, int decode_rc, const
 		bp_text_printf(&v->out, ", \"value\": \"%s\", \"ok\": %s, \"nodes\": %llu, ",
 			       decode_rc ? "none" : bp_value_name(bp_proof_value(pf)),
 			       ok ? "true" : "false", (unsigned long long)rep.nodes);
-		bp_text_printf(&v->out, "\"table_leaves\": %llu, \"problem\": ",
-			       (unsigned long long)rep.table_leaves);
+		bp_text_printf(&v->out,
+			       "\"terminal_leaves\": %llu, \"table_leaves\": %llu, "
+			       "\"bound_leaves\": %llu, \"problem\": ",
+			       (unsigned long long)rep.terminal_leaves,
+			       (unsigned long long)rep.table_leaves,
+			       (unsigned long long)rep.bound_leaves);
 		if (ok)
 			bp_text_printf(&v->out, "null}");
 		else
 			bp_text_json_string(&v->out, problem);
 	} else if (ok)
-		bp_text_printf(&v->out, "proof of %s: %s holds (%llu nodes, %llu table leaves)\n",
-			       bp_text_str(&pos), bp_value_name(bp_proof_value(pf)),
-			       (unsigned long long)rep.nodes, (unsigned long long)rep.table_leaves);
+		bp_text_printf(
+			&v->out,
+			"proof of %s: %s holds (%llu decisions; leaves: %llu game over, "
+			"%llu in the solved table, %llu by the bounds)\n",
+			bp_text_str(&pos), bp_value_name(bp_proof_value(pf)),
+			(unsigned long long)rep.nodes, (unsigned long long)rep.terminal_leaves,
+			(unsigned long long)rep.table_leaves, (unsigned long long)rep.bound_leaves);
 	else
 		bp_text_printf(&v->out, "proof of %s: FAILS: %s\n",
 			       decode_rc ? "?" : bp_text_str(&pos), problem);

@@ -2,7 +2,8 @@
 /* Fuzzes the saved-proof decoder and the proof checker (solver/proof.c). The first byte
  * picks an instance (fuzz_common.c); the rest is a saved proof. It is decoded as it is,
  * and behind a correct header naming the instance (magic, version, spec), so that the
- * fuzzer reaches the strategies and the checker. A proof that decodes must encode to
+ * fuzzer reaches the strategies and the checker (in both the old node format and the
+ * decisions' format, whose strategies are zstd frames). A proof that decodes must encode to
  * bytes that decode and encode again to the same bytes, and the checker must either
  * accept it or name a problem; it never crashes, whatever the positions in it. */
 #include <stdlib.h>
@@ -54,14 +55,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t sl = strlen(g->spec), hl = 16 + sl;
 	uint8_t *buf = malloc(hl + size - 1);
 	BP_FUZZ_CHECK(buf, "copy");
-	memcpy(buf, "BPPROOF", 8);
-	buf[8] = 1;
-	buf[9] = buf[10] = buf[11] = 0;
-	for (int i = 0; i < 4; i++)
-		buf[12 + i] = (uint8_t)(sl >> 8 * i);
-	memcpy(buf + 16, g->spec, sl);
-	memcpy(buf + hl, data + 1, size - 1);
-	decode_and_check(g, buf, hl + size - 1);
+	/* behind a header of the old node format (1) and of the decisions' format (3) */
+	for (int version = 1; version <= 3; version += 2) {
+		memcpy(buf, "BPPROOF", 8);
+		buf[8] = (uint8_t)version;
+		buf[9] = buf[10] = buf[11] = 0;
+		for (int i = 0; i < 4; i++)
+			buf[12 + i] = (uint8_t)(sl >> 8 * i);
+		memcpy(buf + 16, g->spec, sl);
+		memcpy(buf + hl, data + 1, size - 1);
+		decode_and_check(g, buf, hl + size - 1);
+	}
 	free(buf);
 	return 0;
 }

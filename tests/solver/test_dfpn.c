@@ -541,7 +541,7 @@ static uint64_t proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_p
 	enum bp_value v = prove(d, s->g, p);
 	struct bp_proof *pf, *back;
 	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_proof_build(d, s->g, NULL, p, v, &pf, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_proof_build(d, s->g, NULL, p, v, NULL, &pf, &err), BP_OK, "%s", err.msg);
 	uint8_t *buf;
 	size_t len;
 	cr_assert_eq(bp_proof_encode(pf, &buf, &len), BP_OK);
@@ -620,7 +620,7 @@ Test(dfpn, tampered_claim_fails)
 	cr_assert_eq(prove(d, s.g, &p), BP_VALUE_WIN);
 	struct bp_proof *pf;
 	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, BP_VALUE_WIN, &pf, &err), BP_OK);
+	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, BP_VALUE_WIN, NULL, &pf, &err), BP_OK);
 	uint8_t *buf;
 	size_t len;
 	cr_assert_eq(bp_proof_encode(pf, &buf, &len), BP_OK);
@@ -643,6 +643,57 @@ Test(dfpn, tampered_claim_fails)
 	bp_proof_free(back);
 	bp_dfpn_destroy(d);
 	solved_close(&s);
+}
+
+/* Proofs saved in the node format (version 2, every node of the tree; made by the
+ * builder of 4bc6f71, tests/solver/data) still read, as their decisions, and check; so
+ * do they once written again in the decisions' format, and a tampered one fails. */
+Test(dfpn, old_format_proofs_check)
+{
+	static const char *const files[][2] = {
+		{ "chicken:hex2", "proof_v2_chicken_hex2.bin" }, /* a win: one strategy */
+		{ "blooms:rh2x2", "proof_v2_blooms_rh2x2.bin" }, /* a draw: two, with cycles */
+	};
+	for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/tests/solver/data/%s", BP_SOURCE_ROOT, files[k][1]);
+		FILE *f = fopen(path, "rb");
+		cr_assert(f, "%s", path);
+		uint8_t old[1 << 14];
+		size_t len = fread(old, 1, sizeof old, f);
+		fclose(f);
+		cr_assert_eq(old[8], 2, "%s is of version 2", path);
+		struct bp_game *g = open_game(files[k][0]);
+		struct bp_proof *pf, *back;
+		struct bp_err err = { { 0 } };
+		cr_assert_eq(bp_proof_decode(old, len, &pf, &err), BP_OK, "%s", err.msg);
+		struct bp_proof_report rep;
+		cr_assert_eq(bp_proof_check(g, pf, NULL, &rep), BP_OK);
+		cr_expect(rep.ok, "%s: %s", files[k][0], rep.problem);
+		cr_expect_eq(rep.nodes, bp_proof_size(pf));
+		cr_expect_gt(rep.terminal_leaves, 0);
+		uint8_t *buf;
+		size_t blen;
+		cr_assert_eq(bp_proof_encode(pf, &buf, &blen), BP_OK);
+		cr_expect_eq(buf[8], 3);
+		cr_assert_eq(bp_proof_decode(buf, blen, &back, &err), BP_OK, "%s", err.msg);
+		cr_expect_eq(bp_proof_size(back), bp_proof_size(pf));
+		cr_assert_eq(bp_proof_check(g, back, NULL, &rep), BP_OK);
+		cr_expect(rep.ok, "%s again: %s", files[k][0], rep.problem);
+		int failed = 0;
+		for (uint64_t t = 0; t < 2 * bp_proof_size(pf); t++) {
+			bp_proof_free(back);
+			cr_assert_eq(bp_proof_decode(buf, blen, &back, &err), BP_OK);
+			cr_assert_eq(bp_proof_tamper(back, t), BP_OK);
+			cr_assert_eq(bp_proof_check(g, back, NULL, &rep), BP_OK);
+			failed += !rep.ok;
+		}
+		cr_expect_gt(failed, 0, "%s: no tampered proof failed", files[k][0]);
+		free(buf);
+		bp_proof_free(back);
+		bp_proof_free(pf);
+		bp_game_destroy(g);
+	}
 }
 
 /* Every stored proven bound against the solved table. */
@@ -999,7 +1050,7 @@ Test(dfpn, bound_leaves_need_the_op)
 	enum bp_value v = prove(d, s.g, &p);
 	struct bp_proof *pf;
 	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, v, &pf, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, v, NULL, &pf, &err), BP_OK, "%s", err.msg);
 	struct bp_proof_report rep;
 	cr_assert_eq(bp_proof_check(s.g, pf, NULL, &rep), BP_OK);
 	cr_expect(rep.ok, "%s", rep.problem);
