@@ -306,17 +306,21 @@ bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db)
 	return db->t;
 }
 
-int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, struct bp_err *err)
+int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, struct bp_proof *pf, struct bp_err *err)
 {
-	if (!db->proofs || db->readonly)
+	if (!db->proofs || db->readonly) {
+		bp_proof_free(pf);
 		return bp_err_set(err, BP_EINVAL, "the database is open for reading");
+	}
 	uint8_t *buf;
 	size_t len;
 	int rc = bp_proof_encode(pf, &buf, &len);
-	if (rc)
-		return bp_err_set(err, rc, "out of memory");
 	struct bp_pos canon;
 	bp_game_canonical(db->g, bp_proof_root(pf), &canon);
+	bp_proof_free(pf);
+	if (rc)
+		return bp_err_set(err, rc,
+				  rc == BP_EIO ? "compressing the proof failed" : "out of memory");
 	struct bp_kv_item it = { canon.w, buf, key_of(&canon), len };
 	pthread_mutex_lock(&db->lock);
 	rc = bp_kv_put(db->proofs, 1, &it);

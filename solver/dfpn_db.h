@@ -59,9 +59,11 @@ const char *bp_dfpn_db_proven_why(const struct bp_dfpn_db *db);
 /* The solved table of the instance, or NULL. */
 bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);
 
-/* Stores a proof under its root position (replacing an earlier one).
+/* Stores a proof under its root position (replacing an earlier one) and frees it,
+ * whatever the outcome: once encoded, the proof's own frames are let go before the
+ * write, so that a large proof is held twice at most (encoded, and LMDB's pages of it).
  * @return BP_OK; BP_EIO; BP_ENOMEM. */
-int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, const struct bp_proof *pf, struct bp_err *err);
+int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, struct bp_proof *pf, struct bp_err *err);
 
 /* Calls fn for every saved proof of the instance (decoded; fn must not keep it).
  * @return BP_OK, fn's first non-zero return, or an error. */

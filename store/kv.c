@@ -300,8 +300,6 @@ int bp_kv_put(bp_kv *k, size_t n, const struct bp_kv_item *items)
 {
 	MDB_txn *txn;
 	struct record r;
-	uint8_t *buf = NULL;
-	size_t cap = 0;
 	for (size_t i = 0; i < n; i++)
 		if (items[i].klen == 0 || items[i].klen > 511)
 			return BP_EINVAL;
@@ -327,31 +325,24 @@ int bp_kv_put(bp_kv *k, size_t n, const struct bp_kv_item *items)
 		} else if (ret != BP_ENOTFOUND)
 			break;
 		ret = BP_OK;
+		/* written straight into LMDB's pages (MDB_RESERVE): a large value (a saved
+		 * proof) is not held a third time */
 		size_t len = items[i].vlen + KV_SUM_BYTES;
-		if (len > cap) {
-			uint8_t *b = realloc(buf, len);
-			if (!b) {
-				ret = BP_ENOMEM;
-				break;
-			}
-			buf = b;
-			cap = len;
-		}
-		if (items[i].vlen)
-			memcpy(buf, items[i].val, items[i].vlen);
-		sum = entry_sum(k, items[i].key, items[i].klen, buf, items[i].vlen);
-		put_u64(buf + items[i].vlen, sum);
-		v = (MDB_val){ len, buf };
-		if ((rc = mdb_put(txn, k->dbi, &kv, &v, 0))) {
+		v = (MDB_val){ len, NULL };
+		if ((rc = mdb_put(txn, k->dbi, &kv, &v, MDB_RESERVE))) {
 			ret = write_err(k, rc, "writing");
 			break;
 		}
+		uint8_t *to = v.mv_data;
+		if (items[i].vlen)
+			memcpy(to, items[i].val, items[i].vlen);
+		sum = entry_sum(k, items[i].key, items[i].klen, to, items[i].vlen);
+		put_u64(to + items[i].vlen, sum);
 		r.count++;
 		r.sum += sum;
 	}
 	if (!ret && (rc = record_put(k, txn, &r)))
 		ret = write_err(k, rc, "writing");
-	free(buf);
 	if (ret) {
 		mdb_txn_abort(txn);
 		return ret;

@@ -211,15 +211,14 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 	}
 	*proof_size = bp_proof_size(pf);
 	if (save && st->db) {
-		rc = bp_dfpn_db_save_proof(st->db, pf, &err);
+		rc = bp_dfpn_db_save_proof(st->db, pf, &err); /* frees pf */
 		if (rc) {
 			bp_cli_error(cmd, "saving the proof: %s",
 				     err.msg[0] ? err.msg : bp_strerror(rc));
-			bp_proof_free(pf);
 			return bp_cli_exit_code(rc);
 		}
-	}
-	bp_proof_free(pf);
+	} else
+		bp_proof_free(pf);
 	return 0;
 }
 
