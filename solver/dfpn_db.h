@@ -24,7 +24,9 @@ void bp_dfpn_db_close(struct bp_dfpn_db *db);
 
 /* Points o's known, record and ctx at the database: a solved table's values and
  * proven values end the search; proven values of large subtrees are collected and
- * written every `seconds` (bp_dfpn_db_set_interval; default 10). */
+ * written every `seconds` (bp_dfpn_db_set_interval; default 10). Reads the keys of
+ * the values proven so far once, into a filter (2 bytes a value) that keeps the search
+ * from asking the database about positions it has not got. Call before searching. */
 void bp_dfpn_db_attach(struct bp_dfpn_db *db, struct bp_dfpn_opts *o);
 
 /* Sets the checkpoint interval in seconds (0: every recorded value at once). */
