@@ -154,47 +154,63 @@ static int leaf_of(const struct bp_game *g, bp_table *table, const struct part *
 	return 0;
 }
 
-/* ---- a set of 64-bit fingerprints (open addressing, 0 empty) ---- */
+/* ---- a set of 64-bit fingerprints ----
+ * 256 open-addressing tables (0 empty), chosen by a fingerprint's top byte, each
+ * doubled on its own: growing never holds the whole set twice, which beside a search
+ * table of most of the machine's memory is the difference between fitting and not. */
+
+#define FP_PARTS 256
 
 struct fpset {
-	uint64_t *s;
-	uint64_t cap, n;
+	uint64_t *s[FP_PARTS];
+	uint64_t cap[FP_PARTS], n[FP_PARTS];
 };
+
+static void fp_free(struct fpset *f)
+{
+	for (int i = 0; i < FP_PARTS; i++)
+		free(f->s[i]);
+}
 
 /* @return 1 added, 0 already there, BP_ENOMEM. */
 static int fp_add(struct fpset *f, uint64_t x)
 {
-	if (4 * (f->n + 1) > 3 * f->cap) {
-		uint64_t cap = f->cap ? f->cap * 2 : 1 << 12;
-		uint64_t *s = calloc(cap, sizeof *s);
-		if (!s)
+	int t = (int)(x >> 56);
+	uint64_t *s = f->s[t], cap = f->cap[t];
+	if (4 * (f->n[t] + 1) > 3 * cap) {
+		uint64_t ncap = cap ? cap * 2 : 64;
+		uint64_t *ns = calloc(ncap, sizeof *ns);
+		if (!ns)
 			return BP_ENOMEM;
-		for (uint64_t i = 0; i < f->cap; i++)
-			if (f->s[i]) {
-				uint64_t h = f->s[i] & (cap - 1);
-				while (s[h])
-					h = (h + 1) & (cap - 1);
-				s[h] = f->s[i];
+		for (uint64_t i = 0; i < cap; i++)
+			if (s[i]) {
+				uint64_t h = s[i] & (ncap - 1);
+				while (ns[h])
+					h = (h + 1) & (ncap - 1);
+				ns[h] = s[i];
 			}
-		free(f->s);
-		f->s = s;
-		f->cap = cap;
+		free(s);
+		f->s[t] = s = ns;
+		f->cap[t] = cap = ncap;
 	}
-	uint64_t h = x & (f->cap - 1);
-	for (; f->s[h]; h = (h + 1) & (f->cap - 1))
-		if (f->s[h] == x)
+	uint64_t h = x & (cap - 1);
+	for (; s[h]; h = (h + 1) & (cap - 1))
+		if (s[h] == x)
 			return 0;
-	f->s[h] = x;
-	f->n++;
+	s[h] = x;
+	f->n[t]++;
 	return 1;
 }
 
 static int fp_has(const struct fpset *f, uint64_t x)
 {
-	if (!f->cap)
+	int t = (int)(x >> 56);
+	const uint64_t *s = f->s[t];
+	uint64_t cap = f->cap[t];
+	if (!cap)
 		return 0;
-	for (uint64_t h = x & (f->cap - 1); f->s[h]; h = (h + 1) & (f->cap - 1))
-		if (f->s[h] == x)
+	for (uint64_t h = x & (cap - 1); s[h]; h = (h + 1) & (cap - 1))
+		if (s[h] == x)
 			return 1;
 	return 0;
 }
@@ -233,8 +249,8 @@ struct builder {
 	const struct bp_game *g;
 	bp_table *table;
 	struct part *pt;
-	int sgoal, want;   /* df-pn goal (0 win, 1 not lose) and the wanted outcome */
-	struct fpset seen; /* fingerprints of P's positions (flag 1), the other's (flag 0) */
+	int sgoal, want;    /* df-pn goal (0 win, 1 not lose) and the wanted outcome */
+	struct fpset *seen; /* fingerprints of P's positions (flag 1), the other's (flag 0) */
 	bp_zout *z;
 	int width;
 	const struct bp_proof_progress *progress;
@@ -302,7 +318,7 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 			int leaf = leaf_of(g, b->table, pt, 0, &canon, &kind);
 			if (pass == 0) {
 				if (leaf == 1 ||
-				    (leaf == 0 && fp_has(&b->seen, fingerprint(&canon, 0))))
+				    (leaf == 0 && fp_has(b->seen, fingerprint(&canon, 0))))
 					chosen = k;
 				continue;
 			}
@@ -341,7 +357,7 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 static int build_other(struct builder *b, const struct bp_pos *o, int depth)
 {
 	const struct bp_game *g = b->g;
-	int rc = fp_add(&b->seen, fingerprint(o, 0));
+	int rc = fp_add(b->seen, fingerprint(o, 0));
 	if (rc <= 0)
 		return rc;
 	if (depth > MAX_BUILD_DEPTH)
@@ -363,12 +379,12 @@ static int build_other(struct builder *b, const struct bp_pos *o, int depth)
 			continue;
 		}
 		uint64_t f = fingerprint(&c, 1);
-		if (fp_has(&b->seen, f))
+		if (fp_has(b->seen, f))
 			continue;
 		int leaf = leaf_of(g, b->table, b->pt, 1, &c, &kind);
 		if (leaf < 0)
 			rc = BP_ECORRUPT;
-		else if (!leaf && (rc = fp_add(&b->seen, f)) == 1)
+		else if (!leaf && (rc = fp_add(b->seen, f)) == 1)
 			rc = build_mine(b, &c, depth + 1);
 	}
 	free(mv);
@@ -409,17 +425,21 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const s
 	uint64_t decisions = 0;
 	for (int k = 0; k < pf->nparts && !rc; k++) {
 		struct part *pt = &pf->parts[k];
-		struct builder b = { d, g, table, pt, 0, 0, { 0 }, NULL, 0, progress, decisions };
+		struct builder b = {
+			d,    g, table,	   pt,	     0, 0, calloc(1, sizeof(struct fpset)),
+			NULL, 0, progress, decisions
+		};
 		b.want = pt->player == 0;
 		b.sgoal = pt->player == 0 ? (pt->goal == 0 ? 0 : 1) : (pt->goal == 0 ? 1 : 0);
-		rc = bp_zout_create(PROOF_ZLEVEL, &b.z);
+		rc = b.seen ? bp_zout_create(PROOF_ZLEVEL, &b.z) : BP_ENOMEM;
 		if (!rc && pt->player == 0)
-			rc = fp_add(&b.seen, fingerprint(&canon, 1)) < 0
-				     ? BP_ENOMEM
-				     : build_mine(&b, &canon, 0);
+			rc = fp_add(b.seen, fingerprint(&canon, 1)) < 0 ? BP_ENOMEM
+									: build_mine(&b, &canon, 0);
 		else if (!rc)
 			rc = build_other(&b, &canon, 0);
-		free(b.seen.s);
+		if (b.seen)
+			fp_free(b.seen);
+		free(b.seen);
 		decisions = b.decisions;
 		if (!rc) {
 			rc = bp_zout_finish(b.z, &pt->z, &pt->zlen);
