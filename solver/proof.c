@@ -285,13 +285,15 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 	if (depth > MAX_BUILD_DEPTH)
 		return BP_ERANGE;
 	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!mv)
+		return BP_ENOMEM;
 	int n = g->ops->moves(g, c, mv);
 	/* the order of the searches of pass 2: the moves whose table numbers say they are
 	 * the easiest to show good first (the one that proved this position is among them
 	 * unless its entry was replaced), so that a search rarely has to refute a move
 	 * that was never good */
 	uint64_t *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
-	if (!mv || !order) {
+	if (!order) {
 		free(mv);
 		free(order);
 		return BP_ENOMEM;

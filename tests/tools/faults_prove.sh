@@ -20,7 +20,7 @@
 # a hang, or exit 0 with another answer. After a prove run, `verify --proofs` must
 # pass (every stored proof holds, every proven value sound) and a prove without the
 # fault must give the clean values and a proof that verifies. Then a tiny LMDB map
-# (MDB_MAP_FULL) and a full disk (a 128 KiB tmpfs, when this machine lets the test
+# (MDB_MAP_FULL) and a full disk (a 112 KiB tmpfs, when this machine lets the test
 # mount one), whose messages must name the cause. A site called more than MOST times (default 4) gets MOST failing calls
 # drawn with SEED, always including its first and last call.
 #
@@ -162,9 +162,9 @@ case " $phases " in *" limits "*) ;; *)
 esac
 
 # A tiny map: MDB_MAP_FULL, at the key spaces' creation (32 KiB) or the proof's
-# write (64 KiB; the proof without Taifas' value bounds, which make it small enough
+# write (52 KiB; the proof without Taifas' value bounds, which make it small enough
 # to fit).
-for m in 32768 65536; do
+for m in 32768 53248; do
 	db=$tmp/map$m
 	runs=$((runs + 1))
 	BOARDPROOF_PROVE_BOUNDS=off BOARDPROOF_FAULT_MAP=$m LD_PRELOAD=$shim timeout 120 "$bin" $(cmdline new "$db") >"$tmp/out" 2>"$tmp/err"
@@ -181,7 +181,7 @@ done
 
 # A full disk: a tmpfs smaller than the database (LMDB's lock file takes 64 KiB of it).
 mkdir -p "$tmp/disk"
-if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs "$tmp/disk" 2>/dev/null; then
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=112k tmpfs "$tmp/disk" 2>/dev/null; then
 	mnt=$tmp/disk
 	runs=$((runs + 1))
 	timeout 120 "$bin" $(cmdline checkpoints "$mnt/db") >"$tmp/out" 2>"$tmp/err"
@@ -191,7 +191,7 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k tmpfs "$tmp/disk" 2>/dev/nu
 	elif ! grep -q "^boardproof: prove: .*disk full (" "$tmp/err"; then
 		problem "full disk: exit $rc, want a message naming the full disk: $(head -c 300 "$tmp/err")"
 	else
-		echo "full disk (128 KiB tmpfs): exit $rc: $(head -1 "$tmp/err")"
+		echo "full disk (112 KiB tmpfs): exit $rc: $(head -1 "$tmp/err")"
 		proofs_sound "$mnt/db" "$ch" >/dev/null || problem "full disk: the database does not verify"
 		cp -r "$mnt/db" "$tmp/fromdisk"
 		umount "$mnt"
