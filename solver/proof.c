@@ -654,8 +654,8 @@ static int part_decode(struct part *pt, const uint8_t *z, size_t zlen)
 			rc = BP_ECORRUPT; /* not in its cut form */
 		pt->moves[i] = (uint32_t)le_get(b + 8 * nw, 4);
 	}
-	if (!rc && !bp_zin_done(in))
-		rc = BP_ECORRUPT;
+	if (!rc)
+		rc = bp_zin_end(in);
 	bp_zin_destroy(in);
 	return rc == BP_ENOTFOUND ? BP_ECORRUPT : rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 struct bp_zout {
 	ZSTD_CCtx *cctx;
@@ -59,7 +60,9 @@ static int pump(bp_zout *z, ZSTD_inBuffer *in, ZSTD_EndDirective end)
 		size_t left = ZSTD_compressStream2(z->cctx, &o, in, end);
 		z->n = o.pos;
 		if (ZSTD_isError(left))
-			return z->err = BP_EIO;
+			return z->err = ZSTD_getErrorCode(left) == ZSTD_error_memory_allocation
+						? BP_ENOMEM
+						: BP_EIO;
 		if (end == ZSTD_e_end ? left == 0 : in->pos == in->size)
 			return BP_OK;
 	}
@@ -148,8 +151,9 @@ static int refill(bp_zin *z)
 			return BP_ECORRUPT; /* the frame is cut short */
 		ZSTD_outBuffer o = { z->w, z->cap, 0 };
 		size_t r = ZSTD_decompressStream(z->dctx, &o, &z->in);
-		if (ZSTD_isError(r))
-			return BP_ECORRUPT;
+		if (ZSTD_isError(r)) /* zstd allocates its window on the first call */
+			return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? BP_ENOMEM
+										    : BP_ECORRUPT;
 		z->n = o.pos;
 		z->frame_left = r;
 	}
@@ -178,13 +182,18 @@ int bp_zin_read(bp_zin *z, void *p, size_t n)
 	return BP_OK;
 }
 
-int bp_zin_done(bp_zin *z)
+int bp_zin_end(bp_zin *z)
 {
 	if (z->at < z->n)
-		return 0;
-	if (z->frame_left && (refill(z) || z->n))
-		return 0;
-	return !z->frame_left && z->in.pos == z->in.size;
+		return BP_ECORRUPT;
+	if (z->frame_left) {
+		int rc = refill(z);
+		if (rc)
+			return rc;
+		if (z->n)
+			return BP_ECORRUPT;
+	}
+	return !z->frame_left && z->in.pos == z->in.size ? BP_OK : BP_ECORRUPT;
 }
 
 void bp_zin_destroy(bp_zin *z)

@@ -40,11 +40,12 @@ int bp_zin_create(const void *buf, size_t len, bp_zin **out);
 
 /* Reads exactly n bytes into p. @return BP_OK; BP_ENOTFOUND (the stream ends first:
  * fewer than n bytes were left; at the very end with n > 0 too); BP_ECORRUPT (not a
- * zstd frame, damaged, a failed checksum, or bytes after the frame). */
+ * zstd frame, damaged, a failed checksum, or bytes after the frame); BP_ENOMEM. */
 int bp_zin_read(bp_zin *z, void *p, size_t n);
 
-/* 1 when every byte has been read and the frame ended cleanly, else 0. */
-int bp_zin_done(bp_zin *z);
+/* Whether every byte has been read and the frame ended cleanly. @return BP_OK;
+ * BP_ECORRUPT (bytes left, damage, or more after the frame); BP_ENOMEM. */
+int bp_zin_end(bp_zin *z);
 
 void bp_zin_destroy(bp_zin *z);
 
