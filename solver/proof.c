@@ -288,43 +288,45 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 	if (!mv)
 		return BP_ENOMEM;
 	int n = g->ops->moves(g, c, mv);
-	/* the order of the searches of pass 2: the moves whose table numbers say they are
-	 * the easiest to show good first (the one that proved this position is among them
-	 * unless its entry was replaced), so that a search rarely has to refute a move
-	 * that was never good */
-	uint64_t *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
-	if (!order) {
-		free(mv);
-		free(order);
-		return BP_ENOMEM;
-	}
+	/* pass 0, in the moves' order: a result that is a leaf meeting the goal, or
+	 * already in the proof (most decisions end here, before any look at the table) */
 	struct bp_pos ch, canon;
-	for (int k = 0; k < n; k++) {
-		uint32_t cpn = 1, cdn = 1;
+	int chosen = -1, rc = BP_OK, kind;
+	for (int k = 0; k < n && chosen < 0; k++) {
 		ch = *c;
 		g->ops->apply(g, &ch, mv[k]);
-		bp_dfpn_numbers(b->d, &ch, b->sgoal, b->want ? 0 : 1, &cpn, &cdn);
-		uint32_t phi = b->want ? cpn : cdn;
-		order[k] = (uint64_t)phi << 32 | (uint32_t)k;
+		bp_game_canonical(g, &ch, &canon);
+		int leaf = leaf_of(g, b->table, pt, 0, &canon, &kind);
+		if (leaf == 1 || (leaf == 0 && fp_has(b->seen, fingerprint(&canon, 0))))
+			chosen = k;
 	}
-	qsort(order, (size_t)n, sizeof *order, cmp_u64);
-	/* pass 0: results that are leaves meeting the goal, or already in the proof;
-	 * pass 1: final entries of the search's table; pass 2: search */
-	int chosen = -1, rc = BP_OK;
-	for (int pass = 0; pass < 3 && chosen < 0 && !rc; pass++)
+	/* pass 1: final entries of the search's table; pass 2: search. In the order of
+	 * the moves whose table numbers say they are the easiest to show good (the one
+	 * that proved this position is among them unless its entry was replaced), so that
+	 * a search rarely has to refute a move that was never good. */
+	uint64_t *order = chosen < 0 ? malloc(sizeof *order * (size_t)(n > 0 ? n : 1)) : NULL;
+	if (chosen < 0 && !order) {
+		free(mv);
+		return BP_ENOMEM;
+	}
+	if (chosen < 0) {
+		for (int k = 0; k < n; k++) {
+			uint32_t cpn = 1, cdn = 1;
+			ch = *c;
+			g->ops->apply(g, &ch, mv[k]);
+			bp_dfpn_numbers(b->d, &ch, b->sgoal, b->want ? 0 : 1, &cpn, &cdn);
+			uint32_t phi = b->want ? cpn : cdn;
+			order[k] = (uint64_t)phi << 32 | (uint32_t)k;
+		}
+		qsort(order, (size_t)n, sizeof *order, cmp_u64);
+	}
+	for (int pass = 1; pass < 3 && chosen < 0 && !rc; pass++)
 		for (int j = 0; j < n && chosen < 0; j++) {
-			int k = (int)(uint32_t)order[j], kind;
+			int k = (int)(uint32_t)order[j];
 			ch = *c;
 			g->ops->apply(g, &ch, mv[k]);
 			bp_game_canonical(g, &ch, &canon);
-			int leaf = leaf_of(g, b->table, pt, 0, &canon, &kind);
-			if (pass == 0) {
-				if (leaf == 1 ||
-				    (leaf == 0 && fp_has(b->seen, fingerprint(&canon, 0))))
-					chosen = k;
-				continue;
-			}
-			if (leaf)
+			if (leaf_of(g, b->table, pt, 0, &canon, &kind))
 				continue;
 			int r = child_good(b, &canon, pass == 2);
 			if (r == 1)
@@ -347,7 +349,6 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 		ch = *c;
 		g->ops->apply(g, &ch, mv[chosen]);
 		bp_game_canonical(g, &ch, &canon);
-		int kind;
 		if (!leaf_of(g, b->table, pt, 0, &canon, &kind))
 			rc = build_other(b, &canon, depth + 1);
 	}
