@@ -78,12 +78,22 @@ struct bp_proof {
 	struct part parts[2];
 };
 
-static int pos_nwords(const struct bp_pos *p)
+/* The number of words of w[0 .. n) up to the last non-zero one. */
+static int cut_len(const uint64_t *w, int n)
 {
-	int n = BP_POS_WORDS;
-	while (n > 0 && p->w[n - 1] == 0)
+	while (n > 0 && w[n - 1] == 0)
 		n--;
 	return n;
+}
+
+static int pos_nwords(const struct bp_pos *p)
+{
+	return cut_len(p->w, BP_POS_WORDS);
+}
+
+static int same_words(const uint64_t *a, const uint64_t *b, int n)
+{
+	return !n || memcmp(a, b, sizeof(uint64_t) * (size_t)n) == 0;
 }
 
 /* The fingerprint of a position (cut form) with a flag: never 0. */
@@ -291,14 +301,14 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 	/* pass 0, in the moves' order: a result that is a leaf meeting the goal, or
 	 * already in the proof (most decisions end here, before any look at the table) */
 	struct bp_pos ch, canon;
-	int chosen = -1, rc = BP_OK, kind;
+	int chosen = -1, chosen_leaf = 0, rc = BP_OK, kind; /* canon: the chosen's result */
 	for (int k = 0; k < n && chosen < 0; k++) {
 		ch = *c;
 		g->ops->apply(g, &ch, mv[k]);
 		bp_game_canonical(g, &ch, &canon);
 		int leaf = leaf_of(g, b->table, pt, 0, &canon, &kind);
 		if (leaf == 1 || (leaf == 0 && fp_has(b->seen, fingerprint(&canon, 0))))
-			chosen = k;
+			chosen = k, chosen_leaf = leaf;
 	}
 	/* pass 1: final entries of the search's table; pass 2: search. In the order of
 	 * the moves whose table numbers say they are the easiest to show good (the one
@@ -345,13 +355,8 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 		if (pos_nwords(c) > b->width)
 			b->width = pos_nwords(c);
 	}
-	if (!rc) {
-		ch = *c;
-		g->ops->apply(g, &ch, mv[chosen]);
-		bp_game_canonical(g, &ch, &canon);
-		if (!leaf_of(g, b->table, pt, 0, &canon, &kind))
-			rc = build_other(b, &canon, depth + 1);
-	}
+	if (!rc && !chosen_leaf)
+		rc = build_other(b, &canon, depth + 1);
 	free(mv);
 	return rc;
 }
@@ -827,21 +832,13 @@ struct checker {
 	uint8_t *state; /* per record: 0 not reached, 1 on the walk's path, 2 done */
 	struct frame *fr;
 	int nfr, capfr;
-	char where[160]; /* scratch for position text */
+	struct bp_move *mv; /* scratch for a decision's moves */
+	char where[160];    /* scratch for position text */
 };
 
 static uint64_t rec_hash(const uint64_t *w, int nw)
 {
 	return bp_hash64(w, sizeof(uint64_t) * (size_t)nw, 0x636865636bull);
-}
-
-static int rec_nwords(const struct part *pt, uint64_t i)
-{
-	const uint64_t *w = pt->words + i * pt->width;
-	int n = pt->width;
-	while (n > 0 && w[n - 1] == 0)
-		n--;
-	return n;
 }
 
 /* The record holding p, or -1. */
@@ -851,13 +848,12 @@ static int64_t find(const struct checker *c, const struct bp_pos *p)
 	int nw = pos_nwords(p);
 	if (nw > pt->width || !c->icap)
 		return -1;
+	/* records are zero-padded to the width, as p is past its last word */
 	for (uint64_t h = rec_hash(p->w, nw) & (c->icap - 1);; h = (h + 1) & (c->icap - 1)) {
 		uint32_t v = c->idx[h];
 		if (!v)
 			return -1;
-		const uint64_t *w = pt->words + (uint64_t)(v - 1) * pt->width;
-		if (rec_nwords(pt, v - 1) == nw &&
-		    (!nw || memcmp(w, p->w, sizeof(uint64_t) * (size_t)nw) == 0))
+		if (same_words(pt->words + (uint64_t)(v - 1) * pt->width, p->w, pt->width))
 			return (int64_t)(v - 1);
 	}
 }
@@ -877,13 +873,10 @@ static int index_all(struct checker *c)
 		return BP_ENOMEM;
 	for (uint64_t i = 0; i < pt->count; i++) {
 		const uint64_t *w = pt->words + i * pt->width;
-		int nw = rec_nwords(pt, i);
-		uint64_t h = rec_hash(w, nw) & (c->icap - 1);
+		uint64_t h = rec_hash(w, cut_len(w, pt->width)) & (c->icap - 1);
 		for (; c->idx[h]; h = (h + 1) & (c->icap - 1)) {
 			uint32_t v = c->idx[h];
-			if (rec_nwords(pt, v - 1) == nw &&
-			    (!nw || memcmp(pt->words + (uint64_t)(v - 1) * pt->width, w,
-					   sizeof(uint64_t) * (size_t)nw) == 0)) {
+			if (same_words(pt->words + (uint64_t)(v - 1) * pt->width, w, pt->width)) {
 				fail(c->rep, "decision %llu repeats decision %llu's position",
 				     (unsigned long long)i, (unsigned long long)(v - 1));
 				return BP_OK;
@@ -967,21 +960,17 @@ static int enter_mine(struct checker *c, uint64_t rec)
 	memcpy(p.w, pt->words + rec * pt->width, sizeof(uint64_t) * pt->width);
 	c->state[rec] = 1;
 	c->rep->nodes++;
-	struct bp_move *mv = bp_game_move_buffer(g);
-	if (!mv)
-		return BP_ENOMEM;
+	struct bp_move *mv = c->mv;
 	int n = g->ops->moves(g, &p, mv), k = 0;
 	while (k < n && mv[k].v != pt->moves[rec])
 		k++;
 	if (k == n) {
-		free(mv);
 		fail(c->rep, "decision %llu at %s plays a move that is not legal",
 		     (unsigned long long)rec, where(c, &p));
 		return BP_OK;
 	}
 	ch = p;
 	g->ops->apply(g, &ch, mv[k]);
-	free(mv);
 	bp_game_canonical(g, &ch, &o);
 	return enter_other(c, rec, &o, 0);
 }
@@ -990,8 +979,8 @@ static int enter_mine(struct checker *c, uint64_t rec)
 static int check_part(const struct bp_game *g, bp_table *table, const struct part *pt,
 		      const struct bp_pos *root, struct bp_proof_report *rep)
 {
-	struct checker c = { g, table, pt, rep, NULL, 0, NULL, NULL, 0, 0, { 0 } };
-	int rc = index_all(&c);
+	struct checker c = { g, table, pt, rep, NULL, 0, NULL, NULL, 0, 0, NULL, { 0 } };
+	int rc = (c.mv = bp_game_move_buffer(g)) ? index_all(&c) : BP_ENOMEM;
 	struct bp_pos canon;
 	bp_game_canonical(g, root, &canon);
 	if (!rc && rep->ok) {
@@ -1036,6 +1025,7 @@ static int check_part(const struct bp_game *g, bp_table *table, const struct par
 	for (int i = 0; i < c.capfr; i++)
 		free(c.fr[i].mv);
 	free(c.fr);
+	free(c.mv);
 	free(c.idx);
 	free(c.state);
 	return rc;
