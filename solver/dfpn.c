@@ -675,6 +675,8 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
 			h = lean || cctx ? ckey : key_move(g, &f->pos, f->sh, p, NULL);
+			if (ask && d->o.known_key && !d->o.known_key(d->o.ctx, h))
+				ask = 0;
 			if (ask)
 				bp_game_canonical(g, p, &canon);
 		} else {

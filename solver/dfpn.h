@@ -97,6 +97,11 @@ struct bp_dfpn_opts {
 	 * the start and every 1024 expansions; while it says no, known is not called
 	 * (nor a canonical form made for it). NULL: known is always called. */
 	int (*known_any)(void *ctx);
+	/* May be NULL. 0 when known surely knows nothing of the positions whose class key
+	 * (the game's sym_hash) is key; asked first on the search's fast path (class keys
+	 * from sym_hash_move), so that a child the oracle cannot know costs no canonical
+	 * form. Nonzero: maybe (known is then asked). */
+	int (*known_key)(void *ctx, uint64_t key);
 	bp_dfpn_record *record;					       /* may be NULL */
 	uint64_t record_work;					       /* 0: 256 */
 	void (*progress)(void *ctx, const struct bp_dfpn_progress *p); /* may be NULL; ~1/s */

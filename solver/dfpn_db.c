@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "canon/random.h"
 #include "solver/probe.h"
 #include "store/codec.h"
 
@@ -44,7 +45,8 @@ struct bp_dfpn_db {
 	int64_t nproven;      /* entries stored (0: skip look-ups) */
 	int64_t nproven_open; /* of them, stored before this opening (see known_any) */
 	uint64_t *filter;     /* a Bloom filter of their keys (NULL: none, ask LMDB) */
-	uint64_t fbits;	      /* its size in bits, a power of two */
+	uint64_t fblocks;     /* its blocks of FILTER_BLOCK_WORDS, a power of two */
+	int by_class;	      /* it holds class keys (sym_hash), not stored keys */
 	pthread_mutex_t lock;
 	struct pending *pend;
 	size_t npend, cappend;
@@ -80,38 +82,69 @@ static int byte_bound(uint8_t v, struct bp_dfpn_bound *b)
 }
 
 /* The Bloom filter of the values proven before this opening: 16 bits and 4 probes a
- * key (about one miss in 400 asks LMDB for nothing), so that a search resumed over a
- * database of millions of proven values asks the B-tree, under the lock both threads
- * share, only for keys that may be there. Without it such a search spent 10 times
- * longer per node (bench/dfpn_results.md, session 17). */
+ * key, all four in one cache line (a blocked filter: about one miss in 250 asks LMDB
+ * for nothing), so that a search resumed over a database of millions of proven values
+ * asks the B-tree, under the lock both threads share, only for keys that may be there.
+ * Without it such a search spent 10 times longer per node (bench/dfpn_results.md,
+ * session 17). Where the game has class keys (sym_hash) and there is no solved table,
+ * the filter holds the class keys of the stored positions, so that the search's fast
+ * path asks it (known_key) before it makes a canonical form: a resumed Glorieta search
+ * spent two fifths of its time on canonical forms and filter probes for the oracle
+ * (session 18). Otherwise it holds a hash of the stored key. */
 #define FILTER_PROBES 4
+#define FILTER_BLOCK_WORDS 8 /* 512 bits: a cache line */
 
 static uint64_t filter_hash(const void *key, size_t klen)
 {
 	return bp_hash64(key, klen, 0x626c6f6f6dull);
 }
 
+/* The filter's hash of a class key: a class key is the least of its images' hashes, so
+ * its top bits are mostly zero; mixed, every bit counts. */
+static uint64_t class_hash(uint64_t key)
+{
+	return bp_mix64(key ^ 0x636c617373ull);
+}
+
+/* The block of h: its top bits; the probes: four 9-bit fields of its low bits. */
+static uint64_t *filter_block(const struct bp_dfpn_db *db, uint64_t h)
+{
+	return db->filter + (h >> 40 & (db->fblocks - 1)) * FILTER_BLOCK_WORDS;
+}
+
 static void filter_add(struct bp_dfpn_db *db, uint64_t h)
 {
-	uint64_t step = (h >> 32 | h << 32) | 1;
-	for (int i = 0; i < FILTER_PROBES; i++, h += step)
-		db->filter[(h & (db->fbits - 1)) >> 6] |= 1ull << (h & 63);
+	uint64_t *b = filter_block(db, h);
+	for (int i = 0; i < FILTER_PROBES; i++, h >>= 9)
+		b[(h >> 6) & 7] |= 1ull << (h & 63);
 }
 
 static int filter_has(const struct bp_dfpn_db *db, uint64_t h)
 {
-	uint64_t step = (h >> 32 | h << 32) | 1;
-	for (int i = 0; i < FILTER_PROBES; i++, h += step)
-		if (!(db->filter[(h & (db->fbits - 1)) >> 6] >> (h & 63) & 1))
+	const uint64_t *b = filter_block(db, h);
+	for (int i = 0; i < FILTER_PROBES; i++, h >>= 9)
+		if (!(b[(h >> 6) & 7] >> (h & 63) & 1))
 			return 0;
 	return 1;
 }
 
+/* The class key of a stored position (its key: the canonical form's words, cut). */
+static uint64_t stored_class(const struct bp_dfpn_db *db, const void *key, size_t klen)
+{
+	struct bp_pos p;
+	uint64_t img[BP_GAME_SYM_HASH_MAX];
+	memset(&p, 0, sizeof p);
+	memcpy(p.w, key, klen < sizeof p.w ? klen : sizeof p.w);
+	return db->g->ops->sym_hash(db->g, &p, img);
+}
+
 static int filter_one(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
 {
+	struct bp_dfpn_db *db = ctx;
 	(void)val;
 	(void)vlen;
-	filter_add(ctx, filter_hash(key, klen));
+	filter_add(db,
+		   db->by_class ? class_hash(stored_class(db, key, klen)) : filter_hash(key, klen));
 	return 0;
 }
 
@@ -121,10 +154,14 @@ static void filter_build(struct bp_dfpn_db *db)
 {
 	if (!db->proven || db->nproven <= 0)
 		return;
-	db->fbits = 1024;
-	while (db->fbits < 16 * (uint64_t)db->nproven)
-		db->fbits *= 2;
-	if (!(db->filter = calloc(db->fbits / 64, sizeof *db->filter)))
+	const struct bp_game *g = db->g;
+	db->by_class =
+		!db->t && g->ops->sym_hash && g->nsym >= 1 && g->nsym <= BP_GAME_SYM_HASH_MAX;
+	db->fblocks = 2;
+	while (db->fblocks * FILTER_BLOCK_WORDS * 64 < 16 * (uint64_t)db->nproven &&
+	       db->fblocks < (uint64_t)1 << 24)
+		db->fblocks *= 2;
+	if (!(db->filter = calloc(db->fblocks * FILTER_BLOCK_WORDS, sizeof *db->filter)))
 		return;
 	if (bp_kv_each(db->proven, filter_one, db) != BP_OK) {
 		free(db->filter);
@@ -220,12 +257,20 @@ static int known(void *ctx, const struct bp_pos *canon, struct bp_dfpn_bound *ou
 		return 0;
 	/* what the filter rules out was not stored before this opening, and what was
 	 * stored since came from the search's own table */
-	if (!db->t && db->filter && !filter_has(db, filter_hash(canon->w, key_of(canon))))
+	if (!db->t && db->filter &&
+	    !filter_has(db, db->by_class ? class_hash(stored_class(db, canon->w, key_of(canon)))
+					 : filter_hash(canon->w, key_of(canon))))
 		return 0;
 	pthread_mutex_lock(&db->lock);
 	int r = lookup_locked(db, canon, out);
 	pthread_mutex_unlock(&db->lock);
 	return r;
+}
+
+static int known_key(void *ctx, uint64_t key)
+{
+	const struct bp_dfpn_db *db = ctx;
+	return db->t || !db->filter || !db->by_class || filter_has(db, class_hash(key));
 }
 
 /* Whether the oracle can tell the search anything it does not hold already: a solved
@@ -318,6 +363,7 @@ void bp_dfpn_db_attach(struct bp_dfpn_db *db, struct bp_dfpn_opts *o)
 		filter_build(db);
 	o->known = known;
 	o->known_any = known_any;
+	o->known_key = known_key;
 	o->record = db->readonly ? NULL : record;
 	o->ctx = db;
 }
