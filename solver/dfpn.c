@@ -42,9 +42,19 @@
  *     offset 0  u32  check: bits 32-63 of the key (the bucket comes from bits 0-31)
  *            4  u32  pn
  *            8  u32  dn
- *           12  u32  bits 0-29 work (expansions in the subtree, saturating),
- *                    bit 30 strict (a final value that holds for the stricter goal),
- *                    bit 31 path entry: bits 0-29 are then the depth it relies on
+ *           12  u32  bits 0-11 work (expansions in the subtree over every search of it,
+ *                    as a float: 6 bits of exponent, 6 of mantissa, exact below 128),
+ *                    bit 12 strict (a final value that holds for the stricter goal),
+ *                    bit 13 path entry: bits 0-11 are then the depth it relies on,
+ *                    bits 14-31 tag: bits 0-17 of the key
+ *
+ * An entry is found by its check and its tag, so a look-up compares every bit of the
+ * 64-bit key (the bucket stands for the top bits of bits 0-31, the tag for the low
+ * ones). With a 32-bit check alone (the kept table format 1, session 17 and before),
+ * one look-up in about 2^31 / (entries in its bucket) took another key's entry for
+ * its own: a search of 10^10 look-ups met a few, any of which could be a final value,
+ * so a false proof (which only a saved proof's check would catch). Now two classes
+ * must share all 64 bits of their keys.
  *
  * The key mixes the hash of the position's symmetry class with the goal and the node
  * type (a colour-exchanged position of the other side to move is the same canonical
@@ -150,9 +160,13 @@
 #define MAX_DEPTH 4096
 #define NLOCKS 4096
 #define NBUSY (1u << 16)
-#define WORK_MAX ((1u << 30) - 1)
-#define STRICT_BIT (1u << 30)
-#define DEP_BIT (1u << 31)
+#define WORK_BITS 12 /* an entry's work code, or a path entry's depth (< MAX_DEPTH) */
+#define WORK_MASK ((1u << WORK_BITS) - 1)
+#define STRICT_BIT (1u << 12)
+#define DEP_BIT (1u << 13)
+#define TAG_SHIFT 14 /* bits 14-31 of meta: bits 0-17 of the key */
+#define TAG_MASK ((1u << (32 - TAG_SHIFT)) - 1)
+#define WORK_MANT 6 /* the work code's mantissa bits */
 
 struct tt_entry {
 	uint32_t check, pn, dn, meta;
@@ -161,6 +175,32 @@ struct tt_entry {
 struct tt_bucket {
 	struct tt_entry e[4];
 };
+
+/* The work code: a float of 6 exponent and 6 mantissa bits, exact below 128 and
+ * within 1.6% above, monotonic, so that 12 bits hold any subtree's size (see the
+ * table's layout above). */
+static inline uint32_t work_code(uint64_t w)
+{
+	if (w < ((uint64_t)2 << WORK_MANT))
+		return (uint32_t)w;
+	int b = 63 - __builtin_clzll(w); /* >= WORK_MANT + 1 */
+	uint32_t e = (uint32_t)(b - WORK_MANT + 1);
+	if (e >= 1u << (WORK_BITS - WORK_MANT))
+		return WORK_MASK;
+	return e << WORK_MANT | ((uint32_t)(w >> (b - WORK_MANT)) & ((1u << WORK_MANT) - 1));
+}
+
+static inline uint64_t work_of(uint32_t code)
+{
+	uint32_t e = code >> WORK_MANT, m = code & ((1u << WORK_MANT) - 1);
+	return e == 0 ? m : (uint64_t)(m | 1u << WORK_MANT) << (e - 1);
+}
+
+/* What an entry holds of its key beyond the check and the bucket. */
+static inline uint32_t key_tag(uint64_t key)
+{
+	return ((uint32_t)key & TAG_MASK) << TAG_SHIFT;
+}
 
 struct child {
 	struct bp_move m;
@@ -433,7 +473,7 @@ static inline int seen_has(const bp_dfpn *d, uint64_t key)
 static int tt_read(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
 {
 	struct tt_bucket *b = bucket_of(d, key);
-	uint32_t check = (uint32_t)(key >> 32) | 1; /* 0 marks an empty entry */
+	uint32_t check = (uint32_t)(key >> 32) | 1, tag = key_tag(key); /* check 0: empty */
 	int shared = d->o.threads > 1;
 	_Atomic uint32_t *q = stripe_of(d, key);
 	for (;;) {
@@ -443,9 +483,12 @@ static int tt_read(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_
 		int found = 0;
 		for (int i = 0; i < 4; i++)
 			if (ld(&b->e[i].check) == check) {
+				uint32_t m = ld(&b->e[i].meta);
+				if ((m & ~((1u << TAG_SHIFT) - 1)) != tag)
+					continue;
 				*pn = ld(&b->e[i].pn);
 				*dn = ld(&b->e[i].dn);
-				*meta = ld(&b->e[i].meta);
+				*meta = m;
 				found = 1;
 				break;
 			}
@@ -465,7 +508,7 @@ static inline int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, u
 
 static inline uint64_t priority(const struct tt_entry *e)
 {
-	uint64_t w = e->meta & WORK_MAX;
+	uint64_t w = e->meta & WORK_MASK; /* the code: monotonic in the work */
 	return e->pn == 0 || e->dn == 0 ? w + ((uint64_t)1 << 31) : w;
 }
 
@@ -475,7 +518,7 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 		       uint64_t work)
 {
 	struct tt_bucket *b = bucket_of(d, key);
-	uint32_t check = (uint32_t)(key >> 32) | 1;
+	uint32_t check = (uint32_t)(key >> 32) | 1, tag = key_tag(key);
 	if (!seen_has(d, key))
 		atomic_fetch_or_explicit(seen_word(d, key),
 					 (uint64_t)1 << (seen_index(d, key) & 63),
@@ -483,7 +526,7 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 	uint32_t sv = lock(d, key);
 	struct tt_entry *v = NULL;
 	for (int i = 0; i < 4 && !v; i++)
-		if (b->e[i].check == check)
+		if (b->e[i].check == check && (b->e[i].meta & ~((1u << TAG_SHIFT) - 1)) == tag)
 			v = &b->e[i];
 	if (v && (v->pn == 0 || v->dn == 0) && pn != 0 && dn != 0 && !(v->meta & DEP_BIT)) {
 		/* a final value stays: open numbers for it can only come from a thread that
@@ -492,7 +535,7 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 		return 0;
 	}
 	if (v && !(flags & DEP_BIT) && !(v->meta & DEP_BIT))
-		work += v->meta & WORK_MAX;
+		work += work_of(v->meta & WORK_MASK);
 	else {
 		for (int i = 0; i < 4 && !v; i++)
 			if (b->e[i].check == 0) {
@@ -509,11 +552,10 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 	st(&v->check, check);
 	st(&v->pn, pn);
 	st(&v->dn, dn);
-	if (work > WORK_MAX)
-		work = WORK_MAX;
-	st(&v->meta, (uint32_t)work | flags);
+	uint32_t code = flags & DEP_BIT ? (uint32_t)work : work_code(work);
+	st(&v->meta, code | flags | tag);
 	unlock(d, key, sv);
-	return work;
+	return flags & DEP_BIT ? work : work_of(code);
 }
 
 /* ---- the search ---- */
@@ -743,7 +785,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 			/* a value proven on exactly this path, relying on a position of it */
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
-			c->dep = (int32_t)(meta & WORK_MAX);
+			c->dep = (int32_t)(meta & WORK_MASK);
 		} else if (!absent && tt_read(d, c->key, &c->pn, &c->dn, &meta)) {
 			s->hits++;
 			c->strict = (meta & STRICT_BIT) != 0;
@@ -1586,7 +1628,7 @@ int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, u
  * File: a header, then the buckets, then the filter, each as they are in memory (this
  * machine's byte order: the header's magic tells another order apart).
  *
- *     magic "BPDFPNT1", the header's own size, the rules version, the hash of the game's
+ *     magic "BPDFPNT2", the header's own size, the rules version, the hash of the game's
  *     spec, the bucket and filter sizes, the entries in use, the key mode (class keys
  *     or canonical forms), the goals run, four probe keys, the checksums of the
  *     buckets and of the filter, and last the header's checksum.
@@ -1609,7 +1651,7 @@ struct kept_header {
 	uint64_t sum_header; /* of every byte before it */
 };
 
-#define KEPT_MAGIC "BPDFPNT1"
+#define KEPT_MAGIC "BPDFPNT2"	/* 1: checks of 32 bits, work in 30 (session 17) */
 #define KEPT_SEED 0x6b657074ull /* "kept" */
 
 static void kept_probe(const bp_dfpn *d, uint64_t probe[4])
