@@ -51,10 +51,11 @@
  * An entry is found by its check and its tag, so a look-up compares every bit of the
  * 64-bit key (the bucket stands for the top bits of bits 0-31, the tag for the low
  * ones). With a 32-bit check alone (the kept table format 1, session 17 and before),
- * one look-up in about 2^31 / (entries in its bucket) took another key's entry for
- * its own: a search of 10^10 look-ups met a few, any of which could be a final value,
- * so a false proof (which only a saved proof's check would catch). Now two classes
- * must share all 64 bits of their keys.
+ * one look-up in about 2^31 / (other entries in its bucket) took another key's entry
+ * for its own: by that count a search of 2 * 10^9 look-ups in a half-full table met one
+ * (glorieta:hex3 with hands of 3 made 2.75 a node), and any of them could be a final
+ * value, so a false proof that only a saved proof's check would catch. Now two
+ * classes must share all 64 bits of their keys.
  *
  * The key mixes the hash of the position's symmetry class with the goal and the node
  * type (a colour-exchanged position of the other side to move is the same canonical
