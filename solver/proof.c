@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/text.h"
 #include "solver/probe.h"
 #include "store/codec.h"
 #include "store/zstream.h"
@@ -265,7 +266,23 @@ struct builder {
 	int width;
 	const struct bp_proof_progress *progress;
 	uint64_t decisions; /* over the proof's strategies */
+	/* where the table's claim first failed (BP_ECORRUPT): a position of P with no
+	 * move good for P, or one of the other's with a reply that is */
+	struct bp_pos bad;
+	int bad_set, bad_mine, bad_depth;
 };
+
+/* Notes the first position where the search's claim does not hold. */
+static int claim_fails(struct builder *b, const struct bp_pos *p, int mine, int depth)
+{
+	if (!b->bad_set) {
+		b->bad = *p;
+		b->bad_set = 1;
+		b->bad_mine = mine;
+		b->bad_depth = depth;
+	}
+	return BP_ECORRUPT;
+}
 
 /* Whether position c (canonical, P not to move there) is good for P: 1 yes, 0 no,
  * BP_ENOTFOUND unknown without a search (may_search unset). */
@@ -346,7 +363,7 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 		}
 	free(order);
 	if (!rc && chosen < 0)
-		rc = BP_ECORRUPT;
+		rc = claim_fails(b, c, 1, depth);
 	if (!rc) {
 		rc = put_decision(b->z, c->w, pos_nwords(c), mv[chosen].v);
 		pt->count++;
@@ -383,7 +400,7 @@ static int build_other(struct builder *b, const struct bp_pos *o, int depth)
 		enum bp_value v = g->ops->outcome(g, &c);
 		if (v != BP_VALUE_NONE) {
 			if (!meets(b->pt, 1, v))
-				rc = BP_ECORRUPT;
+				rc = claim_fails(b, o, 0, depth);
 			continue;
 		}
 		uint64_t f = fingerprint(&c, 1);
@@ -391,7 +408,7 @@ static int build_other(struct builder *b, const struct bp_pos *o, int depth)
 			continue;
 		int leaf = leaf_of(g, b->table, b->pt, 1, &c, &kind);
 		if (leaf < 0)
-			rc = BP_ECORRUPT;
+			rc = claim_fails(b, o, 0, depth);
 		else if (!leaf && (rc = fp_add(b->seen, f)) == 1)
 			rc = build_mine(b, &c, depth + 1);
 	}
@@ -431,12 +448,16 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const s
 	if (g->ops->outcome(g, &canon) != BP_VALUE_NONE)
 		rc = BP_ECORRUPT; /* a game over has no proof to build */
 	uint64_t decisions = 0;
+	struct builder failed = { 0 }; /* where the claim failed */
 	for (int k = 0; k < pf->nparts && !rc; k++) {
 		struct part *pt = &pf->parts[k];
-		struct builder b = {
-			d,    g, table,	   pt,	     0, 0, calloc(1, sizeof(struct fpset)),
-			NULL, 0, progress, decisions
-		};
+		struct builder b = { .d = d,
+				     .g = g,
+				     .table = table,
+				     .pt = pt,
+				     .seen = calloc(1, sizeof(struct fpset)),
+				     .progress = progress,
+				     .decisions = decisions };
 		b.want = pt->player == 0;
 		b.sgoal = pt->player == 0 ? (pt->goal == 0 ? 0 : 1) : (pt->goal == 0 ? 1 : 0);
 		rc = b.seen ? bp_zout_create(PROOF_ZLEVEL, &b.z) : BP_ENOMEM;
@@ -449,11 +470,26 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const s
 			fp_free(b.seen);
 		free(b.seen);
 		decisions = b.decisions;
+		if (b.bad_set)
+			failed = b;
 		if (!rc) {
 			rc = bp_zout_finish(b.z, &pt->z, &pt->zlen);
 			pt->width = (uint8_t)b.width;
 		} else
 			bp_zout_destroy(b.z);
+	}
+	if (rc == BP_ECORRUPT && failed.bad_set) {
+		bp_proof_free(pf);
+		struct bp_text t = { 0 };
+		g->ops->pos_format(g, &failed.bad, &t);
+		bp_err_set(err, rc,
+			   "no proof: at ply %d (%s) %s, so the value rests on something false "
+			   "(a key collision, or a stored value); prove again into a fresh "
+			   "database",
+			   failed.bad_depth, t.s ? t.s : "?",
+			   failed.bad_mine ? "no move is good" : "a reply is not answered");
+		bp_text_free(&t);
+		return rc;
 	}
 	if (rc) {
 		bp_proof_free(pf);

@@ -645,6 +645,26 @@ Test(dfpn, tampered_claim_fails)
 	solved_close(&s);
 }
 
+/* A proof asked of a value that does not hold is refused, naming where the claim
+ * fails: the builder searches below what the table does not settle and finds a
+ * position of the claimed winner with no good move. */
+Test(dfpn, false_claim_builds_no_proof)
+{
+	struct solved s = solved_open("taifas:3x3");
+	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, 1);
+	struct bp_pos p;
+	s.g->ops->start(s.g, &p);
+	cr_assert_eq(prove(d, s.g, &p), BP_VALUE_WIN);
+	struct bp_proof *pf = NULL;
+	struct bp_err err = { { 0 } };
+	cr_expect_eq(bp_proof_build(d, s.g, NULL, &p, BP_VALUE_LOSS, NULL, &pf, &err), BP_ECORRUPT);
+	cr_expect_null(pf);
+	cr_expect(strstr(err.msg, "no proof: at ply ") && strstr(err.msg, "no move is good"), "%s",
+		  err.msg);
+	bp_dfpn_destroy(d);
+	solved_close(&s);
+}
+
 /* Proofs saved in the node format (version 2, every node of the tree; made by the
  * builder of 4bc6f71, tests/solver/data) still read, as their decisions, and check; so
  * do they once written again in the decisions' format, and a tampered one fails. */
