@@ -47,6 +47,8 @@ struct bp_dfpn_db {
 	uint64_t *filter;     /* a Bloom filter of their keys (NULL: none, ask LMDB) */
 	uint64_t fblocks;     /* its blocks of FILTER_BLOCK_WORDS, a power of two */
 	int by_class;	      /* it holds class keys (sym_hash), not stored keys */
+	uint64_t *lemma;      /* hashes of the saved proofs' keys, sorted (bp_dfpn_db_lemmas) */
+	size_t nlemma, caplemma;
 	pthread_mutex_t lock;
 	struct pending *pend;
 	size_t npend, cappend;
@@ -225,6 +227,7 @@ void bp_dfpn_db_close(struct bp_dfpn_db *db)
 		bp_store_close(db->s);
 	pthread_mutex_destroy(&db->lock);
 	free(db->filter);
+	free(db->lemma);
 	free(db->pend);
 	free(db);
 }
@@ -441,6 +444,68 @@ int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, struct bp_proof *pf, struct bp_
 	return rc ? bp_err_set(err, rc, "writing the proof: %s%s%s%s", bp_strerror(rc),
 			       *why ? " (" : "", why, *why ? ")" : "")
 		  : BP_OK;
+}
+
+/* ---- saved proofs as lemmas of a build ---- */
+
+static int lemma_key(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	struct bp_dfpn_db *db = ctx;
+	(void)val;
+	(void)vlen;
+	if (db->nlemma == db->caplemma) {
+		size_t cap = db->caplemma ? 2 * db->caplemma : 64;
+		uint64_t *more = realloc(db->lemma, sizeof *more * cap);
+		if (!more)
+			return BP_ENOMEM;
+		db->lemma = more;
+		db->caplemma = cap;
+	}
+	db->lemma[db->nlemma++] = filter_hash(key, klen);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A saved proof rooted at canon, decoded, or NULL (none, or one that does not read). */
+static struct bp_proof *lemma_find(void *ctx, const struct bp_pos *canon)
+{
+	struct bp_dfpn_db *db = ctx;
+	uint64_t h = filter_hash(canon->w, key_of(canon));
+	if (!db->nlemma || !bsearch(&h, db->lemma, db->nlemma, sizeof h, cmp_u64))
+		return NULL;
+	void *val = NULL;
+	size_t vlen = 0;
+	pthread_mutex_lock(&db->lock);
+	int rc = bp_kv_get(db->proofs, canon->w, key_of(canon), &val, &vlen);
+	pthread_mutex_unlock(&db->lock);
+	if (rc)
+		return NULL;
+	struct bp_proof *pf = NULL;
+	struct bp_err err = { { 0 } };
+	rc = bp_proof_decode(val, vlen, &pf, &err);
+	free(val);
+	if (rc == BP_OK && bp_game_pos_check(db->g, bp_proof_root(pf), &err) != BP_OK) {
+		bp_proof_free(pf);
+		pf = NULL;
+	}
+	return rc == BP_OK ? pf : NULL;
+}
+
+void bp_dfpn_db_lemmas(struct bp_dfpn_db *db, struct bp_proof_lemmas *out)
+{
+	if (db->proofs && !db->lemma) {
+		if (bp_kv_each(db->proofs, lemma_key, db) != BP_OK)
+			db->nlemma = 0; /* none then: a build makes every decision itself */
+		else if (db->nlemma)
+			qsort(db->lemma, db->nlemma, sizeof *db->lemma, cmp_u64);
+	}
+	out->find = lemma_find;
+	out->ctx = db;
 }
 
 struct each {

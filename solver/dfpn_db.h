@@ -67,6 +67,10 @@ bp_table *bp_dfpn_db_table(struct bp_dfpn_db *db);
  * @return BP_OK; BP_EIO; BP_ENOMEM. */
 int bp_dfpn_db_save_proof(struct bp_dfpn_db *db, struct bp_proof *pf, struct bp_err *err);
 
+/* The saved proofs of the instance as lemmas of a proof build (bp_proof_build): their
+ * roots are read once, here; a build then reads a proof only at its root. */
+void bp_dfpn_db_lemmas(struct bp_dfpn_db *db, struct bp_proof_lemmas *out);
+
 /* Calls fn for every saved proof of the instance (decoded; fn must not keep it).
  * @return BP_OK, fn's first non-zero return, or an error. */
 int bp_dfpn_db_each_proof(struct bp_dfpn_db *db,

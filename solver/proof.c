@@ -265,7 +265,9 @@ struct builder {
 	bp_zout *z;
 	int width;
 	const struct bp_proof_progress *progress;
-	uint64_t decisions; /* over the proof's strategies */
+	const struct bp_proof_lemmas *lemmas;
+	uint64_t decisions;   /* over the proof's strategies */
+	uint64_t lemma_roots; /* lemmas taken */
 	/* where the table's claim first failed (BP_ECORRUPT): a position of P with no
 	 * move good for P, or one of the other's with a reply that is */
 	struct bp_pos bad;
@@ -303,6 +305,61 @@ static int cmp_u64(const void *a, const void *b)
 
 static int build_other(struct builder *b, const struct bp_pos *o, int depth);
 
+static int part_records(struct part *pt);
+
+/* Appends one decision unless its position has one already. */
+static int add_decision(struct builder *b, const uint64_t *w, int nw, uint32_t move)
+{
+	struct bp_pos p = { { 0 } };
+	memcpy(p.w, w, sizeof *w * (size_t)nw);
+	int rc = fp_add(b->seen, fingerprint(&p, 1));
+	if (rc <= 0)
+		return rc;
+	if ((rc = put_decision(b->z, w, nw, move)))
+		return rc;
+	b->pt->count++;
+	if (b->progress && ++b->decisions % 65536 == 0)
+		b->progress->fn(b->progress->ctx, b->decisions, bp_zout_out(b->z));
+	if (nw > b->width)
+		b->width = nw;
+	return BP_OK;
+}
+
+/* At o (canonical, P's opponent to move, not a leaf, not seen): when a lemma shows P's
+ * goal there, copies its strategy for P into the proof. @return 1 taken, 0 none, or an
+ * error. */
+static int take_lemma(struct builder *b, const struct bp_pos *o)
+{
+	if (!b->lemmas)
+		return 0;
+	struct bp_proof *l = b->lemmas->find(b->lemmas->ctx, o);
+	if (!l)
+		return 0;
+	/* P is the player not to move at o: the lemma's player 1. A loss at o is a win
+	 * strategy for P, good for either goal; a draw's player-1 strategy is a "not
+	 * lose" one, good for that goal only. */
+	const struct part *use = NULL;
+	struct bp_pos lroot;
+	bp_game_canonical(b->g, &l->root, &lroot);
+	if (!strcmp(l->spec, b->g->spec) && bp_pos_equal(&lroot, o))
+		for (int k = 0; k < l->nparts; k++)
+			if (l->parts[k].player == 1 && l->parts[k].goal <= b->pt->goal)
+				use = &l->parts[k];
+	int rc = 0;
+	if (use && !(rc = part_records((struct part *)use))) {
+		for (uint64_t i = 0; i < use->count && !rc; i++)
+			rc = add_decision(b, use->words + i * use->width,
+					  cut_len(use->words + i * use->width, use->width),
+					  use->moves[i]);
+		if (!rc) {
+			b->lemma_roots++;
+			rc = 1;
+		}
+	}
+	bp_proof_free(l);
+	return rc;
+}
+
 /* Decides at c (canonical, P to move, not over, not yet seen), then goes on from the
  * position the decision leads to. */
 static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
@@ -326,6 +383,19 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 		int leaf = leaf_of(g, b->table, pt, 0, &canon, &kind);
 		if (leaf == 1 || (leaf == 0 && fp_has(b->seen, fingerprint(&canon, 0))))
 			chosen = k, chosen_leaf = leaf;
+		else if (leaf == 0 && (rc = take_lemma(b, &canon)) != 0) {
+			if (rc < 0)
+				break;
+			/* the lemma's strategy is the proof below: the result is seen */
+			chosen = k, chosen_leaf = 1, rc = BP_OK;
+			if ((rc = fp_add(b->seen, fingerprint(&canon, 0))) < 0)
+				break;
+			rc = BP_OK;
+		}
+	}
+	if (rc) {
+		free(mv);
+		return rc;
 	}
 	/* pass 1: final entries of the search's table; pass 2: search. In the order of
 	 * the moves whose table numbers say they are the easiest to show good (the one
@@ -416,8 +486,9 @@ static int build_other(struct builder *b, const struct bp_pos *o, int depth)
 	return rc;
 }
 
-int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const struct bp_pos *root,
-		   enum bp_value v, const struct bp_proof_progress *progress, struct bp_proof **out,
+int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table,
+		   const struct bp_proof_lemmas *lemmas, const struct bp_pos *root, enum bp_value v,
+		   const struct bp_proof_progress *progress, struct bp_proof **out,
 		   struct bp_err *err)
 {
 	*out = NULL;
@@ -457,6 +528,7 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const s
 				     .pt = pt,
 				     .seen = calloc(1, sizeof(struct fpset)),
 				     .progress = progress,
+				     .lemmas = lemmas,
 				     .decisions = decisions };
 		b.want = pt->player == 0;
 		b.sgoal = pt->player == 0 ? (pt->goal == 0 ? 0 : 1) : (pt->goal == 0 ? 1 : 0);

@@ -33,14 +33,26 @@ struct bp_proof_progress {
 	void *ctx;
 };
 
+/* Proofs saved before, which a build may take whole (lemmas): find gives, for a
+ * canonical position, a proof rooted there (the caller frees it with bp_proof_free) or
+ * NULL. A build that reaches a position of the other player with a lemma showing the
+ * goal there copies the lemma's decisions instead of building them again. The proof
+ * stays whole (its decisions include the lemma's) and is checked as any other; a lemma
+ * that does not hold makes a proof that fails its check, never a false one. */
+struct bp_proof_lemmas {
+	struct bp_proof *(*find)(void *ctx, const struct bp_pos *canon);
+	void *ctx;
+};
+
 /* Builds the proof of value v (win, loss or draw, as bp_dfpn_prove found it) of root
  * from the searcher's table, searching again below positions whose entries were
  * replaced. Leaves are terminal positions or positions of `table` (may be NULL), the
- * solved table of g; progress may be NULL. @return BP_OK; BP_ENOMEM; BP_ECORRUPT (the table does not hold a
+ * solved table of g; lemmas and progress may be NULL. @return BP_OK; BP_ENOMEM; BP_ECORRUPT (the table does not hold a
  * proof: a search found otherwise); BP_ENOTFOUND (a search was stopped by a limit);
  * BP_ERANGE (deeper than the builder allows). The caller owns *out (bp_proof_free). */
-int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table, const struct bp_pos *root,
-		   enum bp_value v, const struct bp_proof_progress *progress, struct bp_proof **out,
+int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table,
+		   const struct bp_proof_lemmas *lemmas, const struct bp_pos *root, enum bp_value v,
+		   const struct bp_proof_progress *progress, struct bp_proof **out,
 		   struct bp_err *err);
 
 void bp_proof_free(struct bp_proof *pf);

@@ -203,8 +203,14 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 		return 0;
 	struct bp_proof *pf = NULL;
 	const struct bp_proof_progress bp = { build_progress, NULL };
-	rc = bp_proof_build(st->d, st->g, st->db ? bp_dfpn_db_table(st->db) : NULL, p, r->value,
-			    st->progress ? &bp : NULL, &pf, &err);
+	/* proofs saved before are taken whole where the build reaches their roots */
+	struct bp_proof_lemmas lem, *lemmas = NULL;
+	if (st->db) {
+		bp_dfpn_db_lemmas(st->db, &lem);
+		lemmas = &lem;
+	}
+	rc = bp_proof_build(st->d, st->g, st->db ? bp_dfpn_db_table(st->db) : NULL, lemmas, p,
+			    r->value, st->progress ? &bp : NULL, &pf, &err);
 	if (rc) {
 		bp_cli_error(cmd, "building the proof: %s", err.msg[0] ? err.msg : bp_strerror(rc));
 		return BP_EXIT_PROBLEM;

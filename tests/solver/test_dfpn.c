@@ -541,7 +541,8 @@ static uint64_t proof_round_trip(struct solved *s, bp_dfpn *d, const struct bp_p
 	enum bp_value v = prove(d, s->g, p);
 	struct bp_proof *pf, *back;
 	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_proof_build(d, s->g, NULL, p, v, NULL, &pf, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_proof_build(d, s->g, NULL, NULL, p, v, NULL, &pf, &err), BP_OK, "%s",
+		     err.msg);
 	uint8_t *buf;
 	size_t len;
 	cr_assert_eq(bp_proof_encode(pf, &buf, &len), BP_OK);
@@ -620,7 +621,7 @@ Test(dfpn, tampered_claim_fails)
 	cr_assert_eq(prove(d, s.g, &p), BP_VALUE_WIN);
 	struct bp_proof *pf;
 	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, BP_VALUE_WIN, NULL, &pf, &err), BP_OK);
+	cr_assert_eq(bp_proof_build(d, s.g, NULL, NULL, &p, BP_VALUE_WIN, NULL, &pf, &err), BP_OK);
 	uint8_t *buf;
 	size_t len;
 	cr_assert_eq(bp_proof_encode(pf, &buf, &len), BP_OK);
@@ -657,10 +658,123 @@ Test(dfpn, false_claim_builds_no_proof)
 	cr_assert_eq(prove(d, s.g, &p), BP_VALUE_WIN);
 	struct bp_proof *pf = NULL;
 	struct bp_err err = { { 0 } };
-	cr_expect_eq(bp_proof_build(d, s.g, NULL, &p, BP_VALUE_LOSS, NULL, &pf, &err), BP_ECORRUPT);
+	cr_expect_eq(bp_proof_build(d, s.g, NULL, NULL, &p, BP_VALUE_LOSS, NULL, &pf, &err),
+		     BP_ECORRUPT);
 	cr_expect_null(pf);
 	cr_expect(strstr(err.msg, "no proof: at ply ") && strstr(err.msg, "no move is good"), "%s",
 		  err.msg);
+	bp_dfpn_destroy(d);
+	solved_close(&s);
+}
+
+/* A lemma provider over one encoded proof: a fresh decode for its root, else none. */
+struct one_lemma {
+	const struct bp_game *g;
+	uint8_t *buf;
+	size_t len;
+	struct bp_pos root; /* canonical */
+	int asked, given;
+	uint64_t tamper; /* 0: none; else bp_proof_tamper(which = tamper - 1) */
+};
+
+static struct bp_proof *one_lemma_find(void *ctx, const struct bp_pos *canon)
+{
+	struct one_lemma *l = ctx;
+	l->asked++;
+	if (!bp_pos_equal(canon, &l->root))
+		return NULL;
+	struct bp_proof *pf;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_proof_decode(l->buf, l->len, &pf, &err), BP_OK, "%s", err.msg);
+	if (l->tamper)
+		cr_assert_eq(bp_proof_tamper(pf, l->tamper - 1), BP_OK);
+	l->given++;
+	return pf;
+}
+
+/* A build takes a saved proof of a position it reaches whole (a lemma): the root's
+ * proof is its one decision and the lemma's, and checks; a lemma of the wrong side is
+ * not taken; a tampered lemma makes a proof that fails, never a false claim. */
+Test(dfpn, lemmas_are_taken_whole)
+{
+	struct solved s = solved_open("taifas:3x3");
+	const struct bp_game *g = s.g;
+	struct bp_pos p, c;
+	g->ops->start(g, &p);
+	/* a winning first move: its result is a loss for its mover */
+	struct bp_move *mv = bp_game_move_buffer(g);
+	int n = g->ops->moves(g, &p, mv), k;
+	struct bp_probe pr;
+	for (k = 0; k < n; k++) {
+		c = p;
+		g->ops->apply(g, &c, mv[k]);
+		if (bp_probe_position(g, s.t, &c, &pr) == BP_OK && pr.value == BP_VALUE_LOSS)
+			break;
+	}
+	cr_assert_lt(k, n, "no winning first move");
+	free(mv);
+	bp_dfpn *d = make_dfpn(g, (uint64_t)4 << 20, 1);
+	cr_assert_eq(prove(d, g, &c), BP_VALUE_LOSS);
+	struct bp_proof *lc;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_proof_build(d, g, NULL, NULL, &c, BP_VALUE_LOSS, NULL, &lc, &err), BP_OK);
+	bp_dfpn_destroy(d);
+	struct one_lemma l = { .g = g };
+	bp_game_canonical(g, &c, &l.root);
+	uint64_t lsize = bp_proof_size(lc);
+	cr_assert_eq(bp_proof_encode(lc, &l.buf, &l.len), BP_OK);
+	bp_proof_free(lc);
+	struct bp_proof_lemmas lemmas = { one_lemma_find, &l };
+	/* a fresh search of the root, its proof built with the lemma */
+	d = make_dfpn(g, (uint64_t)4 << 20, 1);
+	cr_assert_eq(prove(d, g, &p), BP_VALUE_WIN);
+	struct bp_proof *pf;
+	cr_assert_eq(bp_proof_build(d, g, NULL, &lemmas, &p, BP_VALUE_WIN, NULL, &pf, &err), BP_OK,
+		     "%s", err.msg);
+	cr_expect_eq(l.given, 1);
+	cr_expect_eq(bp_proof_size(pf), lsize + 1, "the root's decision and the lemma's %llu",
+		     (unsigned long long)lsize);
+	struct bp_proof_report rep;
+	cr_assert_eq(bp_proof_check(g, pf, NULL, &rep), BP_OK);
+	cr_expect(rep.ok, "%s", rep.problem);
+	bp_proof_free(pf);
+	/* a loss proof of the root asks the lemma for the other side: not taken */
+	l.asked = l.given = 0;
+	struct bp_proof *none = NULL;
+	cr_expect_eq(bp_proof_build(d, g, NULL, &lemmas, &c, BP_VALUE_LOSS, NULL, &none, &err),
+		     BP_OK, "%s", err.msg);
+	cr_expect_eq(l.given, 0, "a lemma of the root itself is never asked for");
+	bp_proof_free(none);
+	/* tampered lemmas: some composed proof fails, and none claims what is false */
+	int failed = 0;
+	for (uint64_t t = 1; t <= 2 * lsize && t <= 40; t++) {
+		l.tamper = t;
+		cr_assert_eq(bp_proof_build(d, g, NULL, &lemmas, &p, BP_VALUE_WIN, NULL, &pf, &err),
+			     BP_OK, "%s", err.msg);
+		cr_assert_eq(bp_proof_check(g, pf, NULL, &rep), BP_OK);
+		failed += !rep.ok;
+		bp_proof_free(pf);
+	}
+	cr_expect_gt(failed, 0, "a tampered lemma went unnoticed every time");
+	/* the database's lemmas: a saved proof is found at its root, and nowhere else */
+	char *dir = temp_db();
+	struct bp_dfpn_db *db;
+	cr_assert_eq(bp_dfpn_db_open(dir, g, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_proof_decode(l.buf, l.len, &lc, &err), BP_OK);
+	cr_assert_eq(bp_dfpn_db_save_proof(db, lc, &err), BP_OK, "%s", err.msg);
+	struct bp_proof_lemmas dbl;
+	bp_dfpn_db_lemmas(db, &dbl);
+	struct bp_proof *got = dbl.find(dbl.ctx, &l.root);
+	cr_assert_not_null(got);
+	cr_expect_eq(bp_proof_size(got), lsize);
+	cr_expect_eq(bp_proof_value(got), BP_VALUE_LOSS);
+	bp_proof_free(got);
+	struct bp_pos start_canon;
+	bp_game_canonical(g, &p, &start_canon);
+	cr_expect_null(dbl.find(dbl.ctx, &start_canon));
+	bp_dfpn_db_close(db);
+	remove_db(dir);
+	free(l.buf);
 	bp_dfpn_destroy(d);
 	solved_close(&s);
 }
@@ -1070,7 +1184,8 @@ Test(dfpn, bound_leaves_need_the_op)
 	enum bp_value v = prove(d, s.g, &p);
 	struct bp_proof *pf;
 	struct bp_err err = { { 0 } };
-	cr_assert_eq(bp_proof_build(d, s.g, NULL, &p, v, NULL, &pf, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_proof_build(d, s.g, NULL, NULL, &p, v, NULL, &pf, &err), BP_OK, "%s",
+		     err.msg);
 	struct bp_proof_report rep;
 	cr_assert_eq(bp_proof_check(s.g, pf, NULL, &rep), BP_OK);
 	cr_expect(rep.ok, "%s", rep.problem);
