@@ -612,13 +612,21 @@ Test(dfpn, guidance_proofs_check)
 	}
 }
 
+/* taifas:3x3 solved, and its start proven a win in d's table. */
+static bp_dfpn *taifas_3x3_start_won(struct solved *s, struct bp_pos *p)
+{
+	*s = solved_open("taifas:3x3");
+	bp_dfpn *d = make_dfpn(s->g, (uint64_t)4 << 20, 1);
+	s->g->ops->start(s->g, p);
+	cr_assert_eq(prove(d, s->g, p), BP_VALUE_WIN);
+	return d;
+}
+
 Test(dfpn, tampered_claim_fails)
 {
-	struct solved s = solved_open("taifas:3x3");
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, 1);
+	struct solved s;
 	struct bp_pos p;
-	s.g->ops->start(s.g, &p);
-	cr_assert_eq(prove(d, s.g, &p), BP_VALUE_WIN);
+	bp_dfpn *d = taifas_3x3_start_won(&s, &p);
 	struct bp_proof *pf;
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(bp_proof_build(d, s.g, NULL, NULL, &p, BP_VALUE_WIN, NULL, &pf, &err), BP_OK);
@@ -651,11 +659,9 @@ Test(dfpn, tampered_claim_fails)
  * position of the claimed winner with no good move. */
 Test(dfpn, false_claim_builds_no_proof)
 {
-	struct solved s = solved_open("taifas:3x3");
-	bp_dfpn *d = make_dfpn(s.g, (uint64_t)4 << 20, 1);
+	struct solved s;
 	struct bp_pos p;
-	s.g->ops->start(s.g, &p);
-	cr_assert_eq(prove(d, s.g, &p), BP_VALUE_WIN);
+	bp_dfpn *d = taifas_3x3_start_won(&s, &p);
 	struct bp_proof *pf = NULL;
 	struct bp_err err = { { 0 } };
 	cr_expect_eq(bp_proof_build(d, s.g, NULL, NULL, &p, BP_VALUE_LOSS, NULL, &pf, &err),
