@@ -77,6 +77,7 @@ struct bp_proof {
 	enum bp_value value;
 	int nparts;
 	struct part parts[2];
+	uint64_t lemmas; /* saved proofs the build took whole (not stored) */
 };
 
 /* The number of words of w[0 .. n) up to the last non-zero one. */
@@ -542,6 +543,7 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table,
 			fp_free(b.seen);
 		free(b.seen);
 		decisions = b.decisions;
+		pf->lemmas += b.lemma_roots;
 		if (b.bad_set)
 			failed = b;
 		if (!rc) {
@@ -584,6 +586,11 @@ void bp_proof_free(struct bp_proof *pf)
 	for (int k = 0; k < 2; k++)
 		part_free(&pf->parts[k]);
 	free(pf);
+}
+
+uint64_t bp_proof_lemmas_taken(const struct bp_proof *pf)
+{
+	return pf->lemmas;
 }
 
 uint64_t bp_proof_size(const struct bp_proof *pf)

@@ -61,6 +61,8 @@ void bp_proof_free(struct bp_proof *pf);
  * saved proofs counted every node, the other player's and the leaves too; such a
  * proof, read back, counts its decisions). */
 uint64_t bp_proof_size(const struct bp_proof *pf);
+/* How many saved proofs (lemmas) the build that made pf took whole; 0 once read back. */
+uint64_t bp_proof_lemmas_taken(const struct bp_proof *pf);
 
 /* The claimed value, the root position and the instance spec. */
 enum bp_value bp_proof_value(const struct bp_proof *pf);

@@ -329,7 +329,8 @@ const struct bp_command bp_commands[] = {
 	  "\"search\", \"searches\", \"stopped\" (time-limit, max-nodes, interrupt or null),\n"
 	  "\"nodes\", \"evaluated\", \"seconds\", \"nodes_per_second\", \"tt_hit_rate\",\n"
 	  "\"tt_entries\", \"tt_used\", \"threads\", \"pn_rule\", \"init\",\n"
-	  "\"peak_memory_bytes\", \"proof_saved\", \"table_resumed\", \"table_kept\"};\n"
+	  "\"peak_memory_bytes\", \"proof_saved\", \"proof_lemmas\", \"table_resumed\",\n"
+	  "\"table_kept\"};\n"
 	  "with --openings {\"pn_rule\", \"init\", \"openings\": [{\"move\", \"value\",\n"
 	  "\"proof_size\", \"nodes\"}], \"stopped\", ...}.\n" },
 	{ "list", "the solved instances in the database", bp_cmd_list,

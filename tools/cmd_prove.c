@@ -175,6 +175,7 @@ struct prove_state {
 	struct bp_dfpn_db *db;
 	int save_proof;
 	int progress;
+	uint64_t lemmas; /* saved proofs the builds took whole */
 };
 
 /* Proves p; fills r and, when asked or for proof_size, builds the proof. */
@@ -216,6 +217,7 @@ static int prove_one(const char *cmd, struct prove_state *st, const struct bp_po
 		return BP_EXIT_PROBLEM;
 	}
 	*proof_size = bp_proof_size(pf);
+	st->lemmas += bp_proof_lemmas_taken(pf);
 	if (save && st->db) {
 		rc = bp_dfpn_db_save_proof(st->db, pf, &err); /* frees pf */
 		if (rc) {
@@ -509,32 +511,34 @@ int bp_cmd_prove(int argc, char **argv)
 		number_or_null(&out, r.pn);
 		bp_text_printf(&out, ", \"root_dn\": ");
 		number_or_null(&out, r.dn);
-		bp_text_printf(&out,
-			       ", \"search\": \"%s\", \"searches\": %d, \"stopped\": %s, "
-			       "\"nodes\": %llu, \"evaluated\": %llu, \"seconds\": %.3f, "
-			       "\"nodes_per_second\": %.0f, \"tt_hit_rate\": %.4f, "
-			       "\"tt_entries\": %llu, \"tt_used\": %llu, \"threads\": %d, "
-			       "\"pn_rule\": \"%s\", \"init\": \"%s\", "
-			       "\"peak_memory_bytes\": %llu, \"proof_saved\": %s, "
-			       "\"table_resumed\": %s, \"table_kept\": %s}\n",
-			       r.search ? "not-lose" : "win", r.searches,
-			       r.stopped == 1	? "\"time-limit\""
-			       : r.stopped == 2 ? "\"max-nodes\""
-			       : r.stopped == 3 ? "\"interrupt\""
-						: "null",
-			       (unsigned long long)r.nodes, (unsigned long long)r.evaluated,
-			       r.seconds, nps, hit, (unsigned long long)r.tt_entries,
-			       (unsigned long long)r.tt_used, o.threads,
-			       bp_dfpn_pn_rule_name(o.pn_rule), bp_dfpn_init_name(o.init),
-			       (unsigned long long)peak_rss(),
-			       st.save_proof && known && st.db ? "true" : "false",
-			       resumed ? "true" : "false", keep && unknown ? "true" : "false");
+		bp_text_printf(
+			&out,
+			", \"search\": \"%s\", \"searches\": %d, \"stopped\": %s, "
+			"\"nodes\": %llu, \"evaluated\": %llu, \"seconds\": %.3f, "
+			"\"nodes_per_second\": %.0f, \"tt_hit_rate\": %.4f, "
+			"\"tt_entries\": %llu, \"tt_used\": %llu, \"threads\": %d, "
+			"\"pn_rule\": \"%s\", \"init\": \"%s\", "
+			"\"peak_memory_bytes\": %llu, \"proof_saved\": %s, "
+			"\"proof_lemmas\": %llu, \"table_resumed\": %s, \"table_kept\": %s}\n",
+			r.search ? "not-lose" : "win", r.searches,
+			r.stopped == 1	 ? "\"time-limit\""
+			: r.stopped == 2 ? "\"max-nodes\""
+			: r.stopped == 3 ? "\"interrupt\""
+					 : "null",
+			(unsigned long long)r.nodes, (unsigned long long)r.evaluated, r.seconds,
+			nps, hit, (unsigned long long)r.tt_entries, (unsigned long long)r.tt_used,
+			o.threads, bp_dfpn_pn_rule_name(o.pn_rule), bp_dfpn_init_name(o.init),
+			(unsigned long long)peak_rss(),
+			st.save_proof && known && st.db ? "true" : "false",
+			(unsigned long long)st.lemmas, resumed ? "true" : "false",
+			keep && unknown ? "true" : "false");
 	} else {
 		bp_text_printf(&out, "%s: %s\n", st.g->spec, bp_text_str(&pos));
 		if (known)
-			bp_text_printf(&out,
-				       "value:   %s for the player to move (proof: %llu nodes)\n",
-				       bp_value_name(r.value), (unsigned long long)proof_size);
+			bp_text_printf(
+				&out,
+				"value:   %s for the player to move (proof: %llu decisions)\n",
+				bp_value_name(r.value), (unsigned long long)proof_size);
 		else
 			bp_text_printf(
 				&out,

@@ -29,6 +29,7 @@ echo "start: $out"
 [ "$(field value <<<"$out")" = win ] || fail "the start is not a win"
 [ "$(field proof_size <<<"$out")" = $((lemma + 1)) ] ||
 	fail "the start's proof is not the lemma's $lemma decisions and one"
+[ "$(field proof_lemmas <<<"$out")" = 1 ] || fail "the report does not count the lemma taken"
 v=$("$bin" verify "$spec" --proofs --db "$db" --json) || fail "verify --proofs failed: $v"
 echo "verify: $v"
 [ "$(field failed <<<"$v")" = 0 ] && grep -q '"ok": true}$' <<<"$v" || fail "a proof failed"
