@@ -308,15 +308,11 @@ static int build_other(struct builder *b, const struct bp_pos *o, int depth);
 
 static int part_records(struct part *pt);
 
-/* Appends one decision unless its position has one already. */
-static int add_decision(struct builder *b, const uint64_t *w, int nw, uint32_t move)
+/* Appends one decision to the proof. */
+static int write_decision(struct builder *b, const uint64_t *w, int nw, uint32_t move)
 {
-	struct bp_pos p = { { 0 } };
-	memcpy(p.w, w, sizeof *w * (size_t)nw);
-	int rc = fp_add(b->seen, fingerprint(&p, 1));
-	if (rc <= 0)
-		return rc;
-	if ((rc = put_decision(b->z, w, nw, move)))
+	int rc = put_decision(b->z, w, nw, move);
+	if (rc)
 		return rc;
 	b->pt->count++;
 	if (b->progress && ++b->decisions % 65536 == 0)
@@ -324,6 +320,15 @@ static int add_decision(struct builder *b, const uint64_t *w, int nw, uint32_t m
 	if (nw > b->width)
 		b->width = nw;
 	return BP_OK;
+}
+
+/* Appends one decision unless its position has one already. */
+static int add_decision(struct builder *b, const uint64_t *w, int nw, uint32_t move)
+{
+	struct bp_pos p = { { 0 } };
+	memcpy(p.w, w, sizeof *w * (size_t)nw);
+	int rc = fp_add(b->seen, fingerprint(&p, 1));
+	return rc <= 0 ? rc : write_decision(b, w, nw, move);
 }
 
 /* At o (canonical, P's opponent to move, not a leaf, not seen): when a lemma shows P's
@@ -435,14 +440,8 @@ static int build_mine(struct builder *b, const struct bp_pos *c, int depth)
 	free(order);
 	if (!rc && chosen < 0)
 		rc = claim_fails(b, c, 1, depth);
-	if (!rc) {
-		rc = put_decision(b->z, c->w, pos_nwords(c), mv[chosen].v);
-		pt->count++;
-		if (b->progress && ++b->decisions % 65536 == 0)
-			b->progress->fn(b->progress->ctx, b->decisions, bp_zout_out(b->z));
-		if (pos_nwords(c) > b->width)
-			b->width = pos_nwords(c);
-	}
+	if (!rc)
+		rc = write_decision(b, c->w, pos_nwords(c), mv[chosen].v);
 	if (!rc && !chosen_leaf)
 		rc = build_other(b, &canon, depth + 1);
 	free(mv);
