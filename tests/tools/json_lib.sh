@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the scripts that check JSON answers (serve_api.sh, serve_api_limits.sh,
-# serve_agree.sh).
+# serve_agree.sh, prove_lemmas.sh).
 #   jqe FILTER [FILE]
 # succeeds when FILE (or standard input) holds exactly one JSON value and FILTER on it
 # is neither false nor null. Plain `jq -e FILTER` succeeds on an empty file (jq 1.6
