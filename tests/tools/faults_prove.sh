@@ -8,6 +8,8 @@
 #   new          prove taifas:3x3 --save-proof into an empty database
 #   again        the same into a database that has its proven values and proof (the
 #                proven values as oracle; the proof replaced)
+#   lemma        the same into a database that has the proof of a first move's
+#                position (the build takes it whole: a lemma read and decoded)
 #   oracle       prove taifas:3x3 --openings --save-proof into a database holding the
 #                solved table (table leaves; 18 proofs)
 #   checkpoints  prove chicken:tri4 --save-proof --checkpoint 0 (a checkpoint for every
@@ -26,14 +28,14 @@
 #
 #   faults_prove.sh BOARDPROOF SHIM [MOST [SEED [PHASES]]]
 #
-# PHASES: the phases to run (default "new again oracle checkpoints verify query
+# PHASES: the phases to run (default "new again lemma oracle checkpoints verify query
 # limits"; limits: the tiny map and the full disk).
 set -u
 bin=$1
 shim=$2
 most=${3:-4}
 seed=${4:-20261124}
-phases=${5:-new again oracle checkpoints verify query limits}
+phases=${5:-new again lemma oracle checkpoints verify query limits}
 . "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # $tmp, $mnt (unmounted at exit), problem, picks
 t3=taifas:3x3
 ch=chicken:tri4
@@ -42,7 +44,7 @@ opts=(--memory 1M --save-proof)
 # the command line of a phase on database $2
 cmdline() {
 	case $1 in
-	new | again) echo prove "$t3" --db "$2" "${opts[@]}" ;;
+	new | again | lemma) echo prove "$t3" --db "$2" "${opts[@]}" ;;
 	oracle) echo prove "$t3" --db "$2" "${opts[@]}" --openings ;;
 	checkpoints) echo prove "$ch" --db "$2" "${opts[@]}" --checkpoint 0 ;;
 	verify) echo verify --proofs "$t3" --db "$2" ;;
@@ -51,7 +53,14 @@ cmdline() {
 }
 spec_of() { case $1 in checkpoints) echo "$ch" ;; *) echo "$t3" ;; esac; }
 # the database a phase starts from (copied for each run; empty: none)
-base_of() { case $1 in again | verify | query) echo "$tmp/base_again" ;; oracle) echo "$tmp/base_table" ;; *) echo "" ;; esac; }
+base_of() {
+	case $1 in
+	again | verify | query) echo "$tmp/base_again" ;;
+	lemma) echo "$tmp/base_lemma" ;;
+	oracle) echo "$tmp/base_table" ;;
+	*) echo "" ;;
+	esac
+}
 
 # the answer in a report: value lines (prove), opening lines, or the whole output
 answer() {
@@ -75,8 +84,13 @@ proofs_sound() {
 
 "$bin" solve "$t3" --db "$tmp/base_table" --block-records 256 >/dev/null || { echo "solve failed"; exit 1; }
 "$bin" prove "$t3" --db "$tmp/base_again" "${opts[@]}" >/dev/null || { echo "prove failed"; exit 1; }
+# xa2 wins taifas:3x3: its position's proof is the lemma the start's build takes
+"$bin" prove "$t3" --moves xa2 --db "$tmp/base_lemma" "${opts[@]}" >/dev/null || { echo "prove xa2 failed"; exit 1; }
+cp -r "$tmp/base_lemma" "$tmp/lemma_check"
+"$bin" prove "$t3" --db "$tmp/lemma_check" "${opts[@]}" --json | grep -q '"proof_lemmas": 1,' ||
+	{ echo "the lemma phase's build takes no lemma"; exit 1; }
 declare -A want nproofs
-for phase in new again oracle checkpoints verify query; do
+for phase in new again lemma oracle checkpoints verify query; do
 	rm -rf "$tmp/ref"
 	b=$(base_of $phase)
 	[ -n "$b" ] && cp -r "$b" "$tmp/ref"
