@@ -256,6 +256,13 @@ static int put_decision(bp_zout *z, const uint64_t *w, int nw, uint32_t move)
 
 /* ---- extraction ---- */
 
+/* Where the search's claim first failed (BP_ECORRUPT): a position of P with no move
+ * good for P (mine), or one of the other's with a reply that is. */
+struct claim_failure {
+	struct bp_pos pos;
+	int set, mine, depth;
+};
+
 struct builder {
 	bp_dfpn *d;
 	const struct bp_game *g;
@@ -269,21 +276,14 @@ struct builder {
 	const struct bp_proof_lemmas *lemmas;
 	uint64_t decisions;   /* over the proof's strategies */
 	uint64_t lemma_roots; /* lemmas taken */
-	/* where the table's claim first failed (BP_ECORRUPT): a position of P with no
-	 * move good for P, or one of the other's with a reply that is */
-	struct bp_pos bad;
-	int bad_set, bad_mine, bad_depth;
+	struct claim_failure bad;
 };
 
 /* Notes the first position where the search's claim does not hold. */
 static int claim_fails(struct builder *b, const struct bp_pos *p, int mine, int depth)
 {
-	if (!b->bad_set) {
-		b->bad = *p;
-		b->bad_set = 1;
-		b->bad_mine = mine;
-		b->bad_depth = depth;
-	}
+	if (!b->bad.set)
+		b->bad = (struct claim_failure){ *p, 1, mine, depth };
 	return BP_ECORRUPT;
 }
 
@@ -519,7 +519,7 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table,
 	if (g->ops->outcome(g, &canon) != BP_VALUE_NONE)
 		rc = BP_ECORRUPT; /* a game over has no proof to build */
 	uint64_t decisions = 0;
-	struct builder failed = { 0 }; /* where the claim failed */
+	struct claim_failure failed = { 0 };
 	for (int k = 0; k < pf->nparts && !rc; k++) {
 		struct part *pt = &pf->parts[k];
 		struct builder b = { .d = d,
@@ -543,24 +543,24 @@ int bp_proof_build(bp_dfpn *d, const struct bp_game *g, bp_table *table,
 		free(b.seen);
 		decisions = b.decisions;
 		pf->lemmas += b.lemma_roots;
-		if (b.bad_set)
-			failed = b;
+		if (b.bad.set)
+			failed = b.bad;
 		if (!rc) {
 			rc = bp_zout_finish(b.z, &pt->z, &pt->zlen);
 			pt->width = (uint8_t)b.width;
 		} else
 			bp_zout_destroy(b.z);
 	}
-	if (rc == BP_ECORRUPT && failed.bad_set) {
+	if (rc == BP_ECORRUPT && failed.set) {
 		bp_proof_free(pf);
 		struct bp_text t = { 0 };
-		g->ops->pos_format(g, &failed.bad, &t);
+		g->ops->pos_format(g, &failed.pos, &t);
 		bp_err_set(err, rc,
 			   "no proof: at ply %d (%s) %s, so the value rests on something false "
 			   "(a key collision, or a stored value); prove again into a fresh "
 			   "database",
-			   failed.bad_depth, t.s ? t.s : "?",
-			   failed.bad_mine ? "no move is good" : "a reply is not answered");
+			   failed.depth, t.s ? t.s : "?",
+			   failed.mine ? "no move is good" : "a reply is not answered");
 		bp_text_free(&t);
 		return rc;
 	}
