@@ -106,14 +106,14 @@ static int one_block(bp_codec *c, struct bufs *b, const uint16_t *r, uint32_t n,
 	/* the model alone */
 	if (n) {
 		t0 = now();
-		long m = bp_rcmodel_encode(r, n, b->model, b->model_cap);
+		long m = bp_rcmodel_encode(r, n, NULL, b->model, b->model_cap);
 		t1 = now();
 		if (m <= 0)
 			return 1;
 		t->model_bytes += BP_CODEC_HEADER_SIZE + (uint64_t)m;
 		t->t_menc += t1 - t0;
 		t0 = now();
-		int rc = bp_rcmodel_decode(b->model, (size_t)m, b->back, n);
+		int rc = bp_rcmodel_decode(b->model, (size_t)m, NULL, b->back, n);
 		t->t_mdec += now() - t0;
 		if (rc || memcmp(b->back, r, (size_t)n * 2) != 0)
 			return 1;

@@ -87,6 +87,8 @@ struct bp_solve_opts {
 	uint64_t memory_limit;	/* bytes; 0: no limit. Checked up front (BP_ERANGE) */
 	uint32_t block_records; /* passed to the store; 0: its default */
 	int compression_level;	/* passed to the store; 0: its default */
+	/* at an archival level, code each win in 1 from the rules (bp_probe_foretell_wins) */
+	int foretell_wins;
 	void (*progress)(void *ctx, const struct bp_solve_progress *p); /* may be NULL */
 	/* Inside a tier or pass, about every tick_seconds (0: 0.25 s), from any one of the
 	 * workers at a time (never two at once); may be NULL. */

@@ -93,18 +93,54 @@ static int holes_of(void *ctx, uint32_t tier, uint64_t first, uint32_t n, uint64
 	return g->ops->canonical_mask(g, tier, first, n, bits);
 }
 
-void bp_probe_set_holes(bp_table *t, const struct bp_game *g)
+/* The store's hints function (bp_table_set_hints), ctx the game: at each valid
+ * canonical index of the block, whether its mover wins in 1 (bp_game_wins_in_one). */
+static int wins_of(void *ctx, uint32_t tier, uint64_t first, uint32_t n, uint64_t *bits)
+{
+	const struct bp_game *g = ctx;
+	int rc = g->ops->canonical_mask(g, tier, first, n, bits);
+	struct bp_move *moves = rc ? NULL : malloc((size_t)g->max_moves * sizeof *moves);
+	if (rc == BP_OK && !moves)
+		rc = BP_ENOMEM;
+	for (uint32_t w = 0; rc == BP_OK && w < (n + 63) / 64; w++) {
+		uint64_t keep = 0;
+		for (uint64_t b = bits[w]; b && rc == BP_OK; b &= b - 1) {
+			uint32_t i = 64 * w + (uint32_t)__builtin_ctzll(b);
+			struct bp_pos p;
+			if (i >= n)
+				break;
+			if ((rc = g->ops->unrank(g, tier, first + i, &p)) == BP_OK &&
+			    bp_game_wins_in_one(g, &p, moves))
+				keep |= 1ull << (i % 64);
+		}
+		bits[w] = keep;
+	}
+	free(moves);
+	return rc;
+}
+
+int bp_probe_set_holes(bp_table *t, const struct bp_game *g)
 {
 	struct bp_table_meta m;
 	if (!g->ops->canonical_mask || !g->ops->tier_size || bp_table_attached(t) ||
 	    bp_table_meta_get(t, &m) != BP_OK || m.ntiers != g->ntiers)
-		return;
+		return 0;
 	for (uint32_t i = 0; i < m.ntiers; i++) {
 		uint64_t size;
 		if (g->ops->tier_size(g, i, &size) != BP_OK || size != m.tier_size[i])
-			return; /* not the dense index: its indices are not the game's ranks */
+			return 0; /* not the dense index: its indices are not the game's ranks */
 	}
 	bp_table_set_mask(t, holes_of, (void *)g);
+	bp_table_set_hints(t, wins_of, (void *)g, 0);
+	return 1;
+}
+
+int bp_probe_foretell_wins(bp_table *t, const struct bp_game *g)
+{
+	if (!bp_probe_set_holes(t, g))
+		return 0;
+	bp_table_set_hints(t, wins_of, (void *)g, 1);
+	return 1;
 }
 
 int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct bp_err *err)

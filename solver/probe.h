@@ -31,8 +31,17 @@ int bp_probe_open(bp_store *db, const struct bp_game *g, bp_table **out, struct 
  * index that is no canonical position, and its reads decode such blocks. Does
  * nothing otherwise. bp_probe_open and the solver's table opens call it; a reader
  * that opens a table with bp_table_open calls it before reading records. g must
- * outlive t's use. */
-void bp_probe_set_holes(bp_table *t, const struct bp_game *g);
+ * outlive t's use. @return 1 when the table got its holes, else 0. */
+int bp_probe_set_holes(bp_table *t, const struct bp_game *g);
+
+/* As bp_probe_set_holes, and the table's writes at an archival level (--level 10 and
+ * up) code each position whose mover wins in 1 from the rules (bp_table_set_hints,
+ * bp_game_wins_in_one): a small fraction of a bit where it took a record's bits, for
+ * a cold read that plays every move of every position in its block (a solve's
+ * `--foretell-wins`). Every reader decodes such tables (bp_probe_set_holes gives them
+ * the same hints). Does nothing where the table gets no holes.
+ * @return 1 when the table's writes foretell wins, else 0. */
+int bp_probe_foretell_wins(bp_table *t, const struct bp_game *g);
 
 /* The stored value of p. @return BP_OK; BP_ENOTFOUND when p is not in the solved set
  * (not reachable, or its tier not stored); BP_ECORRUPT; BP_EUNSUPPORTED; BP_EFORMAT

@@ -170,7 +170,10 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 	bp_table_set_threads(*out, o->threads > 0 ? o->threads : bp_parallel_cores());
 	/* the dense index's holes cost no stored bits (a table of reachable positions, whose
 	 * sizes are not the dense ones, gets none) */
-	bp_probe_set_holes(*out, g);
+	if (o->foretell_wins && writer)
+		bp_probe_foretell_wins(*out, g);
+	else
+		bp_probe_set_holes(*out, g);
 	return BP_OK;
 }
 

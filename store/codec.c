@@ -6,7 +6,8 @@
  *        4     2  format version (BP_STORE_FORMAT)
  *        6     2  encoding flags: bit 0 set = byte planes (see below); bit 1 set =
  *                 the model coding (store/rcmodel.c) instead of zstd; bit 2 set =
- *                 structural holes not stored (see below); others 0
+ *                 structural holes not stored (see below); bit 3 set = wins in 1
+ *                 foretold by the rules (see below); others 0
  *        8     4  record count n
  *       12     4  frame size f: the value is exactly 32 + f bytes
  *       16     8  content checksum = bp_hash64(content, K)
@@ -82,6 +83,19 @@
  * with "block needs its game's index mask" (BP_ECORRUPT), never a misread; a codec
  * older than this encoding refuses flags 5 and 6 as an unknown encoding.
  *
+ * Foretold wins (flag bit 3, flags exactly 14 = holes and the model coding): the caller
+ * may also give hints, a second bitmap of the block, set where the rules foretell that
+ * the record is a win in 1 (the mover has a move that wins at once: the solver layer
+ * asks the game). The model coding then codes each hinted record as one decision,
+ * "the record foretold" (store/rcmodel.c), so that those positions cost a small
+ * fraction of a bit, and a hint that fails (an unreached position, whose record is 0)
+ * still codes its record. Payload: the mask checksum, then 8 bytes of hints checksum
+ * (bp_hash64 of hints AND mask as for the mask, seeded with K + 1), then the model
+ * coding. A wrong set of hints fails "foretold wins do not match the block", a read
+ * without them "block needs its game's foretold wins", and a codec older than this
+ * flag refuses it as an unknown encoding. When zstd beats the model coding the block
+ * is written as flags 5, without hints.
+ *
  * Compatibility. Blocks written before the model coding (flags 0 or 1) decode as
  * before, and the format version stays 1: a database is still read by this codec
  * whatever mix of encodings its blocks have, and bumping BP_STORE_FORMAT would have
@@ -106,6 +120,7 @@
 #define BP_BLOCK_PLANES 1u
 #define BP_BLOCK_MODEL 2u
 #define BP_BLOCK_HOLES 4u
+#define BP_BLOCK_HINTS 8u
 #define BP_MASK_SUM_SIZE 8
 #define BP_CODEC_DEFAULT_LEVEL 9
 
@@ -130,6 +145,8 @@ struct bp_codec {
 	size_t packed_cap;
 	uint64_t *mle; /* big-endian hosts only: the mask as little-endian for hashing */
 	size_t mle_cap;
+	uint64_t *hints; /* the hints at the mask's set bits, packed as the records are */
+	size_t hints_cap;
 	/* the zstd frame of zn zero records at zlevel, the last one made: a dense index
 	 * that is mostly holes stores block after block of zeros, whose frame is always
 	 * the same bytes */
@@ -269,6 +286,7 @@ void bp_codec_destroy(bp_codec *c)
 	free(c->le);
 	free(c->packed);
 	free(c->mle);
+	free(c->hints);
 	free(c->zframe);
 	free(c);
 }
@@ -349,7 +367,7 @@ static int holes_are_zero(const uint16_t *records, uint32_t n, const uint64_t *m
  * BP_CODEC_MODEL_LEVEL up the model coding when strictly smaller. cache: the records
  * are the whole block (the frame of an all-zero block may be remembered). */
 static int code_records(bp_codec *c, const uint16_t *records, uint32_t n, int lv, size_t off,
-			int cache, size_t *flen, unsigned *enc)
+			int cache, const uint64_t *hints, size_t *flen, unsigned *enc)
 {
 	size_t raw = (size_t)n * 2, bound = ZSTD_compressBound(raw);
 	uint8_t *dst = c->out + BP_CODEC_HEADER_SIZE + off;
@@ -388,7 +406,7 @@ static int code_records(bp_codec *c, const uint16_t *records, uint32_t n, int lv
 		/* the model coding when it is strictly smaller: its coder stops at f - 1 */
 		if (grow(&c->model, &c->model_cap, f - 1) != BP_OK)
 			return BP_ENOMEM;
-		long m = bp_rcmodel_encode(records, n, c->model, f - 1);
+		long m = bp_rcmodel_encode(records, n, hints, c->model, f - 1);
 		if (m > 0) {
 			f = (size_t)m;
 			memcpy(dst, c->model, f);
@@ -410,10 +428,55 @@ int bp_codec_encode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 			 const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
 			 const void **out, size_t *outlen)
 {
+	return bp_codec_encode_hinted(c, key, keylen, seed, records, n, level, mask, NULL, out,
+				      outlen);
+}
+
+/* Packs into c->hints the bits of hints at the set bits of mask (n records, m set):
+ * bit j for the j-th set bit. @return BP_OK; BP_ENOMEM. */
+static int pack_hints(bp_codec *c, const uint64_t *mask, const uint64_t *hints, uint32_t n,
+		      uint32_t m)
+{
+	if (grow(&c->hints, &c->hints_cap, ((size_t)m + 63) / 64 * 8 + 8) != BP_OK)
+		return BP_ENOMEM;
+	memset(c->hints, 0, ((size_t)m + 63) / 64 * 8 + 8);
+	uint32_t j = 0;
+	for (uint32_t w = 0; w < (n + 63) / 64; w++) {
+		uint64_t bits = mask[w];
+		if (w == (n - 1) / 64 && n % 64)
+			bits &= (1ull << n % 64) - 1;
+		for (; bits; bits &= bits - 1, j++)
+			if (hints[w] >> __builtin_ctzll(bits) & 1)
+				c->hints[j / 64] |= 1ull << (j % 64);
+	}
+	return BP_OK;
+}
+
+/* The hints checksum (bit 3 payloads): the mask checksum of the hints at set bits of
+ * the mask (hints AND mask), seeded with K + 1. */
+static int hints_checksum(bp_codec *c, uint64_t k, const uint64_t *mask, const uint64_t *hints,
+			  uint32_t n, uint64_t *sum)
+{
+	size_t words = ((size_t)n + 63) / 64;
+	uint64_t *both = malloc(words * 8 + 8);
+	if (!both)
+		return BP_ENOMEM;
+	for (size_t i = 0; i < words; i++)
+		both[i] = mask[i] & hints[i];
+	int rc = mask_checksum(c, k + 1, both, n, sum);
+	free(both);
+	return rc;
+}
+
+int bp_codec_encode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			   const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
+			   const uint64_t *hints, const void **out, size_t *outlen)
+{
 	if (n > BP_CODEC_MAX_RECORDS)
 		return BP_EINVAL;
 	size_t raw = (size_t)n * 2, bound = ZSTD_compressBound(raw);
-	if (grow(&c->out, &c->out_cap, BP_CODEC_HEADER_SIZE + BP_MASK_SUM_SIZE + bound) != BP_OK)
+	if (grow(&c->out, &c->out_cap, BP_CODEC_HEADER_SIZE + 2 * BP_MASK_SUM_SIZE + bound) !=
+	    BP_OK)
 		return BP_ENOMEM;
 	int lv = level ? level : BP_CODEC_DEFAULT_LEVEL;
 	uint64_t k = bp_hash64(key, keylen, seed), sum;
@@ -433,14 +496,28 @@ int bp_codec_encode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 				c->packed[j++] = records[64 * w + (uint32_t)__builtin_ctzll(bits)];
 		}
 		assert(j == m);
+		/* with hints (the model coding only), a second checksum after the mask's */
+		int hinted = hints && lv >= BP_CODEC_MODEL_LEVEL;
+		size_t off = BP_MASK_SUM_SIZE * (hinted ? 2 : 1);
+		uint64_t hsum = 0;
 		if ((rc = mask_checksum(c, k, mask, n, &sum)) != BP_OK ||
-		    (rc = code_records(c, c->packed, m, lv, BP_MASK_SUM_SIZE, 0, &f, &enc)) !=
-			    BP_OK)
+		    (hinted && ((rc = pack_hints(c, mask, hints, n, m)) != BP_OK ||
+				(rc = hints_checksum(c, k, mask, hints, n, &hsum)) != BP_OK)) ||
+		    (rc = code_records(c, c->packed, m, lv, off, 0, hinted ? c->hints : NULL, &f,
+				       &enc)) != BP_OK)
 			return rc;
 		wr64(c->out + BP_CODEC_HEADER_SIZE, sum);
-		f += BP_MASK_SUM_SIZE;
+		if (hinted && enc == BP_BLOCK_MODEL) {
+			wr64(c->out + BP_CODEC_HEADER_SIZE + BP_MASK_SUM_SIZE, hsum);
+			enc |= BP_BLOCK_HINTS;
+		} else if (hinted) { /* zstd won: no hints, the frame moves up */
+			memmove(c->out + BP_CODEC_HEADER_SIZE + BP_MASK_SUM_SIZE,
+				c->out + BP_CODEC_HEADER_SIZE + off, f);
+			off = BP_MASK_SUM_SIZE;
+		}
+		f += off;
 		enc |= BP_BLOCK_HOLES;
-	} else if ((rc = code_records(c, records, n, lv, 0, 1, &f, &enc)) != BP_OK) {
+	} else if ((rc = code_records(c, records, n, lv, 0, 1, NULL, &f, &enc)) != BP_OK) {
 		return rc;
 	}
 	assert(f <= UINT32_MAX);
@@ -502,10 +579,10 @@ static int decode_zstd(bp_codec *c, const uint8_t *frame, size_t f, unsigned enc
 
 /* Decodes a payload of f bytes of encoding enc (without bit 2) into n records. */
 static int decode_payload(bp_codec *c, const uint8_t *frame, size_t f, unsigned enc,
-			  uint16_t *records, uint32_t n, const char **why)
+			  const uint64_t *hints, uint16_t *records, uint32_t n, const char **why)
 {
 	if (enc == BP_BLOCK_MODEL) {
-		if (bp_rcmodel_decode(frame, f, records, n) != BP_OK)
+		if (bp_rcmodel_decode(frame, f, hints, records, n) != BP_OK)
 			return fail(why, "model coding does not decode", BP_ECORRUPT);
 		return BP_OK;
 	}
@@ -517,7 +594,15 @@ int bp_codec_needs_mask(const void *val, size_t vallen)
 	const uint8_t *h = val;
 	return vallen >= BP_CODEC_HEADER_SIZE && memcmp(h, BP_BLOCK_MAGIC, 4) == 0 && h[7] == 0 &&
 	       (h[6] == (BP_BLOCK_HOLES | BP_BLOCK_PLANES) ||
-		h[6] == (BP_BLOCK_HOLES | BP_BLOCK_MODEL));
+		h[6] == (BP_BLOCK_HOLES | BP_BLOCK_MODEL) ||
+		h[6] == (BP_BLOCK_HOLES | BP_BLOCK_MODEL | BP_BLOCK_HINTS));
+}
+
+int bp_codec_needs_hints(const void *val, size_t vallen)
+{
+	const uint8_t *h = val;
+	return vallen >= BP_CODEC_HEADER_SIZE && memcmp(h, BP_BLOCK_MAGIC, 4) == 0 && h[7] == 0 &&
+	       h[6] == (BP_BLOCK_HOLES | BP_BLOCK_MODEL | BP_BLOCK_HINTS);
 }
 
 int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed, const void *val,
@@ -531,6 +616,15 @@ int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 			 const void *val, size_t vallen, const uint64_t *mask, uint16_t *records,
 			 uint32_t n, int flags, const char **why)
 {
+	return bp_codec_decode_hinted(c, key, keylen, seed, val, vallen, mask, NULL, records, n,
+				      flags, why);
+}
+
+int bp_codec_decode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			   const void *val, size_t vallen, const uint64_t *mask,
+			   const uint64_t *hints, uint16_t *records, uint32_t n, int flags,
+			   const char **why)
+{
 	const uint8_t *h = val;
 	if (n > BP_CODEC_MAX_RECORDS)
 		return fail(why, "block too large", BP_EINVAL);
@@ -539,9 +633,11 @@ int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 	unsigned format = h[4] | (unsigned)h[5] << 8, enc = h[6] | (unsigned)h[7] << 8;
 	if (format != BP_STORE_FORMAT)
 		return fail(why, "bad block header", BP_ECORRUPT);
-	unsigned base = enc & ~BP_BLOCK_HOLES;
-	if ((enc & BP_BLOCK_HOLES) ? base != BP_BLOCK_PLANES && base != BP_BLOCK_MODEL
-				   : base != 0 && base != BP_BLOCK_PLANES && base != BP_BLOCK_MODEL)
+	unsigned base = enc & ~(BP_BLOCK_HOLES | BP_BLOCK_HINTS);
+	if ((enc & BP_BLOCK_HINTS) ? enc != (BP_BLOCK_HOLES | BP_BLOCK_MODEL | BP_BLOCK_HINTS)
+	    : (enc & BP_BLOCK_HOLES)
+		    ? base != BP_BLOCK_PLANES && base != BP_BLOCK_MODEL
+		    : base != 0 && base != BP_BLOCK_PLANES && base != BP_BLOCK_MODEL)
 		return fail(why, "unknown block encoding (written by a newer boardproof?)",
 			    BP_ECORRUPT);
 	if (rd32(h + 8) != n)
@@ -561,12 +657,18 @@ int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 				    "block needs its game's index mask (holes not stored; read "
 				    "the table through its game)",
 				    BP_ECORRUPT);
-		if (f < BP_MASK_SUM_SIZE)
+		size_t off = BP_MASK_SUM_SIZE * (enc & BP_BLOCK_HINTS ? 2 : 1);
+		if (f < off)
 			return fail(why, "truncated or overlong block", BP_ECORRUPT);
 		if (mask_checksum(c, k, mask, n, &msum) != BP_OK)
 			return fail(why, "out of memory", BP_ENOMEM);
 		if (msum != rd64(frame))
 			return fail(why, "index mask does not match the block", BP_ECORRUPT);
+		if ((enc & BP_BLOCK_HINTS) && !hints)
+			return fail(why,
+				    "block needs its game's foretold wins (wins in 1 coded from "
+				    "the rules; read the table through its game)",
+				    BP_ECORRUPT);
 		uint32_t m = 0;
 		for (uint32_t w = 0; w < n / 64; w++)
 			m += (uint32_t)__builtin_popcountll(mask[w]);
@@ -574,8 +676,17 @@ int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 			m += (uint32_t)__builtin_popcountll(mask[n / 64] & ((1ull << n % 64) - 1));
 		if (grow(&c->packed, &c->packed_cap, (size_t)m * 2) != BP_OK)
 			return fail(why, "out of memory", BP_ENOMEM);
-		if ((rc = decode_payload(c, frame + BP_MASK_SUM_SIZE, f - BP_MASK_SUM_SIZE, base,
-					 c->packed, m, why)) != BP_OK)
+		if (enc & BP_BLOCK_HINTS) {
+			if (hints_checksum(c, k, mask, hints, n, &msum) != BP_OK ||
+			    pack_hints(c, mask, hints, n, m) != BP_OK)
+				return fail(why, "out of memory", BP_ENOMEM);
+			if (msum != rd64(frame + BP_MASK_SUM_SIZE))
+				return fail(why, "foretold wins do not match the block",
+					    BP_ECORRUPT);
+		}
+		if ((rc = decode_payload(c, frame + off, f - off, base,
+					 enc & BP_BLOCK_HINTS ? c->hints : NULL, c->packed, m,
+					 why)) != BP_OK)
 			return rc;
 		memset(records, 0, (size_t)n * sizeof *records);
 		uint32_t j = 0;
@@ -586,7 +697,7 @@ int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 			for (; bits; bits &= bits - 1)
 				records[64 * w + (uint32_t)__builtin_ctzll(bits)] = c->packed[j++];
 		}
-	} else if ((rc = decode_payload(c, frame, f, enc, records, n, why)) != BP_OK) {
+	} else if ((rc = decode_payload(c, frame, f, enc, NULL, records, n, why)) != BP_OK) {
 		return rc;
 	}
 	if (flags & BP_CODEC_FAST)

@@ -61,6 +61,16 @@ int bp_codec_encode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_
 			 const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
 			 const void **out, size_t *outlen);
 
+/* As bp_codec_encode_mask, with hints (NULL: none) a second bitmap of the block as
+ * mask is, set where the caller foretells a win in 1 (bp_record_make(1, 1)); from
+ * BP_CODEC_MODEL_LEVEL up, a block coded without its holes by the model coding codes
+ * the records at hints AND mask from them (flag bit 3, codec.c), and it then decodes
+ * only with the same mask and hints (bp_codec_decode_hinted). Wrong hints cost bytes,
+ * never records. @return as bp_codec_encode. */
+int bp_codec_encode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			   const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
+			   const uint64_t *hints, const void **out, size_t *outlen);
+
 /* The lowest level at which bp_codec_encode may model-code a block: an archival
  * setting, opted into with `solve --level`. The model coding stores 1 to 16% fewer
  * bytes than zstd on solved tables, but decodes 10 times slower (cold probes about 15
@@ -87,6 +97,10 @@ int bp_codec_decode(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t see
  * at the header only: 1 or 0, checking nothing else. */
 int bp_codec_needs_mask(const void *val, size_t vallen);
 
+/* Whether the block value val was coded with foretold wins (bp_codec_encode_hinted), so
+ * that decoding it needs the hints it was written with too. Header only: 1 or 0. */
+int bp_codec_needs_hints(const void *val, size_t vallen);
+
 /* As bp_codec_decode, with mask (NULL: none; ceil(n / 64) words as for
  * bp_codec_encode_mask) for blocks coded without their holes. Such a block read
  * without a mask fails ("block needs its game's index mask"), and with another mask
@@ -96,5 +110,14 @@ int bp_codec_needs_mask(const void *val, size_t vallen);
 int bp_codec_decode_mask(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
 			 const void *val, size_t vallen, const uint64_t *mask, uint16_t *records,
 			 uint32_t n, int flags, const char **why);
+
+/* As bp_codec_decode_mask, with hints (NULL: none) for blocks coded with foretold wins:
+ * such a block read without hints fails ("block needs its game's foretold wins"), and
+ * with other hints than it was written with fails their checksum ("foretold wins do
+ * not match the block"). Other blocks ignore hints. @return as bp_codec_decode. */
+int bp_codec_decode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
+			   const void *val, size_t vallen, const uint64_t *mask,
+			   const uint64_t *hints, uint16_t *records, uint32_t n, int flags,
+			   const char **why);
 
 #endif

@@ -39,6 +39,11 @@
  *
  * Record i is binarised as:
  *
+ *   [hint] when the caller's hints mark record i (rcmodel.h: the rules foretell a win
+ *     in 1 there, record 5): a decision "it is that record", in the context of
+ *     whether the last hint held and record i - 1's value; when it holds, that is the
+ *     whole record. A hint that fails (an unreached position the rules still see a win
+ *     in, a wrong hint) costs bits, never the record: what follows codes it as any;
  *   [match flag] when the match has held for MATCH_LONG records or more: a decision
  *     "the predicted record again", in the context of the match's length and the
  *     predicted value; when it holds, that is the whole record;
@@ -56,6 +61,9 @@
  *     that one". Otherwise the side (q above or below P) and the distance |q - P| in
  *     Elias-gamma form: its bit length in unary, then its bits below the leading one,
  *     each decision with its own probability per (v, side, length, position).
+ *
+ * The layout's flags leave out the records that a hint foretold, so a table whose wins
+ * in 1 were its only odd remoteness of a win keeps the parity shortcut.
  *
  * The parity shortcut is there because a solved game's remoteness often has the
  * parity of its value; in this code base's tables it does not (taifas:4x4: half the
@@ -94,6 +102,7 @@ enum { SRC_AB, SRC_A, SRC_B, SRC_L, SRC_LAST, NSRC };
 #define MATCH_HASH (1u << MATCH_HASH_BITS)
 #define MATCH_CTX 24
 #define MATCH_LONG 64 /* a match this long codes a flag "the same again" first */
+#define RC_HINTED 5u  /* the record a hint foretells: a win (1) in 1 (1 << 2) */
 
 struct model {
 	prob match[MATCH_CTX][4];
@@ -103,6 +112,7 @@ struct model {
 	prob side[4][NSRC];
 	prob len[4][2][LEN_MAX];
 	prob bits[4][2][LEN_MAX + 1][LEN_MAX];
+	prob hint[8];
 };
 
 static void model_init(struct model *m)
@@ -264,11 +274,19 @@ static unsigned bit_length(unsigned x)
 	return k;
 }
 
-/* The layout byte of a block (see the top of the file). */
-static uint8_t layout_of(const uint16_t *r, uint32_t n)
+static inline unsigned hinted(const uint64_t *hints, uint32_t i)
+{
+	return hints && (hints[i / 64] >> (i % 64) & 1u);
+}
+
+/* The layout byte of a block (see the top of the file); the records that a hint
+ * foretells (a win in 1 at a hint) are coded by the hint and do not count. */
+static uint8_t layout_of(const uint16_t *r, uint32_t n, const uint64_t *hints)
 {
 	unsigned hole_nonzero = 0, seen[4] = { 0 }; /* bit 0: an even remoteness, bit 1: odd */
 	for (uint32_t i = 0; i < n; i++) {
+		if (r[i] == RC_HINTED && hinted(hints, i))
+			continue;
 		unsigned v = r[i] & 3u;
 		seen[v] |= 1u << ((r[i] >> 2) & 1u);
 		hole_nonzero |= v == 0 && r[i] != 0;
@@ -392,11 +410,19 @@ static inline unsigned value_ctx(const uint16_t *r, uint32_t i, uint32_t s, uint
 	return a << 8 | a2 << 6 | b << 4 | c << 2 | (l & 3u);
 }
 
-long bp_rcmodel_encode(const uint16_t *records, uint32_t n, uint8_t *out, size_t cap)
+/* The context of a hint's decision: whether the last hint held, and record i - 1's
+ * value. */
+static inline unsigned hint_ctx(unsigned held, uint16_t a)
+{
+	return held << 2 | (a & 3u);
+}
+
+long bp_rcmodel_encode(const uint16_t *records, uint32_t n, const uint64_t *hints, uint8_t *out,
+		       size_t cap)
 {
 	if (cap < HEAD + 5)
 		return BP_ERANGE;
-	uint8_t layout = layout_of(records, n);
+	uint8_t layout = layout_of(records, n, hints);
 	uint16_t st[2], hist[65536];
 	uint32_t last_at[RC_HASH];
 	strides_of(records, n, st, hist, last_at);
@@ -419,10 +445,18 @@ long bp_rcmodel_encode(const uint16_t *records, uint32_t n, uint8_t *out, size_t
 	uint16_t l = 0;
 	struct match mt;
 	match_init(&mt);
+	unsigned held = 1;
 	for (uint32_t i = 0; i < n && !e.over; i++) {
 		uint16_t a = i ? records[i - 1] : 0, b = i >= stride ? records[i - stride] : 0;
 		uint16_t rec = records[i];
 		unsigned v = rec & 3u, rem = (unsigned)rec >> 2;
+		if (hinted(hints, i)) {
+			unsigned hit = rec == RC_HINTED;
+			enc_bit(&e, &m.hint[hint_ctx(held, a)], !hit);
+			held = hit;
+			if (hit)
+				goto next;
+		}
 		if (mt.len >= MATCH_LONG) {
 			uint16_t guess = records[mt.ptr];
 			unsigned hit = rec == guess;
@@ -503,7 +537,8 @@ static int decode_rem(struct dec *d, struct model *m, unsigned v, uint8_t layout
 	return rem > REM_MAX ? -1 : (int)rem;
 }
 
-int bp_rcmodel_decode(const uint8_t *in, size_t len, uint16_t *records, uint32_t n)
+int bp_rcmodel_decode(const uint8_t *in, size_t len, const uint64_t *hints, uint16_t *records,
+		      uint32_t n)
 {
 	if (len < HEAD + 5)
 		return BP_ECORRUPT;
@@ -525,10 +560,16 @@ int bp_rcmodel_decode(const uint8_t *in, size_t len, uint16_t *records, uint32_t
 	uint16_t l = 0;
 	struct match mt;
 	match_init(&mt);
+	unsigned held = 1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t a = i ? records[i - 1] : 0, b = i >= stride ? records[i - stride] : 0;
 		uint16_t rec = 0;
-		if (mt.len >= MATCH_LONG &&
+		unsigned hit = 0;
+		if (hinted(hints, i))
+			held = hit = !dec_bit(&d, &m.hint[hint_ctx(held, a)]);
+		if (hit) {
+			rec = RC_HINTED;
+		} else if (mt.len >= MATCH_LONG &&
 		    !dec_bit(&d, &m.match[match_ctx(mt.len)][records[mt.ptr] & 3u])) {
 			rec = records[mt.ptr];
 		} else {

@@ -143,6 +143,10 @@ struct bp_table {
 	bp_table_mask_fn mask_fn; /* bp_table_set_mask, or NULL */
 	void *mask_ctx;
 	uint64_t *mask; /* one block's mask, for reads on the calling thread */
+	bp_table_mask_fn hints_fn; /* bp_table_set_hints, or NULL */
+	void *hints_ctx;
+	int hints_write; /* writes at the archival levels code with hints */
+	uint64_t *hints; /* one block's hints, for reads on the calling thread */
 	void *attached; /* bp_table_attach */
 	void (*attached_free)(void *data);
 };
@@ -1221,6 +1225,7 @@ void bp_table_close(bp_table *t)
 	for (int i = 0; i < BP_CACHE_SLOTS; i++)
 		free(t->cache[i].records);
 	free(t->mask);
+	free(t->hints);
 	bp_meta_free(&t->meta);
 	__atomic_fetch_sub(&t->s->ntables, 1, __ATOMIC_ACQ_REL);
 	free(t);
@@ -1513,7 +1518,7 @@ struct walk {
 	uint64_t cap; /* slots */
 	struct slot *slot;
 	uint16_t *scratch;    /* check: one block per worker */
-	uint64_t *masks;      /* with a mask: one block's mask per worker */
+	uint64_t *masks;      /* with a mask: one block's mask, then its hints, per worker */
 	uint64_t (*count)[4]; /* put: records per value, per worker */
 	/* the batch */
 	uint32_t tier;
@@ -1538,6 +1543,16 @@ static int block_mask(const bp_table *t, uint32_t tier, uint64_t block, uint64_t
 {
 	uint64_t first = block * t->meta.block_records;
 	return t->mask_fn(t->mask_ctx, tier, first, block_len(t, tier, block), mask);
+}
+
+/* Fills hints with the foretold wins of block of tier (bp_table_set_hints).
+ * @return BP_OK; BP_EUNSUPPORTED (no hints function); the function's error. */
+static int block_hints(const bp_table *t, uint32_t tier, uint64_t block, uint64_t *hints)
+{
+	if (!t->hints_fn)
+		return BP_EUNSUPPORTED;
+	uint64_t first = block * t->meta.block_records;
+	return t->hints_fn(t->hints_ctx, tier, first, block_len(t, tier, block), hints);
 }
 
 static bp_codec *worker_codec(const bp_table *t, int worker)
@@ -1601,7 +1616,7 @@ static int walk_begin(bp_table *t, uint64_t most_blocks, int scratch, int counts
 	if (counts && !(w->count = calloc((size_t)w->workers, sizeof *w->count)))
 		return BP_ENOMEM;
 	if (t->mask_fn &&
-	    !(w->masks = malloc((size_t)w->workers * mask_words(t) * sizeof *w->masks)))
+	    !(w->masks = malloc((size_t)w->workers * 2 * mask_words(t) * sizeof *w->masks)))
 		return BP_ENOMEM;
 	return crew_start(&w->crew, w->workers);
 }
@@ -1667,12 +1682,15 @@ static void encode_batch(void *ctx, int worker)
 		bp_codec_key(key, w->tier, b);
 		/* a block of holes alone is coded whole: its frame is a few bytes anyway; below
 		 * the archival level the mask is not used (see "Probes" above) */
-		uint64_t *mask = w->masks ? w->masks + (size_t)worker * mask_words(t) : NULL;
+		uint64_t *mask = w->masks ? w->masks + (size_t)worker * 2 * mask_words(t) : NULL;
+		uint64_t *hints = mask ? mask + mask_words(t) : NULL;
 		if (mask && (zero || t->level < BP_CODEC_MODEL_LEVEL ||
 			     block_mask(t, w->tier, b, mask) != BP_OK))
 			mask = NULL; /* without a mask the block is coded whole: still exact */
-		sl->ret = bp_codec_encode_mask(c, key, sizeof key, t->seed, r, n, t->level, mask,
-					       &val, &len);
+		if (!mask || !t->hints_write || block_hints(t, w->tier, b, hints) != BP_OK)
+			hints = NULL; /* without hints the wins in 1 are coded as any record */
+		sl->ret = bp_codec_encode_hinted(c, key, sizeof key, t->seed, r, n, t->level, mask,
+						 hints, &val, &len);
 		if (sl->ret != BP_OK)
 			continue;
 		if (sl->cap < len) {
@@ -1771,17 +1789,24 @@ static void decode_batch(void *ctx, int worker)
 		uint16_t *dst = w->out ? w->out + block * b : w->scratch + (uint64_t)worker * b;
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		bp_codec_key(key, w->tier, block);
-		uint64_t *mask = NULL;
+		uint64_t *mask = NULL, *hints = NULL;
 		if (w->masks && bp_codec_needs_mask(sl->val, sl->len)) {
-			mask = w->masks + (size_t)worker * mask_words(t);
+			mask = w->masks + (size_t)worker * 2 * mask_words(t);
 			if ((sl->ret = block_mask(t, w->tier, block, mask)) != BP_OK) {
 				sl->why = "the game's index mask failed";
 				continue;
 			}
 		}
-		sl->ret =
-			bp_codec_decode_mask(c, key, sizeof key, t->seed, sl->val, sl->len, mask,
-					     dst, block_len(t, w->tier, block), w->flags, &sl->why);
+		if (mask && t->hints_fn && bp_codec_needs_hints(sl->val, sl->len)) {
+			hints = mask + mask_words(t);
+			if ((sl->ret = block_hints(t, w->tier, block, hints)) != BP_OK) {
+				sl->why = "the game's foretold wins failed";
+				continue;
+			}
+		}
+		sl->ret = bp_codec_decode_hinted(c, key, sizeof key, t->seed, sl->val, sl->len,
+						 mask, hints, dst, block_len(t, w->tier, block),
+						 w->flags, &sl->why);
 	}
 }
 
@@ -1789,6 +1814,13 @@ void bp_table_set_mask(bp_table *t, bp_table_mask_fn fn, void *ctx)
 {
 	t->mask_fn = fn;
 	t->mask_ctx = fn ? ctx : NULL;
+}
+
+void bp_table_set_hints(bp_table *t, bp_table_mask_fn fn, void *ctx, int write)
+{
+	t->hints_fn = fn;
+	t->hints_ctx = fn ? ctx : NULL;
+	t->hints_write = fn && write;
 }
 
 int bp_table_set_threads(bp_table *t, int threads)
@@ -1954,8 +1986,18 @@ static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *reco
 		}
 		mask = t->mask;
 	}
-	return bp_codec_decode_mask(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size, mask,
-				    records, block_len(t, tier, block), flags, why);
+	uint64_t *hints = NULL;
+	if (mask && t->hints_fn && bp_codec_needs_hints(v.mv_data, v.mv_size)) {
+		if (!t->hints && !(t->hints = malloc(mask_words(t) * sizeof *t->hints)))
+			return BP_ENOMEM;
+		if ((rc = block_hints(t, tier, block, t->hints)) != BP_OK) {
+			*why = "the game's foretold wins failed";
+			return rc;
+		}
+		hints = t->hints;
+	}
+	return bp_codec_decode_hinted(t->codec, key, sizeof key, t->seed, v.mv_data, v.mv_size,
+				      mask, hints, records, block_len(t, tier, block), flags, why);
 }
 
 /* Reads and decodes every block of a done tier, in batches, into out (or the workers'

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "solver/solve.h"
+#include "store/codec.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/mpi_solve.h"
@@ -284,6 +285,7 @@ int bp_cmd_solve(int argc, char **argv)
 	/* --mpi: one rank of an MPI job (mpirun -np N boardproof solve GAME --mpi) */
 	int use_mpi = bp_cli_take_flag(&argc, argv, "--mpi");
 	int replace = bp_cli_take_flag(&argc, argv, "--replace");
+	int foretell = bp_cli_take_flag(&argc, argv, "--foretell-wins");
 	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
 	if (rc || bp_cli_maybe_help(cmd, &a))
 		return rc;
@@ -320,6 +322,12 @@ int bp_cmd_solve(int argc, char **argv)
 		}
 		opts.compression_level = (int)v;
 	}
+	if (foretell && opts.compression_level < BP_CODEC_MODEL_LEVEL) {
+		bp_cli_error(cmd, "--foretell-wins needs an archival --level (%d to 22)",
+			     BP_CODEC_MODEL_LEVEL);
+		return BP_EXIT_USAGE;
+	}
+	opts.foretell_wins = foretell;
 	const char *solver = a.opt[5] ? a.opt[5] : "auto";
 	if (bp_engine_parse(solver, &opts.engine)) {
 		bp_cli_error(cmd, "bad --solver '%s' (auto, walk, tiers, cycles or counter)",

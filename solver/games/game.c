@@ -433,6 +433,21 @@ int bp_game_mask_begin(const struct bp_game *g, uint32_t tier, uint64_t first, u
 	return BP_OK;
 }
 
+int bp_game_wins_in_one(const struct bp_game *g, const struct bp_pos *p, struct bp_move *moves)
+{
+	if (g->ops->outcome(g, p) != BP_VALUE_NONE)
+		return 0;
+	if (g->ops->wins_now)
+		return g->ops->wins_now(g, p);
+	int n = g->ops->moves(g, p, moves), won = 0;
+	for (int i = 0; i < n && !won; i++) {
+		struct bp_pos c = *p;
+		g->ops->apply(g, &c, moves[i]);
+		won = g->ops->outcome(g, &c) == BP_VALUE_LOSS;
+	}
+	return won;
+}
+
 int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
 		      uint64_t *bits)
 {

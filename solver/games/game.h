@@ -586,6 +586,13 @@ int bp_game_mask_begin(const struct bp_game *g, uint32_t tier, uint64_t first, u
 int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, uint32_t n,
 		      uint64_t *bits);
 
+/* Whether the player to move in p has a move after which they have won at once (a win
+ * in 1): 1 yes, 0 no (also when p is over). Exact both ways: the game's wins_now where
+ * it has one, else every move made (into moves, room for g->max_moves) and its outcome
+ * asked. Tables coded with foretold wins (solver/probe.h) are read with it, so its
+ * answer for a position must never change while the rules version does not. */
+int bp_game_wins_in_one(const struct bp_game *g, const struct bp_pos *p, struct bp_move *moves);
+
 /* Parses position text, or gives the start position when text is NULL or "start".
  * @return as ops->pos_parse. */
 int bp_game_parse_position(const struct bp_game *g, const char *text, struct bp_pos *out,

@@ -59,10 +59,10 @@ static long round_trip(const uint16_t *in, uint32_t n, const char *what)
 	uint8_t *out = malloc(cap);
 	uint16_t *back = malloc((size_t)n * 2 + 2);
 	cr_assert(out && back);
-	long len = bp_rcmodel_encode(in, n, out, cap);
+	long len = bp_rcmodel_encode(in, n, NULL, out, cap);
 	cr_assert_gt(len, 0, "%s: %u records", what, n);
 	memset(back, 0x5a, (size_t)n * 2 + 2);
-	cr_expect_eq(bp_rcmodel_decode(out, (size_t)len, back, n), BP_OK, "%s: %u records", what,
+	cr_expect_eq(bp_rcmodel_decode(out, (size_t)len, NULL, back, n), BP_OK, "%s: %u records", what,
 		     n);
 	cr_expect_arr_eq(back, in, (size_t)n * 2, "%s: %u records", what, n);
 	cr_expect_eq(back[n], 0x5a5a, "%s: wrote past the records", what);
@@ -137,7 +137,7 @@ Test(rcmodel, layout_shortcuts)
 	cr_assert(r && out);
 	rng_state = SEED + 2;
 	fill_solved(r, n, 1);
-	long len = bp_rcmodel_encode(r, n, out, (size_t)n * 4 + 64);
+	long len = bp_rcmodel_encode(r, n, NULL, out, (size_t)n * 4 + 64);
 	cr_assert_gt(len, 0);
 	cr_expect_eq(out[0] & 1u, 1u, "holes are all 0");
 	cr_expect_eq((out[0] >> 2) & 3u, 2u, "a win's remoteness is odd");
@@ -145,7 +145,7 @@ Test(rcmodel, layout_shortcuts)
 	r[n / 2] = bp_record_make(1, 6);
 	r[n / 3] = bp_record_make(0, 1);
 	len = round_trip(r, n, "against the rule");
-	len = bp_rcmodel_encode(r, n, out, (size_t)n * 4 + 64);
+	len = bp_rcmodel_encode(r, n, NULL, out, (size_t)n * 4 + 64);
 	cr_assert_gt(len, 0);
 	cr_expect_eq(out[0] & 1u, 0u);
 	cr_expect_eq((out[0] >> 2) & 3u, 0u);
@@ -163,13 +163,13 @@ Test(rcmodel, cap_is_kept)
 	rng_state = SEED + 3;
 	for (uint32_t i = 0; i < n; i++)
 		r[i] = (uint16_t)rng();
-	long full = bp_rcmodel_encode(r, n, out, (size_t)n * 4 + 64);
+	long full = bp_rcmodel_encode(r, n, NULL, out, (size_t)n * 4 + 64);
 	cr_assert_gt(full, 100);
 	memset(out, 0xee, (size_t)n * 4 + 64);
-	cr_expect_eq(bp_rcmodel_encode(r, n, out, (size_t)full - 1), BP_ERANGE);
+	cr_expect_eq(bp_rcmodel_encode(r, n, NULL, out, (size_t)full - 1), BP_ERANGE);
 	cr_expect_eq(out[full - 1], 0xee, "wrote past the cap");
-	cr_expect_eq(bp_rcmodel_encode(r, n, out, (size_t)full), full);
-	cr_expect_eq(bp_rcmodel_encode(r, n, out, 4), BP_ERANGE);
+	cr_expect_eq(bp_rcmodel_encode(r, n, NULL, out, (size_t)full), full);
+	cr_expect_eq(bp_rcmodel_encode(r, n, NULL, out, 4), BP_ERANGE);
 	free(r);
 	free(out);
 }
@@ -187,17 +187,17 @@ Test(rcmodel, damaged_payloads)
 	rng_state = SEED + 4;
 	printf("rcmodel.damaged_payloads: seed %u\n", SEED + 4);
 	fill_solved(r, n, 1);
-	long len = bp_rcmodel_encode(r, n, out, (size_t)n * 4 + 64);
+	long len = bp_rcmodel_encode(r, n, NULL, out, (size_t)n * 4 + 64);
 	cr_assert_gt(len, 10);
 	for (long cut = 0; cut < len; cut++)
-		cr_expect_eq(bp_rcmodel_decode(out, (size_t)cut, back, n), BP_ECORRUPT,
+		cr_expect_eq(bp_rcmodel_decode(out, (size_t)cut, NULL, back, n), BP_ECORRUPT,
 			     "cut to %ld of %ld bytes", cut, len);
 	unsigned refused = 0, flips = 0;
 	for (long at = 0; at < len; at++)
 		for (int bit = 0; bit < 8; bit++) {
 			memcpy(bad, out, (size_t)len);
 			bad[at] ^= (uint8_t)(1u << bit);
-			int rc = bp_rcmodel_decode(bad, (size_t)len, back, n);
+			int rc = bp_rcmodel_decode(bad, (size_t)len, NULL, back, n);
 			cr_expect(rc == BP_OK || rc == BP_ECORRUPT);
 			refused += rc == BP_ECORRUPT || memcmp(back, r, (size_t)n * 2) != 0;
 			flips++;
@@ -208,15 +208,15 @@ Test(rcmodel, damaged_payloads)
 	cr_expect_geq(refused, flips - flips / 20, "%u of %u flips", refused, flips);
 	memcpy(bad, out, (size_t)len);
 	bad[0] |= 3u << 2; /* parity 3 is not a layout */
-	cr_expect_eq(bp_rcmodel_decode(bad, (size_t)len, back, n), BP_ECORRUPT);
+	cr_expect_eq(bp_rcmodel_decode(bad, (size_t)len, NULL, back, n), BP_ECORRUPT);
 	memcpy(bad, out, (size_t)len);
 	bad[1] = bad[2] = 0;
-	cr_expect_eq(bp_rcmodel_decode(bad, (size_t)len, back, n), BP_ECORRUPT);
+	cr_expect_eq(bp_rcmodel_decode(bad, (size_t)len, NULL, back, n), BP_ECORRUPT);
 	for (int k = 0; k < 200; k++) {
 		size_t l = 5 + (size_t)(rng() % 400);
 		for (size_t i = 0; i < l; i++)
 			bad[i] = (uint8_t)rng();
-		int rc = bp_rcmodel_decode(bad, l, back, n);
+		int rc = bp_rcmodel_decode(bad, l, NULL, back, n);
 		cr_expect(rc == BP_OK || rc == BP_ECORRUPT);
 	}
 	free(r);
