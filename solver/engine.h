@@ -80,6 +80,10 @@ enum bp_index {
 	BP_INDEX_SPARSE	   /* reachable canonical positions only (solver/sparse.h) */
 };
 
+/* The lowest compression_level that is archival: the store's BP_CODEC_MODEL_LEVEL, for
+ * the layers above the solver, which do not see the store's codec. */
+#define BP_SOLVE_ARCHIVAL_LEVEL 10
+
 struct bp_solve_opts {
 	enum bp_engine engine;	/* bp_solve only; engines called directly ignore it */
 	enum bp_index index;	/* bp_solve only */
@@ -87,7 +91,8 @@ struct bp_solve_opts {
 	uint64_t memory_limit;	/* bytes; 0: no limit. Checked up front (BP_ERANGE) */
 	uint32_t block_records; /* passed to the store; 0: its default */
 	int compression_level;	/* passed to the store; 0: its default */
-	/* at an archival level, code each win in 1 from the rules (bp_probe_foretell_wins) */
+	/* at an archival level (BP_SOLVE_ARCHIVAL_LEVEL and up), code each win in 1 from the
+	 * rules (bp_probe_foretell_wins); below it, nothing */
 	int foretell_wins;
 	void (*progress)(void *ctx, const struct bp_solve_progress *p); /* may be NULL */
 	/* Inside a tier or pass, about every tick_seconds (0: 0.25 s), from any one of the

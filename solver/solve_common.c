@@ -89,6 +89,7 @@ void bp_solve_free_move_buffers(struct bp_move **mv, int threads)
  * decoded blocks (32 a table: 64 MB at ARCHIVAL_MOST). @return the records a
  * block, or 0 (the store's default): no mask, or sizes that are not the game's dense
  * index (NULL sizes: the game's). */
+_Static_assert(BP_SOLVE_ARCHIVAL_LEVEL == BP_CODEC_MODEL_LEVEL, "the solver's archival level");
 #define STORE_BLOCK 16384u /* the store's default block (store/store.c) */
 #define ARCHIVAL_POSITIONS 65536u
 #define ARCHIVAL_SAMPLES 16u

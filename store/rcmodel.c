@@ -570,7 +570,7 @@ int bp_rcmodel_decode(const uint8_t *in, size_t len, const uint64_t *hints, uint
 		if (hit) {
 			rec = RC_HINTED;
 		} else if (mt.len >= MATCH_LONG &&
-		    !dec_bit(&d, &m.match[match_ctx(mt.len)][records[mt.ptr] & 3u])) {
+			   !dec_bit(&d, &m.match[match_ctx(mt.len)][records[mt.ptr] & 3u])) {
 			rec = records[mt.ptr];
 		} else {
 			unsigned ctx = value_ctx(records, i, stride, stride2, l, &mt);

@@ -142,12 +142,12 @@ struct bp_table {
 	char why[512];		  /* what the last failing bp_table_get or put found */
 	bp_table_mask_fn mask_fn; /* bp_table_set_mask, or NULL */
 	void *mask_ctx;
-	uint64_t *mask; /* one block's mask, for reads on the calling thread */
+	uint64_t *mask;		   /* one block's mask, for reads on the calling thread */
 	bp_table_mask_fn hints_fn; /* bp_table_set_hints, or NULL */
 	void *hints_ctx;
 	int hints_write; /* writes at the archival levels code with hints */
 	uint64_t *hints; /* one block's hints, for reads on the calling thread */
-	void *attached; /* bp_table_attach */
+	void *attached;	 /* bp_table_attach */
 	void (*attached_free)(void *data);
 };
 

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "solver/solve.h"
-#include "store/codec.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/mpi_solve.h"
@@ -322,9 +321,9 @@ int bp_cmd_solve(int argc, char **argv)
 		}
 		opts.compression_level = (int)v;
 	}
-	if (foretell && opts.compression_level < BP_CODEC_MODEL_LEVEL) {
+	if (foretell && opts.compression_level < BP_SOLVE_ARCHIVAL_LEVEL) {
 		bp_cli_error(cmd, "--foretell-wins needs an archival --level (%d to 22)",
-			     BP_CODEC_MODEL_LEVEL);
+			     BP_SOLVE_ARCHIVAL_LEVEL);
 		return BP_EXIT_USAGE;
 	}
 	opts.foretell_wins = foretell;

@@ -656,3 +656,94 @@ Test(verify, landscape_holes_keep_the_records)
 		bp_game_destroy(g);
 	}
 }
+
+/* Foretold wins (solve --foretell-wins): a table solved at the archival level with each
+ * win in 1 coded from the rules holds exactly what the default level's holds (verify's
+ * content hash, every record read back), some of its blocks are coded from hints, and
+ * bp_game_wins_in_one, which the hints come from, says 1 at exactly the records that
+ * are a win in 1 (the generic test by the moves, and Havannah's wins_now). */
+Test(verify, foretold_wins_same_table)
+{
+	static const char *specs[] = { "landscape:hex3,neutrals=6,layout=a1;a3;c1;c3;c5;e1",
+				       "havannah:hex2", "taifas:3x3", "chicken:hex2",
+				       "glorieta:hex2,ring=none,hand=2" };
+	for (size_t v = 0; v < sizeof specs / sizeof specs[0]; v++) {
+		struct bp_game *g = open_game(specs[v]);
+		char *dir9 = temp_db(), *dir10 = temp_db(), *plain10 = temp_db();
+		solve_into(dir9, g, (struct bp_solve_opts){ .threads = 2 });
+		solve_into(plain10, g,
+			   (struct bp_solve_opts){ .threads = 2, .compression_level = 10 });
+		solve_into(dir10, g,
+			   (struct bp_solve_opts){
+				   .threads = 2, .compression_level = 10, .foretell_wins = 1 });
+		struct run r9, r10;
+		verify_run(dir9, g, 2, &r9);
+		verify_run(dir10, g, 2, &r10);
+		cr_expect_eq(r10.r.inconsistencies, 0, "%s", specs[v]);
+		cr_expect_eq(r10.r.corrupt_blocks, 0, "%s", specs[v]);
+		cr_expect_gt(r10.r.positions_checked, 0);
+		cr_expect_eq(r10.r.content_hash, r9.r.content_hash, "%s", specs[v]);
+		free_run(&r9);
+		free_run(&r10);
+		bp_store *db9, *db10;
+		bp_table *t9, *t10;
+		cr_assert_eq(bp_store_open(dir9, BP_STORE_READONLY, &db9, NULL), BP_OK);
+		cr_assert_eq(bp_store_open(dir10, BP_STORE_READONLY, &db10, NULL), BP_OK);
+		cr_assert_eq(bp_probe_open(db9, g, &t9, NULL), BP_OK);
+		cr_assert_eq(bp_probe_open(db10, g, &t10, NULL), BP_OK);
+		/* the same level without the hints stores more */
+		struct bp_table_meta m;
+		bp_store *dbp;
+		bp_table *tp;
+		cr_assert_eq(bp_store_open(plain10, BP_STORE_READONLY, &dbp, NULL), BP_OK);
+		cr_assert_eq(bp_probe_open(dbp, g, &tp, NULL), BP_OK);
+		cr_assert_eq(bp_table_meta_get(tp, &m), BP_OK);
+		const uint64_t plain_bytes = m.stored_bytes;
+		bp_table_close(tp);
+		bp_store_close(dbp);
+		remove_db(plain10);
+		cr_assert_eq(bp_table_meta_get(t10, &m), BP_OK);
+		if (v == 0)
+			cr_expect_lt(m.stored_bytes, plain_bytes * 3 / 4, "%s: %llu against %llu",
+				     specs[v], (unsigned long long)m.stored_bytes,
+				     (unsigned long long)plain_bytes);
+		struct bp_move *moves = malloc((size_t)g->max_moves * sizeof *moves);
+		uint64_t wins = 0, positions = 0, wrong = 0;
+		for (uint32_t tier = 0; tier < g->ntiers; tier++) {
+			const uint64_t size = m.tier_size[tier];
+			uint16_t *a = malloc(size * sizeof *a + 1),
+				 *b = malloc(size * sizeof *b + 1);
+			cr_assert(a && b && moves);
+			cr_assert_eq(bp_table_get_tier(t9, tier, a), BP_OK);
+			cr_assert_eq(bp_table_get_tier(t10, tier, b), BP_OK, "%s tier %u", specs[v],
+				     tier);
+			cr_expect_eq(memcmp(a, b, size * sizeof *a), 0, "%s tier %u", specs[v],
+				     tier);
+			for (uint64_t i = 0; i < size; i++) {
+				struct bp_pos p;
+				if (!a[i] || g->ops->unrank(g, tier, i, &p) != BP_OK)
+					continue;
+				int w = a[i] == bp_record_make(BP_VALUE_WIN, 1);
+				positions++;
+				wins += (uint64_t)w;
+				wrong += (uint64_t)(bp_game_wins_in_one(g, &p, moves) != w);
+			}
+			free(a);
+			free(b);
+		}
+		cr_expect_eq(wrong, 0, "%s: %llu of %llu positions", specs[v],
+			     (unsigned long long)wrong, (unsigned long long)positions);
+		cr_expect_gt(wins, 0, "%s", specs[v]);
+		printf("%s: %llu positions, %llu wins in 1, %llu stored bytes against %llu\n",
+		       specs[v], (unsigned long long)positions, (unsigned long long)wins,
+		       (unsigned long long)m.stored_bytes, (unsigned long long)plain_bytes);
+		free(moves);
+		bp_table_close(t9);
+		bp_table_close(t10);
+		bp_store_close(db9);
+		bp_store_close(db10);
+		remove_db(dir9);
+		remove_db(dir10);
+		bp_game_destroy(g);
+	}
+}
