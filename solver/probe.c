@@ -93,27 +93,27 @@ static int holes_of(void *ctx, uint32_t tier, uint64_t first, uint32_t n, uint64
 	return g->ops->canonical_mask(g, tier, first, n, bits);
 }
 
-/* The store's hints function (bp_table_set_hints), ctx the game: at each valid
- * canonical index of the block, whether its mover wins in 1 (bp_game_wins_in_one). */
-static int wins_of(void *ctx, uint32_t tier, uint64_t first, uint32_t n, uint64_t *bits)
+/* The store's hints function (bp_table_set_hints), ctx the game: at each set bit of
+ * the block's mask (a valid canonical index), whether its mover wins in 1
+ * (bp_game_wins_in_one). */
+static int wins_of(void *ctx, uint32_t tier, uint64_t first, uint32_t n, const uint64_t *mask,
+		   uint64_t *hints)
 {
 	const struct bp_game *g = ctx;
-	int rc = g->ops->canonical_mask(g, tier, first, n, bits);
-	struct bp_move *moves = rc ? NULL : malloc((size_t)g->max_moves * sizeof *moves);
-	if (rc == BP_OK && !moves)
-		rc = BP_ENOMEM;
+	struct bp_move *moves = malloc((size_t)g->max_moves * sizeof *moves);
+	int rc = moves ? BP_OK : BP_ENOMEM;
 	for (uint32_t w = 0; rc == BP_OK && w < (n + 63) / 64; w++) {
-		uint64_t keep = 0;
-		for (uint64_t b = bits[w]; b && rc == BP_OK; b &= b - 1) {
+		uint64_t keep = 0, b = mask[w];
+		if (w == n / 64)
+			b &= (1ull << n % 64) - 1; /* n % 64 != 0 here: bits past n */
+		for (; b && rc == BP_OK; b &= b - 1) {
 			uint32_t i = 64 * w + (uint32_t)__builtin_ctzll(b);
 			struct bp_pos p;
-			if (i >= n)
-				break;
 			if ((rc = g->ops->unrank(g, tier, first + i, &p)) == BP_OK &&
 			    bp_game_wins_in_one(g, &p, moves))
 				keep |= 1ull << (i % 64);
 		}
-		bits[w] = keep;
+		hints[w] = keep;
 	}
 	free(moves);
 	return rc;

@@ -142,8 +142,8 @@ struct bp_table {
 	char why[512];		  /* what the last failing bp_table_get or put found */
 	bp_table_mask_fn mask_fn; /* bp_table_set_mask, or NULL */
 	void *mask_ctx;
-	uint64_t *mask;		   /* one block's mask, for reads on the calling thread */
-	bp_table_mask_fn hints_fn; /* bp_table_set_hints, or NULL */
+	uint64_t *mask;		    /* one block's mask, for reads on the calling thread */
+	bp_table_hints_fn hints_fn; /* bp_table_set_hints, or NULL */
 	void *hints_ctx;
 	int hints_write; /* writes at the archival levels code with hints */
 	uint64_t *hints; /* one block's hints, for reads on the calling thread */
@@ -1545,14 +1545,15 @@ static int block_mask(const bp_table *t, uint32_t tier, uint64_t block, uint64_t
 	return t->mask_fn(t->mask_ctx, tier, first, block_len(t, tier, block), mask);
 }
 
-/* Fills hints with the foretold wins of block of tier (bp_table_set_hints).
- * @return BP_OK; BP_EUNSUPPORTED (no hints function); the function's error. */
-static int block_hints(const bp_table *t, uint32_t tier, uint64_t block, uint64_t *hints)
+/* Fills hints with the foretold wins of block of tier (bp_table_set_hints), given its
+ * mask. @return BP_OK; BP_EUNSUPPORTED (no hints function); the function's error. */
+static int block_hints(const bp_table *t, uint32_t tier, uint64_t block, const uint64_t *mask,
+		       uint64_t *hints)
 {
 	if (!t->hints_fn)
 		return BP_EUNSUPPORTED;
 	uint64_t first = block * t->meta.block_records;
-	return t->hints_fn(t->hints_ctx, tier, first, block_len(t, tier, block), hints);
+	return t->hints_fn(t->hints_ctx, tier, first, block_len(t, tier, block), mask, hints);
 }
 
 static bp_codec *worker_codec(const bp_table *t, int worker)
@@ -1687,7 +1688,7 @@ static void encode_batch(void *ctx, int worker)
 		if (mask && (zero || t->level < BP_CODEC_MODEL_LEVEL ||
 			     block_mask(t, w->tier, b, mask) != BP_OK))
 			mask = NULL; /* without a mask the block is coded whole: still exact */
-		if (!mask || !t->hints_write || block_hints(t, w->tier, b, hints) != BP_OK)
+		if (!mask || !t->hints_write || block_hints(t, w->tier, b, mask, hints) != BP_OK)
 			hints = NULL; /* without hints the wins in 1 are coded as any record */
 		sl->ret = bp_codec_encode_hinted(c, key, sizeof key, t->seed, r, n, t->level, mask,
 						 hints, &val, &len);
@@ -1799,7 +1800,7 @@ static void decode_batch(void *ctx, int worker)
 		}
 		if (mask && t->hints_fn && bp_codec_needs_hints(sl->val, sl->len)) {
 			hints = mask + mask_words(t);
-			if ((sl->ret = block_hints(t, w->tier, block, hints)) != BP_OK) {
+			if ((sl->ret = block_hints(t, w->tier, block, mask, hints)) != BP_OK) {
 				sl->why = "the game's foretold wins failed";
 				continue;
 			}
@@ -1816,7 +1817,7 @@ void bp_table_set_mask(bp_table *t, bp_table_mask_fn fn, void *ctx)
 	t->mask_ctx = fn ? ctx : NULL;
 }
 
-void bp_table_set_hints(bp_table *t, bp_table_mask_fn fn, void *ctx, int write)
+void bp_table_set_hints(bp_table *t, bp_table_hints_fn fn, void *ctx, int write)
 {
 	t->hints_fn = fn;
 	t->hints_ctx = fn ? ctx : NULL;
@@ -1990,7 +1991,7 @@ static int read_block(bp_table *t, uint32_t tier, uint64_t block, uint16_t *reco
 	if (mask && t->hints_fn && bp_codec_needs_hints(v.mv_data, v.mv_size)) {
 		if (!t->hints && !(t->hints = malloc(mask_words(t) * sizeof *t->hints)))
 			return BP_ENOMEM;
-		if ((rc = block_hints(t, tier, block, t->hints)) != BP_OK) {
+		if ((rc = block_hints(t, tier, block, mask, t->hints)) != BP_OK) {
 			*why = "the game's foretold wins failed";
 			return rc;
 		}

@@ -150,16 +150,21 @@ typedef int (*bp_table_mask_fn)(void *ctx, uint32_t tier, uint64_t first, uint32
  * use of it. */
 void bp_table_set_mask(bp_table *t, bp_table_mask_fn fn, void *ctx);
 
-/* Gives a table with a mask its foretold wins (NULL: none, the default): fn writes, as
- * a mask function does, a bit set for each index at which the rules foretell a win in 1
- * (bp_record_make(1, 1): the player to move has a move that wins at once); bits at
- * holes are ignored. With write, blocks written at an archival level code those
- * records from the hints (store/codec.c, flag bit 3: a small fraction of a bit each;
- * each such block's write and cold read asks fn for the block, the price of the
- * smaller table); without, such blocks are only read. The same demands as on a mask
- * function: the same bits in every process and version that reads the table, safe
- * from several threads. ctx must outlive the table's use of it. */
-void bp_table_set_hints(bp_table *t, bp_table_mask_fn fn, void *ctx, int write);
+/* Writes into hints the foretold wins of records first..first+n-1 of tier (one block),
+ * given the block's mask as the table's mask function wrote it: ceil(n / 64) words,
+ * bit i % 64 of word i / 64 set where the rules foretell that record first + i is a
+ * win in 1 (bp_record_make(1, 1): the player to move has a move that wins at once);
+ * bits at clear bits of mask are ignored. The same demands as on a mask function.
+ * @return BP_OK or a negative BP_E* code. */
+typedef int (*bp_table_hints_fn)(void *ctx, uint32_t tier, uint64_t first, uint32_t n,
+				 const uint64_t *mask, uint64_t *hints);
+
+/* Gives a table with a mask its foretold wins (NULL: none, the default). With write,
+ * blocks written at an archival level code those records from the hints
+ * (store/codec.c, flag bit 3: a small fraction of a bit each; each such block's write
+ * and cold read asks fn for the block, the price of the smaller table); without, such
+ * blocks are only read. ctx must outlive the table's use of it. */
+void bp_table_set_hints(bp_table *t, bp_table_hints_fn fn, void *ctx, int write);
 
 /* The most threads bp_table_set_threads gives a table; larger counts are cut to it. */
 #define BP_STORE_MAX_THREADS 256
