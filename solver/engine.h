@@ -36,8 +36,10 @@ struct bp_solve_progress {
  * in dense indices walked (the unit every engine shares: a work item covers a range of
  * indices, canonical or not). */
 struct bp_solve_tick {
-	int phase;	       /* as bp_solve_progress; 2: a pass of the cycles or counter engine */
-	uint32_t tier, ntiers; /* the tier; for phase 2 the pass number and 0 */
+	int phase; /* as bp_solve_progress; 2: a pass of the cycles or counter engine; 3:
+		    * storing a solved tier (its records coded into the database: tier_done
+		    * and phase_done of tier_total = phase_total records; ntiers 0) */
+	uint32_t tier, ntiers;		  /* the tier; for phase 2 the pass number and 0 */
 	uint64_t tier_done, tier_total;	  /* indices of this tier (pass) walked, and in all */
 	uint64_t phase_done, phase_total; /* the same over the phase's work in this run (for
 					   * phase 2: the passes so far, total unknown: 0) */

@@ -142,6 +142,26 @@ uint64_t bp_solve_coder_bytes(const struct bp_game *g, const struct bp_solve_opt
 	return (uint64_t)threads * CODER_BYTES_PER_RECORD * (b - STORE_BLOCK);
 }
 
+/* The table's write progress (bp_table_set_put_progress), ctx the solve's options: a
+ * tick of phase 3 every tick_seconds at most. The writes come from one thread. */
+static void put_tick(void *ctx, uint32_t tier, uint64_t done, uint64_t total)
+{
+	static _Thread_local double next;
+	const struct bp_solve_opts *o = ctx;
+	double now = bp_solve_clock();
+	if (now < next)
+		return;
+	next = now + (o->tick_seconds > 0 ? o->tick_seconds : 0.25);
+	struct bp_solve_tick t = { .phase = 3,
+				   .tier = tier,
+				   .tier_done = done,
+				   .tier_total = total,
+				   .phase_done = done,
+				   .phase_total = total,
+				   .seconds = now };
+	o->tick(o->ctx, &t);
+}
+
 int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *sizes,
 			const struct bp_solve_opts *o, int writer, bp_table **out,
 			struct bp_err *err)
@@ -171,6 +191,8 @@ int bp_solve_open_table(const struct bp_game *g, bp_store *db, const uint64_t *s
 	bp_table_set_threads(*out, o->threads > 0 ? o->threads : bp_parallel_cores());
 	/* the dense index's holes cost no stored bits (a table of reachable positions, whose
 	 * sizes are not the dense ones, gets none) */
+	if (writer && o->tick)
+		bp_table_set_put_progress(*out, put_tick, (void *)o);
 	if (o->foretell_wins && writer)
 		bp_probe_foretell_wins(*out, g);
 	else

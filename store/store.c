@@ -145,9 +145,11 @@ struct bp_table {
 	uint64_t *mask;		    /* one block's mask, for reads on the calling thread */
 	bp_table_hints_fn hints_fn; /* bp_table_set_hints, or NULL */
 	void *hints_ctx;
-	int hints_write; /* writes at the archival levels code with hints */
-	uint64_t *hints; /* one block's hints, for reads on the calling thread */
-	void *attached;	 /* bp_table_attach */
+	int hints_write;		 /* writes at the archival levels code with hints */
+	uint64_t *hints;		 /* one block's hints, for reads on the calling thread */
+	bp_table_put_progress_fn put_fn; /* bp_table_set_put_progress, or NULL */
+	void *put_ctx;
+	void *attached; /* bp_table_attach */
 	void (*attached_free)(void *data);
 };
 
@@ -1817,6 +1819,12 @@ void bp_table_set_mask(bp_table *t, bp_table_mask_fn fn, void *ctx)
 	t->mask_ctx = fn ? ctx : NULL;
 }
 
+void bp_table_set_put_progress(bp_table *t, bp_table_put_progress_fn fn, void *ctx)
+{
+	t->put_fn = fn;
+	t->put_ctx = fn ? ctx : NULL;
+}
+
 void bp_table_set_hints(bp_table *t, bp_table_hints_fn fn, void *ctx, int write)
 {
 	t->hints_fn = fn;
@@ -1883,6 +1891,10 @@ static int put_tier(bp_table *t, uint32_t tier, const uint16_t *records,
 			w.in_first = first;
 		}
 		crew_run(&w.crew, encode_batch, &w);
+		if (t->put_fn) {
+			uint64_t done = (first + w.n) * b, size = t->meta.tier_size[tier];
+			t->put_fn(t->put_ctx, tier, done < size ? done : size, size);
+		}
 		for (uint64_t i = 0; i < w.n; i++) {
 			const struct slot *sl = &w.slot[i];
 			if ((ret = sl->ret) != BP_OK)

@@ -179,6 +179,14 @@ void bp_table_set_hints(bp_table *t, bp_table_hints_fn fn, void *ctx, int write)
  * closed. @return BP_OK; BP_EINVAL (t NULL or threads negative). */
 int bp_table_set_threads(bp_table *t, int threads);
 
+/* Called by bp_table_put_tier and bp_table_put_tier_fill on the calling thread after
+ * each batch of blocks is coded: done of the tier's total records so far (a writer's
+ * progress display: a tier coded from foretold wins takes minutes). */
+typedef void (*bp_table_put_progress_fn)(void *ctx, uint32_t tier, uint64_t done, uint64_t total);
+
+/* Sets the table's write progress function (NULL: none, the default). */
+void bp_table_set_put_progress(bp_table *t, bp_table_put_progress_fn fn, void *ctx);
+
 /* Writes a whole tier (tier_size[tier] records) and marks it done, with the solve's
  * figures so far, in one transaction. extra (may be NULL) replaces the free-form
  * metadata lines. Rewriting a done tier replaces it. Encodes on the table's threads

@@ -57,14 +57,20 @@ static void tick(void *ctx, const struct bp_solve_tick *t)
 	double dt = t->seconds - m->sec0;
 	double rate = dt > 0 ? (double)(t->phase_done - m->done0) / dt : 0;
 	double pct = t->tier_total ? 100.0 * (double)t->tier_done / (double)t->tier_total : 0;
-	const char *what = t->phase == 0 ? "reachable: tier" : t->phase == 1 ? "tier" : "pass";
+	const char *what = t->phase == 0   ? "reachable: tier"
+			   : t->phase == 1 ? "tier"
+			   : t->phase == 3 ? "storing tier"
+					   : "pass";
 	char line[200];
 	int n = snprintf(line, sizeof line, "solve: %s %u", what, t->tier);
 	if (t->ntiers)
 		n += snprintf(line + n, sizeof line - (size_t)n, " of %u", t->ntiers);
 	n += snprintf(line + n, sizeof line - (size_t)n, ": %5.1f%%, %.2f M indices/s", pct,
 		      rate / 1e6);
-	if (t->phase_total && rate > 0) {
+	if (t->phase == 3 && rate > 0) {
+		snprintf(line + n, sizeof line - (size_t)n, ", about %.0f s left",
+			 (double)(t->phase_total - t->phase_done) / rate);
+	} else if (t->phase_total && rate > 0) {
 		double left = (double)(t->phase_total - t->phase_done) / rate;
 		snprintf(line + n, sizeof line - (size_t)n, ", %.0f%% of the %s, about %.0f s left",
 			 100.0 * (double)t->phase_done / (double)t->phase_total,

@@ -2069,6 +2069,49 @@ Test(store, hints_round_trip)
 		free(want[i]);
 }
 
+struct put_calls {
+	uint32_t tier;
+	uint64_t last, total;
+	int calls, backwards;
+};
+
+static void on_put(void *ctx, uint32_t tier, uint64_t done, uint64_t total)
+{
+	struct put_calls *c = ctx;
+	if (tier != c->tier || done < c->last)
+		c->backwards += tier == c->tier;
+	c->tier = tier;
+	c->last = done;
+	c->total = total;
+	c->calls++;
+}
+
+/* The write progress: after each batch of a tier's blocks, the records coded so far,
+ * never going back, ending at the tier's size; once a batch (a tier of 385 blocks, on
+ * one thread: 128 blocks a batch). */
+Test(store, put_progress)
+{
+	static const uint64_t size = 3 * 128 * 64 + 5;
+	struct bp_table_info info = { .spec = "test:progress",
+				      .rules_version = 1,
+				      .ntiers = 1,
+				      .tier_size = &size,
+				      .block_records = 64 };
+	bp_store *s = open_store(BP_STORE_CREATE);
+	bp_table *t = open_table_threads(s, &info, BP_STORE_CREATE, 1);
+	struct put_calls c = { 0 };
+	bp_table_set_put_progress(t, on_put, &c);
+	uint16_t *r = tier_records(size);
+	cr_assert_eq(bp_table_put_tier(t, 0, r, 1.0, 100, NULL), BP_OK);
+	cr_expect_eq(c.calls, 4, "%d calls", c.calls);
+	cr_expect_eq(c.backwards, 0);
+	cr_expect_eq(c.last, size);
+	cr_expect_eq(c.total, size);
+	free(r);
+	bp_table_close(t);
+	bp_store_close(s);
+}
+
 /* bp_table_fill_bytes: the staging of one batch, as put_tier_fill takes it (a memory
  * plan counts it): whole blocks of 16-bit records, at most 128 blocks a thread and 64
  * MiB, never more blocks than the tier has. */
