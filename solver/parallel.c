@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "canon/error.h"
@@ -68,6 +69,13 @@ int bp_parallel_for(int threads, uint64_t nitems, int (*fn)(void *ctx, int worke
 	free(tid);
 	free(w);
 	return pf.error;
+}
+
+double bp_parallel_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int bp_parallel_cores(void)

@@ -17,4 +17,7 @@ int bp_parallel_for(int threads, uint64_t nitems, int (*fn)(void *ctx, int worke
 /* The number of online cores (at least 1). */
 int bp_parallel_cores(void);
 
+/* Seconds on the monotonic clock (for rates and ticks between threads). */
+double bp_parallel_clock(void);
+
 #endif

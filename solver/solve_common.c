@@ -12,9 +12,7 @@
 
 double bp_solve_clock(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return bp_parallel_clock();
 }
 
 uint64_t bp_solve_peak_memory(void)

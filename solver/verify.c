@@ -123,6 +123,12 @@ struct verifier {
 	uint64_t reported;    /* chunks reported, all of them before any other */
 	uint64_t hash;	      /* of every record so far, in order */
 	uint64_t counted;     /* the tier's stored records */
+	/* o.tick: indices checked in the tier, when the next tick is due, its start, and
+	 * whether a worker is ticking */
+	uint64_t done;
+	uint64_t next_tick; /* nanoseconds on bp_parallel_clock */
+	double t0;
+	int ticking;
 };
 
 /* Reports a problem directly: only while no workers run. */
@@ -463,6 +469,11 @@ static int check_one(struct verifier *v, struct worker *w, uint64_t idx, uint16_
 	return rc;
 }
 
+static double tick_every(const struct verifier *v)
+{
+	return v->o.tick_seconds > 0 ? v->o.tick_seconds : 0.5;
+}
+
 /* Work item 0 hashes the tier; item k > 0 checks chunk k - 1. */
 static int check_item(void *ctx, int worker, uint64_t item)
 {
@@ -490,6 +501,20 @@ static int check_item(void *ctx, int worker, uint64_t item)
 				return rc;
 	}
 	chunk_done(v, w, chunk);
+	if (v->o.tick) {
+		uint64_t done = __atomic_add_fetch(&v->done, i1 - i0, __ATOMIC_RELAXED);
+		double now = bp_parallel_clock();
+		if ((uint64_t)(now * 1e9) >= __atomic_load_n(&v->next_tick, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&v->ticking, 1, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&v->next_tick, (uint64_t)((now + tick_every(v)) * 1e9),
+					 __ATOMIC_RELAXED);
+			/* read again under the flag: ticks one at a time never go back */
+			done = __atomic_load_n(&v->done, __ATOMIC_RELAXED);
+			v->o.tick(v->o.ctx, v->tier, v->g->ntiers, done, v->meta.tier_size[v->tier],
+				  now - v->t0);
+			__atomic_store_n(&v->ticking, 0, __ATOMIC_RELEASE);
+		}
+	}
 	return BP_OK;
 }
 
@@ -644,6 +669,9 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 		v.chunk = chunk_of(v.meta.tier_size[tier]);
 		v.nchunks = (v.meta.tier_size[tier] + v.chunk - 1) / v.chunk;
 		v.reported = 0;
+		v.done = 0;
+		v.t0 = bp_parallel_clock();
+		v.next_tick = (uint64_t)((v.t0 + tick_every(&v)) * 1e9);
 		if (v.pending)
 			memset(v.pending, 0, sizeof *v.pending * v.nchunks);
 		rc = bp_parallel_for(v.threads, v.nchunks + 1, check_item, &v);

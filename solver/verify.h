@@ -31,11 +31,18 @@ struct bp_verify_report {
 typedef void bp_verify_problem(void *ctx, const char *what);
 /* Called after each tier, on the calling thread. */
 typedef void bp_verify_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked);
+/* Called inside a tier's full check about every tick_seconds, from one worker at a
+ * time: done of the tier's total indices checked so far, seconds since the check of
+ * the tier began (a long tier's progress: chicken:hex3's largest takes minutes). */
+typedef void bp_verify_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done,
+			    uint64_t total, double seconds);
 
 struct bp_verify_opts {
 	int threads;		      /* worker threads; <= 0: one per online core */
 	bp_verify_problem *problem;   /* may be NULL */
 	bp_verify_progress *progress; /* may be NULL */
+	bp_verify_tick *tick;	      /* may be NULL */
+	double tick_seconds;	      /* between ticks; 0: 0.5 */
 	int hash_only;		      /* decode, checksum and hash every stored record; re-derive
 					 nothing (positions_checked stays 0), reading each tier a
 					 range at a time (memory bounded whatever the tier) */

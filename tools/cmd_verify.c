@@ -42,11 +42,43 @@ struct vctx {
 	int quiet;
 	int shown;
 	int hash_only;
+	int tty, open; /* stderr is a terminal; a tick line is showing there */
 };
+
+static void end_tick_line(struct vctx *v)
+{
+	if (v->open)
+		fputs("\r\033[K", stderr);
+	v->open = 0;
+}
+
+/* Inside a tier: its share checked, the rate and the time left (a line that a
+ * terminal overwrites in place; with --progress elsewhere, a line a tick). */
+static void on_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
+		    double seconds)
+{
+	struct vctx *v = ctx;
+	if (v->quiet || !total)
+		return;
+	double rate = seconds > 0 ? (double)done / seconds : 0;
+	char line[160];
+	int n = snprintf(line, sizeof line, "verify: tier %u of %u: %5.1f%%, %.2f M indices/s",
+			 tier, ntiers, 100.0 * (double)done / (double)total, rate / 1e6);
+	if (rate > 0)
+		snprintf(line + n, sizeof line - (size_t)n, ", about %.0f s left in the tier",
+			 (double)(total - done) / rate);
+	if (v->tty) {
+		fprintf(stderr, "\r\033[K%s", line);
+		v->open = 1;
+	} else {
+		fprintf(stderr, "%s\n", line);
+	}
+}
 
 static void on_problem(void *ctx, const char *what)
 {
 	struct vctx *v = ctx;
+	end_tick_line(v);
 	if (v->shown++ < 50)
 		fprintf(stderr, "verify: %s\n", what);
 	else if (v->shown == 51)
@@ -56,6 +88,7 @@ static void on_problem(void *ctx, const char *what)
 static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked)
 {
 	struct vctx *v = ctx;
+	end_tick_line(v);
 	if (!v->quiet)
 		fprintf(stderr, "verify: tier %u of %u %s (%llu positions so far)\n", tier, ntiers,
 			v->hash_only ? "hashed" : "checked", (unsigned long long)checked);
@@ -162,7 +195,9 @@ int bp_cmd_verify(int argc, char **argv)
 		struct bp_game *g = NULL;
 		bp_table *tab = NULL;
 		struct bp_verify_report r = { 0 };
-		struct vctx vc = { .quiet = !(a.progress || isatty(2)), .hash_only = hash_only };
+		struct vctx vc = { .quiet = !(a.progress || isatty(2)),
+				   .hash_only = hash_only,
+				   .tty = isatty(2) };
 		if ((rc = bp_cli_open_game(cmd, specs.v[i], &g)))
 			goto out;
 		if ((rc = bp_cli_open_table(cmd, db, g, &tab))) {
@@ -172,6 +207,7 @@ int bp_cmd_verify(int argc, char **argv)
 		struct bp_verify_opts vo = { .threads = threads,
 					     .problem = on_problem,
 					     .progress = on_progress,
+					     .tick = on_tick,
 					     .ctx = &vc,
 					     .hash_only = hash_only,
 					     .sample = sample,

@@ -747,3 +747,56 @@ Test(verify, foretold_wins_same_table)
 		bp_game_destroy(g);
 	}
 }
+
+struct ticks {
+	uint32_t tier;
+	uint64_t last, total;
+	int calls, backwards, over, at_once;
+};
+
+static void on_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
+		    double seconds)
+{
+	struct ticks *t = ctx;
+	(void)ntiers;
+	if (__atomic_exchange_n(&t->at_once, 1, __ATOMIC_SEQ_CST))
+		t->over = -1000; /* two ticks at once */
+	if (tier == t->tier && done < t->last)
+		t->backwards++;
+	t->over += done > total || seconds < 0;
+	t->tier = tier;
+	t->last = done;
+	t->total = total;
+	t->calls++;
+	__atomic_store_n(&t->at_once, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Ticks inside a tier (verify's progress on a long tier): one at a time, never going
+ * back within a tier, never past the tier's size; with a tick every nanosecond, a tick
+ * after nearly every chunk, on 1 and 3 threads. */
+Test(verify, ticks_inside_tiers)
+{
+	struct bp_game *g = open_game("taifas:3x4");
+	char *dir = temp_db();
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 2 });
+	bp_store *db;
+	bp_table *t;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_probe_open(db, g, &t, NULL), BP_OK);
+	for (int threads = 1; threads <= 3; threads += 2) {
+		struct ticks k = { .tier = UINT32_MAX };
+		struct bp_verify_opts o = {
+			.threads = threads, .tick = on_tick, .tick_seconds = 1e-9, .ctx = &k
+		};
+		struct bp_verify_report r;
+		cr_assert_eq(bp_verify(g, t, &o, &r), BP_OK);
+		cr_expect_eq(r.inconsistencies, 0);
+		cr_expect_gt(k.calls, 10, "%d ticks", k.calls);
+		cr_expect_eq(k.backwards, 0);
+		cr_expect_eq(k.over, 0);
+	}
+	bp_table_close(t);
+	bp_store_close(db);
+	remove_db(dir);
+	bp_game_destroy(g);
+}
