@@ -1861,6 +1861,28 @@ static void holes_bad(void *ctx, uint32_t tier, uint64_t block, const char *why)
 	b->last_tier_block0 |= tier == NSIZES - 1 && block == 0;
 }
 
+/* Every read of t (whole tier, a range, single records, the blocks' check) gives the
+ * NSIZES tiers of want. */
+static void expect_tiers(bp_table *t, uint16_t *const *want)
+{
+	for (uint32_t i = 0; i < NSIZES; i++) {
+		uint16_t *got = malloc((sizes[i] + 1) * sizeof *got);
+		cr_assert_eq(bp_table_get_tier(t, i, got), BP_OK, "tier %u", i);
+		cr_expect_arr_eq(got, want[i], sizes[i] * sizeof *got, "tier %u", i);
+		if (sizes[i] > 10) {
+			cr_assert_eq(bp_table_get_range(t, i, 3, sizes[i] - 10, got), BP_OK);
+			cr_expect_arr_eq(got, want[i] + 3, (sizes[i] - 10) * sizeof *got);
+		}
+		for (uint64_t j = 0; j < sizes[i]; j += 7) {
+			uint16_t r = 0;
+			cr_assert_eq(bp_table_get(t, i, j, &r), BP_OK);
+			cr_assert_eq(r, want[i][j], "tier %u index %llu", i, (unsigned long long)j);
+		}
+		free(got);
+	}
+	cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+}
+
 /* Tiers written with a mask round-trip through every read (whole tier, range, probe,
  * check) on 1 and 3 threads, store fewer bytes than without, and the same table read
  * without its mask fails every read with BP_ECORRUPT naming the mask, never a misread;
@@ -1906,24 +1928,7 @@ Test(store, holes_round_trip)
 	cr_expect_lt(mt.stored_bytes, mp.stored_bytes * 3 / 4);
 	bp_table_close(p);
 	for (int round = 0; round < 2; round++) {
-		for (uint32_t i = 0; i < NSIZES; i++) {
-			uint16_t *got = malloc((sizes[i] + 1) * sizeof *got);
-			cr_assert_eq(bp_table_get_tier(t, i, got), BP_OK, "tier %u", i);
-			cr_expect_arr_eq(got, want[i], sizes[i] * sizeof *got, "tier %u", i);
-			if (sizes[i] > 10) {
-				cr_assert_eq(bp_table_get_range(t, i, 3, sizes[i] - 10, got),
-					     BP_OK);
-				cr_expect_arr_eq(got, want[i] + 3, (sizes[i] - 10) * sizeof *got);
-			}
-			for (uint64_t j = 0; j < sizes[i]; j += 7) {
-				uint16_t r = 0;
-				cr_assert_eq(bp_table_get(t, i, j, &r), BP_OK);
-				cr_assert_eq(r, want[i][j], "tier %u index %llu", i,
-					     (unsigned long long)j);
-			}
-			free(got);
-		}
-		cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+		expect_tiers(t, want);
 		bp_table_close(t);
 		t = open_table_threads(s, &info, 0, 1);
 		bp_table_set_mask(t, test_mask, &calls);
@@ -2033,19 +2038,7 @@ Test(store, hints_round_trip)
 	bp_table_close(h);
 	bp_table_close(u);
 	for (int round = 0; round < 2; round++) {
-		for (uint32_t i = 0; i < NSIZES; i++) {
-			uint16_t *got = malloc((sizes[i] + 1) * sizeof *got);
-			cr_assert_eq(bp_table_get_tier(t, i, got), BP_OK, "tier %u", i);
-			cr_expect_arr_eq(got, want[i], sizes[i] * sizeof *got, "tier %u", i);
-			for (uint64_t j = 0; j < sizes[i]; j += 7) {
-				uint16_t r = 0;
-				cr_assert_eq(bp_table_get(t, i, j, &r), BP_OK);
-				cr_assert_eq(r, want[i][j], "tier %u index %llu", i,
-					     (unsigned long long)j);
-			}
-			free(got);
-		}
-		cr_expect_eq(bp_table_check_blocks(t, NULL, NULL), 0);
+		expect_tiers(t, want);
 		bp_table_close(t);
 		t = open_table_threads(s, &info, 0, 1);
 		bp_table_set_mask(t, test_mask, &calls);
