@@ -345,6 +345,12 @@ static void hash_tier(struct verifier *v)
  * (chicken:hex3: 12 billion indices, 24 GB of records) is hashed in 32 MiB. */
 #define HASH_RANGE ((uint64_t)1 << 24)
 
+/* Seconds between two of o.tick's calls. */
+static double tick_every(const struct verifier *v)
+{
+	return v->o.tick_seconds > 0 ? v->o.tick_seconds : 0.5;
+}
+
 /* The content hash of a whole tier read a range at a time (hash-only). A tier with
  * a block that fails leaves the hash as it was. @return BP_OK; BP_ECORRUPT;
  * BP_ENOTFOUND; BP_ENOMEM. */
@@ -359,10 +365,16 @@ static int hash_tier_streamed(struct verifier *v, uint32_t tier)
 	int rc = BP_OK;
 	v->tier = tier;
 	v->counted = 0;
+	double t0 = bp_parallel_clock(), next = t0 + tick_every(v);
 	for (uint64_t first = 0; first < size && rc == BP_OK; first += range) {
 		uint64_t n = size - first < range ? size - first : range;
 		if ((rc = bp_table_get_range(v->t, tier, first, n, rec)) == BP_OK)
 			hash_records(v, rec, first, n);
+		double now = bp_parallel_clock();
+		if (v->o.tick && now >= next && first + n < size) {
+			v->o.tick(v->o.ctx, tier, v->g->ntiers, first + n, size, now - t0);
+			next = now + tick_every(v);
+		}
 	}
 	free(rec);
 	if (rc) {
@@ -467,11 +479,6 @@ static int check_one(struct verifier *v, struct worker *w, uint64_t idx, uint16_
 		bp_text_free(&pt);
 	}
 	return rc;
-}
-
-static double tick_every(const struct verifier *v)
-{
-	return v->o.tick_seconds > 0 ? v->o.tick_seconds : 0.5;
 }
 
 /* Work item 0 hashes the tier; item k > 0 checks chunk k - 1. */

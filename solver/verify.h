@@ -31,8 +31,8 @@ struct bp_verify_report {
 typedef void bp_verify_problem(void *ctx, const char *what);
 /* Called after each tier, on the calling thread. */
 typedef void bp_verify_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked);
-/* Called inside a tier's full check about every tick_seconds, from one worker at a
- * time: done of the tier's total indices checked so far, seconds since the check of
+/* Called inside a tier's full check (or hash_only's reading of it) about every
+ * tick_seconds, from one worker at a time: done of the tier's total indices checked so far, seconds since the check of
  * the tier began (a long tier's progress: chicken:hex3's largest takes minutes). */
 typedef void bp_verify_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done,
 			    uint64_t total, double seconds);

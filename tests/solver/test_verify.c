@@ -773,7 +773,8 @@ static void on_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, ui
 
 /* Ticks inside a tier (verify's progress on a long tier): one at a time, never going
  * back within a tier, never past the tier's size; with a tick every nanosecond, a tick
- * after nearly every chunk, on 1 and 3 threads. */
+ * after nearly every chunk, on 1, 2 and 3 threads, and with hash_only after nearly
+ * every range read. */
 Test(verify, ticks_inside_tiers)
 {
 	struct bp_game *g = open_game("taifas:3x4");
@@ -783,11 +784,15 @@ Test(verify, ticks_inside_tiers)
 	bp_table *t;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_probe_open(db, g, &t, NULL), BP_OK);
-	for (int threads = 1; threads <= 3; threads += 2) {
+	for (int threads = 1; threads <= 4; threads++) {
 		struct ticks k = { .tier = UINT32_MAX };
-		struct bp_verify_opts o = {
-			.threads = threads, .tick = on_tick, .tick_seconds = 1e-9, .ctx = &k
-		};
+		/* 4: hash_only, reading 1000 records at a time */
+		struct bp_verify_opts o = { .threads = threads < 4 ? threads : 2,
+					    .tick = on_tick,
+					    .tick_seconds = 1e-9,
+					    .hash_only = threads == 4,
+					    .hash_range = 1000,
+					    .ctx = &k };
 		struct bp_verify_report r;
 		cr_assert_eq(bp_verify(g, t, &o, &r), BP_OK);
 		cr_expect_eq(r.inconsistencies, 0);
