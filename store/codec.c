@@ -331,15 +331,17 @@ static uint64_t value_checksum(const uint8_t *h, const uint8_t *frame, size_t f,
 }
 
 /* The mask checksum (bit 2 payloads): the ceil(n / 64) words of mask, bits past n
- * clear, as little-endian bytes, seeded with K. */
-static int mask_checksum(bp_codec *c, uint64_t k, const uint64_t *mask, uint32_t n, uint64_t *sum)
+ * clear, as little-endian bytes, seeded with K; with and (not NULL), of mask AND and
+ * (the hints checksum of bit 3 payloads, seeded with K + 1). */
+static int mask_checksum(bp_codec *c, uint64_t k, const uint64_t *mask, const uint64_t *and,
+			 uint32_t n, uint64_t *sum)
 {
 	size_t words = ((size_t)n + 63) / 64;
 	if (grow(&c->mle, &c->mle_cap, words * 8 + 8) != BP_OK)
 		return BP_ENOMEM;
 	uint8_t *b = (uint8_t *)c->mle;
 	for (size_t i = 0; i < words; i++) {
-		uint64_t v = mask[i];
+		uint64_t v = and? mask[i] & and[i] : mask[i];
 		if (i == words - 1 && n % 64)
 			v &= (1ull << n % 64) - 1;
 		wr64(b + 8 * i, v);
@@ -452,22 +454,6 @@ static int pack_hints(bp_codec *c, const uint64_t *mask, const uint64_t *hints, 
 	return BP_OK;
 }
 
-/* The hints checksum (bit 3 payloads): the mask checksum of the hints at set bits of
- * the mask (hints AND mask), seeded with K + 1. */
-static int hints_checksum(bp_codec *c, uint64_t k, const uint64_t *mask, const uint64_t *hints,
-			  uint32_t n, uint64_t *sum)
-{
-	size_t words = ((size_t)n + 63) / 64;
-	uint64_t *both = malloc(words * 8 + 8);
-	if (!both)
-		return BP_ENOMEM;
-	for (size_t i = 0; i < words; i++)
-		both[i] = mask[i] & hints[i];
-	int rc = mask_checksum(c, k + 1, both, n, sum);
-	free(both);
-	return rc;
-}
-
 int bp_codec_encode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint64_t seed,
 			   const uint16_t *records, uint32_t n, int level, const uint64_t *mask,
 			   const uint64_t *hints, const void **out, size_t *outlen)
@@ -500,9 +486,9 @@ int bp_codec_encode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint6
 		int hinted = hints && lv >= BP_CODEC_MODEL_LEVEL;
 		size_t off = BP_MASK_SUM_SIZE * (hinted ? 2 : 1);
 		uint64_t hsum = 0;
-		if ((rc = mask_checksum(c, k, mask, n, &sum)) != BP_OK ||
+		if ((rc = mask_checksum(c, k, mask, NULL, n, &sum)) != BP_OK ||
 		    (hinted && ((rc = pack_hints(c, mask, hints, n, m)) != BP_OK ||
-				(rc = hints_checksum(c, k, mask, hints, n, &hsum)) != BP_OK)) ||
+				(rc = mask_checksum(c, k + 1, mask, hints, n, &hsum)) != BP_OK)) ||
 		    (rc = code_records(c, c->packed, m, lv, off, 0, hinted ? c->hints : NULL, &f,
 				       &enc)) != BP_OK)
 			return rc;
@@ -660,7 +646,7 @@ int bp_codec_decode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint6
 		size_t off = BP_MASK_SUM_SIZE * (enc & BP_BLOCK_HINTS ? 2 : 1);
 		if (f < off)
 			return fail(why, "truncated or overlong block", BP_ECORRUPT);
-		if (mask_checksum(c, k, mask, n, &msum) != BP_OK)
+		if (mask_checksum(c, k, mask, NULL, n, &msum) != BP_OK)
 			return fail(why, "out of memory", BP_ENOMEM);
 		if (msum != rd64(frame))
 			return fail(why, "index mask does not match the block", BP_ECORRUPT);
@@ -677,7 +663,7 @@ int bp_codec_decode_hinted(bp_codec *c, const uint8_t *key, size_t keylen, uint6
 		if (grow(&c->packed, &c->packed_cap, (size_t)m * 2) != BP_OK)
 			return fail(why, "out of memory", BP_ENOMEM);
 		if (enc & BP_BLOCK_HINTS) {
-			if (hints_checksum(c, k, mask, hints, n, &msum) != BP_OK ||
+			if (mask_checksum(c, k + 1, mask, hints, n, &msum) != BP_OK ||
 			    pack_hints(c, mask, hints, n, m) != BP_OK)
 				return fail(why, "out of memory", BP_ENOMEM);
 			if (msum != rd64(frame + BP_MASK_SUM_SIZE))

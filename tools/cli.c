@@ -95,6 +95,23 @@ int bp_cli_exit_code(int rc)
 	}
 }
 
+void bp_cli_tick_line(int tty, int *open, const char *line)
+{
+	if (tty) {
+		fprintf(stderr, "\r\033[K%s", line);
+		*open = 1;
+	} else {
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
+void bp_cli_end_tick_line(int tty, int *open)
+{
+	if (*open && tty)
+		fputs("\r\033[K", stderr);
+	*open = 0;
+}
+
 int bp_cli_print_text(const char *cmd, const struct bp_text *t)
 {
 	if (t->failed) {

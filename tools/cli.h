@@ -51,6 +51,13 @@ void bp_cli_json_error_flush(const char *cmd, int rc);
 /* The exit code for a library error code. */
 int bp_cli_exit_code(int rc);
 
+/* A progress line on stderr: on a terminal (tty) it overwrites the last one in place
+ * and *open says one is showing; elsewhere it is a line of its own. */
+void bp_cli_tick_line(int tty, int *open, const char *line);
+
+/* Clears a progress line left showing on a terminal, before other output. */
+void bp_cli_end_tick_line(int tty, int *open);
+
 /* Prints a report built in t to stdout, or, when building it ran out of memory
  * (t->failed: the text is incomplete), nothing there and "out of memory" as cmd's
  * error: a report cut short is never printed. @return 0 or BP_EXIT_IO. */

@@ -40,9 +40,7 @@ static int cancel(void *ctx)
 
 static void end_tick_line(struct meter *m)
 {
-	if (m->open && m->tty)
-		fputs("\r\033[K", stderr);
-	m->open = 0;
+	bp_cli_end_tick_line(m->tty, &m->open);
 }
 
 static void tick(void *ctx, const struct bp_solve_tick *t)
@@ -76,11 +74,7 @@ static void tick(void *ctx, const struct bp_solve_tick *t)
 			 100.0 * (double)t->phase_done / (double)t->phase_total,
 			 t->phase == 0 ? "marking" : "solve", left);
 	}
-	if (m->tty)
-		fprintf(stderr, "\r\033[K%s", line);
-	else
-		fprintf(stderr, "%s\n", line);
-	m->open = 1;
+	bp_cli_tick_line(m->tty, &m->open, line);
 }
 
 static void progress(void *ctx, const struct bp_solve_progress *p)

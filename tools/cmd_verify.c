@@ -45,13 +45,6 @@ struct vctx {
 	int tty, open; /* stderr is a terminal; a tick line is showing there */
 };
 
-static void end_tick_line(struct vctx *v)
-{
-	if (v->open)
-		fputs("\r\033[K", stderr);
-	v->open = 0;
-}
-
 /* Inside a tier: its share checked, the rate and the time left (a line that a
  * terminal overwrites in place; with --progress elsewhere, a line a tick). */
 static void on_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
@@ -67,18 +60,13 @@ static void on_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, ui
 	if (rate > 0)
 		snprintf(line + n, sizeof line - (size_t)n, ", about %.0f s left in the tier",
 			 (double)(total - done) / rate);
-	if (v->tty) {
-		fprintf(stderr, "\r\033[K%s", line);
-		v->open = 1;
-	} else {
-		fprintf(stderr, "%s\n", line);
-	}
+	bp_cli_tick_line(v->tty, &v->open, line);
 }
 
 static void on_problem(void *ctx, const char *what)
 {
 	struct vctx *v = ctx;
-	end_tick_line(v);
+	bp_cli_end_tick_line(v->tty, &v->open);
 	if (v->shown++ < 50)
 		fprintf(stderr, "verify: %s\n", what);
 	else if (v->shown == 51)
@@ -88,7 +76,7 @@ static void on_problem(void *ctx, const char *what)
 static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t checked)
 {
 	struct vctx *v = ctx;
-	end_tick_line(v);
+	bp_cli_end_tick_line(v->tty, &v->open);
 	if (!v->quiet)
 		fprintf(stderr, "verify: tier %u of %u %s (%llu positions so far)\n", tier, ntiers,
 			v->hash_only ? "hashed" : "checked", (unsigned long long)checked);
