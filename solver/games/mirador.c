@@ -552,7 +552,7 @@ static void mirador_move_format(const struct bp_game *g, const struct bp_pos *p,
 static void mirador_transform(const struct bp_game *g, const struct bp_pos *p, int s,
 			      struct bp_pos *out)
 {
-	memset(out, 0, sizeof *out);
+	bp_pos_clear(out);
 	for (int c = 0; c < 2; c++)
 		bp_sym_apply_bits(g->board, s, cplane(p, c), plane(out, c));
 	TO_MOVE(out) = TO_MOVE(p);
@@ -1206,7 +1206,7 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, int m
 	enum { IW = 4 * SMALL_MAX_SYM };
 	uint64_t acc[2][IW];
 	for (int c = 0; c < 2; c++) {
-		memset(acc[c], 0, sizeof acc[c]);
+		bp_words_clear(acc[c], IW);
 		for (u128 v = set[c]; v; v &= v - 1) {
 			const uint64_t *w = sm->pimg + (size_t)ctz128(v) * IW;
 			for (int k = 0; k < IW; k++)
@@ -1421,7 +1421,7 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 				return BP_ENOTFOUND;
 		}
 	}
-	memset(out, 0, sizeof *out);
+	bp_pos_clear(out);
 	put_plane(out, 0, pl[0]);
 	put_plane(out, 1, pl[1]);
 	TO_MOVE(out) = (uint64_t)tm;
@@ -1990,7 +1990,7 @@ static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int
 	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
 	if (greedy_breaks(sm, f.legal, xsq, occ, 0) || greedy_breaks(sm, f.legal, xsq, occ, 1))
 		return 0; /* breakable: a set was found with no search */
-	memset(f.sc, 0, sizeof f.sc);
+	bp_words_clear((uint64_t *)f.sc, 16);
 	if (fast_net(&f, m, set[colour], xsq, occ))
 		return BP_EUNSUPPORTED;
 	/* node -> links, in compressed rows */
