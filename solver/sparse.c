@@ -683,12 +683,13 @@ static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const u
 	return push_key(e, &e->pend[(size_t)worker * nt + ct], key);
 }
 
-/* The children of p (tier t, not over) by the game's children_keys. */
-static int children_keyed(struct enumr *e, int worker, uint32_t t, const struct bp_pos *p)
+/* The n children (or an error, n < 0) that children_keys or expand_key wrote into
+ * the worker's arrays for a position of tier t. */
+static int push_children(struct enumr *e, int worker, uint32_t t, int n)
 {
-	uint32_t *ct = e->ktier[worker];
-	uint64_t *keys = e->kkey[worker];
-	int n = e->g->ops->children_keys(e->g, p, ct, keys), rc;
+	const uint32_t *ct = e->ktier[worker];
+	const uint64_t *keys = e->kkey[worker];
+	int rc;
 	if (n < 0) {
 		snprintf(e->errmsg, sizeof e->errmsg,
 			 "tier %u: a child does not fit the game's 128-bit key", t);
@@ -697,6 +698,43 @@ static int children_keyed(struct enumr *e, int worker, uint32_t t, const struct 
 	for (int i = 0; i < n; i++)
 		if ((rc = reached(e, worker, t, ct[i], keys + 2 * i)))
 			return rc;
+	return BP_OK;
+}
+
+/* The children of p (tier t, not over) by the game's children_keys. */
+static int children_keyed(struct enumr *e, int worker, uint32_t t, const struct bp_pos *p)
+{
+	return push_children(e, worker, t,
+			     e->g->ops->children_keys(e->g, p, e->ktier[worker], e->kkey[worker]));
+}
+
+static int unpack_failed(struct enumr *e, uint32_t t)
+{
+	snprintf(e->errmsg, sizeof e->errmsg, "tier %u: a key the game packed does not unpack", t);
+	return BP_EINVAL;
+}
+
+/* expand_chunk's keys i0 .. i1 - 1 of tier t by the game's expand_key. */
+static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, uint64_t i1)
+{
+	const struct bp_game *g = e->g;
+	for (uint64_t i = i0; i < i1; i++) {
+		enum bp_value v;
+		int wins = 0, rc;
+		int n = g->ops->expand_key(g, t, e->ix->k[t] + 2 * i, &v,
+					   e->ix->wins ? &wins : NULL, e->ktier[worker],
+					   e->kkey[worker]);
+		if (n == BP_ENOTFOUND)
+			return unpack_failed(e, t);
+		if (e->ix->outcome)
+			e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
+		if (v != BP_VALUE_NONE)
+			continue;
+		if (wins)
+			e->ix->wins[t][i / 64] |= 1ull << (i % 64);
+		if ((rc = push_children(e, worker, t, n)))
+			return rc;
+	}
 	return BP_OK;
 }
 
@@ -711,16 +749,15 @@ static int expand_chunk(void *ctx, int worker, uint64_t item)
 		i1 = e->ix->n[t];
 	if (e->o && e->o->cancel && e->o->cancel(e->o->ctx))
 		return BP_ECANCELED;
+	if (ops->expand_key && e->ktier)
+		return expand_keyed(e, worker, t, i0, i1);
 	struct bp_pos p, c, canon;
 	struct bp_move *mv = e->mv[worker];
 	for (uint64_t i = i0; i < i1; i++) {
 		uint64_t key[2];
 		int rc = ops->key_unpack(g, t, e->ix->k[t] + 2 * i, &p);
-		if (rc) {
-			snprintf(e->errmsg, sizeof e->errmsg,
-				 "tier %u: a key the game packed does not unpack", t);
-			return BP_EINVAL;
-		}
+		if (rc)
+			return unpack_failed(e, t);
 		enum bp_value v = ops->outcome(g, &p);
 		if (e->ix->outcome)
 			e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);

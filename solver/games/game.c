@@ -457,3 +457,18 @@ int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, ui
 	struct walk_mask m = { first, bits };
 	return g->ops->tier_walk(g, tier, first, first + n, 0, NULL, walk_mask_visit, &m);
 }
+
+int bp_game_expand_key_each(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			    enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys)
+{
+	struct bp_pos p;
+	if (wins)
+		*wins = 0;
+	if (g->ops->key_unpack(g, tier, key, &p) != BP_OK)
+		return BP_ENOTFOUND;
+	if ((*outcome = g->ops->outcome(g, &p)) != BP_VALUE_NONE)
+		return 0;
+	if (wins && g->ops->wins_at_once)
+		*wins = g->ops->wins_at_once(g, &p) == 1;
+	return g->ops->children_keys(g, &p, ctier, keys);
+}

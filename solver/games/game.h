@@ -333,6 +333,18 @@ struct bp_game_ops {
 	 * walk finds such a move by making and ranking the children. Unlike wins_now
 	 * (proof-number search's, exact both ways), this one may miss such moves. */
 	int (*wins_at_once)(const struct bp_game *g, const struct bp_pos *p);
+	/* OPTIONAL fast path for the enumeration of an index of reachable positions
+	 * (solver/sparse.c), with key_unpack, outcome and children_keys: one key's step
+	 * in one call, what those share made once. For the position p that
+	 * key_unpack(tier, key) gives, *outcome gets outcome(p); when that is
+	 * BP_VALUE_NONE, *wins (where wins is not NULL) gets 1 when wins_at_once(p) says
+	 * 1 (else 0), and ctier and keys get children_keys(p). @return how many children
+	 * were written (0 when p is over); BP_ENOTFOUND where key_unpack fails; another
+	 * error (< 0) as children_keys's. Must agree exactly with those ops, which
+	 * bp_game_expand_key_each calls in turn; the tests compare the two on every key
+	 * of small boards' enumerations. NULL: the enumeration calls them in turn. */
+	int (*expand_key)(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			  enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and
@@ -612,6 +624,12 @@ int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, ui
  * asked. Tables coded with foretold wins (solver/probe.h) are read with it, so its
  * answer for a position must never change while the rules version does not. */
 int bp_game_wins_in_one(const struct bp_game *g, const struct bp_pos *p, struct bp_move *moves);
+
+/* expand_key's answer (see bp_game_ops) from key_unpack, outcome, wins_at_once and
+ * children_keys in turn: what a game without expand_key does, and what a game's own
+ * is tested against. */
+int bp_game_expand_key_each(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			    enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys);
 
 /* Parses position text, or gives the start position when text is NULL or "start".
  * @return as ops->pos_parse. */

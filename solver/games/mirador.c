@@ -1189,14 +1189,34 @@ static int key_of_child(const struct mirador *m, const struct small_child *k, ui
 /* The first `max` canonical children of p (a position of a small grid that is not
  * over), in moves() order. @return how many (at least one: a pass when nothing else),
  * or 0 when p is not a valid position of the grid (the caller falls back). */
+static int small_children_sets(const struct mirador *m, const u128 set[2], int mover, u128 legal,
+			       int max, struct small_child *out);
+
 static int small_children(const struct mirador *m, const struct bp_pos *p, int max,
 			  struct small_child *out)
 {
 	const struct small *sm = m->sm;
-	int N = m->nplace, mover = (int)TO_MOVE(p);
-	u128 set[2], img[SMALL_MAX_SYM][2], opl[SMALL_MAX_SYM][2];
+	int mover = (int)TO_MOVE(p);
+	u128 set[2];
 	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
 		return 0;
+	/* legal places (RULES.md 9.1) */
+	u128 bad = 0;
+	for (u128 v = set[0] | set[1]; v; v &= v - 1)
+		bad |= sm->nb[ctz128(v)];
+	for (u128 v = set[1 - mover]; v; v &= v - 1)
+		bad |= sm->diag[ctz128(v)];
+	return small_children_sets(m, set, mover, sm->all & ~bad, max, out);
+}
+
+/* small_children of the position with red and blue places set[0] and set[1], mover
+ * to move, whose legal places are `legal`. */
+static int small_children_sets(const struct mirador *m, const u128 set[2], int mover, u128 legal,
+			       int max, struct small_child *out)
+{
+	const struct small *sm = m->sm;
+	int N = m->nplace;
+	u128 img[SMALL_MAX_SYM][2], opl[SMALL_MAX_SYM][2];
 	/* the position's images: pieces, and planes as order_of. order_of permutes bits,
 	 * so a plane's is the OR of its pieces' (opsym), and a child's plane is the
 	 * parent's OR the new piece's. A piece's images under every symmetry are one run
@@ -1218,13 +1238,6 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, int m
 				    acc[c][2 * SMALL_MAX_SYM + 2 * s];
 		}
 	}
-	/* legal places (RULES.md 9.1) */
-	u128 bad = 0;
-	for (u128 v = set[0] | set[1]; v; v &= v - 1)
-		bad |= sm->nb[ctz128(v)];
-	for (u128 v = set[1 - mover]; v; v &= v - 1)
-		bad |= sm->diag[ctz128(v)];
-	u128 legal = sm->all & ~bad;
 	int r = popcount128(set[0]), b = popcount128(set[1]), n = 0;
 	int passed = legal == 0;
 	if (!passed) {
@@ -1365,51 +1378,72 @@ static int small_key_pack(const struct mirador *m, const struct bp_pos *p, uint6
 static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
 		       int passed, struct bp_pos *out);
 
-static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
-			    struct bp_pos *out)
+/* The red and blue places (set), to-move and passed of a key on a small grid, before
+ * small_check. @return BP_OK; BP_ENOTFOUND (bits where the key has none). */
+static int small_key_sets(const struct mirador *m, const uint64_t key[2], u128 set[2], int *tm,
+			  int *passed)
 {
-	const struct mirador *m = M(g);
 	int base = 128 - m->nplace, n = 0;
-	u128 k = (u128)key[1] << 64 | key[0], u = k >> base, set[2] = { 0, 0 };
+	u128 k = (u128)key[1] << 64 | key[0], u = k >> base;
 	int np = popcount128(u);
+	set[0] = set[1] = 0;
 	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
 		return BP_ENOTFOUND;
 	/* the colour bits: at most 63 (np <= N and 2 + np <= 128 - N) */
 	uint64_t red = (uint64_t)(k >> 2);
 	for (u128 v = u; v; v &= v - 1, n++)
 		set[!(red >> n & 1)] |= v & (~v + 1);
-	return small_build(m, tier, set, (int)(k >> 1 & 1), (int)(k & 1), out);
+	*tm = (int)(k >> 1 & 1);
+	*passed = (int)(k & 1);
+	return BP_OK;
 }
 
-/* The position of tier `tier` with red and blue places set[0] and set[1], to-move tm
- * and passed, when it is valid; else BP_ENOTFOUND. */
-static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
-		       int passed, struct bp_pos *out)
+static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			    struct bp_pos *out)
+{
+	const struct mirador *m = M(g);
+	u128 set[2];
+	int tm, passed;
+	if (small_key_sets(m, key, set, &tm, &passed))
+		return BP_ENOTFOUND;
+	return small_build(m, tier, set, tm, passed, out);
+}
+
+/* The checks of small_build on red and blue places set[0] and set[1], to-move tm and
+ * passed: BP_OK when they are a valid position of tier `tier`, with its planes
+ * (squares) in pl, the places overlapping a piece or touching one along a side (the OR
+ * of nb) in *bad, and the places touching colour c's pieces at a corner (the OR of
+ * diag) in corner[c]; so colour c's legal places are sm->all & ~*bad & ~corner[1 - c].
+ * Else BP_ENOTFOUND. */
+static int small_check(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
+		       int passed, u128 pl[2], u128 *bad_out, u128 corner[2])
 {
 	const struct small *sm = m->sm;
-	u128 bad = 0, corner[2] = { 0, 0 }, pl[2] = { 0, 0 };
+	u128 bad = 0;
 	if (set[0] & set[1])
 		return BP_ENOTFOUND;
-	for (int c = 0; c < 2; c++)
+	for (int c = 0; c < 2; c++) {
+		u128 cn = 0, sq = 0;
 		for (u128 v = set[c]; v; v &= v - 1) {
 			int q = ctz128(v);
 			if (bad & v & (~v + 1))
 				return BP_ENOTFOUND; /* overlap or side contact */
 			bad |= sm->nb[q];
-			if (c == 0) /* blue's corners: below, only where they are asked */
-				corner[0] |= sm->diag[q];
-			pl[c] |= sm->pmask[q];
+			cn |= sm->diag[q];
+			sq |= sm->pmask[q];
 		}
+		corner[c] = cn;
+		pl[c] = sq;
+	}
 	if ((corner[0] & set[1]) != 0)
 		return BP_ENOTFOUND; /* red and blue touch at a corner */
+	*bad_out = bad;
 	int r = popcount128(set[0]), b = popcount128(set[1]), e = r - b - tm;
 	if (r + b + passes_of_counts(r, b, tm, passed) != (int)tier)
 		return BP_ENOTFOUND;
 	/* the turn order (see the header and validate_cells): who has no placement left
 	 * matters only after a pass (passed, or counts that a pass put apart) */
 	if (passed || e != 0) {
-		for (u128 v = set[1]; v; v &= v - 1)
-			corner[1] |= sm->diag[ctz128(v)];
 		int red_out = (sm->all & ~bad & ~corner[1]) == 0;
 		int blue_out = (sm->all & ~bad & ~corner[0]) == 0;
 		if (!passed) {
@@ -1421,12 +1455,29 @@ static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2]
 				return BP_ENOTFOUND;
 		}
 	}
+	return BP_OK;
+}
+
+/* The position with planes pl, to-move tm and passed. */
+static void small_put(const u128 pl[2], int tm, int passed, struct bp_pos *out)
+{
 	bp_pos_clear(out);
 	put_plane(out, 0, pl[0]);
 	put_plane(out, 1, pl[1]);
 	TO_MOVE(out) = (uint64_t)tm;
 	PASSED(out) = (uint64_t)passed;
-	return BP_OK;
+}
+
+/* The position of tier `tier` with red and blue places set[0] and set[1], to-move tm
+ * and passed, when it is valid; else BP_ENOTFOUND. */
+static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
+		       int passed, struct bp_pos *out)
+{
+	u128 pl[2], bad, corner[2];
+	int rc = small_check(m, tier, set, tm, passed, pl, &bad, corner);
+	if (rc == BP_OK)
+		small_put(pl, tm, passed, out);
+	return rc;
 }
 
 /* ---- small grids: chains no placement can cut ---------------------------------------- */
@@ -1610,15 +1661,20 @@ static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
 	return 0;
 }
 
-int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour)
+/* bp_mirador_safe_chain of the player on squares x, the occupied squares being occ. */
+static int safe_chain_planes(const struct small *sm, u128 x, u128 occ)
 {
-	const struct mirador *m = M(g);
-	const struct small *sm = m->sm;
-	if (!sm)
-		return BP_EUNSUPPORTED;
-	u128 x = get_plane(p, colour), occ = x | get_plane(p, 1 - colour);
 	u128 safe = sm->sq_all & ~occ & ~sq_cover(sm, x, occ);
 	return safe_chain_pieces(sm, x, sm->sq_all & ~safe);
+}
+
+int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int colour)
+{
+	const struct small *sm = M(g)->sm;
+	if (!sm)
+		return BP_EUNSUPPORTED;
+	u128 x = get_plane(p, colour);
+	return safe_chain_planes(sm, x, x | get_plane(p, 1 - colour));
 }
 
 /* wins_at_once on small grids: whether one of the mover's first WIN_TRIES legal
@@ -1631,13 +1687,21 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
  * average), and a position with none pays for every try. */
 #define WIN_TRIES 4
 
+static int wins_at_once_planes(const struct small *sm, u128 me, u128 opp);
+
 static int mirador_wins_at_once(const struct bp_game *g, const struct bp_pos *p)
 {
 	const struct small *sm = M(g)->sm;
 	if (!sm)
 		return 0;
 	int mover = (int)TO_MOVE(p);
-	u128 me = get_plane(p, mover), opp = get_plane(p, 1 - mover), occ = me | opp;
+	return wins_at_once_planes(sm, get_plane(p, mover), get_plane(p, 1 - mover));
+}
+
+/* mirador_wins_at_once of the mover on squares me against the opponent's squares opp. */
+static int wins_at_once_planes(const struct small *sm, u128 me, u128 opp)
+{
+	u128 occ = me | opp;
 	u128 tl = sq_legal_tl(sm, opp, occ);
 	for (int i = 0; tl && i < WIN_TRIES; tl &= tl - 1, i++) {
 		u128 piece = sm->pmask[sm->cellplace[ctz128(tl)]];
@@ -1972,22 +2036,35 @@ static int greedy_breaks(const struct small *sm, u128 legal, u128 xsq, u128 occ,
 /* The chain-breaking search for colour on p (a valid position of a small grid) after
  * bp_mirador_safe_chain said 0. @return 1 unbreakable; 0; BP_EUNSUPPORTED (a network
  * beyond the arrays above, or p not whole pieces: the caller's search). */
+static int fast_unbreakable_sets(const struct mirador *m, const u128 set[2], int colour, u128 xsq,
+				 u128 occ, u128 legal);
+
 static int fast_unbreakable(const struct mirador *m, const struct bp_pos *p, int colour)
 {
 	const struct small *sm = m->sm;
 	u128 set[2];
-	struct fast f;
 	if (!small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1]))
 		return BP_EUNSUPPORTED;
-	f.sm = sm;
-	f.nlinks = f.nlanes = 0;
 	u128 bad = 0;
 	for (u128 v = set[0] | set[1]; v; v &= v - 1)
 		bad |= sm->nb[ctz128(v)];
 	for (u128 v = set[colour]; v; v &= v - 1)
 		bad |= sm->diag[ctz128(v)];
-	f.legal = sm->all & ~bad;
-	u128 xsq = get_plane(p, colour), occ = xsq | get_plane(p, 1 - colour);
+	u128 xsq = get_plane(p, colour);
+	return fast_unbreakable_sets(m, set, colour, xsq, xsq | get_plane(p, 1 - colour),
+				     sm->all & ~bad);
+}
+
+/* fast_unbreakable on red and blue places set, colour's squares xsq, the occupied
+ * squares occ and the opponent's legal places `legal`. */
+static int fast_unbreakable_sets(const struct mirador *m, const u128 set[2], int colour, u128 xsq,
+				 u128 occ, u128 legal)
+{
+	const struct small *sm = m->sm;
+	struct fast f;
+	f.sm = sm;
+	f.nlinks = f.nlanes = 0;
+	f.legal = legal;
 	if (greedy_breaks(sm, f.legal, xsq, occ, 0) || greedy_breaks(sm, f.legal, xsq, occ, 1))
 		return 0; /* breakable: a set was found with no search */
 	bp_words_clear((uint64_t *)f.sc, 16);
@@ -2023,6 +2100,63 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 		return rc;
 	rc = bp_mirador_test(g, p, colour, &v);
 	return rc ? rc : v.unbreakable;
+}
+
+/* expand_key (see bp_game_ops): on small grids the key's places are used as they are,
+ * where key_unpack, outcome, wins_at_once and children_keys would each make them from
+ * the position's squares again (small_places) and find the pieces' neighbours (bad)
+ * again; the position itself is made only where the chain-breaking search falls back
+ * to mirador_chain.c's. */
+static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
+			      enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys)
+{
+	const struct mirador *m = M(g);
+	const struct small *sm = m->sm;
+	if (!sm)
+		return bp_game_expand_key_each(g, tier, key, outcome, wins, ctier, keys);
+	u128 set[2], pl[2], bad, corner[2];
+	int tm, passed, rc;
+	if (wins)
+		*wins = 0;
+	if (small_key_sets(m, key, set, &tm, &passed) ||
+	    small_check(m, tier, set, tm, passed, pl, &bad, corner))
+		return BP_ENOTFOUND;
+	/* outcome (mirador_outcome): the player who just moved, c, has an unbreakable
+	 * chain (bp_mirador_unbreakable); against c, the legal places are those
+	 * touching no piece along a side and none of c's at a corner */
+	int c = 1 - tm, occ_lost;
+	u128 occ = pl[0] | pl[1];
+	if (!(occ_lost = safe_chain_planes(sm, pl[c], occ))) {
+		rc = fast_unbreakable_sets(m, set, c, pl[c], occ, sm->all & ~bad & ~corner[c]);
+		if (rc == BP_EUNSUPPORTED) {
+			struct bp_pos p;
+			small_put(pl, tm, passed, &p);
+			rc = unbreakable(g, &p, c);
+		}
+		occ_lost = rc;
+	}
+	if (occ_lost) {
+		*outcome = BP_VALUE_LOSS;
+		return 0;
+	}
+	if (passed) { /* double_pass */
+		int e = popcount128(set[0]) - popcount128(set[1]) - tm;
+		if (tm ? e >= 0 : e <= 0) {
+			*outcome = BP_VALUE_DRAW;
+			return 0;
+		}
+	}
+	*outcome = BP_VALUE_NONE;
+	if (wins)
+		*wins = wins_at_once_planes(sm, pl[tm], pl[c]);
+	struct small_child kid[128];
+	int n = small_children_sets(m, set, tm, sm->all & ~bad & ~corner[c], INT_MAX, kid);
+	for (int i = 0; i < n; i++) {
+		if ((rc = key_of_child(m, &kid[i], keys + 2 * i)))
+			return rc;
+		ctier[i] = kid[i].tier;
+	}
+	return n;
 }
 
 /* unrank on a small grid, from the places the index gives. */
@@ -2503,6 +2637,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.children_keys = mirador_children_keys,
 	.children_keys_first = mirador_children_keys_first,
 	.wins_at_once = mirador_wins_at_once,
+	.expand_key = mirador_expand_key,
 	.describe = mirador_describe,
 	.picture = mirador_picture,
 	.claims = "no-draw first-player pie corner-openings",

@@ -674,6 +674,77 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 	}
 }
 
+/* A game's expand_key (the enumeration's step on one key) gives what key_unpack,
+ * outcome, wins_at_once and children_keys give in turn (bp_game_expand_key_each), on
+ * every key of each board's enumeration and on each key with one bit flipped (a key
+ * of no position, or of another one, reachable or not), with wins asked and not. */
+Test(sparse, expand_key_as_the_ops_in_turn, .timeout = 120)
+{
+	const char *const more[] = { "mirador:9x9", "mirador:7x6,piece=3" };
+	uint64_t checked = 0, over = 0, flipped_valid = 0, seed = 12345;
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0] + 2; b++) {
+		const char *spec = b < sizeof boards / sizeof boards[0]
+					   ? boards[b]
+					   : more[b - sizeof boards / sizeof boards[0]];
+		struct bp_game *g = open_game(spec);
+		cr_assert_not_null(g->ops->expand_key, "%s", spec);
+		bp_sparse *ix = enumerate(g);
+		int mm = g->max_moves;
+		uint32_t *ta = malloc(sizeof *ta * (size_t)mm),
+			 *tb = malloc(sizeof *tb * (size_t)mm);
+		uint64_t *ka = malloc(2 * sizeof *ka * (size_t)mm),
+			 *kb = malloc(2 * sizeof *kb * (size_t)mm);
+		cr_assert(ta && tb && ka && kb);
+		for (uint32_t t = 0; t < g->ntiers; t++)
+			for (uint64_t i = 0; i < bp_sparse_count(ix, t); i++)
+				for (int flip = 0; flip < 2; flip++) {
+					uint64_t key[2];
+					memcpy(key, bp_sparse_key(ix, t, i), sizeof key);
+					if (flip) {
+						seed = seed * 6364136223846793005ull +
+						       1442695040888963407ull;
+						key[seed >> 63] ^= 1ull << (seed >> 57 & 63);
+					}
+					enum bp_value va = BP_VALUE_WIN, vb = BP_VALUE_WIN;
+					int wa = -1, wb = -1, ask = (int)(i & 1);
+					int na = g->ops->expand_key(g, t, key, &va,
+								    ask ? &wa : NULL, ta, ka);
+					int nb = bp_game_expand_key_each(g, t, key, &vb,
+									 ask ? &wb : NULL, tb, kb);
+					cr_assert_eq(na, nb, "%s tier %u key %llu flip %d", spec, t,
+						     (unsigned long long)i, flip);
+					if (na == BP_ENOTFOUND) {
+						cr_assert(flip, "%s: a key of the index", spec);
+						continue;
+					}
+					cr_assert_eq(va, vb, "%s tier %u key %llu flip %d", spec, t,
+						     (unsigned long long)i, flip);
+					cr_assert_eq(wa, wb, "%s tier %u key %llu", spec, t,
+						     (unsigned long long)i);
+					for (int k = 0; k < na; k++)
+						cr_assert(ta[k] == tb[k] &&
+								  ka[2 * k] == kb[2 * k] &&
+								  ka[2 * k + 1] == kb[2 * k + 1],
+							  "%s tier %u key %llu child %d", spec, t,
+							  (unsigned long long)i, k);
+					checked++;
+					over += va != BP_VALUE_NONE;
+					flipped_valid += flip;
+				}
+		cr_expect_eq(bp_game_status(g), BP_OK);
+		free(ta);
+		free(tb);
+		free(ka);
+		free(kb);
+		bp_sparse_free(ix);
+		bp_game_destroy(g);
+	}
+	/* both kinds seen: positions over and not, flipped keys that name a position */
+	cr_expect_gt(over, 0);
+	cr_expect_gt(checked - over, 0);
+	cr_expect_gt(flipped_valid, 0);
+}
+
 /* key_unpack accepts exactly the keys whose position the text parser accepts (and in
  * that position's tier only), on random sets of pieces of random colours, to-move and
  * passed: overlapping pieces, side and corner contacts, broken turn order. */
