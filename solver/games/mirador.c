@@ -1378,35 +1378,57 @@ static int small_key_pack(const struct mirador *m, const struct bp_pos *p, uint6
 static int small_build(const struct mirador *m, uint32_t tier, const u128 set[2], int tm,
 		       int passed, struct bp_pos *out);
 
-/* The red and blue places (set), to-move and passed of a key on a small grid, before
- * small_check. @return BP_OK; BP_ENOTFOUND (bits where the key has none). */
-static int small_key_sets(const struct mirador *m, const uint64_t key[2], u128 set[2], int *tm,
-			  int *passed)
+static int small_check_rest(const struct small *sm, uint32_t tier, const u128 set[2], int tm,
+			    int passed, u128 bad, const u128 corner[2]);
+static void small_put(const u128 pl[2], int tm, int passed, struct bp_pos *out);
+
+/* The red and blue places (set), to-move and passed of a key on a small grid, with
+ * small_check's tests and answers, in one pass over the key's pieces in the order of
+ * their places (a conflict is found whichever of two pieces comes first: nb is
+ * symmetric). */
+static int small_key_check(const struct mirador *m, uint32_t tier, const uint64_t key[2],
+			   u128 set[2], int *tm, int *passed, u128 pl[2], u128 *bad_out,
+			   u128 corner[2])
 {
-	int base = 128 - m->nplace, n = 0;
-	u128 k = (u128)key[1] << 64 | key[0], u = k >> base;
+	const struct small *sm = m->sm;
+	int base = 128 - m->nplace;
+	u128 k = (u128)key[1] << 64 | key[0], u = k >> base, bad = 0;
+	u128 st[2] = { 0, 0 }, cn[2] = { 0, 0 }, sq[2] = { 0, 0 };
 	int np = popcount128(u);
-	set[0] = set[1] = 0;
 	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
 		return BP_ENOTFOUND;
 	/* the colour bits: at most 63 (np <= N and 2 + np <= 128 - N) */
-	uint64_t red = (uint64_t)(k >> 2);
-	for (u128 v = u; v; v &= v - 1, n++)
-		set[!(red >> n & 1)] |= v & (~v + 1);
+	uint64_t blue = ~(uint64_t)(k >> 2);
+	for (u128 v = u; v; v &= v - 1, blue >>= 1) {
+		int q = ctz128(v), c = (int)(blue & 1);
+		u128 b = v & (~v + 1);
+		if (bad & b)
+			return BP_ENOTFOUND; /* overlap or side contact */
+		bad |= sm->nb[q];
+		st[c] |= b;
+		cn[c] |= sm->diag[q];
+		sq[c] |= sm->pmask[q];
+	}
+	for (int c = 0; c < 2; c++) {
+		set[c] = st[c];
+		corner[c] = cn[c];
+		pl[c] = sq[c];
+	}
+	*bad_out = bad;
 	*tm = (int)(k >> 1 & 1);
 	*passed = (int)(k & 1);
-	return BP_OK;
+	return small_check_rest(sm, tier, set, *tm, *passed, bad, corner);
 }
 
 static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
 			    struct bp_pos *out)
 {
 	const struct mirador *m = M(g);
-	u128 set[2];
-	int tm, passed;
-	if (small_key_sets(m, key, set, &tm, &passed))
-		return BP_ENOTFOUND;
-	return small_build(m, tier, set, tm, passed, out);
+	u128 set[2], pl[2], bad, corner[2];
+	int tm, passed, rc = small_key_check(m, tier, key, set, &tm, &passed, pl, &bad, corner);
+	if (rc == BP_OK)
+		small_put(pl, tm, passed, out);
+	return rc;
 }
 
 /* The checks of small_build on red and blue places set[0] and set[1], to-move tm and
@@ -1435,9 +1457,16 @@ static int small_check(const struct mirador *m, uint32_t tier, const u128 set[2]
 		corner[c] = cn;
 		pl[c] = sq;
 	}
+	*bad_out = bad;
+	return small_check_rest(sm, tier, set, tm, passed, bad, corner);
+}
+
+/* small_check's tests past the pieces' own: corner contact, tier and turn order. */
+static int small_check_rest(const struct small *sm, uint32_t tier, const u128 set[2], int tm,
+			    int passed, u128 bad, const u128 corner[2])
+{
 	if ((corner[0] & set[1]) != 0)
 		return BP_ENOTFOUND; /* red and blue touch at a corner */
-	*bad_out = bad;
 	int r = popcount128(set[0]), b = popcount128(set[1]), e = r - b - tm;
 	if (r + b + passes_of_counts(r, b, tm, passed) != (int)tier)
 		return BP_ENOTFOUND;
@@ -2118,8 +2147,7 @@ static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint
 	int tm, passed, rc;
 	if (wins)
 		*wins = 0;
-	if (small_key_sets(m, key, set, &tm, &passed) ||
-	    small_check(m, tier, set, tm, passed, pl, &bad, corner))
+	if (small_key_check(m, tier, key, set, &tm, &passed, pl, &bad, corner))
 		return BP_ENOTFOUND;
 	/* outcome (mirador_outcome): the player who just moved, c, has an unbreakable
 	 * chain (bp_mirador_unbreakable); against c, the legal places are those
