@@ -894,9 +894,20 @@ struct small {
 	uint64_t *pimg;
 };
 
+/* bit128(i) by table: a shift of a 128-bit number by a variable count is half a dozen
+ * instructions with a branch or two conditional moves, a load one */
+#define B1(i) ((u128)1 << (i))
+#define B4(i) B1(i), B1(i + 1), B1(i + 2), B1(i + 3)
+#define B16(i) B4(i), B4(i + 4), B4(i + 8), B4(i + 12)
+static const u128 bit_table[128] = { B16(0),  B16(16), B16(32), B16(48),
+				     B16(64), B16(80), B16(96), B16(112) };
+#undef B16
+#undef B4
+#undef B1
+
 static u128 bit128(int i)
 {
-	return (u128)1 << i;
+	return bit_table[i];
 }
 
 static int ctz128(u128 v)
@@ -921,6 +932,19 @@ static void put_plane(struct bp_pos *p, int c, u128 v)
 	uint64_t *pl = plane(p, c);
 	pl[0] = (uint64_t)v;
 	pl[1] = (uint64_t)(v >> 64);
+}
+
+/* The places of v's set bits, lowest first, into at. @return how many. A word at a
+ * time: on a 128-bit v, clearing the lowest bit and finding the next took a dozen
+ * instructions and a branch a bit. */
+static int list_bits(u128 v, int *at)
+{
+	int n = 0;
+	for (uint64_t w = (uint64_t)v; w; w &= w - 1)
+		at[n++] = __builtin_ctzll(w);
+	for (uint64_t w = (uint64_t)(v >> 64); w; w &= w - 1)
+		at[n++] = 64 + __builtin_ctzll(w);
+	return n;
 }
 
 /* A plane as a number that orders planes as memcmp orders their words. */
@@ -1227,8 +1251,9 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 	uint64_t acc[2][IW];
 	for (int c = 0; c < 2; c++) {
 		bp_words_clear(acc[c], IW);
-		for (u128 v = set[c]; v; v &= v - 1) {
-			const uint64_t *w = sm->pimg + (size_t)ctz128(v) * IW;
+		int at[128], np = list_bits(set[c], at);
+		for (int i = 0; i < np; i++) {
+			const uint64_t *w = sm->pimg + (size_t)at[i] * IW;
 			for (int k = 0; k < IW; k++)
 				acc[c][k] |= w[k];
 		}
@@ -1399,9 +1424,10 @@ static int small_key_check(const struct mirador *m, uint32_t tier, const uint64_
 		return BP_ENOTFOUND;
 	/* the colour bits: at most 63 (np <= N and 2 + np <= 128 - N) */
 	uint64_t blue = ~(uint64_t)(k >> 2);
-	for (u128 v = u; v; v &= v - 1, blue >>= 1) {
-		int q = ctz128(v), c = (int)(blue & 1);
-		u128 b = v & (~v + 1);
+	int at[128], n = list_bits(u, at);
+	for (int i = 0; i < n; i++, blue >>= 1) {
+		int q = at[i], c = (int)(blue & 1);
+		u128 b = bit128(q);
 		if (bad & b)
 			return BP_ENOTFOUND; /* overlap or side contact */
 		bad |= sm->nb[q];
@@ -1635,11 +1661,9 @@ static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
 	u128 tl = x & ~sq_east(sm, x) & ~sq_south(sm, x);
 	assert(popcount128(tl) <= 64);
 	int8_t ord[128];
-	int at[64], n = 0;
-	for (u128 v = tl; v; v &= v - 1, n++) {
-		at[n] = ctz128(v);
-		ord[at[n]] = (int8_t)n;
-	}
+	int at[64], n = list_bits(tl, at);
+	for (int i = 0; i < n; i++)
+		ord[at[i]] = (int8_t)i;
 	/* side[d]: the pieces whose ray in direction d (east, west, south, north)
 	 * reaches the side; north and south only when east-west finds no chain */
 	uint64_t side[4] = { 0, 0, 0, 0 };
