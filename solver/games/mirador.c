@@ -916,6 +916,13 @@ static int ctz128(u128 v)
 	return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(v >> 64));
 }
 
+/* The highest set bit of v (not 0). */
+static int top128(u128 v)
+{
+	uint64_t hi = (uint64_t)(v >> 64);
+	return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)v);
+}
+
 static int popcount128(u128 v)
 {
 	return __builtin_popcountll((uint64_t)v) + __builtin_popcountll((uint64_t)(v >> 64));
@@ -1276,17 +1283,42 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 	 * image's with the new piece's bit inserted where its place falls */
 	uint64_t red[SMALL_MAX_SYM];
 	unsigned have = 0;
+	/* Symmetries that cannot give the smallest image. The parent is canonical, so
+	 * opl[0] is its smallest image: opl[s][0] >= opl[0][0]. Where they differ, say
+	 * first (from the top) at bit d[s], opl[s][0] has it and opl[0][0] not; a child's
+	 * red image under s is opl[s][0] | add_s, under the identity opl[0][0] | add_0,
+	 * and when add_0 has no bit at d[s] or above, the two agree above d[s] but for
+	 * bits only s's may add, and s's has d[s]: s's image is the larger, and s is not
+	 * taken. So with blue to move (add_0 on the blue plane) only the symmetries with
+	 * opl[s][0] == opl[0][0] are tried, with red to move those too and the ones with
+	 * d[s] at most the top bit of add_0: cand lists the symmetries other than the
+	 * identity by d (cd), -1 where the red images agree. Symmetries whose images tie
+	 * give the same child, so the order they are tried in does not matter. */
+	int cand[SMALL_MAX_SYM], cd[SMALL_MAX_SYM], nc = 0;
+	for (int s = 1; s < sm->nsym; s++) {
+		u128 x = opl[s][0] ^ opl[0][0];
+		int ds = x ? top128(x) : -1, j = nc++;
+		for (; j > 0 && cd[j - 1] > ds; j--) {
+			cand[j] = cand[j - 1];
+			cd[j] = cd[j - 1];
+		}
+		cand[j] = s;
+		cd[j] = ds;
+	}
 	do {
-		int q = passed ? -1 : ctz128(legal);
-		int bs = 0;
-		u128 o0 = 0, o1 = 0;
-		for (int s = 0; s < sm->nsym; s++) {
-			u128 add = q < 0 ? 0 : sm->opsym[(size_t)s * (size_t)N + (size_t)q];
+		int q = passed ? -1 : ctz128(legal), bs = 0, top0 = -1;
+		u128 add = q < 0 ? 0 : sm->opsym[q];
+		u128 o0 = opl[0][0] | (mover ? 0 : add), o1 = opl[0][1] | (mover ? add : 0);
+		if (q >= 0 && !mover)
+			top0 = top128(add);
+		for (int i = 0; i < nc && cd[i] <= top0; i++) {
+			int s = cand[i];
+			add = q < 0 ? 0 : sm->opsym[(size_t)s * (size_t)N + (size_t)q];
 			u128 a0 = opl[s][0] | (mover ? 0 : add);
-			if (s > 0 && a0 > o0)
+			if (a0 > o0)
 				continue;
 			u128 a1 = opl[s][1] | (mover ? add : 0);
-			if (s > 0 && a0 == o0 && a1 >= o1)
+			if (a0 == o0 && a1 >= o1)
 				continue;
 			bs = s;
 			o0 = a0;
@@ -1602,13 +1634,6 @@ static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
 	for (int k = 0; k < sm->p; k++)
 		cover |= across << (k * sm->w);
 	return cover & sm->sq_all;
-}
-
-/* The highest set bit of v (not 0). */
-static int top128(u128 v)
-{
-	uint64_t hi = (uint64_t)(v >> 64);
-	return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)v);
 }
 
 /* For safe_chain_pieces: side[d0] and side[d0 + 1] get the pieces (top-left squares
