@@ -1607,33 +1607,44 @@ static u128 sq_north(const struct small *sm, u128 v)
  * beside it is occupied and no square diagonal to it is the player's (the corners of
  * the frame around a piece; the other diagonal squares are beside some square of the
  * piece); a top-left square is legal when all P x P squares from it may. */
-static u128 sq_legal_tl(const struct small *sm, u128 x, u128 occ)
+static inline u128 sq_legal_tl_p(const struct small *sm, u128 x, u128 occ, const int P)
 {
 	u128 near =
 		occ | sq_east(sm, occ) | sq_west(sm, occ) | sq_north(sm, occ) | sq_south(sm, occ);
 	u128 xv = sq_north(sm, x) | sq_south(sm, x);
 	u128 ok = sm->sq_all & ~(near | sq_east(sm, xv) | sq_west(sm, xv));
 	u128 row = ok, east = ok;
-	for (int k = 1; k < sm->p; k++) { /* ok here and on the P - 1 squares east */
+	for (int k = 1; k < P; k++) { /* ok here and on the P - 1 squares east */
 		east = sq_west(sm, east);
 		row &= east;
 	}
 	u128 tl = row & sm->sq_tl;
-	for (int k = 1; k < sm->p; k++) /* and so on the P - 1 rows below */
+	for (int k = 1; k < P; k++) /* and so on the P - 1 rows below */
 		tl &= row >> (k * sm->w);
 	return tl;
 }
 
+/* P = 2 (most grids) with its loops unrolled, as side_rays */
+static u128 sq_legal_tl(const struct small *sm, u128 x, u128 occ)
+{
+	return sm->p == 2 ? sq_legal_tl_p(sm, x, occ, 2) : sq_legal_tl_p(sm, x, occ, sm->p);
+}
+
 /* The squares that those legal placements cover: the top-left squares shifted by
  * 0 .. P - 1 each way. */
-static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
+static inline u128 sq_cover_p(const struct small *sm, u128 x, u128 occ, const int P)
 {
-	u128 across = sq_legal_tl(sm, x, occ), cover = 0;
-	for (int k = 1; k < sm->p; k++)
+	u128 across = sq_legal_tl_p(sm, x, occ, P), cover = 0;
+	for (int k = 1; k < P; k++)
 		across |= sq_east(sm, across);
-	for (int k = 0; k < sm->p; k++)
+	for (int k = 0; k < P; k++)
 		cover |= across << (k * sm->w);
 	return cover & sm->sq_all;
+}
+
+static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
+{
+	return sm->p == 2 ? sq_cover_p(sm, x, occ, 2) : sq_cover_p(sm, x, occ, sm->p);
 }
 
 /* For safe_chain_pieces: side[d0] and side[d0 + 1] get the pieces (top-left squares
