@@ -1528,9 +1528,10 @@ struct walk {
 	uint64_t next;	    /* next block to take, relative to first (atomic) */
 	const uint16_t *in; /* put: the tier's records, from block in_first on */
 	uint64_t in_first;
-	uint16_t *out; /* get: the tier's records (NULL: into scratch) */
-	int flags;     /* for bp_codec_decode */
-	int restart;   /* renew the read transaction before the next fetch */
+	uint16_t *out; /* get: the records of block out_first on (NULL: into scratch) */
+	uint64_t out_first;
+	int flags;   /* for bp_codec_decode */
+	int restart; /* renew the read transaction before the next fetch */
 };
 
 /* Words of one block's mask. */
@@ -1789,7 +1790,8 @@ static void decode_batch(void *ctx, int worker)
 		if (sl->ret != BP_OK)
 			continue;
 		uint64_t block = w->first + i;
-		uint16_t *dst = w->out ? w->out + block * b : w->scratch + (uint64_t)worker * b;
+		uint16_t *dst = w->out ? w->out + (block - w->out_first) * b
+				       : w->scratch + (uint64_t)worker * b;
 		uint8_t key[BP_CODEC_KEY_SIZE];
 		bp_codec_key(key, w->tier, block);
 		uint64_t *mask = NULL, *hints = NULL;
@@ -2023,6 +2025,7 @@ static int read_tier(struct walk *w, uint32_t tier, uint16_t *out,
 {
 	uint64_t n = nblocks(w->t, tier);
 	w->out = out;
+	w->out_first = 0;
 	w->flags = 0; /* whole-tier reads hash the decoded content too */
 	for (uint64_t first = 0; first < n; first += w->n) {
 		walk_batch(w, tier, first);
@@ -2063,6 +2066,34 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 	return ret;
 }
 
+static int get_range_serial(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
+			    uint16_t *records);
+
+/* Blocks w0..w1-1 of tier, whole, into records on the table's threads (as
+ * bp_table_get_tier): the first failure in block order. */
+static int get_blocks(bp_table *t, uint32_t tier, uint64_t w0, uint64_t w1, uint16_t *records)
+{
+	struct walk w;
+	int ret = walk_begin(t, w1 - w0, 0, 0, &w);
+	if (ret == BP_OK && (ret = read_begin(t)) == BP_OK) {
+		w.out = records;
+		w.out_first = w0;
+		w.flags = 0;
+		for (uint64_t first = w0; ret == BP_OK && first < w1; first += w.n) {
+			walk_batch(&w, tier, first);
+			if (w.n > w1 - first)
+				w.n = w1 - first;
+			fetch_batch(&w);
+			crew_run(&w.crew, decode_batch, &w);
+			for (uint64_t i = 0; ret == BP_OK && i < w.n; i++)
+				ret = w.slot[i].ret;
+		}
+		mdb_txn_reset(t->rtxn);
+	}
+	walk_end(&w);
+	return ret;
+}
+
 int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records)
 {
 	if (!t || tier >= t->meta.ntiers || first > t->meta.tier_size[tier] ||
@@ -2072,6 +2103,29 @@ int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, u
 		return BP_ENOTFOUND;
 	if (n == 0)
 		return BP_OK;
+	/* the whole blocks inside the range, w0..w1-1, on the table's threads where it
+	 * has more than one and there are two such blocks; the edges on this thread */
+	uint64_t b = t->meta.block_records, end = first + n;
+	uint64_t w0 = (first + b - 1) / b, w1 = end / b;
+	if (end == t->meta.tier_size[tier] && end % b)
+		w1++; /* the tier's last block, shorter, ends the range */
+	if (t->threads > 1 && w1 > w0 + 1) {
+		int ret = w0 * b > first ? get_range_serial(t, tier, first, w0 * b - first, records)
+					 : BP_OK;
+		if (ret == BP_OK)
+			ret = get_blocks(t, tier, w0, w1, records + (w0 * b - first));
+		if (ret == BP_OK && w1 * b < end)
+			ret = get_range_serial(t, tier, w1 * b, end - w1 * b,
+					       records + (w1 * b - first));
+		return ret;
+	}
+	return get_range_serial(t, tier, first, n, records);
+}
+
+/* bp_table_get_range on this thread, block by block. */
+static int get_range_serial(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
+			    uint16_t *records)
+{
 	uint64_t b = t->meta.block_records, b0 = first / b, b1 = (first + n - 1) / b;
 	uint16_t *scratch = malloc(sizeof *scratch * b);
 	int ret = scratch ? read_begin(t) : BP_ENOMEM, begun = ret == BP_OK;

@@ -331,7 +331,9 @@ Test(store, put_tier_fill_is_put_tier)
 }
 
 /* bp_table_get_range reads any range of a done tier: inside a block, across blocks,
- * whole, empty; refuses ranges past the end and tiers not done. */
+ * whole, empty, up to the tier's shorter last block; on one thread and on three (the
+ * whole blocks inside the range on the table's threads, the edges by themselves);
+ * refuses ranges past the end and tiers not done. */
 Test(store, get_range)
 {
 	static const uint64_t sz[] = { 1000, 5 };
@@ -344,16 +346,25 @@ Test(store, get_range)
 	bp_table *t = open_table(s, &info, BP_STORE_CREATE);
 	uint16_t *want = tier_records(sz[0]), got[1001];
 	cr_assert_eq(bp_table_put_tier(t, 0, want, 1.0, 100, NULL), BP_OK);
-	static const uint64_t ranges[][2] = { { 0, 1000 }, { 0, 1 },	 { 999, 1 },
-					      { 10, 20 },  { 60, 10 },	 { 63, 2 },
-					      { 64, 64 },  { 100, 777 }, { 500, 0 } };
-	for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
-		uint64_t first = ranges[k][0], n = ranges[k][1];
-		got[n] = 0xbeef;
-		cr_assert_eq(bp_table_get_range(t, 0, first, n, got), BP_OK, "[%llu, +%llu)",
-			     (unsigned long long)first, (unsigned long long)n);
-		cr_expect_arr_eq(got, want + first, n * sizeof *got);
-		cr_expect_eq(got[n], 0xbeef, "wrote past the range");
+	static const uint64_t ranges[][2] = { { 0, 1000 }, { 0, 1 },	 { 999, 1 },   { 10, 20 },
+					      { 60, 10 },  { 63, 2 },	 { 64, 64 },   { 100, 777 },
+					      { 500, 0 },  { 64, 936 },	 { 100, 900 }, { 0, 960 },
+					      { 1, 998 },  { 128, 192 }, { 127, 194 }, { 960, 40 },
+					      { 900, 100 } };
+	for (int threads = 1; threads <= 3; threads += 2) {
+		cr_assert_eq(bp_table_set_threads(t, threads), BP_OK);
+		for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+			uint64_t first = ranges[k][0], n = ranges[k][1];
+			memset(got, 0, sizeof got);
+			got[n] = 0xbeef;
+			cr_assert_eq(bp_table_get_range(t, 0, first, n, got), BP_OK,
+				     "[%llu, +%llu) on %d threads", (unsigned long long)first,
+				     (unsigned long long)n, threads);
+			cr_expect_arr_eq(got, want + first, n * sizeof *got,
+					 "[%llu, +%llu) on %d threads", (unsigned long long)first,
+					 (unsigned long long)n, threads);
+			cr_expect_eq(got[n], 0xbeef, "wrote past the range");
+		}
 	}
 	cr_expect_eq(bp_table_get_range(t, 0, 990, 11, got), BP_EINVAL);
 	cr_expect_eq(bp_table_get_range(t, 0, 1001, 0, got), BP_EINVAL);
