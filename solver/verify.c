@@ -351,10 +351,15 @@ static double tick_every(const struct verifier *v)
 	return v->o.tick_seconds > 0 ? v->o.tick_seconds : 0.5;
 }
 
-/* The content hash of a whole tier read a range at a time (hash-only). A tier with
- * a block that fails leaves the hash as it was. @return BP_OK; BP_ECORRUPT;
+static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why);
+
+/* The content hash of a whole tier read a range at a time (hash-only), the tier's
+ * corrupt or missing blocks reported (count_bad_block) and counted into *bad as they
+ * are met: a hash-only check reads each block once, where a check of every block
+ * first (bp_table_check_blocks) decoded each twice. A tier with a block that fails
+ * leaves the hash as it was. @return BP_OK; BP_ECORRUPT (a block failed);
  * BP_ENOTFOUND; BP_ENOMEM. */
-static int hash_tier_streamed(struct verifier *v, uint32_t tier)
+static int hash_tier_streamed(struct verifier *v, uint32_t tier, uint64_t *bad)
 {
 	uint64_t size = v->meta.tier_size[tier], before = v->hash;
 	uint64_t range = v->o.hash_range ? v->o.hash_range : HASH_RANGE;
@@ -366,9 +371,15 @@ static int hash_tier_streamed(struct verifier *v, uint32_t tier)
 	v->tier = tier;
 	v->counted = 0;
 	double t0 = bp_parallel_clock(), next = t0 + tick_every(v);
+	uint64_t nbad = 0;
 	for (uint64_t first = 0; first < size && rc == BP_OK; first += range) {
 		uint64_t n = size - first < range ? size - first : range;
-		if ((rc = bp_table_get_range(v->t, tier, first, n, rec)) == BP_OK)
+		int got = bp_table_get_range_each(v->t, tier, first, n, rec, count_bad_block, v);
+		if (got < 0)
+			rc = got;
+		else if (got > 0)
+			nbad += (uint64_t)got; /* the rest is read for its bad blocks only */
+		else if (!nbad)
 			hash_records(v, rec, first, n);
 		double now = bp_parallel_clock();
 		if (v->o.tick && now >= next && first + n < size) {
@@ -377,6 +388,9 @@ static int hash_tier_streamed(struct verifier *v, uint32_t tier)
 		}
 	}
 	free(rec);
+	*bad += nbad;
+	if (rc == BP_OK && nbad)
+		rc = BP_ECORRUPT;
 	if (rc) {
 		v->hash = before;
 		v->counted = 0;
@@ -625,10 +639,12 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 	/* the store decodes whole tiers on as many threads (the same results) */
 	if ((rc = bp_table_set_threads(t, v.threads)))
 		return rc;
-	int bad = bp_table_check_blocks(t, count_bad_block, &v);
-	if (bad < 0)
-		return bad;
-	out->corrupt_blocks = (uint64_t)bad;
+	if (!v.o.hash_only) { /* a hash-only check counts them as it reads them */
+		int bad = bp_table_check_blocks(t, count_bad_block, &v);
+		if (bad < 0)
+			return bad;
+		out->corrupt_blocks = (uint64_t)bad;
+	}
 	v.cache = calloc(g->ntiers ? g->ntiers : 1, sizeof *v.cache);
 	v.w = calloc((size_t)v.threads, sizeof *v.w);
 	if (v.o.problem)
@@ -649,7 +665,7 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 			continue;
 		}
 		if (v.o.hash_only) {
-			rc = hash_tier_streamed(&v, tier);
+			rc = hash_tier_streamed(&v, tier, &out->corrupt_blocks);
 			if (rc == BP_ECORRUPT || rc == BP_ENOTFOUND) {
 				rc = BP_OK;
 				problem(&v, "tier %u cannot be read; its positions are not hashed",

@@ -2066,12 +2066,16 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 	return ret;
 }
 
+typedef int (*verdict_fn)(void *ctx, uint32_t tier, uint64_t block, int ret, const char *why);
+
 static int get_range_serial(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
-			    uint16_t *records);
+			    uint16_t *records, verdict_fn verdict, void *vctx);
 
 /* Blocks w0..w1-1 of tier, whole, into records on the table's threads (as
- * bp_table_get_tier): the first failure in block order. */
-static int get_blocks(bp_table *t, uint32_t tier, uint64_t w0, uint64_t w1, uint16_t *records)
+ * bp_table_get_tier), each block's outcome handed to verdict in block order (as
+ * read_tier). */
+static int get_blocks(bp_table *t, uint32_t tier, uint64_t w0, uint64_t w1, uint16_t *records,
+		      verdict_fn verdict, void *vctx)
 {
 	struct walk w;
 	int ret = walk_begin(t, w1 - w0, 0, 0, &w);
@@ -2086,7 +2090,7 @@ static int get_blocks(bp_table *t, uint32_t tier, uint64_t w0, uint64_t w1, uint
 			fetch_batch(&w);
 			crew_run(&w.crew, decode_batch, &w);
 			for (uint64_t i = 0; ret == BP_OK && i < w.n; i++)
-				ret = w.slot[i].ret;
+				ret = verdict(vctx, tier, first + i, w.slot[i].ret, w.slot[i].why);
 		}
 		mdb_txn_reset(t->rtxn);
 	}
@@ -2094,7 +2098,9 @@ static int get_blocks(bp_table *t, uint32_t tier, uint64_t w0, uint64_t w1, uint
 	return ret;
 }
 
-int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records)
+/* bp_table_get_range with each block's outcome handed to verdict (as read_tier). */
+static int range_read(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records,
+		      verdict_fn verdict, void *vctx)
 {
 	if (!t || tier >= t->meta.ntiers || first > t->meta.tier_size[tier] ||
 	    n > t->meta.tier_size[tier] - first || (!records && n))
@@ -2110,21 +2116,31 @@ int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, u
 	if (end == t->meta.tier_size[tier] && end % b)
 		w1++; /* the tier's last block, shorter, ends the range */
 	if (t->threads > 1 && w1 > w0 + 1) {
-		int ret = w0 * b > first ? get_range_serial(t, tier, first, w0 * b - first, records)
+		int ret = w0 * b > first ? get_range_serial(t, tier, first, w0 * b - first, records,
+							    verdict, vctx)
 					 : BP_OK;
 		if (ret == BP_OK)
-			ret = get_blocks(t, tier, w0, w1, records + (w0 * b - first));
+			ret = get_blocks(t, tier, w0, w1, records + (w0 * b - first), verdict,
+					 vctx);
 		if (ret == BP_OK && w1 * b < end)
 			ret = get_range_serial(t, tier, w1 * b, end - w1 * b,
-					       records + (w1 * b - first));
+					       records + (w1 * b - first), verdict, vctx);
 		return ret;
 	}
-	return get_range_serial(t, tier, first, n, records);
+	return get_range_serial(t, tier, first, n, records, verdict, vctx);
+}
+
+static int first_failure(void *ctx, uint32_t tier, uint64_t block, int ret, const char *why);
+static int check_verdict(void *ctx, uint32_t tier, uint64_t block, int ret, const char *why);
+
+int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records)
+{
+	return range_read(t, tier, first, n, records, first_failure, NULL);
 }
 
 /* bp_table_get_range on this thread, block by block. */
 static int get_range_serial(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
-			    uint16_t *records)
+			    uint16_t *records, verdict_fn verdict, void *vctx)
 {
 	uint64_t b = t->meta.block_records, b0 = first / b, b1 = (first + n - 1) / b;
 	uint16_t *scratch = malloc(sizeof *scratch * b);
@@ -2135,8 +2151,9 @@ static int get_range_serial(bp_table *t, uint32_t tier, uint64_t first, uint64_t
 		/* whole blocks inside the range straight into records, the edges by scratch */
 		int whole = lo >= first && lo + len <= first + n;
 		uint16_t *dst = whole ? records + (lo - first) : scratch;
-		ret = read_block(t, tier, k, dst, 0, &why);
-		if (ret == BP_OK && !whole) {
+		int got = read_block(t, tier, k, dst, 0, &why);
+		ret = verdict(vctx, tier, k, got, why);
+		if (got == BP_OK && !whole) {
 			uint64_t from = lo > first ? lo : first;
 			uint64_t to = lo + len < first + n ? lo + len : first + n;
 			memcpy(records + (from - first), scratch + (from - lo),
@@ -2214,6 +2231,16 @@ static int check_verdict(void *ctx, uint32_t tier, uint64_t block, int ret, cons
 	if (c->bad)
 		c->bad(c->ctx, tier, block, why);
 	return BP_OK;
+}
+
+int bp_table_get_range_each(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
+			    uint16_t *records,
+			    void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			    void *ctx)
+{
+	struct check c = { bad, ctx, 0 };
+	int ret = range_read(t, tier, first, n, records, check_verdict, &c);
+	return ret == BP_OK ? c.nbad : ret;
 }
 
 int bp_table_check_blocks(bp_table *t,

@@ -220,6 +220,15 @@ uint64_t bp_table_fill_bytes(uint64_t records, int threads);
  * BP_ECORRUPT; BP_ENOMEM. On failure the content of records is unspecified. */
 int bp_table_get_range(bp_table *t, uint32_t tier, uint64_t first, uint64_t n, uint16_t *records);
 
+/* bp_table_get_range going on past the blocks that fail their checks (as
+ * bp_table_check_blocks): calls bad() for each corrupt or missing block, in block
+ * order on the calling thread (may be NULL), leaving its records unspecified.
+ * @return the number of such blocks (>= 0); another error as bp_table_get_range's. */
+int bp_table_get_range_each(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
+			    uint16_t *records,
+			    void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			    void *ctx);
+
 /* Reads a whole done tier into records (tier_size[tier] entries), verifying every
  * block's checksums, on the table's threads (bp_table_set_threads), from one snapshot.
  * @return BP_OK; BP_ENOTFOUND (tier not done); BP_ECORRUPT; BP_ENOMEM: the outcome of

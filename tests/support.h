@@ -339,7 +339,8 @@ static inline struct bp_solve_result solve_into(const char *dir, const struct bp
 }
 
 /* verify's report on g's table in the database at dir (all cores, no callbacks). */
-static inline struct bp_verify_report verify_db(const char *dir, const struct bp_game *g)
+static inline struct bp_verify_report verify_db_opts(const char *dir, const struct bp_game *g,
+						     const struct bp_verify_opts *o)
 {
 	bp_store *db;
 	bp_table *t;
@@ -347,10 +348,15 @@ static inline struct bp_verify_report verify_db(const char *dir, const struct bp
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(db, g->spec, NULL, BP_STORE_READONLY, &t, NULL), BP_OK);
 	bp_probe_set_holes(t, g);
-	cr_assert_eq(bp_verify(g, t, NULL, &r), BP_OK);
+	cr_assert_eq(bp_verify(g, t, o, &r), BP_OK);
 	bp_table_close(t);
 	bp_store_close(db);
 	return r;
+}
+
+static inline struct bp_verify_report verify_db(const char *dir, const struct bp_game *g)
+{
+	return verify_db_opts(dir, g, NULL);
 }
 
 #endif
