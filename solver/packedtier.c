@@ -7,6 +7,7 @@
  * read as it is, for verify to say so). */
 #include "solver/packedtier.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,15 @@ int bp_packedtier_from_array(const uint16_t *rec, uint64_t size, struct bp_packe
 int bp_packedtier_load(bp_table *t, uint32_t tier, uint64_t size, uint64_t expect, uint64_t range,
 		       struct bp_packedtier *out)
 {
+	int rc = bp_packedtier_load_each(t, tier, size, expect, range, NULL, NULL, out);
+	return rc > 0 ? BP_ECORRUPT : rc;
+}
+
+int bp_packedtier_load_each(bp_table *t, uint32_t tier, uint64_t size, uint64_t expect,
+			    uint64_t range,
+			    void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			    void *ctx, struct bp_packedtier *out)
+{
 	*out = (struct bp_packedtier){ 0 };
 	range = range ? range : RANGE;
 	range = size < range ? (size ? size : 1) : range;
@@ -163,16 +173,22 @@ int bp_packedtier_load(bp_table *t, uint32_t tier, uint64_t size, uint64_t expec
 		b->cap = expect;
 		rc = start(out, b, size);
 	}
+	uint64_t nbad = 0;
 	for (uint64_t first = 0; first < size && rc == BP_OK; first += range) {
 		uint64_t n = size - first < range ? size - first : range;
-		if ((rc = bp_table_get_range(t, tier, first, n, buf)) == BP_OK)
+		int got = bp_table_get_range_each(t, tier, first, n, buf, bad, ctx);
+		if (got < 0)
+			rc = got;
+		else if (got > 0)
+			nbad += (uint64_t)got; /* the rest is read for its bad blocks only */
+		else if (!nbad)
 			rc = add(out, b, buf, first, n);
 	}
 	free(buf);
 	free(b);
-	if (rc) {
+	if (rc || nbad) {
 		bp_packedtier_free(out);
-		return rc;
+		return rc ? rc : nbad > INT_MAX ? INT_MAX : (int)nbad;
 	}
 	finish(out);
 	return BP_OK;

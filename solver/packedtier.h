@@ -39,6 +39,14 @@ struct bp_packedtier {
 int bp_packedtier_load(bp_table *t, uint32_t tier, uint64_t size, uint64_t expect, uint64_t range,
 		       struct bp_packedtier *out);
 
+/* bp_packedtier_load going on past the blocks that fail their checks: calls bad() for
+ * each (as bp_table_get_range_each; bad may be NULL). @return BP_OK; the number of
+ * such blocks (> 0; *out then holds nothing); another error as bp_packedtier_load's. */
+int bp_packedtier_load_each(bp_table *t, uint32_t tier, uint64_t size, uint64_t expect,
+			    uint64_t range,
+			    void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			    void *ctx, struct bp_packedtier *out);
+
 /* Builds out from the records rec[0..size-1] held in memory (for tests and small
  * tiers). @return BP_OK; BP_ENOMEM. */
 int bp_packedtier_from_array(const uint16_t *rec, uint64_t size, struct bp_packedtier *out);

@@ -129,6 +129,11 @@ struct verifier {
 	uint64_t next_tick; /* nanoseconds on bp_parallel_clock */
 	double t0;
 	int ticking;
+	/* the full check of a game whose moves never lead to a lower tier: each tier's
+	 * corrupt or missing blocks are counted into *corrupt (and reported) when the
+	 * tier is first read, for its own check, on the calling thread */
+	int count_at_load;
+	uint64_t *corrupt;
 };
 
 /* Reports a problem directly: only while no workers run. */
@@ -230,20 +235,42 @@ static uint64_t tier_bytes(const struct verifier *v, uint32_t tier)
 }
 
 /* Reads tier into the cache: under load_lock, or while no workers run. */
+static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why);
+
+/* A tier read by a count_at_load check: its bad blocks counted, and any makes the
+ * tier unreadable (BP_ECORRUPT), as a first failure does otherwise. */
+static int counted_read(struct verifier *v, int got)
+{
+	if (got > 0) {
+		*v->corrupt += (uint64_t)got;
+		return BP_ECORRUPT;
+	}
+	return got;
+}
+
 static int load(struct verifier *v, uint32_t tier)
 {
 	struct cached *c = &v->cache[tier];
 	if (v->meta.tier_done[tier]) {
 		int rc;
 		if (packed(v, tier)) {
-			rc = bp_packedtier_load(v->t, tier, v->meta.tier_size[tier],
-						stored_in(v, tier), v->o.hash_range, &c->packed);
+			rc = v->count_at_load
+				     ? counted_read(v, bp_packedtier_load_each(
+							       v->t, tier, v->meta.tier_size[tier],
+							       stored_in(v, tier), v->o.hash_range,
+							       count_bad_block, v, &c->packed))
+				     : bp_packedtier_load(v->t, tier, v->meta.tier_size[tier],
+							  stored_in(v, tier), v->o.hash_range,
+							  &c->packed);
 			c->bytes = rc ? 0 : bp_packedtier_bytes(&c->packed);
 		} else {
 			uint16_t *rec = malloc(dense_bytes(v, tier));
 			if (!rec)
 				return BP_ENOMEM;
-			rc = bp_table_get_tier(v->t, tier, rec);
+			rc = v->count_at_load
+				     ? counted_read(v, bp_table_get_tier_each(v->t, tier, rec,
+									      count_bad_block, v))
+				     : bp_table_get_tier(v->t, tier, rec);
 			if (rc)
 				free(rec);
 			c->rec = rc ? NULL : rec;
@@ -350,8 +377,6 @@ static double tick_every(const struct verifier *v)
 {
 	return v->o.tick_seconds > 0 ? v->o.tick_seconds : 0.5;
 }
-
-static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why);
 
 /* The content hash of a whole tier read a range at a time (hash-only), the tier's
  * corrupt or missing blocks reported (count_bad_block) and counted into *bad as they
@@ -639,7 +664,14 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 	/* the store decodes whole tiers on as many threads (the same results) */
 	if ((rc = bp_table_set_threads(t, v.threads)))
 		return rc;
-	if (!v.o.hash_only) { /* a hash-only check counts them as it reads them */
+	/* a hash-only check counts the bad blocks as it reads the ranges, a full check of
+	 * a game whose tiers only rise as it reads each tier for its check (so each block
+	 * is decoded once, where a first pass over every block decoded it twice); a
+	 * sample, and a game whose moves may go down a tier (whose tiers may first be
+	 * read by the workers), check every block first */
+	v.corrupt = &out->corrupt_blocks;
+	v.count_at_load = !v.o.hash_only && !v.o.sample && !(g->ops->flags & BP_GAME_CYCLIC);
+	if (!v.o.hash_only && !v.count_at_load) {
 		int bad = bp_table_check_blocks(t, count_bad_block, &v);
 		if (bad < 0)
 			return bad;

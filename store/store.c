@@ -2233,6 +2233,25 @@ static int check_verdict(void *ctx, uint32_t tier, uint64_t block, int ret, cons
 	return BP_OK;
 }
 
+int bp_table_get_tier_each(bp_table *t, uint32_t tier, uint16_t *records,
+			   void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			   void *ctx)
+{
+	struct check c = { bad, ctx, 0 };
+	struct walk w;
+	if (!t || tier >= t->meta.ntiers)
+		return BP_EINVAL;
+	if (!t->meta.tier_done[tier])
+		return BP_ENOTFOUND;
+	int ret = walk_begin(t, nblocks(t, tier), 0, 0, &w);
+	if (ret == BP_OK && (ret = read_begin(t)) == BP_OK) {
+		ret = read_tier(&w, tier, records, check_verdict, &c);
+		mdb_txn_reset(t->rtxn);
+	}
+	walk_end(&w);
+	return ret == BP_OK ? c.nbad : ret;
+}
+
 int bp_table_get_range_each(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
 			    uint16_t *records,
 			    void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),

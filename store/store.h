@@ -229,6 +229,13 @@ int bp_table_get_range_each(bp_table *t, uint32_t tier, uint64_t first, uint64_t
 			    void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
 			    void *ctx);
 
+/* bp_table_get_tier going on past the blocks that fail their checks, as
+ * bp_table_get_range_each. @return the number of such blocks (>= 0); another error as
+ * bp_table_get_tier's. */
+int bp_table_get_tier_each(bp_table *t, uint32_t tier, uint16_t *records,
+			   void (*bad)(void *ctx, uint32_t tier, uint64_t block, const char *why),
+			   void *ctx);
+
 /* Reads a whole done tier into records (tier_size[tier] entries), verifying every
  * block's checksums, on the table's threads (bp_table_set_threads), from one snapshot.
  * @return BP_OK; BP_ENOTFOUND (tier not done); BP_ECORRUPT; BP_ENOMEM: the outcome of
