@@ -244,6 +244,13 @@ static void corrupt_and_check(int swap)
 	struct bp_verify_report vr = verify_db(dir, g);
 	cr_expect_geq(vr.corrupt_blocks, swap ? 2 : 1, "corrupt blocks: %llu",
 		      (unsigned long long)vr.corrupt_blocks);
+	/* the full check with its tiers held packed (read a range at a time) counts the
+	 * same blocks as with them whole */
+	struct bp_verify_opts po = { .threads = 2, .packed = 1, .hash_range = 1000 };
+	struct bp_verify_report pr = verify_db_opts(dir, g, &po);
+	cr_expect_eq(pr.corrupt_blocks, vr.corrupt_blocks, "packed: %llu",
+		     (unsigned long long)pr.corrupt_blocks);
+	cr_expect_eq(pr.content_hash, vr.content_hash);
 	/* a hash-only check, which reads each block once as it hashes (ranges that cut
 	 * blocks, on one thread and on two), counts the same blocks and hashes the same
 	 * records (the damaged tier's left out) */
