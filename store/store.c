@@ -2050,7 +2050,12 @@ static int first_failure(void *ctx, uint32_t tier, uint64_t block, int ret, cons
 	return ret;
 }
 
-int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
+/* A whole done tier into records on the table's threads, each block's outcome handed
+ * to verdict (as read_tier). */
+static int get_tier(bp_table *t, uint32_t tier, uint16_t *records,
+		    int (*verdict)(void *ctx, uint32_t tier, uint64_t block, int ret,
+				   const char *why),
+		    void *vctx)
 {
 	struct walk w;
 	if (!t || tier >= t->meta.ntiers)
@@ -2059,11 +2064,16 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 		return BP_ENOTFOUND;
 	int ret = walk_begin(t, nblocks(t, tier), 0, 0, &w);
 	if (ret == BP_OK && (ret = read_begin(t)) == BP_OK) {
-		ret = read_tier(&w, tier, records, first_failure, NULL);
+		ret = read_tier(&w, tier, records, verdict, vctx);
 		mdb_txn_reset(t->rtxn);
 	}
 	walk_end(&w);
 	return ret;
+}
+
+int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
+{
+	return get_tier(t, tier, records, first_failure, NULL);
 }
 
 typedef int (*verdict_fn)(void *ctx, uint32_t tier, uint64_t block, int ret, const char *why);
@@ -2238,17 +2248,7 @@ int bp_table_get_tier_each(bp_table *t, uint32_t tier, uint16_t *records,
 			   void *ctx)
 {
 	struct check c = { bad, ctx, 0 };
-	struct walk w;
-	if (!t || tier >= t->meta.ntiers)
-		return BP_EINVAL;
-	if (!t->meta.tier_done[tier])
-		return BP_ENOTFOUND;
-	int ret = walk_begin(t, nblocks(t, tier), 0, 0, &w);
-	if (ret == BP_OK && (ret = read_begin(t)) == BP_OK) {
-		ret = read_tier(&w, tier, records, check_verdict, &c);
-		mdb_txn_reset(t->rtxn);
-	}
-	walk_end(&w);
+	int ret = get_tier(t, tier, records, check_verdict, &c);
 	return ret == BP_OK ? c.nbad : ret;
 }
 
