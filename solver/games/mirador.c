@@ -1690,9 +1690,8 @@ static void side_rays(const struct small *sm, const int *at, int n, u128 unsafe,
  * mirador:10x10 solve, against about a thirteenth now. A colour has at most 64 pieces:
  * no two touch along a side, so at most half of the 128 squares are top-left
  * squares. */
-static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
+static inline int safe_chain_pieces_p(const struct small *sm, u128 x, u128 unsafe, const int P)
 {
-	const int P = sm->p;
 	/* top-left squares: pieces of one colour never touch along a side */
 	u128 tl = x & ~sq_east(sm, x) & ~sq_south(sm, x);
 	assert(popcount128(tl) <= 64);
@@ -1748,6 +1747,13 @@ static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
 			return 1;
 	}
 	return 0;
+}
+
+/* P = 2 (most grids) with its loops over a piece's rays unrolled, as side_rays */
+static int safe_chain_pieces(const struct small *sm, u128 x, u128 unsafe)
+{
+	return sm->p == 2 ? safe_chain_pieces_p(sm, x, unsafe, 2)
+			  : safe_chain_pieces_p(sm, x, unsafe, sm->p);
 }
 
 /* bp_mirador_safe_chain of the player on squares x, the occupied squares being occ. */
