@@ -766,13 +766,15 @@ static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, ui
 {
 	const struct bp_game *g = e->g;
 	for (uint64_t i = i0; i < i1; i++) {
-		enum bp_value v;
+		enum bp_value v = BP_VALUE_NONE;
 		int wins = 0, rc;
 		int n = g->ops->expand_key(g, t, e->ix->k[t] + 2 * i, &v,
 					   e->ix->wins ? &wins : NULL, e->ktier[worker],
 					   e->kkey[worker]);
 		if (n == BP_ENOTFOUND)
 			return unpack_failed(e, t);
+		if (n < 0)
+			return push_children(e, worker, t, n); /* its message for the error */
 		if (e->ix->outcome)
 			e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
 		if (v != BP_VALUE_NONE)

@@ -234,7 +234,6 @@ static uint64_t tier_bytes(const struct verifier *v, uint32_t tier)
 		       : dense_bytes(v, tier);
 }
 
-/* Reads tier into the cache: under load_lock, or while no workers run. */
 static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why);
 
 /* A tier read by a count_at_load check: its bad blocks counted, and any makes the
@@ -248,6 +247,7 @@ static int counted_read(struct verifier *v, int got)
 	return got;
 }
 
+/* Reads tier into the cache: under load_lock, or while no workers run. */
 static int load(struct verifier *v, uint32_t tier)
 {
 	struct cached *c = &v->cache[tier];
