@@ -2052,10 +2052,9 @@ static int first_failure(void *ctx, uint32_t tier, uint64_t block, int ret, cons
 
 /* A whole done tier into records on the table's threads, each block's outcome handed
  * to verdict (as read_tier). */
-static int get_tier(bp_table *t, uint32_t tier, uint16_t *records,
-		    int (*verdict)(void *ctx, uint32_t tier, uint64_t block, int ret,
-				   const char *why),
-		    void *vctx)
+typedef int (*verdict_fn)(void *ctx, uint32_t tier, uint64_t block, int ret, const char *why);
+
+static int get_tier(bp_table *t, uint32_t tier, uint16_t *records, verdict_fn verdict, void *vctx)
 {
 	struct walk w;
 	if (!t || tier >= t->meta.ntiers)
@@ -2075,8 +2074,6 @@ int bp_table_get_tier(bp_table *t, uint32_t tier, uint16_t *records)
 {
 	return get_tier(t, tier, records, first_failure, NULL);
 }
-
-typedef int (*verdict_fn)(void *ctx, uint32_t tier, uint64_t block, int ret, const char *why);
 
 static int get_range_serial(bp_table *t, uint32_t tier, uint64_t first, uint64_t n,
 			    uint16_t *records, verdict_fn verdict, void *vctx);
