@@ -1283,21 +1283,23 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 	 * image's with the new piece's bit inserted where its place falls */
 	uint64_t red[SMALL_MAX_SYM];
 	unsigned have = 0;
-	/* Symmetries that cannot give the smallest image. The parent is canonical, so
-	 * opl[0] is its smallest image: opl[s][0] >= opl[0][0]. Where they differ, say
-	 * first (from the top) at bit d[s], opl[s][0] has it and opl[0][0] not; a child's
-	 * red image under s is opl[s][0] | add_s, under the identity opl[0][0] | add_0,
-	 * and when add_0 has no bit at d[s] or above, the two agree above d[s] but for
-	 * bits only s's may add, and s's has d[s]: s's image is the larger, and s is not
-	 * taken. So with blue to move (add_0 on the blue plane) only the symmetries with
-	 * opl[s][0] == opl[0][0] are tried, with red to move those too and the ones with
-	 * d[s] at most the top bit of add_0: cand lists the symmetries other than the
-	 * identity by d (cd), -1 where the red images agree. Symmetries whose images tie
-	 * give the same child, so the order they are tried in does not matter. */
+	/* Symmetries that cannot give the smallest image. Where the parent's red image
+	 * under s is larger than the identity's (opl[s][0] > opl[0][0], as for every s
+	 * when the parent is canonical, the positions the solvers ask about), the two
+	 * differ first (from the top) at a bit d[s] that opl[s][0] has and opl[0][0] has
+	 * not; a child's red image under s is opl[s][0] | add_s, under the identity
+	 * opl[0][0] | add_0, and when add_0 has no bit at d[s] or above, the two agree
+	 * above d[s] but for bits only s's may add, and s's has d[s]: s's image is the
+	 * larger, and s is not taken. So with blue to move (add_0 on the blue plane)
+	 * those symmetries are never tried, with red to move only where d[s] is at most
+	 * the top bit of add_0: cand lists the symmetries other than the identity by d
+	 * (cd), -1 (always tried) where the red image under s is not larger. Symmetries
+	 * whose images tie give the same child, so the order they are tried in does not
+	 * matter. */
 	int cand[SMALL_MAX_SYM], cd[SMALL_MAX_SYM], nc = 0;
 	for (int s = 1; s < sm->nsym; s++) {
 		u128 x = opl[s][0] ^ opl[0][0];
-		int ds = x ? top128(x) : -1, j = nc++;
+		int ds = opl[s][0] > opl[0][0] ? top128(x) : -1, j = nc++;
 		for (; j > 0 && cd[j - 1] > ds; j--) {
 			cand[j] = cand[j - 1];
 			cd[j] = cd[j - 1];

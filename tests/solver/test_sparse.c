@@ -657,6 +657,26 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 							  "%s: %s first %d move %d", boards[b],
 							  fmt_pos(g, &p), max, k);
 				}
+				/* from every image of p too, canonical or not: each move's child
+				 * keyed by its canonical form */
+				for (int s = 1; s < g->nsym; s++) {
+					struct bp_pos im;
+					g->ops->transform(g, &p, s, &im);
+					int ni = g->ops->moves(g, &im, mv);
+					cr_assert_eq(g->ops->children_keys(g, &im, tb, first), ni);
+					for (int k = 0; k < ni; k++) {
+						struct bp_pos c = im, canon;
+						uint64_t key[2];
+						g->ops->apply(g, &c, mv[k]);
+						naive_canonical(g, &c, &canon);
+						cr_assert_eq(g->ops->key_pack(g, &canon, key),
+							     BP_OK);
+						cr_assert(first[2 * k] == key[0] &&
+								  first[2 * k + 1] == key[1],
+							  "%s: %s image %d move %d", boards[b],
+							  fmt_pos(g, &p), s, k);
+					}
+				}
 			}
 		cr_expect_gt(expanded, 0);
 		cr_expect_eq(bp_game_status(g), BP_OK);
