@@ -39,12 +39,16 @@ struct bp_pos {
  * loop of plain stores back into it; the empty asm hides that the stored value is 0. */
 static inline void bp_words_clear(uint64_t *w, int n)
 {
+#if defined(__x86_64__) || defined(__i386__)
 	typedef uint64_t bp_w2 __attribute__((vector_size(16), aligned(8), may_alias));
 	bp_w2 z = { 0, 0 };
-	__asm__("" : "+x"(z));
+	__asm__("" : "+x"(z)); /* an SSE register: x86 only */
 #pragma GCC unroll 16
 	for (int i = 0; i < n; i += 2)
 		*(bp_w2 *)&w[i] = z;
+#else
+	memset(w, 0, sizeof *w * (size_t)n);
+#endif
 }
 
 /* The position with every word 0. */
