@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* boardproof count GAME [--enumerate] [--memory BYTES]: reachable positions per tier,
+/* boardproof count GAME [--method M] [--memory BYTES]: reachable positions per tier,
  * raw and up to symmetry, exactly. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,10 +97,98 @@ static int count_reach(const char *cmd, const struct bp_game *g, const struct bp
 	return 0;
 }
 
+/* Ctrl-C during a count by keys: the workers poll the flag; the files are removed. */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int keys_cancel(void *ctx)
+{
+	(void)ctx;
+	return interrupted;
+}
+
+static void report_keys_tier(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t classes,
+			     uint64_t positions, uint64_t over, uint64_t disk, double seconds)
+{
+	struct count_progress *cp = ctx;
+	char db[32];
+	if (cp->on && (classes || tier == 0))
+		fprintf(stderr,
+			"count: tier %u of %u done: %llu positions, %llu classes (%llu over); "
+			"%s on disk at most (%.1f s)\n",
+			tier, ntiers, (unsigned long long)positions, (unsigned long long)classes,
+			(unsigned long long)over, bp_text_bytes(disk, db, sizeof db), seconds);
+}
+
+/* Games with a 128-bit key (Mirador): the canonical positions tier by tier, each tier's
+ * keys in a file, the children's keys sorted and merged on disk (solver/enumerate.h),
+ * so that memory holds fixed buffers only. */
+static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_cli_args *a,
+		      uint64_t memory, int threads, const char *dir)
+{
+	struct count_progress cp = { a->progress || isatty(2), bp_cli_now() };
+	struct bp_enum_keys_opts o = { .threads = threads,
+				       .memory = memory,
+				       .dir = dir,
+				       .progress = report_keys_tier,
+				       .cancel = keys_cancel,
+				       .ctx = &cp };
+	struct bp_enum_keys_counts c;
+	struct bp_err err = { { 0 } };
+	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
+	sigemptyset(&sa.sa_mask);
+	int caught = sigaction(SIGINT, &sa, &old_sa) == 0;
+	int rc = bp_enumerate_keys(g, &o, &c, &err);
+	if (caught)
+		sigaction(SIGINT, &old_sa, NULL);
+	if (rc) {
+		bp_cli_error(cmd, "%s", err.msg);
+		bp_enum_keys_counts_free(&c);
+		return rc == BP_ECANCELED ? BP_EXIT_INTERRUPTED : bp_cli_exit_code(rc);
+	}
+	uint64_t tp = 0, tc = 0, to = 0;
+	char db[32];
+	if (a->json)
+		printf("{\"instance\": \"%s\", \"method\": \"keys\", \"tiers\": [", g->spec);
+	else
+		printf("%s: reachable positions (enumeration by keys, on disk)\n%-6s %24s %24s "
+		       "%16s\n",
+		       g->spec, "tier", "positions", "up to symmetry", "over");
+	for (uint32_t t = 0; t < c.ntiers; t++) {
+		if (a->json)
+			printf("%s{\"tier\": %u, \"positions\": %llu, \"classes\": %llu, "
+			       "\"over\": %llu}",
+			       t ? ", " : "", t, (unsigned long long)c.positions[t],
+			       (unsigned long long)c.classes[t], (unsigned long long)c.over[t]);
+		else
+			printf("%-6u %24llu %24llu %16llu\n", t, (unsigned long long)c.positions[t],
+			       (unsigned long long)c.classes[t], (unsigned long long)c.over[t]);
+		tp += c.positions[t];
+		tc += c.classes[t];
+		to += c.over[t];
+	}
+	if (a->json)
+		printf("], \"positions\": %llu, \"classes\": %llu, \"over\": %llu, "
+		       "\"disk_peak_bytes\": %llu, \"seconds\": %.3f}\n",
+		       (unsigned long long)tp, (unsigned long long)tc, (unsigned long long)to,
+		       (unsigned long long)c.disk_peak, bp_cli_now() - cp.t0);
+	else
+		printf("%-6s %24llu %24llu %16llu\n(%s on disk at most, %.1f s)\n", "total",
+		       (unsigned long long)tp, (unsigned long long)tc, (unsigned long long)to,
+		       bp_text_bytes(c.disk_peak, db, sizeof db), bp_cli_now() - cp.t0);
+	bp_enum_keys_counts_free(&c);
+	return 0;
+}
+
 int bp_cmd_count(int argc, char **argv)
 {
 	const char *cmd = "count";
-	static const char *const valued[] = { "method", "memory", NULL };
+	static const char *const valued[] = { "method", "memory", "threads", "dir", NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	struct bp_enum_counts ec = { 0 };
@@ -111,10 +200,14 @@ int bp_cmd_count(int argc, char **argv)
 		return BP_EXIT_USAGE;
 	}
 	const char *method = a.opt[0] ? a.opt[0] : "auto";
-	if (strcmp(method, "auto") && strcmp(method, "formula") && strcmp(method, "enumerate")) {
-		bp_cli_error(cmd, "bad --method '%s' (auto, formula or enumerate)", method);
+	if (strcmp(method, "auto") && strcmp(method, "formula") && strcmp(method, "enumerate") &&
+	    strcmp(method, "keys")) {
+		bp_cli_error(cmd, "bad --method '%s' (auto, formula, enumerate or keys)", method);
 		return BP_EXIT_USAGE;
 	}
+	int threads = 0;
+	if ((rc = bp_cli_threads(cmd, a.opt[2], &threads)))
+		return rc;
 	uint64_t max_bytes = 4ull << 30;
 	if (a.opt[1]) {
 		if (bp_cli_parse_bytes(a.opt[1], &max_bytes)) {
@@ -125,6 +218,18 @@ int bp_cmd_count(int argc, char **argv)
 	}
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
 		goto out;
+	if (!strcmp(method, "keys") ||
+	    (!strcmp(method, "auto") && !g->ops->count_tier && bp_enumerate_keys_wanted(g))) {
+		if (!bp_enumerate_keys_supported(g)) {
+			bp_cli_error(cmd,
+				     "%s has no 128-bit key to count by; use --method enumerate",
+				     g->spec);
+			rc = BP_EXIT_PROBLEM;
+			goto out;
+		}
+		rc = count_keys(cmd, g, &a, a.opt[1] ? max_bytes : 0, threads, a.opt[3]);
+		goto out;
+	}
 	if ((!g->ops->tier || (g->ops->flags & BP_GAME_CYCLIC)) && !g->ops->count_tier &&
 	    strcmp(method, "formula") != 0) {
 		rc = count_reach(cmd, g, &a, max_bytes);

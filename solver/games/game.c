@@ -295,6 +295,24 @@ int bp_game_pos_check(const struct bp_game *g, const struct bp_pos *p, struct bp
 	return rc;
 }
 
+uint64_t bp_game_orbit(const struct bp_game *g, const struct bp_pos *p)
+{
+	if (g->nsym <= 1 || !g->ops->transform)
+		return 1;
+	int fixed = 0;
+	if (g->ops->sym_fixed) {
+		fixed = g->ops->sym_fixed(g, p);
+	} else {
+		struct bp_pos img;
+		for (int s = 0; s < g->nsym; s++) {
+			bp_pos_clear(&img);
+			g->ops->transform(g, p, s, &img);
+			fixed += bp_pos_equal(&img, p);
+		}
+	}
+	return fixed > 0 ? (uint64_t)(g->nsym / fixed) : 1;
+}
+
 void bp_game_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
 {
 	if (g->ops->canonical) {

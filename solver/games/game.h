@@ -265,6 +265,10 @@ struct bp_game_ops {
 	/* The canonical representative of p's class. NULL: the bytewise-smallest image
 	 * under transform(), which is correct but slower. */
 	void (*canonical)(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out);
+	/* OPTIONAL: how many of the instance's symmetries map p to itself (1 and up: the
+	 * identity does), exactly as transform() and bp_pos_equal count them; for counts
+	 * of every image (bp_game_orbit). NULL: counted that way. */
+	int (*sym_fixed)(const struct bp_game *g, const struct bp_pos *p);
 
 	/* Tiers: a measure that every move raises (stones placed), so each tier needs
 	 * only higher tiers solved. NULL: the game has no tiers (cyclic games). */
@@ -628,6 +632,10 @@ int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, ui
  * asked. Tables coded with foretold wins (solver/probe.h) are read with it, so its
  * answer for a position must never change while the rules version does not. */
 int bp_game_wins_in_one(const struct bp_game *g, const struct bp_pos *p, struct bp_move *moves);
+
+/* The number of distinct images of p under the instance's symmetries (g->nsym over
+ * the symmetries that fix p: the game's sym_fixed, else transform() of each). */
+uint64_t bp_game_orbit(const struct bp_game *g, const struct bp_pos *p);
 
 /* expand_key's answer (see bp_game_ops) from key_unpack, outcome, wins_at_once and
  * children_keys in turn: what a game without expand_key does, and what a game's own

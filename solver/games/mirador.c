@@ -1169,6 +1169,33 @@ static void mirador_canonical(const struct bp_game *g, const struct bp_pos *p, s
 	put_plane(out, 1, best[1]);
 }
 
+/* How many symmetries map p to itself: its places' images under each, as canonical()
+ * makes them (transform() on other grids). */
+static int mirador_sym_fixed(const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct small *sm = M(g)->sm;
+	int N = M(g)->nplace, fixed = 1;
+	u128 set[2];
+	if (!sm || !small_places(sm, p, 0, &set[0]) || !small_places(sm, p, 1, &set[1])) {
+		struct bp_pos img;
+		for (int s = 1; s < g->nsym; s++) {
+			mirador_transform(g, p, s, &img);
+			fixed += bp_pos_equal(&img, p);
+		}
+		return fixed;
+	}
+	u128 pl[2] = { get_plane(p, 0), get_plane(p, 1) };
+	for (int s = 1; s < sm->nsym; s++) {
+		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
+		u128 img[2] = { 0, 0 };
+		for (int c = 0; c < 2; c++)
+			for (u128 v = set[c]; v; v &= v - 1)
+				img[c] |= sm->pmask[ps[ctz128(v)]];
+		fixed += img[0] == pl[0] && img[1] == pl[1];
+	}
+	return fixed;
+}
+
 /* The key's colour bits of the pieces at places r (red) and u (all): bit i set when
  * the i-th lowest place of u is red. A key has room for at most 63 pieces (see
  * key_pack), so no more are counted. */
@@ -2731,6 +2758,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.move_format = mirador_move_format,
 	.transform = mirador_transform,
 	.canonical = mirador_canonical,
+	.sym_fixed = mirador_sym_fixed,
 	.tier = mirador_tier,
 	.tier_size = mirador_tier_size,
 	.rank = mirador_rank,

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* The count by keys with the tiers on disk (solver/enumerate_keys.c): the same classes per
+ * tier as the in-memory enumeration of the sparse index, and the same positions (every
+ * image) and classes as the dense enumeration, on Mirador's small boards, with buffers
+ * so small that every tier is merged from many runs, on one and three threads; the
+ * positions over as the rules say; a directory it cannot write is named in the error,
+ * a cancelled count removes its files; and a game's sym_fixed agrees with transform(). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/enumerate.h"
+#include "solver/solve.h"
+#include "solver/sparse.h"
+#include "tests/support.h"
+
+static const char *const boards[] = { "mirador:4x4", "mirador:5x4,piece=1", "mirador:5x5",
+				      "mirador:6x6", "mirador:7x7",	    "mirador:5x7",
+				      "mirador:8x8" };
+
+/* The entries of dir other than . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d, "%s", dir);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static struct bp_enum_keys_counts count(const struct bp_game *g, int threads, uint64_t memory,
+					const char *dir)
+{
+	struct bp_enum_keys_opts o = { .threads = threads, .memory = memory, .dir = dir };
+	struct bp_enum_keys_counts c;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_enumerate_keys(g, &o, &c, &err), BP_OK, "%s: %s", g->spec, err.msg);
+	return c;
+}
+
+Test(enumerate_keys, same_counts_as_both_enumerations, .timeout = 120)
+{
+	char *dir = temp_db();
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+		struct bp_game *g = open_game(boards[b]);
+		bp_sparse *ix = NULL;
+		struct bp_err err = { { 0 } };
+		struct bp_solve_opts so = { .threads = 2 };
+		cr_assert_eq(bp_sparse_enumerate(g, &so, &ix, &err), BP_OK, "%s", err.msg);
+		struct bp_enum_counts ec = { 0 };
+		cr_assert_eq(bp_enumerate(g, 1ull << 30, NULL, NULL, &ec), BP_OK, "%s", boards[b]);
+		/* 64 KiB of buffers a worker (the floor): many runs a tier */
+		for (int threads = 1; threads <= 3; threads += 2) {
+			struct bp_enum_keys_counts c = count(g, threads, 1, dir);
+			cr_assert_eq(c.ntiers, g->ntiers);
+			uint64_t over = 0, classes = 0;
+			for (uint32_t t = 0; t < g->ntiers; t++) {
+				cr_expect_eq(c.classes[t], bp_sparse_count(ix, t),
+					     "%s tier %u: %llu classes, the index %llu", boards[b],
+					     t, (unsigned long long)c.classes[t],
+					     (unsigned long long)bp_sparse_count(ix, t));
+				cr_expect_eq(c.classes[t], ec.classes[t], "%s tier %u", boards[b],
+					     t);
+				cr_expect_eq(c.positions[t], ec.raw[t],
+					     "%s tier %u: %llu positions, dense %llu", boards[b], t,
+					     (unsigned long long)c.positions[t],
+					     (unsigned long long)ec.raw[t]);
+				/* the positions over, by the rules */
+				uint64_t n = 0;
+				for (uint64_t i = 0; i < bp_sparse_count(ix, t); i++) {
+					struct bp_pos p;
+					bp_pos_clear(&p);
+					cr_assert_eq(g->ops->key_unpack(
+							     g, t, bp_sparse_key(ix, t, i), &p),
+						     BP_OK);
+					n += g->ops->outcome(g, &p) != BP_VALUE_NONE;
+				}
+				cr_expect_eq(c.over[t], n, "%s tier %u: %llu over, the rules %llu",
+					     boards[b], t, (unsigned long long)c.over[t],
+					     (unsigned long long)n);
+				over += c.over[t];
+				classes += c.classes[t];
+			}
+			cr_expect_eq(classes, bp_sparse_positions(ix));
+			cr_expect_gt(over, 0);
+			cr_expect_gt(c.disk_peak, 0);
+			cr_expect_eq(entries(dir), 0, "%s: files left behind", boards[b]);
+			bp_enum_keys_counts_free(&c);
+		}
+		bp_enum_counts_free(&ec);
+		bp_sparse_free(ix);
+		bp_game_destroy(g);
+	}
+	remove_db(dir);
+}
+
+Test(enumerate_keys, a_directory_it_cannot_use_is_named)
+{
+	struct bp_game *g = open_game("mirador:5x5");
+	struct bp_enum_keys_opts o = { .threads = 1, .dir = "/nonexistent/boardproof-dir" };
+	struct bp_enum_keys_counts c;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_enumerate_keys(g, &o, &c, &err), BP_EIO);
+	cr_expect(strstr(err.msg, "/nonexistent/boardproof-dir") != NULL, "%s", err.msg);
+	bp_enum_keys_counts_free(&c);
+	bp_game_destroy(g);
+}
+
+static int stop_at_once(void *ctx)
+{
+	int *calls = ctx;
+	return ++*calls > 3;
+}
+
+Test(enumerate_keys, a_cancelled_count_removes_its_files)
+{
+	char *dir = temp_db();
+	struct bp_game *g = open_game("mirador:8x8");
+	int calls = 0;
+	struct bp_enum_keys_opts o = {
+		.threads = 2, .memory = 1, .dir = dir, .cancel = stop_at_once, .ctx = &calls
+	};
+	struct bp_enum_keys_counts c;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_enumerate_keys(g, &o, &c, &err), BP_ECANCELED, "%s", err.msg);
+	cr_expect_eq(entries(dir), 0);
+	cr_expect_eq(c.classes[0], 1, "the tiers finished before are filled in");
+	bp_enum_keys_counts_free(&c);
+	bp_game_destroy(g);
+	remove_db(dir);
+}
+
+Test(enumerate_keys, a_game_without_keys_is_refused)
+{
+	struct bp_game *g = open_game("taifas:3x3");
+	struct bp_enum_keys_counts c;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_enumerate_keys(g, NULL, &c, &err), BP_EUNSUPPORTED);
+	cr_expect(strstr(err.msg, "taifas") != NULL, "%s", err.msg);
+	bp_game_destroy(g);
+}
+
+/* Mirador's sym_fixed against transform() on every reachable position of small boards
+ * and their images (symmetric positions among them: the empty board, centred pieces). */
+Test(enumerate_keys, sym_fixed_as_transform)
+{
+	const char *const specs[] = { "mirador:5x5", "mirador:6x6", "mirador:7x7", "mirador:5x7",
+				      "mirador:13x13" };
+	for (size_t b = 0; b < sizeof specs / sizeof specs[0]; b++) {
+		struct bp_game *g = open_game(specs[b]);
+		cr_assert_not_null(g->ops->sym_fixed);
+		uint64_t checked = 0, symmetric = 0;
+		if (b < 4) {
+			bp_sparse *ix = NULL;
+			struct bp_err err = { { 0 } };
+			struct bp_solve_opts so = { .threads = 1 };
+			cr_assert_eq(bp_sparse_enumerate(g, &so, &ix, &err), BP_OK, "%s", err.msg);
+			for (uint32_t t = 0; t < g->ntiers; t++)
+				for (uint64_t i = 0; i < bp_sparse_count(ix, t); i++) {
+					struct bp_pos p, img;
+					bp_pos_clear(&p);
+					cr_assert_eq(g->ops->key_unpack(
+							     g, t, bp_sparse_key(ix, t, i), &p),
+						     BP_OK);
+					for (int s = 0; s < g->nsym; s++) {
+						bp_pos_clear(&img);
+						g->ops->transform(g, &p, s, &img);
+						int want = 0;
+						for (int u = 0; u < g->nsym; u++) {
+							struct bp_pos q;
+							bp_pos_clear(&q);
+							g->ops->transform(g, &img, u, &q);
+							want += bp_pos_equal(&q, &img);
+						}
+						cr_expect_eq(g->ops->sym_fixed(g, &img), want,
+							     "%s: %s", specs[b], fmt_pos(g, &img));
+						symmetric += want > 1;
+						checked++;
+					}
+				}
+			bp_sparse_free(ix);
+		} else {
+			/* a grid past the small tables (13x13: 144 places): the generic way */
+			struct bp_pos p = parse_pos(g, "start");
+			cr_expect_eq(g->ops->sym_fixed(g, &p), g->nsym);
+			checked++;
+		}
+		cr_expect_gt(checked, 0);
+		if (b < 4)
+			cr_expect_gt(symmetric, 0, "%s: no symmetric position tried", specs[b]);
+		bp_game_destroy(g);
+	}
+}
