@@ -113,6 +113,10 @@ struct bp_solve_opts {
 	/* Walk engine: hold the store's 16-bit records in memory even where 8 bits fit
 	 * (the tests compare both layouts; the memory plan counts the 8-bit one). */
 	int wide_records;
+	/* Index of reachable positions (BP_INDEX_SPARSE): enumerate it with the tiers on
+	 * disk in a directory made here (bp_sparse_enumerate_on_disk), so that its keys
+	 * need no memory of the process's own. NULL: in memory. */
+	const char *spill_dir;
 };
 
 struct bp_solve_result {

@@ -62,6 +62,11 @@ struct count {
 	uint64_t disk, disk_peak;
 	char errmsg[256];
 	int err_code;
+	/* keep: the tiers stay on disk for an index (bp_sparse_enumerate_on_disk), with
+	 * each position's outcome (2 bits) and wins_at_once (1 bit) as sparse.c's
+	 * enumeration makes them; no orbits are counted */
+	int keep;
+	uint64_t **outcome, **wins;
 };
 
 /* Keeps the first failure's message: path (its last 180 bytes) and the system's reason
@@ -269,12 +274,13 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 			pthread_mutex_unlock(&c->lock);
 			return BP_EINVAL;
 		}
-		w->positions += bp_game_orbit(g, &p);
+		if (!c->keep)
+			w->positions += bp_game_orbit(g, &p);
 		enum bp_value v = BP_VALUE_NONE;
+		int wins = 0, *wp = c->wins ? &wins : NULL;
 		int n = g->ops->expand_key
-				? g->ops->expand_key(g, c->t, key, &v, NULL, w->ctier, w->ckey)
-				: bp_game_expand_key_each(g, c->t, key, &v, NULL, w->ctier,
-							  w->ckey);
+				? g->ops->expand_key(g, c->t, key, &v, wp, w->ctier, w->ckey)
+				: bp_game_expand_key_each(g, c->t, key, &v, wp, w->ctier, w->ckey);
 		if (n < 0) {
 			pthread_mutex_lock(&c->lock);
 			if (!c->errmsg[0]) {
@@ -286,10 +292,16 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 			pthread_mutex_unlock(&c->lock);
 			return n == BP_ENOTFOUND ? BP_EINVAL : n;
 		}
+		/* a chunk's bits fill whole words of its own (CHUNK_KEYS: a multiple of 64) */
+		uint64_t at = i0 + i;
+		if (c->outcome)
+			c->outcome[c->t][at / 32] |= (uint64_t)v << 2 * (at % 32);
 		if (v != BP_VALUE_NONE) {
 			w->classes_over++;
 			continue;
 		}
+		if (wins)
+			c->wins[c->t][at / 64] |= 1ull << (at % 64);
 		for (int k = 0; k < n; k++) {
 			int rc = push(c, w, w->ctier[k], w->ckey + 2 * k);
 			if (rc)
@@ -472,6 +484,28 @@ out:
 
 /* ---- the count ----------------------------------------------------------------------- */
 
+/* bp_sparse_enumerate_on_disk's progress and cancel, as bp_solve_opts's */
+struct disk_progress {
+	const struct bp_solve_opts *o;
+};
+
+static void tier_done(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t classes,
+		      uint64_t positions, uint64_t over, uint64_t disk_bytes, double seconds)
+{
+	const struct disk_progress *dp = ctx;
+	(void)positions, (void)over, (void)disk_bytes;
+	struct bp_solve_progress pr = {
+		.phase = 0, .tier = tier, .ntiers = ntiers, .positions = classes, .seconds = seconds
+	};
+	dp->o->progress(dp->o->ctx, &pr);
+}
+
+static int disk_cancel(void *ctx)
+{
+	const struct disk_progress *dp = ctx;
+	return dp->o->cancel(dp->o->ctx);
+}
+
 int bp_enumerate_keys_supported(const struct bp_game *g)
 {
 	return bp_sparse_supported(g);
@@ -516,10 +550,12 @@ static int start_tier(struct count *c, uint32_t *st)
 	return BP_OK;
 }
 
-int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
-		      struct bp_enum_keys_counts *out, struct bp_err *err)
+/* The count, or with ix the index (keep mode: the tiers' files are handed to
+ * bp_sparse_from_files). */
+static int run(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
+	       struct bp_enum_keys_counts *out, bp_sparse **ix, struct bp_err *err)
 {
-	struct count c = { .g = g, .o = opts, .fd = -1 };
+	struct count c = { .g = g, .o = opts, .fd = -1, .keep = ix != NULL };
 	double t0 = bp_solve_clock();
 	int rc = BP_OK, made_dir = 0;
 	char path[4200];
@@ -545,6 +581,12 @@ int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *o
 	c.runs = calloc(c.nt ? c.nt : 1, sizeof *c.runs);
 	c.w = calloc((size_t)c.threads, sizeof *c.w);
 	if (!out->classes || !out->positions || !out->over || !c.runs || !c.w) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	if (c.keep &&
+	    (!(c.outcome = calloc(c.nt ? c.nt : 1, sizeof *c.outcome)) ||
+	     (g->ops->wins_at_once && !(c.wins = calloc(c.nt ? c.nt : 1, sizeof *c.wins))))) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
@@ -582,6 +624,12 @@ int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *o
 		}
 		for (int i = 0; i < c.threads; i++)
 			c.w[i].classes_over = c.w[i].positions = 0;
+		if ((c.outcome &&
+		     !(c.outcome[t] = calloc((c.n + 31) / 32 + 1, sizeof(uint64_t)))) ||
+		    (c.wins && !(c.wins[t] = calloc((c.n + 63) / 64 + 1, sizeof(uint64_t))))) {
+			rc = BP_ENOMEM;
+			goto out;
+		}
 		rc = bp_parallel_for(c.threads, (c.n + CHUNK_KEYS - 1) / CHUNK_KEYS, expand_item,
 				     &c);
 		for (int i = 0; !rc && i < c.threads; i++)
@@ -590,8 +638,10 @@ int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *o
 			goto out;
 		close(c.fd);
 		c.fd = -1;
-		unlink(path);
-		disk_add(&c, -(int64_t)(c.n * KEY_BYTES));
+		if (!c.keep) {
+			unlink(path);
+			disk_add(&c, -(int64_t)(c.n * KEY_BYTES));
+		}
 		out->classes[t] = c.n;
 		for (int i = 0; i < c.threads; i++) {
 			out->over[t] += c.w[i].classes_over;
@@ -602,7 +652,23 @@ int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *o
 				       out->over[t], c.disk_peak, bp_solve_clock() - t0);
 	}
 	rc = bp_game_status(g);
+	if (!rc && c.keep) {
+		/* the index's keys are its tiers' files, mapped (and unlinked) there */
+		rc = bp_sparse_from_files(c.nt, out->classes, c.dir, c.outcome, c.wins, c.threads,
+					  ix);
+		c.outcome = c.wins = NULL; /* the index's now, or freed */
+		if (rc == BP_EIO)
+			snprintf(c.errmsg, sizeof c.errmsg,
+				 "cannot map the tiers' files in %.180s: %s", c.dir,
+				 strerror(errno));
+	}
 out:
+	for (uint32_t t = 0; c.outcome && t < c.nt; t++)
+		free(c.outcome[t]);
+	free(c.outcome);
+	for (uint32_t t = 0; c.wins && t < c.nt; t++)
+		free(c.wins[t]);
+	free(c.wins);
 	out->disk_peak = c.disk_peak;
 	if (rc && err)
 		bp_err_set(err, rc, "%s: %s", g->spec, c.errmsg[0] ? c.errmsg : bp_strerror(rc));
@@ -632,5 +698,30 @@ out:
 	}
 	free(c.w);
 	pthread_mutex_destroy(&c.lock);
+	return rc;
+}
+
+int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
+		      struct bp_enum_keys_counts *out, struct bp_err *err)
+{
+	return run(g, opts, out, NULL, err);
+}
+
+int bp_sparse_enumerate_on_disk(const struct bp_game *g, const struct bp_solve_opts *opts,
+				const char *dir, bp_sparse **out, struct bp_err *err)
+{
+	struct disk_progress dp = { opts };
+	struct bp_enum_keys_opts o = {
+		.threads = opts ? opts->threads : 0,
+		.memory = opts && opts->memory_limit ? opts->memory_limit / 4 : 0,
+		.dir = dir,
+		.progress = opts && opts->progress ? tier_done : NULL,
+		.cancel = opts && opts->cancel ? disk_cancel : NULL,
+		.ctx = &dp,
+	};
+	struct bp_enum_keys_counts c;
+	*out = NULL;
+	int rc = run(g, &o, &c, out, err);
+	bp_enum_keys_counts_free(&c);
 	return rc;
 }

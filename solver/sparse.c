@@ -58,10 +58,14 @@
  * a tier's keys on first use, so a query reads the tiers it touches, not the index. */
 #include "solver/sparse.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "solver/parallel.h"
 #include "solver/solve_common.h"
@@ -111,6 +115,9 @@ struct bp_sparse {
 	 * (rank searches these first, a few hundred KiB that stay in cache, then one
 	 * block of keys); NULL: rank searches the keys alone */
 	uint64_t **top;
+	/* made by the enumeration on disk (bp_sparse_from_files): per tier, the bytes of
+	 * its keys' file mapped at k[t] (0: k[t] is malloc'd); NULL: none mapped */
+	uint64_t *maplen;
 	int bad;       /* the first error reading a tier (sticks) */
 	char why[200]; /* what it was */
 };
@@ -318,12 +325,77 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 	return BP_OK;
 }
 
+int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64_t **outcome,
+			 uint64_t **wins, int threads, bp_sparse **out)
+{
+	bp_sparse *ix = sparse_new(nt);
+	int rc = BP_OK;
+	*out = NULL;
+	if (!ix || !(ix->top = calloc(nt ? nt : 1, sizeof *ix->top)) ||
+	    !(ix->maplen = calloc(nt ? nt : 1, sizeof *ix->maplen))) {
+		rc = BP_ENOMEM;
+		goto out;
+	}
+	ix->threads = threads;
+	for (uint32_t t = 0; t < nt; t++) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/tier-%u", dir, t);
+		ix->n[t] = n[t];
+		if (!n[t]) {
+			unlink(path);
+			if (!(ix->k[t] = malloc(KEY_BYTES))) {
+				rc = BP_ENOMEM;
+				goto out;
+			}
+		} else {
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			void *m =
+				fd < 0 ? MAP_FAILED
+				       : mmap(NULL, n[t] * KEY_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			if (m == MAP_FAILED) {
+				errno = e;
+				rc = BP_EIO;
+				goto out;
+			}
+			unlink(path); /* the mapping keeps it while the index lives */
+			ix->k[t] = m;
+			ix->maplen[t] = n[t] * KEY_BYTES;
+		}
+		if ((rc = make_top(ix, t)))
+			goto out;
+	}
+out:
+	if (ix) {
+		ix->outcome = outcome;
+		ix->wins = wins;
+	} else {
+		for (uint32_t t = 0; t < nt; t++) {
+			free(outcome ? outcome[t] : NULL);
+			free(wins ? wins[t] : NULL);
+		}
+		free(outcome);
+		free(wins);
+	}
+	if (rc)
+		bp_sparse_free(ix);
+	else
+		*out = ix;
+	return rc;
+}
+
 void bp_sparse_free(bp_sparse *ix)
 {
 	if (!ix)
 		return;
 	for (uint32_t t = 0; ix->k && t < ix->nt; t++)
-		free(ix->k[t]);
+		if (ix->maplen && ix->maplen[t])
+			munmap(ix->k[t], ix->maplen[t]);
+		else
+			free(ix->k[t]);
+	free(ix->maplen);
 	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
 		free(ix->outcome[t]);
 	free(ix->outcome);
@@ -373,7 +445,8 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 {
 	uint64_t b = sizeof *ix + (uint64_t)ix->nt * 16;
 	for (uint32_t t = 0; t < ix->nt; t++)
-		b += ix->n[t] * KEY_BYTES + (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
+		b += (ix->maplen && ix->maplen[t] ? 0 : ix->n[t] * KEY_BYTES) +
+		     (ix->outcome ? ((ix->n[t] + 31) / 32 + 1) * 8 : 0) +
 		     (ix->wins ? ((ix->n[t] + 63) / 64 + 1) * 8 : 0) +
 		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * KEY_BYTES
 					    : 0);
@@ -915,6 +988,8 @@ static int merge_tier(struct enumr *e, uint32_t c)
 int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
 			struct bp_err *err)
 {
+	if (opts && opts->spill_dir)
+		return bp_sparse_enumerate_on_disk(g, opts, opts->spill_dir, out, err);
 	struct enumr e = { .g = g, .o = opts };
 	double t0 = bp_solve_clock();
 	int rc = BP_OK;

@@ -45,6 +45,24 @@ int bp_sparse_wanted(const struct bp_game *g);
 int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opts, bp_sparse **out,
 			struct bp_err *err);
 
+/* bp_sparse_enumerate with the tiers on disk (solver/enumerate_keys.c): each tier's
+ * keys sorted in a file in a directory made under dir, the children's keys gathered
+ * in buffers (opts->memory_limit / 4 bytes, else 1 GiB) written as sorted runs and
+ * merged on disk; the index then maps the tiers' files (unlinked at once: nothing is
+ * left on disk when the process ends), so that its keys take page cache, not the
+ * process's own memory. The same index as bp_sparse_enumerate (the tests compare
+ * them). bp_sparse_enumerate calls it where opts->spill_dir is set.
+ * @return as bp_sparse_enumerate; BP_EIO (a file: err names it). */
+int bp_sparse_enumerate_on_disk(const struct bp_game *g, const struct bp_solve_opts *opts,
+				const char *dir, bp_sparse **out, struct bp_err *err);
+
+/* The index over the files dir/tier-T (T < nt) of n[T] sorted keys each (a file of
+ * an empty tier may be missing), mapped read-only and unlinked; takes outcome and
+ * wins (per tier, as the enumeration makes them; may be NULL) in every case.
+ * @return BP_OK; BP_EIO (errno says why); BP_ENOMEM. */
+int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64_t **outcome,
+			 uint64_t **wins, int threads, bp_sparse **out);
+
 /* Sorts the n keys at k (two words each, the high one second) in increasing order and
  * drops repeats, in place: the enumeration's sort, given for the tests.
  * @return the keys left, at k[0 .. 2 * return). */
@@ -72,7 +90,8 @@ uint64_t bp_sparse_positions(const bp_sparse *ix);
  * (else 0). */
 uint64_t bp_sparse_stored_bytes(const bp_sparse *ix);
 
-/* Bytes the index holds in memory. */
+/* Bytes the index holds in memory (keys mapped from files not counted: they are page
+ * cache). */
 uint64_t bp_sparse_bytes(const bp_sparse *ix);
 
 /* A hash of every tier's keys in order: equal indices have equal hashes. */

@@ -277,7 +277,8 @@ int bp_cmd_solve(int argc, char **argv)
 {
 	const char *cmd = "solve";
 	static const char *const valued[] = { "db",    "threads", "memory", "block-records",
-					      "level", "solver",  "index",  NULL };
+					      "level", "solver",  "index",  "spill",
+					      NULL };
 	struct bp_cli_args a;
 	struct bp_game *g = NULL;
 	bp_store *db = NULL;
@@ -342,6 +343,12 @@ int bp_cmd_solve(int argc, char **argv)
 		opts.index = BP_INDEX_SPARSE;
 	else {
 		bp_cli_error(cmd, "bad --index '%s' (auto, dense or sparse)", index);
+		return BP_EXIT_USAGE;
+	}
+	opts.spill_dir = a.opt[7];
+	if (opts.spill_dir && opts.index == BP_INDEX_DENSE) {
+		bp_cli_error(cmd,
+			     "--spill is for the index of reachable positions (--index sparse)");
 		return BP_EXIT_USAGE;
 	}
 	struct bp_solve_dist dist = { 0 };

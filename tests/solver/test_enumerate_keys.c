@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "solver/enumerate.h"
+#include "solver/probe.h"
 #include "solver/solve.h"
 #include "solver/sparse.h"
+#include "solver/verify.h"
 #include "tests/support.h"
 
 static const char *const boards[] = { "mirador:4x4", "mirador:5x4,piece=1", "mirador:5x5",
@@ -192,6 +194,89 @@ Test(enumerate_keys, sym_fixed_as_transform)
 		cr_expect_gt(checked, 0);
 		if (b < 4)
 			cr_expect_gt(symmetric, 0, "%s: no symmetric position tried", specs[b]);
+		bp_game_destroy(g);
+	}
+}
+
+/* The index enumerated with its tiers on disk is the in-memory one, key for key, on one
+ * and three threads with buffers small enough for many runs, and leaves no file. */
+Test(enumerate_keys, index_on_disk_as_in_memory, .timeout = 120)
+{
+	char *dir = temp_db();
+	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
+		struct bp_game *g = open_game(boards[b]);
+		bp_sparse *mem = NULL;
+		struct bp_err err = { { 0 } };
+		struct bp_solve_opts so = { .threads = 2 };
+		cr_assert_eq(bp_sparse_enumerate(g, &so, &mem, &err), BP_OK, "%s", err.msg);
+		for (int threads = 1; threads <= 3; threads += 2) {
+			bp_sparse *disk = NULL;
+			struct bp_solve_opts o = { .threads = threads,
+						   .memory_limit = 1,
+						   .spill_dir = dir };
+			cr_assert_eq(bp_sparse_enumerate(g, &o, &disk, &err), BP_OK, "%s", err.msg);
+			cr_expect_eq(entries(dir), 0, "%s: files left while the index lives",
+				     boards[b]);
+			char why[200] = "";
+			cr_expect_eq(bp_sparse_compare(mem, disk, why, sizeof why), BP_OK, "%s: %s",
+				     boards[b], why);
+			cr_expect_eq(bp_sparse_hash(mem), bp_sparse_hash(disk));
+			bp_sparse_free(disk);
+		}
+		bp_sparse_free(mem);
+		bp_game_destroy(g);
+	}
+	remove_db(dir);
+}
+
+static void say_problem(void *ctx, const char *what)
+{
+	(void)ctx;
+	cr_log_warn("%s", what);
+}
+
+/* verify's report on g's table at dir, opened with its stored index (bp_probe_open). */
+static struct bp_verify_report verify_sparse(const char *dir, const struct bp_game *g)
+{
+	bp_store *db;
+	bp_table *t;
+	struct bp_err err = { { 0 } };
+	struct bp_verify_report r;
+	struct bp_verify_opts vo = { .threads = 2, .problem = say_problem };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &db, NULL), BP_OK);
+	cr_assert_eq(bp_probe_open(db, g, &t, &err), BP_OK, "%s", err.msg);
+	cr_assert_eq(bp_verify(g, t, &vo, &r), BP_OK);
+	bp_table_close(t);
+	bp_store_close(db);
+	return r;
+}
+
+/* A solve whose index was enumerated on disk stores the same table (content hash, with
+ * the index's) as one enumerated in memory, and verify re-derives it. */
+Test(enumerate_keys, solve_with_spill_stores_the_same_table, .timeout = 120)
+{
+	const char *const specs[] = { "mirador:7x7", "mirador:8x8" };
+	for (size_t b = 0; b < sizeof specs / sizeof specs[0]; b++) {
+		struct bp_game *g = open_game(specs[b]);
+		char *d1 = temp_db(), *d2 = temp_db(), *sp = temp_db();
+		struct bp_solve_opts o = { .threads = 2, .index = BP_INDEX_SPARSE };
+		struct bp_solve_result r1 = solve_into(d1, g, o);
+		o.spill_dir = sp;
+		struct bp_solve_result r2 = solve_into(d2, g, o);
+		cr_expect_eq(r1.value, r2.value);
+		cr_expect_eq(r1.positions, r2.positions);
+		cr_expect_eq(entries(sp), 0);
+		struct bp_verify_report v1 = verify_sparse(d1, g), v2 = verify_sparse(d2, g);
+		cr_expect_eq(v1.inconsistencies, 0);
+		cr_expect_eq(v2.inconsistencies, 0);
+		cr_expect_eq(v1.positions_checked, r1.positions);
+		cr_expect_eq(v2.index_enumerated, r1.positions);
+		cr_expect_eq(v1.content_hash, v2.content_hash, "%s: %016llx and %016llx", specs[b],
+			     (unsigned long long)v1.content_hash,
+			     (unsigned long long)v2.content_hash);
+		remove_db(d1);
+		remove_db(d2);
+		remove_db(sp);
 		bp_game_destroy(g);
 	}
 }
