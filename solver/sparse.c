@@ -556,6 +556,27 @@ int bp_sparse_unrank_position(const bp_sparse *ix, const struct bp_game *g, uint
 	return g->ops->key_unpack(g, t, key, out) ? BP_ENOTFOUND : BP_OK;
 }
 
+int bp_sparse_compare_tier(const bp_sparse *a, const bp_sparse *b, uint32_t t, char *why, size_t n)
+{
+	int rc = need_tier(a, t);
+	if (rc || (rc = need_tier(b, t))) {
+		snprintf(why, n, "tier %u cannot be read: %s", t, bp_strerror(rc));
+		return rc;
+	}
+	if (a->n[t] != b->n[t]) {
+		snprintf(why, n, "tier %u: %llu positions against %llu", t,
+			 (unsigned long long)a->n[t], (unsigned long long)b->n[t]);
+		return BP_ECORRUPT;
+	}
+	for (uint64_t i = 0; i < a->n[t]; i++)
+		if (key_cmp(a->k[t] + 2 * i, b->k[t] + 2 * i) != 0) {
+			snprintf(why, n, "tier %u: position %llu differs", t,
+				 (unsigned long long)i);
+			return BP_ECORRUPT;
+		}
+	return BP_OK;
+}
+
 int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t n)
 {
 	if (a->nt != b->nt) {
@@ -563,24 +584,24 @@ int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t 
 		return BP_ECORRUPT;
 	}
 	for (uint32_t t = 0; t < a->nt; t++) {
-		int rc = need_tier(a, t);
-		if (rc || (rc = need_tier(b, t))) {
-			snprintf(why, n, "tier %u cannot be read: %s", t, bp_strerror(rc));
+		int rc = bp_sparse_compare_tier(a, b, t, why, n);
+		if (rc)
 			return rc;
-		}
-		if (a->n[t] != b->n[t]) {
-			snprintf(why, n, "tier %u: %llu positions against %llu", t,
-				 (unsigned long long)a->n[t], (unsigned long long)b->n[t]);
-			return BP_ECORRUPT;
-		}
-		for (uint64_t i = 0; i < a->n[t]; i++)
-			if (key_cmp(a->k[t] + 2 * i, b->k[t] + 2 * i) != 0) {
-				snprintf(why, n, "tier %u: position %llu differs", t,
-					 (unsigned long long)i);
-				return BP_ECORRUPT;
-			}
 	}
 	return BP_OK;
+}
+
+void bp_sparse_release(bp_sparse *ix, uint32_t t)
+{
+	if (!ix->ready || t >= ix->nt)
+		return;
+	pthread_mutex_lock(&ix->lock);
+	if (ix->ready[t]) {
+		__atomic_store_n(&ix->ready[t], 0, __ATOMIC_RELEASE);
+		free(ix->k[t]);
+		ix->k[t] = NULL;
+	}
+	pthread_mutex_unlock(&ix->lock);
 }
 
 /* ---- enumeration ------------------------------------------------------------------ */

@@ -118,6 +118,15 @@ const uint64_t *bp_sparse_key(const bp_sparse *ix, uint32_t t, uint64_t i);
  * (n bytes) naming the first tier that differs and how. */
 int bp_sparse_compare(const bp_sparse *a, const bp_sparse *b, char *why, size_t n);
 
+/* bp_sparse_compare of tier t alone (read first where either index reads tiers on first
+ * use). @return BP_OK; BP_ECORRUPT (why); a tier's read failure. */
+int bp_sparse_compare_tier(const bp_sparse *a, const bp_sparse *b, uint32_t t, char *why, size_t n);
+
+/* Lets go of tier t of an index opened from its stored form (it is read again, and
+ * checked again, on its next use); nothing for other indices. Not while another thread
+ * may use the tier. */
+void bp_sparse_release(bp_sparse *ix, uint32_t t);
+
 /* A view of g indexed by ix: a game instance that shares g's rules and data (g must
  * outlive it) but whose tier_size, rank and unrank are ix's (every index a reachable
  * canonical position: BP_GAME_DENSE_REACHABLE and BP_GAME_INDEX_CANONICAL), whose

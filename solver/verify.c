@@ -798,14 +798,47 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 	char why[200] = "";
 	struct bp_err err = { { 0 } };
 	int rc, mismatch = 0;
-	if ((rc = bp_sparse_read_all(ix, &err))) {
+	/* with spill_dir: the stored index compared tier by tier, the records over the
+	 * fresh one (the same keys, when it matches) */
+	int low = opts && opts->spill_dir && !opts->hash_only && !opts->sample;
+	const bp_sparse *over = ix;
+	if (low) {
+		struct bp_solve_opts eo = { .threads = opts->threads,
+					    .spill_dir = opts->spill_dir };
+		if ((rc = bp_sparse_enumerate(g, &eo, &fresh, &err))) {
+			if (opts->problem)
+				opts->problem(opts->ctx, err.msg);
+			return rc;
+		}
+		for (uint32_t tr = 0; tr < g->ntiers; tr++) {
+			char w[200];
+			rc = bp_sparse_compare_tier(ix, fresh, tr, w, sizeof w);
+			bp_sparse_release(ix, tr);
+			if (rc && (rc != BP_ECORRUPT || bp_sparse_why(ix)[0])) {
+				/* the stored tier does not read (as bp_sparse_read_all's failure) */
+				if (opts->problem)
+					opts->problem(opts->ctx,
+						      bp_sparse_why(ix)[0] ? bp_sparse_why(ix) : w);
+				bp_sparse_free(fresh);
+				return rc;
+			}
+			if (rc && !mismatch) {
+				mismatch = 1;
+				snprintf(why, sizeof why, "%s", w);
+			}
+		}
+		if (!mismatch)
+			over = fresh;
+	} else if ((rc = bp_sparse_read_all(ix, &err))) {
 		if (opts && opts->problem)
 			opts->problem(opts->ctx, err.msg);
 		return rc;
 	}
-	if ((rc = bp_sparse_view(g, ix, &view)))
+	if ((rc = bp_sparse_view(g, over, &view))) {
+		bp_sparse_free(fresh);
 		return rc;
-	if (!(opts && (opts->hash_only || opts->sample))) {
+	}
+	if (!low && !(opts && (opts->hash_only || opts->sample))) {
 		struct bp_solve_opts eo = { .threads = opts ? opts->threads : 0 };
 		if ((rc = bp_sparse_enumerate(g, &eo, &fresh, NULL)))
 			goto out;
@@ -814,7 +847,7 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 	rc = verify_table(view, t, opts, out);
 	out->index_enumerated = fresh ? bp_sparse_positions(fresh) : 0;
 	/* an index names the positions of the records: it is part of the content */
-	uint64_t pair[2] = { out->content_hash, bp_sparse_hash(ix) };
+	uint64_t pair[2] = { out->content_hash, bp_sparse_hash(over) };
 	if (!(opts && opts->sample)) /* a sample has no content hash */
 		out->content_hash = bp_hash64(pair, sizeof pair, 0x696e646578);
 	if (!rc && mismatch) {

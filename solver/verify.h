@@ -63,6 +63,12 @@ struct bp_verify_opts {
 	 * tier's moves reach); 0: 4 GiB, or three times the largest tier when that is
 	 * more. */
 	uint64_t cache_bytes;
+	/* A table indexed by its reachable positions, full check: enumerate them afresh
+	 * with the tiers on disk in a directory made here (solve --spill), compare the
+	 * stored index with it one tier at a time (each stored tier let go after), and
+	 * check the records over the fresh index, which is then the same: neither index
+	 * is held in the process's own memory whole. NULL: both in memory. */
+	const char *spill_dir;
 	void *ctx; /* passed to problem and progress */
 };
 

@@ -246,8 +246,8 @@ const struct bp_command bp_commands[] = {
 	  "\"remoteness\",\n"
 	  "\"position\"}, ...] and \"line_end\".\n" },
 	{ "verify", "re-derive every stored value from its children", bp_cmd_verify,
-	  "usage: boardproof verify [GAME] [--db DIR] [--threads N] [--hash-only] [--progress]\n"
-	  "                         [--json]\n"
+	  "usage: boardproof verify [GAME] [--db DIR] [--threads N] [--hash-only] [--spill DIR]\n"
+	  "                         [--progress] [--json]\n"
 	  "       boardproof verify GAME --sample N [--seed S] [--db DIR] [--json]\n"
 	  "       boardproof verify GAME --proofs [--db DIR] [--json]\n"
 	  "\n"
@@ -273,6 +273,9 @@ const struct bp_command bp_commands[] = {
 	  "               it needs by itself: for tables whose tiers do not fit in memory\n"
 	  "               (no content hash: null)\n"
 	  "  --seed S     the sample's seed (default 1)\n"
+	  "  --spill DIR  a table indexed by its reachable positions: enumerate them afresh\n"
+	  "               with the tiers on disk under DIR (as solve --spill) and compare\n"
+	  "               the stored index a tier at a time: neither is held in memory\n"
 	  "  --progress   a line per tier on stderr (default when stderr is a "
 	  "terminal)\n" COMMON_OPTIONS "\n"
 	  "A GAME that stands for a family of instances checks every member's table.\n"

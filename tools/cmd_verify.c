@@ -85,7 +85,7 @@ static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t chec
 int bp_cmd_verify(int argc, char **argv)
 {
 	const char *cmd = "verify";
-	static const char *const valued[] = { "db", "threads", "sample", "seed", NULL };
+	static const char *const valued[] = { "db", "threads", "sample", "seed", "spill", NULL };
 	struct bp_cli_args a;
 	bp_store *db = NULL;
 	struct specs specs = { 0 };
@@ -202,6 +202,7 @@ int bp_cmd_verify(int argc, char **argv)
 					     .seed = seed };
 		vo.packed = packed;
 		vo.cache_bytes = cache_bytes;
+		vo.spill_dir = a.opt[4];
 		int vrc = bp_verify(g, tab, &vo, &r);
 		bp_table_close(tab);
 		bp_game_destroy(g);
