@@ -1136,6 +1136,18 @@ static void canonical_generic(const struct bp_game *g, const struct bp_pos *p, s
 	}
 }
 
+/* The cell planes of both colours' pieces, at places set[c], under symmetry s. */
+static inline void places_image(const struct small *sm, int N, const u128 set[2], int s,
+				u128 img[2])
+{
+	const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
+	for (int c = 0; c < 2; c++) {
+		img[c] = 0;
+		for (u128 v = set[c]; v; v &= v - 1)
+			img[c] |= sm->pmask[ps[ctz128(v)]];
+	}
+}
+
 static void mirador_canonical(const struct bp_game *g, const struct bp_pos *p, struct bp_pos *out)
 {
 	const struct small *sm = M(g)->sm;
@@ -1148,11 +1160,8 @@ static void mirador_canonical(const struct bp_game *g, const struct bp_pos *p, s
 	u128 best[2] = { get_plane(p, 0), get_plane(p, 1) };
 	u128 b0 = order_of(best[0]), b1 = order_of(best[1]);
 	for (int s = 1; s < sm->nsym; s++) {
-		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
-		u128 img[2] = { 0, 0 };
-		for (int c = 0; c < 2; c++)
-			for (u128 v = set[c]; v; v &= v - 1)
-				img[c] |= sm->pmask[ps[ctz128(v)]];
+		u128 img[2];
+		places_image(sm, N, set, s, img);
 		u128 o0 = order_of(img[0]);
 		if (o0 > b0)
 			continue;
@@ -1186,11 +1195,8 @@ static int mirador_sym_fixed(const struct bp_game *g, const struct bp_pos *p)
 	}
 	u128 pl[2] = { get_plane(p, 0), get_plane(p, 1) };
 	for (int s = 1; s < sm->nsym; s++) {
-		const uint8_t *ps = sm->psym + (size_t)s * (size_t)N;
-		u128 img[2] = { 0, 0 };
-		for (int c = 0; c < 2; c++)
-			for (u128 v = set[c]; v; v &= v - 1)
-				img[c] |= sm->pmask[ps[ctz128(v)]];
+		u128 img[2];
+		places_image(sm, N, set, s, img);
 		fixed += img[0] == pl[0] && img[1] == pl[1];
 	}
 	return fixed;
