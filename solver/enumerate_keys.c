@@ -60,6 +60,7 @@ struct count {
 	struct run_list *runs; /* per tier */
 	pthread_mutex_t lock;  /* runs, disk, errmsg */
 	uint64_t disk, disk_peak;
+	uint32_t max_runs; /* the most runs one tier's merge read */
 	char errmsg[256];
 	int err_code;
 	/* keep: the tiers stay on disk for an index (bp_sparse_enumerate_on_disk), with
@@ -352,6 +353,8 @@ static int merge_runs(struct count *c, uint32_t t)
 {
 	struct run_list *rl = &c->runs[t];
 	uint32_t nr = rl->n;
+	if (nr > c->max_runs)
+		c->max_runs = nr;
 	struct reader *rd = calloc(nr ? nr : 1, sizeof *rd);
 	uint32_t *heap = malloc((nr ? nr : 1) * sizeof *heap);
 	uint64_t *out = malloc((size_t)IO_KEYS * KEY_BYTES);
@@ -654,8 +657,14 @@ static int run(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
 	rc = bp_game_status(g);
 	if (!rc && c.keep) {
 		/* the index's keys are its tiers' files, mapped (and unlinked) there */
+		/* the workers' buffers only grow (a run leaves them allocated): their sum
+		 * now is their most, beside each worker's chunk and a merge's readers */
+		uint64_t held = 0;
+		for (int i = 0; i < c.threads; i++)
+			held += c.w[i].held + (uint64_t)CHUNK_KEYS * KEY_BYTES;
+		held += (uint64_t)(c.max_runs + 1) * IO_KEYS * KEY_BYTES;
 		rc = bp_sparse_from_files(c.nt, out->classes, c.dir, c.outcome, c.wins, c.threads,
-					  ix);
+					  held, ix);
 		c.outcome = c.wins = NULL; /* the index's now, or freed */
 		if (rc == BP_EIO)
 			snprintf(c.errmsg, sizeof c.errmsg,

@@ -154,7 +154,12 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 	out->seconds += seconds;
 	out->index_bytes = need;
 	out->index_stored_bytes = bp_sparse_stored_bytes(ix);
-	out->memory_estimate += need;
+	/* and, with the keys mapped from files (--spill), the two tiers' keys a tier's
+	 * solve reads: page cache, not refused above, but resident when it runs well */
+	out->memory_estimate += need + bp_sparse_mapped_pair(ix);
+	if (out->memory_estimate < bp_sparse_enumeration_bytes(ix) + need)
+		out->memory_estimate =
+			bp_sparse_enumeration_bytes(ix) + need; /* its peak came first */
 	out->engine = o.engine;
 out:
 	bp_sparse_view_free(view);

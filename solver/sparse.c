@@ -118,8 +118,9 @@ struct bp_sparse {
 	/* made by the enumeration on disk (bp_sparse_from_files): per tier, the bytes of
 	 * its keys' file mapped at k[t] (0: k[t] is malloc'd); NULL: none mapped */
 	uint64_t *maplen;
-	int bad;       /* the first error reading a tier (sticks) */
-	char why[200]; /* what it was */
+	uint64_t enum_bytes; /* the enumeration on disk's buffers at most */
+	int bad;	     /* the first error reading a tier (sticks) */
+	char why[200];	     /* what it was */
 };
 
 int bp_sparse_supported(const struct bp_game *g)
@@ -326,7 +327,7 @@ int bp_sparse_from_keys(uint32_t nt, const uint64_t *count, const uint64_t *cons
 }
 
 int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64_t **outcome,
-			 uint64_t **wins, int threads, bp_sparse **out)
+			 uint64_t **wins, int threads, uint64_t enum_bytes, bp_sparse **out)
 {
 	bp_sparse *ix = sparse_new(nt);
 	int rc = BP_OK;
@@ -337,6 +338,7 @@ int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64
 		goto out;
 	}
 	ix->threads = threads;
+	ix->enum_bytes = enum_bytes;
 	for (uint32_t t = 0; t < nt; t++) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/tier-%u", dir, t);
@@ -451,6 +453,21 @@ uint64_t bp_sparse_bytes(const bp_sparse *ix)
 		     (ix->top && ix->top[t] ? (ix->n[t] + TOP_EVERY - 1) / TOP_EVERY * KEY_BYTES
 					    : 0);
 	return b;
+}
+
+uint64_t bp_sparse_enumeration_bytes(const bp_sparse *ix)
+{
+	return ix->enum_bytes;
+}
+
+uint64_t bp_sparse_mapped_pair(const bp_sparse *ix)
+{
+	uint64_t most = 0;
+	for (uint32_t t = 0; ix->maplen && t < ix->nt; t++) {
+		uint64_t b = ix->maplen[t] + (t + 1 < ix->nt ? ix->maplen[t + 1] : 0);
+		most = b > most ? b : most;
+	}
+	return most;
 }
 
 static uint64_t tier_hash(const bp_sparse *ix, uint32_t t)

@@ -61,7 +61,11 @@ int bp_sparse_enumerate_on_disk(const struct bp_game *g, const struct bp_solve_o
  * wins (per tier, as the enumeration makes them; may be NULL) in every case.
  * @return BP_OK; BP_EIO (errno says why); BP_ENOMEM. */
 int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64_t **outcome,
-			 uint64_t **wins, int threads, bp_sparse **out);
+			 uint64_t **wins, int threads, uint64_t enum_bytes, bp_sparse **out);
+
+/* The bytes the enumeration on disk held at most besides the index (its buffers, as
+ * bp_sparse_from_files was told); 0 for other indices. */
+uint64_t bp_sparse_enumeration_bytes(const bp_sparse *ix);
 
 /* Sorts the n keys at k (two words each, the high one second) in increasing order and
  * drops repeats, in place: the enumeration's sort, given for the tests.
@@ -93,6 +97,11 @@ uint64_t bp_sparse_stored_bytes(const bp_sparse *ix);
 /* Bytes the index holds in memory (keys mapped from files not counted: they are page
  * cache). */
 uint64_t bp_sparse_bytes(const bp_sparse *ix);
+
+/* Of the keys mapped from files (bp_sparse_from_files), the bytes of the two
+ * neighbouring tiers with the most: what a solve over the index reads at once (a tier
+ * and the tier its moves reach), so the page cache it wants; 0 when none is mapped. */
+uint64_t bp_sparse_mapped_pair(const bp_sparse *ix);
 
 /* A hash of every tier's keys in order: equal indices have equal hashes. */
 uint64_t bp_sparse_hash(const bp_sparse *ix);
