@@ -781,6 +781,13 @@ out:
 	return rc;
 }
 
+/* The fresh enumeration's tiers to bp_verify_opts.enumerated. */
+static void fresh_tier(void *ctx, const struct bp_solve_progress *p)
+{
+	const struct bp_verify_opts *o = ctx;
+	o->enumerated(o->ctx, p->tier, p->ntiers, p->positions, p->seconds);
+}
+
 /* A table indexed by its reachable positions (solver/sparse.h; probe.c attached the
  * stored index when it opened the table): the index is checked against a fresh
  * enumeration of the reachable positions by the rules, made here and not read from
@@ -839,7 +846,10 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 		return rc;
 	}
 	if (!low && !(opts && (opts->hash_only || opts->sample))) {
-		struct bp_solve_opts eo = { .threads = opts ? opts->threads : 0 };
+		struct bp_solve_opts eo = { .threads = opts ? opts->threads : 0,
+					    .progress =
+						    opts && opts->enumerated ? fresh_tier : NULL,
+					    .ctx = (void *)(uintptr_t)opts };
 		if ((rc = bp_sparse_enumerate(g, &eo, &fresh, NULL)))
 			goto out;
 		mismatch = bp_sparse_compare(ix, fresh, why, sizeof why) != BP_OK;

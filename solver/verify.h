@@ -34,6 +34,10 @@ typedef void bp_verify_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint6
 /* Called inside a tier's full check (or hash_only's reading of it) about every
  * tick_seconds, from one worker at a time: done of the tier's total indices checked so far, seconds since the check of
  * the tier began (a long tier's progress: chicken:hex3's largest takes minutes). */
+/* After each tier of the fresh enumeration of a table indexed by its reachable
+ * positions: the tier's positions and the seconds since it began. */
+typedef void bp_verify_enumerated(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t positions,
+				  double seconds);
 typedef void bp_verify_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done,
 			    uint64_t total, double seconds);
 
@@ -69,7 +73,8 @@ struct bp_verify_opts {
 	 * check the records over the fresh index, which is then the same: neither index
 	 * is held in the process's own memory whole. NULL: both in memory. */
 	const char *spill_dir;
-	void *ctx; /* passed to problem and progress */
+	bp_verify_enumerated *enumerated; /* may be NULL */
+	void *ctx;			  /* passed to problem and progress */
 };
 
 /* Verifies table t of game g with the options opts (NULL: every core, no callbacks).

@@ -82,6 +82,18 @@ static void on_progress(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t chec
 			v->hash_only ? "hashed" : "checked", (unsigned long long)checked);
 }
 
+static void on_enumerated(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t positions,
+			  double seconds)
+{
+	struct vctx *v = ctx;
+	bp_cli_end_tick_line(v->tty, &v->open);
+	if (!v->quiet)
+		fprintf(stderr,
+			"verify: reachable positions enumerated afresh: tier %u of %u: %llu (%.1f "
+			"s)\n",
+			tier, ntiers, (unsigned long long)positions, seconds);
+}
+
 int bp_cmd_verify(int argc, char **argv)
 {
 	const char *cmd = "verify";
@@ -195,6 +207,7 @@ int bp_cmd_verify(int argc, char **argv)
 		struct bp_verify_opts vo = { .threads = threads,
 					     .problem = on_problem,
 					     .progress = on_progress,
+					     .enumerated = on_enumerated,
 					     .tick = on_tick,
 					     .ctx = &vc,
 					     .hash_only = hash_only,
