@@ -244,6 +244,18 @@ static int push(struct count *c, struct worker *w, uint32_t ct, const uint64_t k
 	return BP_OK;
 }
 
+static int unpacks_not(struct count *c)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->errmsg[0]) {
+		snprintf(c->errmsg, sizeof c->errmsg,
+			 "tier %u: a key the game packed does not unpack", c->t);
+		c->err_code = BP_EINVAL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return BP_EINVAL;
+}
+
 static int expand_item(void *ctx, int worker, uint64_t item)
 {
 	struct count *c = ctx;
@@ -264,34 +276,30 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 	struct bp_pos p;
 	for (uint64_t i = 0; i < i1 - i0; i++) {
 		const uint64_t *key = w->in + 2 * i;
-		bp_pos_clear(&p);
-		if (g->ops->key_unpack(g, c->t, key, &p)) {
-			pthread_mutex_lock(&c->lock);
-			if (!c->errmsg[0]) {
-				snprintf(c->errmsg, sizeof c->errmsg,
-					 "tier %u: a key the game packed does not unpack", c->t);
-				c->err_code = BP_EINVAL;
-			}
-			pthread_mutex_unlock(&c->lock);
-			return BP_EINVAL;
-		}
-		if (!c->keep)
+		/* the count's images need the position (expand_key unpacks the key itself) */
+		if (!c->keep) {
+			bp_pos_clear(&p);
+			if (g->ops->key_unpack(g, c->t, key, &p))
+				return unpacks_not(c);
 			w->positions += bp_game_orbit(g, &p);
+		}
 		enum bp_value v = BP_VALUE_NONE;
 		int wins = 0, *wp = c->wins ? &wins : NULL;
 		int n = g->ops->expand_key
 				? g->ops->expand_key(g, c->t, key, &v, wp, w->ctier, w->ckey)
 				: bp_game_expand_key_each(g, c->t, key, &v, wp, w->ctier, w->ckey);
+		if (n == BP_ENOTFOUND)
+			return unpacks_not(c);
 		if (n < 0) {
 			pthread_mutex_lock(&c->lock);
 			if (!c->errmsg[0]) {
 				snprintf(c->errmsg, sizeof c->errmsg,
 					 "tier %u: a child does not fit the game's 128-bit key",
 					 c->t);
-				c->err_code = n == BP_ENOTFOUND ? BP_EINVAL : n;
+				c->err_code = n;
 			}
 			pthread_mutex_unlock(&c->lock);
-			return n == BP_ENOTFOUND ? BP_EINVAL : n;
+			return n;
 		}
 		/* a chunk's bits fill whole words of its own (CHUNK_KEYS: a multiple of 64) */
 		uint64_t at = i0 + i;
