@@ -286,7 +286,8 @@ const struct bp_command bp_commands[] = {
 	  "BOARDPROOF_VERIFY_CACHE_BYTES=SIZE override that choice and the cache's size.\n"
 	  "JSON: {\"ok\", \"positions_checked\", \"positions_hashed\", \"inconsistencies\",\n"
 	  "\"corrupt_blocks\", \"missing_tiers\", \"hash_only\", \"content_hash\", \"tables\":\n"
-	  "[...]}; with --sample also \"sample\" and \"seed\".\n" },
+	  "[...]}; with --sample also \"sample\" and \"seed\"; a table indexed by its\n"
+	  "reachable positions also \"index\": \"sparse\" and \"index_enumerated\".\n" },
 	{ "prove", "prove a position's value by proof-number search", bp_cmd_prove,
 	  "usage: boardproof prove GAME [--position P] [--moves M] [--memory SIZE]\n"
 	  "                        [--time-limit S] [--max-nodes N] [--threads N] [--openings]\n"

@@ -237,6 +237,12 @@ int bp_cmd_verify(int argc, char **argv)
 		if (!sample)
 			snprintf(hash, sizeof hash, "\"%016llx\"",
 				 (unsigned long long)r.content_hash);
+		/* an index of reachable positions, and how many a fresh enumeration reached */
+		char idx[96] = "";
+		if (r.index_enumerated)
+			snprintf(idx, sizeof idx,
+				 ", \"index\": \"sparse\", \"index_enumerated\": %llu",
+				 (unsigned long long)r.index_enumerated);
 		if (a.json)
 			bp_text_printf(
 				&out,
@@ -249,8 +255,7 @@ int bp_cmd_verify(int argc, char **argv)
 				(unsigned long long)r.positions_hashed,
 				(unsigned long long)r.inconsistencies,
 				(unsigned long long)r.corrupt_blocks,
-				(unsigned long long)r.missing_tiers, hash,
-				r.index_enumerated ? ", \"index\": \"sparse\"" : "");
+				(unsigned long long)r.missing_tiers, hash, idx);
 		else {
 			bp_text_printf(&out, "%s: %s: ", specs.v[i], ok ? "ok" : "PROBLEMS");
 			if (hash_only)
