@@ -220,7 +220,7 @@ static int push(struct count *c, struct worker *w, uint32_t ct, const uint64_t k
 	slot[2] = (uint64_t)ct + 1;
 	struct kbuf *b = &w->buf[ct];
 	if (b->n == b->cap) {
-		uint64_t cap = b->cap ? 2 * b->cap : 4096;
+		uint64_t cap = b->cap ? 2 * b->cap : 1024;
 		if (w->held + (cap - b->cap) * KEY_BYTES > c->budget) {
 			/* full: every buffer out as runs, then room in this one */
 			int rc = flush_worker(c, w);
@@ -579,8 +579,8 @@ static int run(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
 	c.threads = opts && opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	uint64_t mem = opts && opts->memory ? opts->memory : DEFAULT_MEMORY;
 	c.budget = mem / (uint64_t)c.threads;
-	if (c.budget < (uint64_t)KEY_BYTES * 4096)
-		c.budget = (uint64_t)KEY_BYTES * 4096;
+	if (c.budget < (uint64_t)KEY_BYTES * 1024)
+		c.budget = (uint64_t)KEY_BYTES * 1024;
 	const char *base = opts && opts->dir ? opts->dir : getenv("TMPDIR");
 	if (!base || !*base)
 		base = "/tmp";
@@ -730,7 +730,8 @@ int bp_sparse_enumerate_on_disk(const struct bp_game *g, const struct bp_solve_o
 	struct disk_progress dp = { opts };
 	struct bp_enum_keys_opts o = {
 		.threads = opts ? opts->threads : 0,
-		.memory = opts && opts->memory_limit ? opts->memory_limit / 4 : 0,
+		/* a quarter of the limit (at least a byte: the floor is then the least) */
+		.memory = opts && opts->memory_limit ? opts->memory_limit / 4 + 1 : 0,
 		.dir = dir,
 		.progress = opts && opts->progress ? tier_done : NULL,
 		.cancel = opts && opts->cancel ? disk_cancel : NULL,

@@ -55,7 +55,7 @@ Test(enumerate_keys, same_counts_as_both_enumerations, .timeout = 120)
 		cr_assert_eq(bp_sparse_enumerate(g, &so, &ix, &err), BP_OK, "%s", err.msg);
 		struct bp_enum_counts ec = { 0 };
 		cr_assert_eq(bp_enumerate(g, 1ull << 30, NULL, NULL, &ec), BP_OK, "%s", boards[b]);
-		/* 64 KiB of buffers a worker (the floor): many runs a tier */
+		/* 16 KiB of buffers a worker (the floor): many runs a tier */
 		for (int threads = 1; threads <= 3; threads += 2) {
 			struct bp_enum_keys_counts c = count(g, threads, 1, dir);
 			cr_assert_eq(c.ntiers, g->ntiers);
