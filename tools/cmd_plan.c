@@ -321,13 +321,16 @@ int bp_cmd_plan(int argc, char **argv)
 			printf("fits: %s\n", fits ? "yes" : "no");
 	}
 	if (p.too_large && bp_solve_sparse_wanted(g)) {
-		bp_cli_error(cmd,
-			     "%s: %u tiers have more than 2^60 dense indices: solve indexes it by "
-			     "its reachable positions only (solve --index sparse: enumerated "
-			     "first, in one process, never split across ranks), whose number only "
-			     "that enumeration tells (solve --progress prints it per tier); this "
-			     "plan cannot size it",
-			     g->spec, p.too_large);
+		bp_cli_error(
+			cmd,
+			"%s: %u tiers have more than 2^60 dense indices: solve indexes it by "
+			"its reachable positions only (solve --index sparse: enumerated "
+			"first, in one process, never split across ranks), whose number only "
+			"that enumeration tells: count %s counts them tier by tier (by keys, "
+			"the tiers on disk), solve --progress prints it; where the keys do not "
+			"fit in memory, solve --spill DIR keeps the tiers on disk; this plan "
+			"cannot size it",
+			g->spec, p.too_large, g->spec);
 		rc = BP_EXIT_USAGE;
 	} else if (p.too_large) {
 		bp_cli_error(cmd,
