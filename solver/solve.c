@@ -83,6 +83,37 @@ static int table_begun(bp_store *db, const struct bp_game *g)
  * engine; `--solver tiers` asks for the tiers engine anyway (the same table). The index
  * is held through the solve, so it counts against the memory limit (with the tiers
  * engine's need, the larger of the two). */
+/* The caller's progress, and the index's tiers that no move from the tiers left to solve
+ * reaches (three and more above a solved one) let go: a stored index read on first use
+ * (--spill on a resumed solve) then holds a few tiers at a time, not all. */
+struct past {
+	const struct bp_solve_opts *o;
+	bp_sparse *ix;
+};
+
+static void solved_past(void *ctx, const struct bp_solve_progress *p)
+{
+	const struct past *pa = ctx;
+	if (p->phase == 1)
+		for (uint32_t t = p->tier + 3; t < p->ntiers; t++)
+			bp_sparse_release(pa->ix, t);
+	if (pa->o->progress)
+		pa->o->progress(pa->o->ctx, p);
+}
+
+/* The caller's tick and cancel, behind solved_past's context. */
+static void past_tick(void *ctx, const struct bp_solve_tick *t)
+{
+	const struct past *pa = ctx;
+	pa->o->tick(pa->o->ctx, t);
+}
+
+static int past_cancel(void *ctx)
+{
+	const struct past *pa = ctx;
+	return pa->o->cancel(pa->o->ctx);
+}
+
 static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 			struct bp_solve_result *out, struct bp_err *err)
 {
@@ -103,7 +134,11 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 				  "the walk or the tiers engine",
 				  g->spec);
 	if (table_begun(db, g)) {
-		rc = bp_sparse_load(db, g, &ix, err);
+		/* with --spill, the stored index read a tier at a time as the solve reaches
+		 * it, and let go once the solve is past it (solved_past below), rather than
+		 * all of it first: 16 bytes a position (mirador:11x11: 14 GB) */
+		rc = opts->spill_dir ? bp_sparse_open(db, g, &ix, err)
+				     : bp_sparse_load(db, g, &ix, err);
 		if (rc == BP_ENOTFOUND)
 			return bp_err_set(err, BP_EFORMAT,
 					  "%s: the table was begun without an index of reachable "
@@ -148,6 +183,11 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 		goto out;
 	}
 	double seconds = out->index_seconds;
+	struct past pa = { opts, ix };
+	o.progress = solved_past;
+	o.tick = opts->tick ? past_tick : NULL;
+	o.cancel = opts->cancel ? past_cancel : NULL;
+	o.ctx = &pa;
 	rc = o.engine == BP_ENGINE_WALK ? bp_solve_walk(view, db, &o, out, err)
 					: bp_solve_tiers(view, db, &o, out, err);
 	out->index_seconds = seconds;
