@@ -7,6 +7,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "solver/enumerate.h"
 #include "solver/solve.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -385,6 +386,13 @@ int bp_cmd_solve(int argc, char **argv)
 	if (mpi_on && bp_mpi_max(rc != 0) && !rc) {
 		bp_cli_error(cmd, "another rank failed before the solve");
 		rc = BP_EXIT_IO;
+	}
+	if (!rc && opts.spill_dir && !bp_enumerate_keys_supported(g)) {
+		bp_cli_error(cmd,
+			     "--spill is for an index of reachable positions, which %s has not "
+			     "(its positions have no 128-bit key)",
+			     g->spec);
+		rc = BP_EXIT_USAGE;
 	}
 	if (rc)
 		goto out;
