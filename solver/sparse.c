@@ -65,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "solver/parallel.h"
@@ -351,9 +352,14 @@ int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64
 			}
 		} else {
 			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			void *m =
-				fd < 0 ? MAP_FAILED
-				       : mmap(NULL, n[t] * KEY_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+			struct stat st;
+			void *m = MAP_FAILED;
+			/* a file shorter than its keys would fault when read past its end */
+			if (fd >= 0 && fstat(fd, &st) == 0 &&
+			    (uint64_t)st.st_size != n[t] * KEY_BYTES)
+				errno = EIO;
+			else if (fd >= 0)
+				m = mmap(NULL, n[t] * KEY_BYTES, PROT_READ, MAP_SHARED, fd, 0);
 			int e = errno;
 			if (fd >= 0)
 				close(fd);
