@@ -77,12 +77,6 @@ static int table_begun(bp_store *db, const struct bp_game *g)
 	return begun;
 }
 
-/* Reachable positions only: the index (enumerated and stored first, or read back when
- * the table was begun with it), then the walk engine on the view it indexes where the
- * view has a tier walk (the game lists its children by keys: Mirador), else the tiers
- * engine; `--solver tiers` asks for the tiers engine anyway (the same table). The index
- * is held through the solve, so it counts against the memory limit (with the tiers
- * engine's need, the larger of the two). */
 /* The caller's progress, and the index's tiers that no move from the tiers left to solve
  * reaches (three and more above a solved one) let go: a stored index read on first use
  * (--spill on a resumed solve) then holds a few tiers at a time, not all. */
@@ -114,6 +108,13 @@ static int past_cancel(void *ctx)
 	return pa->o->cancel(pa->o->ctx);
 }
 
+/* Reachable positions only: the index (enumerated and stored first, or read back when
+ * the table was begun with it), then the walk engine on the view it indexes where the
+ * view has a tier walk (the game lists its children by keys: Mirador), else the tiers
+ * engine; `--solver tiers` asks for the tiers engine anyway (the same table). The index
+ * is held through the solve, so it counts against the memory limit (with the tiers
+ * engine's need, the larger of the two); with --spill its keys are mapped from files
+ * (page cache, counted in the estimate but not refused). */
 static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,
 			struct bp_solve_result *out, struct bp_err *err)
 {

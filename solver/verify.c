@@ -811,7 +811,9 @@ int bp_verify(const struct bp_game *g, bp_table *t, const struct bp_verify_opts 
 	const bp_sparse *over = ix;
 	if (low) {
 		struct bp_solve_opts eo = { .threads = opts->threads,
-					    .spill_dir = opts->spill_dir };
+					    .spill_dir = opts->spill_dir,
+					    .progress = opts->enumerated ? fresh_tier : NULL,
+					    .ctx = (void *)(uintptr_t)opts };
 		if ((rc = bp_sparse_enumerate(g, &eo, &fresh, &err))) {
 			if (opts->problem)
 				opts->problem(opts->ctx, err.msg);
