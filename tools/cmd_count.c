@@ -146,8 +146,14 @@ static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_
 	int rc = bp_enumerate_keys(g, &o, &c, &err);
 	if (caught)
 		sigaction(SIGINT, &old_sa, NULL);
-	if (rc) {
+	if (rc == BP_ECANCELED)
+		bp_cli_error(cmd,
+			     "%s: interrupted; its files are removed (a count keeps nothing to "
+			     "resume from: run it again)",
+			     g->spec);
+	else if (rc)
 		bp_cli_error(cmd, "%s", err.msg);
+	if (rc) {
 		bp_enum_keys_counts_free(&c);
 		return rc == BP_ECANCELED ? BP_EXIT_INTERRUPTED : bp_cli_exit_code(rc);
 	}
