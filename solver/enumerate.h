@@ -59,6 +59,9 @@ struct bp_enum_keys_opts {
 	void (*progress)(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t classes,
 			 uint64_t positions, uint64_t over, uint64_t disk_bytes, double seconds);
 	int (*cancel)(void *ctx); /* nonzero: stop with BP_ECANCELED; may be NULL */
+	/* runs a merge reads at once (more are merged that many at a time first); < 2:
+	 * 128. For the tests, which merge many runs in several passes */
+	uint32_t merge_fanin;
 	void *ctx;
 };
 

@@ -24,6 +24,7 @@
 #define CHUNK_KEYS 4096	   /* keys of a tier a work item reads and expands */
 #define CACHE_KEYS 4096	   /* keys a worker remembers pushing lately (a power of 2) */
 #define IO_KEYS (1u << 16) /* keys a reader or writer buffers (1 MiB) */
+#define MERGE_FANIN 128	   /* runs a merge reads at once (files open, buffers): default */
 #define DEFAULT_MEMORY (1ull << 30)
 
 struct run_list {
@@ -61,6 +62,7 @@ struct count {
 	pthread_mutex_t lock;  /* runs, disk, errmsg */
 	uint64_t disk, disk_peak;
 	uint32_t max_runs; /* the most runs one tier's merge read */
+	uint32_t fanin;	   /* runs a merge reads at once */
 	char errmsg[256];
 	int err_code;
 	/* keep: the tiers stay on disk for an index (bp_sparse_enumerate_on_disk), with
@@ -355,38 +357,36 @@ static int key_less(const uint64_t *a, const uint64_t *b)
 	return a[1] != b[1] ? a[1] < b[1] : a[0] < b[0];
 }
 
-/* Merges tier t's runs into its file, each key once, removing the runs; c->n gets the
- * keys. With no run (nothing reached t) the file is empty. */
-static int merge_runs(struct count *c, uint32_t t)
+/* Merges runs [first, first + nr) of tier t into the file at opath (created), each key
+ * once, and removes them; *total gets the keys written. */
+static int merge_some(struct count *c, uint32_t t, uint32_t first, uint32_t nr, const char *opath,
+		      uint64_t *total)
 {
 	struct run_list *rl = &c->runs[t];
-	uint32_t nr = rl->n;
-	if (nr > c->max_runs)
-		c->max_runs = nr;
 	struct reader *rd = calloc(nr ? nr : 1, sizeof *rd);
 	uint32_t *heap = malloc((nr ? nr : 1) * sizeof *heap);
 	uint64_t *out = malloc((size_t)IO_KEYS * KEY_BYTES);
-	char path[4200], tpath[4200];
+	char path[4200];
 	int rc = BP_OK, ofd = -1;
-	uint64_t total = 0, no = 0, in_bytes = 0;
+	uint64_t no = 0, in_bytes = 0;
+	*total = 0;
 	if (!rd || !heap || !out) {
 		rc = BP_ENOMEM;
 		goto out;
 	}
 	for (uint32_t i = 0; i < nr; i++)
 		rd[i].fd = -1;
-	path_of(c, tpath, sizeof tpath, "tier", t, UINT32_MAX);
-	ofd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (ofd < 0) {
-		set_error(c, BP_EIO, tpath);
+		set_error(c, BP_EIO, opath);
 		rc = BP_EIO;
 		goto out;
 	}
 	uint32_t nh = 0;
 	for (uint32_t i = 0; i < nr; i++) {
-		path_of(c, path, sizeof path, "run", t, i);
-		in_bytes += rl->keys[i] * KEY_BYTES;
-		rd[i].left = rl->keys[i];
+		path_of(c, path, sizeof path, "run", t, first + i);
+		in_bytes += rl->keys[first + i] * KEY_BYTES;
+		rd[i].left = rl->keys[first + i];
 		if (!rd[i].left)
 			continue;
 		if (!(rd[i].buf = malloc((size_t)IO_KEYS * KEY_BYTES))) {
@@ -423,10 +423,10 @@ static int merge_runs(struct count *c, uint32_t t)
 			have_last = 1;
 			out[2 * no] = k[0];
 			out[2 * no + 1] = k[1];
-			total++;
+			++*total;
 			if (++no == IO_KEYS) {
 				if (write_all(ofd, out, (size_t)no * KEY_BYTES)) {
-					set_error(c, BP_EIO, tpath);
+					set_error(c, BP_EIO, opath);
 					rc = BP_EIO;
 					goto out;
 				}
@@ -436,7 +436,7 @@ static int merge_runs(struct count *c, uint32_t t)
 		if (++r->i == r->n) {
 			if (r->left) {
 				if (reader_fill(r)) {
-					path_of(c, path, sizeof path, "run", t, heap[0]);
+					path_of(c, path, sizeof path, "run", t, first + heap[0]);
 					set_error(c, BP_EIO, path);
 					rc = BP_EIO;
 					goto out;
@@ -467,13 +467,12 @@ static int merge_runs(struct count *c, uint32_t t)
 	}
 	if ((no && write_all(ofd, out, (size_t)no * KEY_BYTES)) || close(ofd)) {
 		ofd = -1;
-		set_error(c, BP_EIO, tpath);
+		set_error(c, BP_EIO, opath);
 		rc = BP_EIO;
 		goto out;
 	}
 	ofd = -1;
-	disk_add(c, (int64_t)(total * KEY_BYTES));
-	c->n = total;
+	disk_add(c, (int64_t)(*total * KEY_BYTES));
 out:
 	if (ofd >= 0)
 		close(ofd);
@@ -481,15 +480,61 @@ out:
 		if (rd[i].fd >= 0)
 			close(rd[i].fd);
 		free(rd[i].buf);
-		path_of(c, path, sizeof path, "run", t, i);
+		path_of(c, path, sizeof path, "run", t, first + i);
 		unlink(path);
+		rl->keys[first + i] = 0;
 	}
 	if (rd)
 		disk_add(c, -(int64_t)in_bytes);
-	rl->n = 0;
 	free(rd);
 	free(heap);
 	free(out);
+	return rc;
+}
+
+/* Merges tier t's runs into its file, each key once, removing the runs; c->n gets the
+ * keys. With no run (nothing reached t) the file is empty. At most c->fanin runs are
+ * read at once (a read buffer and a file each): more are first merged, that many at a
+ * time, into new runs of the same tier. */
+static int merge_runs(struct count *c, uint32_t t)
+{
+	struct run_list *rl = &c->runs[t];
+	uint32_t first = 0;
+	int rc = BP_OK;
+	char path[4200];
+	while (!rc && rl->n - first > c->fanin) {
+		/* a slot for the merged run (no worker runs now) */
+		if (rl->n == rl->cap) {
+			uint32_t cap = 2 * rl->cap;
+			uint64_t *k = realloc(rl->keys, cap * sizeof *k);
+			if (!k) {
+				rc = BP_ENOMEM;
+				break;
+			}
+			rl->keys = k;
+			rl->cap = cap;
+		}
+		uint32_t to = rl->n++;
+		rl->keys[to] = 0;
+		uint64_t got;
+		path_of(c, path, sizeof path, "run", t, to);
+		rc = merge_some(c, t, first, c->fanin, path, &got);
+		rl->keys[to] = got;
+		first += c->fanin;
+	}
+	uint32_t nr = rl->n - first;
+	if (nr > c->max_runs)
+		c->max_runs = nr;
+	if (!rc) {
+		path_of(c, path, sizeof path, "tier", t, UINT32_MAX);
+		rc = merge_some(c, t, first, nr, path, &c->n);
+	}
+	/* what a failure left (the caller removes the directory's files) */
+	for (uint32_t i = 0; i < rl->n; i++) {
+		path_of(c, path, sizeof path, "run", t, i);
+		unlink(path);
+	}
+	rl->n = 0;
 	return rc;
 }
 
@@ -579,6 +624,7 @@ static int run(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
 	c.threads = opts && opts->threads > 0 ? opts->threads : bp_parallel_cores();
 	uint64_t mem = opts && opts->memory ? opts->memory : DEFAULT_MEMORY;
 	c.budget = mem / (uint64_t)c.threads;
+	c.fanin = opts && opts->merge_fanin >= 2 ? opts->merge_fanin : MERGE_FANIN;
 	if (c.budget < (uint64_t)KEY_BYTES * 1024)
 		c.budget = (uint64_t)KEY_BYTES * 1024;
 	const char *base = opts && opts->dir ? opts->dir : getenv("TMPDIR");

@@ -37,7 +37,11 @@ static int entries(const char *dir)
 static struct bp_enum_keys_counts count(const struct bp_game *g, int threads, uint64_t memory,
 					const char *dir)
 {
-	struct bp_enum_keys_opts o = { .threads = threads, .memory = memory, .dir = dir };
+	/* on one thread, runs merged two at a time: tiers of more take several passes */
+	struct bp_enum_keys_opts o = { .threads = threads,
+				       .memory = memory,
+				       .dir = dir,
+				       .merge_fanin = threads == 1 ? 2 : 0 };
 	struct bp_enum_keys_counts c;
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(bp_enumerate_keys(g, &o, &c, &err), BP_OK, "%s: %s", g->spec, err.msg);
