@@ -105,43 +105,34 @@ static void disk_add(struct count *c, int64_t bytes)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Writes all n bytes of buf to fd. @return 0, or -1 with errno set. */
-static int write_all(int fd, const void *buf, size_t n)
+/* Reads (writing 0) or writes all n bytes of buf at fd's offset, or at off where off
+ * >= 0 (pread). @return 0, or -1 with errno set (EIO for a short file, ENOSPC for a
+ * write that wrote nothing). */
+static int io_full(int fd, void *buf, size_t n, int64_t off, int writing)
 {
-	const char *p = buf;
+	char *p = buf;
 	while (n) {
-		ssize_t k = write(fd, p, n);
+		ssize_t k = writing    ? write(fd, p, n)
+			    : off >= 0 ? pread(fd, p, n, (off_t)off)
+				       : read(fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
 			if (k == 0)
-				errno = ENOSPC;
+				errno = writing ? ENOSPC : EIO;
 			return -1;
 		}
 		p += k;
 		n -= (size_t)k;
+		if (off >= 0)
+			off += k;
 	}
 	return 0;
 }
 
-/* Reads n bytes at off. @return 0, or -1 with errno set (EIO for a short file). */
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
+static int write_all(int fd, const void *buf, size_t n)
 {
-	char *p = buf;
-	while (n) {
-		ssize_t k = pread(fd, p, n, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
+	return io_full(fd, (void *)(uintptr_t)buf, n, -1, 1);
 }
 
 /* Writes worker w's keys of tier t (sorted and each once first) as a new run. */
@@ -268,7 +259,7 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 		i1 = c->n;
 	if (c->o && c->o->cancel && c->o->cancel(c->o->ctx))
 		return BP_ECANCELED;
-	if (read_at(c->fd, w->in, (size_t)(i1 - i0) * KEY_BYTES, i0 * KEY_BYTES)) {
+	if (io_full(c->fd, w->in, (size_t)(i1 - i0) * KEY_BYTES, (int64_t)(i0 * KEY_BYTES), 0)) {
 		char path[4200];
 		path_of(c, path, sizeof path, "tier", c->t, UINT32_MAX);
 		set_error(c, BP_EIO, path);
@@ -333,19 +324,8 @@ struct reader {
 static int reader_fill(struct reader *r)
 {
 	uint64_t k = r->left < IO_KEYS ? r->left : IO_KEYS;
-	size_t bytes = (size_t)k * KEY_BYTES;
-	size_t got = 0;
-	while (got < bytes) {
-		ssize_t m = read(r->fd, (char *)r->buf + got, bytes - got);
-		if (m < 0 && errno == EINTR)
-			continue;
-		if (m <= 0) {
-			if (m == 0)
-				errno = EIO;
-			return -1;
-		}
-		got += (size_t)m;
-	}
+	if (io_full(r->fd, r->buf, (size_t)k * KEY_BYTES, -1, 0))
+		return -1;
 	r->left -= k;
 	r->n = k;
 	r->i = 0;
