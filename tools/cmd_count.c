@@ -46,6 +46,42 @@ static void report_depth(void *ctx, uint32_t depth, uint64_t raw, uint64_t class
 			bp_cli_now() - cp->t0);
 }
 
+/* The per-depth or per-tier table of count_reach and count_keys: a header, one row per
+ * level (JSON: {"UNIT": i, "positions", "classes", "LAST"}) and the totals (JSON: the
+ * members after the list, left open for more). */
+struct three {
+	const char *unit, *last; /* "depth"/"tier"; "terminal"/"over" */
+	uint32_t n;
+	const uint64_t *positions, *classes, *lastv;
+};
+
+static void print_three(int json, const struct three *x)
+{
+	uint64_t tp = 0, tc = 0, tl = 0;
+	for (uint32_t i = 0; i < x->n; i++) {
+		if (json)
+			printf("%s{\"%s\": %u, \"positions\": %llu, \"classes\": %llu, \"%s\": "
+			       "%llu}",
+			       i ? ", " : "", x->unit, i, (unsigned long long)x->positions[i],
+			       (unsigned long long)x->classes[i], x->last,
+			       (unsigned long long)x->lastv[i]);
+		else
+			printf("%-6u %24llu %24llu %16llu\n", i,
+			       (unsigned long long)x->positions[i],
+			       (unsigned long long)x->classes[i], (unsigned long long)x->lastv[i]);
+		tp += x->positions[i];
+		tc += x->classes[i];
+		tl += x->lastv[i];
+	}
+	if (json)
+		printf("], \"positions\": %llu, \"classes\": %llu, \"%s\": %llu",
+		       (unsigned long long)tp, (unsigned long long)tc, x->last,
+		       (unsigned long long)tl);
+	else
+		printf("%-6s %24llu %24llu %16llu\n", "total", (unsigned long long)tp,
+		       (unsigned long long)tc, (unsigned long long)tl);
+}
+
 /* Games without tiers, or whose moves do not raise the tier (cyclic ones): breadth-first
  * over a hash set, per depth (the fewest turns that reach a position), with the
  * terminal positions counted apart. */
@@ -65,34 +101,16 @@ static int count_reach(const char *cmd, const struct bp_game *g, const struct bp
 			bp_cli_error(cmd, "%s", bp_strerror(err));
 		return err == BP_ERANGE ? BP_EXIT_PROBLEM : bp_cli_exit_code(err);
 	}
-	uint64_t tr = 0, tc = 0, tt = 0;
 	if (a->json)
 		printf("{\"instance\": \"%s\", \"method\": \"reach\", \"depths\": [", g->spec);
 	else
 		printf("%s: reachable positions (breadth-first, by fewest turns)\n%-6s %24s %24s "
 		       "%16s\n",
 		       g->spec, "depth", "positions", "up to symmetry", "terminal");
-	for (uint32_t d = 0; d < rc.ndepths; d++) {
-		if (a->json)
-			printf("%s{\"depth\": %u, \"positions\": %llu, \"classes\": %llu, "
-			       "\"terminal\": %llu}",
-			       d ? ", " : "", d, (unsigned long long)rc.raw[d],
-			       (unsigned long long)rc.classes[d],
-			       (unsigned long long)rc.terminal[d]);
-		else
-			printf("%-6u %24llu %24llu %16llu\n", d, (unsigned long long)rc.raw[d],
-			       (unsigned long long)rc.classes[d],
-			       (unsigned long long)rc.terminal[d]);
-		tr += rc.raw[d];
-		tc += rc.classes[d];
-		tt += rc.terminal[d];
-	}
+	struct three x = { "depth", "terminal", rc.ndepths, rc.raw, rc.classes, rc.terminal };
+	print_three(a->json, &x);
 	if (a->json)
-		printf("], \"positions\": %llu, \"classes\": %llu, \"terminal\": %llu}\n",
-		       (unsigned long long)tr, (unsigned long long)tc, (unsigned long long)tt);
-	else
-		printf("%-6s %24llu %24llu %16llu\n", "total", (unsigned long long)tr,
-		       (unsigned long long)tc, (unsigned long long)tt);
+		printf("}\n");
 	bp_reach_counts_free(&rc);
 	return 0;
 }
@@ -157,7 +175,6 @@ static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_
 		bp_enum_keys_counts_free(&c);
 		return rc == BP_ECANCELED ? BP_EXIT_INTERRUPTED : bp_cli_exit_code(rc);
 	}
-	uint64_t tp = 0, tc = 0, to = 0;
 	char db[32];
 	if (a->json)
 		printf("{\"instance\": \"%s\", \"method\": \"keys\", \"tiers\": [", g->spec);
@@ -165,28 +182,14 @@ static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_
 		printf("%s: reachable positions (enumeration by keys, on disk)\n%-6s %24s %24s "
 		       "%16s\n",
 		       g->spec, "tier", "positions", "up to symmetry", "over");
-	for (uint32_t t = 0; t < c.ntiers; t++) {
-		if (a->json)
-			printf("%s{\"tier\": %u, \"positions\": %llu, \"classes\": %llu, "
-			       "\"over\": %llu}",
-			       t ? ", " : "", t, (unsigned long long)c.positions[t],
-			       (unsigned long long)c.classes[t], (unsigned long long)c.over[t]);
-		else
-			printf("%-6u %24llu %24llu %16llu\n", t, (unsigned long long)c.positions[t],
-			       (unsigned long long)c.classes[t], (unsigned long long)c.over[t]);
-		tp += c.positions[t];
-		tc += c.classes[t];
-		to += c.over[t];
-	}
+	struct three x = { "tier", "over", c.ntiers, c.positions, c.classes, c.over };
+	print_three(a->json, &x);
 	if (a->json)
-		printf("], \"positions\": %llu, \"classes\": %llu, \"over\": %llu, "
-		       "\"disk_peak_bytes\": %llu, \"seconds\": %.3f}\n",
-		       (unsigned long long)tp, (unsigned long long)tc, (unsigned long long)to,
+		printf(", \"disk_peak_bytes\": %llu, \"seconds\": %.3f}\n",
 		       (unsigned long long)c.disk_peak, bp_cli_now() - cp.t0);
 	else
-		printf("%-6s %24llu %24llu %16llu\n(%s on disk at most, %.1f s)\n", "total",
-		       (unsigned long long)tp, (unsigned long long)tc, (unsigned long long)to,
-		       bp_text_bytes(c.disk_peak, db, sizeof db), bp_cli_now() - cp.t0);
+		printf("(%s on disk at most, %.1f s)\n", bp_text_bytes(c.disk_peak, db, sizeof db),
+		       bp_cli_now() - cp.t0);
 	bp_enum_keys_counts_free(&c);
 	return 0;
 }
