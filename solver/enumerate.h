@@ -58,6 +58,11 @@ struct bp_enum_keys_opts {
 	 * disk at most so far; may be NULL */
 	void (*progress)(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t classes,
 			 uint64_t positions, uint64_t over, uint64_t disk_bytes, double seconds);
+	/* inside a tier, about every tick_seconds (0: 0.5 s), from one worker at a time:
+	 * the tier's positions expanded so far and in all; may be NULL */
+	void (*tick)(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
+		     double seconds);
+	double tick_seconds;
 	int (*cancel)(void *ctx); /* nonzero: stop with BP_ECANCELED; may be NULL */
 	/* runs a merge reads at once (more are merged that many at a time first); < 2:
 	 * 128. For the tests, which merge many runs in several passes */

@@ -63,6 +63,11 @@ struct count {
 	uint64_t disk, disk_peak;
 	uint32_t max_runs; /* the most runs one tier's merge read */
 	uint32_t fanin;	   /* runs a merge reads at once */
+	/* o->tick: positions of the tier expanded, when the next tick is due (seconds
+	 * since t0), and whether a worker is ticking */
+	uint64_t done, next_tick_us;
+	double t0;
+	int ticking;
 	char errmsg[256];
 	int err_code;
 	/* keep: the tiers stay on disk for an index (bp_sparse_enumerate_on_disk), with
@@ -310,6 +315,20 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 				return rc;
 		}
 	}
+	uint64_t done = __atomic_add_fetch(&c->done, i1 - i0, __ATOMIC_RELAXED);
+	if (c->o && c->o->tick) {
+		double now = bp_solve_clock() - c->t0;
+		int idle = 0;
+		if ((uint64_t)(now * 1e6) >= __atomic_load_n(&c->next_tick_us, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&c->ticking, &idle, 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			c->o->tick(c->o->ctx, c->t, c->nt, done, c->n, now);
+			double every = c->o->tick_seconds > 0 ? c->o->tick_seconds : 0.5;
+			__atomic_store_n(&c->next_tick_us, (uint64_t)((now + every) * 1e6),
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&c->ticking, 0, __ATOMIC_RELEASE);
+		}
+	}
 	return BP_OK;
 }
 
@@ -523,17 +542,34 @@ static int merge_runs(struct count *c, uint32_t t)
 /* bp_sparse_enumerate_on_disk's progress and cancel, as bp_solve_opts's */
 struct disk_progress {
 	const struct bp_solve_opts *o;
+	uint64_t base; /* positions of the tiers expanded before (ticks count on from it) */
 };
 
 static void tier_done(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t classes,
 		      uint64_t positions, uint64_t over, uint64_t disk_bytes, double seconds)
 {
-	const struct disk_progress *dp = ctx;
+	struct disk_progress *dp = ctx;
 	(void)positions, (void)over, (void)disk_bytes;
+	dp->base += classes;
 	struct bp_solve_progress pr = {
 		.phase = 0, .tier = tier, .ntiers = ntiers, .positions = classes, .seconds = seconds
 	};
-	dp->o->progress(dp->o->ctx, &pr);
+	if (dp->o->progress)
+		dp->o->progress(dp->o->ctx, &pr);
+}
+
+static void tier_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
+		      double seconds)
+{
+	const struct disk_progress *dp = ctx;
+	struct bp_solve_tick t = { .phase = 0,
+				   .tier = tier,
+				   .ntiers = ntiers,
+				   .tier_done = done,
+				   .tier_total = total,
+				   .phase_done = dp->base + done,
+				   .seconds = seconds };
+	dp->o->tick(dp->o->ctx, &t);
 }
 
 static int disk_cancel(void *ctx)
@@ -593,6 +629,7 @@ static int run(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
 {
 	struct count c = { .g = g, .o = opts, .fd = -1, .keep = ix != NULL };
 	double t0 = bp_solve_clock();
+	c.t0 = t0;
 	int rc = BP_OK, made_dir = 0;
 	char path[4200];
 	*out = (struct bp_enum_keys_counts){ 0 };
@@ -661,6 +698,7 @@ static int run(const struct bp_game *g, const struct bp_enum_keys_opts *opts,
 		}
 		for (int i = 0; i < c.threads; i++)
 			c.w[i].classes_over = c.w[i].positions = 0;
+		c.done = 0;
 		if ((c.outcome &&
 		     !(c.outcome[t] = calloc((c.n + 31) / 32 + 1, sizeof(uint64_t)))) ||
 		    (c.wins && !(c.wins[t] = calloc((c.n + 63) / 64 + 1, sizeof(uint64_t))))) {
@@ -753,13 +791,15 @@ int bp_enumerate_keys(const struct bp_game *g, const struct bp_enum_keys_opts *o
 int bp_sparse_enumerate_on_disk(const struct bp_game *g, const struct bp_solve_opts *opts,
 				const char *dir, bp_sparse **out, struct bp_err *err)
 {
-	struct disk_progress dp = { opts };
+	struct disk_progress dp = { opts, 0 };
 	struct bp_enum_keys_opts o = {
 		.threads = opts ? opts->threads : 0,
 		/* a quarter of the limit (at least a byte: the floor is then the least) */
 		.memory = opts && opts->memory_limit ? opts->memory_limit / 4 + 1 : 0,
 		.dir = dir,
-		.progress = opts && opts->progress ? tier_done : NULL,
+		.progress = opts && (opts->progress || opts->tick) ? tier_done : NULL,
+		.tick = opts && opts->tick ? tier_tick : NULL,
+		.tick_seconds = opts ? opts->tick_seconds : 0,
 		.cancel = opts && opts->cancel ? disk_cancel : NULL,
 		.ctx = &dp,
 	};

@@ -14,6 +14,7 @@
 struct count_progress {
 	int on;
 	double t0;
+	int tty, open; /* by keys: stderr is a terminal; a tick line is showing */
 };
 
 static void report_tier(void *ctx, uint32_t tier, uint64_t raw, uint64_t classes)
@@ -89,7 +90,7 @@ static int count_reach(const char *cmd, const struct bp_game *g, const struct bp
 		       uint64_t max_bytes)
 {
 	struct bp_reach_counts rc = { 0 };
-	struct count_progress cp = { a->progress || isatty(2), bp_cli_now() };
+	struct count_progress cp = { a->progress || isatty(2), bp_cli_now(), 0, 0 };
 	int err = bp_reach(g, max_bytes, report_depth, &cp, &rc);
 	if (err) {
 		if (err == BP_ERANGE)
@@ -130,11 +131,27 @@ static int keys_cancel(void *ctx)
 	return interrupted;
 }
 
+/* Inside a tier: how far its positions' expansion has got, and the rate. */
+static void keys_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
+		      double seconds)
+{
+	struct count_progress *cp = ctx;
+	if (!cp->on)
+		return;
+	char line[160];
+	snprintf(line, sizeof line,
+		 "count: tier %u of %u: %5.1f%% of its %llu positions expanded (%.1f s)", tier,
+		 ntiers, total ? 100.0 * (double)done / (double)total : 0,
+		 (unsigned long long)total, seconds);
+	bp_cli_tick_line(cp->tty, &cp->open, line);
+}
+
 static void report_keys_tier(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t classes,
 			     uint64_t positions, uint64_t over, uint64_t disk, double seconds)
 {
 	struct count_progress *cp = ctx;
 	char db[32];
+	bp_cli_end_tick_line(cp->tty, &cp->open);
 	if (cp->on && (classes || tier == 0))
 		fprintf(stderr,
 			"count: tier %u of %u done: %llu positions, %llu classes (%llu over); "
@@ -149,8 +166,9 @@ static void report_keys_tier(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t
 static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_cli_args *a,
 		      uint64_t memory, int threads, const char *dir)
 {
-	struct count_progress cp = { a->progress || isatty(2), bp_cli_now() };
+	struct count_progress cp = { a->progress || isatty(2), bp_cli_now(), isatty(2), 0 };
 	struct bp_enum_keys_opts o = { .threads = threads,
+				       .tick = keys_tick,
 				       .memory = memory,
 				       .dir = dir,
 				       .progress = report_keys_tier,
@@ -162,6 +180,7 @@ static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_
 	sigemptyset(&sa.sa_mask);
 	int caught = sigaction(SIGINT, &sa, &old_sa) == 0;
 	int rc = bp_enumerate_keys(g, &o, &c, &err);
+	bp_cli_end_tick_line(cp.tty, &cp.open);
 	if (caught)
 		sigaction(SIGINT, &old_sa, NULL);
 	if (rc == BP_ECANCELED)
@@ -252,7 +271,7 @@ int bp_cmd_count(int argc, char **argv)
 		goto out;
 	}
 	if (!use_formula) {
-		struct count_progress cp = { a.progress || isatty(2), bp_cli_now() };
+		struct count_progress cp = { a.progress || isatty(2), bp_cli_now(), 0, 0 };
 		int err = bp_enumerate(g, max_bytes, report_tier, &cp, &ec);
 		if (err) {
 			if (err == BP_ERANGE)
