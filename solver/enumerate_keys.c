@@ -315,14 +315,16 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 				return rc;
 		}
 	}
-	uint64_t done = __atomic_add_fetch(&c->done, i1 - i0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->done, i1 - i0, __ATOMIC_RELAXED);
 	if (c->o && c->o->tick) {
 		double now = bp_solve_clock() - c->t0;
 		int idle = 0;
 		if ((uint64_t)(now * 1e6) >= __atomic_load_n(&c->next_tick_us, __ATOMIC_RELAXED) &&
 		    __atomic_compare_exchange_n(&c->ticking, &idle, 1, 0, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
-			c->o->tick(c->o->ctx, c->t, c->nt, done, c->n, now);
+			/* read again here: ticks, one at a time, never go back */
+			c->o->tick(c->o->ctx, c->t, c->nt,
+				   __atomic_load_n(&c->done, __ATOMIC_RELAXED), c->n, now);
 			double every = c->o->tick_seconds > 0 ? c->o->tick_seconds : 0.5;
 			__atomic_store_n(&c->next_tick_us, (uint64_t)((now + every) * 1e6),
 					 __ATOMIC_RELAXED);

@@ -335,3 +335,41 @@ Test(enumerate_keys, resumed_with_spill_stores_the_same_table, .timeout = 120)
 	remove_db(sp);
 	bp_game_destroy(g);
 }
+
+/* Ticks inside the tiers: called, from one worker at a time, with the tier's share
+ * expanded so far never past its positions and never going back within a tier. */
+struct ticks {
+	int calls, bad;
+	uint32_t tier;
+	uint64_t last;
+};
+
+static void on_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
+		    double seconds)
+{
+	struct ticks *t = ctx;
+	if (tier != t->tier)
+		t->last = 0;
+	t->bad += tier >= ntiers || done > total || done < t->last || seconds < 0;
+	t->tier = tier;
+	t->last = done;
+	t->calls++;
+}
+
+Test(enumerate_keys, ticks_inside_tiers)
+{
+	char *dir = temp_db();
+	struct bp_game *g = open_game("mirador:8x8");
+	struct ticks tk = { 0 };
+	struct bp_enum_keys_opts o = {
+		.threads = 2, .dir = dir, .tick = on_tick, .tick_seconds = 1e-9, .ctx = &tk
+	};
+	struct bp_enum_keys_counts c;
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_enumerate_keys(g, &o, &c, &err), BP_OK, "%s", err.msg);
+	cr_expect_gt(tk.calls, 3);
+	cr_expect_eq(tk.bad, 0);
+	bp_enum_keys_counts_free(&c);
+	bp_game_destroy(g);
+	remove_db(dir);
+}
