@@ -51,7 +51,8 @@ static void report_depth(void *ctx, uint32_t depth, uint64_t raw, uint64_t class
  * level (JSON: {"UNIT": i, "positions", "classes", "LAST"}) and the totals (JSON: the
  * members after the list, left open for more). */
 struct three {
-	const char *unit, *last; /* "depth"/"tier"; "terminal"/"over" */
+	const char *spec, *method, *how; /* the instance; JSON's method; the text's heading */
+	const char *unit, *last;	 /* "depth"/"tier"; "terminal"/"over" */
 	uint32_t n;
 	const uint64_t *positions, *classes, *lastv;
 };
@@ -59,6 +60,12 @@ struct three {
 static void print_three(int json, const struct three *x)
 {
 	uint64_t tp = 0, tc = 0, tl = 0;
+	if (json)
+		printf("{\"instance\": \"%s\", \"method\": \"%s\", \"%ss\": [", x->spec, x->method,
+		       x->unit);
+	else
+		printf("%s: reachable positions (%s)\n%-6s %24s %24s %16s\n", x->spec, x->how,
+		       x->unit, "positions", "up to symmetry", x->last);
 	for (uint32_t i = 0; i < x->n; i++) {
 		if (json)
 			printf("%s{\"%s\": %u, \"positions\": %llu, \"classes\": %llu, \"%s\": "
@@ -102,13 +109,9 @@ static int count_reach(const char *cmd, const struct bp_game *g, const struct bp
 			bp_cli_error(cmd, "%s", bp_strerror(err));
 		return err == BP_ERANGE ? BP_EXIT_PROBLEM : bp_cli_exit_code(err);
 	}
-	if (a->json)
-		printf("{\"instance\": \"%s\", \"method\": \"reach\", \"depths\": [", g->spec);
-	else
-		printf("%s: reachable positions (breadth-first, by fewest turns)\n%-6s %24s %24s "
-		       "%16s\n",
-		       g->spec, "depth", "positions", "up to symmetry", "terminal");
-	struct three x = { "depth", "terminal", rc.ndepths, rc.raw, rc.classes, rc.terminal };
+	struct three x = { g->spec, "reach",	"breadth-first, by fewest turns",
+			   "depth", "terminal", rc.ndepths,
+			   rc.raw,  rc.classes, rc.terminal };
 	print_three(a->json, &x);
 	if (a->json)
 		printf("}\n");
@@ -195,13 +198,9 @@ static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_
 		return rc == BP_ECANCELED ? BP_EXIT_INTERRUPTED : bp_cli_exit_code(rc);
 	}
 	char db[32];
-	if (a->json)
-		printf("{\"instance\": \"%s\", \"method\": \"keys\", \"tiers\": [", g->spec);
-	else
-		printf("%s: reachable positions (enumeration by keys, on disk)\n%-6s %24s %24s "
-		       "%16s\n",
-		       g->spec, "tier", "positions", "up to symmetry", "over");
-	struct three x = { "tier", "over", c.ntiers, c.positions, c.classes, c.over };
+	struct three x = { g->spec,	"keys",	   "enumeration by keys, on disk",
+			   "tier",	"over",	   c.ntiers,
+			   c.positions, c.classes, c.over };
 	print_three(a->json, &x);
 	if (a->json)
 		printf(", \"disk_peak_bytes\": %llu, \"seconds\": %.3f}\n",
