@@ -321,6 +321,40 @@ double bp_cli_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void bp_cli_catch_sigint(struct bp_cli_sigint *s, int once)
+{
+	struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = once ? SA_RESETHAND : 0 };
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	s->caught = sigaction(SIGINT, &sa, &s->old) == 0;
+}
+
+void bp_cli_release_sigint(struct bp_cli_sigint *s)
+{
+	if (s->caught)
+		sigaction(SIGINT, &s->old, NULL);
+	s->caught = 0;
+}
+
+int bp_cli_interrupted(void)
+{
+	return interrupted;
+}
+
+int bp_cli_cancel(void *ctx)
+{
+	(void)ctx;
+	return interrupted;
+}
+
 int bp_cli_parse_u64(const char *text, uint64_t *out)
 {
 	char *end;

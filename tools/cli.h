@@ -5,6 +5,7 @@
 #ifndef BP_TOOLS_CLI_H
 #define BP_TOOLS_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -162,5 +163,21 @@ const char *bp_cli_remoteness(unsigned rem, int json, char buf[24]);
 
 /* Seconds on a monotonic clock. */
 double bp_cli_now(void);
+
+/* Ctrl-C during a long command (count, solve, prove): the handler only sets a flag,
+ * which the engines poll through their cancel callback (bp_cli_cancel) between work
+ * items; the command then says what it kept. With once, SIGINT goes back to its
+ * default at the first Ctrl-C, so that a second ends the process at once. */
+struct bp_cli_sigint {
+	struct sigaction old;
+	int caught;
+};
+void bp_cli_catch_sigint(struct bp_cli_sigint *s, int once);
+/* Gives SIGINT back what it had before bp_cli_catch_sigint. */
+void bp_cli_release_sigint(struct bp_cli_sigint *s);
+/* Whether Ctrl-C came since bp_cli_catch_sigint. */
+int bp_cli_interrupted(void);
+/* bp_cli_interrupted as an engine's cancel callback (ctx unused). */
+int bp_cli_cancel(void *ctx);
 
 #endif

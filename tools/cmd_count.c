@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* boardproof count GAME [--method M] [--memory BYTES]: reachable positions per tier,
  * raw and up to symmetry, exactly. */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -119,21 +118,6 @@ static int count_reach(const char *cmd, const struct bp_game *g, const struct bp
 	return 0;
 }
 
-/* Ctrl-C during a count by keys: the workers poll the flag; the files are removed. */
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static int keys_cancel(void *ctx)
-{
-	(void)ctx;
-	return interrupted;
-}
-
 /* Inside a tier: how far its positions' expansion has got, and the rate. */
 static void keys_tick(void *ctx, uint32_t tier, uint32_t ntiers, uint64_t done, uint64_t total,
 		      double seconds)
@@ -175,17 +159,15 @@ static int count_keys(const char *cmd, const struct bp_game *g, const struct bp_
 				       .memory = memory,
 				       .dir = dir,
 				       .progress = report_keys_tier,
-				       .cancel = keys_cancel,
+				       .cancel = bp_cli_cancel, /* files removed */
 				       .ctx = &cp };
 	struct bp_enum_keys_counts c;
 	struct bp_err err = { { 0 } };
-	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
-	sigemptyset(&sa.sa_mask);
-	int caught = sigaction(SIGINT, &sa, &old_sa) == 0;
+	struct bp_cli_sigint si;
+	bp_cli_catch_sigint(&si, 0);
 	int rc = bp_enumerate_keys(g, &o, &c, &err);
 	bp_cli_end_tick_line(cp.tty, &cp.open);
-	if (caught)
-		sigaction(SIGINT, &old_sa, NULL);
+	bp_cli_release_sigint(&si);
 	if (rc == BP_ECANCELED)
 		bp_cli_error(cmd,
 			     "%s: interrupted; its files are removed (a count keeps nothing to "

@@ -4,7 +4,6 @@
  * endgame oracle (solver/dfpn_db.h) and, with --save-proof, a checkable proof tree
  * (solver/proof.h). */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -16,24 +15,6 @@
 #include "solver/proof.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-
-/* Ctrl-C: the handler sets a flag that the search polls (bp_dfpn_opts.cancel) and
- * gives SIGINT back its default, so a second Ctrl-C ends the process at once. The
- * search stops as at a limit, its proven values are written out as at any end, and
- * the command reports the root's numbers and exits 130. */
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static int cancel(void *ctx)
-{
-	(void)ctx;
-	return interrupted;
-}
 
 static const char *stopped_by(int stopped)
 {
@@ -239,8 +220,11 @@ int bp_cmd_prove(int argc, char **argv)
 	struct bp_cli_args a;
 	struct prove_state st = { 0 };
 	struct bp_text out = { 0 }, pos = { 0 };
-	struct sigaction old_sa;
-	int caught = 0, cut = 0; /* cut: the interrupt stopped a search */
+	/* Ctrl-C (bp_cli_catch_sigint, once: a second ends the process at once): the
+	 * search stops as at a limit, its proven values are written out as at any end,
+	 * and the command reports the root's numbers and exits 130 */
+	struct bp_cli_sigint sigint = { .caught = 0 };
+	int cut = 0; /* cut: the interrupt stopped a search */
 	int openings = take_flag(&argc, argv, "--openings");
 	st.save_proof = take_flag(&argc, argv, "--save-proof");
 	int keep = take_flag(&argc, argv, "--keep-table");
@@ -307,7 +291,7 @@ int bp_cmd_prove(int argc, char **argv)
 		o.progress = progress;
 		st.progress = 1;
 	}
-	o.cancel = cancel;
+	o.cancel = bp_cli_cancel;
 	if ((rc = bp_cli_open_game(cmd, a.pos[0], &st.g)))
 		return rc;
 	/* the guidance: the game's advice, then what the command line says */
@@ -392,9 +376,7 @@ int bp_cmd_prove(int argc, char **argv)
 		if (resumed)
 			fprintf(stderr, "prove: going on from the table kept in %s\n", kept);
 	}
-	struct sigaction sa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND };
-	sigemptyset(&sa.sa_mask);
-	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
+	bp_cli_catch_sigint(&sigint, 1);
 	struct bp_dfpn_result r;
 	uint64_t proof_size = 0;
 	if (openings) {
@@ -418,7 +400,7 @@ int bp_cmd_prove(int argc, char **argv)
 			bp_text_printf(&out, "%s: %s\nopenings (values for the mover):\n",
 				       st.g->spec, bp_text_str(&pos));
 		int i;
-		for (i = 0; i < n && !rc && !interrupted; i++) {
+		for (i = 0; i < n && !rc && !bp_cli_interrupted(); i++) {
 			struct bp_pos c = p;
 			struct bp_text m = { 0 };
 			st.g->ops->move_format(st.g, &p, mv[i], &m);
@@ -466,7 +448,7 @@ int bp_cmd_prove(int argc, char **argv)
 		free(mv);
 		if (rc)
 			goto out;
-		cut |= interrupted && i < n; /* the interrupt came between two openings */
+		cut |= bp_cli_interrupted() && i < n; /* the interrupt came between two openings */
 		unknown |= i < n;
 		if (keep && (rc = keep_or_drop(cmd, st.d, kept, unknown)))
 			goto out;
@@ -565,8 +547,7 @@ out:
 			     bp_cli_db_path(a.opt[5]));
 		rc = BP_EXIT_INTERRUPTED;
 	}
-	if (caught)
-		sigaction(SIGINT, &old_sa, NULL);
+	bp_cli_release_sigint(&sigint);
 	bp_dfpn_destroy(st.d);
 	bp_dfpn_db_close(st.db);
 	bp_text_free(&out);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* boardproof solve GAME: strongly solves an instance into the database, resuming an
  * interrupted solve at its first unfinished tier. */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
@@ -13,17 +12,6 @@
 #include "tools/commands.h"
 #include "tools/mpi_solve.h"
 
-/* Ctrl-C: the handler only sets a flag, which the engines poll through opts.cancel
- * between work items; the solve then returns BP_ECANCELED with its finished tiers
- * stored, and the command says how to resume. */
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 /* The progress display: whole-tier lines, and inside a tier a line that a terminal
  * overwrites in place (on other outputs, with --progress, each tick is a line). */
 struct meter {
@@ -32,12 +20,6 @@ struct meter {
 	uint64_t done0;
 	double sec0;
 };
-
-static int cancel(void *ctx)
-{
-	(void)ctx;
-	return interrupted;
-}
 
 static void end_tick_line(struct meter *m)
 {
@@ -371,9 +353,10 @@ int bp_cmd_solve(int argc, char **argv)
 		opts.tick = tick;
 		opts.ctx = &m;
 	}
-	opts.cancel = cancel;
-	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
-	int caught = 0;
+	/* Ctrl-C: the solve returns BP_ECANCELED with its finished tiers stored, and
+	 * interrupted_exit says how to resume */
+	opts.cancel = bp_cli_cancel;
+	struct bp_cli_sigint sigint = { .caught = 0 };
 	rc = bp_cli_open_game(cmd, a.pos[0], &g);
 	if (!rc && mpi_on && bp_game_is_family(g)) {
 		if (dist.rank == 0)
@@ -428,8 +411,7 @@ int bp_cmd_solve(int argc, char **argv)
 	}
 	if (rc)
 		goto out;
-	sigemptyset(&sa.sa_mask);
-	caught = sigaction(SIGINT, &sa, &old_sa) == 0;
+	bp_cli_catch_sigint(&sigint, 0);
 	if (bp_game_is_family(g)) {
 		rc = solve_family(cmd, g, db, &opts, a.json, replace);
 		goto out;
@@ -564,8 +546,7 @@ int bp_cmd_solve(int argc, char **argv)
 			       r.index_seconds > 0 ? "" : " (read back)");
 	}
 out:
-	if (caught)
-		sigaction(SIGINT, &old_sa, NULL);
+	bp_cli_release_sigint(&sigint);
 	if (db)
 		bp_store_close(db);
 	bp_game_destroy(g);
