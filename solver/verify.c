@@ -129,10 +129,14 @@ struct verifier {
 	uint64_t next_tick; /* nanoseconds on bp_parallel_clock */
 	double t0;
 	int ticking;
-	/* the full check of a game whose moves never lead to a lower tier: each tier's
-	 * corrupt or missing blocks are counted into *corrupt (and reported) when the
-	 * tier is first read, for its own check, on the calling thread */
+	/* the full check: each tier's corrupt or missing blocks are counted into
+	 * *corrupt (and reported) as the tier is read. A tier with one is kept as
+	 * unreadable (make_room drops only readable tiers), so it is never read, nor
+	 * counted, twice. Where moves may lead to a lower tier (BP_GAME_CYCLIC), that read
+	 * may be a worker's, under load_lock, and the report then takes report_lock
+	 * (workers_run) */
 	int count_at_load;
+	int workers_run;
 	uint64_t *corrupt;
 };
 
@@ -567,7 +571,11 @@ static int check_item(void *ctx, int worker, uint64_t item)
 static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why)
 {
 	struct verifier *v = ctx;
+	if (v->workers_run)
+		pthread_mutex_lock(&v->report_lock);
 	problem(v, "tier %u block %llu: %s", tier, (unsigned long long)block, why);
+	if (v->workers_run)
+		pthread_mutex_unlock(&v->report_lock);
 }
 
 /* Tries at a random index of a tier before it is passed over as too sparse. */
@@ -664,19 +672,12 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 	/* the store decodes whole tiers on as many threads (the same results) */
 	if ((rc = bp_table_set_threads(t, v.threads)))
 		return rc;
-	/* a hash-only check counts the bad blocks as it reads the ranges, a full check of
-	 * a game whose tiers only rise as it reads each tier for its check (so each block
-	 * is decoded once, where a first pass over every block decoded it twice); a
-	 * sample, and a game whose moves may go down a tier (whose tiers may first be
-	 * read by the workers), check every block first */
+	/* a hash-only check counts the bad blocks as it reads the ranges, a full check as
+	 * it first reads each tier (so each block is decoded once, where a first pass
+	 * over every block decoded it twice; Blooms' full check did so until
+	 * 2026-12-03) */
 	v.corrupt = &out->corrupt_blocks;
-	v.count_at_load = !v.o.hash_only && !v.o.sample && !(g->ops->flags & BP_GAME_CYCLIC);
-	if (!v.o.hash_only && !v.count_at_load) {
-		int bad = bp_table_check_blocks(t, count_bad_block, &v);
-		if (bad < 0)
-			return bad;
-		out->corrupt_blocks = (uint64_t)bad;
-	}
+	v.count_at_load = !v.o.hash_only;
 	v.cache = calloc(g->ntiers ? g->ntiers : 1, sizeof *v.cache);
 	v.w = calloc((size_t)v.threads, sizeof *v.w);
 	if (v.o.problem)
@@ -729,7 +730,9 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 		v.next_tick = (uint64_t)((v.t0 + tick_every(&v)) * 1e9);
 		if (v.pending)
 			memset(v.pending, 0, sizeof *v.pending * v.nchunks);
+		v.workers_run = 1;
 		rc = bp_parallel_for(v.threads, v.nchunks + 1, check_item, &v);
+		v.workers_run = 0;
 		for (uint64_t i = 0; v.pending && i < v.nchunks; i++)
 			free(v.pending[i].s); /* chunks left unreported by an error */
 		if (rc)
