@@ -196,6 +196,13 @@ const char *bp_probe_why(const bp_table *t)
 	return ix && bp_sparse_why(ix)[0] ? bp_sparse_why(ix) : bp_table_why(t);
 }
 
+void bp_probe_release_tier(bp_table *t, uint32_t tier)
+{
+	bp_sparse *ix = bp_table_attached(t);
+	if (ix)
+		bp_sparse_release(ix, tier);
+}
+
 int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,
 		    struct bp_pos *out)
 {

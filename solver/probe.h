@@ -59,6 +59,13 @@ const char *bp_probe_why(const bp_table *t);
  * the table's stored index of reachable positions when it has one, else the game's
  * unrank. @return BP_OK; BP_ENOTFOUND or BP_ERANGE (no position there);
  * BP_EUNSUPPORTED (the game cannot unrank). */
+/* Lets go of tier's keys in t's stored index of reachable positions, where t has one
+ * read a tier at a time on first use (bp_probe_open); they are read again when next
+ * needed. So a reader that goes through the tiers in turn (claims' walk over every
+ * stored position) holds one tier's keys at a time: mirador:11x11's index is 14 GB in
+ * memory, its largest tier 4.3 GB. Only while no other thread reads t. */
+void bp_probe_release_tier(bp_table *t, uint32_t tier);
+
 int bp_probe_unrank(const struct bp_game *g, bp_table *t, uint32_t tier, uint64_t i,
 		    struct bp_pos *out);
 

@@ -65,6 +65,8 @@ static int table_each(void *ctx,
 									: r);
 			}
 		}
+		if (t->release)
+			bp_probe_release_tier(t->tab, tier);
 	}
 	free(rec);
 	return rc;
@@ -76,6 +78,7 @@ void bp_cmd_table_oracle(const struct bp_game *g, bp_table *tab, struct bp_cmd_t
 	t->g = g;
 	t->tab = tab;
 	t->range = 0;
+	t->release = 0;
 	o->value = table_value;
 	o->ctx = t;
 	o->each = table_each;

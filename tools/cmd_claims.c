@@ -95,6 +95,7 @@ int bp_cmd_claims(int argc, char **argv)
 	struct bp_cmd_table_oracle to;
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
+	to.release = 1; /* one thread reads the table */
 	int failed = 0;
 	const char *bad = NULL;
 	int crc = bp_cmd_claims_report(g, &o, &copts, a.opt[1], all, a.json, &out, &failed, &bad);

@@ -178,6 +178,7 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 	struct bp_cmd_table_oracle to;
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
+	to.release = 1; /* one thread reads the table */
 	bp_text_printf(md, "\n### Claims\n\n");
 	for (int i = 0; bp_claim_names[i]; i++) {
 		if (!bp_claim_applies(g, bp_claim_names[i]))

@@ -42,6 +42,10 @@ struct bp_cmd_table_oracle {
 	struct bp_table *tab;
 	uint64_t range; /* records each() reads at a time (0, as bp_cmd_table_oracle sets:
 			   16 M) */
+	/* each() lets go of a tier's stored index of reachable positions once past it
+	 * (bp_probe_release_tier): only where no other thread reads the table (0, as
+	 * bp_cmd_table_oracle sets: kept) */
+	int release;
 };
 void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);

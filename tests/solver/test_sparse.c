@@ -189,8 +189,25 @@ Test(sparse, same_values_as_the_dense_table, .timeout = 60)
 					  fmt_pos(g, &p), pa.value, pa.remoteness, pb.value,
 					  pb.remoteness);
 			}
+			/* let go of the tier's keys, as claims' walk does */
+			bp_probe_release_tier(tb, t);
 		}
 		cr_expect_eq(n, rs.positions);
+		/* a tier let go is read again when next needed: its first and last
+		 * positions, and their values, as before */
+		for (uint32_t t = 0; t < g->ntiers; t++)
+			for (int end = 0; end < 2 && mb.tier_size[t]; end++) {
+				struct bp_pos p;
+				struct bp_probe pa, pb;
+				uint64_t i = end ? mb.tier_size[t] - 1 : 0;
+				cr_assert_eq(bp_probe_unrank(g, tb, t, i, &p), BP_OK);
+				cr_assert_eq(bp_probe_position(g, ta, &p, &pa), BP_OK);
+				cr_assert_eq(bp_probe_position(g, tb, &p, &pb), BP_OK);
+				cr_expect(pa.value == pb.value && pa.remoteness == pb.remoteness,
+					  "%s tier %u index %llu after release", boards[b], t,
+					  (unsigned long long)i);
+				bp_probe_release_tier(tb, t);
+			}
 
 		struct bp_verify_report vr, vl;
 		struct bp_verify_opts vo = { .threads = 2 };
