@@ -352,7 +352,7 @@ int bp_cli_interrupted(void)
 int bp_cli_cancel(void *ctx)
 {
 	(void)ctx;
-	return interrupted;
+	return bp_cli_interrupted();
 }
 
 int bp_cli_parse_u64(const char *text, uint64_t *out)
