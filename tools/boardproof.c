@@ -430,14 +430,16 @@ const struct bp_command bp_commands[] = {
 	  "  --help       this text\n" },
 	{ "claims", "verdicts on the designers' claims, with witnesses", bp_cmd_claims,
 	  "usage: boardproof claims GAME [--solve] [--claim NAME] [--all] [--check]\n"
-	  "                         [--max-positions N] [--db DIR] [--json]\n"
+	  "                         [--max-positions N] [--db DIR] [--progress] [--json]\n"
 	  "\n"
 	  "Checks the claims made about GAME's family against its solved table (with\n"
 	  "--solve, solving it first when it is missing) and prints for each a verdict:\n"
 	  "holds, fails, unknown (a value is missing, or the instance is too large to walk)\n"
 	  "or n/a; what was counted; and a witness to replay: a position and a line of moves,\n"
 	  "as a query command. Claims walk every position reachable from the start, one per\n"
-	  "symmetry class, so they are for small instances.\n"
+	  "symmetry class: the stored ones, a tier at a time (one tier's index of reachable\n"
+	  "positions in memory at a time: mirador:11x11 about 5 GB, 10+ minutes), or by a\n"
+	  "walk from the start of at most --max-positions.\n"
 	  "  no-draw          no reachable position is a draw under perfect play; counts\n"
 	  "                   drawn ends and draws, and the start's value\n"
 	  "  soft-finite      no reachable position is a draw by repetition (games that\n"
@@ -458,11 +460,13 @@ const struct bp_command bp_commands[] = {
 	  "  --check      exit 1 when a claim fails\n"
 	  "  --max-positions N  classes a walk may hold (default 4M, about 64 bytes each);\n"
 	  "               past it the verdict is unknown\n"
-	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS "\n"
+	  "  --db DIR     the database (default: see boardproof help db)\n"
+	  "  --progress   show how far the walk over the stored positions has got (on a\n"
+	  "               terminal it shows anyway, on one line)\n" COMMON_OPTIONS "\n"
 	  "JSON: {\"instance\", \"claims\": [{\"name\", \"verdict\", \"detail\", \"witness\":\n"
 	  "{\"position\", \"moves\", \"shows\"} or null, and the claim's counts}]}.\n" },
 	{ "paper", "write a game family's paper from the database", bp_cmd_paper,
-	  "usage: boardproof paper FAMILY [--db DIR] [--out DIR] [--json]\n"
+	  "usage: boardproof paper FAMILY [--db DIR] [--out DIR] [--progress] [--json]\n"
 	  "\n"
 	  "Writes OUT/FAMILY.md (default OUT: papers) and its figures in OUT/FAMILY/: the\n"
 	  "rules version and the reading of the rules (the family's spec keys), every\n"
@@ -474,7 +478,9 @@ const struct bp_command bp_commands[] = {
 	  "\n"
 	  "Options:\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n"
-	  "  --out DIR    where to write (default papers)\n" COMMON_OPTIONS },
+	  "  --out DIR    where to write (default papers)\n"
+	  "  --progress   show how far the claims' walks have got (as claims "
+	  "--progress)\n" COMMON_OPTIONS },
 	{ "serve", "the explorer: a local web page and JSON API over the database", bp_cmd_serve,
 	  "usage: boardproof serve [--db DIR] [--port P] [--host H] [--threads N]\n"
 	  "                        [--timeout S] [--json]\n"

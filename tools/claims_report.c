@@ -34,7 +34,7 @@ static int table_each(void *ctx,
 				   unsigned rem),
 		      void *vctx)
 {
-	const struct bp_cmd_table_oracle *t = ctx;
+	struct bp_cmd_table_oracle *t = ctx;
 	const struct bp_game *g = t->g;
 	struct bp_table_meta m;
 	int rc = bp_table_meta_get(t->tab, &m);
@@ -42,16 +42,21 @@ static int table_each(void *ctx,
 		return rc;
 	if (!g->ops->unrank && !bp_table_attached(t->tab))
 		return BP_EUNSUPPORTED;
-	uint64_t range = t->range ? t->range : EACH_RANGE;
+	uint64_t range = t->range ? t->range : EACH_RANGE, total = 0, walked = 0;
 	uint16_t *rec = malloc(sizeof *rec * (size_t)range);
 	if (!rec)
 		return BP_ENOMEM;
+	for (uint32_t tier = 0; tier < m.ntiers; tier++)
+		total += m.tier_size[tier];
 	for (uint32_t tier = 0; tier < m.ntiers && !rc; tier++) {
 		for (uint64_t first = 0; first < m.tier_size[tier] && !rc; first += range) {
+			if (t->tick)
+				t->tick(t, tier, m.ntiers, walked, total, 0);
 			uint64_t n = m.tier_size[tier] - first;
 			n = n < range ? n : range;
 			if ((rc = bp_table_get_range(t->tab, tier, first, n, rec)))
 				break;
+			walked += n;
 			for (uint64_t i = 0; !rc && i < n; i++) {
 				unsigned v = bp_record_value(rec[i]);
 				if (v == BP_VALUE_NONE)
@@ -68,6 +73,8 @@ static int table_each(void *ctx,
 		if (t->release)
 			bp_probe_release_tier(t->tab, tier);
 	}
+	if (t->tick)
+		t->tick(t, m.ntiers, m.ntiers, walked, total, 1);
 	free(rec);
 	return rc;
 }
@@ -79,6 +86,10 @@ void bp_cmd_table_oracle(const struct bp_game *g, bp_table *tab, struct bp_cmd_t
 	t->tab = tab;
 	t->range = 0;
 	t->release = 0;
+	t->tick = NULL;
+	t->tty = t->open = 0;
+	t->t0 = 0;
+	t->cmd = NULL;
 	o->value = table_value;
 	o->ctx = t;
 	o->each = table_each;

@@ -4,6 +4,7 @@
  * witness to replay. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "solver/claims.h"
 #include "solver/probe.h"
@@ -33,6 +34,25 @@ static int open_or_solve(const char *cmd, const char *path, const struct bp_game
 	if (*tab == NULL)
 		return bp_cli_open_table(cmd, *db, g, tab);
 	return 0;
+}
+
+void bp_cmd_walk_tick(struct bp_cmd_table_oracle *t, uint32_t tier, uint32_t ntiers,
+		      uint64_t walked, uint64_t total, int done)
+{
+	if (done) {
+		bp_cli_end_tick_line(t->tty, &t->open);
+		return;
+	}
+	if (tier == 0 && walked == 0)
+		t->t0 = bp_cli_now();
+	char line[160];
+	snprintf(line, sizeof line,
+		 "%s: walking the stored positions: tier %u of %u, %.1f%% of the table's %llu "
+		 "records read (%.0f s)",
+		 t->cmd ? t->cmd : "claims", tier, ntiers,
+		 total ? 100.0 * (double)walked / (double)total : 0, (unsigned long long)total,
+		 bp_cli_now() - t->t0);
+	bp_cli_tick_line(t->tty, &t->open, line);
 }
 
 int bp_cmd_claims(int argc, char **argv)
@@ -96,6 +116,9 @@ int bp_cmd_claims(int argc, char **argv)
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
 	to.release = 1; /* one thread reads the table */
+	to.tty = isatty(2);
+	to.tick = a.progress || to.tty ? bp_cmd_walk_tick : NULL;
+	to.cmd = cmd;
 	int failed = 0;
 	const char *bad = NULL;
 	int crc = bp_cmd_claims_report(g, &o, &copts, a.opt[1], all, a.json, &out, &failed, &bad);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "solver/claims.h"
 #include "solver/probe.h"
@@ -71,7 +72,7 @@ static void value_md(struct bp_text *t, enum bp_value v, unsigned rem)
 
 /* One instance's section. @return 0 or an exit code. */
 static int instance(const char *cmd, bp_store *db, const char *spec, const char *out_dir,
-		    const char *family, struct bp_text *md)
+		    const char *family, int progress, struct bp_text *md)
 {
 	struct bp_game *g = NULL;
 	bp_table *tab = NULL;
@@ -179,6 +180,9 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
 	to.release = 1; /* one thread reads the table */
+	to.tty = isatty(2);
+	to.tick = progress || to.tty ? bp_cmd_walk_tick : NULL;
+	to.cmd = cmd;
 	bp_text_printf(md, "\n### Claims\n\n");
 	for (int i = 0; bp_claim_names[i]; i++) {
 		if (!bp_claim_applies(g, bp_claim_names[i]))
@@ -317,7 +321,7 @@ int bp_cmd_paper(int argc, char **argv)
 		}
 	}
 	for (int i = 0; i < s.n && !rc; i++)
-		rc = instance(cmd, db, s.spec[i], out_dir, ops->name, &md);
+		rc = instance(cmd, db, s.spec[i], out_dir, ops->name, a.progress, &md);
 	if (rc)
 		goto out;
 	char path[4400];

@@ -46,7 +46,18 @@ struct bp_cmd_table_oracle {
 	 * (bp_probe_release_tier): only where no other thread reads the table (0, as
 	 * bp_cmd_table_oracle sets: kept) */
 	int release;
+	/* called by each() before each range of records it reads, and at its end with
+	 * done set: how far its walk has got (NULL, as bp_cmd_table_oracle sets: not
+	 * called); bp_cmd_walk_tick shows it on stderr for cmd, a line overwritten in
+	 * place where tty */
+	void (*tick)(struct bp_cmd_table_oracle *t, uint32_t tier, uint32_t ntiers, uint64_t walked,
+		     uint64_t total, int done);
+	int tty, open;
+	double t0;
+	const char *cmd;
 };
+void bp_cmd_walk_tick(struct bp_cmd_table_oracle *t, uint32_t tier, uint32_t ntiers,
+		      uint64_t walked, uint64_t total, int done);
 void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);
 
