@@ -43,7 +43,7 @@ void bp_cmd_walk_tick(struct bp_cmd_table_oracle *t, uint32_t tier, uint32_t nti
 		bp_cli_end_tick_line(t->tty, &t->open);
 		return;
 	}
-	if (tier == 0 && walked == 0)
+	if (walked == 0) /* the walk's first tick */
 		t->t0 = bp_cli_now();
 	char line[160];
 	snprintf(line, sizeof line,
