@@ -133,10 +133,8 @@ struct verifier {
 	 * *corrupt (and reported) as the tier is read. A tier with one is kept as
 	 * unreadable (make_room drops only readable tiers), so it is never read, nor
 	 * counted, twice. Where moves may lead to a lower tier (BP_GAME_CYCLIC), that read
-	 * may be a worker's, under load_lock, and the report then takes report_lock
-	 * (workers_run) */
+	 * may be a worker's, under load_lock: the report takes report_lock */
 	int count_at_load;
-	int workers_run;
 	uint64_t *corrupt;
 };
 
@@ -571,11 +569,9 @@ static int check_item(void *ctx, int worker, uint64_t item)
 static void count_bad_block(void *ctx, uint32_t tier, uint64_t block, const char *why)
 {
 	struct verifier *v = ctx;
-	if (v->workers_run)
-		pthread_mutex_lock(&v->report_lock);
+	pthread_mutex_lock(&v->report_lock); /* a worker's read may be reporting */
 	problem(v, "tier %u block %llu: %s", tier, (unsigned long long)block, why);
-	if (v->workers_run)
-		pthread_mutex_unlock(&v->report_lock);
+	pthread_mutex_unlock(&v->report_lock);
 }
 
 /* Tries at a random index of a tier before it is passed over as too sparse. */
@@ -730,9 +726,7 @@ static int verify_table(const struct bp_game *g, bp_table *t, const struct bp_ve
 		v.next_tick = (uint64_t)((v.t0 + tick_every(&v)) * 1e9);
 		if (v.pending)
 			memset(v.pending, 0, sizeof *v.pending * v.nchunks);
-		v.workers_run = 1;
 		rc = bp_parallel_for(v.threads, v.nchunks + 1, check_item, &v);
-		v.workers_run = 0;
 		for (uint64_t i = 0; v.pending && i < v.nchunks; i++)
 			free(v.pending[i].s); /* chunks left unreported by an error */
 		if (rc)
