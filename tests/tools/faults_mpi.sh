@@ -35,6 +35,7 @@ if ! command -v mpirun >/dev/null 2>&1; then
 	exit 77
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/faults_lib.sh" # $tmp, problem, picks
+export TMPDIR=$tmp # Open MPI's session directories its own (as mpi_same.sh)
 "$bin" solve taifas:2x2 --db "$tmp/probe" --mpi >/dev/null 2>"$tmp/probe.err" </dev/null
 if grep -q "built without MPI" "$tmp/probe.err"; then
 	echo "SKIP: boardproof was built without MPI (reconfigure with libopenmpi-dev)"

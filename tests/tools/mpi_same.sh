@@ -18,6 +18,11 @@ fi
 tmp=$(mktemp -d)
 trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
 . "$(dirname "${BASH_SOURCE[0]}")/bg.sh" # bg_start, bg_pid, bg_wait
+# Open MPI's session directories in a directory of this test's own: two jobs starting
+# at once in one /tmp (meson runs tests side by side) can race to make the same one
+# ("A call to mkdir was unable to create the desired directory ... File exists",
+# open-mpi/ompi#8510)
+export TMPDIR=$tmp
 # a one-rank run without mpirun (a singleton) says whether the build has MPI
 "$bin" solve taifas:2x2 --db "$tmp/probe" --mpi >/dev/null 2>"$tmp/probe.err" </dev/null
 if grep -q "built without MPI" "$tmp/probe.err"; then
