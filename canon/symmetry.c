@@ -100,15 +100,24 @@ int bp_perm64_canonical(const bp_perm64 *t, const uint64_t *planes, int nplanes,
 	return besti;
 }
 
+/* The set's bits one by one, not the board's cells: the sets a game maps are mostly
+ * empty (Mirador's proof search canonicalizes each child of a node this way: on
+ * mirador:18x18, scanning all 324 cells of both planes under each symmetry was 42% of
+ * the search's time). Bits past the last cell are not cells and are left out. */
 void bp_sym_apply_bits(const struct bp_board *b, int s, const uint64_t *in, uint64_t *out)
 {
 	int words = (b->ncells + 63) / 64;
+	const int tail = b->ncells % 64;
 	memset(out, 0, sizeof(uint64_t) * (size_t)words);
-	for (int c = 0; c < b->ncells; c++)
-		if (in[c / 64] >> (c % 64) & 1) {
-			int to = bp_board_sym(b, s, c);
+	for (int w = 0; w < words; w++) {
+		uint64_t v = in[w];
+		if (w == words - 1 && tail)
+			v &= (1ull << tail) - 1;
+		for (; v; v &= v - 1) {
+			int to = bp_board_sym(b, s, w * 64 + __builtin_ctzll(v));
 			out[to / 64] |= 1ull << (to % 64);
 		}
+	}
 }
 
 int bp_sym_compose(const struct bp_board *b, int s1, int s2)

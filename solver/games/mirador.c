@@ -186,6 +186,14 @@ int bp_mirador_links(const struct bp_game *g, const struct bp_pos *p, int colour
 	return n;
 }
 
+int bp_mirador_greedy(const struct bp_game *g, const struct bp_pos *p, int colour, int high)
+{
+	const struct mirador *m = M(g);
+	struct bp_mirador_board b;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	return bp_mirador_greedy_breaks(&m->gr, &b, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, high);
+}
+
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y)
 {
 	const struct mirador *m = M(g);
@@ -2236,6 +2244,10 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 		return 1; /* the search would stop at its first node with the same answer */
 	if (m->sm && (rc = fast_unbreakable(m, p, colour)) != BP_EUNSUPPORTED)
 		return rc;
+	/* other grids: a greedy set of the opponent's placements first, as
+	 * fast_unbreakable_sets does (greedy_breaks), then the search */
+	if (bp_mirador_greedy(g, p, colour, 0) || bp_mirador_greedy(g, p, colour, 1))
+		return 0;
 	rc = bp_mirador_test(g, p, colour, &v);
 	return rc ? rc : v.unbreakable;
 }

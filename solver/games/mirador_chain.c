@@ -684,6 +684,150 @@ int bp_mirador_chain_shortest(const struct bp_mirador_net *t, int from, int to, 
 	return rc;
 }
 
+/* The top-left square of colour c's piece that covers square (x, y), into *tx, *ty:
+ * pieces of one colour never touch along a side, so the run of c's squares in a row
+ * (column) through a square is its piece's. */
+static void piece_at(const struct bp_mirador_board *b, int c, int x, int y, int *tx, int *ty)
+{
+	uint64_t gap = ~b->row[c][y] & ((1ull << x) - 1);
+	*tx = gap ? 64 - __builtin_clzll(gap) : 0;
+	gap = ~b->col[c][x] & ((1ull << y) - 1);
+	*ty = gap ? 64 - __builtin_clzll(gap) : 0;
+}
+
+/* Whether colour c has a chain (RULES.md 9.3) in one of the directions dirs, its links
+ * as they stand on the squares occupied in orow and ocol (b's, with the squares of
+ * other pieces added; c's own as in b): a search over c's pieces from those linked to
+ * one side, a piece's links made when it is first reached, sides only at the ends. */
+static int has_chain(const struct bp_mirador_grid *m, const struct bp_mirador_board *b, int c,
+		     const uint64_t *orow, const uint64_t *ocol, int dirs)
+{
+	const int W = m->w, H = m->h, P = m->p;
+	int qx[BP_MIRADOR_MAX_CELLS], qy[BP_MIRADOR_MAX_CELLS];
+	for (int d = 0; d < 2; d++) { /* north-south, then west-east */
+		if (!(dirs & (d == 0 ? BP_MIRADOR_NS : BP_MIRADOR_EW)))
+			continue;
+		uint64_t seen[BP_MIRADOR_MAX_SIDE];
+		memset(seen, 0, sizeof(uint64_t) * (size_t)H);
+		int nq = 0;
+		/* the pieces linked to the first side: touching it, or in line of sight */
+		for (int y = 0; y < H; y++)
+			for (uint64_t v = b->row[c][y]; v; v &= v - 1) {
+				int x = __builtin_ctzll(v), link = 0;
+				if ((x > 0 && b->row[c][y] >> (x - 1) & 1) ||
+				    (y > 0 && b->row[c][y - 1] >> x & 1))
+					continue; /* not a top-left square */
+				for (int k = 0; k < P && !link; k++)
+					link = d == 0 ? !(ocol[x + k] & ((1ull << y) - 1))
+						      : !(orow[y + k] & ((1ull << x) - 1));
+				if (link) {
+					seen[y] |= 1ull << x;
+					qx[nq] = x;
+					qy[nq++] = y;
+				}
+			}
+		for (int i = 0; i < nq; i++) {
+			int x = qx[i], y = qy[i];
+			/* linked to the opposite side? */
+			for (int k = 0; k < P; k++)
+				if (d == 0 ? (y + P >= 64 || !(ocol[x + k] >> (y + P)))
+					   : (x + P >= 64 || !(orow[y + k] >> (x + P))))
+					return 1;
+			/* the squares this piece links through: the first occupied square on
+			 * each of its rays, and its four corners */
+			int sx[4 * BP_MIRADOR_MAX_SIDE + 4], sy[4 * BP_MIRADOR_MAX_SIDE + 4],
+				ns = 0;
+			for (int k = 0; k < P; k++) {
+				uint64_t col = ocol[x + k], row = orow[y + k];
+				uint64_t up = col & ((1ull << y) - 1),
+					 left = row & ((1ull << x) - 1);
+				uint64_t down = y + P < 64 ? col >> (y + P) : 0;
+				uint64_t right = x + P < 64 ? row >> (x + P) : 0;
+				if (up) {
+					sx[ns] = x + k;
+					sy[ns++] = 63 - __builtin_clzll(up);
+				}
+				if (down) {
+					sx[ns] = x + k;
+					sy[ns++] = y + P + __builtin_ctzll(down);
+				}
+				if (left) {
+					sx[ns] = 63 - __builtin_clzll(left);
+					sy[ns++] = y + k;
+				}
+				if (right) {
+					sx[ns] = x + P + __builtin_ctzll(right);
+					sy[ns++] = y + k;
+				}
+			}
+			for (int dy = -1; dy <= P; dy += P + 1)
+				for (int dx = -1; dx <= P; dx += P + 1)
+					if (x + dx >= 0 && x + dx < W && y + dy >= 0 &&
+					    y + dy < H) {
+						sx[ns] = x + dx;
+						sy[ns++] = y + dy;
+					}
+			for (int j = 0; j < ns; j++) {
+				int tx, ty;
+				if (!(b->row[c][sy[j]] >> sx[j] & 1))
+					continue; /* not c's */
+				piece_at(b, c, sx[j], sy[j], &tx, &ty);
+				if (!(seen[ty] >> tx & 1)) {
+					seen[ty] |= 1ull << tx;
+					qx[nq] = tx;
+					qy[nq++] = ty;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			     int colour, int dirs, int high)
+{
+	const int P = m->p;
+	const uint64_t piece = (1ull << P) - 1;
+	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
+	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
+	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
+	bp_mirador_board_legal(m, b, 1 - colour, legal);
+	/* row by row: the row's places taken left to right (right to left), each clearing
+	 * the P places after it in the row; then the rows ahead lose the places that
+	 * overlap or touch a taken one along a side (bp_mirador_incompatible: |dx| < P
+	 * and |dy| <= P, or |dy| < P and |dx| <= P) */
+	for (int i = 0; i < m->ny; i++) {
+		int y = high ? m->ny - 1 - i : i;
+		uint64_t v = legal[y], taken = 0;
+		while (v) {
+			int x = high ? 63 - __builtin_clzll(v) : __builtin_ctzll(v);
+			taken |= 1ull << x;
+			/* the places x .. x + P (x - P .. x) of the row go */
+			const uint64_t run = piece << 1 | 1;
+			v &= ~(!high ? run << x : x >= P ? run << (x - P) : run >> (P - x));
+			for (int k = 0; k < P; k++)
+				ocol[x + k] |= piece << y;
+		}
+		if (!taken)
+			continue;
+		uint64_t near = taken, wide; /* taken places dx <= P - 1 away, then P */
+		for (int k = 1; k < P; k++)
+			near |= taken << k | taken >> k;
+		wide = near | taken << P | taken >> P;
+		for (int dy = 1; dy <= P; dy++) {
+			int yy = high ? y - dy : y + dy;
+			if (yy >= 0 && yy < m->ny)
+				legal[yy] &= ~(dy < P ? wide : near);
+		}
+		uint64_t sq = taken; /* the squares of the row's pieces */
+		for (int k = 1; k < P; k++)
+			sq |= taken << k;
+		for (int k = 0; k < P; k++)
+			orow[y + k] |= sq;
+	}
+	return !has_chain(m, b, colour, orow, ocol, dirs);
+}
+
 int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  const struct bp_mirador_net *t, int colour, int dirs,
 			  struct bp_mirador_verdict *out)

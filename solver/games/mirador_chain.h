@@ -91,6 +91,16 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 			  const struct bp_mirador_net *t, int colour, int dirs,
 			  struct bp_mirador_verdict *out);
 
+/* A quick proof that colour's chains can be broken (RULES.md 9.3), with no search: one
+ * set of the opponent's placements packed greedily, row by row from the top-left
+ * (high: from the bottom-right), each taken when legal now and compatible with those
+ * taken (so the set can be played one placement after another); with its squares
+ * filled, colour has no chain in the directions dirs at all.
+ * @return 1 when that set breaks every such chain (the exact test's answer would be
+ * "breakable"); 0 when it does not, which proves nothing. */
+int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			     int colour, int dirs, int high);
+
 /* The mask of directions (BP_MIRADOR_NS, BP_MIRADOR_EW) in which net t has a chain.
  * @return BP_OK; BP_ENOMEM. */
 int bp_mirador_chain_mask(const struct bp_mirador_net *t, int *mask);

@@ -1081,6 +1081,65 @@ ParameterizedTest(struct unbreakable_case *sc, mirador, unbreakable_vs_search)
 	bp_game_destroy(g);
 }
 
+/* bp_mirador_greedy against the same greedy set made by the rules (bp_mirador_can_place
+ * and apply, place by place in the same order) and the chains left after it by the
+ * network (bp_mirador_chains); each set it says breaks every chain must agree with the
+ * search's verdict (breakable). On grids past 128 squares, where the unbreakable test
+ * runs it, and on a small one; both answers must occur. */
+ParameterizedTestParameters(mirador, greedy_vs_rules)
+{
+	static struct unbreakable_case cases[] = {
+		{ "mirador:12x12", 300, 30, 0 },	 { "mirador:18x18", 150, 50, 0 },
+		{ "mirador:27x27", 60, 90, 0 },		 { "mirador:20x9,piece=3", 150, 20, 0 },
+		{ "mirador:13x11,piece=1", 150, 60, 0 }, { "mirador:9x9", 300, 24, 0 },
+	};
+	return cr_make_param_array(struct unbreakable_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct unbreakable_case *sc, mirador, greedy_vs_rules)
+{
+	struct bp_game *g = open_game(sc->spec);
+	int w = g->board->a, h = g->board->b;
+	uint64_t seed = 0x47524545ull ^ (uint64_t)sc->positions;
+	printf("mirador greedy_vs_rules %s: seed %llu\n", sc->spec, (unsigned long long)seed);
+	int seen[2] = { 0, 0 };
+	for (int i = 0; i < sc->positions; i++) {
+		int plies = (int)(rng_next(&seed) % (uint64_t)(sc->max_plies + 1));
+		struct bp_pos p =
+			i & 1 ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
+		for (int c = 0; c < 2; c++)
+			for (int high = 0; high < 2; high++) {
+				struct bp_pos q = p;
+				for (int k = 0; k < w * h; k++) {
+					int cell = high ? w * h - 1 - k : k;
+					if (!bp_mirador_can_place(g, &q, 1 - c, cell % w, cell / w))
+						continue;
+					q.w[24] = (uint64_t)(1 - c);
+					g->ops->apply(g, &q, (struct bp_move){ (uint32_t)cell });
+				}
+				int chains = bp_mirador_chains(g, &q, c);
+				cr_assert(chains >= 0);
+				int fast = bp_mirador_greedy(g, &p, c, high);
+				cr_expect_eq(fast, chains == 0,
+					     "%s: %c, order %d: greedy %d, chains left %d (%s)",
+					     fmt_pos(g, &p), "rb"[c], high, fast, chains,
+					     fmt_pos(g, &q));
+				seen[fast]++;
+				if (fast) {
+					struct bp_mirador_verdict v;
+					cr_assert_eq(bp_mirador_test(g, &p, c, &v), BP_OK);
+					cr_expect(!v.unbreakable,
+						  "%s: %c greedy breaks, search not",
+						  fmt_pos(g, &p), "rb"[c]);
+				}
+			}
+	}
+	printf("mirador greedy_vs_rules %s: %d sets break every chain, %d not\n", sc->spec, seen[1],
+	       seen[0]);
+	cr_expect(seen[0] > 0 && seen[1] > 0, "%s: too few interesting positions", sc->spec);
+	bp_game_destroy(g);
+}
+
 /* children_keys_first gives children_keys's first children, on small grids (the fast
  * path) and on 13x10 (130 squares: one child at a time; its keys hold 18 pieces). */
 Test(mirador, children_keys_first)
