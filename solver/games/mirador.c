@@ -80,6 +80,9 @@ struct mirador {
 	/* small grids (at most 128 squares and 126 top-left places): the fast paths on
 	 * place sets (see "small grids" below); NULL otherwise */
 	struct small *sm;
+	/* class hashes for proof-number search (mirador_sym_hash): zob[(s * 2 + c) *
+	 * ncells + q] is the word of colour c's square sym(s, q), for nsym symmetries */
+	uint64_t *zob;
 };
 
 static const struct bp_option mirador_options[] = {
@@ -140,19 +143,26 @@ static void free_net(struct bp_mirador_net *t)
 	free(t);
 }
 
+/* bp_mirador_test_dirs on board b, unpacked already. */
+static int test_board(const struct mirador *m, const struct bp_mirador_board *b, int colour,
+		      int dirs, struct bp_mirador_verdict *out)
+{
+	struct bp_mirador_net t; /* on the stack: this runs for every position solved */
+	memset(out, 0, sizeof *out);
+	int rc = bp_mirador_net_build(&m->gr, b, colour, &t);
+	if (!rc)
+		rc = bp_mirador_chain_test(&m->gr, b, &t, colour, dirs, out);
+	bp_mirador_net_free(&t);
+	return rc;
+}
+
 int bp_mirador_test_dirs(const struct bp_game *g, const struct bp_pos *p, int colour, int dirs,
 			 struct bp_mirador_verdict *out)
 {
 	const struct mirador *m = M(g);
 	struct bp_mirador_board b;
-	struct bp_mirador_net t; /* on the stack: this runs for every position solved */
-	memset(out, 0, sizeof *out);
 	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
-	int rc = bp_mirador_net_build(&m->gr, &b, colour, &t);
-	if (!rc)
-		rc = bp_mirador_chain_test(&m->gr, &b, &t, colour, dirs, out);
-	bp_mirador_net_free(&t);
-	return rc;
+	return test_board(m, &b, colour, dirs, out);
 }
 
 int bp_mirador_chains(const struct bp_game *g, const struct bp_pos *p, int colour)
@@ -565,6 +575,98 @@ static void mirador_transform(const struct bp_game *g, const struct bp_pos *p, i
 		bp_sym_apply_bits(g->board, s, cplane(p, c), plane(out, c));
 	TO_MOVE(out) = TO_MOVE(p);
 	PASSED(out) = PASSED(p);
+}
+
+/* Class hashes for proof-number search (bp_game_ops.sym_hash): with fixed random
+ * words Z[c][q] for colour c's square q, the hash of a position is the XOR of Z over
+ * its squares and a word of its to-move and passed fields (which no symmetry moves),
+ * so that h[s], the hash of its image under symmetry s, XORs Z[c][sym(s, q)] over the
+ * same squares (the table zob). A move changes h[s] by the squares it fills and the
+ * fields. On grids past 128 squares the search made a canonical form of every child
+ * (7 images of both planes, mirador:18x18) where a child's key is now 8 XORs a square
+ * filled. The words come from a fixed generator: a kept table's keys stay valid. */
+static uint64_t zob_next(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int zob_create(const struct bp_game *g, struct mirador *m)
+{
+	int n = g->board->ncells, ns = g->nsym;
+	uint64_t *base = malloc(sizeof(uint64_t) * (size_t)n * 2), x = 0x4d4952414430ull;
+	if (!base || !(m->zob = malloc(sizeof(uint64_t) * (size_t)n * 2 * (size_t)ns))) {
+		free(base);
+		return BP_ENOMEM;
+	}
+	for (int i = 0; i < 2 * n; i++)
+		base[i] = zob_next(&x);
+	for (int s = 0; s < ns; s++)
+		for (int c = 0; c < 2; c++)
+			for (int q = 0; q < n; q++)
+				m->zob[((size_t)s * 2 + (size_t)c) * (size_t)n + (size_t)q] =
+					base[c * n + bp_board_sym(g->board, s, q)];
+	free(base);
+	return BP_OK;
+}
+
+/* The word of p's fields that no symmetry moves. */
+static uint64_t zob_fields(const struct bp_pos *p)
+{
+	uint64_t x = 0x5ab1e5ull + (TO_MOVE(p) & 1) + 2 * (PASSED(p) & 1);
+	return zob_next(&x);
+}
+
+/* XORs the words of colour c's squares in set (ncells bits) into h[0 .. nsym). */
+static void zob_squares(const struct bp_game *g, const uint64_t *set, int c, uint64_t *h)
+{
+	const struct mirador *m = M(g);
+	const int n = g->board->ncells, ns = g->nsym;
+	for (int w = 0; w < PLANE_WORDS; w++)
+		for (uint64_t v = set[w]; v; v &= v - 1) {
+			int q = w * 64 + __builtin_ctzll(v);
+			if (q >= n)
+				break;
+			const uint64_t *z = m->zob + (size_t)c * (size_t)n + (size_t)q;
+			for (int s = 0; s < ns; s++)
+				h[s] ^= z[(size_t)s * 2 * (size_t)n];
+		}
+}
+
+static uint64_t least_of(const uint64_t *h, int n)
+{
+	uint64_t k = h[0];
+	for (int s = 1; s < n; s++)
+		k = h[s] < k ? h[s] : k;
+	return k;
+}
+
+static uint64_t mirador_sym_hash(const struct bp_game *g, const struct bp_pos *p, uint64_t *h)
+{
+	uint64_t f = zob_fields(p);
+	for (int s = 0; s < g->nsym; s++)
+		h[s] = f;
+	for (int c = 0; c < 2; c++)
+		zob_squares(g, cplane(p, c), c, h);
+	return least_of(h, g->nsym);
+}
+
+static uint64_t mirador_sym_hash_move(const struct bp_game *g, const struct bp_pos *p,
+				      const uint64_t *h, const struct bp_pos *c, uint64_t *out)
+{
+	uint64_t t[BP_GAME_SYM_HASH_MAX], f = zob_fields(p) ^ zob_fields(c);
+	uint64_t *o = out ? out : t;
+	for (int s = 0; s < g->nsym; s++)
+		o[s] = h[s] ^ f;
+	for (int k = 0; k < 2; k++) { /* the squares that differ, of either colour */
+		uint64_t d[PLANE_WORDS];
+		for (int w = 0; w < PLANE_WORDS; w++)
+			d[w] = cplane(p, k)[w] ^ cplane(c, k)[w];
+		zob_squares(g, d, k, o);
+	}
+	return least_of(o, g->nsym);
 }
 
 /* ---- tiers and ranks ---------------------------------------------------------------- */
@@ -2245,10 +2347,17 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 	if (m->sm && (rc = fast_unbreakable(m, p, colour)) != BP_EUNSUPPORTED)
 		return rc;
 	/* other grids: a greedy set of the opponent's placements first, as
-	 * fast_unbreakable_sets does (greedy_breaks), then the search */
-	if (bp_mirador_greedy(g, p, colour, 0) || bp_mirador_greedy(g, p, colour, 1))
+	 * fast_unbreakable_sets does (greedy_breaks), then the search, on the board
+	 * unpacked once */
+	const int dirs = BP_MIRADOR_NS | BP_MIRADOR_EW;
+	struct bp_mirador_board b;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	uint64_t legal[MAX_SIDE];
+	bp_mirador_board_legal(&m->gr, &b, 1 - colour, legal);
+	if (bp_mirador_greedy_breaks_legal(&m->gr, &b, legal, colour, dirs, 0) ||
+	    bp_mirador_greedy_breaks_legal(&m->gr, &b, legal, colour, dirs, 1))
 		return 0;
-	rc = bp_mirador_test(g, p, colour, &v);
+	rc = test_board(m, &b, colour, dirs, &v);
 	return rc ? rc : v.unbreakable;
 }
 
@@ -2676,6 +2785,7 @@ static void mirador_destroy(struct bp_game *g)
 	free(m->nsets);
 	free(m->blocks);
 	free(m->tier_first);
+	free(m->zob);
 	small_free(m->sm);
 	free(g->impl);
 	g->impl = NULL;
@@ -2713,6 +2823,8 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 	int rc = build_tiers(g, m);
 	if (!rc)
 		rc = small_create(g, m);
+	if (!rc && g->nsym <= BP_GAME_SYM_HASH_MAX)
+		rc = zob_create(g, m);
 	if (rc) {
 		mirador_destroy(g);
 		return rc;
@@ -2776,6 +2888,8 @@ const struct bp_game_ops bp_mirador_ops = {
 	.move_format = mirador_move_format,
 	.transform = mirador_transform,
 	.canonical = mirador_canonical,
+	.sym_hash = mirador_sym_hash,
+	.sym_hash_move = mirador_sym_hash_move,
 	.sym_fixed = mirador_sym_fixed,
 	.tier = mirador_tier,
 	.tier_size = mirador_tier_size,

@@ -786,12 +786,21 @@ static int has_chain(const struct bp_mirador_grid *m, const struct bp_mirador_bo
 int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			     int colour, int dirs, int high)
 {
+	uint64_t legal[BP_MIRADOR_MAX_SIDE];
+	bp_mirador_board_legal(m, b, 1 - colour, legal);
+	return bp_mirador_greedy_breaks_legal(m, b, legal, colour, dirs, high);
+}
+
+int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
+				   const struct bp_mirador_board *b, const uint64_t *legal0,
+				   int colour, int dirs, int high)
+{
 	const int P = m->p;
 	const uint64_t piece = (1ull << P) - 1;
 	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
 	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
 	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
-	bp_mirador_board_legal(m, b, 1 - colour, legal);
+	memcpy(legal, legal0, sizeof(uint64_t) * (size_t)m->ny);
 	/* row by row: the row's places taken left to right (right to left), each clearing
 	 * the P places after it in the row; then the rows ahead lose the places that
 	 * overlap or touch a taken one along a side (bp_mirador_incompatible: |dx| < P

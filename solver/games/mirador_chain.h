@@ -101,6 +101,12 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			     int colour, int dirs, int high);
 
+/* The same with the opponent's legal places given (bp_mirador_board_legal of
+ * 1 - colour on b), for a caller that packs both ways. */
+int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
+				   const struct bp_mirador_board *b, const uint64_t *legal,
+				   int colour, int dirs, int high);
+
 /* The mask of directions (BP_MIRADOR_NS, BP_MIRADOR_EW) in which net t has a chain.
  * @return BP_OK; BP_ENOMEM. */
 int bp_mirador_chain_mask(const struct bp_mirador_net *t, int *mask);

@@ -333,6 +333,10 @@ Test(game, sym_hash_is_a_class_function)
 		"glorieta:hex3,ring=alt,hand=2",
 		"glorieta:hex3,ring=none,hand=3",
 		"glorieta:rh3x3,ring=none,hand=2",
+		"mirador:6x6",
+		"mirador:9x7",
+		"mirador:13x13",
+		"mirador:7x7,piece=1",
 	};
 	uint64_t seed = 20261124;
 	cr_log_info("seed %llu", (unsigned long long)seed);
@@ -382,7 +386,10 @@ Test(game, sym_hash_tells_classes_apart)
 					     "chicken:tri4",
 					     "glorieta:hex2,hand=2",
 					     "glorieta:hex2,hand=6,ring=none",
-					     "glorieta:tri3,ring=none,hand=2" };
+					     "glorieta:tri3,ring=none,hand=2",
+					     "mirador:6x6",
+					     "mirador:6x5",
+					     "mirador:4x4,piece=1" };
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
 		struct bp_game *g = NULL;
 		struct bp_err err = { { 0 } };
