@@ -196,12 +196,12 @@ int bp_mirador_links(const struct bp_game *g, const struct bp_pos *p, int colour
 	return n;
 }
 
-int bp_mirador_greedy(const struct bp_game *g, const struct bp_pos *p, int colour, int high)
+int bp_mirador_greedy(const struct bp_game *g, const struct bp_pos *p, int colour, int order)
 {
 	const struct mirador *m = M(g);
 	struct bp_mirador_board b;
 	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
-	return bp_mirador_greedy_breaks(&m->gr, &b, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, high);
+	return bp_mirador_greedy_breaks(&m->gr, &b, colour, BP_MIRADOR_NS | BP_MIRADOR_EW, order);
 }
 
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y)
@@ -2337,6 +2337,9 @@ static int fast_unbreakable_sets(const struct mirador *m, const u128 set[2], int
 	return !fast_breakable(&f, 0, 0, 0);
 }
 
+#ifndef GREEDY_ORDERS
+#define GREEDY_ORDERS 4
+#endif
 int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	const struct mirador *m = M(g);
@@ -2354,9 +2357,9 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
 	uint64_t legal[MAX_SIDE];
 	bp_mirador_board_legal(&m->gr, &b, 1 - colour, legal);
-	if (bp_mirador_greedy_breaks_legal(&m->gr, &b, legal, colour, dirs, 0) ||
-	    bp_mirador_greedy_breaks_legal(&m->gr, &b, legal, colour, dirs, 1))
-		return 0;
+	for (int order = 0; order < GREEDY_ORDERS; order++)
+		if (bp_mirador_greedy_breaks_legal(&m->gr, &b, legal, colour, dirs, order))
+			return 0;
 	rc = test_board(m, &b, colour, dirs, &v);
 	return rc ? rc : v.unbreakable;
 }

@@ -784,38 +784,35 @@ static int has_chain(const struct bp_mirador_grid *m, const struct bp_mirador_bo
 }
 
 int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
-			     int colour, int dirs, int high)
+			     int colour, int dirs, int order)
 {
 	uint64_t legal[BP_MIRADOR_MAX_SIDE];
 	bp_mirador_board_legal(m, b, 1 - colour, legal);
-	return bp_mirador_greedy_breaks_legal(m, b, legal, colour, dirs, high);
+	return bp_mirador_greedy_breaks_legal(m, b, legal, colour, dirs, order);
 }
 
-int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
-				   const struct bp_mirador_board *b, const uint64_t *legal0,
-				   int colour, int dirs, int high)
+/* The greedy packing of bp_mirador_greedy_breaks_legal along lines: line y's places
+ * (bits x of legal[y], nlines lines) taken from the lowest x (high: the highest, and
+ * the lines from the last), each clearing the P places after it on the line; then the
+ * lines ahead lose the places that overlap or touch a taken one along a side
+ * (bp_mirador_incompatible: |dx| < P and |dy| <= P, or |dy| < P and |dx| <= P, which
+ * is the same across lines as along them). Each piece's squares go into along (words
+ * by line, as legal) and across (words by position on the line). Rows as lines for
+ * the row orders, columns (legal transposed) for the column orders. */
+static void pack_lines(uint64_t *legal, int nlines, int P, int high, uint64_t *along,
+		       uint64_t *across)
 {
-	const int P = m->p;
-	const uint64_t piece = (1ull << P) - 1;
-	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
-	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
-	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
-	memcpy(legal, legal0, sizeof(uint64_t) * (size_t)m->ny);
-	/* row by row: the row's places taken left to right (right to left), each clearing
-	 * the P places after it in the row; then the rows ahead lose the places that
-	 * overlap or touch a taken one along a side (bp_mirador_incompatible: |dx| < P
-	 * and |dy| <= P, or |dy| < P and |dx| <= P) */
-	for (int i = 0; i < m->ny; i++) {
-		int y = high ? m->ny - 1 - i : i;
+	const uint64_t piece = (1ull << P) - 1, run = piece << 1 | 1;
+	for (int i = 0; i < nlines; i++) {
+		int y = high ? nlines - 1 - i : i;
 		uint64_t v = legal[y], taken = 0;
 		while (v) {
 			int x = high ? 63 - __builtin_clzll(v) : __builtin_ctzll(v);
 			taken |= 1ull << x;
-			/* the places x .. x + P (x - P .. x) of the row go */
-			const uint64_t run = piece << 1 | 1;
+			/* the places x .. x + P (x - P .. x) of the line go */
 			v &= ~(!high ? run << x : x >= P ? run << (x - P) : run >> (P - x));
 			for (int k = 0; k < P; k++)
-				ocol[x + k] |= piece << y;
+				across[x + k] |= piece << y;
 		}
 		if (!taken)
 			continue;
@@ -825,14 +822,33 @@ int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
 		wide = near | taken << P | taken >> P;
 		for (int dy = 1; dy <= P; dy++) {
 			int yy = high ? y - dy : y + dy;
-			if (yy >= 0 && yy < m->ny)
+			if (yy >= 0 && yy < nlines)
 				legal[yy] &= ~(dy < P ? wide : near);
 		}
-		uint64_t sq = taken; /* the squares of the row's pieces */
+		uint64_t sq = taken; /* the squares of the line's pieces */
 		for (int k = 1; k < P; k++)
 			sq |= taken << k;
 		for (int k = 0; k < P; k++)
-			orow[y + k] |= sq;
+			along[y + k] |= sq;
+	}
+}
+
+int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
+				   const struct bp_mirador_board *b, const uint64_t *legal0,
+				   int colour, int dirs, int order)
+{
+	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
+	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
+	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
+	if (order < 2) {
+		memcpy(legal, legal0, sizeof(uint64_t) * (size_t)m->ny);
+		pack_lines(legal, m->ny, m->p, order, orow, ocol);
+	} else { /* column by column: bit y of legal[x] */
+		memset(legal, 0, sizeof(uint64_t) * (size_t)m->nx);
+		for (int y = 0; y < m->ny; y++)
+			for (uint64_t v = legal0[y]; v; v &= v - 1)
+				legal[__builtin_ctzll(v)] |= 1ull << y;
+		pack_lines(legal, m->nx, m->p, order - 2, ocol, orow);
 	}
 	return !has_chain(m, b, colour, orow, ocol, dirs);
 }

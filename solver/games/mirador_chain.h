@@ -92,20 +92,21 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 			  struct bp_mirador_verdict *out);
 
 /* A quick proof that colour's chains can be broken (RULES.md 9.3), with no search: one
- * set of the opponent's placements packed greedily, row by row from the top-left
- * (high: from the bottom-right), each taken when legal now and compatible with those
- * taken (so the set can be played one placement after another); with its squares
+ * set of the opponent's placements packed greedily, each taken when legal now and
+ * compatible with those taken (so the set can be played one placement after another),
+ * in one of four orders: 0 row by row from the top-left, 1 from the bottom-right, 2
+ * column by column from the top-left, 3 from the bottom-right; with its squares
  * filled, colour has no chain in the directions dirs at all.
  * @return 1 when that set breaks every such chain (the exact test's answer would be
  * "breakable"); 0 when it does not, which proves nothing. */
 int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
-			     int colour, int dirs, int high);
+			     int colour, int dirs, int order);
 
 /* The same with the opponent's legal places given (bp_mirador_board_legal of
- * 1 - colour on b), for a caller that packs both ways. */
+ * 1 - colour on b), for a caller that packs in several orders. */
 int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
 				   const struct bp_mirador_board *b, const uint64_t *legal,
-				   int colour, int dirs, int high);
+				   int colour, int dirs, int order);
 
 /* The mask of directions (BP_MIRADOR_NS, BP_MIRADOR_EW) in which net t has a chain.
  * @return BP_OK; BP_ENOMEM. */

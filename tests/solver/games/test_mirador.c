@@ -1108,10 +1108,12 @@ ParameterizedTest(struct unbreakable_case *sc, mirador, greedy_vs_rules)
 		struct bp_pos p =
 			i & 1 ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
 		for (int c = 0; c < 2; c++)
-			for (int high = 0; high < 2; high++) {
+			for (int order = 0; order < 4; order++) {
 				struct bp_pos q = p;
 				for (int k = 0; k < w * h; k++) {
-					int cell = high ? w * h - 1 - k : k;
+					/* rows (0, 1) or columns (2, 3), each way */
+					int j = order & 1 ? w * h - 1 - k : k;
+					int cell = order < 2 ? j : j % h * w + j / h;
 					if (!bp_mirador_can_place(g, &q, 1 - c, cell % w, cell / w))
 						continue;
 					q.w[24] = (uint64_t)(1 - c);
@@ -1119,10 +1121,10 @@ ParameterizedTest(struct unbreakable_case *sc, mirador, greedy_vs_rules)
 				}
 				int chains = bp_mirador_chains(g, &q, c);
 				cr_assert(chains >= 0);
-				int fast = bp_mirador_greedy(g, &p, c, high);
+				int fast = bp_mirador_greedy(g, &p, c, order);
 				cr_expect_eq(fast, chains == 0,
 					     "%s: %c, order %d: greedy %d, chains left %d (%s)",
-					     fmt_pos(g, &p), "rb"[c], high, fast, chains,
+					     fmt_pos(g, &p), "rb"[c], order, fast, chains,
 					     fmt_pos(g, &q));
 				seen[fast]++;
 				if (fast) {
