@@ -168,6 +168,9 @@
 #define TAG_SHIFT 14 /* bits 14-31 of meta: bits 0-17 of the key */
 #define TAG_MASK ((1u << (32 - TAG_SHIFT)) - 1)
 #define WORK_MANT 6 /* the work code's mantissa bits */
+#ifndef OCACHE_MAX
+#define OCACHE_MAX ((uint64_t)1 << 30) /* bytes of the outcome cache (d->ocache) at most */
+#endif
 
 struct tt_entry {
 	uint32_t check, pn, dn, meta;
@@ -236,7 +239,13 @@ struct bp_dfpn {
 	 * 10%), so their look-ups stop at this 1/128 of the table's size instead of a
 	 * cache miss in the table */
 	_Atomic uint64_t *seen;
-	uint64_t seen_mask;	      /* bits - 1, a power of two */
+	uint64_t seen_mask; /* bits - 1, a power of two */
+	/* games with BP_GAME_COSTLY_OUTCOME and class keys: children's outcomes by key,
+	 * one word each, the key with its low 2 bits replaced by the outcome (0: empty),
+	 * at a slot from the mixed key (see outcome_of); NULL otherwise */
+	_Atomic uint64_t *ocache;
+	uint64_t ocache_mask; /* slots - 1 */
+	size_t ocache_len;
 	size_t tt_len, seen_len;      /* the bytes mapped for each (zeroed_alloc) */
 	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
@@ -282,7 +291,8 @@ struct search {
 	struct frame *path;
 	int cap;
 	uint64_t nodes, evaluated, probes, hits, pending;
-	int known_on; /* the oracle may know something (bp_dfpn_opts.known_any) */
+	uint64_t ohits; /* outcomes from the outcome cache */
+	int known_on;	/* the oracle may know something (bp_dfpn_opts.known_any) */
 	uint32_t root_pn, root_dn;
 	/* for progress: the root's child being searched and its numbers, and the ply of
 	 * the node being expanded */
@@ -394,6 +404,26 @@ static inline uint32_t add_sat(uint32_t a, uint32_t b)
 		return INF;
 	uint64_t s = (uint64_t)a + b;
 	return s >= INF - 1 ? INF - 1 : (uint32_t)s;
+}
+
+/* The outcome of child p of a search with an outcome cache (d->ocache), whose class
+ * key is key: from the cache where it holds key, else from the rules, and kept. A
+ * slot holds the key's bits 2-63 and the outcome in bits 0-1, so that one word is
+ * read or written whole, whatever another thread does (the slot is found from all 64
+ * bits, mixed). A key whose bits 2-63 are all 0 is not kept (0 is an empty slot). */
+static enum bp_value outcome_of(struct search *s, uint64_t key, const struct bp_pos *p)
+{
+	const bp_dfpn *d = s->d;
+	_Atomic uint64_t *slot = &d->ocache[mix(key ^ 0x6f7574636f6d65ull) & d->ocache_mask];
+	uint64_t w = atomic_load_explicit(slot, memory_order_relaxed), k = key & ~3ull;
+	if (k && (w & ~3ull) == k) {
+		s->ohits++;
+		return (enum bp_value)(w & 3);
+	}
+	enum bp_value v = d->g->ops->outcome(d->g, p);
+	if (k)
+		atomic_store_explicit(slot, k | (uint64_t)v, memory_order_relaxed);
+	return v;
 }
 
 /* ---- transposition table ---- */
@@ -675,7 +705,8 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 	/* read once: the game's ops are calls the compiler cannot see through, so it would
 	 * load these again for every child; none changes while a search runs */
 	const int goal = s->goal, fast = lean || d->fast, cyclic = !lean && d->cyclic,
-		  words = d->pos_words, init_moves = !lean && d->init_moves;
+		  words = d->pos_words, init_moves = !lean && d->init_moves,
+		  ocache = !lean && !cctx && d->ocache != NULL;
 	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
 	uint64_t evaluated = 0;
@@ -693,6 +724,11 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		if (lean || cctx) {
 			copy_parent(s, &f->pos, words);
 			ckey = g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
+		} else if (ocache) {
+			/* the key first, for the outcome cache */
+			make_child(s, &f->pos, mv[i], words);
+			ckey = key_move(g, &f->pos, f->sh, p, NULL);
+			v = outcome_of(s, ckey, p);
 		} else {
 			make_child(s, &f->pos, mv[i], words);
 			v = g->ops->outcome(g, p);
@@ -717,7 +753,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		if (fast) {
 			/* the class key from the parent's image hashes; a canonical form only
 			 * for the oracle */
-			h = lean || cctx ? ckey : key_move(g, &f->pos, f->sh, p, NULL);
+			h = lean || cctx || ocache ? ckey : key_move(g, &f->pos, f->sh, p, NULL);
 			if (ask && d->o.known_key && !d->o.known_key(d->o.ctx, h))
 				ask = 0;
 			if (ask)
@@ -1344,6 +1380,7 @@ static int search_goal(bp_dfpn *d, const struct bp_pos *p, int goal, int root_or
 			out->evaluated += r[i].s.evaluated;
 			out->tt_probes += r[i].s.probes;
 			out->tt_hits += r[i].s.hits;
+			out->outcome_hits += r[i].s.ohits;
 		}
 		free_search(&r[i].s);
 	}
@@ -1396,6 +1433,7 @@ static int prove_portfolio(bp_dfpn *d, const struct bp_pos *p, struct bp_dfpn_re
 		out->evaluated += r[i].s.evaluated;
 		out->tt_probes += r[i].s.probes;
 		out->tt_hits += r[i].s.hits;
+		out->outcome_hits += r[i].s.ohits;
 		free_search(&r[i].s);
 	}
 	out->searches = 2;
@@ -1522,6 +1560,15 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 			return bp_err_set(err, BP_ENOMEM, "no memory");
 		}
 	}
+	if (d->fast && (g->ops->flags & BP_GAME_COSTLY_OUTCOME)) {
+		/* an eighth of the table's memory (a power of two, at most OCACHE_MAX);
+		 * without it (no memory) the search tests every child as before */
+		uint64_t cb = OCACHE_MAX;
+		while (cb > 4096 && cb > o.memory / 8)
+			cb /= 2;
+		d->ocache = zeroed_alloc((size_t)cb, cb >= align ? align : 4096, &d->ocache_len);
+		d->ocache_mask = d->ocache ? cb / sizeof(uint64_t) - 1 : 0;
+	}
 	pthread_mutex_init(&d->progress_lock, NULL);
 	pthread_cond_init(&d->park_cond, NULL);
 	d->next_keep = 1e300;
@@ -1536,6 +1583,8 @@ void bp_dfpn_destroy(bp_dfpn *d)
 	pthread_mutex_destroy(&d->progress_lock);
 	pthread_cond_destroy(&d->park_cond);
 	free(d->busy);
+	if (d->ocache)
+		munmap((void *)d->ocache, d->ocache_len);
 	munmap((void *)d->seen, d->seen_len);
 	munmap(d->tt, d->tt_len);
 	free(d);

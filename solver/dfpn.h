@@ -136,6 +136,9 @@ struct bp_dfpn_result {
 	uint64_t nodes;		     /* expansions (positions whose children were generated) */
 	uint64_t evaluated;	     /* children looked at */
 	uint64_t tt_probes, tt_hits; /* child look-ups in the table and hits */
+	/* children whose outcome came from the outcome cache (BP_GAME_COSTLY_OUTCOME),
+	 * not from the rules */
+	uint64_t outcome_hits;
 	uint64_t tt_entries, tt_used;
 	uint64_t tt_bytes;
 	double seconds;

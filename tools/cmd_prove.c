@@ -498,6 +498,7 @@ int bp_cmd_prove(int argc, char **argv)
 			", \"search\": \"%s\", \"searches\": %d, \"stopped\": %s, "
 			"\"nodes\": %llu, \"evaluated\": %llu, \"seconds\": %.3f, "
 			"\"nodes_per_second\": %.0f, \"tt_hit_rate\": %.4f, "
+			"\"outcome_cache_hits\": %llu, "
 			"\"tt_entries\": %llu, \"tt_used\": %llu, \"threads\": %d, "
 			"\"pn_rule\": \"%s\", \"init\": \"%s\", "
 			"\"peak_memory_bytes\": %llu, \"proof_saved\": %s, "
@@ -508,8 +509,9 @@ int bp_cmd_prove(int argc, char **argv)
 			: r.stopped == 3 ? "\"interrupt\""
 					 : "null",
 			(unsigned long long)r.nodes, (unsigned long long)r.evaluated, r.seconds,
-			nps, hit, (unsigned long long)r.tt_entries, (unsigned long long)r.tt_used,
-			o.threads, bp_dfpn_pn_rule_name(o.pn_rule), bp_dfpn_init_name(o.init),
+			nps, hit, (unsigned long long)r.outcome_hits,
+			(unsigned long long)r.tt_entries, (unsigned long long)r.tt_used, o.threads,
+			bp_dfpn_pn_rule_name(o.pn_rule), bp_dfpn_init_name(o.init),
 			(unsigned long long)peak_rss(),
 			st.save_proof && known && st.db ? "true" : "false",
 			(unsigned long long)st.lemmas, resumed ? "true" : "false",

@@ -117,7 +117,12 @@ enum {
 	 * reachable from the start (with BP_GAME_DENSE_REACHABLE; the view of an index of
 	 * reachable positions, solver/sparse.h), so a solver marks them all without
 	 * unrank() or canonical(). */
-	BP_GAME_INDEX_CANONICAL = 32
+	BP_GAME_INDEX_CANONICAL = 32,
+	/* outcome() costs far more than a look-up in memory (Mirador's chain-breaking
+	 * test): proof-number search, with class keys (sym_hash), keeps the outcomes of
+	 * the children it makes in a cache by key, so that a node expanded again, or a
+	 * child met again through another parent, is not tested again. */
+	BP_GAME_COSTLY_OUTCOME = 64
 };
 
 /* What a picture of a position shows besides each cell's character, filled by the

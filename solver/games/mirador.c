@@ -2355,10 +2355,10 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 	const int dirs = BP_MIRADOR_NS | BP_MIRADOR_EW;
 	struct bp_mirador_board b;
 	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
-	uint64_t legal[MAX_SIDE];
-	bp_mirador_board_legal(&m->gr, &b, 1 - colour, legal);
+	struct bp_mirador_greedy gr;
+	bp_mirador_greedy_prepare(&m->gr, &b, colour, &gr);
 	for (int order = 0; order < GREEDY_ORDERS; order++)
-		if (bp_mirador_greedy_breaks_legal(&m->gr, &b, legal, colour, dirs, order))
+		if (bp_mirador_greedy_try(&m->gr, &b, &gr, dirs, order))
 			return 0;
 	rc = test_board(m, &b, colour, dirs, &v);
 	return rc ? rc : v.unbreakable;
@@ -2876,7 +2876,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.name = "mirador",
 	.title = "Mirador: place 2x2 watchtowers; an unbreakable side-to-side chain wins",
 	.shapes = BP_SHAPE_SQUARE,
-	.flags = BP_GAME_PIE,
+	.flags = BP_GAME_PIE | BP_GAME_COSTLY_OUTCOME,
 	.options = mirador_options,
 	.create = mirador_create,
 	.destroy = mirador_destroy,

@@ -56,7 +56,17 @@
 void bp_mirador_board_unpack(const struct bp_mirador_grid *m, const uint64_t *red,
 			     const uint64_t *blue, struct bp_mirador_board *b)
 {
-	memset(b, 0, sizeof *b);
+	/* the grid's rows and columns and one past them cleared, not the whole struct
+	 * (3 KiB, sized for 64 x 64: a tenth of a mirador:18x18 proof search's
+	 * instructions); nothing reads beyond */
+	const size_t rows = sizeof(uint64_t) *
+			    (size_t)(m->h < BP_MIRADOR_MAX_SIDE ? m->h + 1 : m->h),
+		     cols = sizeof(uint64_t) *
+			    (size_t)(m->w < BP_MIRADOR_MAX_SIDE ? m->w + 1 : m->w);
+	for (int c = 0; c < 2; c++) {
+		memset(b->row[c], 0, rows);
+		memset(b->col[c], 0, cols);
+	}
 	for (int c = 0; c < 2; c++) {
 		const uint64_t *pl = c ? blue : red;
 		for (int i = 0; i < BP_MIRADOR_PLANE_WORDS; i++) {
@@ -70,10 +80,10 @@ void bp_mirador_board_unpack(const struct bp_mirador_grid *m, const uint64_t *re
 			}
 		}
 	}
-	for (int i = 0; i < BP_MIRADOR_MAX_SIDE; i++) {
+	for (size_t i = 0; i < rows / sizeof(uint64_t); i++)
 		b->orow[i] = b->row[0][i] | b->row[1][i];
+	for (size_t i = 0; i < cols / sizeof(uint64_t); i++)
 		b->ocol[i] = b->col[0][i] | b->col[1][i];
-	}
 }
 
 static uint64_t shr(uint64_t v, int k)
@@ -87,30 +97,40 @@ int bp_mirador_board_colour(const struct bp_mirador_board *b, int x, int y)
 }
 
 /* Legal top-left columns for colour c, one word per top-left row (see the header). */
-void bp_mirador_board_legal(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
-			    int c, uint64_t *out)
+static inline void board_legal_p(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+				 int c, uint64_t *out, const int P)
 {
 	uint64_t body[BP_MIRADOR_MAX_SIDE], end[BP_MIRADOR_MAX_SIDE], corner[BP_MIRADOR_MAX_SIDE];
 	for (int y = 0; y < m->h; y++) {
 		uint64_t o = b->orow[y], d1 = o << 1, d2 = 0;
-		for (int k = 0; k < m->p; k++)
+		for (int k = 0; k < P; k++)
 			d2 |= o >> k;
-		d1 |= d2 | shr(o, m->p);
+		d1 |= d2 | shr(o, P);
 		body[y] = d1;
 		end[y] = d2;
 		uint64_t opp = b->row[1 - c][y];
-		corner[y] = opp << 1 | shr(opp, m->p);
+		corner[y] = opp << 1 | shr(opp, P);
 	}
 	for (int y = 0; y < m->ny; y++) {
 		uint64_t bad = 0;
-		for (int k = 0; k < m->p; k++)
+		for (int k = 0; k < P; k++)
 			bad |= body[y + k];
 		if (y > 0)
 			bad |= end[y - 1] | corner[y - 1];
-		if (y + m->p < m->h)
-			bad |= end[y + m->p] | corner[y + m->p];
+		if (y + P < m->h)
+			bad |= end[y + P] | corner[y + P];
 		out[y] = ~bad & m->xmask;
 	}
+}
+
+/* P = 2 (the seed's pieces) with its loops over a piece's rows unrolled */
+void bp_mirador_board_legal(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			    int c, uint64_t *out)
+{
+	if (m->p == 2)
+		board_legal_p(m, b, c, out, 2);
+	else
+		board_legal_p(m, b, c, out, m->p);
 }
 
 int bp_mirador_board_has_legal(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
@@ -695,12 +715,14 @@ static void piece_at(const struct bp_mirador_board *b, int c, int x, int y, int 
 	*ty = gap ? 64 - __builtin_clzll(gap) : 0;
 }
 
-/* Whether colour c has a chain (RULES.md 9.3) in one of the directions dirs, its links
- * as they stand on the squares occupied in orow and ocol (b's, with the squares of
- * other pieces added; c's own as in b): a search over c's pieces from those linked to
- * one side, a piece's links made when it is first reached, sides only at the ends. */
+/* Whether colour c, with the pieces of gr, has a chain (RULES.md 9.3) in one of the
+ * directions dirs, its links as they stand on the squares occupied in orow and ocol
+ * (b's, with the squares of other pieces added; c's own as in b): a search over c's
+ * pieces from those linked to one side, a piece's links made when it is first
+ * reached, sides only at the ends. */
 static int has_chain(const struct bp_mirador_grid *m, const struct bp_mirador_board *b, int c,
-		     const uint64_t *orow, const uint64_t *ocol, int dirs)
+		     const struct bp_mirador_greedy *gr, const uint64_t *orow, const uint64_t *ocol,
+		     int dirs)
 {
 	const int W = m->w, H = m->h, P = m->p;
 	int qx[BP_MIRADOR_MAX_CELLS], qy[BP_MIRADOR_MAX_CELLS];
@@ -711,21 +733,17 @@ static int has_chain(const struct bp_mirador_grid *m, const struct bp_mirador_bo
 		memset(seen, 0, sizeof(uint64_t) * (size_t)H);
 		int nq = 0;
 		/* the pieces linked to the first side: touching it, or in line of sight */
-		for (int y = 0; y < H; y++)
-			for (uint64_t v = b->row[c][y]; v; v &= v - 1) {
-				int x = __builtin_ctzll(v), link = 0;
-				if ((x > 0 && b->row[c][y] >> (x - 1) & 1) ||
-				    (y > 0 && b->row[c][y - 1] >> x & 1))
-					continue; /* not a top-left square */
-				for (int k = 0; k < P && !link; k++)
-					link = d == 0 ? !(ocol[x + k] & ((1ull << y) - 1))
-						      : !(orow[y + k] & ((1ull << x) - 1));
-				if (link) {
-					seen[y] |= 1ull << x;
-					qx[nq] = x;
-					qy[nq++] = y;
-				}
+		for (int i = 0; i < gr->n; i++) {
+			int x = gr->px[i], y = gr->py[i], link = 0;
+			for (int k = 0; k < P && !link; k++)
+				link = d == 0 ? !(ocol[x + k] & ((1ull << y) - 1))
+					      : !(orow[y + k] & ((1ull << x) - 1));
+			if (link) {
+				seen[y] |= 1ull << x;
+				qx[nq] = x;
+				qy[nq++] = y;
 			}
+		}
 		for (int i = 0; i < nq; i++) {
 			int x = qx[i], y = qy[i];
 			/* linked to the opposite side? */
@@ -783,15 +801,7 @@ static int has_chain(const struct bp_mirador_grid *m, const struct bp_mirador_bo
 	return 0;
 }
 
-int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
-			     int colour, int dirs, int order)
-{
-	uint64_t legal[BP_MIRADOR_MAX_SIDE];
-	bp_mirador_board_legal(m, b, 1 - colour, legal);
-	return bp_mirador_greedy_breaks_legal(m, b, legal, colour, dirs, order);
-}
-
-/* The greedy packing of bp_mirador_greedy_breaks_legal along lines: line y's places
+/* The greedy packing of bp_mirador_greedy_try along lines: line y's places
  * (bits x of legal[y], nlines lines) taken from the lowest x (high: the highest, and
  * the lines from the last), each clearing the P places after it on the line; then the
  * lines ahead lose the places that overlap or touch a taken one along a side
@@ -799,8 +809,8 @@ int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mi
  * is the same across lines as along them). Each piece's squares go into along (words
  * by line, as legal) and across (words by position on the line). Rows as lines for
  * the row orders, columns (legal transposed) for the column orders. */
-static void pack_lines(uint64_t *legal, int nlines, int P, int high, uint64_t *along,
-		       uint64_t *across)
+static inline void pack_lines_p(uint64_t *legal, int nlines, const int P, int high, uint64_t *along,
+				uint64_t *across)
 {
 	const uint64_t piece = (1ull << P) - 1, run = piece << 1 | 1;
 	for (int i = 0; i < nlines; i++) {
@@ -833,24 +843,58 @@ static void pack_lines(uint64_t *legal, int nlines, int P, int high, uint64_t *a
 	}
 }
 
-int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
-				   const struct bp_mirador_board *b, const uint64_t *legal0,
-				   int colour, int dirs, int order)
+/* P = 2 (the seed's pieces) with its loops over a piece's lines unrolled */
+static void pack_lines(uint64_t *legal, int nlines, int P, int high, uint64_t *along,
+		       uint64_t *across)
+{
+	if (P == 2)
+		pack_lines_p(legal, nlines, 2, high, along, across);
+	else
+		pack_lines_p(legal, nlines, P, high, along, across);
+}
+
+void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			       int colour, struct bp_mirador_greedy *gr)
+{
+	bp_mirador_board_legal(m, b, 1 - colour, gr->legal);
+	gr->colour = colour;
+	gr->n = 0;
+	for (int y = 0; y < m->h; y++)
+		for (uint64_t v = b->row[colour][y]; v; v &= v - 1) {
+			int x = __builtin_ctzll(v);
+			if ((x > 0 && b->row[colour][y] >> (x - 1) & 1) ||
+			    (y > 0 && b->row[colour][y - 1] >> x & 1))
+				continue; /* not a top-left square */
+			gr->px[gr->n] = (uint8_t)x;
+			gr->py[gr->n++] = (uint8_t)y;
+		}
+}
+
+int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			  const struct bp_mirador_greedy *gr, int dirs, int order)
 {
 	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
 	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
 	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
 	if (order < 2) {
-		memcpy(legal, legal0, sizeof(uint64_t) * (size_t)m->ny);
+		memcpy(legal, gr->legal, sizeof(uint64_t) * (size_t)m->ny);
 		pack_lines(legal, m->ny, m->p, order, orow, ocol);
 	} else { /* column by column: bit y of legal[x] */
 		memset(legal, 0, sizeof(uint64_t) * (size_t)m->nx);
 		for (int y = 0; y < m->ny; y++)
-			for (uint64_t v = legal0[y]; v; v &= v - 1)
+			for (uint64_t v = gr->legal[y]; v; v &= v - 1)
 				legal[__builtin_ctzll(v)] |= 1ull << y;
 		pack_lines(legal, m->nx, m->p, order - 2, ocol, orow);
 	}
-	return !has_chain(m, b, colour, orow, ocol, dirs);
+	return !has_chain(m, b, gr->colour, gr, orow, ocol, dirs);
+}
+
+int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			     int colour, int dirs, int order)
+{
+	struct bp_mirador_greedy gr;
+	bp_mirador_greedy_prepare(m, b, colour, &gr);
+	return bp_mirador_greedy_try(m, b, &gr, dirs, order);
 }
 
 int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,

@@ -102,11 +102,19 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			     int colour, int dirs, int order);
 
-/* The same with the opponent's legal places given (bp_mirador_board_legal of
- * 1 - colour on b), for a caller that packs in several orders. */
-int bp_mirador_greedy_breaks_legal(const struct bp_mirador_grid *m,
-				   const struct bp_mirador_board *b, const uint64_t *legal,
-				   int colour, int dirs, int order);
+/* bp_mirador_greedy_breaks in steps, for a caller that packs in several orders: what
+ * the orders share (the opponent's legal places, colour's pieces) found once by
+ * prepare, then each order's set tried on b. */
+struct bp_mirador_greedy {
+	uint64_t legal[BP_MIRADOR_MAX_SIDE]; /* bp_mirador_board_legal of the opponent */
+	int colour, n;			     /* colour and its n pieces' top-left squares */
+	uint8_t px[BP_MIRADOR_MAX_CELLS], py[BP_MIRADOR_MAX_CELLS];
+};
+
+void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			       int colour, struct bp_mirador_greedy *gr);
+int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			  const struct bp_mirador_greedy *gr, int dirs, int order);
 
 /* The mask of directions (BP_MIRADOR_NS, BP_MIRADOR_EW) in which net t has a chain.
  * @return BP_OK; BP_ENOMEM. */

@@ -62,8 +62,10 @@ static bp_dfpn *make_dfpn(const struct bp_game *g, uint64_t memory, int threads)
 	return make_dfpn_opts(g, memory, threads, 0);
 }
 
-/* Whether the last prove() keyed its table by the game's class keys (sym_hash). */
+/* Whether the last prove() keyed its table by the game's class keys (sym_hash), and
+ * how many children's outcomes it took from the outcome cache. */
 static int last_class_keys;
+static uint64_t last_outcome_hits;
 
 static enum bp_value prove(bp_dfpn *d, const struct bp_game *g, const struct bp_pos *p)
 {
@@ -71,6 +73,7 @@ static enum bp_value prove(bp_dfpn *d, const struct bp_game *g, const struct bp_
 	struct bp_err err = { { 0 } };
 	cr_assert_eq(bp_dfpn_prove(d, p, &r, &err), BP_OK, "%s: %s", fmt_pos(g, p), err.msg);
 	last_class_keys = r.class_keys;
+	last_outcome_hits = r.outcome_hits;
 	return r.value;
 }
 
@@ -104,7 +107,8 @@ static void solved_close(struct solved *s)
 
 struct tally {
 	long checked, repetition_draws, wins, losses, draws;
-	long class_keys; /* proven with the table keyed by sym_hash */
+	long class_keys;       /* proven with the table keyed by sym_hash */
+	uint64_t outcome_hits; /* children's outcomes from the outcome cache */
 };
 
 /* Proves p and compares with the table; counts. */
@@ -120,6 +124,7 @@ static void check_one(struct solved *s, bp_dfpn *d, const struct bp_pos *p, stru
 		     guide.name, bp_value_name(v), bp_value_name(pr.value));
 	t->checked++;
 	t->class_keys += last_class_keys;
+	t->outcome_hits += last_outcome_hits;
 	t->wins += pr.value == BP_VALUE_WIN;
 	t->losses += pr.value == BP_VALUE_LOSS;
 	t->draws += pr.value == BP_VALUE_DRAW;
@@ -179,6 +184,26 @@ Test(dfpn, every_position_taifas_3x3_tie_draw)
 Test(dfpn, every_position_chicken_hex2)
 {
 	agree_all("chicken:hex2");
+}
+
+/* Mirador (BP_GAME_COSTLY_OUTCOME): with class keys the search takes children's
+ * outcomes from its cache (one handle for every position, so the cache lives across
+ * searches) and agrees with the table; with canonical keys it has no cache; and on
+ * two threads sharing it. */
+Test(dfpn, outcome_cache_every_position)
+{
+	static const char *const specs[] = { "mirador:7x6", "mirador:7x7", "mirador:5x5,piece=1" };
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		struct tally on = agree_all_keys(specs[i], 1, 0);
+		cr_expect_eq(on.class_keys, on.checked, "%s: class keys off", specs[i]);
+		cr_expect_gt(on.outcome_hits, 0, "%s: the outcome cache was not used", specs[i]);
+		struct tally off = agree_all_keys(specs[i], 1, 1);
+		cr_expect_eq(off.outcome_hits, 0, "%s: an outcome cache without class keys",
+			     specs[i]);
+		cr_expect_eq(off.checked, on.checked);
+	}
+	struct tally two = agree_all_keys("mirador:7x6", 2, 0);
+	cr_expect_gt(two.outcome_hits, 0);
 }
 
 /* The class keys (the games' sym_hash, no canonical forms) are on for Taifas and
