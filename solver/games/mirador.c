@@ -2337,9 +2337,6 @@ static int fast_unbreakable_sets(const struct mirador *m, const u128 set[2], int
 	return !fast_breakable(&f, 0, 0, 0);
 }
 
-#ifndef GREEDY_ORDERS
-#define GREEDY_ORDERS 4
-#endif
 int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour)
 {
 	const struct mirador *m = M(g);
@@ -2349,16 +2346,21 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 		return 1; /* the search would stop at its first node with the same answer */
 	if (m->sm && (rc = fast_unbreakable(m, p, colour)) != BP_EUNSUPPORTED)
 		return rc;
-	/* other grids: a greedy set of the opponent's placements first, as
+	/* other grids: greedy sets of the opponent's placements first, as
 	 * fast_unbreakable_sets does (greedy_breaks), then the search, on the board
-	 * unpacked once */
+	 * unpacked once. The orders by how often each breaks the chains first on
+	 * mirador:18x18's searches (of 947 K tests: the lanes' places bottom-right first
+	 * by columns 601 K, by rows 576 K; all places top-left by rows 514 K, ...); the
+	 * eight leave 2.4% of the tests to the search, the first four of all places
+	 * alone 10.6% */
 	const int dirs = BP_MIRADOR_NS | BP_MIRADOR_EW;
 	struct bp_mirador_board b;
 	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
 	struct bp_mirador_greedy gr;
 	bp_mirador_greedy_prepare(&m->gr, &b, colour, &gr);
-	for (int order = 0; order < GREEDY_ORDERS; order++)
-		if (bp_mirador_greedy_try(&m->gr, &b, &gr, dirs, order))
+	static const int seq[] = { 7, 5, 0, 3, 1, 2, 6, 4 };
+	for (int k = 0; k < 8; k++)
+		if (bp_mirador_greedy_try(&m->gr, &b, &gr, dirs, seq[k]))
 			return 0;
 	rc = test_board(m, &b, colour, dirs, &v);
 	return rc ? rc : v.unbreakable;

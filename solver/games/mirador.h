@@ -61,11 +61,10 @@ int bp_mirador_safe_chain(const struct bp_game *g, const struct bp_pos *p, int c
 int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int colour);
 
 /* bp_mirador_greedy_breaks (solver/games/mirador_chain.h) on p's board, both
- * directions: 1 when the opponent's placements packed greedily in order `order` (0
- * row by row from the top-left, 1 from the bottom-right, 2 and 3 column by column)
- * leave colour no chain at all, a proof that its chains can be broken; 0 proves
- * nothing. The unbreakable test runs it on grids of more than 128 micro squares
- * before the search. */
+ * directions: 1 when the opponent's placements packed greedily in order `order` (0 to
+ * 7, as there) leave colour no chain at all, a proof that its chains can be broken; 0
+ * proves nothing. The unbreakable test runs it on grids of more than 128 micro
+ * squares before the search. */
 int bp_mirador_greedy(const struct bp_game *g, const struct bp_pos *p, int colour, int order);
 
 /* Whether colour may place a piece with its top-left square at (x, y) on p's board

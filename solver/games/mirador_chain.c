@@ -853,21 +853,76 @@ static void pack_lines(uint64_t *legal, int nlines, int P, int high, uint64_t *a
 		pack_lines_p(legal, nlines, P, high, along, across);
 }
 
-void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
-			       int colour, struct bp_mirador_greedy *gr)
+/* Bits lo .. hi - 1 of a word (0 <= lo <= hi <= 64). */
+static uint64_t span(int lo, int hi)
 {
+	uint64_t below_hi = hi >= 64 ? ~0ull : (1ull << hi) - 1;
+	return lo >= 64 ? 0 : below_hi & ~((1ull << lo) - 1);
+}
+
+static inline void greedy_prepare_p(const struct bp_mirador_grid *m,
+				    const struct bp_mirador_board *b, int colour,
+				    struct bp_mirador_greedy *gr, const int P)
+{
+	const uint64_t *own = b->row[colour], *ownc = b->col[colour];
+	uint64_t lane[BP_MIRADOR_MAX_SIDE]; /* by row: the squares of colour's lanes */
+	memset(lane, 0, sizeof(uint64_t) * (size_t)m->h);
 	bp_mirador_board_legal(m, b, 1 - colour, gr->legal);
 	gr->colour = colour;
 	gr->n = 0;
 	for (int y = 0; y < m->h; y++)
-		for (uint64_t v = b->row[colour][y]; v; v &= v - 1) {
+		for (uint64_t v = own[y]; v; v &= v - 1) {
 			int x = __builtin_ctzll(v);
-			if ((x > 0 && b->row[colour][y] >> (x - 1) & 1) ||
-			    (y > 0 && b->row[colour][y - 1] >> x & 1))
+			if ((x > 0 && own[y] >> (x - 1) & 1) || (y > 0 && own[y - 1] >> x & 1))
 				continue; /* not a top-left square */
 			gr->px[gr->n] = (uint8_t)x;
 			gr->py[gr->n++] = (uint8_t)y;
+			/* the empty runs from the piece along its rows and columns that end at
+			 * a side or at a square of colour: the lanes of its line-of-sight links
+			 * (a run that ends at the opponent's square is no lane) */
+			for (int k = 0; k < P; k++) {
+				uint64_t row = b->orow[y + k], col = b->ocol[x + k];
+				uint64_t w = row & ((1ull << x) - 1),
+					 e = x + P < 64 ? row >> (x + P) : 0;
+				uint64_t n = col & ((1ull << y) - 1),
+					 s = y + P < 64 ? col >> (y + P) : 0;
+				int hw = w ? 63 - __builtin_clzll(w) : -1; /* the squares met */
+				int he = e ? x + P + __builtin_ctzll(e) : m->w;
+				int hn = n ? 63 - __builtin_clzll(n) : -1;
+				int hs = s ? y + P + __builtin_ctzll(s) : m->h;
+				if (hw < 0 || own[y + k] >> hw & 1)
+					lane[y + k] |= span(hw + 1, x);
+				if (he >= m->w || own[y + k] >> he & 1)
+					lane[y + k] |= span(x + P, he);
+				if (hn < 0 || ownc[x + k] >> hn & 1)
+					for (int yy = hn + 1; yy < y; yy++)
+						lane[yy] |= 1ull << (x + k);
+				if (hs >= m->h || ownc[x + k] >> hs & 1)
+					for (int yy = y + P; yy < hs; yy++)
+						lane[yy] |= 1ull << (x + k);
+			}
 		}
+	/* the opponent's candidates: legal places whose piece covers a lane square (no
+	 * other placement cuts a link, and each one taken excludes others) */
+	for (int y = 0; y < m->ny; y++) {
+		uint64_t near = 0;
+		for (int k = 0; k < P; k++)
+			near |= lane[y + k];
+		uint64_t tl = near;
+		for (int j = 1; j < P; j++)
+			tl |= near >> j;
+		gr->cand[y] = gr->legal[y] & tl;
+	}
+}
+
+/* P = 2 (the seed's pieces) with its loops over a piece's lines unrolled */
+void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			       int colour, struct bp_mirador_greedy *gr)
+{
+	if (m->p == 2)
+		greedy_prepare_p(m, b, colour, gr, 2);
+	else
+		greedy_prepare_p(m, b, colour, gr, m->p);
 }
 
 int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
@@ -876,13 +931,15 @@ int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirad
 	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
 	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
 	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
+	const uint64_t *from = order >= 4 ? gr->cand : gr->legal;
+	order &= 3;
 	if (order < 2) {
-		memcpy(legal, gr->legal, sizeof(uint64_t) * (size_t)m->ny);
+		memcpy(legal, from, sizeof(uint64_t) * (size_t)m->ny);
 		pack_lines(legal, m->ny, m->p, order, orow, ocol);
 	} else { /* column by column: bit y of legal[x] */
 		memset(legal, 0, sizeof(uint64_t) * (size_t)m->nx);
 		for (int y = 0; y < m->ny; y++)
-			for (uint64_t v = gr->legal[y]; v; v &= v - 1)
+			for (uint64_t v = from[y]; v; v &= v - 1)
 				legal[__builtin_ctzll(v)] |= 1ull << y;
 		pack_lines(legal, m->nx, m->p, order - 2, ocol, orow);
 	}

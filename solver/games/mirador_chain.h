@@ -94,19 +94,22 @@ int bp_mirador_chain_test(const struct bp_mirador_grid *m, const struct bp_mirad
 /* A quick proof that colour's chains can be broken (RULES.md 9.3), with no search: one
  * set of the opponent's placements packed greedily, each taken when legal now and
  * compatible with those taken (so the set can be played one placement after another),
- * in one of four orders: 0 row by row from the top-left, 1 from the bottom-right, 2
- * column by column from the top-left, 3 from the bottom-right; with its squares
- * filled, colour has no chain in the directions dirs at all.
+ * in one of eight orders: 0 row by row from the top-left, 1 from the bottom-right, 2
+ * column by column from the top-left, 3 from the bottom-right; 4 to 7 the same with
+ * only the places whose piece covers a square of one of colour's lanes (the empty
+ * squares of its lines of sight: no other placement cuts a link); with the set's
+ * squares filled, colour has no chain in the directions dirs at all.
  * @return 1 when that set breaks every such chain (the exact test's answer would be
  * "breakable"); 0 when it does not, which proves nothing. */
 int bp_mirador_greedy_breaks(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			     int colour, int dirs, int order);
 
 /* bp_mirador_greedy_breaks in steps, for a caller that packs in several orders: what
- * the orders share (the opponent's legal places, colour's pieces) found once by
- * prepare, then each order's set tried on b. */
+ * the orders share (the opponent's legal places, those covering a lane square,
+ * colour's pieces) found once by prepare, then each order's set tried on b. */
 struct bp_mirador_greedy {
 	uint64_t legal[BP_MIRADOR_MAX_SIDE]; /* bp_mirador_board_legal of the opponent */
+	uint64_t cand[BP_MIRADOR_MAX_SIDE];  /* those whose piece covers a lane square */
 	int colour, n;			     /* colour and its n pieces' top-left squares */
 	uint8_t px[BP_MIRADOR_MAX_CELLS], py[BP_MIRADOR_MAX_CELLS];
 };

@@ -1096,6 +1096,32 @@ ParameterizedTestParameters(mirador, greedy_vs_rules)
 	return cr_make_param_array(struct unbreakable_case, cases, sizeof cases / sizeof cases[0]);
 }
 
+/* What a walk from empty square (x, y) in direction (dx, dy) meets first: 1 a square
+ * of colour, 0 the side, -1 the other colour's square. */
+static int naive_meets(const struct naive *n, char colour, int x, int y, int dx, int dy)
+{
+	for (x += dx, y += dy; x >= 0 && y >= 0 && x < n->w && y < n->h; x += dx, y += dy)
+		if (at(n, x, y) != '.')
+			return at(n, x, y) == colour ? 1 : -1;
+	return 0;
+}
+
+/* Whether empty square (x, y) is on a lane of colour (RULES.md 9.2): along its row or
+ * its column, one way meets a square of colour and the other a square of colour or
+ * the side. */
+static int naive_on_lane(const struct naive *n, char colour, int x, int y)
+{
+	if (at(n, x, y) != '.')
+		return 0;
+	for (int vert = 0; vert < 2; vert++) {
+		int a = naive_meets(n, colour, x, y, vert ? 0 : -1, vert ? -1 : 0);
+		int b = naive_meets(n, colour, x, y, vert ? 0 : 1, vert ? 1 : 0);
+		if ((a == 1 && b >= 0) || (b == 1 && a >= 0))
+			return 1;
+	}
+	return 0;
+}
+
 ParameterizedTest(struct unbreakable_case *sc, mirador, greedy_vs_rules)
 {
 	struct bp_game *g = open_game(sc->spec);
@@ -1107,14 +1133,24 @@ ParameterizedTest(struct unbreakable_case *sc, mirador, greedy_vs_rules)
 		int plies = (int)(rng_next(&seed) % (uint64_t)(sc->max_plies + 1));
 		struct bp_pos p =
 			i & 1 ? random_board(g, &seed, plies) : random_position(g, &seed, plies);
+		int piece = atoi(bp_game_option(g, "piece"));
+		struct naive n0 = naive_of(g, &p, piece);
 		for (int c = 0; c < 2; c++)
-			for (int order = 0; order < 4; order++) {
+			for (int order = 0; order < 8; order++) {
 				struct bp_pos q = p;
 				for (int k = 0; k < w * h; k++) {
-					/* rows (0, 1) or columns (2, 3), each way */
+					/* rows (0, 1) or columns (2, 3), each way; 4 to 7 the
+					 * same with the places that cover a lane square only */
 					int j = order & 1 ? w * h - 1 - k : k;
-					int cell = order < 2 ? j : j % h * w + j / h;
-					if (!bp_mirador_can_place(g, &q, 1 - c, cell % w, cell / w))
+					int cell = (order & 3) < 2 ? j : j % h * w + j / h;
+					int x = cell % w, y = cell / w, lane = 0;
+					if (!bp_mirador_can_place(g, &q, 1 - c, x, y))
+						continue;
+					for (int d = 0; d < piece * piece && order >= 4 && !lane;
+					     d++)
+						lane = naive_on_lane(&n0, "rb"[c], x + d % piece,
+								     y + d / piece);
+					if (order >= 4 && !lane)
 						continue;
 					q.w[24] = (uint64_t)(1 - c);
 					g->ops->apply(g, &q, (struct bp_move){ (uint32_t)cell });
