@@ -2348,17 +2348,19 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
 		return rc;
 	/* other grids: greedy sets of the opponent's placements first, as
 	 * fast_unbreakable_sets does (greedy_breaks), then the search, on the board
-	 * unpacked once. The orders by how often each breaks the chains first on
+	 * unpacked once. The orders by how often each breaks the chains on
 	 * mirador:18x18's searches (of 947 K tests: the lanes' places bottom-right first
-	 * by columns 601 K, by rows 576 K; all places top-left by rows 514 K, ...); the
-	 * eight leave 2.4% of the tests to the search, the first four of all places
-	 * alone 10.6% */
+	 * by columns 601 K, by rows 576 K; all places top-left by rows 514 K, ...), rows
+	 * before columns where that costs few tries (a column order transposes the
+	 * places first): 7.5% fewer instructions than by the counts alone (16x16 to
+	 * 20x20). The eight leave 2.4% of the tests to the search, the first four of all
+	 * places alone 10.6% */
 	const int dirs = BP_MIRADOR_NS | BP_MIRADOR_EW;
 	struct bp_mirador_board b;
 	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
 	struct bp_mirador_greedy gr;
 	bp_mirador_greedy_prepare(&m->gr, &b, colour, &gr);
-	static const int seq[] = { 7, 5, 0, 3, 1, 2, 6, 4 };
+	static const int seq[] = { 5, 0, 1, 7, 3, 2, 6, 4 };
 	for (int k = 0; k < 8; k++)
 		if (bp_mirador_greedy_try(&m->gr, &b, &gr, dirs, seq[k]))
 			return 0;
