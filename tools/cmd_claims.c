@@ -55,6 +55,14 @@ void bp_cmd_walk_tick(struct bp_cmd_table_oracle *t, uint32_t tier, uint32_t nti
 	bp_cli_tick_line(t->tty, &t->open, line);
 }
 
+void bp_cmd_walk_alone(struct bp_cmd_table_oracle *t, const char *cmd, int progress)
+{
+	t->release = 1; /* one thread reads the table */
+	t->tty = isatty(2);
+	t->tick = progress || t->tty ? bp_cmd_walk_tick : NULL;
+	t->cmd = cmd;
+}
+
 int bp_cmd_claims(int argc, char **argv)
 {
 	const char *cmd = "claims";
@@ -115,10 +123,7 @@ int bp_cmd_claims(int argc, char **argv)
 	struct bp_cmd_table_oracle to;
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
-	to.release = 1; /* one thread reads the table */
-	to.tty = isatty(2);
-	to.tick = a.progress || to.tty ? bp_cmd_walk_tick : NULL;
-	to.cmd = cmd;
+	bp_cmd_walk_alone(&to, cmd, a.progress);
 	int failed = 0;
 	const char *bad = NULL;
 	int crc = bp_cmd_claims_report(g, &o, &copts, a.opt[1], all, a.json, &out, &failed, &bad);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "solver/claims.h"
 #include "solver/probe.h"
@@ -179,10 +178,7 @@ static int instance(const char *cmd, bp_store *db, const char *spec, const char 
 	struct bp_cmd_table_oracle to;
 	struct bp_oracle o;
 	bp_cmd_table_oracle(g, tab, &to, &o);
-	to.release = 1; /* one thread reads the table */
-	to.tty = isatty(2);
-	to.tick = progress || to.tty ? bp_cmd_walk_tick : NULL;
-	to.cmd = cmd;
+	bp_cmd_walk_alone(&to, cmd, progress);
 	bp_text_printf(md, "\n### Claims\n\n");
 	for (int i = 0; bp_claim_names[i]; i++) {
 		if (!bp_claim_applies(g, bp_claim_names[i]))

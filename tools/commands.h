@@ -58,6 +58,10 @@ struct bp_cmd_table_oracle {
 };
 void bp_cmd_walk_tick(struct bp_cmd_table_oracle *t, uint32_t tier, uint32_t ntiers,
 		      uint64_t walked, uint64_t total, int done);
+/* t set for one command's walk over the whole table, on one thread (claims, paper):
+ * tiers let go of once past, and the walk shown on stderr (bp_cmd_walk_tick) where
+ * progress is asked for or stderr is a terminal. */
+void bp_cmd_walk_alone(struct bp_cmd_table_oracle *t, const char *cmd, int progress);
 void bp_cmd_table_oracle(const struct bp_game *g, struct bp_table *tab,
 			 struct bp_cmd_table_oracle *t, struct bp_oracle *o);
 
