@@ -928,6 +928,8 @@ void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_
 int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  const struct bp_mirador_greedy *gr, int dirs, int order)
 {
+	if (m->p >= 64)
+		return 0; /* a piece as wide as a word: its masks do not fit (no proof) */
 	uint64_t legal[BP_MIRADOR_MAX_SIDE], orow[BP_MIRADOR_MAX_SIDE], ocol[BP_MIRADOR_MAX_SIDE];
 	memcpy(orow, b->orow, sizeof(uint64_t) * (size_t)m->h);
 	memcpy(ocol, b->ocol, sizeof(uint64_t) * (size_t)m->w);
