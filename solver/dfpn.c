@@ -167,10 +167,8 @@
 #define DEP_BIT (1u << 13)
 #define TAG_SHIFT 14 /* bits 14-31 of meta: bits 0-17 of the key */
 #define TAG_MASK ((1u << (32 - TAG_SHIFT)) - 1)
-#define WORK_MANT 6 /* the work code's mantissa bits */
-#ifndef OCACHE_MAX
+#define WORK_MANT 6		       /* the work code's mantissa bits */
 #define OCACHE_MAX ((uint64_t)1 << 30) /* bytes of the outcome cache (d->ocache) at most */
-#endif
 
 struct tt_entry {
 	uint32_t check, pn, dn, meta;

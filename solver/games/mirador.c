@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/random.h"
 #include "canon/rank.h"
 #include "canon/symmetry.h"
 #include "solver/games/mirador_chain.h"
@@ -585,14 +586,6 @@ static void mirador_transform(const struct bp_game *g, const struct bp_pos *p, i
  * fields. On grids past 128 squares the search made a canonical form of every child
  * (7 images of both planes, mirador:18x18) where a child's key is now 8 XORs a square
  * filled. The words come from a fixed generator: a kept table's keys stay valid. */
-static uint64_t zob_next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static int zob_create(const struct bp_game *g, struct mirador *m)
 {
 	int n = g->board->ncells, ns = g->nsym;
@@ -602,7 +595,7 @@ static int zob_create(const struct bp_game *g, struct mirador *m)
 		return BP_ENOMEM;
 	}
 	for (int i = 0; i < 2 * n; i++)
-		base[i] = zob_next(&x);
+		base[i] = bp_splitmix64(&x);
 	for (int s = 0; s < ns; s++)
 		for (int c = 0; c < 2; c++)
 			for (int q = 0; q < n; q++)
@@ -616,7 +609,7 @@ static int zob_create(const struct bp_game *g, struct mirador *m)
 static uint64_t zob_fields(const struct bp_pos *p)
 {
 	uint64_t x = 0x5ab1e5ull + (TO_MOVE(p) & 1) + 2 * (PASSED(p) & 1);
-	return zob_next(&x);
+	return bp_splitmix64(&x);
 }
 
 /* XORs the words of colour c's squares in set (ncells bits) into h[0 .. nsym). */
