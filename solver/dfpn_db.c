@@ -604,3 +604,84 @@ int bp_dfpn_db_check_proven(struct bp_dfpn_db *db, uint64_t *count)
 	*count = c.n;
 	return rc;
 }
+
+/* ---- what a database holds, for `list` ---- */
+
+struct saved_walk {
+	bp_store *s;
+	int (*fn)(void *ctx, const struct bp_dfpn_saved *it);
+	void *ctx;
+	struct bp_dfpn_saved it;
+	int rc; /* fn's first non-zero return, or an error of the walk: it stops there */
+};
+
+/* Tells fn of w->it; its non-zero return stops the walk. */
+static int tell(struct saved_walk *w)
+{
+	int r = w->fn(w->ctx, &w->it);
+	if (r && !w->rc)
+		w->rc = r;
+	return r;
+}
+
+static int saved_proof(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	struct saved_walk *w = ctx;
+	struct bp_err err = { { 0 } };
+	(void)key;
+	(void)klen;
+	w->it.bytes = vlen;
+	w->it.rc = bp_proof_peek(val, vlen, &w->it.proof, &err);
+	w->it.why = err.msg;
+	if (w->it.rc == BP_OK && strcmp(w->it.proof.spec, w->it.spec) != 0) {
+		w->it.rc = BP_ECORRUPT; /* a proof of another instance in this one's space */
+		w->it.why = "the proof names another instance";
+	}
+	return tell(w);
+}
+
+static void saved_space(void *ctx, const char *name)
+{
+	struct saved_walk *w = ctx;
+	char spec[300];
+	int rules, kind, n = 0;
+	if (w->rc)
+		return;
+	if (sscanf(name, ".proof:r%d:%n", &rules, &n) == 1 && n > 0)
+		kind = BP_DFPN_SAVED_PROOF;
+	else if (sscanf(name, ".proven:r%d:%n", &rules, &n) == 1 && n > 0)
+		kind = BP_DFPN_SAVED_PROVEN;
+	else
+		return; /* another kind of key space: not proof-number search's */
+	snprintf(spec, sizeof spec, "%s", name + n);
+	bp_kv *kv = NULL;
+	w->it = (struct bp_dfpn_saved){ .spec = spec, .rules_version = rules, .kind = kind };
+	struct bp_err err = { { 0 } };
+	int rc = bp_kv_open(w->s, name, BP_STORE_READONLY, &kv, &err);
+	if (rc == BP_OK && kind == BP_DFPN_SAVED_PROVEN) {
+		int64_t c = bp_kv_count(kv);
+		rc = c < 0 ? (int)c : BP_OK;
+		w->it.count = c < 0 ? 0 : (uint64_t)c;
+		if (rc == BP_OK)
+			tell(w);
+	} else if (rc == BP_OK) {
+		rc = bp_kv_each(kv, saved_proof, w);
+	}
+	if (rc == BP_ENOMEM && !w->rc)
+		w->rc = rc;
+	else if (rc && !w->rc) {
+		/* the key space itself: opening it, or an entry that bp_kv_each found
+		 * damaged (never handed to saved_proof) */
+		w->it.rc = rc;
+		w->it.why = err.msg[0] ? err.msg : kv ? bp_kv_why(kv) : "";
+		tell(w);
+	}
+	bp_kv_close(kv);
+}
+
+int bp_dfpn_db_saved(bp_store *s, int (*fn)(void *ctx, const struct bp_dfpn_saved *it), void *ctx)
+{
+	struct saved_walk w = { .s = s, .fn = fn, .ctx = ctx };
+	int rc = bp_store_spaces(s, saved_space, &w);
+	return rc ? rc : w.rc;
+}

@@ -78,4 +78,26 @@ int bp_dfpn_db_each_proof(struct bp_dfpn_db *db,
 				    const char *why),
 			  void *ctx);
 
+/* What the database holds of proof-number search, for `list`: each saved proof (its
+ * head: instance, root, value, decisions) and each instance's count of proven values,
+ * under every rules version (rules_version says which; only the current one is read by
+ * prove, query and verify). */
+enum { BP_DFPN_SAVED_PROOF, BP_DFPN_SAVED_PROVEN };
+struct bp_dfpn_saved {
+	const char *spec; /* the instance, as its key space names it */
+	int rules_version;
+	int kind;			/* BP_DFPN_SAVED_PROOF or _PROVEN */
+	struct bp_proof_info proof;	/* a proof's head */
+	size_t bytes;			/* a proof's stored bytes */
+	uint64_t count;			/* proven values */
+	int rc;				/* not BP_OK: this proof or key space is damaged */
+	const char *why;		/* then what was found */
+};
+
+/* Calls fn for each saved proof and each key space of proven values in s, by key space
+ * name; a damaged one is told with its rc (the walk goes on unless fn returns
+ * non-zero). @return BP_OK; fn's first non-zero return; BP_ECORRUPT, BP_EIO or
+ * BP_ENOMEM from the walk itself. */
+int bp_dfpn_db_saved(bp_store *s, int (*fn)(void *ctx, const struct bp_dfpn_saved *it), void *ctx);
+
 #endif

@@ -825,7 +825,32 @@ static int part_decode_nodes(struct part *pt, struct rbuf *r, uint64_t version)
 	return BP_OK;
 }
 
+static int decode(const uint8_t *buf, size_t len, int head, struct bp_proof **out,
+		  struct bp_err *err);
+
 int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struct bp_err *err)
+{
+	return decode(buf, len, 0, out, err);
+}
+
+int bp_proof_peek(const uint8_t *buf, size_t len, struct bp_proof_info *out, struct bp_err *err)
+{
+	struct bp_proof *pf;
+	int rc = decode(buf, len, 1, &pf, err);
+	if (rc)
+		return rc;
+	snprintf(out->spec, sizeof out->spec, "%s", pf->spec);
+	out->value = pf->value;
+	out->root = pf->root;
+	out->decisions = bp_proof_size(pf);
+	bp_proof_free(pf);
+	return BP_OK;
+}
+
+/* bp_proof_decode; with head set, a version 3 part's frame is skipped, not decoded
+ * (its count is read, its records left out: the proof serves bp_proof_peek only). */
+static int decode(const uint8_t *buf, size_t len, int head, struct bp_proof **out,
+		  struct bp_err *err)
 {
 	*out = NULL;
 	if (len < 16 || memcmp(buf, "BPPROOF", 8) != 0)
@@ -864,7 +889,7 @@ int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struc
 			uint64_t zlen = get(&r, 8);
 			if (r.bad || pt->width > BP_POS_WORDS || zlen > r.n - r.at)
 				goto bad;
-			rc = part_decode(pt, buf + r.at, (size_t)zlen);
+			rc = head ? BP_OK : part_decode(pt, buf + r.at, (size_t)zlen);
 			r.at += (size_t)zlen;
 		}
 		if (rc == BP_ENOMEM) {

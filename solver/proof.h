@@ -77,6 +77,19 @@ int bp_proof_encode(const struct bp_proof *pf, uint8_t **buf, size_t *len);
  * (another version); BP_ENOMEM. */
 int bp_proof_decode(const uint8_t *buf, size_t len, struct bp_proof **out, struct bp_err *err);
 
+/* What a saved proof says of itself, read from its head: its frames are skipped, not
+ * decoded (a proof of 80 million decisions is listed at once). */
+struct bp_proof_info {
+	char spec[256];
+	enum bp_value value;
+	struct bp_pos root;
+	uint64_t decisions;
+};
+
+/* The head of a serialized proof. @return as bp_proof_decode (a damaged frame is not
+ * found here: bp_proof_decode or the store's checksums find it). */
+int bp_proof_peek(const uint8_t *buf, size_t len, struct bp_proof_info *out, struct bp_err *err);
+
 /* Changes one decision of the proof's first strategy chosen by `which`: its move, or
  * a bit of its position (for the tests: a tampered proof must fail). @return BP_OK;
  * BP_EINVAL when there is nothing to change. */

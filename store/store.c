@@ -584,7 +584,16 @@ static int registry_put(MDB_txn *txn, MDB_dbi hdr, const struct names *l)
 /* Walks the main database in txn: the table names into l (when not NULL), and
  * whether the header database was seen. @return an LMDB or store code; BP_ECORRUPT as
  * STORE_MDB_FAULT for a key that is neither. */
+static int walk_names_of(bp_store *s, MDB_txn *txn, struct names *l, int *header, int spaces);
+
 static int walk_names(bp_store *s, MDB_txn *txn, struct names *l, int *header)
+{
+	return walk_names_of(s, txn, l, header, 0);
+}
+
+/* walk_names, listing into l the tables (spaces 0) or the key spaces (1: the names
+ * that start with '.', the store's header database left out). */
+static int walk_names_of(bp_store *s, MDB_txn *txn, struct names *l, int *header, int spaces)
 {
 	MDB_cursor *cur = NULL;
 	MDB_dbi main;
@@ -604,9 +613,13 @@ static int walk_names(bp_store *s, MDB_txn *txn, struct names *l, int *header)
 		 * '.'; they must still be names */
 		const char *key = k.mv_data;
 		int own = k.mv_size > 1 && key[0] == '.' && good_name(key + 1, k.mv_size - 1);
-		if (own)
-			continue;
-		if (!good_name(k.mv_data, k.mv_size)) {
+		if (own != spaces) {
+			if (own || good_name(k.mv_data, k.mv_size))
+				continue;
+			rc = STORE_MDB_OUTSIDE;
+			break;
+		}
+		if (!own && !good_name(k.mv_data, k.mv_size)) {
 			rc = STORE_MDB_OUTSIDE;
 			break;
 		}
@@ -995,6 +1008,24 @@ out:
 		mdb_txn_abort(txn);
 	names_free(&walked);
 	names_free(&reg);
+	return ret;
+}
+
+int bp_store_spaces(bp_store *s, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	MDB_txn *txn = NULL;
+	struct names walked = { 0 };
+	int header, rc;
+	if (!s || !fn)
+		return BP_EINVAL;
+	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)))
+		return mdb_to_bp(rc);
+	rc = walk_names_of(s, txn, &walked, &header, 1);
+	mdb_txn_abort(txn); /* fn may open what it is told of */
+	int ret = rc ? mdb_to_bp(rc) : BP_OK;
+	for (uint32_t i = 0; i < walked.n && ret == BP_OK; i++)
+		fn(ctx, walked.v[i]);
+	names_free(&walked);
 	return ret;
 }
 

@@ -258,6 +258,11 @@ const char *bp_table_why(const bp_table *t);
 /* Names of the tables in the database, for `list`: calls fn for each spec. */
 int bp_store_tables(bp_store *s, void (*fn)(void *ctx, const char *spec), void *ctx);
 
+/* Names of the key spaces in the database (store/kv.h: they start with '.'), in name
+ * order, for `list`: calls fn for each, after the walk's read has ended (fn may open
+ * them). @return BP_OK; BP_ECORRUPT (a name that is no name); BP_EIO. */
+int bp_store_spaces(bp_store *s, void (*fn)(void *ctx, const char *name), void *ctx);
+
 /* Checks every block of the table: decodes it and verifies its checksum (on the
  * table's threads). Calls bad() for each corrupt or missing block of a done tier (may
  * be NULL), in (tier, block) order on the calling thread, and returns the number of

@@ -349,11 +349,18 @@ const struct bp_command bp_commands[] = {
 	  "\"table_resumed\", \"table_kept\"};\n"
 	  "with --openings {\"pn_rule\", \"init\", \"openings\": [{\"move\", \"value\",\n"
 	  "\"proof_size\", \"nodes\"}], \"stopped\", ...}.\n" },
-	{ "list", "the solved instances in the database", bp_cmd_list,
+	{ "list", "the solved instances and saved proofs in the database", bp_cmd_list,
 	  "usage: boardproof list [--db DIR] [--json]\n"
 	  "\n"
 	  "Lists every table in the database: instance, start value and remoteness,\n"
-	  "positions, stored bytes, bits per position, tiers stored.\n"
+	  "positions, stored bytes, bits per position, tiers stored; then what proof-\n"
+	  "number search left there (prove): each saved proof (instance, value, its\n"
+	  "decisions, stored bytes, rules version, root position) and each instance's\n"
+	  "count of proven positions. A value under other rules shows as \"outdated\";\n"
+	  "a damaged table or proof is an error (exit 3), never a line left out.\n"
+	  "JSON: {\"tables\": [...], \"saved_proofs\": [{\"instance\", \"position\",\n"
+	  "\"value\", \"decisions\", \"stored_bytes\", \"rules_version\"}],\n"
+	  "\"proven_values\": [{\"instance\", \"positions\", \"rules_version\"}]}.\n"
 	  "\n"
 	  "Options:\n"
 	  "  --db DIR     the database (default: see boardproof help db)\n" COMMON_OPTIONS },

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver/dfpn_db.h"
 #include "solver/probe.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -104,6 +105,78 @@ static void one(void *ctx, const char *spec)
 	bp_table_close(tab);
 }
 
+/* Proof-number search's part of the database (bp_dfpn_db_saved): saved proofs and
+ * proven values, each kind in its own text (a section each, printed when it has lines)
+ * and JSON array. A damaged one is an error, as a damaged table is: the listing stops. */
+struct saved_lister {
+	struct lister *l;
+	struct bp_text proofs, proven;
+	int nproofs, nproven;
+};
+
+static int one_saved(void *ctx, const struct bp_dfpn_saved *it)
+{
+	struct saved_lister *sl = ctx;
+	struct lister *l = sl->l;
+	if (it->rc) {
+		snprintf(l->why, sizeof l->why, "%s of %.100s: %s%s%.120s",
+			 it->kind == BP_DFPN_SAVED_PROOF ? "a saved proof" : "the proven values",
+			 it->spec, bp_strerror(it->rc), it->why && *it->why ? ": " : "",
+			 it->why ? it->why : "");
+		l->rc = it->rc;
+		return it->rc;
+	}
+	int current = it->rules_version == BP_RULES_VERSION;
+	if (it->kind == BP_DFPN_SAVED_PROVEN) {
+		if (it->count == 0)
+			return 0; /* a search that proved no subtree large enough to keep */
+		if (l->json)
+			bp_text_printf(&sl->proven,
+				       "%s{\"instance\": \"%s\", \"positions\": %llu, "
+				       "\"rules_version\": %d}",
+				       sl->nproven ? ", " : "", it->spec,
+				       (unsigned long long)it->count, it->rules_version);
+		else
+			bp_text_printf(&sl->proven, "%-44s %14llu %5d\n", it->spec,
+				       (unsigned long long)it->count, it->rules_version);
+		sl->nproven++;
+		return 0;
+	}
+	/* the root as text, through the game (checked first: words from the database) */
+	struct bp_game *g = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_text pos = { 0 };
+	int rc = bp_game_create(it->spec, &g, &err);
+	if (rc == BP_OK && (rc = bp_game_pos_check(g, &it->proof.root, &err)) == BP_OK)
+		g->ops->pos_format(g, &it->proof.root, &pos);
+	bp_game_destroy(g);
+	if (rc) {
+		l->rc = rc == BP_ENOMEM ? rc : BP_ECORRUPT;
+		snprintf(l->why, sizeof l->why, "a saved proof of %.100s: its root: %.150s",
+			 it->spec, err.msg);
+		bp_text_free(&pos);
+		return l->rc;
+	}
+	const char *value = current ? bp_value_name(it->proof.value) : "outdated";
+	if (l->json) {
+		bp_text_printf(&sl->proofs, "%s{\"instance\": \"%s\", \"position\": ",
+			       sl->nproofs ? ", " : "", it->spec);
+		bp_text_json_string(&sl->proofs, bp_text_str(&pos));
+		bp_text_printf(&sl->proofs,
+			       ", \"value\": \"%s\", \"decisions\": %llu, \"stored_bytes\": "
+			       "%llu, \"rules_version\": %d}",
+			       value, (unsigned long long)it->proof.decisions,
+			       (unsigned long long)it->bytes, it->rules_version);
+	} else {
+		bp_text_printf(&sl->proofs, "%-44s %-10s %14llu %12llu %5d  %s\n", it->spec, value,
+			       (unsigned long long)it->proof.decisions,
+			       (unsigned long long)it->bytes, it->rules_version, bp_text_str(&pos));
+	}
+	bp_text_free(&pos);
+	sl->nproofs++;
+	return 0;
+}
+
 int bp_cmd_list(int argc, char **argv)
 {
 	const char *cmd = "list";
@@ -128,8 +201,32 @@ int bp_cmd_list(int argc, char **argv)
 	else
 		bp_text_printf(&out, "{\"tables\": [");
 	int lrc = bp_store_tables(db, one, &l);
-	if (a.json)
-		bp_text_printf(&out, "]}\n");
+	struct saved_lister sl = { .l = &l };
+	if (!lrc && !l.rc) {
+		lrc = bp_dfpn_db_saved(db, one_saved, &sl);
+		if (lrc && l.rc)
+			lrc = 0; /* told by one_saved, naming it */
+	}
+	if (a.json) {
+		bp_text_printf(&out, "], \"saved_proofs\": [%s], \"proven_values\": [%s]}\n",
+			       bp_text_str(&sl.proofs), bp_text_str(&sl.proven));
+	} else {
+		if (sl.nproofs)
+			bp_text_printf(&out,
+				       "\nproofs saved by prove --save-proof (verify GAME --proofs "
+				       "checks them):\n%-44s %-10s %14s %12s %5s  %s\n%s",
+				       "instance", "value", "decisions", "bytes", "rules",
+				       "position", bp_text_str(&sl.proofs));
+		if (sl.nproven)
+			bp_text_printf(&out,
+				       "\npositions proven by prove (query answers them):\n%-44s "
+				       "%14s %5s\n%s",
+				       "instance", "positions", "rules", bp_text_str(&sl.proven));
+	}
+	if (sl.proofs.failed || sl.proven.failed)
+		out.failed = 1;
+	bp_text_free(&sl.proofs);
+	bp_text_free(&sl.proven);
 	/* a listing with a table missing or cut short is no listing */
 	if (lrc) {
 		bp_cli_error(cmd, "listing tables: %s", bp_strerror(lrc));

@@ -962,6 +962,112 @@ Test(dfpn, database_oracle_and_proven_values)
 	remove_db(dir);
 }
 
+/* What `list` tells of proof-number search's part of a database (bp_dfpn_db_saved):
+ * a saved proof with its head as bp_proof_decode reads it (bp_proof_peek skips its
+ * frames), the count of proven values, and a damaged proof (bytes that are no proof,
+ * stored with a sound checksum) and a proof filed under another instance as damage. */
+struct saved_seen {
+	int proofs, proven, damaged;
+	char spec[256];
+	enum bp_value value;
+	uint64_t decisions, count;
+	struct bp_pos root;
+};
+
+static int saw_saved(void *ctx, const struct bp_dfpn_saved *it)
+{
+	struct saved_seen *sn = ctx;
+	cr_expect_eq(it->rules_version, BP_RULES_VERSION);
+	if (it->rc) {
+		sn->damaged++;
+		cr_expect(it->why && *it->why, "damage is named (%s)", it->spec);
+		return 0;
+	}
+	if (it->kind == BP_DFPN_SAVED_PROVEN) {
+		sn->proven++;
+		sn->count = it->count;
+		return 0;
+	}
+	sn->proofs++;
+	snprintf(sn->spec, sizeof sn->spec, "%s", it->proof.spec);
+	sn->value = it->proof.value;
+	sn->decisions = it->proof.decisions;
+	sn->root = it->proof.root;
+	cr_expect_gt(it->bytes, 0);
+	return 0;
+}
+
+Test(dfpn, saved_proofs_listed)
+{
+	char *dir = temp_db();
+	struct bp_game *g = open_game("taifas:3x4");
+	struct bp_err err = { { 0 } };
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	struct bp_dfpn_db *db;
+	cr_assert_eq(bp_dfpn_db_open(dir, g, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
+	struct bp_dfpn_opts o = { .memory = 4 << 20, .record_work = 16 };
+	bp_dfpn_db_attach(db, &o);
+	bp_dfpn *d;
+	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK);
+	struct bp_dfpn_result r;
+	cr_assert_eq(bp_dfpn_prove(d, &p, &r, &err), BP_OK);
+	struct bp_proof *pf;
+	cr_assert_eq(bp_proof_build(d, g, NULL, NULL, &p, r.value, NULL, &pf, &err), BP_OK, "%s",
+		     err.msg);
+	uint64_t size = bp_proof_size(pf);
+	/* the head alone, as a decode reads it */
+	uint8_t *buf;
+	size_t len;
+	cr_assert_eq(bp_proof_encode(pf, &buf, &len), BP_OK);
+	struct bp_proof_info info;
+	cr_assert_eq(bp_proof_peek(buf, len, &info, &err), BP_OK, "%s", err.msg);
+	cr_expect_str_eq(info.spec, g->spec);
+	cr_expect_eq(info.value, r.value);
+	cr_expect_eq(info.decisions, size);
+	cr_expect(bp_pos_equal(&info.root, &p));
+	cr_expect_neq(bp_proof_peek(buf, 12, &info, &err), BP_OK, "a cut head");
+	cr_assert_eq(bp_dfpn_db_save_proof(db, pf, &err), BP_OK, "%s", err.msg);
+	bp_dfpn_destroy(d);
+	bp_dfpn_db_close(db);
+
+	bp_store *st;
+	struct saved_seen sn = { 0 };
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &st, NULL), BP_OK);
+	cr_assert_eq(bp_dfpn_db_saved(st, saw_saved, &sn), BP_OK);
+	bp_store_close(st);
+	cr_expect_eq(sn.proofs, 1);
+	cr_expect_eq(sn.proven, 1);
+	cr_expect_eq(sn.damaged, 0);
+	cr_expect_str_eq(sn.spec, g->spec);
+	cr_expect_eq(sn.value, r.value);
+	cr_expect_eq(sn.decisions, size);
+	cr_expect(bp_pos_equal(&sn.root, &p));
+	cr_expect_gt(sn.count, 0, "proven values were recorded");
+
+	/* bytes that are no proof, and a sound proof filed under another instance, each
+	 * with a checksum the store accepts: told as damage, the walk going on */
+	char name[300];
+	bp_kv *kv;
+	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &st, NULL), BP_OK);
+	snprintf(name, sizeof name, ".proof:r%d:chicken:hex2,both=mover,forced=decline,formed=owner",
+		 BP_RULES_VERSION);
+	cr_assert_eq(bp_kv_open(st, name, BP_STORE_CREATE, &kv, &err), BP_OK, "%s", err.msg);
+	struct bp_kv_item items[2] = { { "a", "BPPROOF\0garbage!", 1, 16 }, { "b", buf, 1, len } };
+	cr_assert_eq(bp_kv_put(kv, 2, items), BP_OK);
+	bp_kv_close(kv);
+	bp_store_close(st);
+	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &st, NULL), BP_OK);
+	sn = (struct saved_seen){ 0 };
+	cr_assert_eq(bp_dfpn_db_saved(st, saw_saved, &sn), BP_OK);
+	bp_store_close(st);
+	cr_expect_eq(sn.damaged, 2, "the garbage and the misfiled proof");
+	cr_expect_eq(sn.proofs, 1, "taifas:3x4's proof is still told");
+	free(buf);
+	bp_game_destroy(g);
+	remove_db(dir);
+}
+
 /* kill -9 in the middle of a prove keeps every checkpoint written before it: a child
  * process proves with a checkpoint every 50 ms and is killed; the
  * values it left agree with the solved table. */
