@@ -86,12 +86,12 @@ enum { BP_DFPN_SAVED_PROOF, BP_DFPN_SAVED_PROVEN };
 struct bp_dfpn_saved {
 	const char *spec; /* the instance, as its key space names it */
 	int rules_version;
-	int kind;			/* BP_DFPN_SAVED_PROOF or _PROVEN */
-	struct bp_proof_info proof;	/* a proof's head */
-	size_t bytes;			/* a proof's stored bytes */
-	uint64_t count;			/* proven values */
-	int rc;				/* not BP_OK: this proof or key space is damaged */
-	const char *why;		/* then what was found */
+	int kind;		    /* BP_DFPN_SAVED_PROOF or _PROVEN */
+	struct bp_proof_info proof; /* a proof's head */
+	size_t bytes;		    /* a proof's stored bytes */
+	uint64_t count;		    /* proven values */
+	int rc;			    /* not BP_OK: this proof or key space is damaged */
+	const char *why;	    /* then what was found */
 };
 
 /* Calls fn for each saved proof and each key space of proven values in s, by key space

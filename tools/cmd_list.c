@@ -159,8 +159,9 @@ static int one_saved(void *ctx, const struct bp_dfpn_saved *it)
 	}
 	const char *value = current ? bp_value_name(it->proof.value) : "outdated";
 	if (l->json) {
-		bp_text_printf(&sl->proofs, "%s{\"instance\": \"%s\", \"position\": ",
-			       sl->nproofs ? ", " : "", it->spec);
+		bp_text_printf(&sl->proofs,
+			       "%s{\"instance\": \"%s\", \"position\": ", sl->nproofs ? ", " : "",
+			       it->spec);
 		bp_text_json_string(&sl->proofs, bp_text_str(&pos));
 		bp_text_printf(&sl->proofs,
 			       ", \"value\": \"%s\", \"decisions\": %llu, \"stored_bytes\": "

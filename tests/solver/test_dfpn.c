@@ -1050,7 +1050,8 @@ Test(dfpn, saved_proofs_listed)
 	char name[300];
 	bp_kv *kv;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_CREATE, &st, NULL), BP_OK);
-	snprintf(name, sizeof name, ".proof:r%d:chicken:hex2,both=mover,forced=decline,formed=owner",
+	snprintf(name, sizeof name,
+		 ".proof:r%d:chicken:hex2,both=mover,forced=decline,formed=owner",
 		 BP_RULES_VERSION);
 	cr_assert_eq(bp_kv_open(st, name, BP_STORE_CREATE, &kv, &err), BP_OK, "%s", err.msg);
 	struct bp_kv_item items[2] = { { "a", "BPPROOF\0garbage!", 1, 16 }, { "b", buf, 1, len } };
