@@ -14,7 +14,8 @@
 # damaged, its content must come through every command unchanged (verify's content
 # hash at the end). Then SIGINT, SIGTERM and SIGHUP at random moments of solve
 # (taifas:3x4), prove and verify: a resumed solve must give the uninterrupted hash, a
-# second prove the same value, verify afterwards the clean report.
+# second prove the same value, verify afterwards the clean report. The database also
+# holds a saved proof (of taifas:3x4), so that `list` reads proofs as well as tables.
 #
 #   damage.sh BOARDPROOF [SEED]
 #
@@ -44,6 +45,9 @@ problem() {
 spec=taifas:3x3
 base=$tmp/base
 "$bin" solve $spec --db "$base" --block-records 256 >/dev/null || { echo "solve failed"; exit 1; }
+# and a saved proof with its proven positions beside the table (taifas:3x4: no table
+# here, so its search writes them), which `list` reads too
+"$bin" prove taifas:3x4 --db "$base" --save-proof >/dev/null || { echo "prove failed"; exit 1; }
 "$bin" solve taifas:2x3 --db "$tmp/other" >/dev/null || { echo "solve failed"; exit 1; }
 hash_of() { "$bin" verify $spec --db "$1" --json 2>/dev/null | grep -o '"content_hash": "[0-9a-f]*"'; }
 want_hash=$(hash_of "$base")
