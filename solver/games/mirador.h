@@ -67,6 +67,15 @@ int bp_mirador_unbreakable(const struct bp_game *g, const struct bp_pos *p, int 
  * squares before the search. */
 int bp_mirador_greedy(const struct bp_game *g, const struct bp_pos *p, int colour, int order);
 
+/* For the tests of the kids ops (proof-number search's children of one node): for
+ * every legal placement of p's player to move, whether the child's board and greedy
+ * preparation that bp_mirador_kids_child derives from the node's equal those made from
+ * the child position itself (unpacked, bp_mirador_greedy_prepare): the squares, the
+ * opponent's legal places, the candidates and the set of pieces. @return the number of
+ * placements that differ (0: all agree); -1 on a small grid (there the ops' own path
+ * runs) or when p is over. */
+int bp_mirador_kids_agree(const struct bp_game *g, const struct bp_pos *p);
+
 /* Whether colour may place a piece with its top-left square at (x, y) on p's board
  * (RULES.md 9.1), whoever is to move. */
 int bp_mirador_can_place(const struct bp_game *g, const struct bp_pos *p, int colour, int x, int y);

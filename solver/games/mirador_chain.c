@@ -860,50 +860,40 @@ static uint64_t span(int lo, int hi)
 	return lo >= 64 ? 0 : below_hi & ~((1ull << lo) - 1);
 }
 
-static inline void greedy_prepare_p(const struct bp_mirador_grid *m,
-				    const struct bp_mirador_board *b, int colour,
-				    struct bp_mirador_greedy *gr, const int P)
+/* ORs into lane (by row) the lanes of colour's piece with top-left (x, y) on b: the
+ * empty runs from the piece along its rows and columns that end at a side or at a
+ * square of colour, the lanes of its line-of-sight links (a run that ends at the
+ * opponent's square is no lane). */
+static inline void piece_lanes(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			       int colour, int x, int y, uint64_t *lane, const int P)
 {
 	const uint64_t *own = b->row[colour], *ownc = b->col[colour];
-	uint64_t lane[BP_MIRADOR_MAX_SIDE]; /* by row: the squares of colour's lanes */
-	memset(lane, 0, sizeof(uint64_t) * (size_t)m->h);
-	bp_mirador_board_legal(m, b, 1 - colour, gr->legal);
-	gr->colour = colour;
-	gr->n = 0;
-	for (int y = 0; y < m->h; y++)
-		for (uint64_t v = own[y]; v; v &= v - 1) {
-			int x = __builtin_ctzll(v);
-			if ((x > 0 && own[y] >> (x - 1) & 1) || (y > 0 && own[y - 1] >> x & 1))
-				continue; /* not a top-left square */
-			gr->px[gr->n] = (uint8_t)x;
-			gr->py[gr->n++] = (uint8_t)y;
-			/* the empty runs from the piece along its rows and columns that end at
-			 * a side or at a square of colour: the lanes of its line-of-sight links
-			 * (a run that ends at the opponent's square is no lane) */
-			for (int k = 0; k < P; k++) {
-				uint64_t row = b->orow[y + k], col = b->ocol[x + k];
-				uint64_t w = row & ((1ull << x) - 1),
-					 e = x + P < 64 ? row >> (x + P) : 0;
-				uint64_t n = col & ((1ull << y) - 1),
-					 s = y + P < 64 ? col >> (y + P) : 0;
-				int hw = w ? 63 - __builtin_clzll(w) : -1; /* the squares met */
-				int he = e ? x + P + __builtin_ctzll(e) : m->w;
-				int hn = n ? 63 - __builtin_clzll(n) : -1;
-				int hs = s ? y + P + __builtin_ctzll(s) : m->h;
-				if (hw < 0 || own[y + k] >> hw & 1)
-					lane[y + k] |= span(hw + 1, x);
-				if (he >= m->w || own[y + k] >> he & 1)
-					lane[y + k] |= span(x + P, he);
-				if (hn < 0 || ownc[x + k] >> hn & 1)
-					for (int yy = hn + 1; yy < y; yy++)
-						lane[yy] |= 1ull << (x + k);
-				if (hs >= m->h || ownc[x + k] >> hs & 1)
-					for (int yy = y + P; yy < hs; yy++)
-						lane[yy] |= 1ull << (x + k);
-			}
-		}
-	/* the opponent's candidates: legal places whose piece covers a lane square (no
-	 * other placement cuts a link, and each one taken excludes others) */
+	for (int k = 0; k < P; k++) {
+		uint64_t row = b->orow[y + k], col = b->ocol[x + k];
+		uint64_t w = row & ((1ull << x) - 1), e = x + P < 64 ? row >> (x + P) : 0;
+		uint64_t n = col & ((1ull << y) - 1), s = y + P < 64 ? col >> (y + P) : 0;
+		int hw = w ? 63 - __builtin_clzll(w) : -1; /* the squares met */
+		int he = e ? x + P + __builtin_ctzll(e) : m->w;
+		int hn = n ? 63 - __builtin_clzll(n) : -1;
+		int hs = s ? y + P + __builtin_ctzll(s) : m->h;
+		if (hw < 0 || own[y + k] >> hw & 1)
+			lane[y + k] |= span(hw + 1, x);
+		if (he >= m->w || own[y + k] >> he & 1)
+			lane[y + k] |= span(x + P, he);
+		if (hn < 0 || ownc[x + k] >> hn & 1)
+			for (int yy = hn + 1; yy < y; yy++)
+				lane[yy] |= 1ull << (x + k);
+		if (hs >= m->h || ownc[x + k] >> hs & 1)
+			for (int yy = y + P; yy < hs; yy++)
+				lane[yy] |= 1ull << (x + k);
+	}
+}
+
+/* The opponent's candidates: legal places whose piece covers a lane square (no other
+ * placement cuts a link, and each one taken excludes others). */
+static inline void cand_of(const struct bp_mirador_grid *m, const uint64_t *legal,
+			   const uint64_t *lane, uint64_t *cand, const int P)
+{
 	for (int y = 0; y < m->ny; y++) {
 		uint64_t near = 0;
 		for (int k = 0; k < P; k++)
@@ -911,8 +901,40 @@ static inline void greedy_prepare_p(const struct bp_mirador_grid *m,
 		uint64_t tl = near;
 		for (int j = 1; j < P; j++)
 			tl |= near >> j;
-		gr->cand[y] = gr->legal[y] & tl;
+		cand[y] = legal[y] & tl;
 	}
+}
+
+/* colour's pieces (top-left squares, in row order) into px, py and their lanes into
+ * lane (m->h words, cleared here). @return how many pieces. */
+static inline int pieces_and_lanes(const struct bp_mirador_grid *m,
+				   const struct bp_mirador_board *b, int colour, uint8_t *px,
+				   uint8_t *py, uint64_t *lane, const int P)
+{
+	const uint64_t *own = b->row[colour];
+	int n = 0;
+	memset(lane, 0, sizeof(uint64_t) * (size_t)m->h);
+	for (int y = 0; y < m->h; y++)
+		for (uint64_t v = own[y]; v; v &= v - 1) {
+			int x = __builtin_ctzll(v);
+			if ((x > 0 && own[y] >> (x - 1) & 1) || (y > 0 && own[y - 1] >> x & 1))
+				continue; /* not a top-left square */
+			px[n] = (uint8_t)x;
+			py[n++] = (uint8_t)y;
+			piece_lanes(m, b, colour, x, y, lane, P);
+		}
+	return n;
+}
+
+static inline void greedy_prepare_p(const struct bp_mirador_grid *m,
+				    const struct bp_mirador_board *b, int colour,
+				    struct bp_mirador_greedy *gr, const int P)
+{
+	uint64_t lane[BP_MIRADOR_MAX_SIDE]; /* by row: the squares of colour's lanes */
+	bp_mirador_board_legal(m, b, 1 - colour, gr->legal);
+	gr->colour = colour;
+	gr->n = pieces_and_lanes(m, b, colour, gr->px, gr->py, lane, P);
+	cand_of(m, gr->legal, lane, gr->cand, P);
 }
 
 /* P = 2 (the seed's pieces) with its loops over a piece's lines unrolled */
@@ -923,6 +945,78 @@ void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_
 		greedy_prepare_p(m, b, colour, gr, 2);
 	else
 		greedy_prepare_p(m, b, colour, gr, m->p);
+}
+
+/* ---- the children of one node ---------------------------------------------------- */
+
+void bp_mirador_kids_node(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			  int colour, struct bp_mirador_kids *k)
+{
+	const size_t rows = (size_t)(m->h < BP_MIRADOR_MAX_SIDE ? m->h + 1 : m->h),
+		     cols = (size_t)(m->w < BP_MIRADOR_MAX_SIDE ? m->w + 1 : m->w);
+	if (b != &k->b) { /* else unpacked there already */
+		for (int c = 0; c < 2; c++) {
+			memcpy(k->b.row[c], b->row[c], sizeof(uint64_t) * rows);
+			memcpy(k->b.col[c], b->col[c], sizeof(uint64_t) * cols);
+		}
+		memcpy(k->b.orow, b->orow, sizeof(uint64_t) * rows);
+		memcpy(k->b.ocol, b->ocol, sizeof(uint64_t) * cols);
+	}
+	k->colour = colour;
+	bp_mirador_board_legal(m, b, 1 - colour, k->legal);
+	k->n = m->p == 2 ? pieces_and_lanes(m, b, colour, k->px, k->py, k->lane, 2)
+			 : pieces_and_lanes(m, b, colour, k->px, k->py, k->lane, m->p);
+}
+
+static inline void kids_child_p(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k,
+				int x, int y, struct bp_mirador_board *cb,
+				struct bp_mirador_greedy *gr, const int P)
+{
+	const int c = k->colour;
+	const size_t rows = (size_t)(m->h < BP_MIRADOR_MAX_SIDE ? m->h + 1 : m->h),
+		     cols = (size_t)(m->w < BP_MIRADOR_MAX_SIDE ? m->w + 1 : m->w);
+	/* the child's board: the node's with the piece's squares */
+	for (int cc = 0; cc < 2; cc++) {
+		memcpy(cb->row[cc], k->b.row[cc], sizeof(uint64_t) * rows);
+		memcpy(cb->col[cc], k->b.col[cc], sizeof(uint64_t) * cols);
+	}
+	memcpy(cb->orow, k->b.orow, sizeof(uint64_t) * rows);
+	memcpy(cb->ocol, k->b.ocol, sizeof(uint64_t) * cols);
+	const uint64_t across = span(x, x + P), down = span(y, y + P);
+	for (int j = 0; j < P; j++) {
+		cb->row[c][y + j] |= across;
+		cb->orow[y + j] |= across;
+		cb->col[c][x + j] |= down;
+		cb->ocol[x + j] |= down;
+	}
+	/* the opponent's legal places lose those within P of the piece each way: overlap,
+	 * side contact, or a corner against another colour (RULES.md 9.1) */
+	gr->colour = c;
+	memcpy(gr->legal, k->legal, sizeof(uint64_t) * (size_t)m->ny);
+	const uint64_t box = span(x > P ? x - P : 0, x + P + 1);
+	for (int yy = y > P ? y - P : 0; yy <= y + P && yy < m->ny; yy++)
+		gr->legal[yy] &= ~box;
+	/* the lanes: the node's, and the piece's own (a lane the piece now stands in is
+	 * cut into lanes to it, which its own rays find; its squares and those beside it
+	 * no legal place covers, so they may stay) */
+	uint64_t lane[BP_MIRADOR_MAX_SIDE];
+	memcpy(lane, k->lane, sizeof(uint64_t) * (size_t)m->h);
+	piece_lanes(m, cb, c, x, y, lane, P);
+	cand_of(m, gr->legal, lane, gr->cand, P);
+	gr->n = k->n + 1;
+	memcpy(gr->px, k->px, (size_t)k->n);
+	memcpy(gr->py, k->py, (size_t)k->n);
+	gr->px[k->n] = (uint8_t)x;
+	gr->py[k->n] = (uint8_t)y;
+}
+
+void bp_mirador_kids_child(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k,
+			   int x, int y, struct bp_mirador_board *cb, struct bp_mirador_greedy *gr)
+{
+	if (m->p == 2)
+		kids_child_p(m, k, x, y, cb, gr, 2);
+	else
+		kids_child_p(m, k, x, y, cb, gr, m->p);
 }
 
 int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,

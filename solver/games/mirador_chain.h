@@ -119,6 +119,28 @@ void bp_mirador_greedy_prepare(const struct bp_mirador_grid *m, const struct bp_
 int bp_mirador_greedy_try(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  const struct bp_mirador_greedy *gr, int dirs, int order);
 
+/* The unbreakable test of the mover's chains in each child of one node (proof-number
+ * search evaluates every child of the nodes it expands): what the children share
+ * found once by kids_node from the node's board b (may be &k->b, unpacked there) and
+ * the mover (colour): the
+ * opponent's legal places, colour's pieces and lanes. kids_child then gives the board
+ * of the child with colour's piece at top-left (x, y), a legal placement, and the
+ * bp_mirador_greedy that bp_mirador_greedy_prepare would make of it (the same legal
+ * places, candidates and pieces, the pieces in another order), from the node's by
+ * what the piece changes. */
+struct bp_mirador_kids {
+	struct bp_mirador_board b;
+	uint64_t legal[BP_MIRADOR_MAX_SIDE]; /* the opponent's, at the node */
+	uint64_t lane[BP_MIRADOR_MAX_SIDE];  /* by row: the squares of colour's lanes */
+	int colour, n;
+	uint8_t px[BP_MIRADOR_MAX_CELLS], py[BP_MIRADOR_MAX_CELLS];
+};
+
+void bp_mirador_kids_node(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
+			  int colour, struct bp_mirador_kids *k);
+void bp_mirador_kids_child(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k,
+			   int x, int y, struct bp_mirador_board *cb, struct bp_mirador_greedy *gr);
+
 /* The mask of directions (BP_MIRADOR_NS, BP_MIRADOR_EW) in which net t has a chain.
  * @return BP_OK; BP_ENOMEM. */
 int bp_mirador_chain_mask(const struct bp_mirador_net *t, int *mask);

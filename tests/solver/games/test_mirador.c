@@ -1802,3 +1802,105 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 	remove_db(dir);
 	bp_game_destroy(g);
 }
+
+/* ---- kids ops: the children of a node for proof-number search ------------------ */
+
+/* Grids past the small ones (where the kids ops share the node's work), square and
+ * not, a piece of 3, and a small grid (the ops' own path). */
+static const char *const kids_specs[] = { "mirador:12x12", "mirador:13x13", "mirador:11x14",
+					  "mirador:13x13,piece=3", "mirador:17x17",
+					  "mirador:8x8" };
+
+/* Along seeded random games (passes included where they come), every position not over:
+ * calls fn. */
+static void along_random_games(const char *spec, int games, uint64_t seed,
+			       void (*fn)(struct bp_game *g, const struct bp_pos *p, void *ctx,
+					  uint64_t *rs),
+			       void *ctx)
+{
+	struct bp_game *g = open_game(spec);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	cr_assert_not_null(mv);
+	uint64_t rs = seed;
+	for (int k = 0; k < games; k++) {
+		struct bp_pos p;
+		g->ops->start(g, &p);
+		while (g->ops->outcome(g, &p) == BP_VALUE_NONE) {
+			fn(g, &p, ctx, &rs);
+			int n = g->ops->moves(g, &p, mv);
+			g->ops->apply(g, &p, mv[splitmix64(&rs) % (uint64_t)n]);
+		}
+	}
+	free(mv);
+	bp_game_destroy(g);
+}
+
+struct kids_count {
+	uint64_t children, ended, positions;
+};
+
+static void kids_at(struct bp_game *g, const struct bp_pos *p, void *ctx, uint64_t *rs)
+{
+	struct kids_count *kc = ctx;
+	void *kctx = malloc(g->ops->kids_ctx_size);
+	struct bp_move *mv = bp_game_move_buffer(g);
+	cr_assert(kctx && mv);
+	uint64_t h[BP_GAME_SYM_HASH_MAX];
+	g->ops->sym_hash(g, p, h);
+	int n = g->ops->moves(g, p, mv), asks = n + n / 4;
+	g->ops->kids_node(g, p, kctx);
+	for (int j = 0; j < asks; j++) {
+		/* every move once, in order from a random start, then some again */
+		int i = j < n ? (int)((uint64_t)j + *rs % (uint64_t)n) % n
+			      : (int)(splitmix64(rs) % (uint64_t)n);
+		struct bp_pos c = expect_kids_child(g, kctx, p, h, mv[i], g->spec);
+		kc->ended += g->ops->outcome(g, &c) != BP_VALUE_NONE;
+		kc->children++;
+	}
+	splitmix64(rs);
+	kc->positions++;
+	free(mv);
+	free(kctx);
+}
+
+/* kids_child after kids_node makes exactly what apply makes, gives outcome()'s value
+ * and returns exactly sym_hash_move's key, for every move of the positions along
+ * seeded random games, some moves asked twice; many children end the game. */
+Test(mirador, kids_child_same_as_apply_outcome_and_sym_hash_move, .timeout = 120)
+{
+	for (size_t k = 0; k < sizeof kids_specs / sizeof kids_specs[0]; k++) {
+		struct kids_count kc = { 0 };
+		uint64_t seed = 20261203 + k;
+		cr_log_info("%s: seed %llu", kids_specs[k], (unsigned long long)seed);
+		along_random_games(kids_specs[k], 10, seed, kids_at, &kc);
+		cr_log_info("%s: %llu positions, %llu children, %llu over", kids_specs[k],
+			    (unsigned long long)kc.positions, (unsigned long long)kc.children,
+			    (unsigned long long)kc.ended);
+		cr_expect_gt(kc.ended, 20, "%s: children that end the game", kids_specs[k]);
+	}
+}
+
+static void agree_at(struct bp_game *g, const struct bp_pos *p, void *ctx, uint64_t *rs)
+{
+	uint64_t *checked = ctx;
+	(void)rs;
+	int d = bp_mirador_kids_agree(g, p);
+	cr_assert_eq(d, 0, "%s: %d children's preparations differ from their own", g->spec, d);
+	(*checked)++;
+}
+
+/* On grids past the small ones each child's board and greedy preparation, derived from
+ * its node's (bp_mirador_kids_child), equal those made from the child itself. */
+Test(mirador, kids_child_preparation_is_the_childs_own, .timeout = 120)
+{
+	for (size_t k = 0; k + 1 < sizeof kids_specs / sizeof kids_specs[0]; k++) {
+		uint64_t checked = 0;
+		along_random_games(kids_specs[k], 16, 20261213 + k, agree_at, &checked);
+		cr_expect_gt(checked, 40, "%s: positions checked", kids_specs[k]);
+	}
+	struct bp_game *g = open_game("mirador:8x8");
+	struct bp_pos p;
+	g->ops->start(g, &p);
+	cr_expect_eq(bp_mirador_kids_agree(g, &p), -1, "a small grid: the ops' own path");
+	bp_game_destroy(g);
+}
