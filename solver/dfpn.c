@@ -415,18 +415,34 @@ static inline _Atomic uint64_t *ocache_slot(const bp_dfpn *d, uint64_t key)
 	return &d->ocache[mix(key ^ 0x6f7574636f6d65ull) & d->ocache_mask];
 }
 
+/* The cached outcome of the child whose class key is key: 1 (*v set) when the cache
+ * holds it, else 0. */
+static inline int ocache_get(struct search *s, uint64_t key, enum bp_value *v)
+{
+	uint64_t w = atomic_load_explicit(ocache_slot(s->d, key), memory_order_relaxed),
+		 k = key & ~3ull;
+	if (!k || (w & ~3ull) != k)
+		return 0;
+	s->ohits++;
+	*v = (enum bp_value)(w & 3);
+	return 1;
+}
+
+static inline void ocache_put(struct search *s, uint64_t key, enum bp_value v)
+{
+	uint64_t k = key & ~3ull;
+	if (k)
+		atomic_store_explicit(ocache_slot(s->d, key), k | (uint64_t)v,
+				      memory_order_relaxed);
+}
+
 static enum bp_value outcome_of(struct search *s, uint64_t key, const struct bp_pos *p)
 {
-	const bp_dfpn *d = s->d;
-	_Atomic uint64_t *slot = ocache_slot(d, key);
-	uint64_t w = atomic_load_explicit(slot, memory_order_relaxed), k = key & ~3ull;
-	if (k && (w & ~3ull) == k) {
-		s->ohits++;
-		return (enum bp_value)(w & 3);
-	}
-	enum bp_value v = d->g->ops->outcome(d->g, p);
-	if (k)
-		atomic_store_explicit(slot, k | (uint64_t)v, memory_order_relaxed);
+	enum bp_value v;
+	if (ocache_get(s, key, &v))
+		return v;
+	v = s->d->g->ops->outcome(s->d->g, p);
+	ocache_put(s, key, v);
 	return v;
 }
 
@@ -710,7 +726,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 	 * load these again for every child; none changes while a search runs */
 	const int goal = s->goal, fast = lean || d->fast, cyclic = !lean && d->cyclic,
 		  words = d->pos_words, init_moves = !lean && d->init_moves,
-		  ocache = !lean && !cctx && d->ocache != NULL;
+		  ocache = !lean && d->ocache != NULL;
 	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
 	uint64_t evaluated = 0;
@@ -735,9 +751,19 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		const struct bp_pos *p = &s->cpos;
 		enum bp_value v;
 		uint64_t ckey = 0;
-		if (lean || cctx) {
+		if (lean || (cctx && !ocache)) {
 			copy_parent(s, &f->pos, words);
 			ckey = g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
+		} else if (ocache && cctx) {
+			/* the cached outcome, else the game's kids op (the same key) */
+			ckey = s->okeys[i];
+			if (ocache_get(s, ckey, &v)) {
+				make_child(s, &f->pos, mv[i], words);
+			} else {
+				copy_parent(s, &f->pos, words);
+				g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
+				ocache_put(s, ckey, v);
+			}
 		} else if (ocache) {
 			make_child(s, &f->pos, mv[i], words);
 			ckey = s->okeys[i];
@@ -898,7 +924,7 @@ static int expand(struct search *s, int depth, int or_node)
 	}
 	/* the common case, a copy of the loops without the tests of what it lacks */
 	if (cctx && d->fast && !d->cyclic && !s->known_on && !kctx && !d->bounds && !xran &&
-	    !d->init_moves)
+	    !d->init_moves && !d->ocache)
 		return children(s, depth, or_node, n, NULL, cctx, 0, 1);
 	return children(s, depth, or_node, n, kctx, cctx, xran, 0);
 }

@@ -710,7 +710,8 @@ static uint64_t mirador_kids_child(const struct bp_game *g, void *ctx, const uin
 			for (int dy = 0; dy < P; dy++)
 				for (int dx = 0; dx < P; dx++) {
 					const uint64_t *z = m->zob + (size_t)kc->mover * (size_t)n +
-							    (size_t)mv.v + (size_t)(dy * m->gr.w + dx);
+							    (size_t)mv.v +
+							    (size_t)(dy * m->gr.w + dx);
 					for (int s = 0; s < ns; s++)
 						o[s] ^= z[(size_t)s * 2 * (size_t)n];
 				}

@@ -1010,8 +1010,8 @@ static inline void kids_child_p(const struct bp_mirador_grid *m, const struct bp
 	gr->py[k->n] = (uint8_t)y;
 }
 
-void bp_mirador_kids_child(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k,
-			   int x, int y, struct bp_mirador_board *cb, struct bp_mirador_greedy *gr)
+void bp_mirador_kids_child(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k, int x,
+			   int y, struct bp_mirador_board *cb, struct bp_mirador_greedy *gr)
 {
 	if (m->p == 2)
 		kids_child_p(m, k, x, y, cb, gr, 2);

@@ -138,8 +138,8 @@ struct bp_mirador_kids {
 
 void bp_mirador_kids_node(const struct bp_mirador_grid *m, const struct bp_mirador_board *b,
 			  int colour, struct bp_mirador_kids *k);
-void bp_mirador_kids_child(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k,
-			   int x, int y, struct bp_mirador_board *cb, struct bp_mirador_greedy *gr);
+void bp_mirador_kids_child(const struct bp_mirador_grid *m, const struct bp_mirador_kids *k, int x,
+			   int y, struct bp_mirador_board *cb, struct bp_mirador_greedy *gr);
 
 /* The mask of directions (BP_MIRADOR_NS, BP_MIRADOR_EW) in which net t has a chain.
  * @return BP_OK; BP_ENOMEM. */

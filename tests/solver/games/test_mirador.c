@@ -1807,9 +1807,8 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 
 /* Grids past the small ones (where the kids ops share the node's work), square and
  * not, a piece of 3, and a small grid (the ops' own path). */
-static const char *const kids_specs[] = { "mirador:12x12", "mirador:13x13", "mirador:11x14",
-					  "mirador:13x13,piece=3", "mirador:17x17",
-					  "mirador:8x8" };
+static const char *const kids_specs[] = { "mirador:12x12",	   "mirador:13x13", "mirador:11x14",
+					  "mirador:13x13,piece=3", "mirador:17x17", "mirador:8x8" };
 
 /* Along seeded random games (passes included where they come), every position not over:
  * calls fn. */
