@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "solver/claims.h"
+#include "solver/dfpn_db.h"
 #include "solver/probe.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -67,6 +68,103 @@ static void value_md(struct bp_text *t, enum bp_value v, unsigned rem)
 		bp_text_printf(t, "%s by repetition", bp_value_name(v));
 	else
 		bp_text_printf(t, "%s in %u", bp_value_name(v), rem);
+}
+
+/* The family's saved proofs (bp_dfpn_db_saved) under this tool's rules version, as
+ * table rows: instance, root position, value, decisions, sorted by instance then root
+ * text. A damaged one stops the collection (rc, why). */
+struct proofs_md {
+	const char *family;
+	char **row; /* "instance\troot\tvalue\tdecisions", sorted at the end */
+	int n, cap, rc;
+	char why[300];
+};
+
+static int proof_row(void *ctx, const struct bp_dfpn_saved *it)
+{
+	struct proofs_md *pm = ctx;
+	size_t len = strlen(pm->family);
+	if (it->kind != BP_DFPN_SAVED_PROOF || strncmp(it->spec, pm->family, len) != 0 ||
+	    it->spec[len] != ':' || it->rules_version != BP_RULES_VERSION)
+		return 0;
+	struct bp_game *g = NULL;
+	struct bp_err err = { { 0 } };
+	struct bp_text pos = { 0 }, row = { 0 };
+	int rc = it->rc;
+	if (rc)
+		snprintf(err.msg, sizeof err.msg, "%s", it->why ? it->why : "");
+	else if ((rc = bp_game_create(it->spec, &g, &err)) == BP_OK &&
+		 (rc = bp_game_pos_check(g, &it->proof.root, &err)) == BP_OK)
+		g->ops->pos_format(g, &it->proof.root, &pos);
+	bp_game_destroy(g);
+	if (rc) {
+		pm->rc = rc == BP_ENOMEM ? rc : BP_ECORRUPT;
+		snprintf(pm->why, sizeof pm->why, "a saved proof of %.100s: %.150s", it->spec,
+			 err.msg[0] ? err.msg : bp_strerror(rc));
+		bp_text_free(&pos);
+		return pm->rc;
+	}
+	bp_text_printf(&row, "%s\t%s\t%s\t%llu", it->spec, bp_text_str(&pos),
+		       bp_value_name(it->proof.value), (unsigned long long)it->proof.decisions);
+	bp_text_free(&pos);
+	if (pm->n == pm->cap) {
+		int cap = pm->cap ? 2 * pm->cap : 16;
+		char **grown = realloc(pm->row, sizeof *grown * (size_t)cap);
+		if (!grown) {
+			bp_text_free(&row);
+			return pm->rc = BP_ENOMEM;
+		}
+		pm->row = grown;
+		pm->cap = cap;
+	}
+	if (row.failed || !(pm->row[pm->n] = strdup(bp_text_str(&row)))) {
+		bp_text_free(&row);
+		return pm->rc = BP_ENOMEM;
+	}
+	pm->n++;
+	bp_text_free(&row);
+	return 0;
+}
+
+/* The section of the family's saved proofs, when the database holds any. @return 0
+ * or an exit code (a damaged proof: never a row left out). */
+static int proofs_section(const char *cmd, bp_store *db, const char *family, struct bp_text *md)
+{
+	struct proofs_md pm = { .family = family };
+	int rc = bp_dfpn_db_saved(db, proof_row, &pm);
+	if (!rc && pm.rc)
+		rc = pm.rc;
+	if (rc) {
+		bp_cli_error(cmd, "reading the saved proofs: %s",
+			     pm.why[0] ? pm.why : bp_strerror(rc));
+		rc = bp_cli_exit_code(rc);
+	} else if (pm.n) {
+		qsort(pm.row, (size_t)pm.n, sizeof *pm.row, by_name);
+		bp_text_printf(
+			md, "\n## Proofs beyond the tables\n\n"
+			    "Values that proof-number search proved without a table (`boardproof "
+			    "prove GAME --save-proof`), each with its saved proof: the winner's "
+			    "move at each of its turns and every reply (a draw: both sides' "
+			    "strategies), which `boardproof verify GAME --proofs --db DIR` "
+			    "re-derives from the rules alone. No remoteness is known.\n\n"
+			    "| instance | position | value | decisions |\n|---|---|---|---|\n");
+		for (int i = 0; i < pm.n; i++) {
+			char *f[4], *r = pm.row[i];
+			for (int k = 0; k < 4; k++) {
+				f[k] = r;
+				r = strchr(r, '\t');
+				if (r)
+					*r++ = '\0';
+				else
+					r = "";
+			}
+			bp_text_printf(md, "| `%s` | `%s` | %s | %s |\n", f[0], f[1], f[2], f[3]);
+		}
+	}
+	for (int i = 0; i < pm.n; i++)
+		free(pm.row[i]);
+	free(pm.row);
+	return rc;
 }
 
 /* One instance's section. @return 0 or an exit code. */
@@ -316,6 +414,7 @@ int bp_cmd_paper(int argc, char **argv)
 			goto out;
 		}
 	}
+	rc = proofs_section(cmd, db, ops->name, &md);
 	for (int i = 0; i < s.n && !rc; i++)
 		rc = instance(cmd, db, s.spec[i], out_dir, ops->name, a.progress, &md);
 	if (rc)
