@@ -900,6 +900,19 @@ static int stored_bounds_agree(bp_store *st, const struct bp_game *g, struct sto
 
 /* The database: a solved table ends the search; proven values are written back and
  * read by a later search and by bp_dfpn_db_lookup (what query uses). */
+/* A search of g whose proven values of 16 expansions and more go to the database in
+ * dir (opened into *db, created where absent). */
+static bp_dfpn *recording_search(const char *dir, const struct bp_game *g, struct bp_dfpn_db **db)
+{
+	struct bp_err err = { { 0 } };
+	cr_assert_eq(bp_dfpn_db_open(dir, g, BP_STORE_CREATE, db, &err), BP_OK, "%s", err.msg);
+	struct bp_dfpn_opts o = { .memory = 4 << 20, .record_work = 16 };
+	bp_dfpn_db_attach(*db, &o);
+	bp_dfpn *d;
+	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK);
+	return d;
+}
+
 Test(dfpn, database_oracle_and_proven_values)
 {
 	char *dir = temp_db();
@@ -909,11 +922,8 @@ Test(dfpn, database_oracle_and_proven_values)
 	g->ops->start(g, &p);
 	/* first without a solved table: values are recorded */
 	struct bp_dfpn_db *db;
-	cr_assert_eq(bp_dfpn_db_open(dir, g, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-	struct bp_dfpn_opts o = { .memory = 4 << 20, .record_work = 16 };
-	bp_dfpn_db_attach(db, &o);
-	bp_dfpn *d;
-	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK);
+	bp_dfpn *d = recording_search(dir, g, &db);
+	struct bp_dfpn_opts o;
 	struct bp_dfpn_result r1, r2;
 	cr_assert_eq(bp_dfpn_prove(d, &p, &r1, &err), BP_OK);
 	bp_dfpn_destroy(d);
@@ -1005,11 +1015,7 @@ Test(dfpn, saved_proofs_listed)
 	struct bp_pos p;
 	g->ops->start(g, &p);
 	struct bp_dfpn_db *db;
-	cr_assert_eq(bp_dfpn_db_open(dir, g, BP_STORE_CREATE, &db, &err), BP_OK, "%s", err.msg);
-	struct bp_dfpn_opts o = { .memory = 4 << 20, .record_work = 16 };
-	bp_dfpn_db_attach(db, &o);
-	bp_dfpn *d;
-	cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK);
+	bp_dfpn *d = recording_search(dir, g, &db);
 	struct bp_dfpn_result r;
 	cr_assert_eq(bp_dfpn_prove(d, &p, &r, &err), BP_OK);
 	struct bp_proof *pf;
