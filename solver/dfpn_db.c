@@ -685,3 +685,78 @@ int bp_dfpn_db_saved(bp_store *s, int (*fn)(void *ctx, const struct bp_dfpn_save
 	int rc = bp_store_spaces(s, saved_space, &w);
 	return rc ? rc : w.rc;
 }
+
+/* ---- a position's move in a saved proof, for `query` ---- */
+
+struct proof_look {
+	const struct bp_pos *canon;
+	struct bp_proof_decision d;
+	int found, rc;
+	char why[200];
+};
+
+static int look_one(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+	struct proof_look *pl = ctx;
+	struct bp_err err = { { 0 } };
+	(void)key;
+	(void)klen;
+	int rc = bp_proof_find(val, vlen, pl->canon, &pl->d, &err);
+	if (rc < 0) {
+		pl->rc = rc;
+		snprintf(pl->why, sizeof pl->why, "%s", err.msg);
+		return rc;
+	}
+	pl->found = rc;
+	return rc; /* found: stop */
+}
+
+int bp_dfpn_proof_move(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_move *move, struct bp_proof_decision *d, struct bp_err *err)
+{
+	char name[300];
+	bp_kv *kv;
+	struct bp_pos canon;
+	snprintf(name, sizeof name, ".proof:r%d:%s", BP_RULES_VERSION, g->spec);
+	int rc = bp_kv_open(s, name, BP_STORE_READONLY, &kv, err);
+	if (rc == BP_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	bp_game_canonical(g, p, &canon);
+	struct proof_look pl = { .canon = &canon };
+	rc = bp_kv_each(kv, look_one, &pl);
+	if (rc < 0 && !pl.rc)
+		bp_err_set(err, rc, "the saved proofs: %s", bp_kv_why(kv));
+	bp_kv_close(kv);
+	if (pl.rc)
+		return bp_err_set(err, pl.rc, "a saved proof: %s", pl.why);
+	if (rc < 0)
+		return rc;
+	if (!pl.found)
+		return 0;
+	*d = pl.d;
+	/* the decision's move is the canonical position's: the move of p whose result is
+	 * the same class */
+	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!mv)
+		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	struct bp_pos c = canon, want, cc, cw;
+	g->ops->apply(g, &c, (struct bp_move){ d->move });
+	bp_game_canonical(g, &c, &want);
+	int n = g->ops->moves(g, p, mv), at = -1;
+	for (int i = 0; i < n && at < 0; i++) {
+		cc = *p;
+		g->ops->apply(g, &cc, mv[i]);
+		bp_game_canonical(g, &cc, &cw);
+		if (bp_pos_equal(&cw, &want))
+			at = i;
+	}
+	if (at >= 0)
+		*move = mv[at];
+	free(mv);
+	if (at < 0)
+		return bp_err_set(err, BP_ECORRUPT,
+				  "a saved proof's move at this position is not one of its moves");
+	return 1;
+}

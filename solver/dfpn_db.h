@@ -100,4 +100,12 @@ struct bp_dfpn_saved {
  * BP_ENOMEM from the walk itself. */
 int bp_dfpn_db_saved(bp_store *s, int (*fn)(void *ctx, const struct bp_dfpn_saved *it), void *ctx);
 
+/* The move that a saved proof of g (under this rules version) makes at p, when p is
+ * one of its decisions: *move in p's own frame, d what the decision shows (the player
+ * to move at p wins, goal 0, or does not lose, goal 1). Reads the proofs' frames
+ * without keeping them. @return 1; 0 (no saved proof decides at p); BP_ECORRUPT (a
+ * damaged proof, or its move is none of p's), BP_EIO, BP_ENOMEM (err says what). */
+int bp_dfpn_proof_move(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_move *move, struct bp_proof_decision *d, struct bp_err *err);
+
 #endif

@@ -66,8 +66,8 @@ struct part {
 	uint8_t player, goal, width;
 	uint64_t count;
 	uint8_t *z;
-	size_t zlen;
-	uint64_t *words; /* count * width words, each position zero-padded */
+	size_t zlen, zat; /* zat: the frame's offset in the bytes decoded (head only) */
+	uint64_t *words;  /* count * width words, each position zero-padded */
 	uint32_t *moves;
 };
 
@@ -847,6 +847,82 @@ int bp_proof_peek(const uint8_t *buf, size_t len, struct bp_proof_info *out, str
 	return BP_OK;
 }
 
+/* Scans a version 3 part's frame (len bytes at z) for the decision at canon (nw words
+ * in cut form) without keeping the records. @return 1 (*move set); 0; BP_ECORRUPT;
+ * BP_ENOMEM. */
+static int frame_find(const struct part *pt, const uint8_t *z, size_t len, const uint64_t *canon,
+		      int nw, uint32_t *move)
+{
+	bp_zin *in;
+	int rc = bp_zin_create(z, len, &in), found = 0;
+	if (rc)
+		return rc;
+	for (uint64_t i = 0; i < pt->count && !rc && !found; i++) {
+		uint8_t b[8 * BP_POS_WORDS + 4];
+		if ((rc = bp_zin_read(in, b, 1)))
+			break;
+		int w = b[0];
+		if (w > pt->width) {
+			rc = BP_ECORRUPT;
+			break;
+		}
+		if ((rc = bp_zin_read(in, b, (size_t)(8 * w + 4))))
+			break;
+		if (w != nw)
+			continue;
+		int same = 1;
+		for (int j = 0; j < w && same; j++)
+			same = le_get(b + 8 * j, 8) == canon[j];
+		if (same) {
+			*move = (uint32_t)le_get(b + 8 * w, 4);
+			found = 1;
+		}
+	}
+	bp_zin_destroy(in);
+	if (rc)
+		return rc == BP_ENOTFOUND ? BP_ECORRUPT : rc;
+	return found;
+}
+
+int bp_proof_find(const uint8_t *buf, size_t len, const struct bp_pos *canon,
+		  struct bp_proof_decision *out, struct bp_err *err)
+{
+	struct bp_proof *pf;
+	int rc = decode(buf, len, 1, &pf, err), nw = pos_nwords(canon), found = 0;
+	if (rc)
+		return rc;
+	uint64_t version = le_get(buf + 8, 4);
+	if (version < 3) { /* the old formats: decoded whole (their proofs are small) */
+		bp_proof_free(pf);
+		if ((rc = bp_proof_decode(buf, len, &pf, err)))
+			return rc;
+	}
+	for (int k = 0; k < pf->nparts && !found && rc >= 0; k++) {
+		const struct part *pt = &pf->parts[k];
+		uint32_t mv = 0;
+		if (version < 3) {
+			for (uint64_t i = 0; i < pt->count && !found; i++)
+				if (same_words(pt->words + i * pt->width, canon->w, pt->width) &&
+				    cut_len(pt->words + i * pt->width, pt->width) == nw)
+					found = 1, mv = pt->moves[i];
+		} else {
+			rc = frame_find(pt, buf + pt->zat, pt->zlen, canon->w, nw, &mv);
+			found = rc == 1;
+		}
+		if (found) {
+			out->move = mv;
+			out->player = pt->player;
+			out->goal = pt->goal;
+			out->value = pf->value;
+		}
+	}
+	bp_proof_free(pf);
+	if (rc < 0)
+		return bp_err_set(err, rc, "%s",
+				  rc == BP_ENOMEM ? "out of memory" : "a damaged proof frame");
+	return found;
+}
+
 /* bp_proof_decode; with head set, a version 3 part's frame is skipped, not decoded
  * (its count is read, its records left out: the proof serves bp_proof_peek only). */
 static int decode(const uint8_t *buf, size_t len, int head, struct bp_proof **out,
@@ -890,6 +966,8 @@ static int decode(const uint8_t *buf, size_t len, int head, struct bp_proof **ou
 			if (r.bad || pt->width > BP_POS_WORDS || zlen > r.n - r.at)
 				goto bad;
 			rc = head ? BP_OK : part_decode(pt, buf + r.at, (size_t)zlen);
+			pt->zat = r.at;
+			pt->zlen = (size_t)zlen;
 			r.at += (size_t)zlen;
 		}
 		if (rc == BP_ENOMEM) {

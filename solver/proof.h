@@ -90,6 +90,21 @@ struct bp_proof_info {
  * found here: bp_proof_decode or the store's checksums find it). */
 int bp_proof_peek(const uint8_t *buf, size_t len, struct bp_proof_info *out, struct bp_err *err);
 
+/* A decision of a saved proof: the move its strategy makes at a position, and what the
+ * strategy shows (player 0: the root's player to move, 1: the other; goal 0: win, 1:
+ * not lose; value: the proof's claimed value at its root). */
+struct bp_proof_decision {
+	uint32_t move;
+	int player, goal;
+	enum bp_value value;
+};
+
+/* Looks canon (a canonical position) up among the decisions of a serialized proof,
+ * scanning its frames without keeping them. @return 1 (out set); 0 (not a decision
+ * of it); BP_ECORRUPT (err says where), BP_EFORMAT, BP_ENOMEM. */
+int bp_proof_find(const uint8_t *buf, size_t len, const struct bp_pos *canon,
+		  struct bp_proof_decision *out, struct bp_err *err);
+
 /* Changes one decision of the proof's first strategy chosen by `which`: its move, or
  * a bit of its position (for the tests: a tampered proof must fail). @return BP_OK;
  * BP_EINVAL when there is nothing to change. */

@@ -235,7 +235,10 @@ const struct bp_command bp_commands[] = {
 	  "repetition). A position outside the solved set is an error (exit 2); an unsolved\n"
 	  "GAME exits 3. For a spec that stands for a family of instances, the position's\n"
 	  "own instance (for landscape without layout=, the layout of its neutral stones,\n"
-	  "up to symmetry) is looked up.\n"
+	  "up to symmetry) is looked up. A position no table holds that proof-number\n"
+	  "search proved (prove) gets its value without remoteness or moves; where it is\n"
+	  "one of the decisions of a saved proof (prove --save-proof), also the proof's\n"
+	  "move there (JSON \"source\": \"proven\" or \"proof\", \"proof_move\").\n"
 	  "\n"
 	  "Options:\n" MOVES_OPTION
 	  "  --line       also print a perfect-play line from the position\n"

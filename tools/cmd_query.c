@@ -109,8 +109,11 @@ out:
 }
 
 /* A position that no solved table holds but proof-number search proved (`prove`):
- * its value (or bound) without remoteness or moves. @return 1 when answered, 0 when
- * not, -1 when the proven values cannot be read (*rc gets the exit code; the error is
+ * its value (or bound) from the proven values, without remoteness; and where it is
+ * one of the decisions of a saved proof (`prove --save-proof`), the proof's move there
+ * (then the value is known from the proof even where no proven value was kept: a
+ * subtree too small to record). @return 1 when answered, 0 when not, -1 when the
+ * proven values or proofs cannot be read (*rc gets the exit code; the error is
  * printed). */
 static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 			 const struct bp_pos *p, const struct bp_text *pos, int json, int *rc)
@@ -125,7 +128,17 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 		*rc = bp_cli_exit_code(prc);
 		return -1;
 	}
-	if (prc != 1)
+	struct bp_move pm;
+	struct bp_proof_decision pd;
+	struct bp_err err = { { 0 } };
+	int frc = bp_dfpn_proof_move(db, g, p, &pm, &pd, &err);
+	if (frc < 0) {
+		bp_cli_error(cmd, "reading the saved proofs of %s: %s", g->spec,
+			     err.msg[0] ? err.msg : bp_strerror(frc));
+		*rc = bp_cli_exit_code(frc);
+		return -1;
+	}
+	if (prc != 1 && frc != 1)
 		return 0;
 	char value[32];
 	if (pos->failed) {
@@ -133,32 +146,49 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 		*rc = BP_EXIT_IO;
 		return -1;
 	}
+	if (prc != 1) /* the decision alone: the strategy's goal for the player to move */
+		b.lo = pd.goal == 0 ? 1 : 0, b.hi = 1;
 	if (b.lo == b.hi)
 		snprintf(value, sizeof value, "%s", names[b.lo + 1]);
 	else
 		snprintf(value, sizeof value, "%s", b.lo == 0 ? "at least draw" : "at most draw");
+	struct bp_text mt = { 0 }, t = { 0 };
+	if (frc == 1)
+		g->ops->move_format(g, p, pm, &mt);
+	const char *shows = frc == 1 && pd.goal == 0 ? "it wins" : "it does not lose";
 	if (json) {
-		struct bp_text t = { 0 };
 		bp_text_printf(&t, "{\"instance\": ");
 		bp_text_json_string(&t, g->spec);
 		bp_text_printf(&t, ", \"position\": ");
 		bp_text_json_string(&t, bp_text_str(pos));
-		bp_text_printf(&t,
-			       ", \"value\": \"%s\", \"remoteness\": null, \"source\": "
-			       "\"proven\"}\n",
-			       value);
-		if (t.failed) {
-			bp_text_free(&t);
-			bp_cli_error(cmd, "out of memory");
-			*rc = BP_EXIT_IO;
-			return -1;
-		}
+		bp_text_printf(&t, ", \"value\": \"%s\", \"remoteness\": null, \"source\": \"%s\"",
+			       value, prc == 1 ? "proven" : "proof");
+		bp_text_printf(&t, ", \"proof_move\": ");
+		if (frc == 1)
+			bp_text_json_string(&t, bp_text_str(&mt));
+		else
+			bp_text_printf(&t, "null");
+		bp_text_printf(&t, "}\n");
+	} else {
+		bp_text_printf(
+			&t,
+			"position: %s\nvalue:    %s for the player to move (proven by prove; "
+			"no remoteness, no table)\n",
+			bp_text_str(pos), value);
+		if (frc == 1)
+			bp_text_printf(&t, "move:     %s (a saved proof's: %s)\n", bp_text_str(&mt),
+				       shows);
+	}
+	int failed = t.failed || mt.failed;
+	if (!failed)
 		fputs(bp_text_str(&t), stdout);
-		bp_text_free(&t);
-	} else
-		printf("position: %s\nvalue:    %s for the player to move (proven by prove; no "
-		       "remoteness, no table)\n",
-		       bp_text_str(pos), value);
+	bp_text_free(&t);
+	bp_text_free(&mt);
+	if (failed) {
+		bp_cli_error(cmd, "out of memory");
+		*rc = BP_EXIT_IO;
+		return -1;
+	}
 	return 1;
 }
 

@@ -1033,6 +1033,35 @@ Test(dfpn, saved_proofs_listed)
 	cr_expect_eq(info.decisions, size);
 	cr_expect(bp_pos_equal(&info.root, &p));
 	cr_expect_neq(bp_proof_peek(buf, 12, &info, &err), BP_OK, "a cut head");
+	/* its decisions found in the bytes (bp_proof_find): the root's (a win: the root's
+	 * player decides there), then, after that move and every reply, the winner's
+	 * next one, unless the game is over */
+	cr_assert_eq(r.value, BP_VALUE_WIN);
+	struct bp_pos canon;
+	bp_game_canonical(g, &p, &canon);
+	struct bp_proof_decision dec;
+	cr_assert_eq(bp_proof_find(buf, len, &canon, &dec, &err), 1, "%s", err.msg);
+	cr_expect(dec.player == 0 && dec.goal == 0 && dec.value == BP_VALUE_WIN);
+	struct bp_pos c1 = canon;
+	g->ops->apply(g, &c1, (struct bp_move){ dec.move });
+	struct bp_move *mv = bp_game_move_buffer(g);
+	int n = g->ops->moves(g, &c1, mv), deeper = 0;
+	for (int i = 0; i < n && g->ops->outcome(g, &c1) == BP_VALUE_NONE; i++) {
+		struct bp_pos c2 = c1, k2;
+		g->ops->apply(g, &c2, mv[i]);
+		if (g->ops->outcome(g, &c2) != BP_VALUE_NONE)
+			continue;
+		bp_game_canonical(g, &c2, &k2);
+		struct bp_proof_decision d2;
+		cr_expect_eq(bp_proof_find(buf, len, &k2, &d2, &err), 1, "reply %d", i);
+		cr_expect(d2.player == 0 && d2.goal == 0);
+		deeper++;
+	}
+	free(mv);
+	cr_expect_gt(deeper, 0);
+	/* a position of the other player is no decision of a win */
+	bp_game_canonical(g, &c1, &canon);
+	cr_expect_eq(bp_proof_find(buf, len, &canon, &dec, &err), 0);
 	cr_assert_eq(bp_dfpn_db_save_proof(db, pf, &err), BP_OK, "%s", err.msg);
 	bp_dfpn_destroy(d);
 	bp_dfpn_db_close(db);
