@@ -686,12 +686,14 @@ int bp_dfpn_db_saved(bp_store *s, int (*fn)(void *ctx, const struct bp_dfpn_save
 	return rc ? rc : w.rc;
 }
 
-/* ---- a position's move in a saved proof, for `query` ---- */
+/* ---- positions' moves in the saved proofs, for `query` ---- */
 
 struct proof_look {
 	const struct bp_pos *canon;
-	struct bp_proof_decision d;
-	int found, rc;
+	int n, nfound;
+	struct bp_proof_decision *d;
+	uint8_t *found;
+	int rc;
 	char why[200];
 };
 
@@ -701,62 +703,86 @@ static int look_one(void *ctx, const void *key, size_t klen, const void *val, si
 	struct bp_err err = { { 0 } };
 	(void)key;
 	(void)klen;
-	int rc = bp_proof_find(val, vlen, pl->canon, &pl->d, &err);
+	int rc = bp_proof_find_many(val, vlen, pl->canon, pl->n, pl->d, pl->found, &err);
 	if (rc < 0) {
 		pl->rc = rc;
 		snprintf(pl->why, sizeof pl->why, "%s", err.msg);
 		return rc;
 	}
-	pl->found = rc;
-	return rc; /* found: stop */
+	pl->nfound = rc;
+	return rc == pl->n; /* all found: stop */
 }
 
-int bp_dfpn_proof_move(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
-		       struct bp_move *move, struct bp_proof_decision *d, struct bp_err *err)
+/* The move of p whose result is the class of the canonical position canon after move
+ * cm (canon being p's class): cm in p's own frame. @return 1; 0 when none is. */
+static int move_in_frame(const struct bp_game *g, const struct bp_pos *p,
+			 const struct bp_pos *canon, uint32_t cm, struct bp_move *mv,
+			 struct bp_move *out)
+{
+	struct bp_pos c = *canon, want, cc, cw;
+	g->ops->apply(g, &c, (struct bp_move){ cm });
+	bp_game_canonical(g, &c, &want);
+	int n = g->ops->moves(g, p, mv);
+	for (int i = 0; i < n; i++) {
+		cc = *p;
+		g->ops->apply(g, &cc, mv[i]);
+		bp_game_canonical(g, &cc, &cw);
+		if (bp_pos_equal(&cw, &want)) {
+			*out = mv[i];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int bp_dfpn_proof_moves(bp_store *s, const struct bp_game *g, const struct bp_pos *ps, int n,
+			struct bp_move *moves, struct bp_proof_decision *d, uint8_t *found,
+			struct bp_err *err)
 {
 	char name[300];
 	bp_kv *kv;
-	struct bp_pos canon;
+	memset(found, 0, (size_t)n);
 	snprintf(name, sizeof name, ".proof:r%d:%s", BP_RULES_VERSION, g->spec);
 	int rc = bp_kv_open(s, name, BP_STORE_READONLY, &kv, err);
 	if (rc == BP_ENOTFOUND)
 		return 0;
 	if (rc)
 		return rc;
-	bp_game_canonical(g, p, &canon);
-	struct proof_look pl = { .canon = &canon };
-	rc = bp_kv_each(kv, look_one, &pl);
-	if (rc < 0 && !pl.rc)
+	struct bp_pos *canon = malloc(sizeof *canon * (size_t)(n ? n : 1));
+	struct bp_move *mv = bp_game_move_buffer(g);
+	if (!canon || !mv) {
+		free(canon);
+		free(mv);
+		bp_kv_close(kv);
+		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < n; i++)
+		bp_game_canonical(g, &ps[i], &canon[i]);
+	struct proof_look pl = { .canon = canon, .n = n, .d = d, .found = found };
+	rc = n ? bp_kv_each(kv, look_one, &pl) : BP_OK;
+	if (pl.rc)
+		rc = bp_err_set(err, pl.rc, "a saved proof: %s", pl.why);
+	else if (rc < 0)
 		bp_err_set(err, rc, "the saved proofs: %s", bp_kv_why(kv));
 	bp_kv_close(kv);
-	if (pl.rc)
-		return bp_err_set(err, pl.rc, "a saved proof: %s", pl.why);
-	if (rc < 0)
-		return rc;
-	if (!pl.found)
-		return 0;
-	*d = pl.d;
-	/* the decision's move is the canonical position's: the move of p whose result is
-	 * the same class */
-	struct bp_move *mv = bp_game_move_buffer(g);
-	if (!mv)
-		return bp_err_set(err, BP_ENOMEM, "out of memory");
-	struct bp_pos c = canon, want, cc, cw;
-	g->ops->apply(g, &c, (struct bp_move){ d->move });
-	bp_game_canonical(g, &c, &want);
-	int n = g->ops->moves(g, p, mv), at = -1;
-	for (int i = 0; i < n && at < 0; i++) {
-		cc = *p;
-		g->ops->apply(g, &cc, mv[i]);
-		bp_game_canonical(g, &cc, &cw);
-		if (bp_pos_equal(&cw, &want))
-			at = i;
+	int nfound = 0;
+	for (int i = 0; i < n && rc >= 0; i++) {
+		if (!found[i])
+			continue;
+		nfound++;
+		if (!move_in_frame(g, &ps[i], &canon[i], d[i].move, mv, &moves[i]))
+			rc = bp_err_set(
+				err, BP_ECORRUPT,
+				"a saved proof's move at a position is not one of its moves");
 	}
-	if (at >= 0)
-		*move = mv[at];
 	free(mv);
-	if (at < 0)
-		return bp_err_set(err, BP_ECORRUPT,
-				  "a saved proof's move at this position is not one of its moves");
-	return 1;
+	free(canon);
+	return rc < 0 ? rc : nfound;
+}
+
+int bp_dfpn_proof_move(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
+		       struct bp_move *move, struct bp_proof_decision *d, struct bp_err *err)
+{
+	uint8_t found;
+	return bp_dfpn_proof_moves(s, g, p, 1, move, d, &found, err);
 }

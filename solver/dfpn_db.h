@@ -108,4 +108,12 @@ int bp_dfpn_db_saved(bp_store *s, int (*fn)(void *ctx, const struct bp_dfpn_save
 int bp_dfpn_proof_move(bp_store *s, const struct bp_game *g, const struct bp_pos *p,
 		       struct bp_move *move, struct bp_proof_decision *d, struct bp_err *err);
 
+/* bp_dfpn_proof_move for n positions at once (one pass over each saved proof): found[i]
+ * says whether ps[i] is a decision, moves[i] and d[i] then its move (in ps[i]'s frame)
+ * and what it shows. @return how many are found (>= 0); as bp_dfpn_proof_move on
+ * error. */
+int bp_dfpn_proof_moves(bp_store *s, const struct bp_game *g, const struct bp_pos *ps, int n,
+			struct bp_move *moves, struct bp_proof_decision *d, uint8_t *found,
+			struct bp_err *err);
+
 #endif

@@ -847,80 +847,132 @@ int bp_proof_peek(const uint8_t *buf, size_t len, struct bp_proof_info *out, str
 	return BP_OK;
 }
 
-/* Scans a version 3 part's frame (len bytes at z) for the decision at canon (nw words
- * in cut form) without keeping the records. @return 1 (*move set); 0; BP_ECORRUPT;
- * BP_ENOMEM. */
-static int frame_find(const struct part *pt, const uint8_t *z, size_t len, const uint64_t *canon,
-		      int nw, uint32_t *move)
+/* Targets of bp_proof_find_many by the hash of their words (open addressing, a power
+ * of two at least twice their number): a record is hashed once and compared with the
+ * few targets in its run of slots. */
+struct targets {
+	const struct bp_pos *p;
+	int n, mask;
+	int *slot; /* target index + 1; 0 empty */
+};
+
+static uint64_t words_hash(const uint64_t *w, int nw)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)nw;
+	for (int i = 0; i < nw; i++)
+		h = (h ^ w[i]) * 0xbf58476d1ce4e5b9ull + (h >> 29);
+	return h ^ h >> 31;
+}
+
+/* The first target (from *from on) whose words are w[0 .. nw): its index, or -1. */
+static int target_of(const struct targets *t, const uint64_t *w, int nw, int *from)
+{
+	for (int k = *from; t->slot[k]; k = (k + 1) & t->mask) {
+		int i = t->slot[k] - 1;
+		*from = (k + 1) & t->mask;
+		if (pos_nwords(&t->p[i]) == nw && same_words(t->p[i].w, w, nw))
+			return i;
+	}
+	return -1;
+}
+
+static void mark(const struct targets *t, const uint64_t *w, int nw, const struct part *pt,
+		 uint32_t mv, enum bp_value v, struct bp_proof_decision *out, uint8_t *found,
+		 int *nfound)
+{
+	int from = (int)(words_hash(w, nw) & (uint64_t)t->mask), i;
+	while ((i = target_of(t, w, nw, &from)) >= 0)
+		if (!found[i]) {
+			found[i] = 1;
+			out[i] = (struct bp_proof_decision){ mv, pt->player, pt->goal, v };
+			++*nfound;
+		}
+}
+
+/* Scans a version 3 part's frame (len bytes at z) for the targets' decisions without
+ * keeping the records. @return BP_OK; BP_ECORRUPT; BP_ENOMEM. */
+static int frame_find(const struct part *pt, const uint8_t *z, size_t len, const struct targets *t,
+		      enum bp_value v, struct bp_proof_decision *out, uint8_t *found, int *nfound)
 {
 	bp_zin *in;
-	int rc = bp_zin_create(z, len, &in), found = 0;
+	int rc = bp_zin_create(z, len, &in);
 	if (rc)
 		return rc;
-	for (uint64_t i = 0; i < pt->count && !rc && !found; i++) {
+	for (uint64_t i = 0; i < pt->count && !rc && *nfound < t->n; i++) {
 		uint8_t b[8 * BP_POS_WORDS + 4];
+		uint64_t w[BP_POS_WORDS];
 		if ((rc = bp_zin_read(in, b, 1)))
 			break;
-		int w = b[0];
-		if (w > pt->width) {
+		int nw = b[0];
+		if (nw > pt->width) {
 			rc = BP_ECORRUPT;
 			break;
 		}
-		if ((rc = bp_zin_read(in, b, (size_t)(8 * w + 4))))
+		if ((rc = bp_zin_read(in, b, (size_t)(8 * nw + 4))))
 			break;
-		if (w != nw)
-			continue;
-		int same = 1;
-		for (int j = 0; j < w && same; j++)
-			same = le_get(b + 8 * j, 8) == canon[j];
-		if (same) {
-			*move = (uint32_t)le_get(b + 8 * w, 4);
-			found = 1;
-		}
+		for (int j = 0; j < nw; j++)
+			w[j] = le_get(b + 8 * j, 8);
+		mark(t, w, nw, pt, (uint32_t)le_get(b + 8 * nw, 4), v, out, found, nfound);
 	}
 	bp_zin_destroy(in);
+	return rc == BP_ENOTFOUND ? BP_ECORRUPT : rc;
+}
+
+int bp_proof_find_many(const uint8_t *buf, size_t len, const struct bp_pos *canons, int n,
+		       struct bp_proof_decision *out, uint8_t *found, struct bp_err *err)
+{
+	struct targets t = { canons, n, 1, NULL };
+	int nfound = 0;
+	for (int i = 0; i < n; i++)
+		nfound += found[i];
+	while (t.mask + 1 < 2 * n)
+		t.mask = 2 * t.mask + 1;
+	if (!(t.slot = calloc((size_t)t.mask + 1, sizeof *t.slot)))
+		return bp_err_set(err, BP_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		int k = (int)(words_hash(canons[i].w, pos_nwords(&canons[i])) & (uint64_t)t.mask);
+		while (t.slot[k])
+			k = (k + 1) & t.mask;
+		t.slot[k] = i + 1;
+	}
+	struct bp_proof *pf;
+	int rc = decode(buf, len, 1, &pf, err);
+	uint64_t version = rc ? 0 : le_get(buf + 8, 4);
+	if (!rc && version < 3) { /* the old formats: decoded whole (their proofs are small) */
+		bp_proof_free(pf);
+		rc = bp_proof_decode(buf, len, &pf, err);
+	}
+	if (rc) {
+		free(t.slot);
+		return rc;
+	}
+	for (int k = 0; k < pf->nparts && !rc && nfound < n; k++) {
+		const struct part *pt = &pf->parts[k];
+		if (version >= 3) {
+			rc = frame_find(pt, buf + pt->zat, pt->zlen, &t, pf->value, out, found,
+					&nfound);
+			continue;
+		}
+		for (uint64_t i = 0; i < pt->count && nfound < n; i++) {
+			const uint64_t *w = pt->words + i * pt->width;
+			mark(&t, w, cut_len(w, pt->width), pt, pt->moves[i], pf->value, out, found,
+			     &nfound);
+		}
+	}
+	bp_proof_free(pf);
+	free(t.slot);
 	if (rc)
-		return rc == BP_ENOTFOUND ? BP_ECORRUPT : rc;
-	return found;
+		return bp_err_set(err, rc, "%s",
+				  rc == BP_ENOMEM ? "out of memory" : "a damaged proof frame");
+	return nfound;
 }
 
 int bp_proof_find(const uint8_t *buf, size_t len, const struct bp_pos *canon,
 		  struct bp_proof_decision *out, struct bp_err *err)
 {
-	struct bp_proof *pf;
-	int rc = decode(buf, len, 1, &pf, err), nw = pos_nwords(canon), found = 0;
-	if (rc)
-		return rc;
-	uint64_t version = le_get(buf + 8, 4);
-	if (version < 3) { /* the old formats: decoded whole (their proofs are small) */
-		bp_proof_free(pf);
-		if ((rc = bp_proof_decode(buf, len, &pf, err)))
-			return rc;
-	}
-	for (int k = 0; k < pf->nparts && !found && rc >= 0; k++) {
-		const struct part *pt = &pf->parts[k];
-		uint32_t mv = 0;
-		if (version < 3) {
-			for (uint64_t i = 0; i < pt->count && !found; i++)
-				if (same_words(pt->words + i * pt->width, canon->w, pt->width) &&
-				    cut_len(pt->words + i * pt->width, pt->width) == nw)
-					found = 1, mv = pt->moves[i];
-		} else {
-			rc = frame_find(pt, buf + pt->zat, pt->zlen, canon->w, nw, &mv);
-			found = rc == 1;
-		}
-		if (found) {
-			out->move = mv;
-			out->player = pt->player;
-			out->goal = pt->goal;
-			out->value = pf->value;
-		}
-	}
-	bp_proof_free(pf);
-	if (rc < 0)
-		return bp_err_set(err, rc, "%s",
-				  rc == BP_ENOMEM ? "out of memory" : "a damaged proof frame");
-	return found;
+	uint8_t found = 0;
+	int rc = bp_proof_find_many(buf, len, canon, 1, out, &found, err);
+	return rc < 0 ? rc : found;
 }
 
 /* bp_proof_decode; with head set, a version 3 part's frame is skipped, not decoded

@@ -105,6 +105,12 @@ struct bp_proof_decision {
 int bp_proof_find(const uint8_t *buf, size_t len, const struct bp_pos *canon,
 		  struct bp_proof_decision *out, struct bp_err *err);
 
+/* bp_proof_find for n canonical positions at once, one pass over the proof: found[i]
+ * (left set where it was set) says whether canons[i] is a decision, out[i] then what.
+ * @return how many are found in all (>= 0); as bp_proof_find on error. */
+int bp_proof_find_many(const uint8_t *buf, size_t len, const struct bp_pos *canons, int n,
+		       struct bp_proof_decision *out, uint8_t *found, struct bp_err *err);
+
 /* Changes one decision of the proof's first strategy chosen by `which`: its move, or
  * a bit of its position (for the tests: a tampered proof must fail). @return BP_OK;
  * BP_EINVAL when there is nothing to change. */

@@ -238,7 +238,9 @@ const struct bp_command bp_commands[] = {
 	  "up to symmetry) is looked up. A position no table holds that proof-number\n"
 	  "search proved (prove) gets its value without remoteness or moves; where it is\n"
 	  "one of the decisions of a saved proof (prove --save-proof), also the proof's\n"
-	  "move there (JSON \"source\": \"proven\" or \"proof\", \"proof_move\").\n"
+	  "move there; where a saved proof answers every move, each move's answer (JSON\n"
+	  "\"source\": \"proven\" or \"proof\", \"proof_move\", \"proof_replies\": [{\"move\",\n"
+	  "\"answer\"}]).\n"
 	  "\n"
 	  "Options:\n" MOVES_OPTION
 	  "  --line       also print a perfect-play line from the position\n"

@@ -108,6 +108,92 @@ out:
 	return rc;
 }
 
+/* The saved proof's answer to each move of a position (proof_replies). */
+struct replies {
+	int answered; /* a saved proof answers every move */
+	int all_wins; /* ... each with a win (else some with a draw at least) */
+	int n;
+	char **move, **answer; /* answer NULL: the move ends the game */
+};
+
+static void replies_free(struct replies *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		free(r->move[i]);
+		free(r->answer[i]);
+	}
+	free(r->move);
+	free(r->answer);
+	*r = (struct replies){ 0 };
+}
+
+static char *move_text(const struct bp_game *g, const struct bp_pos *p, struct bp_move m)
+{
+	struct bp_text t = { 0 };
+	g->ops->move_format(g, p, m, &t);
+	char *s = t.failed ? NULL : strdup(bp_text_str(&t));
+	bp_text_free(&t);
+	return s;
+}
+
+/* Whether the saved proofs of g answer every move of p (not over) with a decision of
+ * the player who moves next, or the move ends the game as the strategy's goal asks
+ * (that player wins; under a not-lose strategy, or draws): into r, each move and its
+ * answer. @return 1 answered; 0 not; < 0 an error (err says what). */
+static int proof_replies(const struct bp_game *g, bp_store *db, const struct bp_pos *p,
+			 struct replies *r, struct bp_err *err)
+{
+	struct bp_move *mv = bp_game_move_buffer(g);
+	int n = mv ? g->ops->moves(g, p, mv) : 0, rc = 0;
+	struct bp_pos *c = malloc(sizeof *c * (size_t)(n ? n : 1));
+	struct bp_move *ans = malloc(sizeof *ans * (size_t)(n ? n : 1));
+	struct bp_proof_decision *d = malloc(sizeof *d * (size_t)(n ? n : 1));
+	uint8_t *found = malloc((size_t)(n ? n : 1));
+	r->move = calloc((size_t)(n ? n : 1), sizeof *r->move);
+	r->answer = calloc((size_t)(n ? n : 1), sizeof *r->answer);
+	if (!mv || !c || !ans || !d || !found || !r->move || !r->answer) {
+		rc = bp_err_set(err, BP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		c[i] = *p;
+		g->ops->apply(g, &c[i], mv[i]);
+	}
+	if ((rc = bp_dfpn_proof_moves(db, g, c, n, ans, d, found, err)) < 0)
+		goto out;
+	int wins = 1, answered = 1;
+	for (int i = 0; i < n && answered; i++) {
+		enum bp_value v = g->ops->outcome(g, &c[i]); /* for the player who moves next */
+		if (v != BP_VALUE_NONE)
+			answered = v == BP_VALUE_WIN || v == BP_VALUE_DRAW,
+			wins &= v == BP_VALUE_WIN;
+		else
+			answered = found[i], wins &= found[i] && d[i].goal == 0;
+	}
+	rc = 0;
+	if (!answered || n == 0)
+		goto out;
+	r->answered = 1;
+	r->all_wins = wins;
+	for (int i = 0; i < n; i++, r->n++) {
+		r->move[i] = move_text(g, p, mv[i]);
+		r->answer[i] = found[i] ? move_text(g, &c[i], ans[i]) : NULL;
+		if (!r->move[i] || (found[i] && !r->answer[i])) {
+			r->n++;
+			rc = bp_err_set(err, BP_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = 1;
+out:
+	free(mv);
+	free(c);
+	free(ans);
+	free(d);
+	free(found);
+	return rc;
+}
+
 /* A position that no solved table holds but proof-number search proved (`prove`):
  * its value (or bound) from the proven values, without remoteness; and where it is
  * one of the decisions of a saved proof (`prove --save-proof`), the proof's move there
@@ -138,15 +224,32 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 		*rc = bp_cli_exit_code(frc);
 		return -1;
 	}
-	if (prc != 1 && frc != 1)
+	/* not a decision: where a saved proof answers every move of p, p is its other
+	 * player's position (a loss, or at most a draw under a not-lose strategy) */
+	struct replies rp = { 0 };
+	if (frc != 1 && (prc != 1 || b.hi < 1)) {
+		int rrc = proof_replies(g, db, p, &rp, &err);
+		if (rrc < 0) {
+			bp_cli_error(cmd, "reading the saved proofs of %s: %s", g->spec,
+				     err.msg[0] ? err.msg : bp_strerror(rrc));
+			*rc = bp_cli_exit_code(rrc);
+			replies_free(&rp);
+			return -1;
+		}
+		if (rrc == 1 && prc != 1)
+			b.lo = -1, b.hi = rp.all_wins ? -1 : 0;
+	}
+	if (prc != 1 && frc != 1 && !rp.answered) {
+		replies_free(&rp);
 		return 0;
+	}
 	char value[32];
 	if (pos->failed) {
 		bp_cli_error(cmd, "out of memory");
 		*rc = BP_EXIT_IO;
 		return -1;
 	}
-	if (prc != 1) /* the decision alone: the strategy's goal for the player to move */
+	if (prc != 1 && frc == 1) /* the decision alone: its goal for the player to move */
 		b.lo = pd.goal == 0 ? 1 : 0, b.hi = 1;
 	if (b.lo == b.hi)
 		snprintf(value, sizeof value, "%s", names[b.lo + 1]);
@@ -168,17 +271,40 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 			bp_text_json_string(&t, bp_text_str(&mt));
 		else
 			bp_text_printf(&t, "null");
+		bp_text_printf(&t, ", \"proof_replies\": ");
+		if (!rp.answered)
+			bp_text_printf(&t, "null");
+		for (int i = 0; rp.answered && i < rp.n; i++) {
+			bp_text_printf(&t, "%s{\"move\": ", i ? ", " : "[");
+			bp_text_json_string(&t, rp.move[i]);
+			bp_text_printf(&t, ", \"answer\": ");
+			if (rp.answer[i])
+				bp_text_json_string(&t, rp.answer[i]);
+			else
+				bp_text_printf(&t, "null");
+			bp_text_printf(&t, "}%s", i + 1 == rp.n ? "]" : "");
+		}
+		if (rp.answered && !rp.n)
+			bp_text_printf(&t, "[]");
 		bp_text_printf(&t, "}\n");
 	} else {
 		bp_text_printf(
 			&t,
-			"position: %s\nvalue:    %s for the player to move (proven by prove; "
-			"no remoteness, no table)\n",
-			bp_text_str(pos), value);
+			"position: %s\nvalue:    %s for the player to move (%s; no remoteness, "
+			"no table)\n",
+			bp_text_str(pos), value,
+			prc == 1 ? "proven by prove" : "shown by a saved proof");
 		if (frc == 1)
 			bp_text_printf(&t, "move:     %s (a saved proof's: %s)\n", bp_text_str(&mt),
 				       shows);
+		if (rp.answered) {
+			bp_text_printf(&t, "replies:  the saved proof's answer to each move\n");
+			for (int i = 0; i < rp.n; i++)
+				bp_text_printf(&t, "  %-8s %s\n", rp.move[i],
+					       rp.answer[i] ? rp.answer[i] : "(the game is over)");
+		}
 	}
+	replies_free(&rp);
 	int failed = t.failed || mt.failed;
 	if (!failed)
 		fputs(bp_text_str(&t), stdout);
