@@ -720,9 +720,15 @@ static int move_in_frame(const struct bp_game *g, const struct bp_pos *p,
 			 struct bp_move *out)
 {
 	struct bp_pos c = *canon, want, cc, cw;
+	/* the stored move is from the database: one of canon's, or no move at all */
+	int n = g->ops->moves(g, canon, mv), legal = 0;
+	for (int i = 0; i < n && !legal; i++)
+		legal = mv[i].v == cm;
+	if (!legal)
+		return 0;
 	g->ops->apply(g, &c, (struct bp_move){ cm });
 	bp_game_canonical(g, &c, &want);
-	int n = g->ops->moves(g, p, mv);
+	n = g->ops->moves(g, p, mv);
 	for (int i = 0; i < n; i++) {
 		cc = *p;
 		g->ops->apply(g, &cc, mv[i]);
