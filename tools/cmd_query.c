@@ -247,6 +247,7 @@ static int answer_proven(const char *cmd, bp_store *db, const struct bp_game *g,
 	if (pos->failed) {
 		bp_cli_error(cmd, "out of memory");
 		*rc = BP_EXIT_IO;
+		replies_free(&rp);
 		return -1;
 	}
 	if (prc != 1 && frc == 1) /* the decision alone: its goal for the player to move */
