@@ -618,62 +618,48 @@ static int verify_one(void *ctx, const struct bp_proof *pf, int decode_rc, const
 	return 0;
 }
 
-int bp_cmd_verify_proofs(int argc, char **argv)
+/* The saved proofs and proven values of instance g in the database at path, checked
+ * (see bp_cmd_verify_proofs), the report appended to report (JSON: one object).
+ * @return 0 all sound; BP_EXIT_PROBLEM (a proof fails); another exit code (the error
+ * printed). */
+static int proofs_of(const char *cmd, const struct bp_game *g, const char *path, int json,
+		     struct bp_text *report)
 {
-	const char *cmd = "verify";
-	static const char *const valued[] = { "db", "threads", NULL };
-	struct bp_cli_args a;
-	struct bp_game *g = NULL;
 	struct bp_dfpn_db *db = NULL;
-	take_flag(&argc, argv, "--proofs");
-	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
-	if (rc || bp_cli_maybe_help(cmd, &a))
-		return rc;
-	if (a.npos != 1) {
-		bp_cli_error(cmd, "--proofs needs GAME (see boardproof verify --help)");
-		return BP_EXIT_USAGE;
-	}
-	if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
-		return rc;
 	struct bp_err err = { { 0 } };
-	const char *path = bp_cli_db_path(a.opt[0]);
-	int drc = bp_dfpn_db_open(path, g, BP_STORE_READONLY, &db, &err);
+	int rc = 0, drc = bp_dfpn_db_open(path, g, BP_STORE_READONLY, &db, &err);
 	if (drc == BP_ERULES)
 		bp_cli_rules_error(cmd, g->spec, err.msg);
 	else if (drc)
 		bp_cli_error(cmd, "%s", err.msg[0] ? err.msg : bp_strerror(drc));
-	if (drc) {
-		rc = BP_EXIT_DB;
-		goto out;
-	}
-	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, 0, a.json, { 0 } };
-	if (a.json) {
+	if (drc)
+		return BP_EXIT_DB;
+	struct vp v = { g, bp_dfpn_db_table(db), 0, 0, 0, json, { 0 } };
+	if (json) {
 		bp_text_printf(&v.out, "{\"instance\": ");
 		bp_text_json_string(&v.out, g->spec);
 		bp_text_printf(&v.out, ", \"proofs\": [");
 	}
 	drc = bp_dfpn_db_each_proof(db, verify_one, &v);
 	if (drc) {
-		bp_cli_error(cmd, "reading the proofs: %s%s%s", bp_strerror(drc),
+		bp_cli_error(cmd, "%s: reading the proofs: %s%s%s", g->spec, bp_strerror(drc),
 			     drc == BP_ECORRUPT ? ": " : "",
 			     drc == BP_ECORRUPT ? bp_dfpn_db_why(db) : "");
 		rc = BP_EXIT_DB;
-		bp_text_free(&v.out);
 		goto out;
 	}
 	uint64_t nproven;
 	if ((drc = bp_dfpn_db_check_proven(db, &nproven))) {
-		bp_cli_error(cmd, "reading the proven values: %s%s%s", bp_strerror(drc),
-			     drc == BP_ECORRUPT ? ": " : "",
+		bp_cli_error(cmd, "%s: reading the proven values: %s%s%s", g->spec,
+			     bp_strerror(drc), drc == BP_ECORRUPT ? ": " : "",
 			     drc == BP_ECORRUPT ? bp_dfpn_db_why(db) : "");
 		rc = BP_EXIT_DB;
-		bp_text_free(&v.out);
 		goto out;
 	}
-	if (a.json)
+	if (json)
 		bp_text_printf(&v.out,
 			       "], \"checked\": %llu, \"failed\": %llu, \"proven_values\": %llu, "
-			       "\"ok\": %s}\n",
+			       "\"ok\": %s}",
 			       (unsigned long long)v.checked, (unsigned long long)v.failed,
 			       (unsigned long long)nproven, v.failed ? "false" : "true");
 	else
@@ -686,14 +672,112 @@ int bp_cmd_verify_proofs(int argc, char **argv)
 	if (v.out.failed || v.oom) {
 		bp_cli_error(cmd, "out of memory");
 		rc = BP_EXIT_IO;
-		bp_text_free(&v.out);
 		goto out;
 	}
-	fputs(bp_text_str(&v.out), stdout);
-	bp_text_free(&v.out);
+	bp_text_printf(report, "%s", bp_text_str(&v.out));
 	rc = v.failed ? BP_EXIT_PROBLEM : 0;
 out:
+	bp_text_free(&v.out);
 	bp_dfpn_db_close(db);
+	return rc;
+}
+
+/* The instances with saved proofs under this tool's rules version, for verify --proofs
+ * without GAME. */
+struct proof_specs {
+	char **spec;
+	int n, cap, oom;
+};
+
+static int proof_spec(void *ctx, const struct bp_dfpn_saved *it)
+{
+	struct proof_specs *ps = ctx;
+	if (it->kind != BP_DFPN_SAVED_PROOF || it->rules_version != BP_RULES_VERSION)
+		return 0;
+	if (ps->n && strcmp(ps->spec[ps->n - 1], it->spec) == 0)
+		return 0; /* a key space's proofs come together */
+	if (ps->n == ps->cap) {
+		int cap = ps->cap ? 2 * ps->cap : 8;
+		char **grown = realloc(ps->spec, sizeof *grown * (size_t)cap);
+		if (!grown)
+			return ps->oom = BP_ENOMEM;
+		ps->spec = grown;
+		ps->cap = cap;
+	}
+	if (!(ps->spec[ps->n] = strdup(it->spec)))
+		return ps->oom = BP_ENOMEM;
+	ps->n++;
+	return 0; /* a damaged one is found again, and reported, by its own check */
+}
+
+int bp_cmd_verify_proofs(int argc, char **argv)
+{
+	const char *cmd = "verify";
+	static const char *const valued[] = { "db", "threads", NULL };
+	struct bp_cli_args a;
+	struct bp_game *g = NULL;
+	struct bp_text report = { 0 };
+	struct proof_specs ps = { 0 };
+	take_flag(&argc, argv, "--proofs");
+	int rc = bp_cli_parse(cmd, argc, argv, valued, &a);
+	if (rc || bp_cli_maybe_help(cmd, &a))
+		return rc;
+	if (a.npos > 1) {
+		bp_cli_error(cmd, "expected at most one GAME (see boardproof verify --help)");
+		return BP_EXIT_USAGE;
+	}
+	const char *path = bp_cli_db_path(a.opt[0]);
+	if (a.npos == 1) {
+		if ((rc = bp_cli_open_game(cmd, a.pos[0], &g)))
+			return rc;
+		rc = proofs_of(cmd, g, path, a.json, &report);
+		if (a.json && (rc == 0 || rc == BP_EXIT_PROBLEM))
+			bp_text_printf(&report, "\n");
+		goto out;
+	}
+	/* every instance with saved proofs */
+	bp_store *db = NULL;
+	if ((rc = bp_cli_open_store(cmd, path, BP_STORE_READONLY, &db)))
+		return rc;
+	int lrc = bp_dfpn_db_saved(db, proof_spec, &ps);
+	bp_store_close(db);
+	if (lrc || ps.oom) {
+		bp_cli_error(cmd, "listing the saved proofs: %s", bp_strerror(lrc ? lrc : ps.oom));
+		rc = bp_cli_exit_code(lrc ? lrc : ps.oom);
+		goto out;
+	}
+	int failed = 0;
+	if (a.json)
+		bp_text_printf(&report, "{\"instances\": [");
+	else if (!ps.n)
+		bp_text_printf(&report, "no saved proofs in %s\n", path);
+	for (int i = 0; i < ps.n && !rc; i++) {
+		if ((rc = bp_cli_open_game(cmd, ps.spec[i], &g)))
+			break;
+		if (a.json && i)
+			bp_text_printf(&report, ", ");
+		rc = proofs_of(cmd, g, path, a.json, &report);
+		bp_game_destroy(g);
+		g = NULL;
+		if (rc == BP_EXIT_PROBLEM)
+			failed = 1, rc = 0;
+	}
+	if (a.json)
+		bp_text_printf(&report, "], \"ok\": %s}\n", failed ? "false" : "true");
+	if (!rc && failed)
+		rc = BP_EXIT_PROBLEM;
+out:
+	if (rc == 0 || rc == BP_EXIT_PROBLEM) {
+		if (report.failed) {
+			bp_cli_error(cmd, "out of memory");
+			rc = BP_EXIT_IO;
+		} else
+			fputs(bp_text_str(&report), stdout);
+	}
+	bp_text_free(&report);
+	for (int i = 0; i < ps.n; i++)
+		free(ps.spec[i]);
+	free(ps.spec);
 	bp_game_destroy(g);
 	return rc;
 }
