@@ -742,6 +742,27 @@ static int part_reserve(struct part *pt, uint64_t cap)
 
 /* Decodes a version 3 part's frame into its records. @return BP_OK; BP_ECORRUPT;
  * BP_ENOMEM. */
+/* Reads one record of a version 3 part's frame: its words into w (the width's words,
+ * zero past the nw it holds) and its move. @return BP_OK; BP_ECORRUPT (wider than the
+ * part, or not in its cut form); bp_zin_read's error. */
+static int read_record(bp_zin *in, int width, uint64_t *w, int *nw, uint32_t *move)
+{
+	uint8_t b[8 * BP_POS_WORDS + 4];
+	int rc = bp_zin_read(in, b, 1);
+	if (rc)
+		return rc;
+	*nw = b[0];
+	if (*nw > width)
+		return BP_ECORRUPT;
+	if ((rc = bp_zin_read(in, b, (size_t)(8 * *nw + 4))))
+		return rc;
+	memset(w, 0, sizeof(uint64_t) * (size_t)width);
+	for (int j = 0; j < *nw; j++)
+		w[j] = le_get(b + 8 * j, 8);
+	*move = (uint32_t)le_get(b + 8 * *nw, 4);
+	return *nw && w[*nw - 1] == 0 ? BP_ECORRUPT : BP_OK; /* not in its cut form */
+}
+
 static int part_decode(struct part *pt, const uint8_t *z, size_t zlen)
 {
 	/* the records come as they decode, never trusting the count for an allocation */
@@ -751,28 +772,13 @@ static int part_decode(struct part *pt, const uint8_t *z, size_t zlen)
 	if (rc || (rc = bp_zin_create(z, zlen, &in)))
 		return rc;
 	for (uint64_t i = 0; i < pt->count && !rc; i++) {
-		uint8_t b[8 * BP_POS_WORDS + 4];
 		if (i == cap) {
 			cap = pt->count - cap < cap ? pt->count : 2 * cap;
 			if ((rc = part_reserve(pt, cap)))
 				break;
 		}
-		if ((rc = bp_zin_read(in, b, 1)))
-			break;
-		int nw = b[0];
-		if (nw > pt->width) {
-			rc = BP_ECORRUPT;
-			break;
-		}
-		if ((rc = bp_zin_read(in, b, (size_t)(8 * nw + 4))))
-			break;
-		uint64_t *w = pt->words + i * pt->width;
-		memset(w, 0, sizeof(uint64_t) * pt->width);
-		for (int j = 0; j < nw; j++)
-			w[j] = le_get(b + 8 * j, 8);
-		if (nw && w[nw - 1] == 0)
-			rc = BP_ECORRUPT; /* not in its cut form */
-		pt->moves[i] = (uint32_t)le_get(b + 8 * nw, 4);
+		int nw;
+		rc = read_record(in, pt->width, pt->words + i * pt->width, &nw, &pt->moves[i]);
 	}
 	if (!rc)
 		rc = bp_zin_end(in);
@@ -899,20 +905,11 @@ static int frame_find(const struct part *pt, const uint8_t *z, size_t len, const
 	if (rc)
 		return rc;
 	for (uint64_t i = 0; i < pt->count && !rc && *nfound < t->n; i++) {
-		uint8_t b[8 * BP_POS_WORDS + 4];
 		uint64_t w[BP_POS_WORDS];
-		if ((rc = bp_zin_read(in, b, 1)))
-			break;
-		int nw = b[0];
-		if (nw > pt->width) {
-			rc = BP_ECORRUPT;
-			break;
-		}
-		if ((rc = bp_zin_read(in, b, (size_t)(8 * nw + 4))))
-			break;
-		for (int j = 0; j < nw; j++)
-			w[j] = le_get(b + 8 * j, 8);
-		mark(t, w, nw, pt, (uint32_t)le_get(b + 8 * nw, 4), v, out, found, nfound);
+		uint32_t mv;
+		int nw;
+		if (!(rc = read_record(in, pt->width, w, &nw, &mv)))
+			mark(t, w, nw, pt, mv, v, out, found, nfound);
 	}
 	bp_zin_destroy(in);
 	return rc == BP_ENOTFOUND ? BP_ECORRUPT : rc;
