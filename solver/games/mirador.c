@@ -705,27 +705,22 @@ static uint64_t mirador_kids_child(const struct bp_game *g, void *ctx, const uin
 	uint64_t o[BP_GAME_SYM_HASH_MAX], f = kc->fields ^ zob_fields(c);
 	for (int s = 0; s < ns; s++)
 		o[s] = h[s] ^ f;
+	/* the key: the piece's squares, of the mover's colour (sym_hash_move's update) */
+	int x = 0, y = 0;
+	if (mv.v != BP_MIRADOR_PASS) {
+		x = (int)mv.v % m->gr.w, y = (int)mv.v / m->gr.w;
+		for (int dy = 0; dy < P; dy++)
+			for (int dx = 0; dx < P; dx++) {
+				const uint64_t *z = m->zob + (size_t)kc->mover * (size_t)n +
+						    (size_t)((y + dy) * m->gr.w + x + dx);
+				for (int s = 0; s < ns; s++)
+					o[s] ^= z[(size_t)s * 2 * (size_t)n];
+			}
+	}
 	if (mv.v == BP_MIRADOR_PASS || !kc->general) {
-		if (mv.v != BP_MIRADOR_PASS)
-			for (int dy = 0; dy < P; dy++)
-				for (int dx = 0; dx < P; dx++) {
-					const uint64_t *z = m->zob + (size_t)kc->mover * (size_t)n +
-							    (size_t)mv.v +
-							    (size_t)(dy * m->gr.w + dx);
-					for (int s = 0; s < ns; s++)
-						o[s] ^= z[(size_t)s * 2 * (size_t)n];
-				}
 		*v = mirador_outcome(g, c);
 		return least_of(o, ns);
 	}
-	int x = (int)mv.v % m->gr.w, y = (int)mv.v / m->gr.w;
-	for (int dy = 0; dy < P; dy++)
-		for (int dx = 0; dx < P; dx++) {
-			const uint64_t *z = m->zob + (size_t)kc->mover * (size_t)n +
-					    (size_t)((y + dy) * m->gr.w + x + dx);
-			for (int s = 0; s < ns; s++)
-				o[s] ^= z[(size_t)s * 2 * (size_t)n];
-		}
 	struct bp_mirador_board cb;
 	struct bp_mirador_greedy gr;
 	bp_mirador_kids_child(&m->gr, &kc->k, x, y, &cb, &gr);
