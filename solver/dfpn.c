@@ -869,8 +869,9 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
-			uint32_t k = (uint32_t)g->ops->moves(g, make_child(s, &f->pos, c->m, words),
-							     s->mv);
+			const struct bp_pos *cp = make_child(s, &f->pos, c->m, words);
+			uint32_t k = (uint32_t)(g->ops->move_count ? g->ops->move_count(g, cp)
+								   : g->ops->moves(g, cp, s->mv));
 			if (k < 1)
 				k = 1;
 			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */

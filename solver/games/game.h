@@ -455,6 +455,12 @@ struct bp_game_ops {
 	 * `prove` follows it unless told otherwise; it never changes a value. 0 (both):
 	 * plain df-pn. */
 	unsigned char dfpn_weak, dfpn_mobility;
+	/* OPTIONAL. How many moves moves() lists for p, a position the caller knows is not
+	 * over, without moves()' own test of whether it is (on Mirador the chain-breaking
+	 * search, which cost more than the moves: mobility initial numbers made every new
+	 * child pay for it twice). For proof-number search's mobility numbers; the tests
+	 * compare it with moves() on positions not over. NULL: moves(). */
+	int (*move_count)(const struct bp_game *g, const struct bp_pos *p);
 
 	/* Whether the player to move in p (a position that is not over) has a move after
 	 * which they have won at once: 1 yes, 0 no. Must agree exactly with moves(),

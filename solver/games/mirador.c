@@ -263,15 +263,33 @@ static void mirador_start(const struct bp_game *g, struct bp_pos *out)
 	memset(out, 0, sizeof *out);
 }
 
+/* The legal places of the player to move in p (RULES.md 9.1), by row, whether or not
+ * the game is over. */
+static void legal_places(const struct mirador *m, const struct bp_pos *p, uint64_t *legal)
+{
+	struct bp_mirador_board b;
+	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
+	bp_mirador_board_legal(&m->gr, &b, (int)TO_MOVE(p), legal);
+}
+
+static int mirador_move_count(const struct bp_game *g, const struct bp_pos *p)
+{
+	const struct mirador *m = M(g);
+	uint64_t legal[MAX_SIDE];
+	legal_places(m, p, legal);
+	int n = 0;
+	for (int y = 0; y < m->gr.ny; y++)
+		n += __builtin_popcountll(legal[y]);
+	return n ? n : 1; /* a pass */
+}
+
 static int mirador_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
 {
 	const struct mirador *m = M(g);
 	if (mirador_outcome(g, p) != BP_VALUE_NONE)
 		return 0;
-	struct bp_mirador_board b;
 	uint64_t legal[MAX_SIDE];
-	bp_mirador_board_unpack(&m->gr, cplane(p, 0), cplane(p, 1), &b);
-	bp_mirador_board_legal(&m->gr, &b, (int)TO_MOVE(p), legal);
+	legal_places(m, p, legal);
 	int n = 0;
 	for (int y = 0; y < m->gr.ny; y++) {
 		uint64_t v = legal[y];
@@ -3031,6 +3049,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.children_keys = mirador_children_keys,
 	.children_keys_first = mirador_children_keys_first,
 	.wins_at_once = mirador_wins_at_once,
+	.move_count = mirador_move_count,
 	.expand_key = mirador_expand_key,
 	.describe = mirador_describe,
 	.picture = mirador_picture,

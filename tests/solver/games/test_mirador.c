@@ -1261,6 +1261,40 @@ Test(mirador, wins_at_once_as_the_rules)
 	}
 }
 
+/* move_count is what moves() counts, on random positions not over of small and large
+ * grids, 2x2, 1x1 and 3x3 pieces, with positions where the mover must pass among them
+ * (a pass is its one move). */
+Test(mirador, move_count_as_moves)
+{
+	static const char *const specs[] = { "mirador:5x5",	    "mirador:10x10",
+					     "mirador:6x6,piece=1", "mirador:8x8,piece=3",
+					     "mirador:13x13",	    "mirador:19x17" };
+	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+		struct bp_game *g = open_game(specs[k]);
+		uint64_t seed = 0x4d4f5645ull + k;
+		struct bp_move *mv = bp_game_move_buffer(g);
+		int tried = 0, passes = 0;
+		printf("mirador move_count_as_moves %s: seed %llu\n", specs[k],
+		       (unsigned long long)seed);
+		cr_assert_not_null(g->ops->move_count);
+		for (int i = 0; i < 1500; i++) {
+			struct bp_pos p = random_position(g, &seed, (int)(rng_next(&seed) % 40));
+			if (g->ops->outcome(g, &p) != BP_VALUE_NONE)
+				continue;
+			int n = g->ops->moves(g, &p, mv);
+			cr_assert_eq(g->ops->move_count(g, &p), n, "%s: %d against %d",
+				     fmt_pos(g, &p), g->ops->move_count(g, &p), n);
+			tried++;
+			passes += n == 1 && mv[0].v == BP_MIRADOR_PASS;
+		}
+		printf("mirador move_count_as_moves %s: %d positions, %d with only a pass\n",
+		       specs[k], tried, passes);
+		cr_expect_gt(tried, 30, "%s", specs[k]);
+		free(mv);
+		bp_game_destroy(g);
+	}
+}
+
 Test(mirador, safe_chain_large_grid)
 {
 	struct bp_game *g = open_game("mirador:12x12");
