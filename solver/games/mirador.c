@@ -3054,4 +3054,11 @@ const struct bp_game_ops bp_mirador_ops = {
 	.describe = mirador_describe,
 	.picture = mirador_picture,
 	.claims = "no-draw first-player pie corner-openings",
+	/* mobility initial numbers (sum/moves): expansions to prove the start, against plain
+	 * df-pn's, one thread (2026-12-04): 10x10 58 / 139, 12x12 98 / 434, 14x14 161 /
+	 * 2,494, 15x15 204 / 4,324, 16x16 39,987 / 1,696,434, 17x17 1,449,670 / 2,884,666,
+	 * 18x18 1,195,910 / 14,117,022 (two threads); 11x14 286 / 601, 15x15 piece 3 122 /
+	 * 291; 12x16 the one loss, 5,180 / 1,239 (weak/moves: 1,816; on the square grids
+	 * it searched as sum/moves) */
+	.dfpn_mobility = 1,
 };
