@@ -206,6 +206,7 @@ static inline uint32_t key_tag(uint64_t key)
 
 struct child {
 	struct bp_move m;
+	int32_t mob; /* its move count where the game's kids op told it, else -1 */
 	uint64_t key;
 	uint64_t xkey; /* the key of the other goal's entry (when bp_dfpn.ran says it exists) */
 	uint32_t pn, dn;
@@ -729,6 +730,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		  ocache = !lean && d->ocache != NULL;
 	uint64_t (*const key_move)(const struct bp_game *, const struct bp_pos *, const uint64_t *,
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
+	int (*const kids_moves)(const struct bp_game *, const void *) = g->ops->kids_move_count;
 	uint64_t evaluated = 0;
 	if (ocache) {
 		/* the children's keys first and their cache slots asked for at once, so
@@ -744,6 +746,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		struct child *c = &f->ch[i];
 		struct bp_pos canon;
 		c->m = mv[i];
+		c->mob = -1;
 		c->dep = INDEP;
 		c->strict = 0;
 		c->known = 1;
@@ -754,6 +757,8 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		if (lean || (cctx && !ocache)) {
 			copy_parent(s, &f->pos, words);
 			ckey = g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
+			if (init_moves && kids_moves)
+				c->mob = kids_moves(g, cctx);
 		} else if (ocache && cctx) {
 			/* the cached outcome, else the game's kids op (the same key) */
 			ckey = s->okeys[i];
@@ -763,6 +768,8 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 				copy_parent(s, &f->pos, words);
 				g->ops->kids_child(g, cctx, f->sh, &s->cpos, mv[i], &v);
 				ocache_put(s, ckey, v);
+				if (init_moves && kids_moves)
+					c->mob = kids_moves(g, cctx);
 			}
 		} else if (ocache) {
 			make_child(s, &f->pos, mv[i], words);
@@ -869,9 +876,14 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 			/* mobility: the side that must refute every move of the child needs
 			 * about as many settled subtrees as it has moves (s->mv is free: the
 			 * node's moves are in its children) */
-			const struct bp_pos *cp = make_child(s, &f->pos, c->m, words);
-			uint32_t k = (uint32_t)(g->ops->move_count ? g->ops->move_count(g, cp)
-								   : g->ops->moves(g, cp, s->mv));
+			uint32_t k;
+			if (c->mob >= 0) {
+				k = (uint32_t)c->mob;
+			} else {
+				const struct bp_pos *cp = make_child(s, &f->pos, c->m, words);
+				k = (uint32_t)(g->ops->move_count ? g->ops->move_count(g, cp)
+								  : g->ops->moves(g, cp, s->mv));
+			}
 			if (k < 1)
 				k = 1;
 			c->pn = or_node ? k : 1; /* the child is an AND node: pn needs every move */

@@ -232,6 +232,14 @@ static inline struct bp_pos expect_kids_child(const struct bp_game *g, void *ctx
 		     m.v);
 	cr_assert_eq(key, g->ops->sym_hash_move(g, p, h, &want, NULL),
 		     "%s: kids_child's key on move %#x", what, m.v);
+	if (g->ops->kids_move_count) { /* -1, or moves()'s count of a child not over */
+		int k = g->ops->kids_move_count(g, ctx);
+		struct bp_move *mv = malloc(sizeof *mv * (size_t)(g->max_moves + 1));
+		cr_assert(mv);
+		cr_assert(k == -1 || (ov == BP_VALUE_NONE && k == g->ops->moves(g, &want, mv)),
+			  "%s: kids_move_count %d on move %#x", what, k, m.v);
+		free(mv);
+	}
 	return want;
 }
 

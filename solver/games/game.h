@@ -528,6 +528,11 @@ struct bp_game_ops {
 	void (*kids_node)(const struct bp_game *g, const struct bp_pos *p, void *ctx);
 	uint64_t (*kids_child)(const struct bp_game *g, void *ctx, const uint64_t *h,
 			       struct bp_pos *c, struct bp_move m, enum bp_value *v);
+	/* OPTIONAL, with the kids ops: move_count() of the child that the last kids_child
+	 * on ctx made, where that call found it not over and knows the count from what it
+	 * made (Mirador: the opponent's legal places, which its unbreakable test needs);
+	 * -1 where it does not. The tests compare it with moves(). */
+	int (*kids_move_count)(const struct bp_game *g, const void *ctx);
 };
 
 /* The most symmetries for which bp_game_ops.sym_hash is used. */

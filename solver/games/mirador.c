@@ -696,6 +696,7 @@ static int general_unbreakable(const struct mirador *m, const struct bp_mirador_
 
 struct kids_ctx {
 	int general, mover;
+	int moves;	 /* kids_move_count of the last child, or -1 */
 	uint64_t fields; /* zob_fields of the node */
 	struct bp_mirador_kids k;
 };
@@ -705,6 +706,7 @@ static void mirador_kids_node(const struct bp_game *g, const struct bp_pos *p, v
 	const struct mirador *m = M(g);
 	struct kids_ctx *kc = ctx;
 	kc->general = m->sm == NULL;
+	kc->moves = -1;
 	kc->mover = (int)TO_MOVE(p);
 	kc->fields = zob_fields(p);
 	if (kc->general) {
@@ -717,8 +719,9 @@ static uint64_t mirador_kids_child(const struct bp_game *g, void *ctx, const uin
 				   struct bp_pos *c, struct bp_move mv, enum bp_value *v)
 {
 	const struct mirador *m = M(g);
-	const struct kids_ctx *kc = ctx;
+	struct kids_ctx *kc = ctx;
 	const int n = g->board->ncells, ns = g->nsym, P = m->gr.p;
+	kc->moves = -1;
 	mirador_apply(g, c, mv);
 	uint64_t o[BP_GAME_SYM_HASH_MAX], f = kc->fields ^ zob_fields(c);
 	for (int s = 0; s < ns; s++)
@@ -748,7 +751,19 @@ static uint64_t mirador_kids_child(const struct bp_game *g, void *ctx, const uin
 		rc = 0;
 	}
 	*v = rc ? BP_VALUE_LOSS : double_pass(c, P) ? BP_VALUE_DRAW : BP_VALUE_NONE;
+	if (*v == BP_VALUE_NONE) { /* the child's mover's legal places, as move_count */
+		int k = 0;
+		for (int yy = 0; yy < m->gr.ny; yy++)
+			k += __builtin_popcountll(gr.legal[yy]);
+		kc->moves = k ? k : 1;
+	}
 	return least_of(o, ns);
+}
+
+static int mirador_kids_move_count(const struct bp_game *g, const void *ctx)
+{
+	(void)g;
+	return ((const struct kids_ctx *)ctx)->moves;
 }
 
 int bp_mirador_kids_agree(const struct bp_game *g, const struct bp_pos *p)
@@ -3038,6 +3053,7 @@ const struct bp_game_ops bp_mirador_ops = {
 	.kids_ctx_size = sizeof(struct kids_ctx),
 	.kids_node = mirador_kids_node,
 	.kids_child = mirador_kids_child,
+	.kids_move_count = mirador_kids_move_count,
 	.sym_fixed = mirador_sym_fixed,
 	.tier = mirador_tier,
 	.tier_size = mirador_tier_size,
