@@ -3074,7 +3074,8 @@ const struct bp_game_ops bp_mirador_ops = {
 	 * df-pn's, one thread (2026-12-04): 10x10 58 / 139, 12x12 98 / 434, 14x14 161 /
 	 * 2,494, 15x15 204 / 4,324, 16x16 39,987 / 1,696,434, 17x17 1,449,670 / 2,884,666,
 	 * 18x18 1,195,910 / 14,117,022 (two threads); 11x14 286 / 601, 15x15 piece 3 122 /
-	 * 291; 12x16 the one loss, 5,180 / 1,239 (weak/moves: 1,816; on the square grids
-	 * it searched as sum/moves) */
+	 * 291; 12x16 the one loss, 5,180 / 1,239. weak/moves searched as sum/moves on the
+	 * square grids up to 15x15, then 16x16 43,603, 17x17 246,590, 18x18 1,834,218,
+	 * 12x16 1,816: no better everywhere (bench/dfpn_results.md, session 26) */
 	.dfpn_mobility = 1,
 };
