@@ -272,15 +272,21 @@ static void legal_places(const struct mirador *m, const struct bp_pos *p, uint64
 	bp_mirador_board_legal(&m->gr, &b, (int)TO_MOVE(p), legal);
 }
 
+/* The moves of a player whose legal places are `legal` (by row): a pass when none. */
+static int moves_of_legal(const struct mirador *m, const uint64_t *legal)
+{
+	int n = 0;
+	for (int y = 0; y < m->gr.ny; y++)
+		n += __builtin_popcountll(legal[y]);
+	return n ? n : 1;
+}
+
 static int mirador_move_count(const struct bp_game *g, const struct bp_pos *p)
 {
 	const struct mirador *m = M(g);
 	uint64_t legal[MAX_SIDE];
 	legal_places(m, p, legal);
-	int n = 0;
-	for (int y = 0; y < m->gr.ny; y++)
-		n += __builtin_popcountll(legal[y]);
-	return n ? n : 1; /* a pass */
+	return moves_of_legal(m, legal);
 }
 
 static int mirador_moves(const struct bp_game *g, const struct bp_pos *p, struct bp_move *out)
@@ -751,12 +757,8 @@ static uint64_t mirador_kids_child(const struct bp_game *g, void *ctx, const uin
 		rc = 0;
 	}
 	*v = rc ? BP_VALUE_LOSS : double_pass(c, P) ? BP_VALUE_DRAW : BP_VALUE_NONE;
-	if (*v == BP_VALUE_NONE) { /* the child's mover's legal places, as move_count */
-		int k = 0;
-		for (int yy = 0; yy < m->gr.ny; yy++)
-			k += __builtin_popcountll(gr.legal[yy]);
-		kc->moves = k ? k : 1;
-	}
+	if (*v == BP_VALUE_NONE) /* the child's mover's legal places, as move_count */
+		kc->moves = moves_of_legal(m, gr.legal);
 	return least_of(o, ns);
 }
 
