@@ -19,12 +19,10 @@ trap 'rm -rf "$DIR"' EXIT
 for n in "$@"; do
 	spec="mirador:${n}x${n}"
 	rm -rf "$DIR/db"
-	/usr/bin/time -f %U -o "$DIR/time" "$BIN" prove "$spec" --openings --save-proof \
+	/usr/bin/time -f %U -o "$DIR/time$n" "$BIN" prove "$spec" --openings --save-proof \
 		--db "$DIR/db" --memory 2G --threads 1 --json >"$DIR/open$n.json"
-	cp "$DIR/time" "$DIR/time$n"
-	if "$BIN" verify "$spec" --proofs --db "$DIR/db" --json >"$DIR/verify$n.json"; then
-		:
-	fi
+	# a failed verify is kept in its JSON ("ok": false), not an error here
+	"$BIN" verify "$spec" --proofs --db "$DIR/db" --json >"$DIR/verify$n.json" || true
 done
 python3 - "$DIR" "$BIN" "$@" <<'PY'
 import json, subprocess, sys
