@@ -119,7 +119,7 @@ struct bp_sparse {
 	/* made by the enumeration on disk (bp_sparse_from_files): per tier, the bytes of
 	 * its keys' file mapped at k[t] (0: k[t] is malloc'd); NULL: none mapped */
 	uint64_t *maplen;
-	uint64_t enum_bytes; /* the enumeration on disk's buffers at most */
+	uint64_t enum_bytes; /* the enumeration's buffers at most, beside the index */
 	int bad;	     /* the first error reading a tier (sticks) */
 	char why[200];	     /* what it was */
 };
@@ -632,6 +632,7 @@ void bp_sparse_release(bp_sparse *ix, uint32_t t)
 struct kvec {
 	uint64_t *a; /* n keys, two words each: [0, s) sorted and unique, then as pushed */
 	uint64_t n, cap, s;
+	uint64_t hw; /* the keys' places written at most (the array's resident part) */
 };
 
 /* Drops the keys of k[0, n) (sorted) equal to their predecessor, with no branch on
@@ -785,10 +786,38 @@ struct enumr {
 	uint64_t **seen;
 	uint32_t merging; /* the tier merge_tier merges */
 	uint64_t held;	  /* bytes of the pending arrays (atomic) */
+	uint64_t touched; /* bytes of the pending arrays written (resident; atomic) */
+	uint64_t peak;	  /* the most touched and fixed at once, with what sorting and
+			   * merging take beside it (atomic) */
 	uint64_t fixed;	  /* bytes of the index so far */
 	uint64_t limit;
 	char errmsg[200];
 };
+
+/* Notes that the pending arrays' written part and extra bytes beside them are
+ * resident at once: the enumeration's own peak, beside the keys it kept. (Their
+ * capacity, which doubles, overstates it: pages never written are not resident.) */
+static void note_peak(struct enumr *e, uint64_t extra)
+{
+	uint64_t now = __atomic_load_n(&e->touched, __ATOMIC_RELAXED) +
+		       __atomic_load_n(&e->fixed, __ATOMIC_RELAXED) + extra;
+	uint64_t was = __atomic_load_n(&e->peak, __ATOMIC_RELAXED);
+	while (now > was && !__atomic_compare_exchange_n(&e->peak, &was, now, 1, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+		;
+}
+
+/* kvec_settle(v), with v's written part counted and its copy of the new keys noted
+ * beside what is resident. */
+static int settle(struct enumr *e, struct kvec *v)
+{
+	if (v->n > v->hw) {
+		__atomic_add_fetch(&e->touched, (v->n - v->hw) * KEY_BYTES, __ATOMIC_RELAXED);
+		v->hw = v->n;
+	}
+	note_peak(e, (v->n - v->s) * KEY_BYTES);
+	return kvec_settle(v);
+}
 
 static int over_limit(struct enumr *e, uint64_t more)
 {
@@ -799,7 +828,7 @@ static int over_limit(struct enumr *e, uint64_t more)
 static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 {
 	if (v->n == v->cap) {
-		if (kvec_settle(v))
+		if (settle(e, v))
 			return BP_ENOMEM;
 		if (v->n > v->cap / 2 || v->cap == 0) {
 			uint64_t cap = v->cap ? 2 * v->cap : 1024;
@@ -808,8 +837,10 @@ static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 				return BP_ENOMEM;
 			if (over_limit(e, (cap - v->cap) * KEY_BYTES)) {
 				free(a);
+				__atomic_sub_fetch(&e->touched, v->hw * KEY_BYTES,
+						   __ATOMIC_RELAXED);
 				v->a = NULL;
-				v->n = v->cap = v->s = 0;
+				v->n = v->cap = v->s = v->hw = 0;
 				return BP_ERANGE;
 			}
 			v->a = a;
@@ -982,14 +1013,15 @@ static int settle_item(void *ctx, int worker, uint64_t w)
 {
 	struct enumr *e = ctx;
 	(void)worker;
-	return kvec_settle(&e->pend[(size_t)w * e->ix->nt + e->merging]);
+	return settle(e, &e->pend[(size_t)w * e->ix->nt + e->merging]);
 }
 
 /* Merges the workers' arrays of tier c into the index's tier c. */
 static int merge_tier(struct enumr *e, uint32_t c)
 {
 	uint32_t nt = e->ix->nt;
-	uint64_t total = 0, *k = NULL;
+	/* k: the keys merged so far (total; kbytes of it written) */
+	uint64_t total = 0, *k = NULL, kbytes = 0;
 	int rc;
 	/* the workers' new keys sorted on every thread, then merged here */
 	e->merging = c;
@@ -998,25 +1030,29 @@ static int merge_tier(struct enumr *e, uint32_t c)
 	/* each worker's keys sorted, then merged one worker after another */
 	for (int w = 0; w < e->threads; w++) {
 		struct kvec *v = &e->pend[(size_t)w * nt + c];
-		if ((rc = kvec_settle(v))) { /* settled already: nothing new */
+		uint64_t *a = NULL;
+		if (!(rc = settle(e, v)) && k && v->n) { /* settle: nothing new, or v's last */
+			note_peak(e, kbytes + (total + v->n) * KEY_BYTES);
+			if (!(a = malloc((total + v->n) * KEY_BYTES)))
+				rc = BP_ENOMEM;
+		}
+		if (rc) {
 			free(k);
 			return rc;
 		}
 		if (!k) {
 			k = v->a; /* the first worker's keys as they are */
 			total = v->n;
+			kbytes = v->hw * KEY_BYTES;
 			v->a = NULL;
-		} else if (v->n) {
-			uint64_t *a = malloc((total + v->n) * KEY_BYTES);
-			if (!a) {
-				free(k);
-				return BP_ENOMEM;
-			}
+		} else if (a) {
+			kbytes = (total + v->n) * KEY_BYTES;
 			total = merge_unique_on(e->threads, k, total, v->a, v->n, a);
 			free(k);
 			k = a;
 		}
 		__atomic_sub_fetch(&e->held, v->cap * KEY_BYTES, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&e->touched, v->hw * KEY_BYTES, __ATOMIC_RELAXED);
 		free(v->a);
 		*v = (struct kvec){ 0 };
 	}
@@ -1123,6 +1159,9 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 		}
 	}
 	rc = bp_game_status(g);
+	/* its peak beyond the index it made (the index's keys counted in the peak as they
+	 * were kept, so that a large tier's pending keys early count against a small index) */
+	e.ix->enum_bytes = e.peak > bp_sparse_bytes(e.ix) ? e.peak - bp_sparse_bytes(e.ix) : 0;
 out:
 	if (rc == BP_ERANGE && !e.errmsg[0]) {
 		char hb[32], lb[32];

@@ -63,8 +63,10 @@ int bp_sparse_enumerate_on_disk(const struct bp_game *g, const struct bp_solve_o
 int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64_t **outcome,
 			 uint64_t **wins, int threads, uint64_t enum_bytes, bp_sparse **out);
 
-/* The bytes the enumeration on disk held at most besides the index (its buffers, as
- * bp_sparse_from_files was told); 0 for other indices. */
+/* The bytes the enumeration held at most besides the index: on disk its buffers, as
+ * bp_sparse_from_files was told; in memory its pending keys (the parts written) and
+ * what sorting and merging them took, at their most beside the index's tiers so far;
+ * 0 for an index loaded. */
 uint64_t bp_sparse_enumeration_bytes(const bp_sparse *ix);
 
 /* Sorts the n keys at k (two words each, the high one second) in increasing order and
