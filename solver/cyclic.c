@@ -198,7 +198,7 @@ int bp_solve_cycles_estimate(const struct bp_game *g, uint64_t *bytes)
 		/* records, reached and expanded bits, all written */
 		total += bp_solve_pages(2 * sz) + 2 * bp_solve_pages(8 * (sz / 64 + 1));
 	}
-	*bytes = total + BP_SOLVE_BASE_MEMORY;
+	*bytes = total + bp_solve_base_memory(g);
 	return BP_OK;
 }
 

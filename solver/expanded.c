@@ -1050,7 +1050,7 @@ static int estimate(const struct bp_game *g, int threads, uint64_t *bytes)
 		most[t % nbuf] = sz > most[t % nbuf] ? sz : most[t % nbuf];
 		bits += bp_solve_pages(8 * (sz / 64 + 1));
 	}
-	*bytes = BP_SOLVE_BASE_MEMORY;
+	*bytes = bp_solve_base_memory(g);
 	if (width == 1) {
 		uint64_t largest = most[0] > most[1] ? most[0] : most[1];
 		*bytes += bp_solve_walk_feed_bytes(largest > most[2] ? largest : most[2], threads);
@@ -1138,7 +1138,7 @@ int bp_solve_walk_segment_plan(const struct bp_game *g, uint64_t *tier_peak, uin
 	}
 	free(sg);
 	free(readers);
-	uint64_t fixed = BP_SOLVE_BASE_MEMORY + segment_feed_bytes(largest);
+	uint64_t fixed = bp_solve_base_memory(g) + segment_feed_bytes(largest);
 	*peak = most + fixed;
 	for (uint32_t t = 0; tier_peak && t < g->ntiers; t++)
 		tier_peak[t] += fixed;

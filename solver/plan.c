@@ -9,11 +9,11 @@
 #include "solver/expanded.h"
 #include "solver/solve_common.h"
 
-#define OVERHEAD BP_SOLVE_BASE_MEMORY /* as bp_solve_tiers_estimate */
-#define ITEM 65536		      /* indices a work item covers (retrograde.c) */
-#define ROUND_BYTES 28		      /* buffer bytes a child of a round's positions costs */
-#define SAMPLES 256		      /* canonical positions a tier's children are averaged over */
-#define TRIES 4096		      /* indices drawn to find them */
+#define OVERHEAD bp_solve_base_memory(g) /* as bp_solve_tiers_estimate */
+#define ITEM 65536			 /* indices a work item covers (retrograde.c) */
+#define ROUND_BYTES 28			 /* buffer bytes a child of a round's positions costs */
+#define SAMPLES 256 /* canonical positions a tier's children are averaged over */
+#define TRIES 4096  /* indices drawn to find them */
 
 static uint64_t share(uint64_t n, int ranks)
 {
@@ -303,7 +303,7 @@ int bp_plan_graph(const struct bp_game *g, int counter, int count, int threads,
 	int t = threads > 0 ? threads : 1;
 	if (!counter) {
 		out->enforced = out->high = cyc;
-		out->low = bits + BP_SOLVE_BASE_MEMORY;
+		out->low = bits + bp_solve_base_memory(g);
 	} else {
 		out->low = out->enforced;
 		uint64_t n = out->classes, most = g->max_moves > 0 ? (uint64_t)g->max_moves : 1;
@@ -328,6 +328,6 @@ int bp_plan_graph(const struct bp_game *g, int counter, int count, int threads,
 	}
 	uint64_t touched = cycles_pages(g, reach);
 	free(reach);
-	out->low = out->high = touched * PAGE + BP_SOLVE_BASE_MEMORY;
+	out->low = out->high = touched * PAGE + bp_solve_base_memory(g);
 	return BP_OK;
 }

@@ -602,7 +602,7 @@ int bp_solve_tiers_estimate(const struct bp_game *g, uint64_t *bytes)
 		uint64_t w = size[0] + size[1] + (span == 2 ? size[2] : 0);
 		window = w > window ? w : window;
 	}
-	*bytes = BP_SOLVE_BASE_MEMORY + bits + window;
+	*bytes = bp_solve_base_memory(g) + bits + window;
 	return BP_OK;
 }
 
@@ -750,7 +750,7 @@ static uint64_t refine_estimate(const struct solve *s, uint32_t st)
 		}
 		peak = w > peak ? w : peak;
 	}
-	return BP_SOLVE_BASE_MEMORY + bits + peak;
+	return bp_solve_base_memory(s->g) + bits + peak;
 }
 
 int bp_solve_tiers(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *opts,

@@ -38,7 +38,7 @@ int bp_solve_plan_check(const struct bp_game *g, int rc, const struct bp_solve_o
 		return bp_err_set(err, rc, "%s: its index space is too large to solve", g->spec);
 	/* split across ranks, a rank holds 1/nranks of what the estimate counts beyond its
 	 * fixed base (both splitting engines' estimates add it) */
-	uint64_t fixed = BP_SOLVE_BASE_MEMORY;
+	uint64_t fixed = bp_solve_base_memory(g);
 	if (o->dist && o->dist->nranks > 1 && *need > fixed)
 		*need = fixed +
 			(*need - fixed + (uint64_t)o->dist->nranks - 1) / (uint64_t)o->dist->nranks;

@@ -12,8 +12,17 @@
 /* What a solve holds besides its engine's arrays: the program and its libraries,
  * LMDB's and the codec's buffers, the table's metadata. Measured as the peak resident
  * set of solves of a few hundred positions (7.3 to 7.6 MB with every engine); the
- * memory plans add it to the arrays they count. */
+ * memory plans add it to the arrays they count (bp_solve_base_memory). */
 #define BP_SOLVE_BASE_MEMORY (8ull << 20)
+
+/* BP_SOLVE_BASE_MEMORY and the game's own tables (struct bp_game's table_bytes:
+ * Mirador's sets for its ranks, three arrays of 4 MB on 9x9, a third of that solve's
+ * peak). The counter engine's need (bp_solve_counter_need, of counts alone) keeps the
+ * plain base: Blooms' tables are small. */
+static inline uint64_t bp_solve_base_memory(const struct bp_game *g)
+{
+	return BP_SOLVE_BASE_MEMORY + (g ? g->table_bytes : 0);
+}
 
 /* Bytes of an array of n bytes once written: whole 4 KiB pages. */
 static inline uint64_t bp_solve_pages(uint64_t n)

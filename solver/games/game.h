@@ -550,8 +550,11 @@ struct bp_game {
 	int max_moves;	 /* set by create: room that any move list needs */
 	int nsym;	 /* set by create: number of symmetries transform() knows */
 	uint32_t ntiers; /* set by create for tiered games: tiers are 0 .. ntiers-1 */
-	void *impl;	 /* the game's own data */
-	int failed;	 /* bp_game_fail: the first error of an op without an error path */
+	/* set by create: bytes of the game's own tables (held while it lives), which
+	 * memory plans count; 0 where they are small */
+	uint64_t table_bytes;
+	void *impl; /* the game's own data */
+	int failed; /* bp_game_fail: the first error of an op without an error path */
 	/* may be set by create: positions use words 0 .. pos_words-1 only (apply never
 	 * writes past them), so that a search copies no more; 0: all BP_POS_WORDS */
 	int pos_words;
