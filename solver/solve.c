@@ -121,7 +121,7 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 	bp_sparse *ix = NULL;
 	struct bp_game *view = NULL;
 	char nb[32], lb[32];
-	int rc;
+	int rc, made = 0; /* made: the index enumerated and stored here */
 	out->engine = BP_ENGINE_TIERS;
 	if (opts->dist)
 		return bp_err_set(err, BP_EUNSUPPORTED,
@@ -153,6 +153,7 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 		    (rc = bp_sparse_store(db, g->spec, ix, err)))
 			goto out;
 		out->index_seconds = bp_solve_clock() - t0;
+		made = 1;
 	}
 	/* the whole need, now that the positions are known: the index, held throughout,
 	 * and the tiers engine's own (its bitmaps and records over the index) */
@@ -201,6 +202,9 @@ static int solve_sparse(const struct bp_game *g, bp_store *db, const struct bp_s
 	if (out->memory_estimate < bp_sparse_enumeration_bytes(ix) + need)
 		out->memory_estimate =
 			bp_sparse_enumeration_bytes(ix) + need; /* its peak came first */
+	uint64_t store_peak = bp_sparse_store_peak(ix) + bp_solve_base_memory(g);
+	if (made && out->memory_estimate < store_peak)
+		out->memory_estimate = store_peak; /* or its writing */
 	out->engine = o.engine;
 out:
 	bp_sparse_view_free(view);

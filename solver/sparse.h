@@ -69,6 +69,10 @@ int bp_sparse_from_files(uint32_t nt, const uint64_t *n, const char *dir, uint64
  * 0 for an index loaded. */
 uint64_t bp_sparse_enumeration_bytes(const bp_sparse *ix);
 
+/* The bytes held at most while bp_sparse_store wrote the index (after it): the index,
+ * each worker's block buffers and zstd context, the encoded blocks and LMDB's copy. */
+uint64_t bp_sparse_store_peak(const bp_sparse *ix);
+
 /* Sorts the n keys at k (two words each, the high one second) in increasing order and
  * drops repeats, in place: the enumeration's sort, given for the tests.
  * @return the keys left, at k[0 .. 2 * return). */

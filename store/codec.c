@@ -110,6 +110,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_estimateCCtxSize */
 #include <zstd.h>
 
 #include "canon/error.h"
@@ -289,6 +290,13 @@ void bp_codec_destroy(bp_codec *c)
 	free(c->hints);
 	free(c->zframe);
 	free(c);
+}
+
+uint64_t bp_codec_encoder_bytes(int level, uint64_t n)
+{
+	/* zstd sizes its context by the input's size: small blocks, small tables */
+	ZSTD_compressionParameters cp = ZSTD_getCParams(level, 2 * n, 0);
+	return ZSTD_estimateCCtxSize_usingCParams(cp);
 }
 
 static int grow(void *pp, size_t *cap, size_t need)

@@ -37,6 +37,10 @@ int bp_codec_create(bp_codec **out);
 
 void bp_codec_destroy(bp_codec *c);
 
+/* The bytes of the zstd context a codec holds to encode blocks of n records at zstd
+ * level `level` (zstd sizes it by the input), for memory plans. */
+uint64_t bp_codec_encoder_bytes(int level, uint64_t n);
+
 /* 1 when all n records are 0 (unreachable indices, or nothing stored yet), else 0. */
 int bp_codec_all_zero(const uint16_t *records, uint32_t n);
 
