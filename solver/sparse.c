@@ -1049,7 +1049,9 @@ static int merge_tier(struct enumr *e, uint32_t c)
 	for (int w = 0; w < e->threads; w++) {
 		struct kvec *v = &e->pend[(size_t)w * nt + c];
 		uint64_t *a = NULL;
-		if (!(rc = settle(e, v)) && k && v->n) { /* settle: nothing new, or v's last */
+		/* v's keys sorted (settled already where nothing was pushed since), then the
+		 * array they merge into */
+		if (!(rc = settle(e, v)) && k && v->n) {
 			note_peak(e, kbytes + (total + v->n) * KEY_BYTES);
 			if (!(a = malloc((total + v->n) * KEY_BYTES)))
 				rc = BP_ENOMEM;
