@@ -156,7 +156,7 @@ const struct bp_command bp_commands[] = {
 	  "                    first and stored with the table; games with a position key:\n"
 	  "                    mirador; walk or tiers engine; one process), dense (every\n"
 	  "                    arrangement), or auto (default: a begun table's, else\n"
-	  "                    sparse where the dense index does not fit)\n"
+	  "                    sparse where the dense index is too large or mostly holes)\n"
 	  "  --spill DIR       sparse: enumerate with the tiers in files under DIR, mapped\n"
 	  "                    (keys that do not fit in memory)\n"
 	  "  --replace         drop GAME's table first and solve it anew (needed for a table\n"

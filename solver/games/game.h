@@ -122,7 +122,12 @@ enum {
 	 * test): proof-number search, with class keys (sym_hash), keeps the outcomes of
 	 * the children it makes in a cache by key, so that a node expanded again, or a
 	 * child met again through another parent, is not tested again. */
-	BP_GAME_COSTLY_OUTCOME = 64
+	BP_GAME_COSTLY_OUTCOME = 64,
+	/* The dense index is mostly holes even where it fits (Mirador 9x9: 43.6 bits a
+	 * position stored against 8.5 over the reachable positions): a solve indexes the
+	 * reachable positions (solver/sparse.h) unless asked otherwise, or split across
+	 * ranks, or by an engine that only the dense index serves. */
+	BP_GAME_SPARSE_FIRST = 128
 };
 
 /* What a picture of a position shows besides each cell's character, filled by the

@@ -90,7 +90,7 @@ static struct solved solved_open(const char *spec)
 	struct solved s;
 	s.dir = temp_db();
 	s.g = open_game(spec);
-	solve_into(s.dir, s.g, (struct bp_solve_opts){ .threads = 1 });
+	solve_into(s.dir, s.g, (struct bp_solve_opts){ .threads = 1, .index = BP_INDEX_DENSE });
 	cr_assert_eq(bp_store_open(s.dir, BP_STORE_READONLY, &s.db, NULL), BP_OK);
 	cr_assert_eq(bp_table_open(s.db, s.g->spec, NULL, BP_STORE_READONLY, &s.t, NULL), BP_OK);
 	bp_probe_set_holes(s.t, s.g);
@@ -946,7 +946,7 @@ Test(dfpn, database_oracle_and_proven_values)
 	bp_dfpn_destroy(d);
 	bp_dfpn_db_close(db);
 	/* now solve the table: every stored proven bound agrees with it */
-	solve_into(dir, g, (struct bp_solve_opts){ .threads = 1 });
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 1, .index = BP_INDEX_DENSE });
 	cr_assert_eq(bp_dfpn_db_open(dir, g, BP_STORE_READONLY, &db, &err), BP_OK);
 	bp_store *st;
 	bp_table *t;
@@ -1134,7 +1134,7 @@ Test(dfpn, kill_keeps_checkpoints, .timeout = 60)
 	int status;
 	waitpid(pid, &status, 0);
 	cr_expect(WIFSIGNALED(status), "the prove was killed (status %d)", status);
-	solve_into(dir, g, (struct bp_solve_opts){ .threads = 1 });
+	solve_into(dir, g, (struct bp_solve_opts){ .threads = 1, .index = BP_INDEX_DENSE });
 	bp_store *st;
 	bp_table *t;
 	cr_assert_eq(bp_store_open(dir, BP_STORE_READONLY, &st, NULL), BP_OK);

@@ -256,7 +256,11 @@ ParameterizedTest(struct split *t, dist, every_split_stores_the_one_process_tabl
 {
 	struct bp_game *g = open_game(t->spec);
 	char *one = temp_db(), *many = temp_db();
-	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
+	/* the dense index, as every split has (Mirador's default in one process is its
+	 * reachable positions: BP_GAME_SPARSE_FIRST) */
+	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS,
+				   .threads = 1,
+				   .index = BP_INDEX_DENSE };
 	struct bp_solve_result r1 = solve_into(one, g, o);
 	/* auto across ranks: the walk where the game has one (solve.c) */
 	enum bp_engine want_engine = g->ops->tier_walk ? BP_ENGINE_WALK : BP_ENGINE_TIERS;
@@ -324,7 +328,11 @@ ParameterizedTest(struct split *t, dist, a_stopped_split_resumes_on_other_ranks)
 {
 	struct bp_game *g = open_game(t->spec);
 	char *one = temp_db(), *many = temp_db();
-	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS, .threads = 1 };
+	/* the dense index, as every split has (Mirador's default in one process is its
+	 * reachable positions: BP_GAME_SPARSE_FIRST) */
+	struct bp_solve_opts o = { .engine = BP_ENGINE_TIERS,
+				   .threads = 1,
+				   .index = BP_INDEX_DENSE };
 	struct bp_solve_result r1 = solve_into(one, g, o);
 	struct rank ranks[MAX_RANKS];
 	split_solve(t->spec, t->nranks, t->engine, t->wide, many, 3, ranks);

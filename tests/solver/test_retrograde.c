@@ -93,7 +93,9 @@ ParameterizedTest(char (*spec)[64], retrograde, agrees_with_minimax)
 	struct bp_game *g = open_game(*spec);
 	char *dir = temp_db();
 	struct bp_solve_result res =
-		solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .block_records = 256 });
+		solve_into(dir, g,
+			   (struct bp_solve_opts){
+				   .threads = 2, .block_records = 256, .index = BP_INDEX_DENSE });
 	struct memo m = { .cap = 1 << 18 }; /* the instances here have under 2^17 positions */
 	m.e = calloc(m.cap, sizeof *m.e);
 	cr_assert_not_null(m.e);

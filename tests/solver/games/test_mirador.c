@@ -1794,7 +1794,8 @@ ParameterizedTest(char (*spec)[32], mirador, solve_vs_minimax)
 	struct bp_game *g = open_game(*spec);
 	int piece = atoi(bp_game_option(g, "piece"));
 	char *dir = temp_db();
-	struct bp_solve_result res = solve_into(dir, g, (struct bp_solve_opts){ .threads = 2 });
+	struct bp_solve_result res =
+		solve_into(dir, g, (struct bp_solve_opts){ .threads = 2, .index = BP_INDEX_DENSE });
 	bp_store *db;
 
 	struct nmemo m = { .cap = 1 << 18 };
