@@ -242,7 +242,8 @@ int bp_solve(const struct bp_game *g, bp_store *db, const struct bp_solve_opts *
 			err, BP_EUNSUPPORTED,
 			"%s has no index of reachable positions (a key for each position)",
 			g->spec);
-	if (opts->index == BP_INDEX_SPARSE || (opts->index == BP_INDEX_AUTO && auto_sparse(g, db, opts)))
+	if (opts->index == BP_INDEX_SPARSE ||
+	    (opts->index == BP_INDEX_AUTO && auto_sparse(g, db, opts)))
 		return solve_sparse(g, db, opts, out, err);
 	if (opts->dist && (e == BP_ENGINE_CYCLES || e == BP_ENGINE_COUNTER || cyclic))
 		return bp_err_set(err, BP_EUNSUPPORTED,
