@@ -466,16 +466,30 @@ uint64_t bp_sparse_enumeration_bytes(const bp_sparse *ix)
 	return ix->enum_bytes;
 }
 
+/* The index's blocks (BLOCK_KEYS keys each, a tier's last one fewer), and the threads
+ * bp_sparse_store encodes them on: the enumeration's, no more than there are blocks. */
+static uint64_t index_blocks(const bp_sparse *ix)
+{
+	uint64_t blocks = 0;
+	for (uint32_t t = 0; t < ix->nt; t++)
+		blocks += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
+	return blocks;
+}
+
+static int store_workers(const bp_sparse *ix, uint64_t blocks)
+{
+	int threads = ix->threads > 0 ? ix->threads : 1;
+	return (uint64_t)threads > blocks ? (blocks ? (int)blocks : 1) : threads;
+}
+
 uint64_t bp_sparse_store_peak(const bp_sparse *ix)
 {
-	uint64_t most = 0, blocks = 0;
+	uint64_t most = 0;
 	for (uint32_t t = 0; t < ix->nt; t++) {
 		uint64_t m = ix->n[t] < BLOCK_KEYS ? ix->n[t] : BLOCK_KEYS;
 		most = m > most ? m : most;
-		blocks += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
 	}
-	uint64_t workers = ix->threads > 0 ? (uint64_t)ix->threads : 1;
-	workers = workers < blocks ? workers : blocks ? blocks : 1;
+	uint64_t workers = (uint64_t)store_workers(ix, index_blocks(ix));
 	/* store_block's bytes and records, and the coder's zstd context (the coder's own
 	 * buffers, about as large again, left out: they take memory the enumeration freed
 	 * just before, and counted they put mirador:9x9's estimate 30% over its peak) */
@@ -1687,14 +1701,12 @@ int bp_sparse_store_format(bp_store *db, const char *spec, bp_sparse *ix, uint32
 	struct store_job sj = { .ix = ix, .format = version };
 	uint8_t *format = NULL;
 	size_t nitems = 1, at = 0;
-	int rc = BP_OK, threads = ix->threads > 0 ? ix->threads : 1;
+	int rc = BP_OK, threads;
 	if (version < SPARSE_FORMAT_OLDEST || version > SPARSE_FORMAT)
 		return bp_err_set(err, BP_EINVAL, "%s: no index format %u to write", spec, version);
 	index_name(name, sizeof name, spec);
-	for (uint32_t t = 0; t < ix->nt; t++)
-		nitems += (ix->n[t] + BLOCK_KEYS - 1) / BLOCK_KEYS;
-	if ((uint64_t)threads > nitems - 1)
-		threads = nitems > 1 ? (int)(nitems - 1) : 1;
+	nitems += index_blocks(ix);
+	threads = store_workers(ix, nitems - 1);
 	size_t flen = 28 + 16 * (size_t)ix->nt;
 	sj.items = calloc(nitems, sizeof *sj.items);
 	sj.keys = malloc(nitems * 9);
