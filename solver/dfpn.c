@@ -228,24 +228,55 @@ struct frame {
 	int n;
 };
 
+/* A filter of the table's keys: bit (key >> 33) & mask set when the key was stored,
+ * so that it can be filled again from the entries' checks ((key >> 32) | 1). */
+struct seen_filter {
+	_Atomic uint64_t *w;
+	uint64_t mask; /* bits - 1, a power of two */
+	size_t len;    /* the bytes mapped (zeroed_alloc) */
+};
+
+/* The filter starts at SEEN_FIRST bits and grows SEEN_GROWTH times (at most to
+ * bp_dfpn.seen_max) when the entries in use pass an eighth of its bits. A bit an
+ * entry from the start made the filter of a 1 GiB table 8 MiB, mostly out of the
+ * caches: 0.89 of the speed of a 1 MiB filter on bench/dfpn_sbs.sh's chicken:hex4
+ * search (session 28), which stores 0.7 M entries. */
+#define SEEN_FIRST ((uint64_t)1 << 23)
+#define SEEN_GROWTH 8
+#define SEEN_LEVELS 8
+/* Filling a filter from the table reads all of it (0.1 s a GiB): the checks of the
+ * first keys stored are logged instead, as many as the first filter's bits / 4 (8 MiB),
+ * enough for the first growth (at bits / 8 entries in use; a key may be stored again
+ * after it was replaced). */
+
 struct bp_dfpn {
 	const struct bp_game *g;
 	struct bp_dfpn_opts o;
 	struct tt_bucket *tt;
 	uint64_t nbuckets;
-	/* one bit per entry, set for every key ever stored (never cleared): a child whose
-	 * bit is clear is not in the table, and most children are not (hit rates of 5 to
-	 * 10%), so their look-ups stop at this 1/128 of the table's size instead of a
-	 * cache miss in the table */
-	_Atomic uint64_t *seen;
-	uint64_t seen_mask; /* bits - 1, a power of two */
+	/* the filter: a bit set for every key stored (never cleared), so that a child
+	 * whose bit is clear is not in the table; most children are not (hit rates of 5
+	 * to 10%), and their look-ups stop here instead of at a cache miss in the table.
+	 * It grows with the entries in use (see grow_filter): `seen` is the one in use,
+	 * the smaller ones before it stay mapped until the handle goes (a thread may
+	 * still read one) */
+	struct seen_filter sf[SEEN_LEVELS];
+	_Atomic(const struct seen_filter *) seen;
+	int nsf;	   /* filters made */
+	uint64_t seen_max; /* bits of the largest filter: one an entry, at most 2^31 */
+	atomic_int growing;
+	/* the checks of the keys stored, in order (log_key), while the filter may grow;
+	 * nlog past log_keys: no longer whole */
+	uint32_t *log;
+	_Atomic uint64_t nlog;
+	uint64_t log_keys; /* the log's size */
 	/* games with BP_GAME_COSTLY_OUTCOME and class keys: children's outcomes by key,
 	 * one word each, the key with its low 2 bits replaced by the outcome (0: empty),
 	 * at a slot from the mixed key (see outcome_of); NULL otherwise */
 	_Atomic uint64_t *ocache;
 	uint64_t ocache_mask; /* slots - 1 */
 	size_t ocache_len;
-	size_t tt_len, seen_len;      /* the bytes mapped for each (zeroed_alloc) */
+	size_t tt_len;		      /* the bytes mapped (zeroed_alloc) */
 	_Atomic uint32_t seq[NLOCKS]; /* seqlocks, by bucket (stripe_of) */
 	int cyclic;
 	/* weak proof numbers (bp_dfpn_opts.pn_rule, and always in games that repeat) */
@@ -503,21 +534,106 @@ static inline void st(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-static inline uint64_t seen_index(const bp_dfpn *d, uint64_t key)
+/* The filter in use (a search reads it once per expansion). */
+static inline const struct seen_filter *filter_of(const bp_dfpn *d)
 {
-	return (key >> 32 ^ key << 7) & d->seen_mask;
+	return atomic_load_explicit(&((bp_dfpn *)d)->seen, memory_order_acquire);
 }
 
-static inline _Atomic uint64_t *seen_word(const bp_dfpn *d, uint64_t key)
+static inline uint64_t seen_index(const struct seen_filter *f, uint64_t key)
 {
-	return &d->seen[seen_index(d, key) >> 6];
+	return key >> 33 & f->mask;
 }
 
-static inline int seen_has(const bp_dfpn *d, uint64_t key)
+static inline _Atomic uint64_t *seen_word(const struct seen_filter *f, uint64_t key)
 {
-	return (int)(atomic_load_explicit(seen_word(d, key), memory_order_relaxed) >>
-			     (seen_index(d, key) & 63) &
+	return &f->w[seen_index(f, key) >> 6];
+}
+
+static inline int seen_has(const struct seen_filter *f, uint64_t key)
+{
+	return (int)(atomic_load_explicit(seen_word(f, key), memory_order_relaxed) >>
+			     (seen_index(f, key) & 63) &
 		     1);
+}
+
+static void *zeroed_alloc(size_t bytes, size_t align, size_t *len);
+
+/* Sets the bits of every entry in the table in f: from the log of the keys stored
+ * while it is whole, else from the entries. */
+static void fill_filter(bp_dfpn *d, const struct seen_filter *f)
+{
+	uint64_t n = atomic_load_explicit(&d->nlog, memory_order_acquire);
+	if (d->log && n <= d->log_keys) {
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t k = (uint64_t)__atomic_load_n(&d->log[i], __ATOMIC_RELAXED) << 32;
+			atomic_fetch_or_explicit(seen_word(f, k),
+						 (uint64_t)1 << (seen_index(f, k) & 63),
+						 memory_order_relaxed);
+		}
+		return;
+	}
+	for (uint64_t b = 0; b < d->nbuckets; b++)
+		for (int i = 0; i < 4; i++) {
+			uint32_t check = __atomic_load_n(&d->tt[b].e[i].check, __ATOMIC_RELAXED);
+			if (check) {
+				uint64_t k = (uint64_t)check
+					     << 32; /* bit 32 aside: not in the index */
+				atomic_fetch_or_explicit(seen_word(f, k),
+							 (uint64_t)1 << (seen_index(f, k) & 63),
+							 memory_order_relaxed);
+			}
+		}
+}
+
+/* A filter SEEN_GROWTH times larger (at most seen_max bits), filled from the entries
+ * and then put in use, by one thread while the others search on: an entry stored
+ * meanwhile may have its bit in the old filter only, and is then taken for absent
+ * until it is stored again (as if it had been replaced: the search is the same, only
+ * longer). Nothing happens when another thread is growing it, when it is at its
+ * largest, or when there is no memory for a larger one (the filter in use stays, and
+ * no growth is tried again). */
+static void grow_filter(bp_dfpn *d)
+{
+	int idle = 0;
+	if (!atomic_compare_exchange_strong(&d->growing, &idle, 1))
+		return;
+	const struct seen_filter *old = filter_of(d);
+	uint64_t bits = (old->mask + 1) * SEEN_GROWTH;
+	if (bits > d->seen_max)
+		bits = d->seen_max;
+	if (bits <= old->mask + 1 || d->nsf >= SEEN_LEVELS)
+		return; /* growing stays set: the filter is at its largest */
+	struct seen_filter *f = &d->sf[d->nsf];
+	size_t align = (size_t)2 << 20, sbytes = (size_t)(bits / 8);
+	f->w = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &f->len);
+	if (!f->w)
+		return;
+	f->mask = bits - 1;
+	fill_filter(d, f);
+	d->nsf++;
+	atomic_store_explicit(&d->seen, f, memory_order_release);
+	atomic_store(&d->growing, 0);
+}
+
+/* Logs the check of a key stored for the first time (its bits in a larger filter),
+ * until the log is full: then it is no longer whole. */
+static inline void log_key(bp_dfpn *d, uint32_t check)
+{
+	if (!d->log || atomic_load_explicit(&d->nlog, memory_order_relaxed) > d->log_keys)
+		return;
+	uint64_t i = atomic_fetch_add_explicit(&d->nlog, 1, memory_order_relaxed);
+	if (i < d->log_keys)
+		__atomic_store_n(&d->log[i], check, __ATOMIC_RELAXED);
+}
+
+/* Counts an entry newly in use, and grows the filter when they pass an eighth of its
+ * bits. */
+static inline void count_used(bp_dfpn *d, const struct seen_filter *f)
+{
+	uint64_t u = atomic_fetch_add_explicit(&d->used, 1, memory_order_relaxed) + 1;
+	if (u > (f->mask + 1) / 8 && f->mask + 1 < d->seen_max)
+		grow_filter(d);
 }
 
 /* Reads the entry of key from its bucket, whatever the filter says. @return 1 and the
@@ -555,7 +671,7 @@ static int tt_read(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_
 /* Reads the entry of key. @return 1 and the numbers when present. */
 static inline int tt_get(bp_dfpn *d, uint64_t key, uint32_t *pn, uint32_t *dn, uint32_t *meta)
 {
-	return seen_has(d, key) && tt_read(d, key, pn, dn, meta);
+	return seen_has(filter_of(d), key) && tt_read(d, key, pn, dn, meta);
 }
 
 static inline uint64_t priority(const struct tt_entry *e)
@@ -571,15 +687,18 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 {
 	struct tt_bucket *b = bucket_of(d, key);
 	uint32_t check = (uint32_t)(key >> 32) | 1, tag = key_tag(key);
-	if (!seen_has(d, key))
-		atomic_fetch_or_explicit(seen_word(d, key),
-					 (uint64_t)1 << (seen_index(d, key) & 63),
+	const struct seen_filter *f = filter_of(d);
+	if (!seen_has(f, key))
+		atomic_fetch_or_explicit(seen_word(f, key),
+					 (uint64_t)1 << (seen_index(f, key) & 63),
 					 memory_order_relaxed);
+	int added = 0;
 	uint32_t sv = lock(d, key);
 	struct tt_entry *v = NULL;
 	for (int i = 0; i < 4 && !v; i++)
 		if (b->e[i].check == check && (b->e[i].meta & ~((1u << TAG_SHIFT) - 1)) == tag)
 			v = &b->e[i];
+	const int fresh = !v; /* the key is not in the table yet */
 	if (v && (v->pn == 0 || v->dn == 0) && pn != 0 && dn != 0 && !(v->meta & DEP_BIT)) {
 		/* a final value stays: open numbers for it can only come from a thread that
 		 * left the node before it saw the value another thread stored */
@@ -592,7 +711,7 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 		for (int i = 0; i < 4 && !v; i++)
 			if (b->e[i].check == 0) {
 				v = &b->e[i];
-				atomic_fetch_add_explicit(&d->used, 1, memory_order_relaxed);
+				added = 1;
 			}
 		if (!v) {
 			v = &b->e[0];
@@ -607,6 +726,10 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 	uint32_t code = flags & DEP_BIT ? (uint32_t)work : work_code(work);
 	st(&v->meta, code | flags | tag);
 	unlock(d, key, sv);
+	if (fresh)
+		log_key(d, check);
+	if (added)
+		count_used(d, f);
 	return flags & DEP_BIT ? work : work_of(code);
 }
 
@@ -732,6 +855,7 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 				   const struct bp_pos *, uint64_t *) = g->ops->sym_hash_move;
 	int (*const kids_moves)(const struct bp_game *, const void *) = g->ops->kids_move_count;
 	uint64_t evaluated = 0;
+	const struct seen_filter *sf = filter_of(d);
 	if (ocache) {
 		/* the children's keys first and their cache slots asked for at once, so
 		 * that the misses overlap (the cache is an eighth of the table: mostly
@@ -831,13 +955,13 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		c->key = node_key(h, goal, !or_node);
 		/* the filter's bit: its word's index in pn, the bit in dn until the look-up
 		 * below (numbers come only then), so that it is found once, not three times */
-		uint64_t bit = seen_index(d, c->key);
-		c->pn = (uint32_t)(bit >> 6); /* bits are at most 4 * 2^32 */
+		uint64_t bit = seen_index(sf, c->key);
+		c->pn = (uint32_t)(bit >> 6); /* bits are at most 2^31 */
 		c->dn = (uint32_t)(bit & 63);
-		__builtin_prefetch(&d->seen[bit >> 6]);
+		__builtin_prefetch(&sf->w[bit >> 6]);
 		if (xran) {
 			c->xkey = node_key(h, !goal, !or_node);
-			__builtin_prefetch(seen_word(d, c->xkey));
+			__builtin_prefetch(seen_word(sf, c->xkey));
 		}
 	}
 	s->evaluated += evaluated;
@@ -848,11 +972,11 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		struct child *c = &f->ch[i];
 		if (c->known)
 			continue;
-		if (atomic_load_explicit(&d->seen[c->pn], memory_order_relaxed) >> c->dn & 1)
+		if (atomic_load_explicit(&sf->w[c->pn], memory_order_relaxed) >> c->dn & 1)
 			__builtin_prefetch(bucket_of(d, c->key));
 		else
 			c->known = 2;
-		if (xran && seen_has(d, c->xkey))
+		if (xran && seen_has(sf, c->xkey))
 			__builtin_prefetch(bucket_of(d, c->xkey));
 	}
 	for (int i = 0; i < n; i++) {
@@ -1581,15 +1705,26 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
 				  (unsigned long long)o.memory);
 	}
-	uint64_t bits = 64;
-	while (bits * 2 <= d->nbuckets * 4)
-		bits *= 2;
-	d->seen_mask = bits - 1;
-	/* the filter on huge pages too: at 1/128 of the table it still spans thousands
-	 * of 4 KiB pages, one TLB miss for most look-ups */
+	d->seen_max = 64;
+	while (d->seen_max * 2 <= d->nbuckets * 4 && d->seen_max < ((uint64_t)1 << 31))
+		d->seen_max *= 2;
+	uint64_t bits = o.filter_bits >= 64 ? o.filter_bits : SEEN_FIRST;
+	if (bits > d->seen_max || (bits & (bits - 1)))
+		bits = d->seen_max;
+	/* the filter on huge pages too: it may span thousands of 4 KiB pages, one TLB
+	 * miss for most look-ups */
 	size_t sbytes = (size_t)(bits / 8);
-	d->seen = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &d->seen_len);
-	if (!d->seen) {
+	d->sf[0].w = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &d->sf[0].len);
+	d->sf[0].mask = bits - 1;
+	d->nsf = 1;
+	atomic_init(&d->seen, &d->sf[0]);
+	atomic_init(&d->growing, 0);
+	atomic_init(&d->nlog, 0);
+	d->log_keys = bits / 4;
+	if (d->seen_max > bits)
+		d->log = malloc(d->log_keys * sizeof *d->log); /* none: filled from the table */
+	if (!d->sf[0].w) {
+		free(d->log);
 		munmap(d->tt, d->tt_len);
 		free(d);
 		return bp_err_set(err, BP_ENOMEM, "no memory for a table of %llu bytes",
@@ -1610,7 +1745,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		d->shared = 1;
 		d->busy = calloc(NBUSY, sizeof *d->busy);
 		if (!d->busy) {
-			munmap((void *)d->seen, d->seen_len);
+			free(d->log);
+			munmap((void *)d->sf[0].w, d->sf[0].len);
 			munmap(d->tt, d->tt_len);
 			free(d);
 			return bp_err_set(err, BP_ENOMEM, "no memory");
@@ -1641,7 +1777,9 @@ void bp_dfpn_destroy(bp_dfpn *d)
 	free(d->busy);
 	if (d->ocache)
 		munmap((void *)d->ocache, d->ocache_len);
-	munmap((void *)d->seen, d->seen_len);
+	free(d->log);
+	for (int i = 0; i < d->nsf; i++)
+		munmap((void *)d->sf[i].w, d->sf[i].len);
 	munmap(d->tt, d->tt_len);
 	free(d);
 }
@@ -1681,6 +1819,7 @@ done:
 	out->tt_entries = d->nbuckets * 4;
 	out->tt_used = d->used;
 	out->tt_bytes = d->nbuckets * sizeof(struct tt_bucket);
+	out->filter_bits = filter_of(d)->mask + 1;
 	out->class_keys = d->fast;
 	if (rc == BP_ENOTFOUND)
 		return BP_OK;
@@ -1731,13 +1870,14 @@ int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, u
 
 /* ---- the table kept on disk ----
  *
- * File: a header, then the buckets, then the filter, each as they are in memory (this
- * machine's byte order: the header's magic tells another order apart).
+ * File: a header, then the buckets as they are in memory (this machine's byte order:
+ * the header's magic tells another order apart). The filter is not kept: it is filled
+ * again from the entries when the table is read back.
  *
- *     magic "BPDFPNT2", the header's own size, the rules version, the hash of the game's
- *     spec, the bucket and filter sizes, the entries in use, the key mode (class keys
- *     or canonical forms), the goals run, four probe keys, the checksums of the
- *     buckets and of the filter, and last the header's checksum.
+ *     magic "BPDFPNT3", the header's own size, the rules version, the hash of the game's
+ *     spec, the buckets' count, the entries in use, the key mode (class keys or
+ *     canonical forms), the goals run, four probe keys, the checksum of the buckets,
+ *     and last the header's checksum.
  *
  * The probe keys are the table keys of the game's start position for both goals and
  * node types, as the writer computed them: a build whose keys differ (another hash
@@ -1749,15 +1889,16 @@ struct kept_header {
 	char magic[8];
 	uint32_t size, rules;
 	uint64_t spec;
-	uint64_t nbuckets, seen_bits, used;
+	uint64_t nbuckets, used;
 	uint32_t fast, cyclic;
 	uint32_t ran[2];
 	uint64_t probe[4];
-	uint64_t sum_tt, sum_seen;
+	uint64_t sum_tt;
 	uint64_t sum_header; /* of every byte before it */
 };
 
-#define KEPT_MAGIC "BPDFPNT2"	/* 1: checks of 32 bits, work in 30 (session 17) */
+/* 1: checks of 32 bits, work in 30 (session 17); 2: with the filter (session 28) */
+#define KEPT_MAGIC "BPDFPNT3"
 #define KEPT_SEED 0x6b657074ull /* "kept" */
 
 static void kept_probe(const bp_dfpn *d, uint64_t probe[4])
@@ -1777,7 +1918,6 @@ static void kept_header_of(const bp_dfpn *d, struct kept_header *h)
 	h->rules = BP_RULES_VERSION;
 	h->spec = bp_hash64(d->g->spec, strlen(d->g->spec), KEPT_SEED);
 	h->nbuckets = d->nbuckets;
-	h->seen_bits = d->seen_mask + 1;
 	h->used = d->used;
 	h->fast = (uint32_t)d->fast;
 	h->cyclic = (uint32_t)d->cyclic;
@@ -1814,9 +1954,8 @@ int bp_dfpn_keep(const bp_dfpn *d, const char *path, struct bp_err *err)
 {
 	struct kept_header h;
 	kept_header_of(d, &h);
-	uint64_t ttb = d->nbuckets * sizeof(struct tt_bucket), sb = (d->seen_mask + 1) / 8;
+	uint64_t ttb = d->nbuckets * sizeof(struct tt_bucket);
 	h.sum_tt = bp_hash64(d->tt, ttb, KEPT_SEED);
-	h.sum_seen = bp_hash64((const void *)d->seen, sb, KEPT_SEED);
 	h.sum_header = bp_hash64(&h, offsetof(struct kept_header, sum_header), KEPT_SEED);
 	char tmp[4200];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
@@ -1827,8 +1966,6 @@ int bp_dfpn_keep(const bp_dfpn *d, const char *path, struct bp_err *err)
 	int rc = io_all(fd, &h, sizeof h, 1);
 	if (!rc)
 		rc = io_all(fd, d->tt, ttb, 1);
-	if (!rc)
-		rc = io_all(fd, (void *)d->seen, sb, 1);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	if (close(fd) && !rc)
@@ -1852,7 +1989,7 @@ int bp_dfpn_resume(bp_dfpn *d, const char *path, struct bp_err *err)
 			       : bp_err_set(err, BP_EIO, "opening %s: %s", path, strerror(errno));
 	struct kept_header h, want;
 	kept_header_of(d, &want);
-	uint64_t ttb = d->nbuckets * sizeof(struct tt_bucket), sb = (d->seen_mask + 1) / 8;
+	uint64_t ttb = d->nbuckets * sizeof(struct tt_bucket);
 	int rc = io_all(fd, &h, sizeof h, 0);
 	if (rc) {
 		close(fd);
@@ -1875,7 +2012,7 @@ int bp_dfpn_resume(bp_dfpn *d, const char *path, struct bp_err *err)
 		close(fd);
 		return bp_err_set(err, BP_ECORRUPT, "%s: %s", path, bad);
 	}
-	if (h.nbuckets != want.nbuckets || h.seen_bits != want.seen_bits) {
+	if (h.nbuckets != want.nbuckets) {
 		close(fd);
 		return bp_err_set(err, BP_ERANGE,
 				  "%s is a table of %llu bytes: prove with --memory %llu to go on "
@@ -1884,21 +2021,25 @@ int bp_dfpn_resume(bp_dfpn *d, const char *path, struct bp_err *err)
 				  (unsigned long long)(h.nbuckets * sizeof(struct tt_bucket)));
 	}
 	rc = io_all(fd, d->tt, ttb, 0);
-	if (!rc)
-		rc = io_all(fd, (void *)d->seen, sb, 0);
 	close(fd);
-	if (!rc && (bp_hash64(d->tt, ttb, KEPT_SEED) != h.sum_tt ||
-		    bp_hash64((const void *)d->seen, sb, KEPT_SEED) != h.sum_seen))
+	if (!rc && bp_hash64(d->tt, ttb, KEPT_SEED) != h.sum_tt)
 		rc = -EBADMSG;
 	if (rc) {
 		/* nothing half-read stays in the table */
 		memset(d->tt, 0, ttb);
-		memset((void *)d->seen, 0, sb);
 		return bp_err_set(err, BP_ECORRUPT, "%s: %s", path,
 				  rc == -EBADMSG ? "its entries are damaged (checksum)"
 						 : strerror(-rc));
 	}
+	/* the filter from the entries, as large as they need (the log holds none of them) */
 	d->used = h.used;
+	atomic_store(&d->nlog, d->log_keys + 1);
+	const struct seen_filter *f = filter_of(d);
+	fill_filter(d, f);
+	while (d->used > (f->mask + 1) / 8 && f->mask + 1 < d->seen_max && !d->growing) {
+		grow_filter(d);
+		f = filter_of(d);
+	}
 	d->ran[0] = (int)h.ran[0];
 	d->ran[1] = (int)h.ran[1];
 	return BP_OK;

@@ -124,6 +124,9 @@ struct bp_dfpn_opts {
 	/* 1: leave the game's bounds op unused (for comparisons); 0: a child whose
 	 * bounds (bp_game_ops.bounds) decide the goal is settled without a table entry */
 	int no_bounds;
+	/* the filter's first size in bits (a power of two, at least 64; for tests, so
+	 * that small searches grow it); 0: 2^23 */
+	uint64_t filter_bits;
 };
 
 struct bp_dfpn_result {
@@ -141,6 +144,7 @@ struct bp_dfpn_result {
 	uint64_t outcome_hits;
 	uint64_t tt_entries, tt_used;
 	uint64_t tt_bytes;
+	uint64_t filter_bits; /* the size of the table's filter, grown with its entries */
 	double seconds;
 	int stopped;	/* 1 time limit, 2 node limit, 3 cancelled, 0 none */
 	int class_keys; /* 1: the table was keyed by the game's sym_hash, 0: by canonical forms */
@@ -156,7 +160,8 @@ const char *bp_dfpn_pn_rule_name(enum bp_dfpn_pn_rule r);
 const char *bp_dfpn_init_name(enum bp_dfpn_init i);
 
 /* Creates a searcher for g with its transposition table (opts->memory bytes, entries
- * of 16 bytes in buckets of four, and a filter of one bit an entry beside it).
+ * of 16 bytes in buckets of four, and beside it a filter of the keys stored, which
+ * grows with them up to one bit an entry).
  * @return BP_OK; BP_ERANGE (memory below BP_DFPN_MIN_MEMORY); BP_ENOMEM. The caller
  * owns *out (bp_dfpn_destroy). */
 int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,

@@ -517,6 +517,58 @@ Test(dfpn, guidance_every_position)
  * 226,946 with this 16 MiB table when this test was written). Without Taifas' value
  * bounds, as it was written: with them the sum takes 58,951 expansions, weak/1
  * 65,907 and weak/moves 88,262. */
+/* The table's filter grown from a small first size gives each look-up the answer the
+ * filter of full size gives: one thread searches the same tree (expansions, children,
+ * hits) whether it grew once, from the log of keys stored, or many times, from the
+ * entries; and two threads prove the same value. */
+Test(dfpn, filter_grows_without_changing_the_search)
+{
+	const char *specs[] = { "taifas:3x4", "chicken:tri4", "glorieta:rh3x3,hand=2,ring=none",
+				"blooms:tri3" };
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		struct bp_game *g = open_game(specs[i]);
+		struct bp_pos p;
+		g->ops->start(g, &p);
+		struct bp_dfpn_result r[4];
+		struct bp_err err = { { 0 } };
+		/* 0: the default (no growth in searches this small); 1: from 64 bits, whose
+		 * log covers 16 keys: grown from the log, then from the entries; 2: from the
+		 * size that grows once, past an eighth in use, with its log (a quarter)
+		 * whole; 3: 1 on two threads */
+		uint64_t first[4] = { 0, 64, 0, 64 };
+		for (int k = 0; k < 4; k++) {
+			if (k == 2)
+				for (first[2] = 64; first[2] < 4 * r[0].tt_used; first[2] *= 2)
+					;
+			struct bp_dfpn_opts o = { .memory = (uint64_t)16 << 20,
+						  .threads = k == 3 ? 2 : 1,
+						  .filter_bits = first[k] };
+			bp_dfpn *d = NULL;
+			cr_assert_eq(bp_dfpn_create(g, &o, &d, &err), BP_OK, "%s", err.msg);
+			cr_assert_eq(bp_dfpn_prove(d, &p, &r[k], &err), BP_OK, "%s", err.msg);
+			bp_dfpn_destroy(d);
+		}
+		cr_assert_gt(r[0].tt_used, 512, "%s: too small a search", specs[i]);
+		cr_expect_geq(r[1].filter_bits, 4096, "%s: the filter did not grow", specs[i]);
+		cr_expect_gt(r[2].filter_bits, first[2], "%s: not grown", specs[i]);
+		for (int k = 1; k < 3; k++) {
+			cr_expect_eq(r[k].value, r[0].value, "%s", specs[i]);
+			cr_expect_eq(r[k].nodes, r[0].nodes,
+				     "%s: %llu expansions, %llu with the filter grown from %llu "
+				     "bits",
+				     specs[i], (unsigned long long)r[0].nodes,
+				     (unsigned long long)r[k].nodes, (unsigned long long)first[k]);
+			cr_expect_eq(r[k].evaluated, r[0].evaluated, "%s", specs[i]);
+			cr_expect_eq(r[k].tt_hits, r[0].tt_hits, "%s", specs[i]);
+		}
+		cr_expect_eq(r[3].value, r[0].value, "%s, two threads", specs[i]);
+		cr_log_info("%s: %llu expansions, %llu entries, filter %llu bits grown from 64",
+			    specs[i], (unsigned long long)r[1].nodes,
+			    (unsigned long long)r[1].tt_used, (unsigned long long)r[1].filter_bits);
+		bp_game_destroy(g);
+	}
+}
+
 Test(dfpn, guidance_changes_the_search)
 {
 	no_bounds = 1;
