@@ -236,18 +236,21 @@ struct seen_filter {
 	size_t len;    /* the bytes mapped (zeroed_alloc) */
 };
 
-/* The filter starts at SEEN_FIRST bits and grows SEEN_GROWTH times (at most to
- * bp_dfpn.seen_max) when the entries in use pass an eighth of its bits. A bit an
- * entry from the start made the filter of a 1 GiB table 8 MiB, mostly out of the
- * caches: 0.89 of the speed of a 1 MiB filter on bench/dfpn_sbs.sh's chicken:hex4
- * search (session 28), which stores 0.7 M entries. */
+/* The filter starts at SEEN_FIRST bits and doubles (at most to bp_dfpn.seen_max)
+ * when the entries in use pass an eighth of its bits. A bit an entry from the start
+ * made the filter of a 1 GiB table 8 MiB, mostly out of the caches: 0.89 of the speed
+ * of a 1 MiB filter on bench/dfpn_sbs.sh's chicken:hex4 search (session 28), which
+ * stores 0.7 M entries; on its taifas:5x5 search (6 M entries), doubling was 1.05
+ * times as fast as growing eight times at once, the same bench.
+ *
+ * Filling a filter from the table reads all of it (0.1 s a GiB): the checks of the
+ * first keys stored are logged instead, one a sixteenth of the table's entries (16 MiB
+ * a GiB), or a quarter of the first filter's bits if more: enough for every growth
+ * while the keys stored are not many more than the entries in use (a key may be
+ * stored again after it was replaced); later growths read the table. */
 #define SEEN_FIRST ((uint64_t)1 << 23)
-#define SEEN_GROWTH 8
-#define SEEN_LEVELS 8
-/* Filling a filter from the table reads all of it (0.1 s a GiB): the checks of the
- * first keys stored are logged instead, as many as the first filter's bits / 4 (8 MiB),
- * enough for the first growth (at bits / 8 entries in use; a key may be stored again
- * after it was replaced). */
+#define SEEN_GROWTH 2
+#define SEEN_LEVELS 32
 
 struct bp_dfpn {
 	const struct bp_game *g;
@@ -1721,6 +1724,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	atomic_init(&d->growing, 0);
 	atomic_init(&d->nlog, 0);
 	d->log_keys = bits / 4;
+	if (!o.filter_bits && d->log_keys < d->seen_max / 16)
+		d->log_keys = d->seen_max / 16;
 	if (d->seen_max > bits)
 		d->log = malloc(d->log_keys * sizeof *d->log); /* none: filled from the table */
 	if (!d->sf[0].w) {

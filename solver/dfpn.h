@@ -125,7 +125,7 @@ struct bp_dfpn_opts {
 	 * bounds (bp_game_ops.bounds) decide the goal is settled without a table entry */
 	int no_bounds;
 	/* the filter's first size in bits (a power of two, at least 64; for tests, so
-	 * that small searches grow it); 0: 2^23 */
+	 * that small searches grow it), and its log of keys a quarter of it; 0: 2^23 */
 	uint64_t filter_bits;
 };
 
