@@ -228,8 +228,9 @@ struct frame {
 	int n;
 };
 
-/* A filter of the table's keys: bit (key >> 33) & mask set when the key was stored,
- * so that it can be filled again from the entries' checks ((key >> 32) | 1). */
+/* A filter of the table's keys: two bits of a word set when the key was stored, both
+ * from bits 33-63 of the key, so that it can be filled again from the entries' checks
+ * ((key >> 32) | 1). */
 struct seen_filter {
 	_Atomic uint64_t *w;
 	uint64_t mask; /* bits - 1, a power of two */
@@ -237,17 +238,21 @@ struct seen_filter {
 };
 
 /* The filter starts at SEEN_FIRST bits and doubles (at most to bp_dfpn.seen_max)
- * when the entries in use pass an eighth of its bits. A bit an entry from the start
+ * when the keys in use pass an eighth of its bits. A bit an entry from the start
  * made the filter of a 1 GiB table 8 MiB, mostly out of the caches: 0.89 of the speed
  * of a 1 MiB filter on bench/dfpn_sbs.sh's chicken:hex4 search (session 28), which
- * stores 0.7 M entries; on its taifas:5x5 search (6 M entries), doubling was 1.05
- * times as fast as growing eight times at once, the same bench.
+ * stores 0.7 M entries. Doubling with two bits a key (seen_places), against growing
+ * eight times at once with one: 1.01 times as fast on its taifas:5x5 search (6 M
+ * entries), 1.04 on the chicken:hex4 one, 1.07 on 5 M expansions of chicken:hex4
+ * from the start (4.5 M entries; with one bit a key, doubling left more keys not
+ * stored to find their bit set: 0.95 there).
  *
  * Filling a filter from the table reads all of it (0.1 s a GiB): the checks of the
  * first keys stored are logged instead, one a sixteenth of the table's entries (16 MiB
  * a GiB), or a quarter of the first filter's bits if more: enough for every growth
- * while the keys stored are not many more than the entries in use (a key may be
- * stored again after it was replaced); later growths read the table. */
+ * but the last (at an eighth of the entries in use) while the keys stored are not
+ * many more than the entries in use (a key may be stored again after it was
+ * replaced); later growths read the table. */
 #define SEEN_FIRST ((uint64_t)1 << 23)
 #define SEEN_GROWTH 2
 #define SEEN_LEVELS 32
@@ -266,7 +271,7 @@ struct bp_dfpn {
 	struct seen_filter sf[SEEN_LEVELS];
 	_Atomic(const struct seen_filter *) seen;
 	int nsf;	   /* filters made */
-	uint64_t seen_max; /* bits of the largest filter: one an entry, at most 2^31 */
+	uint64_t seen_max; /* bits of the largest filter: two an entry, at most 2^31 */
 	atomic_int growing;
 	/* the checks of the keys stored, in order (log_key), while the filter may grow;
 	 * nlog past log_keys: no longer whole */
@@ -543,21 +548,42 @@ static inline const struct seen_filter *filter_of(const bp_dfpn *d)
 	return atomic_load_explicit(&((bp_dfpn *)d)->seen, memory_order_acquire);
 }
 
+/* A key's word in the filter: from bits 33-63 of the key, which its entry's check
+ * holds (fill_filter). */
 static inline uint64_t seen_index(const struct seen_filter *f, uint64_t key)
 {
-	return key >> 33 & f->mask;
+	return key >> 33 & f->mask >> 6;
 }
 
 static inline _Atomic uint64_t *seen_word(const struct seen_filter *f, uint64_t key)
 {
-	return &f->w[seen_index(f, key) >> 6];
+	return &f->w[seen_index(f, key)];
+}
+
+/* A key's two bits in its word, as two places of 6 bits (the second in bits 6-11),
+ * from the same bits of the key mixed. Two bits in one word, not one: at an eighth
+ * of the bits per key stored, a key not stored finds both of its bits set 5% of the
+ * time against 12% for one bit, and still one word is read. */
+static inline uint32_t seen_places(uint64_t key)
+{
+	return (uint32_t)(((key >> 33) * 0x9e3779b97f4a7c15ull) >> 52);
+}
+
+static inline uint64_t seen_bits(uint32_t places)
+{
+	return (uint64_t)1 << (places & 63) | (uint64_t)1 << (places >> 6);
 }
 
 static inline int seen_has(const struct seen_filter *f, uint64_t key)
 {
-	return (int)(atomic_load_explicit(seen_word(f, key), memory_order_relaxed) >>
-			     (seen_index(f, key) & 63) &
-		     1);
+	uint64_t b = seen_bits(seen_places(key));
+	return (atomic_load_explicit(seen_word(f, key), memory_order_relaxed) & b) == b;
+}
+
+static inline void seen_set(const struct seen_filter *f, uint64_t key)
+{
+	atomic_fetch_or_explicit(seen_word(f, key), seen_bits(seen_places(key)),
+				 memory_order_relaxed);
 }
 
 static void *zeroed_alloc(size_t bytes, size_t align, size_t *len);
@@ -569,23 +595,15 @@ static void fill_filter(bp_dfpn *d, const struct seen_filter *f)
 	uint64_t n = atomic_load_explicit(&d->nlog, memory_order_acquire);
 	if (d->log && n <= d->log_keys) {
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t k = (uint64_t)__atomic_load_n(&d->log[i], __ATOMIC_RELAXED) << 32;
-			atomic_fetch_or_explicit(seen_word(f, k),
-						 (uint64_t)1 << (seen_index(f, k) & 63),
-						 memory_order_relaxed);
+			seen_set(f, (uint64_t)__atomic_load_n(&d->log[i], __ATOMIC_RELAXED) << 32);
 		}
 		return;
 	}
 	for (uint64_t b = 0; b < d->nbuckets; b++)
 		for (int i = 0; i < 4; i++) {
 			uint32_t check = __atomic_load_n(&d->tt[b].e[i].check, __ATOMIC_RELAXED);
-			if (check) {
-				uint64_t k = (uint64_t)check
-					     << 32; /* bit 32 aside: not in the index */
-				atomic_fetch_or_explicit(seen_word(f, k),
-							 (uint64_t)1 << (seen_index(f, k) & 63),
-							 memory_order_relaxed);
-			}
+			if (check)
+				seen_set(f, (uint64_t)check << 32); /* bit 32 is not used */
 		}
 }
 
@@ -692,9 +710,7 @@ static uint64_t tt_put(bp_dfpn *d, uint64_t key, uint32_t pn, uint32_t dn, uint3
 	uint32_t check = (uint32_t)(key >> 32) | 1, tag = key_tag(key);
 	const struct seen_filter *f = filter_of(d);
 	if (!seen_has(f, key))
-		atomic_fetch_or_explicit(seen_word(f, key),
-					 (uint64_t)1 << (seen_index(f, key) & 63),
-					 memory_order_relaxed);
+		seen_set(f, key);
 	int added = 0;
 	uint32_t sv = lock(d, key);
 	struct tt_entry *v = NULL;
@@ -956,12 +972,12 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		}
 		c->known = 0;
 		c->key = node_key(h, goal, !or_node);
-		/* the filter's bit: its word's index in pn, the bit in dn until the look-up
-		 * below (numbers come only then), so that it is found once, not three times */
-		uint64_t bit = seen_index(sf, c->key);
-		c->pn = (uint32_t)(bit >> 6); /* bits are at most 2^31 */
-		c->dn = (uint32_t)(bit & 63);
-		__builtin_prefetch(&sf->w[bit >> 6]);
+		/* the filter's word: its index in pn, the key's places in it in dn until the
+		 * look-up below (numbers come only then), so that they are found once */
+		uint64_t word = seen_index(sf, c->key);
+		c->pn = (uint32_t)word; /* bits are at most 2^31 */
+		c->dn = seen_places(c->key);
+		__builtin_prefetch(&sf->w[word]);
 		if (xran) {
 			c->xkey = node_key(h, !goal, !or_node);
 			__builtin_prefetch(seen_word(sf, c->xkey));
@@ -975,7 +991,8 @@ static inline __attribute__((always_inline)) int children(struct search *s, int 
 		struct child *c = &f->ch[i];
 		if (c->known)
 			continue;
-		if (atomic_load_explicit(&sf->w[c->pn], memory_order_relaxed) >> c->dn & 1)
+		uint64_t bits = seen_bits(c->dn);
+		if ((atomic_load_explicit(&sf->w[c->pn], memory_order_relaxed) & bits) == bits)
 			__builtin_prefetch(bucket_of(d, c->key));
 		else
 			c->known = 2;
@@ -1709,7 +1726,7 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 				  (unsigned long long)o.memory);
 	}
 	d->seen_max = 64;
-	while (d->seen_max * 2 <= d->nbuckets * 4 && d->seen_max < ((uint64_t)1 << 31))
+	while (d->seen_max * 2 <= d->nbuckets * 8 && d->seen_max < ((uint64_t)1 << 31))
 		d->seen_max *= 2;
 	uint64_t bits = o.filter_bits >= 64 ? o.filter_bits : SEEN_FIRST;
 	if (bits > d->seen_max || (bits & (bits - 1)))
@@ -1724,8 +1741,8 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	atomic_init(&d->growing, 0);
 	atomic_init(&d->nlog, 0);
 	d->log_keys = bits / 4;
-	if (!o.filter_bits && d->log_keys < d->seen_max / 16)
-		d->log_keys = d->seen_max / 16;
+	if (!o.filter_bits && d->log_keys < d->seen_max / 32)
+		d->log_keys = d->seen_max / 32;
 	if (d->seen_max > bits)
 		d->log = malloc(d->log_keys * sizeof *d->log); /* none: filled from the table */
 	if (!d->sf[0].w) {

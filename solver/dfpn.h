@@ -161,7 +161,7 @@ const char *bp_dfpn_init_name(enum bp_dfpn_init i);
 
 /* Creates a searcher for g with its transposition table (opts->memory bytes, entries
  * of 16 bytes in buckets of four, and beside it a filter of the keys stored, which
- * grows with them up to one bit an entry).
+ * grows with them up to two bits an entry).
  * @return BP_OK; BP_ERANGE (memory below BP_DFPN_MIN_MEMORY); BP_ENOMEM. The caller
  * owns *out (bp_dfpn_destroy). */
 int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_dfpn **out,
