@@ -249,10 +249,9 @@ struct seen_filter {
  *
  * Filling a filter from the table reads all of it (0.1 s a GiB): the checks of the
  * first keys stored are logged instead, one a sixteenth of the table's entries (16 MiB
- * a GiB), or a quarter of the first filter's bits if more: enough for every growth
- * but the last (at an eighth of the entries in use) while the keys stored are not
- * many more than the entries in use (a key may be stored again after it was
- * replaced); later growths read the table. */
+ * a GiB), or a quarter of the first filter's bits if more: enough for the growths
+ * while fewer than a sixteenth of the entries are in use, less the keys stored again
+ * after they were replaced (logged again); later growths read the table. */
 #define SEEN_FIRST ((uint64_t)1 << 23)
 #define SEEN_GROWTH 2
 #define SEEN_LEVELS 32
@@ -262,9 +261,9 @@ struct bp_dfpn {
 	struct bp_dfpn_opts o;
 	struct tt_bucket *tt;
 	uint64_t nbuckets;
-	/* the filter: a bit set for every key stored (never cleared), so that a child
-	 * whose bit is clear is not in the table; most children are not (hit rates of 5
-	 * to 10%), and their look-ups stop here instead of at a cache miss in the table.
+	/* the filter: bits set for every key stored (never cleared), so that a child
+	 * with a bit clear is not in the table; most children are not (hit rates of 5 to
+	 * 10%), and their look-ups stop here instead of at a cache miss in the table.
 	 * It grows with the entries in use (see grow_filter): `seen` is the one in use,
 	 * the smaller ones before it stay mapped until the handle goes (a thread may
 	 * still read one) */
@@ -607,19 +606,23 @@ static void fill_filter(bp_dfpn *d, const struct seen_filter *f)
 		}
 }
 
-/* A filter SEEN_GROWTH times larger (at most seen_max bits), filled from the entries
- * and then put in use, by one thread while the others search on: an entry stored
- * meanwhile may have its bit in the old filter only, and is then taken for absent
- * until it is stored again (as if it had been replaced: the search is the same, only
- * longer). Nothing happens when another thread is growing it, when it is at its
- * largest, or when there is no memory for a larger one (the filter in use stays, and
- * no growth is tried again). */
+/* A filter SEEN_GROWTH times larger (at most seen_max bits), filled (fill_filter) and
+ * then put in use, by one thread while the others search on: an entry stored meanwhile
+ * may have its bits in the old filter only, and is then taken for absent until it is
+ * stored again (as if it had been replaced: the search is the same, only longer).
+ * Nothing happens when another thread is growing it or has grown it since the caller
+ * counted, when it is at its largest, or when there is no memory for a larger one (the
+ * filter in use stays, and no growth is tried again). */
 static void grow_filter(bp_dfpn *d)
 {
 	int idle = 0;
 	if (!atomic_compare_exchange_strong(&d->growing, &idle, 1))
 		return;
 	const struct seen_filter *old = filter_of(d);
+	if (atomic_load_explicit(&d->used, memory_order_relaxed) <= (old->mask + 1) / 8) {
+		atomic_store(&d->growing, 0); /* another thread grew it meanwhile */
+		return;
+	}
 	uint64_t bits = (old->mask + 1) * SEEN_GROWTH;
 	if (bits > d->seen_max)
 		bits = d->seen_max;
