@@ -198,15 +198,16 @@ int bp_dfpn_numbers(bp_dfpn *d, const struct bp_pos *p, int goal, int or_node, u
  * @return BP_OK; BP_ERANGE (out, of len bytes, is too small). */
 int bp_dfpn_kept_path(const struct bp_game *g, const char *dir, char *out, size_t len);
 
-/* Writes the handle's table (its entries, filter and goals run) to the file path, by
+/* Writes the handle's table (its entries and goals run) to the file path, by
  * way of path.tmp and a rename, so that a file there is always whole: a search stopped
  * by a limit goes on from it later (bp_dfpn_resume). No search may run meanwhile.
  * @return BP_OK; BP_EIO (err names the cause; the file kept before is untouched). */
 int bp_dfpn_keep(const bp_dfpn *d, const char *path, struct bp_err *err);
 
 /* Reads a table written by bp_dfpn_keep into a handle made for the same game with the
- * same memory, before any search on it. The file's checksums, rules version, game and
- * key scheme (the keys of the start position) must match.
+ * same memory, before any search on it, and fills its filter from the entries. The
+ * file's checksums, rules version, game and key scheme (the keys of the start
+ * position) must match.
  * @return BP_OK; BP_ENOTFOUND (no file); BP_ERANGE (a table of another size: err says
  * which); BP_ECORRUPT (another game, rules version or build's keys, or damaged: the
  * handle's table is left empty); BP_EIO. */
