@@ -265,15 +265,15 @@ struct bp_dfpn {
 	 * with a bit clear is not in the table; most children are not (hit rates of 5 to
 	 * 10%), and their look-ups stop here instead of at a cache miss in the table.
 	 * It grows with the entries in use (see grow_filter): `seen` is the one in use,
-	 * the smaller ones before it stay mapped until the handle goes (a thread may
-	 * still read one) */
+	 * the smaller ones before it stay mapped until the handle goes where threads
+	 * search (one may still read one), are unmapped at once where one does */
 	struct seen_filter sf[SEEN_LEVELS];
 	_Atomic(const struct seen_filter *) seen;
 	int nsf;	   /* filters made */
 	uint64_t seen_max; /* bits of the largest filter: two an entry, at most 2^31 */
 	atomic_int growing;
 	/* the checks of the keys stored, in order (log_key), while the filter may grow;
-	 * nlog past log_keys: no longer whole */
+	 * nlog past log_keys: no longer whole (and freed where one thread searches) */
 	uint32_t *log;
 	_Atomic uint64_t nlog;
 	uint64_t log_keys; /* the log's size */
@@ -637,6 +637,12 @@ static void grow_filter(bp_dfpn *d)
 	fill_filter(d, f);
 	d->nsf++;
 	atomic_store_explicit(&d->seen, f, memory_order_release);
+	if (d->o.threads <= 1) {
+		/* no other thread may still read the old one */
+		struct seen_filter *o = &d->sf[d->nsf - 2];
+		munmap((void *)o->w, o->len);
+		o->w = NULL;
+	}
 	atomic_store(&d->growing, 0);
 }
 
@@ -647,8 +653,12 @@ static inline void log_key(bp_dfpn *d, uint32_t check)
 	if (!d->log || atomic_load_explicit(&d->nlog, memory_order_relaxed) > d->log_keys)
 		return;
 	uint64_t i = atomic_fetch_add_explicit(&d->nlog, 1, memory_order_relaxed);
-	if (i < d->log_keys)
+	if (i < d->log_keys) {
 		__atomic_store_n(&d->log[i], check, __ATOMIC_RELAXED);
+	} else if (d->o.threads <= 1) {
+		free(d->log); /* no longer whole: of no use (nothing else reads it now) */
+		d->log = NULL;
+	}
 }
 
 /* Counts an entry newly in use, and grows the filter when they pass an eighth of its
@@ -1804,7 +1814,8 @@ void bp_dfpn_destroy(bp_dfpn *d)
 		munmap((void *)d->ocache, d->ocache_len);
 	free(d->log);
 	for (int i = 0; i < d->nsf; i++)
-		munmap((void *)d->sf[i].w, d->sf[i].len);
+		if (d->sf[i].w)
+			munmap((void *)d->sf[i].w, d->sf[i].len);
 	munmap(d->tt, d->tt_len);
 	free(d);
 }
@@ -2059,6 +2070,8 @@ int bp_dfpn_resume(bp_dfpn *d, const char *path, struct bp_err *err)
 	/* the filter from the entries, as large as they need (the log holds none of them) */
 	d->used = h.used;
 	atomic_store(&d->nlog, d->log_keys + 1);
+	free(d->log); /* no search runs yet */
+	d->log = NULL;
 	const struct seen_filter *f = filter_of(d);
 	fill_filter(d, f);
 	while (d->used > (f->mask + 1) / 8 && f->mask + 1 < d->seen_max && !d->growing) {
