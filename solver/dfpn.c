@@ -587,6 +587,17 @@ static inline void seen_set(const struct seen_filter *f, uint64_t key)
 
 static void *zeroed_alloc(size_t bytes, size_t align, size_t *len);
 
+/* Maps an empty filter of `bits` bits into f, on huge pages where it spans one (it may
+ * span thousands of 4 KiB pages, one TLB miss for most look-ups). @return 1; 0 (no
+ * memory). */
+static int make_filter(struct seen_filter *f, uint64_t bits)
+{
+	size_t align = (size_t)2 << 20, sbytes = (size_t)(bits / 8);
+	f->w = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &f->len);
+	f->mask = bits - 1;
+	return f->w != NULL;
+}
+
 /* Sets the bits of every entry in the table in f: from the log of the keys stored
  * while it is whole, else from the entries. */
 static void fill_filter(bp_dfpn *d, const struct seen_filter *f)
@@ -629,11 +640,8 @@ static void grow_filter(bp_dfpn *d)
 	if (bits <= old->mask + 1 || d->nsf >= SEEN_LEVELS)
 		return; /* growing stays set: the filter is at its largest */
 	struct seen_filter *f = &d->sf[d->nsf];
-	size_t align = (size_t)2 << 20, sbytes = (size_t)(bits / 8);
-	f->w = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &f->len);
-	if (!f->w)
+	if (!make_filter(f, bits))
 		return;
-	f->mask = bits - 1;
 	fill_filter(d, f);
 	d->nsf++;
 	atomic_store_explicit(&d->seen, f, memory_order_release);
@@ -1744,11 +1752,7 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 	uint64_t bits = o.filter_bits >= 64 ? o.filter_bits : SEEN_FIRST;
 	if (bits > d->seen_max || (bits & (bits - 1)))
 		bits = d->seen_max;
-	/* the filter on huge pages too: it may span thousands of 4 KiB pages, one TLB
-	 * miss for most look-ups */
-	size_t sbytes = (size_t)(bits / 8);
-	d->sf[0].w = zeroed_alloc(sbytes, sbytes >= align ? align : 4096, &d->sf[0].len);
-	d->sf[0].mask = bits - 1;
+	int filter_made = make_filter(&d->sf[0], bits);
 	d->nsf = 1;
 	atomic_init(&d->seen, &d->sf[0]);
 	atomic_init(&d->growing, 0);
@@ -1758,7 +1762,7 @@ int bp_dfpn_create(const struct bp_game *g, const struct bp_dfpn_opts *opts, bp_
 		d->log_keys = d->seen_max / 32;
 	if (d->seen_max > bits)
 		d->log = malloc(d->log_keys * sizeof *d->log); /* none: filled from the table */
-	if (!d->sf[0].w) {
+	if (!filter_made) {
 		free(d->log);
 		munmap(d->tt, d->tt_len);
 		free(d);
