@@ -604,9 +604,8 @@ static void fill_filter(bp_dfpn *d, const struct seen_filter *f)
 {
 	uint64_t n = atomic_load_explicit(&d->nlog, memory_order_acquire);
 	if (d->log && n <= d->log_keys) {
-		for (uint64_t i = 0; i < n; i++) {
+		for (uint64_t i = 0; i < n; i++)
 			seen_set(f, (uint64_t)__atomic_load_n(&d->log[i], __ATOMIC_RELAXED) << 32);
-		}
 		return;
 	}
 	for (uint64_t b = 0; b < d->nbuckets; b++)
@@ -617,41 +616,57 @@ static void fill_filter(bp_dfpn *d, const struct seen_filter *f)
 		}
 }
 
-/* A filter SEEN_GROWTH times larger (at most seen_max bits), filled (fill_filter) and
- * then put in use, by one thread while the others search on: an entry stored meanwhile
- * may have its bits in the old filter only, and is then taken for absent until it is
- * stored again (as if it had been replaced: the search is the same, only longer).
- * Nothing happens when another thread is growing it or has grown it since the caller
- * counted, when it is at its largest, or when there is no memory for a larger one (the
- * filter in use stays, and no growth is tried again). */
+/* Whether a filter of `bits` bits should grow with `used` entries in use: past an
+ * eighth of its bits, below the largest. */
+static inline int filter_short(const bp_dfpn *d, uint64_t bits, uint64_t used)
+{
+	return used > bits / 8 && bits < d->seen_max;
+}
+
+/* The size a filter of `bits` bits grows to. */
+static inline uint64_t filter_next(const bp_dfpn *d, uint64_t bits)
+{
+	return bits * SEEN_GROWTH < d->seen_max ? bits * SEEN_GROWTH : d->seen_max;
+}
+
+/* A filter of `bits` bits, filled (fill_filter) and put in use; with one thread the one
+ * before it unmapped (no other thread may still read it). @return 1; 0 (no memory, or
+ * SEEN_LEVELS made: the filter in use stays). */
+static int add_filter(bp_dfpn *d, uint64_t bits)
+{
+	struct seen_filter *f = &d->sf[d->nsf];
+	if (d->nsf >= SEEN_LEVELS || !make_filter(f, bits))
+		return 0;
+	fill_filter(d, f);
+	d->nsf++;
+	atomic_store_explicit(&d->seen, f, memory_order_release);
+	if (d->o.threads <= 1) {
+		struct seen_filter *o = &d->sf[d->nsf - 2];
+		munmap((void *)o->w, o->len);
+		o->w = NULL;
+	}
+	return 1;
+}
+
+/* The filter SEEN_GROWTH times larger (at most seen_max bits), made by one thread while
+ * the others search on: an entry stored meanwhile may have its bits in the old filter
+ * only, and is then taken for absent until it is stored again (as if it had been
+ * replaced: the search is the same, only longer). Nothing happens when another thread
+ * is growing it or has grown it since the caller counted; when add_filter fails, no
+ * growth is tried again. */
 static void grow_filter(bp_dfpn *d)
 {
 	int idle = 0;
 	if (!atomic_compare_exchange_strong(&d->growing, &idle, 1))
 		return;
 	const struct seen_filter *old = filter_of(d);
-	if (atomic_load_explicit(&d->used, memory_order_relaxed) <= (old->mask + 1) / 8) {
+	uint64_t bits = old->mask + 1;
+	if (!filter_short(d, bits, atomic_load_explicit(&d->used, memory_order_relaxed))) {
 		atomic_store(&d->growing, 0); /* another thread grew it meanwhile */
 		return;
 	}
-	uint64_t bits = (old->mask + 1) * SEEN_GROWTH;
-	if (bits > d->seen_max)
-		bits = d->seen_max;
-	if (bits <= old->mask + 1 || d->nsf >= SEEN_LEVELS)
-		return; /* growing stays set: the filter is at its largest */
-	struct seen_filter *f = &d->sf[d->nsf];
-	if (!make_filter(f, bits))
-		return;
-	fill_filter(d, f);
-	d->nsf++;
-	atomic_store_explicit(&d->seen, f, memory_order_release);
-	if (d->o.threads <= 1) {
-		/* no other thread may still read the old one */
-		struct seen_filter *o = &d->sf[d->nsf - 2];
-		munmap((void *)o->w, o->len);
-		o->w = NULL;
-	}
-	atomic_store(&d->growing, 0);
+	if (add_filter(d, filter_next(d, bits)))
+		atomic_store(&d->growing, 0); /* else growing stays set */
 }
 
 /* Logs the check of a key stored for the first time (its bits in a larger filter),
@@ -674,7 +689,7 @@ static inline void log_key(bp_dfpn *d, uint32_t check)
 static inline void count_used(bp_dfpn *d, const struct seen_filter *f)
 {
 	uint64_t u = atomic_fetch_add_explicit(&d->used, 1, memory_order_relaxed) + 1;
-	if (u > (f->mask + 1) / 8 && f->mask + 1 < d->seen_max)
+	if (filter_short(d, f->mask + 1, u))
 		grow_filter(d);
 }
 
@@ -2076,12 +2091,11 @@ int bp_dfpn_resume(bp_dfpn *d, const char *path, struct bp_err *err)
 	atomic_store(&d->nlog, d->log_keys + 1);
 	free(d->log); /* no search runs yet */
 	d->log = NULL;
-	const struct seen_filter *f = filter_of(d);
-	fill_filter(d, f);
-	while (d->used > (f->mask + 1) / 8 && f->mask + 1 < d->seen_max && !d->growing) {
-		grow_filter(d);
-		f = filter_of(d);
-	}
+	uint64_t bits = filter_of(d)->mask + 1, need = bits;
+	while (filter_short(d, need, d->used))
+		need = filter_next(d, need);
+	if (need == bits || !add_filter(d, need))
+		fill_filter(d, filter_of(d)); /* one pass over the table either way */
 	d->ran[0] = (int)h.ran[0];
 	d->ran[1] = (int)h.ran[1];
 	return BP_OK;
