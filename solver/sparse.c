@@ -56,6 +56,7 @@
  * across blocks) and the tier's count and hash in the record: an index that fails any
  * of these is damaged, never used. Readers (bp_sparse_open) read the record at once and
  * a tier's keys on first use, so a query reads the tiers it touches, not the index. */
+#define _GNU_SOURCE /* mremap */
 #include "solver/sparse.h"
 
 #include <errno.h>
@@ -119,6 +120,10 @@ struct bp_sparse {
 	/* made by the enumeration on disk (bp_sparse_from_files): per tier, the bytes of
 	 * its keys' file mapped at k[t] (0: k[t] is malloc'd); NULL: none mapped */
 	uint64_t *maplen;
+	/* made by the enumeration in memory: per tier, the bytes of the anonymous mapping
+	 * at k[t] (its keys as a worker gathered them, struct kvec; 0: k[t] is malloc'd);
+	 * NULL: none */
+	uint64_t *anonlen;
 	uint64_t enum_bytes; /* the enumeration's buffers at most, beside the index */
 	int bad;	     /* the first error reading a tier (sticks) */
 	char why[200];	     /* what it was */
@@ -401,9 +406,12 @@ void bp_sparse_free(bp_sparse *ix)
 	for (uint32_t t = 0; ix->k && t < ix->nt; t++)
 		if (ix->maplen && ix->maplen[t])
 			munmap(ix->k[t], ix->maplen[t]);
+		else if (ix->anonlen && ix->anonlen[t])
+			munmap(ix->k[t], ix->anonlen[t]);
 		else
 			free(ix->k[t]);
 	free(ix->maplen);
+	free(ix->anonlen);
 	for (uint32_t t = 0; ix->outcome && t < ix->nt; t++)
 		free(ix->outcome[t]);
 	free(ix->outcome);
@@ -661,11 +669,39 @@ void bp_sparse_release(bp_sparse *ix, uint32_t t)
 
 /* ---- enumeration ------------------------------------------------------------------ */
 
+/* A worker's keys for one tier, in an anonymous mapping of cap keys (a multiple of
+ * KVEC_FIRST) that grows by mremap: its pages are never copied or written twice, and
+ * once the tier is merged the mapping serves the next tier (struct enumr's spare).
+ * malloc's arrays, grown by realloc (a copy into fresh pages), and the merge's copy
+ * aside into fresh pages each time, faulted in 560 MB of pages for the 220 MB a
+ * two-thread mirador:10x10 enumeration holds at most. */
 struct kvec {
 	uint64_t *a; /* n keys, two words each: [0, s) sorted and unique, then as pushed */
 	uint64_t n, cap, s;
-	uint64_t hw; /* the keys' places written at most (the array's resident part) */
+	uint64_t hw; /* the keys' places written at most (the mapping's resident part) */
 };
+
+#define KVEC_FIRST 1024 /* keys: 16 KiB, whole pages */
+
+/* v's mapping grown (or made) to cap keys. @return BP_OK; BP_ENOMEM (v unchanged). */
+static int kvec_map(struct kvec *v, uint64_t cap)
+{
+	void *a = v->a ? mremap(v->a, v->cap * KEY_BYTES, cap * KEY_BYTES, MREMAP_MAYMOVE)
+		       : mmap(NULL, cap * KEY_BYTES, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return BP_ENOMEM;
+	v->a = a;
+	v->cap = cap;
+	return BP_OK;
+}
+
+static void kvec_unmap(struct kvec *v)
+{
+	if (v->a)
+		munmap(v->a, v->cap * KEY_BYTES);
+	*v = (struct kvec){ 0 };
+}
 
 /* Drops the keys of k[0, n) (sorted) equal to their predecessor, with no branch on
  * the comparison: each key is written at the next place and that place moves on when
@@ -694,21 +730,21 @@ static uint64_t drop_repeats(uint64_t *k, uint64_t n)
 /* Sorts v's keys pushed since it was last settled and merges them into its sorted
  * part, dropping repeats: the sorted part is never sorted again (sorting the whole
  * array each time it filled sorted twice as many keys as were pushed, mirador:10x10).
- * The merge goes backwards from the end, with the new keys copied aside, and takes
+ * The merge goes backwards from the end, with the new keys copied aside past them (v
+ * has room for them: kvec_room), and takes
  * each key with no branch on the comparison (the sides interleave at random; the
  * branch mispredicted about half the time and the merge was a tenth of a one-thread
  * mirador:10x10 solve). Once the sorted part is used up, the new keys left are the
  * smallest and go to the front as they are.
- * @return BP_OK; BP_ENOMEM (v unchanged but for the order of its new keys). */
-static int kvec_settle(struct kvec *v)
+ */
+static void kvec_settle(struct kvec *v)
 {
 	if (v->n == v->s)
-		return BP_OK;
+		return;
 	uint64_t s = v->s, m = bp_sparse_sort_unique(v->a + 2 * s, v->n - s);
 	if (s && m) {
-		uint64_t *tmp = malloc(m * KEY_BYTES), i = s, j = m, o = s + m;
-		if (!tmp)
-			return BP_ENOMEM;
+		/* aside at [n, n + m): the merge writes below s + m <= n */
+		uint64_t *tmp = v->a + 2 * v->n, i = s, j = m, o = s + m;
 		memcpy(tmp, v->a + 2 * s, m * KEY_BYTES);
 		uint64_t *a = v->a;
 		while (i > 0 && j > 0) {
@@ -723,13 +759,11 @@ static int kvec_settle(struct kvec *v)
 			j -= take_x ^ 1;
 		}
 		memcpy(a, tmp, j * KEY_BYTES); /* o == j here when i reached 0 */
-		free(tmp);
 		v->n = drop_repeats(v->a, s + m);
 	} else {
 		v->n = s + m;
 	}
 	v->s = v->n;
-	return BP_OK;
 }
 
 /* Merges the sorted, unique keys a[0, na) and b[0, nb) into out, each once.
@@ -816,6 +850,10 @@ struct enumr {
 	/* per worker: the keys it pushed lately, CACHE_KEYS slots by hash, three words
 	 * each (low, high, 1 + tier); a key found there is in the worker's array already */
 	uint64_t **seen;
+	/* mappings of tiers merged, for the next tier's arrays (threads of them at most,
+	 * counted in held and touched as before) */
+	struct kvec *spare;
+	int nspare;
 	uint32_t merging; /* the tier merge_tier merges */
 	uint64_t held;	  /* bytes of the pending arrays (atomic) */
 	uint64_t touched; /* bytes of the pending arrays written (resident; atomic) */
@@ -839,45 +877,61 @@ static void note_peak(struct enumr *e, uint64_t extra)
 		;
 }
 
-/* kvec_settle(v), with v's written part counted and its copy of the new keys noted
- * beside what is resident. */
-static int settle(struct enumr *e, struct kvec *v)
+/* Lets go of v's mapping, and what held and touched counted of it. */
+static void kvec_drop(struct enumr *e, struct kvec *v)
 {
-	if (v->n > v->hw) {
-		__atomic_add_fetch(&e->touched, (v->n - v->hw) * KEY_BYTES, __ATOMIC_RELAXED);
-		v->hw = v->n;
-	}
-	note_peak(e, (v->n - v->s) * KEY_BYTES);
-	return kvec_settle(v);
+	__atomic_sub_fetch(&e->held, v->cap * KEY_BYTES, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&e->touched, v->hw * KEY_BYTES, __ATOMIC_RELAXED);
+	kvec_unmap(v);
 }
 
-static int over_limit(struct enumr *e, uint64_t more)
+/* v grown (doubling) to at least `keys`, within the memory limit. @return BP_OK;
+ * BP_ENOMEM; BP_ERANGE (v let go). */
+static int kvec_grow(struct enumr *e, struct kvec *v, uint64_t keys)
 {
-	uint64_t held = __atomic_add_fetch(&e->held, more, __ATOMIC_RELAXED);
-	return e->limit && held + e->fixed > e->limit;
+	uint64_t cap = v->cap ? v->cap : KVEC_FIRST;
+	while (cap < keys)
+		cap *= 2;
+	if (cap == v->cap)
+		return BP_OK;
+	uint64_t held = __atomic_add_fetch(&e->held, (cap - v->cap) * KEY_BYTES, __ATOMIC_RELAXED);
+	if (e->limit && held + e->fixed > e->limit) {
+		__atomic_sub_fetch(&e->held, (cap - v->cap) * KEY_BYTES, __ATOMIC_RELAXED);
+		kvec_drop(e, v);
+		return BP_ERANGE;
+	}
+	if (kvec_map(v, cap)) {
+		__atomic_sub_fetch(&e->held, (cap - v->cap) * KEY_BYTES, __ATOMIC_RELAXED);
+		return BP_ENOMEM;
+	}
+	return BP_OK;
+}
+
+/* kvec_settle(v), grown first where it has no room for its new keys' copy, with the
+ * places written (the copy's too) counted as resident. */
+static int settle(struct enumr *e, struct kvec *v)
+{
+	uint64_t room = v->n + (v->s ? v->n - v->s : 0);
+	int rc;
+	if (room > v->cap && (rc = kvec_grow(e, v, room)))
+		return rc;
+	if (room > v->hw) {
+		__atomic_add_fetch(&e->touched, (room - v->hw) * KEY_BYTES, __ATOMIC_RELAXED);
+		v->hw = room;
+	}
+	note_peak(e, 0);
+	kvec_settle(v);
+	return BP_OK;
 }
 
 static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 {
 	if (v->n == v->cap) {
-		if (settle(e, v))
-			return BP_ENOMEM;
-		if (v->n > v->cap / 2 || v->cap == 0) {
-			uint64_t cap = v->cap ? 2 * v->cap : 1024;
-			uint64_t *a = realloc(v->a, cap * KEY_BYTES);
-			if (!a)
-				return BP_ENOMEM;
-			if (over_limit(e, (cap - v->cap) * KEY_BYTES)) {
-				free(a);
-				__atomic_sub_fetch(&e->touched, v->hw * KEY_BYTES,
-						   __ATOMIC_RELAXED);
-				v->a = NULL;
-				v->n = v->cap = v->s = v->hw = 0;
-				return BP_ERANGE;
-			}
-			v->a = a;
-			v->cap = cap;
-		}
+		int rc;
+		if ((rc = settle(e, v)))
+			return rc;
+		if ((v->n > v->cap / 2 || v->cap == 0) && (rc = kvec_grow(e, v, 2 * v->n + 1)))
+			return rc;
 	}
 	v->a[2 * v->n] = key[0];
 	v->a[2 * v->n + 1] = key[1];
@@ -1048,54 +1102,68 @@ static int settle_item(void *ctx, int worker, uint64_t w)
 	return settle(e, &e->pend[(size_t)w * e->ix->nt + e->merging]);
 }
 
-/* Merges the workers' arrays of tier c into the index's tier c. */
+/* Keeps v's mapping, emptied, for a later tier's array (at most threads of them),
+ * else lets it go. */
+static void kvec_spare(struct enumr *e, struct kvec *v)
+{
+	if (!v->a)
+		return;
+	if (e->nspare < e->threads) {
+		v->n = v->s = 0;
+		e->spare[e->nspare++] = *v;
+		*v = (struct kvec){ 0 };
+	} else {
+		kvec_drop(e, v);
+	}
+}
+
+/* Merges the workers' arrays of tier c into the index's tier c: the first worker's
+ * mapping becomes the tier's keys, each other worker's is merged into a mapping of
+ * their total, and the mappings merged from are kept as spares. */
 static int merge_tier(struct enumr *e, uint32_t c)
 {
 	uint32_t nt = e->ix->nt;
-	/* k: the keys merged so far (total; kbytes of it written) */
-	uint64_t total = 0, *k = NULL, kbytes = 0;
+	struct kvec k = { 0 }; /* the keys merged so far */
 	int rc;
 	/* the workers' new keys sorted on every thread, then merged here */
 	e->merging = c;
 	if ((rc = bp_parallel_for(e->threads, (uint64_t)e->threads, settle_item, e)))
 		return rc;
-	/* each worker's keys sorted, then merged one worker after another */
 	for (int w = 0; w < e->threads; w++) {
-		struct kvec *v = &e->pend[(size_t)w * nt + c];
-		uint64_t *a = NULL;
-		/* v's keys sorted (settled already where nothing was pushed since), then the
-		 * array they merge into */
-		if (!(rc = settle(e, v)) && k && v->n) {
-			note_peak(e, kbytes + (total + v->n) * KEY_BYTES);
-			if (!(a = malloc((total + v->n) * KEY_BYTES)))
-				rc = BP_ENOMEM;
+		struct kvec *v = &e->pend[(size_t)w * nt + c], a = { 0 };
+		if (!v->n)
+			continue;
+		if (!k.a) {
+			k = *v; /* the first worker's keys as they are */
+			*v = (struct kvec){ 0 };
+			continue;
 		}
-		if (rc) {
-			free(k);
+		/* its keys were settled above: merged with k's into a new mapping */
+		if ((rc = kvec_grow(e, &a, k.n + v->n))) {
+			kvec_drop(e, &k);
 			return rc;
 		}
-		if (!k) {
-			k = v->a; /* the first worker's keys as they are */
-			total = v->n;
-			kbytes = v->hw * KEY_BYTES;
-			v->a = NULL;
-		} else if (a) {
-			kbytes = (total + v->n) * KEY_BYTES;
-			total = merge_unique_on(e->threads, k, total, v->a, v->n, a);
-			free(k);
-			k = a;
-		}
-		__atomic_sub_fetch(&e->held, v->cap * KEY_BYTES, __ATOMIC_RELAXED);
-		__atomic_sub_fetch(&e->touched, v->hw * KEY_BYTES, __ATOMIC_RELAXED);
-		free(v->a);
-		*v = (struct kvec){ 0 };
+		a.hw = k.n + v->n;
+		__atomic_add_fetch(&e->touched, a.hw * KEY_BYTES, __ATOMIC_RELAXED);
+		note_peak(e, 0);
+		a.n = a.s = merge_unique_on(e->threads, k.a, k.n, v->a, v->n, a.a);
+		kvec_spare(e, &k);
+		kvec_spare(e, v);
+		k = a;
 	}
-	if (!k && !(k = malloc(KEY_BYTES)))
-		return BP_ENOMEM;
-	uint64_t *shrunk = realloc(k, (total ? total : 1) * KEY_BYTES);
-	e->ix->k[c] = shrunk ? shrunk : k;
-	e->ix->n[c] = total;
-	e->fixed += total * KEY_BYTES;
+	if (!k.a && (rc = kvec_grow(e, &k, 1)))
+		return rc;
+	/* the index keeps its pages written and no more: the mapping shrunk to them */
+	uint64_t bytes = (k.n * KEY_BYTES + 4095) & ~(uint64_t)4095;
+	if (bytes == 0)
+		bytes = 4096;
+	void *shrunk = bytes < k.cap * KEY_BYTES ? mremap(k.a, k.cap * KEY_BYTES, bytes, 0) : k.a;
+	__atomic_sub_fetch(&e->held, k.cap * KEY_BYTES, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&e->touched, k.hw * KEY_BYTES, __ATOMIC_RELAXED);
+	e->ix->k[c] = k.a;
+	e->ix->anonlen[c] = shrunk == MAP_FAILED ? k.cap * KEY_BYTES : bytes;
+	e->ix->n[c] = k.n;
+	e->fixed += k.n * KEY_BYTES;
 	return make_top(e->ix, c);
 }
 
@@ -1118,8 +1186,10 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	if (e.ix)
 		e.ix->threads = e.threads;
 	e.pend = calloc((size_t)e.threads * nt, sizeof *e.pend);
+	e.spare = calloc((size_t)e.threads, sizeof *e.spare);
 	if (e.ix &&
-	    (!(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
+	    (!(e.ix->anonlen = calloc(nt ? nt : 1, sizeof *e.ix->anonlen)) ||
+	     !(e.ix->outcome = calloc(nt ? nt : 1, sizeof *e.ix->outcome)) ||
 	     !(e.ix->top = calloc(nt ? nt : 1, sizeof *e.ix->top)) ||
 	     (g->ops->wins_at_once && !(e.ix->wins = calloc(nt ? nt : 1, sizeof *e.ix->wins))))) {
 		rc = BP_ENOMEM;
@@ -1138,7 +1208,7 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 				goto out;
 			}
 		}
-	if (!e.ix || !e.pend || !e.mv ||
+	if (!e.ix || !e.pend || !e.spare || !e.mv ||
 	    (g->ops->children_keys && (!e.ktier || !e.kkey || !e.seen))) {
 		rc = BP_ENOMEM;
 		goto out;
@@ -1170,6 +1240,12 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 			goto out;
 		}
 		e.t = t;
+		/* the spare mappings for the next tier's arrays, where its moves lead */
+		for (int w = 0; t + 1 < nt && w < e.threads && e.nspare; w++) {
+			struct kvec *v = &e.pend[(size_t)w * nt + t + 1];
+			if (!v->a)
+				*v = e.spare[--e.nspare];
+		}
 		/* a chunk's outcomes and wins bits fill whole words (CHUNK_KEYS is a
 		 * multiple of 64) */
 		if ((e.ix->outcome &&
@@ -1209,8 +1285,11 @@ out:
 		bp_err_set(err, rc, "%s: %s", g->spec, e.errmsg[0] ? e.errmsg : bp_strerror(rc));
 	if (e.pend)
 		for (size_t i = 0; i < (size_t)e.threads * nt; i++)
-			free(e.pend[i].a);
+			kvec_unmap(&e.pend[i]);
 	free(e.pend);
+	for (int i = 0; i < e.nspare; i++)
+		kvec_unmap(&e.spare[i]);
+	free(e.spare);
 	for (int w = 0; w < e.threads; w++) {
 		free(e.ktier ? e.ktier[w] : NULL);
 		free(e.kkey ? e.kkey[w] : NULL);
