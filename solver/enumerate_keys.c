@@ -284,8 +284,9 @@ static int expand_item(void *ctx, int worker, uint64_t item)
 		enum bp_value v = BP_VALUE_NONE;
 		int wins = 0, *wp = c->wins ? &wins : NULL;
 		int n = g->ops->expand_key
-				? g->ops->expand_key(g, c->t, key, &v, wp, w->ctier, w->ckey)
-				: bp_game_expand_key_each(g, c->t, key, &v, wp, w->ctier, w->ckey);
+				? g->ops->expand_key(g, c->t, key, &v, wp, w->ctier, w->ckey, NULL)
+				: bp_game_expand_key_each(g, c->t, key, &v, wp, w->ctier, w->ckey,
+							  NULL);
 		if (n == BP_ENOTFOUND)
 			return unpacks_not(c);
 		if (n < 0) {

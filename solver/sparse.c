@@ -274,14 +274,20 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 	}
 }
 
-static uint64_t drop_repeats(uint64_t *k, uint64_t n);
+static uint64_t drop_repeats(uint64_t *k, uint64_t n, int marked);
 
-uint64_t bp_sparse_sort_unique(uint64_t *k, uint64_t n)
+/* bp_sparse_sort_unique, keys marked (drop_repeats) or not. */
+static uint64_t sort_unique(uint64_t *k, uint64_t n, int marked)
 {
 	if (n < 2)
 		return n;
 	key_sort(k, n, 2 * 64);
-	return drop_repeats(k, n);
+	return drop_repeats(k, n, marked);
+}
+
+uint64_t bp_sparse_sort_unique(uint64_t *k, uint64_t n)
+{
+	return sort_unique(k, n, 0);
 }
 
 static int make_top(bp_sparse *ix, uint32_t t);
@@ -710,11 +716,26 @@ static void kvec_unmap(struct kvec *v)
  * read back from where it was just written, each key waited on the last one's store
  * (over half the time of kvec_settle and of the sort's own pass). @return the keys
  * left. */
-static uint64_t drop_repeats(uint64_t *k, uint64_t n)
+static uint64_t drop_repeats(uint64_t *k, uint64_t n, int marked)
 {
 	if (n == 0)
 		return 0;
 	uint64_t m = 1, last0 = k[0], last1 = k[1];
+	if (marked) {
+		/* keys marked in bit 0 (struct enumr's mark): the marks of a key's copies,
+		 * side by side (they differ in bit 0 alone), ORed into the one kept */
+		for (uint64_t i = 1; i < n; i++) {
+			uint64_t v0 = k[2 * i], v1 = k[2 * i + 1];
+			uint64_t differs = ((v0 ^ last0) >> 1 != 0) | (v1 != last1);
+			k[2 * m] = v0;
+			k[2 * m + 1] = v1;
+			m += differs;
+			k[2 * (m - 1)] |= v0 & 1; /* a repeat's mark into the key kept */
+			last0 = v0;
+			last1 = v1;
+		}
+		return m;
+	}
 	for (uint64_t i = 1; i < n; i++) {
 		uint64_t v0 = k[2 * i], v1 = k[2 * i + 1];
 		uint64_t differs = (v0 != last0) | (v1 != last1);
@@ -737,11 +758,11 @@ static uint64_t drop_repeats(uint64_t *k, uint64_t n)
  * mirador:10x10 solve). Once the sorted part is used up, the new keys left are the
  * smallest and go to the front as they are.
  */
-static void kvec_settle(struct kvec *v)
+static void kvec_settle(struct kvec *v, int marked)
 {
 	if (v->n == v->s)
 		return;
-	uint64_t s = v->s, m = bp_sparse_sort_unique(v->a + 2 * s, v->n - s);
+	uint64_t s = v->s, m = sort_unique(v->a + 2 * s, v->n - s, marked);
 	if (s && m) {
 		/* aside at [n, n + m): the merge writes below s + m <= n */
 		uint64_t *tmp = v->a + 2 * v->n, i = s, j = m, o = s + m;
@@ -759,7 +780,7 @@ static void kvec_settle(struct kvec *v)
 			j -= take_x ^ 1;
 		}
 		memcpy(a, tmp, j * KEY_BYTES); /* o == j here when i reached 0 */
-		v->n = drop_repeats(v->a, s + m);
+		v->n = drop_repeats(v->a, s + m, marked);
 	} else {
 		v->n = s + m;
 	}
@@ -769,7 +790,7 @@ static void kvec_settle(struct kvec *v)
 /* Merges the sorted, unique keys a[0, na) and b[0, nb) into out, each once.
  * @return the keys written. */
 static uint64_t merge_unique(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
-			     uint64_t *out)
+			     uint64_t *out, int marked)
 {
 	/* both sides' keys, in order, with no branch on the comparison (as kvec_settle's
 	 * merge: the sides interleave at random), then the repeats dropped */
@@ -789,7 +810,7 @@ static uint64_t merge_unique(const uint64_t *a, uint64_t na, const uint64_t *b, 
 	o += na - i;
 	memcpy(out + 2 * o, b + 2 * j, (nb - j) * KEY_BYTES);
 	o += nb - j;
-	return drop_repeats(out, o);
+	return drop_repeats(out, o, marked);
 }
 
 /* merge_unique in two halves, one a thread: a's first half with b's keys below a's
@@ -800,6 +821,7 @@ struct merge_job {
 	const uint64_t *a, *b;
 	uint64_t na, nb, ia, jb; /* the split: a[0, ia) and b[0, jb) first */
 	uint64_t *out, got[2];
+	int marked;
 };
 
 static int merge_half(void *ctx, int worker, uint64_t h)
@@ -807,31 +829,36 @@ static int merge_half(void *ctx, int worker, uint64_t h)
 	struct merge_job *m = ctx;
 	(void)worker;
 	if (h == 0)
-		m->got[0] = merge_unique(m->a, m->ia, m->b, m->jb, m->out);
+		m->got[0] = merge_unique(m->a, m->ia, m->b, m->jb, m->out, m->marked);
 	else
 		m->got[1] = merge_unique(m->a + 2 * m->ia, m->na - m->ia, m->b + 2 * m->jb,
-					 m->nb - m->jb, m->out + 2 * (m->ia + m->jb));
+					 m->nb - m->jb, m->out + 2 * (m->ia + m->jb), m->marked);
 	return BP_OK;
 }
 
 static uint64_t merge_unique_on(int threads, const uint64_t *a, uint64_t na, const uint64_t *b,
-				uint64_t nb, uint64_t *out)
+				uint64_t nb, uint64_t *out, int marked)
 {
 	if (threads < 2 || na < 2 || nb == 0)
-		return merge_unique(a, na, b, nb, out);
-	struct merge_job m = { .a = a, .b = b, .na = na, .nb = nb, .ia = na / 2, .out = out };
-	/* jb: the first of b's keys not below a[ia] */
+		return merge_unique(a, na, b, nb, out, marked);
+	struct merge_job m = {
+		.a = a, .b = b, .na = na, .nb = nb, .ia = na / 2, .out = out, .marked = marked
+	};
+	/* jb: the first of b's keys not below a[ia] (marks aside: a key's copies, which
+	 * differ in their marks alone, stay on one side) */
+	const uint64_t piv[2] = { a[2 * m.ia] & ~(uint64_t)marked, a[2 * m.ia + 1] };
 	uint64_t lo = 0, hi = nb;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (key_less(b + 2 * mid, a + 2 * m.ia))
+		const uint64_t bm[2] = { b[2 * mid] & ~(uint64_t)marked, b[2 * mid + 1] };
+		if (key_less(bm, piv))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	m.jb = lo;
 	if (bp_parallel_for(2, 2, merge_half, &m) != BP_OK)
-		return merge_unique(a, na, b, nb, out);
+		return merge_unique(a, na, b, nb, out, marked);
 	memmove(out + 2 * m.got[0], out + 2 * (m.ia + m.jb), m.got[1] * KEY_BYTES);
 	return m.got[0] + m.got[1];
 }
@@ -854,6 +881,16 @@ struct enumr {
 	 * counted in held and touched as before) */
 	struct kvec *spare;
 	int nspare;
+	/* The mark: where the game has a key_spare_bit b and expand_key, a child that
+	 * expand_key knows to be lost (over) is pushed marked, its key's bits below b
+	 * moved up one (b is clear in every key) and bit 0 the mark, so that the copies of
+	 * a key sort side by side whatever their marks and keep one key, marked when any
+	 * copy was (drop_repeats); merge_tier moves the bits back and keeps the marks
+	 * apart (lost), and the tier's expansion takes a marked key for lost without
+	 * asking the game again. 0: no marks. */
+	int mark_bit;
+	uint64_t **klost; /* per worker: expand_key's lost words */
+	uint64_t **lost;  /* per tier, while it is expanded: its marks, a bit a key */
 	uint32_t merging; /* the tier merge_tier merges */
 	uint64_t held;	  /* bytes of the pending arrays (atomic) */
 	uint64_t touched; /* bytes of the pending arrays written (resident; atomic) */
@@ -920,8 +957,29 @@ static int settle(struct enumr *e, struct kvec *v)
 		v->hw = room;
 	}
 	note_peak(e, 0);
-	kvec_settle(v);
+	kvec_settle(v, e->mark_bit != 0);
 	return BP_OK;
+}
+
+/* A key marked (struct enumr's mark) or not, and back. */
+static void mark_key(int b, const uint64_t key[2], int mark, uint64_t out[2])
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 k = (u128)key[1] << 64 | key[0], low = ((u128)1 << b) - 1;
+	k = (k & ~low) | (k & low) << 1 | (u128)(mark != 0);
+	out[0] = (uint64_t)k;
+	out[1] = (uint64_t)(k >> 64);
+}
+
+static int unmark_key(int b, uint64_t key[2])
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 k = (u128)key[1] << 64 | key[0], low = ((u128)1 << b) - 1;
+	int mark = (int)(k & 1);
+	k = (k & ~low & ~((u128)1 << b)) | (k >> 1 & low);
+	key[0] = (uint64_t)k;
+	key[1] = (uint64_t)(k >> 64);
+	return mark;
 }
 
 static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
@@ -939,10 +997,18 @@ static int push_key(struct enumr *e, struct kvec *v, const uint64_t key[2])
 	return BP_OK;
 }
 
-/* A key that a move reached: tier ct, into worker's array. */
-static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const uint64_t key[2])
+/* A key that a move reached: tier ct, into worker's array (marked as the mark says,
+ * where the enumeration marks keys). */
+static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const uint64_t *key0,
+		   int mark)
 {
 	uint32_t nt = e->ix->nt;
+	uint64_t marked[2];
+	const uint64_t *key = key0;
+	if (e->mark_bit) {
+		mark_key(e->mark_bit, key0, mark, marked);
+		key = marked;
+	}
 	if (ct <= t || ct >= nt) {
 		snprintf(e->errmsg, sizeof e->errmsg,
 			 "a move from tier %u leads to tier %u: the game's tiers are not monotone",
@@ -969,7 +1035,7 @@ static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const u
 static int push_children(struct enumr *e, int worker, uint32_t t, int n)
 {
 	const uint32_t *ct = e->ktier[worker];
-	const uint64_t *keys = e->kkey[worker];
+	const uint64_t *keys = e->kkey[worker], *lost = e->mark_bit ? e->klost[worker] : NULL;
 	int rc;
 	if (n < 0) {
 		snprintf(e->errmsg, sizeof e->errmsg,
@@ -977,7 +1043,8 @@ static int push_children(struct enumr *e, int worker, uint32_t t, int n)
 		return n;
 	}
 	for (int i = 0; i < n; i++)
-		if ((rc = reached(e, worker, t, ct[i], keys + 2 * i)))
+		if ((rc = reached(e, worker, t, ct[i], keys + 2 * i,
+				  lost ? (int)(lost[i / 64] >> (i % 64) & 1) : 0)))
 			return rc;
 	return BP_OK;
 }
@@ -999,12 +1066,20 @@ static int unpack_failed(struct enumr *e, uint32_t t)
 static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, uint64_t i1)
 {
 	const struct bp_game *g = e->g;
+	const uint64_t *lost = e->mark_bit ? e->lost[t] : NULL;
 	for (uint64_t i = i0; i < i1; i++) {
 		enum bp_value v = BP_VALUE_NONE;
 		int wins = 0, rc;
+		if (lost && (lost[i / 64] >> (i % 64) & 1)) {
+			/* a parent knew it lost: over, as outcome() says */
+			if (e->ix->outcome)
+				e->ix->outcome[t][i / 32] |= (uint64_t)BP_VALUE_LOSS
+							     << 2 * (i % 32);
+			continue;
+		}
 		int n = g->ops->expand_key(g, t, e->ix->k[t] + 2 * i, &v,
 					   e->ix->wins ? &wins : NULL, e->ktier[worker],
-					   e->kkey[worker]);
+					   e->kkey[worker], e->mark_bit ? e->klost[worker] : NULL);
 		if (n == BP_ENOTFOUND)
 			return unpack_failed(e, t);
 		if (n < 0)
@@ -1146,13 +1221,25 @@ static int merge_tier(struct enumr *e, uint32_t c)
 		a.hw = k.n + v->n;
 		__atomic_add_fetch(&e->touched, a.hw * KEY_BYTES, __ATOMIC_RELAXED);
 		note_peak(e, 0);
-		a.n = a.s = merge_unique_on(e->threads, k.a, k.n, v->a, v->n, a.a);
+		a.n = a.s =
+			merge_unique_on(e->threads, k.a, k.n, v->a, v->n, a.a, e->mark_bit != 0);
 		kvec_spare(e, &k);
 		kvec_spare(e, v);
 		k = a;
 	}
 	if (!k.a && (rc = kvec_grow(e, &k, 1)))
 		return rc;
+	if (e->mark_bit) {
+		/* the marks apart, the keys as the game packed them (the same order: the
+		 * keys differ above bit 0) */
+		if (!(e->lost[c] = calloc(k.n / 64 + 1, sizeof(uint64_t)))) {
+			kvec_drop(e, &k);
+			return BP_ENOMEM;
+		}
+		for (uint64_t i = 0; i < k.n; i++)
+			e->lost[c][i / 64] |= (uint64_t)unmark_key(e->mark_bit, k.a + 2 * i)
+					      << (i % 64);
+	}
 	/* the index keeps its pages written and no more: the mapping shrunk to them */
 	uint64_t bytes = (k.n * KEY_BYTES + 4095) & ~(uint64_t)4095;
 	if (bytes == 0)
@@ -1208,6 +1295,20 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 				goto out;
 			}
 		}
+	if (g->ops->expand_key && e.ktier && e.kkey && e.seen && g->key_spare_bit > 0 &&
+	    g->key_spare_bit < 128 && !rc) {
+		e.mark_bit = g->key_spare_bit;
+		if (!(e.lost = calloc(nt ? nt : 1, sizeof *e.lost)) ||
+		    !(e.klost = calloc((size_t)e.threads, sizeof *e.klost)))
+			rc = BP_ENOMEM;
+		for (int w = 0; !rc && w < e.threads; w++)
+			if (!(e.klost[w] =
+				      calloc(((size_t)(g->max_moves ? g->max_moves : 1) + 63) / 64,
+					     sizeof(uint64_t))))
+				rc = BP_ENOMEM;
+		if (rc)
+			goto out;
+	}
 	if (!e.ix || !e.pend || !e.spare || !e.mv ||
 	    (g->ops->children_keys && (!e.ktier || !e.kkey || !e.seen))) {
 		rc = BP_ENOMEM;
@@ -1257,6 +1358,10 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 		}
 		rc = bp_parallel_for(e.threads, (e.ix->n[t] + CHUNK_KEYS - 1) / CHUNK_KEYS,
 				     expand_chunk, &e);
+		if (e.lost) {
+			free(e.lost[t]);
+			e.lost[t] = NULL;
+		}
 		if (rc)
 			goto out;
 		if (opts && opts->progress) {
@@ -1298,6 +1403,12 @@ out:
 	free(e.ktier);
 	free(e.kkey);
 	free(e.seen);
+	for (uint32_t t = 0; e.lost && t < nt; t++)
+		free(e.lost[t]);
+	free(e.lost);
+	for (int w = 0; e.klost && w < e.threads; w++)
+		free(e.klost[w]);
+	free(e.klost);
 	bp_solve_free_move_buffers(e.mv, e.threads);
 	if (rc)
 		bp_sparse_free(e.ix);

@@ -477,7 +477,8 @@ int bp_game_walk_mask(const struct bp_game *g, uint32_t tier, uint64_t first, ui
 }
 
 int bp_game_expand_key_each(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
-			    enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys)
+			    enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys,
+			    uint64_t *lost)
 {
 	struct bp_pos p;
 	if (wins)
@@ -488,5 +489,8 @@ int bp_game_expand_key_each(const struct bp_game *g, uint32_t tier, const uint64
 		return 0;
 	if (wins && g->ops->wins_at_once)
 		*wins = g->ops->wins_at_once(g, &p) == 1;
-	return g->ops->children_keys(g, &p, ctier, keys);
+	int n = g->ops->children_keys(g, &p, ctier, keys);
+	if (lost && n > 0)
+		bp_words_clear(lost, (n + 63) / 64); /* none known */
+	return n;
 }

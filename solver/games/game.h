@@ -360,9 +360,15 @@ struct bp_game_ops {
 	 * were written (0 when p is over); BP_ENOTFOUND where key_unpack fails; another
 	 * error (< 0) as children_keys's. Must agree exactly with those ops, which
 	 * bp_game_expand_key_each calls in turn; the tests compare the two on every key
-	 * of small boards' enumerations. NULL: the enumeration calls them in turn. */
+	 * of small boards' enumerations. `lost`: NULL, or room for (max_moves + 63) / 64
+	 * words, which get bit i (of word i / 64) set where child i is known, cheaply, to
+	 * be over and lost for its player to move (as wins_at_once: never wrongly, and
+	 * it may miss some), every other bit clear; the enumeration then takes the child
+	 * for over without asking again (where the game has a key_spare_bit to carry
+	 * that in). NULL: the enumeration calls them in turn. */
 	int (*expand_key)(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
-			  enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys);
+			  enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys,
+			  uint64_t *lost);
 
 	/* OPTIONAL fast path for the retrograde solver (solver/expanded.c), for games
 	 * whose every move leads from tier t to tier t + 1 (or t + 2: bp_walk.far) and
@@ -563,6 +569,9 @@ struct bp_game {
 	/* may be set by create: positions use words 0 .. pos_words-1 only (apply never
 	 * writes past them), so that a search copies no more; 0: all BP_POS_WORDS */
 	int pos_words;
+	/* may be set by create: a bit (1 .. 127) clear in every key the game packs, for
+	 * the enumeration's own mark beside a key (expand_key's lost); 0: none */
+	int key_spare_bit;
 };
 
 /* The registry: every game family, NULL-terminated. */
@@ -665,7 +674,8 @@ uint64_t bp_game_orbit(const struct bp_game *g, const struct bp_pos *p);
  * children_keys in turn: what a game without expand_key does, and what a game's own
  * is tested against. */
 int bp_game_expand_key_each(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
-			    enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys);
+			    enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys,
+			    uint64_t *lost);
 
 /* Parses position text, or gives the start position when text is NULL or "start".
  * @return as ops->pos_parse. */

@@ -1144,6 +1144,9 @@ struct small {
 	 * direction (as ray's), those covering a square from s to the side, s included:
 	 * segc[4 * s + dir] (both for the search's network, fast_net) */
 	u128 *rayc, *segc;
+	/* per place i: the top-left squares of the places that a piece of the other colour
+	 * may not take beside a piece at i (nb and diag's, as squares; lost_children) */
+	u128 *conf_tl;
 	/* per place i, 4 * SMALL_MAX_SYM words: under symmetry s, the image's place as a
 	 * set (words 2s, 2s + 1) and opsym (words 2 * SMALL_MAX_SYM + 2s, + 1), zero
 	 * past nsym; a piece's images in one run that small_children ORs as words */
@@ -1252,6 +1255,7 @@ static void small_free(struct small *sm)
 	free(sm->ray);
 	free(sm->rayc);
 	free(sm->segc);
+	free(sm->conf_tl);
 	free(sm->pimg);
 	free(sm);
 }
@@ -1280,8 +1284,10 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->pimg = calloc((size_t)N * 4 * SMALL_MAX_SYM, sizeof *sm->pimg);
 	sm->rayc = calloc((size_t)gr->ncells * 4 * (size_t)P, sizeof *sm->rayc);
 	sm->segc = calloc((size_t)gr->ncells * 4, sizeof *sm->segc);
+	sm->conf_tl = calloc((size_t)N, sizeof *sm->conf_tl);
 	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
-	    !sm->cover_tl || !sm->diag_tl || !sm->ray || !sm->pimg || !sm->rayc || !sm->segc) {
+	    !sm->cover_tl || !sm->diag_tl || !sm->ray || !sm->pimg || !sm->rayc || !sm->segc ||
+	    !sm->conf_tl) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1342,6 +1348,10 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 		for (u128 v = sm->diag[i]; v; v &= v - 1) {
 			int j = ctz128(v);
 			sm->diag_tl[ti] |= bit128(j / gr->nx * gr->w + j % gr->nx);
+		}
+		for (u128 v = sm->nb[i] | sm->diag[i]; v; v &= v - 1) {
+			int j = ctz128(v);
+			sm->conf_tl[i] |= bit128(j / gr->nx * gr->w + j % gr->nx);
 		}
 		int px = i % gr->nx, py = i / gr->nx;
 		u128 *ray = sm->ray + (size_t)ti * 4 * (size_t)P;
@@ -1923,14 +1933,25 @@ static u128 sq_legal_tl(const struct small *sm, u128 x, u128 occ)
 
 /* The squares that those legal placements cover: the top-left squares shifted by
  * 0 .. P - 1 each way. */
-static inline u128 sq_cover_p(const struct small *sm, u128 x, u128 occ, const int P)
+static inline u128 tl_cover_p(const struct small *sm, u128 across, const int P)
 {
-	u128 across = sq_legal_tl_p(sm, x, occ, P), cover = 0;
+	u128 cover = 0;
 	for (int k = 1; k < P; k++)
 		across |= sq_east(sm, across);
 	for (int k = 0; k < P; k++)
 		cover |= across << (k * sm->w);
 	return cover & sm->sq_all;
+}
+
+static inline u128 sq_cover_p(const struct small *sm, u128 x, u128 occ, const int P)
+{
+	return tl_cover_p(sm, sq_legal_tl_p(sm, x, occ, P), P);
+}
+
+/* The squares that pieces with top-left squares tl cover. */
+static u128 tl_cover(const struct small *sm, u128 tl)
+{
+	return sm->p == 2 ? tl_cover_p(sm, tl, 2) : tl_cover_p(sm, tl, sm->p);
 }
 
 static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
@@ -2097,6 +2118,110 @@ static int wins_at_once_planes(const struct small *sm, u128 me, u128 opp)
 			return 1;
 	}
 	return 0;
+}
+
+/* expand_key's lost on small grids: the children (the mover's legal places `legal`, in
+ * children order) after which the mover has a safe chain (bp_mirador_safe_chain),
+ * found with the position's own safe links rather than a walk a child. With the mover
+ * on squares x, the occupied squares occ and the squares the opponent's legal
+ * placements cover now, `unsafe` = occ | cover: the mover's pieces linked over safe
+ * squares fall into parts, each with the sides it reaches. A piece q placed adds its
+ * squares to the occupied ones and takes placements from the opponent (fewer squares
+ * covered), so every safe link stays one or runs through q (a line of sight that q now
+ * meets: q sees both of its ends, over squares that were safe), and q's own links over
+ * squares safe now are safe in the child. So when q's links (its rays' first unsafe
+ * square, a piece of the mover's or none, a side; its corners) join parts that reach
+ * two opposite sides, or one part already does, the child has a safe chain: over,
+ * lost for the opponent to move. It may miss a chain that the child's fewer covered
+ * squares open elsewhere: the enumeration then asks the child itself. Sides are a
+ * chain's ends only: a part is pieces, with the sides it reaches as a mask. */
+static void lost_children(const struct small *sm, u128 x, u128 occ, u128 legal, int n,
+			  uint64_t *lost)
+{
+	const int P = sm->p;
+	bp_words_clear(lost, (n + 63) / 64);
+	u128 otl = sq_legal_tl(sm, x, occ); /* the opponent's placements, as top-left squares */
+	u128 unsafe = occ | tl_cover(sm, otl);
+	u128 tl = x & ~sq_east(sm, x) & ~sq_south(sm, x);
+	int8_t ord[128];
+	int at[64], np = list_bits(tl, at);
+	for (int i = 0; i < np; i++)
+		ord[at[i]] = (int8_t)i;
+	/* each piece's links: other pieces (adj) and sides (mask: east, west, south,
+	 * north, as the rays) */
+	uint64_t adj[64];
+	unsigned sides[64], whole = 0;
+	for (int i = 0; i < np; i++) {
+		int t = at[i];
+		const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
+		uint64_t a = 0;
+		unsigned m = 0;
+		for (u128 v = sm->diag_tl[t] & tl; v; v &= v - 1)
+			a |= 1ull << ord[ctz128(v)];
+		for (int r = 0; r < 4 * P; r++) {
+			u128 ns = ray[r] & unsafe;
+			if (!ns) {
+				m |= 1u << (r / P);
+				continue;
+			}
+			int d = r / P, h = d == 0 || d == 2 ? ctz128(ns) : top128(ns);
+			u128 by = sm->cover_tl[h] & tl;
+			if (by)
+				a |= 1ull << ord[ctz128(by)];
+		}
+		adj[i] = a;
+		sides[i] = m;
+	}
+	/* the parts, each piece's squares given its part's sides (part: per square, 0
+	 * where the mover has none) */
+	uint8_t part[128];
+	memset(part, 0, sizeof part);
+	uint64_t left = np == 64 ? ~0ull : (1ull << np) - 1;
+	while (left) {
+		uint64_t in = left & (~left + 1), open = in;
+		while (open) {
+			int i = __builtin_ctzll(open);
+			open &= open - 1;
+			uint64_t nb = adj[i] & ~in;
+			in |= nb;
+			open |= nb;
+		}
+		left &= ~in;
+		unsigned m = 0;
+		for (uint64_t v = in; v; v &= v - 1)
+			m |= sides[__builtin_ctzll(v)];
+		for (uint64_t v = in; v; v &= v - 1) {
+			int t = at[__builtin_ctzll(v)];
+			for (int dy = 0; dy < P; dy++)
+				for (int dx = 0; dx < P; dx++)
+					part[t + dy * sm->w + dx] = (uint8_t)m;
+		}
+		whole |= (m & 3) == 3 || (m & 12) == 12;
+	}
+	for (int i = 0; legal && i < n; legal &= legal - 1, i++) {
+		unsigned m = 0;
+		if (!whole) {
+			int q = ctz128(legal);
+			u128 piece = sm->pmask[q];
+			int t = ctz128(piece);
+			const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
+			for (u128 v = sm->diag_tl[t] & tl; v; v &= v - 1)
+				m |= part[ctz128(v)];
+			/* the child's own unsafe squares, for q's rays: the opponent's
+			 * placements that q leaves legal (legality is pairwise) */
+			u128 uq = occ | piece | tl_cover(sm, otl & ~sm->conf_tl[q]);
+			for (int r = 0; r < 4 * P; r++) {
+				u128 ns = ray[r] & uq;
+				int d = r / P;
+				if (!ns)
+					m |= 1u << d;
+				else
+					m |= part[d == 0 || d == 2 ? ctz128(ns) : top128(ns)];
+			}
+		}
+		if (whole || (m & 3) == 3 || (m & 12) == 12)
+			lost[i / 64] |= 1ull << (i % 64);
+	}
 }
 
 /* ---- small grids: the chain-breaking search on place sets ------------------------------ */
@@ -2529,12 +2654,13 @@ static int general_unbreakable(const struct mirador *m, const struct bp_mirador_
  * again; the position itself is made only where the chain-breaking search falls back
  * to mirador_chain.c's. */
 static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint64_t key[2],
-			      enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys)
+			      enum bp_value *outcome, int *wins, uint32_t *ctier, uint64_t *keys,
+			      uint64_t *lost)
 {
 	const struct mirador *m = M(g);
 	const struct small *sm = m->sm;
 	if (!sm)
-		return bp_game_expand_key_each(g, tier, key, outcome, wins, ctier, keys);
+		return bp_game_expand_key_each(g, tier, key, outcome, wins, ctier, keys, lost);
 	u128 set[2], pl[2], bad, corner[2];
 	int tm, passed, rc;
 	if (wins)
@@ -2570,12 +2696,15 @@ static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint
 	if (wins)
 		*wins = wins_at_once_planes(sm, pl[tm], pl[c]);
 	struct small_child kid[128];
-	int n = small_children_sets(m, set, tm, sm->all & ~bad & ~corner[c], INT_MAX, kid);
+	u128 legal = sm->all & ~bad & ~corner[c];
+	int n = small_children_sets(m, set, tm, legal, INT_MAX, kid);
 	for (int i = 0; i < n; i++) {
 		if ((rc = key_of_child(m, &kid[i], keys + 2 * i)))
 			return rc;
 		ctier[i] = kid[i].tier;
 	}
+	if (lost && n > 0)
+		lost_children(sm, pl[tm], occ, legal, n, lost); /* none for a pass: legal 0 */
 	return n;
 }
 
@@ -2985,6 +3114,11 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 	int rc = build_tiers(g, m);
 	if (!rc)
 		rc = small_create(g, m);
+	/* a key's bits below its places hold two flags and a colour bit a piece: the
+	 * highest of them is free where even pieces covering the whole grid leave it so */
+	int base = 128 - m->nplace, most = m->gr.w * m->gr.h / (m->gr.p * m->gr.p);
+	if (m->sm && 2 + most < base - 1)
+		g->key_spare_bit = base - 1;
 	if (!rc && g->nsym <= BP_GAME_SYM_HASH_MAX)
 		rc = zob_create(g, m);
 	if (rc) {

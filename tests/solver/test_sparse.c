@@ -733,11 +733,13 @@ Test(sparse, mirador_fast_paths_agree_with_the_rules, .timeout = 120)
 /* A game's expand_key (the enumeration's step on one key) gives what key_unpack,
  * outcome, wins_at_once and children_keys give in turn (bp_game_expand_key_each), on
  * every key of each board's enumeration and on each key with one bit flipped (a key
- * of no position, or of another one, reachable or not), with wins asked and not. */
+ * of no position, or of another one, reachable or not), with wins asked and not; and
+ * every child it says is lost is over and lost for its player to move by the rules
+ * (outcome), with some said so. */
 Test(sparse, expand_key_as_the_ops_in_turn, .timeout = 120)
 {
 	const char *const more[] = { "mirador:9x9", "mirador:7x6,piece=3" };
-	uint64_t checked = 0, over = 0, flipped_valid = 0, seed = 12345;
+	uint64_t checked = 0, over = 0, flipped_valid = 0, seed = 12345, lost_said = 0;
 	for (size_t b = 0; b < sizeof boards / sizeof boards[0] + 2; b++) {
 		const char *spec = b < sizeof boards / sizeof boards[0]
 					   ? boards[b]
@@ -750,7 +752,8 @@ Test(sparse, expand_key_as_the_ops_in_turn, .timeout = 120)
 			 *tb = malloc(sizeof *tb * (size_t)mm);
 		uint64_t *ka = malloc(2 * sizeof *ka * (size_t)mm),
 			 *kb = malloc(2 * sizeof *kb * (size_t)mm);
-		cr_assert(ta && tb && ka && kb);
+		uint64_t *lost = calloc((size_t)(mm + 63) / 64, sizeof *lost);
+		cr_assert(ta && tb && ka && kb && lost);
 		for (uint32_t t = 0; t < g->ntiers; t++)
 			for (uint64_t i = 0; i < bp_sparse_count(ix, t); i++)
 				for (int flip = 0; flip < 2; flip++) {
@@ -763,10 +766,11 @@ Test(sparse, expand_key_as_the_ops_in_turn, .timeout = 120)
 					}
 					enum bp_value va = BP_VALUE_WIN, vb = BP_VALUE_WIN;
 					int wa = -1, wb = -1, ask = (int)(i & 1);
-					int na = g->ops->expand_key(g, t, key, &va,
-								    ask ? &wa : NULL, ta, ka);
-					int nb = bp_game_expand_key_each(g, t, key, &vb,
-									 ask ? &wb : NULL, tb, kb);
+					int na =
+						g->ops->expand_key(g, t, key, &va, ask ? &wa : NULL,
+								   ta, ka, ask ? lost : NULL);
+					int nb = bp_game_expand_key_each(
+						g, t, key, &vb, ask ? &wb : NULL, tb, kb, NULL);
 					cr_assert_eq(na, nb, "%s tier %u key %llu flip %d", spec, t,
 						     (unsigned long long)i, flip);
 					if (na == BP_ENOTFOUND) {
@@ -783,6 +787,19 @@ Test(sparse, expand_key_as_the_ops_in_turn, .timeout = 120)
 								  ka[2 * k + 1] == kb[2 * k + 1],
 							  "%s tier %u key %llu child %d", spec, t,
 							  (unsigned long long)i, k);
+					for (int k = 0; ask && k < na; k++) {
+						if (!(lost[k / 64] >> (k % 64) & 1))
+							continue;
+						struct bp_pos c;
+						cr_assert_eq(g->ops->key_unpack(g, ta[k],
+										ka + 2 * k, &c),
+							     BP_OK);
+						cr_assert_eq(
+							g->ops->outcome(g, &c), BP_VALUE_LOSS,
+							"%s tier %u key %llu child %d: said lost",
+							spec, t, (unsigned long long)i, k);
+						lost_said++;
+					}
 					checked++;
 					over += va != BP_VALUE_NONE;
 					flipped_valid += flip;
@@ -792,12 +809,14 @@ Test(sparse, expand_key_as_the_ops_in_turn, .timeout = 120)
 		free(tb);
 		free(ka);
 		free(kb);
+		free(lost);
 		bp_sparse_free(ix);
 		bp_game_destroy(g);
 	}
 	/* both kinds seen: positions over and not, flipped keys that name a position */
 	cr_expect_gt(over, 0);
 	cr_expect_gt(checked - over, 0);
+	cr_expect_gt(lost_said, 0);
 	cr_expect_gt(flipped_valid, 0);
 }
 
