@@ -1849,11 +1849,17 @@ struct store_job {
 	uint16_t **rec;
 	uint8_t **bytes;
 	uint32_t format; /* the index format written */
+	uint64_t *thash; /* per tier: its hash, made by the first nt items */
 };
 
 static int store_block(void *ctx, int worker, uint64_t j)
 {
 	struct store_job *sj = ctx;
+	if (j < sj->ix->nt) { /* the tiers' hashes first (a tier's keys in one pass) */
+		sj->thash[j] = tier_hash(sj->ix, (uint32_t)j);
+		return BP_OK;
+	}
+	j -= sj->ix->nt;
 	uint32_t t = sj->tier[j];
 	uint64_t b0 = (uint64_t)sj->blk[j] * BLOCK_KEYS, left = sj->ix->n[t] - b0;
 	uint32_t n = (uint32_t)(left < BLOCK_KEYS ? left : BLOCK_KEYS);
@@ -1906,8 +1912,9 @@ int bp_sparse_store_format(bp_store *db, const char *spec, bp_sparse *ix, uint32
 	sj.codec = calloc((size_t)threads, sizeof *sj.codec);
 	sj.rec = calloc((size_t)threads, sizeof *sj.rec);
 	sj.bytes = calloc((size_t)threads, sizeof *sj.bytes);
+	sj.thash = calloc(ix->nt ? ix->nt : 1, sizeof *sj.thash);
 	if (!sj.items || !sj.keys || !sj.tier || !sj.blk || !format || !sj.codec || !sj.rec ||
-	    !sj.bytes)
+	    !sj.bytes || !sj.thash)
 		rc = BP_ENOMEM;
 	for (int w = 0; !rc && w < threads; w++)
 		if (!(sj.bytes[w] = malloc((size_t)BLOCK_KEYS * (KEY_BYTES + 1) + 2)) ||
@@ -1925,11 +1932,9 @@ int bp_sparse_store_format(bp_store *db, const char *spec, bp_sparse *ix, uint32
 	put_u32(format + 24, BLOCK_KEYS);
 	for (uint32_t t = 0; t < ix->nt; t++)
 		put_u64(format + 28 + 8 * (size_t)t, ix->n[t]);
-	for (uint32_t t = 0; t < ix->nt; t++) {
+	for (uint32_t t = 0; t < ix->nt; t++)
 		if ((rc = need_tier(ix, t)))
 			goto out;
-		put_u64(format + 28 + 8 * ((size_t)ix->nt + t), tier_hash(ix, t));
-	}
 	sj.items[at++] =
 		(struct bp_kv_item){ .key = "format", .klen = 6, .val = format, .vlen = flen };
 	sj.seed = seed_of(spec);
@@ -1939,8 +1944,10 @@ int bp_sparse_store_format(bp_store *db, const char *spec, bp_sparse *ix, uint32
 			sj.blk[at - 1] = (uint32_t)blk;
 			at++;
 		}
-	if ((rc = bp_parallel_for(threads, at - 1, store_block, &sj)))
+	if ((rc = bp_parallel_for(threads, ix->nt + at - 1, store_block, &sj)))
 		goto out;
+	for (uint32_t t = 0; t < ix->nt; t++)
+		put_u64(format + 28 + 8 * ((size_t)ix->nt + t), sj.thash[t]);
 	if ((rc = bp_kv_open(db, name, BP_STORE_CREATE, &kv, err)))
 		goto out_quiet;
 	ix->stored = 0;
@@ -1969,6 +1976,7 @@ out_quiet:
 	free(sj.keys);
 	free(sj.tier);
 	free(sj.blk);
+	free(sj.thash);
 	free(format);
 	return rc;
 }
