@@ -2693,8 +2693,6 @@ static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint
 		}
 	}
 	*outcome = BP_VALUE_NONE;
-	if (wins)
-		*wins = wins_at_once_planes(sm, pl[tm], pl[c]);
 	struct small_child kid[128];
 	u128 legal = sm->all & ~bad & ~corner[c];
 	int n = small_children_sets(m, set, tm, legal, INT_MAX, kid);
@@ -2705,6 +2703,13 @@ static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint
 	}
 	if (lost && n > 0)
 		lost_children(sm, pl[tm], occ, legal, n, lost); /* none for a pass: legal 0 */
+	/* wins_at_once's tries are the first WIN_TRIES children: one known lost has a
+	 * safe chain over the child's own unsafe squares (fewer than lost_children's),
+	 * which the try would find */
+	if (wins)
+		*wins = (lost && n > 0 &&
+			 (lost[0] & ((1ull << (n < WIN_TRIES ? n : WIN_TRIES)) - 1))) ||
+			wins_at_once_planes(sm, pl[tm], pl[c]);
 	return n;
 }
 
