@@ -1931,8 +1931,8 @@ static u128 sq_legal_tl(const struct small *sm, u128 x, u128 occ)
 	return sm->p == 2 ? sq_legal_tl_p(sm, x, occ, 2) : sq_legal_tl_p(sm, x, occ, sm->p);
 }
 
-/* The squares that those legal placements cover: the top-left squares shifted by
- * 0 .. P - 1 each way. */
+/* The squares that pieces with top-left squares `across` cover (those legal
+ * placements': sq_cover_p): the top-left squares shifted by 0 .. P - 1 each way. */
 static inline u128 tl_cover_p(const struct small *sm, u128 across, const int P)
 {
 	u128 cover = 0;
@@ -1946,12 +1946,6 @@ static inline u128 tl_cover_p(const struct small *sm, u128 across, const int P)
 static inline u128 sq_cover_p(const struct small *sm, u128 x, u128 occ, const int P)
 {
 	return tl_cover_p(sm, sq_legal_tl_p(sm, x, occ, P), P);
-}
-
-/* The squares that pieces with top-left squares tl cover. */
-static u128 tl_cover(const struct small *sm, u128 tl)
-{
-	return sm->p == 2 ? tl_cover_p(sm, tl, 2) : tl_cover_p(sm, tl, sm->p);
 }
 
 static u128 sq_cover(const struct small *sm, u128 x, u128 occ)
@@ -2135,13 +2129,12 @@ static int wins_at_once_planes(const struct small *sm, u128 me, u128 opp)
  * lost for the opponent to move. It may miss a chain that the child's fewer covered
  * squares open elsewhere: the enumeration then asks the child itself. Sides are a
  * chain's ends only: a part is pieces, with the sides it reaches as a mask. */
-static void lost_children(const struct small *sm, u128 x, u128 occ, u128 legal, int n,
-			  uint64_t *lost)
+static inline void lost_children_p(const struct small *sm, u128 x, u128 occ, u128 legal, int n,
+				   uint64_t *lost, const int P)
 {
-	const int P = sm->p;
 	bp_words_clear(lost, (n + 63) / 64);
-	u128 otl = sq_legal_tl(sm, x, occ); /* the opponent's placements, as top-left squares */
-	u128 unsafe = occ | tl_cover(sm, otl);
+	/* the opponent's placements, as top-left squares */
+	u128 otl = sq_legal_tl_p(sm, x, occ, P), unsafe = occ | tl_cover_p(sm, otl, P);
 	u128 tl = x & ~sq_east(sm, x) & ~sq_south(sm, x);
 	int8_t ord[128];
 	int at[64], np = list_bits(tl, at);
@@ -2209,7 +2202,7 @@ static void lost_children(const struct small *sm, u128 x, u128 occ, u128 legal, 
 				m |= part[ctz128(v)];
 			/* the child's own unsafe squares, for q's rays: the opponent's
 			 * placements that q leaves legal (legality is pairwise) */
-			u128 uq = occ | piece | tl_cover(sm, otl & ~sm->conf_tl[q]);
+			u128 uq = occ | piece | tl_cover_p(sm, otl & ~sm->conf_tl[q], P);
 			for (int r = 0; r < 4 * P; r++) {
 				u128 ns = ray[r] & uq;
 				int d = r / P;
@@ -2222,6 +2215,16 @@ static void lost_children(const struct small *sm, u128 x, u128 occ, u128 legal, 
 		if (whole || (m & 3) == 3 || (m & 12) == 12)
 			lost[i / 64] |= 1ull << (i % 64);
 	}
+}
+
+/* P = 2 (most grids) with its loops over a piece's rays unrolled, as side_rays */
+static void lost_children(const struct small *sm, u128 x, u128 occ, u128 legal, int n,
+			  uint64_t *lost)
+{
+	if (sm->p == 2)
+		lost_children_p(sm, x, occ, legal, n, lost, 2);
+	else
+		lost_children_p(sm, x, occ, legal, n, lost, sm->p);
 }
 
 /* ---- small grids: the chain-breaking search on place sets ------------------------------ */
