@@ -1765,7 +1765,9 @@ static void index_name(char *name, size_t n, const char *spec)
 static uint32_t encode_block(const uint64_t *keys, uint32_t n, uint16_t *rec, uint8_t *bytes,
 			     uint32_t format)
 {
-	uint8_t cur[KEY_BYTES];
+	/* the key's bytes, then zeros: its last 16 - s bytes are copied as 16 bytes, of
+	 * which the next key's overwrite those past them (bytes has room: 17 a key) */
+	uint8_t cur[2 * KEY_BYTES] = { 0 };
 	size_t len = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		key_bytes(keys + 2 * i, cur);
@@ -1781,7 +1783,7 @@ static uint32_t encode_block(const uint64_t *keys, uint32_t n, uint16_t *rec, ui
 				 : KEY_BYTES;
 		}
 		bytes[len++] = (uint8_t)s;
-		memcpy(bytes + len, cur + s, (size_t)(KEY_BYTES - s));
+		memcpy(bytes + len, cur + s, KEY_BYTES);
 		len += (size_t)(KEY_BYTES - s);
 	}
 	if (len % 2)
