@@ -1147,6 +1147,7 @@ struct small {
 	/* per place i: the top-left squares of the places that a piece of the other colour
 	 * may not take beside a piece at i (nb and diag's, as squares; lost_children) */
 	u128 *conf_tl;
+	uint8_t *px, *py; /* per place: its column and row (fast_net: no division) */
 	/* per place i, 4 * SMALL_MAX_SYM words: under symmetry s, the image's place as a
 	 * set (words 2s, 2s + 1) and opsym (words 2 * SMALL_MAX_SYM + 2s, + 1), zero
 	 * past nsym; a piece's images in one run that small_children ORs as words */
@@ -1256,6 +1257,8 @@ static void small_free(struct small *sm)
 	free(sm->rayc);
 	free(sm->segc);
 	free(sm->conf_tl);
+	free(sm->px);
+	free(sm->py);
 	free(sm->pimg);
 	free(sm);
 }
@@ -1285,9 +1288,11 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	sm->rayc = calloc((size_t)gr->ncells * 4 * (size_t)P, sizeof *sm->rayc);
 	sm->segc = calloc((size_t)gr->ncells * 4, sizeof *sm->segc);
 	sm->conf_tl = calloc((size_t)N, sizeof *sm->conf_tl);
+	sm->px = malloc((size_t)N);
+	sm->py = malloc((size_t)N);
 	if (!sm->pmask || !sm->nb || !sm->diag || !sm->psym || !sm->cellplace || !sm->opsym ||
 	    !sm->cover_tl || !sm->diag_tl || !sm->ray || !sm->pimg || !sm->rayc || !sm->segc ||
-	    !sm->conf_tl) {
+	    !sm->conf_tl || !sm->px || !sm->py) {
 		small_free(sm);
 		return BP_ENOMEM;
 	}
@@ -1306,6 +1311,8 @@ static int small_create(const struct bp_game *g, struct mirador *m)
 	}
 	for (int i = 0; i < N; i++) {
 		int x = i % gr->nx, y = i / gr->nx;
+		sm->px[i] = (uint8_t)x;
+		sm->py[i] = (uint8_t)y;
 		sm->all |= bit128(i);
 		for (int dy = 0; dy < P; dy++)
 			for (int dx = 0; dx < P; dx++)
@@ -2464,7 +2471,7 @@ static inline int fast_net_p(struct fast *f, const struct mirador *m, u128 xs, u
 	static const int side_dir[4] = { 3, 2, 1, 0 };
 	int i = 0;
 	for (u128 v = xs; v; v &= v - 1, i++) {
-		int q = ctz128(v), x = q % nx, y = q / nx, t = y * W + x, l0;
+		int q = ctz128(v), x = sm->px[q], y = sm->py[q], t = y * W + x, l0;
 		const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
 		const u128 *rayc = sm->rayc + (size_t)t * 4 * (size_t)P;
 		/* sides: touched (the rays that way are empty), else line of sight in each
