@@ -491,6 +491,6 @@ int bp_game_expand_key_each(const struct bp_game *g, uint32_t tier, const uint64
 		*wins = g->ops->wins_at_once(g, &p) == 1;
 	int n = g->ops->children_keys(g, &p, ctier, keys);
 	if (lost && n > 0)
-		bp_words_clear(lost, (n + 63) / 64); /* none known */
+		memset(lost, 0, sizeof *lost * (size_t)((n + 63) / 64)); /* none known */
 	return n;
 }

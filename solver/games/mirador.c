@@ -2139,7 +2139,7 @@ static int wins_at_once_planes(const struct small *sm, u128 me, u128 opp)
 static inline void lost_children_p(const struct small *sm, u128 x, u128 occ, u128 legal, int n,
 				   uint64_t *lost, const int P)
 {
-	bp_words_clear(lost, (n + 63) / 64);
+	memset(lost, 0, sizeof *lost * (size_t)((n + 63) / 64));
 	/* the opponent's placements, as top-left squares */
 	u128 otl = sq_legal_tl_p(sm, x, occ, P), unsafe = occ | tl_cover_p(sm, otl, P);
 	u128 tl = x & ~sq_east(sm, x) & ~sq_south(sm, x);
