@@ -1988,6 +1988,42 @@ static void side_rays(const struct small *sm, const int *at, int n, u128 unsafe,
 		side_rays_p(sm, at, n, unsafe, d0, side, sm->p);
 }
 
+/* The first square of ray r (sm->ray's order) in ns, the ray's unsafe squares (not
+ * empty): east and south, the nearest is the lowest. */
+static inline int ray_first(u128 ns, int r, const int P)
+{
+	int d = r / P;
+	return d == 0 || d == 2 ? ctz128(ns) : top128(ns);
+}
+
+/* The links over squares not in `unsafe` of the piece with top-left square t, among
+ * the player's pieces with top-left squares tl (numbered by ord): the pieces it
+ * touches at a corner or sees first along its rays (a square of the player met is one
+ * of its pieces': cover_tl), as bits of ord's numbers; with sides not NULL, *sides
+ * gets the sides its rays reach (bit d for direction d: east, west, south, north). */
+static inline uint64_t piece_links_p(const struct small *sm, int t, u128 tl, const int8_t *ord,
+				     u128 unsafe, unsigned *sides, const int P)
+{
+	const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
+	uint64_t a = 0;
+	unsigned m = 0;
+	for (u128 v = sm->diag_tl[t] & tl; v; v &= v - 1)
+		a |= 1ull << ord[ctz128(v)];
+	for (int r = 0; r < 4 * P; r++) {
+		u128 ns = ray[r] & unsafe;
+		if (!ns) {
+			m |= 1u << (r / P);
+			continue;
+		}
+		u128 by = sm->cover_tl[ray_first(ns, r, P)] & tl;
+		if (by)
+			a |= 1ull << ord[ctz128(by)];
+	}
+	if (sides)
+		*sides = m;
+	return a;
+}
+
 /* Whether the player with squares x has a chain of weight-0 links, on its pieces:
  * each piece casts a ray along each of its P rows east and west and each of its P
  * columns south and north (sm->ray: the squares from the piece to the side), and the
@@ -2032,24 +2068,7 @@ static inline int safe_chain_pieces_p(const struct small *sm, u128 x, u128 unsaf
 			int i = __builtin_ctzll(open);
 			open &= open - 1;
 			if (!(known >> i & 1)) {
-				int t = at[i];
-				const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
-				uint64_t a = 0;
-				for (u128 v = sm->diag_tl[t] & tl; v; v &= v - 1)
-					a |= 1ull << ord[ctz128(v)];
-				for (int r = 0; r < 4 * P; r++) {
-					u128 ns = ray[r] & unsafe;
-					if (!ns)
-						continue;
-					/* east and south: the nearest is the lowest square */
-					int h = r < 2 * P ? (r < P ? ctz128(ns) : top128(ns))
-							  : (r < 3 * P ? ctz128(ns) : top128(ns));
-					/* a square of the player: one of its pieces covers it */
-					u128 by = sm->cover_tl[h] & tl;
-					if (by)
-						a |= 1ull << ord[ctz128(by)];
-				}
-				adj[i] = a;
+				adj[i] = piece_links_p(sm, at[i], tl, ord, unsafe, NULL, P);
 				known |= 1ull << i;
 			}
 			uint64_t nb = adj[i] & ~reached;
@@ -2151,27 +2170,8 @@ static inline void lost_children_p(const struct small *sm, u128 x, u128 occ, u12
 	 * north, as the rays) */
 	uint64_t adj[64];
 	unsigned sides[64], whole = 0;
-	for (int i = 0; i < np; i++) {
-		int t = at[i];
-		const u128 *ray = sm->ray + (size_t)t * 4 * (size_t)P;
-		uint64_t a = 0;
-		unsigned m = 0;
-		for (u128 v = sm->diag_tl[t] & tl; v; v &= v - 1)
-			a |= 1ull << ord[ctz128(v)];
-		for (int r = 0; r < 4 * P; r++) {
-			u128 ns = ray[r] & unsafe;
-			if (!ns) {
-				m |= 1u << (r / P);
-				continue;
-			}
-			int d = r / P, h = d == 0 || d == 2 ? ctz128(ns) : top128(ns);
-			u128 by = sm->cover_tl[h] & tl;
-			if (by)
-				a |= 1ull << ord[ctz128(by)];
-		}
-		adj[i] = a;
-		sides[i] = m;
-	}
+	for (int i = 0; i < np; i++)
+		adj[i] = piece_links_p(sm, at[i], tl, ord, unsafe, &sides[i], P);
 	/* the parts, each piece's squares given its part's sides (part: per square, 0
 	 * where the mover has none) */
 	uint8_t part[128];
@@ -2212,11 +2212,7 @@ static inline void lost_children_p(const struct small *sm, u128 x, u128 occ, u12
 			u128 uq = occ | piece | tl_cover_p(sm, otl & ~sm->conf_tl[q], P);
 			for (int r = 0; r < 4 * P; r++) {
 				u128 ns = ray[r] & uq;
-				int d = r / P;
-				if (!ns)
-					m |= 1u << d;
-				else
-					m |= part[d == 0 || d == 2 ? ctz128(ns) : top128(ns)];
+				m |= ns ? part[ray_first(ns, r, P)] : 1u << (r / P);
 			}
 		}
 		if (whole || (m & 3) == 3 || (m & 12) == 12)
