@@ -889,14 +889,15 @@ struct enumr {
 	 * apart (lost), and the tier's expansion takes a marked key for lost without
 	 * asking the game again. 0: no marks. */
 	int mark_bit;
-	uint64_t **klost; /* per worker: expand_key's lost words */
-	uint64_t **lost;  /* per tier, while it is expanded: its marks, a bit a key */
-	uint32_t merging; /* the tier merge_tier merges */
-	uint64_t held;	  /* bytes of the pending arrays (atomic) */
-	uint64_t touched; /* bytes of the pending arrays written (resident; atomic) */
-	uint64_t peak;	  /* the most touched and fixed at once, with what sorting and
+	uint64_t mark_low[2]; /* the bits below mark_bit */
+	uint64_t **klost;     /* per worker: expand_key's lost words */
+	uint64_t **lost;      /* per tier, while it is expanded: its marks, a bit a key */
+	uint32_t merging;     /* the tier merge_tier merges */
+	uint64_t held;	      /* bytes of the pending arrays (atomic) */
+	uint64_t touched;     /* bytes of the pending arrays written (resident; atomic) */
+	uint64_t peak;	      /* the most touched and fixed at once, with what sorting and
 			   * merging take beside it (atomic) */
-	uint64_t fixed;	  /* bytes of the index so far */
+	uint64_t fixed;	      /* bytes of the index so far */
 	uint64_t limit;
 	char errmsg[200];
 };
@@ -961,22 +962,23 @@ static int settle(struct enumr *e, struct kvec *v)
 	return BP_OK;
 }
 
-/* A key marked (struct enumr's mark) or not, and back. */
-static void mark_key(int b, const uint64_t key[2], int mark, uint64_t out[2])
+/* A key marked (struct enumr's mark) or not, and back; low: the bits below the
+ * mark's bit b (low[0] the low word's, low[1] the high word's). */
+static void mark_key(const uint64_t low[2], const uint64_t key[2], int mark, uint64_t out[2])
 {
 	__extension__ typedef unsigned __int128 u128;
-	u128 k = (u128)key[1] << 64 | key[0], low = ((u128)1 << b) - 1;
-	k = (k & ~low) | (k & low) << 1 | (u128)(mark != 0);
+	u128 k = (u128)key[1] << 64 | key[0], lo = (u128)low[1] << 64 | low[0];
+	k = (k & ~lo) | (k & lo) << 1 | (u128)(mark != 0);
 	out[0] = (uint64_t)k;
 	out[1] = (uint64_t)(k >> 64);
 }
 
-static int unmark_key(int b, uint64_t key[2])
+static int unmark_key(const uint64_t low[2], uint64_t key[2])
 {
 	__extension__ typedef unsigned __int128 u128;
-	u128 k = (u128)key[1] << 64 | key[0], low = ((u128)1 << b) - 1;
+	u128 k = (u128)key[1] << 64 | key[0], lo = (u128)low[1] << 64 | low[0];
 	int mark = (int)(k & 1);
-	k = (k & ~low & ~((u128)1 << b)) | (k >> 1 & low);
+	k = (k & ~(lo << 1 | 1)) | (k >> 1 & lo); /* bit b, clear in the key, from 0 */
 	key[0] = (uint64_t)k;
 	key[1] = (uint64_t)(k >> 64);
 	return mark;
@@ -1006,7 +1008,7 @@ static int reached(struct enumr *e, int worker, uint32_t t, uint32_t ct, const u
 	uint64_t marked[2];
 	const uint64_t *key = key0;
 	if (e->mark_bit) {
-		mark_key(e->mark_bit, key0, mark, marked);
+		mark_key(e->mark_low, key0, mark, marked);
 		key = marked;
 	}
 	if (ct <= t || ct >= nt) {
@@ -1237,7 +1239,7 @@ static int merge_tier(struct enumr *e, uint32_t c)
 			return BP_ENOMEM;
 		}
 		for (uint64_t i = 0; i < k.n; i++)
-			e->lost[c][i / 64] |= (uint64_t)unmark_key(e->mark_bit, k.a + 2 * i)
+			e->lost[c][i / 64] |= (uint64_t)unmark_key(e->mark_low, k.a + 2 * i)
 					      << (i % 64);
 	}
 	/* the index keeps its pages written and no more: the mapping shrunk to them */
@@ -1298,6 +1300,8 @@ int bp_sparse_enumerate(const struct bp_game *g, const struct bp_solve_opts *opt
 	if (g->ops->expand_key && e.ktier && e.kkey && e.seen && g->key_spare_bit > 0 &&
 	    g->key_spare_bit < 128 && !rc) {
 		e.mark_bit = g->key_spare_bit;
+		e.mark_low[0] = e.mark_bit >= 64 ? ~0ull : (1ull << e.mark_bit) - 1;
+		e.mark_low[1] = e.mark_bit > 64 ? (1ull << (e.mark_bit - 64)) - 1 : 0;
 		if (!(e.lost = calloc(nt ? nt : 1, sizeof *e.lost)) ||
 		    !(e.klost = calloc((size_t)e.threads, sizeof *e.klost)))
 			rc = BP_ENOMEM;
