@@ -889,15 +889,16 @@ struct enumr {
 	 * apart (lost), and the tier's expansion takes a marked key for lost without
 	 * asking the game again. 0: no marks. */
 	int mark_bit;
-	uint64_t mark_low[2]; /* the bits below mark_bit */
-	uint64_t **klost;     /* per worker: expand_key's lost words */
-	uint64_t **lost;      /* per tier, while it is expanded: its marks, a bit a key */
-	uint32_t merging;     /* the tier merge_tier merges */
-	uint64_t held;	      /* bytes of the pending arrays (atomic) */
-	uint64_t touched;     /* bytes of the pending arrays written (resident; atomic) */
-	uint64_t peak;	      /* the most touched and fixed at once, with what sorting and
+	uint64_t mark_low[2];	      /* the bits below mark_bit */
+	uint64_t **klost;	      /* per worker: expand_key's lost words */
+	uint64_t **lost;	      /* per tier, while it is expanded: its marks, a bit a key */
+	const struct kvec *unmarking; /* the keys merge_tier unmarks */
+	uint32_t merging;	      /* the tier merge_tier merges */
+	uint64_t held;		      /* bytes of the pending arrays (atomic) */
+	uint64_t touched;	      /* bytes of the pending arrays written (resident; atomic) */
+	uint64_t peak;		      /* the most touched and fixed at once, with what sorting and
 			   * merging take beside it (atomic) */
-	uint64_t fixed;	      /* bytes of the index so far */
+	uint64_t fixed;		      /* bytes of the index so far */
 	uint64_t limit;
 	char errmsg[200];
 };
@@ -1179,6 +1180,20 @@ static int settle_item(void *ctx, int worker, uint64_t w)
 	return settle(e, &e->pend[(size_t)w * e->ix->nt + e->merging]);
 }
 
+/* Work item j of merge_tier: the marks of keys [j, j + 1) * UNMARK_KEYS of the tier
+ * being merged (whole words of its lost bits) apart, the keys unmarked. */
+#define UNMARK_KEYS (1u << 16)
+static int unmark_item(void *ctx, int worker, uint64_t j)
+{
+	struct enumr *e = ctx;
+	const struct kvec *k = e->unmarking;
+	uint64_t *lost = e->lost[e->merging], i1 = (j + 1) * UNMARK_KEYS;
+	(void)worker;
+	for (uint64_t i = j * UNMARK_KEYS; i < i1 && i < k->n; i++)
+		lost[i / 64] |= (uint64_t)unmark_key(e->mark_low, k->a + 2 * i) << (i % 64);
+	return BP_OK;
+}
+
 /* Keeps v's mapping, emptied, for a later tier's array (at most threads of them),
  * else lets it go. */
 static void kvec_spare(struct enumr *e, struct kvec *v)
@@ -1238,9 +1253,12 @@ static int merge_tier(struct enumr *e, uint32_t c)
 			kvec_drop(e, &k);
 			return BP_ENOMEM;
 		}
-		for (uint64_t i = 0; i < k.n; i++)
-			e->lost[c][i / 64] |= (uint64_t)unmark_key(e->mark_low, k.a + 2 * i)
-					      << (i % 64);
+		e->unmarking = &k;
+		if ((rc = bp_parallel_for(e->threads, (k.n + UNMARK_KEYS - 1) / UNMARK_KEYS,
+					  unmark_item, e))) {
+			kvec_drop(e, &k);
+			return rc;
+		}
 	}
 	/* the index keeps its pages written and no more: the mapping shrunk to them */
 	uint64_t bytes = (k.n * KEY_BYTES + 4095) & ~(uint64_t)4095;
