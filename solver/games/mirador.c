@@ -2286,9 +2286,9 @@ struct fast {
  * chain from side `from` to side `to` (sides only at its ends), or -1 when there is
  * none; via gets the link that reached each node on the chain found (side `to` and
  * the pieces back to side `from`, whose via is -1; other entries are left as they
- * were). Dijkstra over the pieces, which are at most 128: the open and the settled
- * ones are 128-bit sets, so nothing is cleared per node and a piece not yet reached
- * has no distance to read. Side `to` is kept apart: it ends every chain, so the
+ * were). Dijkstra over the pieces, which are at most 64 (of one colour, fast_net):
+ * the open and the settled ones are 64-bit sets, so nothing is cleared per node and a
+ * piece not yet reached has no distance to read. Side `to` is kept apart: it ends every chain, so the
  * search stops when no open piece is nearer than it. A network has a few pieces
  * (mirador:10x10's searches: 3.2 on average), so the open set is scanned for its
  * nearest piece; the weights are small sums of popcounts. */
@@ -2296,7 +2296,7 @@ static int fast_lightest(const struct fast *f, int from, int to, int *via)
 {
 	int n = f->n, src = n + from, dst = n + to, ddst = INT_MAX;
 	int dist[FAST_MAX_NODES];
-	u128 open = 0, seen = 0;
+	uint64_t open = 0, seen = 0; /* pieces: 64 at most (fast_net) */
 	via[src] = -1;
 	for (int u = src;;) {
 		int du = u == src ? 0 : dist[u];
@@ -2306,7 +2306,7 @@ static int fast_lightest(const struct fast *f, int from, int to, int *via)
 				continue;
 			int d = du + w;
 			if (v < n) {
-				u128 b = bit128(v);
+				uint64_t b = 1ull << v;
 				if (!(seen & b)) {
 					seen |= b;
 					open |= b;
@@ -2323,8 +2323,8 @@ static int fast_lightest(const struct fast *f, int from, int to, int *via)
 		if (!open)
 			break;
 		int best = INT_MAX;
-		for (u128 o = open; o; o &= o - 1) {
-			int v = ctz128(o);
+		for (uint64_t o = open; o; o &= o - 1) {
+			int v = __builtin_ctzll(o);
 			if (dist[v] < best) {
 				best = dist[v];
 				u = v;
@@ -2332,7 +2332,7 @@ static int fast_lightest(const struct fast *f, int from, int to, int *via)
 		}
 		if (ddst <= best)
 			break; /* no chain through an open piece is lighter */
-		open &= ~bit128(u);
+		open &= ~(1ull << u);
 	}
 	return ddst == INT_MAX ? -1 : ddst;
 }
@@ -2457,7 +2457,7 @@ static inline int fast_net_p(struct fast *f, const struct mirador *m, u128 xs, u
 		id[ctz128(v)] = (int8_t)n++;
 	f->n = n;
 	f->V = n + 4;
-	if (f->V > FAST_MAX_NODES)
+	if (f->V > FAST_MAX_NODES || n > 64) /* one colour has 64 pieces at most here */
 		return -1;
 	u128 tl = xsq & ~sq_east(sm, xsq) & ~sq_south(sm, xsq);
 	/* the sides in the order N, S, W, E and their rays' directions (ray's order:
