@@ -751,13 +751,11 @@ static uint64_t drop_repeats(uint64_t *k, uint64_t n, int marked)
 /* Sorts v's keys pushed since it was last settled and merges them into its sorted
  * part, dropping repeats: the sorted part is never sorted again (sorting the whole
  * array each time it filled sorted twice as many keys as were pushed, mirador:10x10).
- * The merge goes backwards from the end, with the new keys copied aside past them (v
- * has room for them: kvec_room), and takes
- * each key with no branch on the comparison (the sides interleave at random; the
- * branch mispredicted about half the time and the merge was a tenth of a one-thread
- * mirador:10x10 solve). Once the sorted part is used up, the new keys left are the
- * smallest and go to the front as they are.
- */
+ * The merge goes backwards from the end, with the new keys copied aside past them
+ * (settle makes v room for them), and takes each key with no branch on the comparison
+ * (the sides interleave at random; the branch mispredicted about half the time and the
+ * merge was a tenth of a one-thread mirador:10x10 solve). Once the sorted part is used
+ * up, the new keys left are the smallest and go to the front as they are. */
 static void kvec_settle(struct kvec *v, int marked)
 {
 	if (v->n == v->s)
@@ -896,9 +894,9 @@ struct enumr {
 	uint32_t merging;	      /* the tier merge_tier merges */
 	uint64_t held;		      /* bytes of the pending arrays (atomic) */
 	uint64_t touched;	      /* bytes of the pending arrays written (resident; atomic) */
-	uint64_t peak;		      /* the most touched and fixed at once, with what sorting and
-			   * merging take beside it (atomic) */
-	uint64_t fixed;		      /* bytes of the index so far */
+	/* the most touched and fixed at once, with what merging takes beside it (atomic) */
+	uint64_t peak;
+	uint64_t fixed; /* bytes of the index so far */
 	uint64_t limit;
 	char errmsg[200];
 };
