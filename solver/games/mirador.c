@@ -1517,20 +1517,15 @@ struct small_child {
 	int to_move, passed;
 };
 
-/* key_of_sets of a child whose colour bits (red_bits) small_children gave. */
-static int key_of_child(const struct mirador *m, const struct small_child *k, uint64_t key[2])
-{
-	return key_pack(m, k->set[0] | k->set[1], k->red, k->to_move, k->passed, key);
-}
-
 /* The first `max` canonical children of p (a position of a small grid that is not
- * over), in moves() order. @return how many (at least one: a pass when nothing else),
- * or 0 when p is not a valid position of the grid (the caller falls back). */
+ * over), in moves() order, into out, or as tiers and keys (small_children_sets).
+ * @return how many (at least one: a pass when nothing else), or 0 when p is not a
+ * valid position of the grid (the caller falls back); BP_ERANGE (keys: see there). */
 static int small_children_sets(const struct mirador *m, const u128 set[2], int mover, u128 legal,
-			       int max, struct small_child *out);
+			       int max, struct small_child *out, uint32_t *ktier, uint64_t *keys);
 
 static int small_children(const struct mirador *m, const struct bp_pos *p, int max,
-			  struct small_child *out)
+			  struct small_child *out, uint32_t *ktier, uint64_t *keys)
 {
 	const struct small *sm = m->sm;
 	int mover = (int)TO_MOVE(p);
@@ -1543,13 +1538,18 @@ static int small_children(const struct mirador *m, const struct bp_pos *p, int m
 		bad |= sm->nb[ctz128(v)];
 	for (u128 v = set[1 - mover]; v; v &= v - 1)
 		bad |= sm->diag[ctz128(v)];
-	return small_children_sets(m, set, mover, sm->all & ~bad, max, out);
+	return small_children_sets(m, set, mover, sm->all & ~bad, max, out, ktier, keys);
 }
 
 /* small_children of the position with red and blue places set[0] and set[1], mover
- * to move, whose legal places are `legal`. */
+ * to move, whose legal places are `legal`; with keys not NULL, the children's tiers
+ * and keys (key_of_sets's) into ktier and keys instead of out, each key the image's
+ * places shifted once per symmetry taken, with the new piece's bit and the colour
+ * bits ORed in (key_pack's shift by a variable count, and its count of the pieces, a
+ * child at a time were a twentieth of expand_key). @return as small_children;
+ * BP_ERANGE where a key has no room for the pieces. */
 static int small_children_sets(const struct mirador *m, const u128 set[2], int mover, u128 legal,
-			       int max, struct small_child *out)
+			       int max, struct small_child *out, uint32_t *ktier, uint64_t *keys)
 {
 	const struct small *sm = m->sm;
 	int N = m->nplace;
@@ -1585,6 +1585,11 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 			r++;
 	}
 	uint32_t tier = (uint32_t)(r + b + passes_of_counts(r, b, 1 - mover, passed));
+	const int base = 128 - N;
+	if (keys && 2 + r + b > base)
+		return BP_ERANGE;
+	const u128 flags = (u128)((1 - mover) << 1 | passed);
+	u128 shifted[SMALL_MAX_SYM]; /* with keys: an image's places as the key has them */
 	/* each image's colour bits, when a child first takes it: a child's are its
 	 * image's with the new piece's bit inserted where its place falls */
 	uint64_t red[SMALL_MAX_SYM];
@@ -1632,26 +1637,37 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 			o0 = a0;
 			o1 = a1;
 		}
-		struct small_child *k = &out[n++];
-		k->set[0] = img[bs][0];
-		k->set[1] = img[bs][1];
-		u128 u = k->set[0] | k->set[1];
+		u128 u = img[bs][0] | img[bs][1];
 		if (!(have >> bs & 1)) {
 			red[bs] = red_bits(img[bs][0], u);
+			if (keys)
+				shifted[bs] = u << base | flags;
 			have |= 1u << bs;
 		}
-		k->red = red[bs];
+		uint64_t kred = red[bs];
+		int qs = -1;
 		if (q >= 0) {
-			int qs = sm->psym[(size_t)bs * (size_t)N + (size_t)q];
+			qs = sm->psym[(size_t)bs * (size_t)N + (size_t)q];
 			assert(popcount128(u) < 63); /* no grid here has room for more */
 			uint64_t below = (1ull << popcount128(u & (bit128(qs) - 1))) - 1;
-			k->red =
-				(k->red & below) | (k->red & ~below) << 1 | (mover ? 0 : below + 1);
-			k->set[mover] |= bit128(qs);
+			kred = (kred & below) | (kred & ~below) << 1 | (mover ? 0 : below + 1);
 		}
-		k->tier = tier;
-		k->to_move = 1 - mover;
-		k->passed = passed;
+		if (keys) {
+			u128 v = shifted[bs] | (u128)kred << 2 | (qs < 0 ? 0 : bit128(qs + base));
+			keys[2 * n] = (uint64_t)v;
+			keys[2 * n + 1] = (uint64_t)(v >> 64);
+			ktier[n++] = tier;
+		} else {
+			struct small_child *k = &out[n++];
+			k->set[0] = img[bs][0];
+			k->set[1] = img[bs][1];
+			if (qs >= 0)
+				k->set[mover] |= bit128(qs);
+			k->red = kred;
+			k->tier = tier;
+			k->to_move = 1 - mover;
+			k->passed = passed;
+		}
 		legal &= legal - 1;
 	} while (legal && n < max);
 	return n;
@@ -1681,8 +1697,7 @@ static int mirador_children_keys_first(const struct bp_game *g, const struct bp_
 				       uint32_t *tier, uint64_t *keys)
 {
 	const struct mirador *m = M(g);
-	struct small_child kid[128];
-	int n = m->sm ? small_children(m, p, max, kid) : 0;
+	int n = m->sm ? small_children(m, p, max, NULL, tier, keys) : 0;
 	if (n == 0) { /* one child at a time, each kept here, the first max given */
 		uint32_t t2[MAX_CELLS + 1];
 		uint64_t k2[2 * (MAX_CELLS + 1)];
@@ -1691,13 +1706,6 @@ static int mirador_children_keys_first(const struct bp_game *g, const struct bp_
 		n = n > max ? max : n;
 		memcpy(tier, t2, sizeof *tier * (size_t)n);
 		memcpy(keys, k2, 2 * sizeof *keys * (size_t)n);
-		return n;
-	}
-	for (int i = 0; i < n; i++) {
-		int rc = key_of_child(m, &kid[i], keys + 2 * i);
-		if (rc)
-			return rc;
-		tier[i] = kid[i].tier;
 	}
 	return n;
 }
@@ -1713,7 +1721,7 @@ static int mirador_children(const struct bp_game *g, const struct bp_pos *p, uin
 {
 	const struct mirador *m = M(g);
 	struct small_child kid[128];
-	int n = m->sm && m->ranked ? small_children(m, p, INT_MAX, kid) : 0;
+	int n = m->sm && m->ranked ? small_children(m, p, INT_MAX, kid, NULL, NULL) : 0;
 	if (n == 0)
 		return children_generic(g, p, tier, NULL, index);
 	for (int i = 0; i < n; i++) {
@@ -2210,10 +2218,17 @@ static inline void lost_children_p(const struct small *sm, u128 x, u128 occ, u12
 			/* the child's own unsafe squares, for q's rays: the opponent's
 			 * placements that q leaves legal (legality is pairwise) */
 			u128 uq = occ | piece | tl_cover_p(sm, otl & ~sm->conf_tl[q], P);
-			for (int r = 0; r < 4 * P; r++) {
+			/* east and west first; north and south only when those join no
+			 * two opposite sides */
+			for (int r = 0; r < 2 * P; r++) {
 				u128 ns = ray[r] & uq;
 				m |= ns ? part[ray_first(ns, r, P)] : 1u << (r / P);
 			}
+			if ((m & 3) != 3 && (m & 12) != 12)
+				for (int r = 2 * P; r < 4 * P; r++) {
+					u128 ns = ray[r] & uq;
+					m |= ns ? part[ray_first(ns, r, P)] : 1u << (r / P);
+				}
 		}
 		if (whole || (m & 3) == 3 || (m & 12) == 12)
 			lost[i / 64] |= 1ull << (i % 64);
@@ -2699,14 +2714,10 @@ static int mirador_expand_key(const struct bp_game *g, uint32_t tier, const uint
 		}
 	}
 	*outcome = BP_VALUE_NONE;
-	struct small_child kid[128];
 	u128 legal = sm->all & ~bad & ~corner[c];
-	int n = small_children_sets(m, set, tm, legal, INT_MAX, kid);
-	for (int i = 0; i < n; i++) {
-		if ((rc = key_of_child(m, &kid[i], keys + 2 * i)))
-			return rc;
-		ctier[i] = kid[i].tier;
-	}
+	int n = small_children_sets(m, set, tm, legal, INT_MAX, NULL, ctier, keys);
+	if (n < 0)
+		return n;
 	if (lost && n > 0)
 		lost_children(sm, pl[tm], occ, legal, n, lost); /* none for a pass: legal 0 */
 	/* wins_at_once's tries are the first WIN_TRIES children: one known lost has a
