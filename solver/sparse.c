@@ -222,19 +222,16 @@ static void key_sort(uint64_t *k, uint64_t n, int depth)
 			m = key_less_sort(x, z) ? x : key_less_sort(y, z) ? z : y;
 		key_swap(k, (uint64_t *)m); /* the pivot first, out of the way */
 		const uint64_t piv[2] = { k[0], k[1] };
-		/* [k + 2, lp) below the pivot, [lp, ip) not; each key moved as 16 bytes and
-		 * the places as pointers (two fewer instructions of a dozen and a half) */
-		uint64_t *lp = k + 2;
-		for (uint64_t *ip = k + 2, *end = k + 2 * n; ip < end; ip += 2) {
-			uint64_t v[2], l[2];
-			memcpy(v, ip, KEY_BYTES);
-			memcpy(l, lp, KEY_BYTES);
-			uintptr_t less = (uintptr_t)key_less_sort(v, piv);
-			memcpy(ip, l, KEY_BYTES);
-			memcpy(lp, v, KEY_BYTES);
-			lp += 2 * less;
+		uint64_t lt = 1; /* [1, lt) below the pivot, [lt, i) not */
+		for (uint64_t i = 1; i < n; i++) {
+			uint64_t v0 = k[2 * i], v1 = k[2 * i + 1];
+			uint64_t less = (uint64_t)key_less_sort(k + 2 * i, piv);
+			k[2 * i] = k[2 * lt];
+			k[2 * i + 1] = k[2 * lt + 1];
+			k[2 * lt] = v0;
+			k[2 * lt + 1] = v1;
+			lt += less;
 		}
-		uint64_t lt = (uint64_t)(lp - k) / 2;
 		key_swap(k, k + 2 * (lt - 1)); /* the pivot between the sides */
 		/* [0, lt - 1) below, lt - 1 the pivot, [lt, n) not below: the smaller
 		 * side by recursion, the larger by the loop */
