@@ -1115,7 +1115,7 @@ static int mirador_key_unpack(const struct bp_game *g, uint32_t tier, const uint
  * every other word is the same in all images. */
 __extension__ typedef unsigned __int128 u128;
 
-#define SMALL_MAX_SYM 8 /* a square grid's */
+#define SMALL_MAX_SYM 8	   /* a square grid's */
 #define MAX_PLACE_SIDE 128 /* places along a side of a small grid, at most */
 
 struct small {
