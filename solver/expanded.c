@@ -978,6 +978,11 @@ static int reach_chunk(void *ctx, int id, uint64_t item)
  * not reached, whose records and images are 0). */
 static int expand(struct expanded *x, uint32_t t, const uint64_t *marked)
 {
+	/* every index a class of its own (the view of an index of reachable positions):
+	 * no record to copy, and no pass over the tier to find that out (0.28 G of a
+	 * one-thread mirador:10x10 solve's 31.6 G instructions) */
+	if (x->g->ops->flags & BP_GAME_INDEX_CANONICAL)
+		return BP_OK;
 	if (split(x))
 		return split_expand(x, t);
 	set_range(x, t, 0, x->size[t], x->rec[t]);
