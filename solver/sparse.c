@@ -962,9 +962,15 @@ static int settle(struct enumr *e, struct kvec *v)
 }
 
 /* A key marked (struct enumr's mark) or not, and back; low: the bits below the
- * mark's bit b (low[0] the low word's, low[1] the high word's). */
+ * mark's bit b (low[0] the low word's, low[1] the high word's). Where b is below 64
+ * (Mirador's grids up to 11x11), the high word stays as it is. */
 static void mark_key(const uint64_t low[2], const uint64_t key[2], int mark, uint64_t out[2])
 {
+	if (low[1] == 0 && !(low[0] >> 63)) {
+		out[0] = (key[0] & ~low[0]) | (key[0] & low[0]) << 1 | (uint64_t)(mark != 0);
+		out[1] = key[1];
+		return;
+	}
 	__extension__ typedef unsigned __int128 u128;
 	u128 k = (u128)key[1] << 64 | key[0], lo = (u128)low[1] << 64 | low[0];
 	k = (k & ~lo) | (k & lo) << 1 | (u128)(mark != 0);
@@ -974,10 +980,14 @@ static void mark_key(const uint64_t low[2], const uint64_t key[2], int mark, uin
 
 static int unmark_key(const uint64_t low[2], uint64_t key[2])
 {
+	int mark = (int)(key[0] & 1);
+	if (low[1] == 0 && !(low[0] >> 63)) { /* bit b, clear in the key, from 0 */
+		key[0] = (key[0] & ~(low[0] << 1 | 1)) | (key[0] >> 1 & low[0]);
+		return mark;
+	}
 	__extension__ typedef unsigned __int128 u128;
 	u128 k = (u128)key[1] << 64 | key[0], lo = (u128)low[1] << 64 | low[0];
-	int mark = (int)(k & 1);
-	k = (k & ~(lo << 1 | 1)) | (k >> 1 & lo); /* bit b, clear in the key, from 0 */
+	k = (k & ~(lo << 1 | 1)) | (k >> 1 & lo);
 	key[0] = (uint64_t)k;
 	key[1] = (uint64_t)(k >> 64);
 	return mark;
