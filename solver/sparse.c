@@ -1111,7 +1111,8 @@ static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, ui
 			if (n == BP_ENOTFOUND)
 				return unpack_failed(e, t);
 			if (n < 0)
-				return push_children(e, worker, t, n); /* its message for the error */
+				return push_children(e, worker, t,
+						     n); /* its message for the error */
 			if (e->ix->outcome)
 				e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
 			if (v != BP_VALUE_NONE)
