@@ -1085,8 +1085,9 @@ static uint64_t spread32(uint64_t x)
 
 /* expand_chunk's keys i0 .. i1 - 1 of tier t by the game's expand_key. The keys a
  * parent knew lost are over, as outcome() says, and are taken 32 at a time (a word
- * of outcomes from their marks): mirador:10x10's 7.4 M of them cost a tenth of what
- * one at a time did. */
+ * of outcomes from their marks): on mirador:10x10's 7.4 M of them, 0.2 G fewer
+ * instructions than one at a time. */
+_Static_assert(CHUNK_KEYS % 64 == 0, "a chunk's keys fill whole words of marks and outcomes");
 static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, uint64_t i1)
 {
 	const struct bp_game *g = e->g;
@@ -1110,9 +1111,8 @@ static int expand_keyed(struct enumr *e, int worker, uint32_t t, uint64_t i0, ui
 						   e->mark_bit ? e->klost[worker] : NULL);
 			if (n == BP_ENOTFOUND)
 				return unpack_failed(e, t);
-			if (n < 0)
-				return push_children(e, worker, t,
-						     n); /* its message for the error */
+			if (n < 0) /* push_children has the error's message */
+				return push_children(e, worker, t, n);
 			if (e->ix->outcome)
 				e->ix->outcome[t][i / 32] |= (uint64_t)v << 2 * (i % 32);
 			if (v != BP_VALUE_NONE)
