@@ -1564,22 +1564,24 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 	 * parent's OR the new piece's. A piece's images under every symmetry are one run
 	 * of words (pimg), ORed a word at a time in a loop of fixed length that the
 	 * compiler makes vector operations: the loop over symmetries, then pieces, each
-	 * image's place a shift, was a quarter of small_children's time. */
-	enum { IW = 4 * SMALL_MAX_SYM };
-	uint64_t acc[2][IW];
+	 * image's place a shift, was a quarter of small_children's time. The planes are
+	 * needed under every symmetry (to choose among them), the pieces' images only
+	 * under a symmetry some child takes: made then (most children take the identity,
+	 * whose images are the sets themselves). */
+	enum { IW = 4 * SMALL_MAX_SYM, PW = 2 * SMALL_MAX_SYM };
+	uint64_t acc[2][PW];
+	int at[2][128], np[2];
 	for (int c = 0; c < 2; c++) {
-		bp_words_clear(acc[c], IW);
-		int at[128], np = list_bits(set[c], at);
-		for (int i = 0; i < np; i++) {
-			const uint64_t *w = sm->pimg + (size_t)at[i] * IW;
-			for (int k = 0; k < IW; k++)
+		bp_words_clear(acc[c], PW);
+		np[c] = list_bits(set[c], at[c]);
+		for (int i = 0; i < np[c]; i++) {
+			const uint64_t *w = sm->pimg + (size_t)at[c][i] * IW + PW;
+			for (int k = 0; k < PW; k++)
 				acc[c][k] |= w[k];
 		}
-		for (int s = 0; s < sm->nsym; s++) {
-			img[s][c] = (u128)acc[c][2 * s + 1] << 64 | acc[c][2 * s];
-			opl[s][c] = (u128)acc[c][2 * SMALL_MAX_SYM + 2 * s + 1] << 64 |
-				    acc[c][2 * SMALL_MAX_SYM + 2 * s];
-		}
+		for (int s = 0; s < sm->nsym; s++)
+			opl[s][c] = (u128)acc[c][2 * s + 1] << 64 | acc[c][2 * s];
+		img[0][c] = set[c];
 	}
 	int r = popcount128(set[0]), b = popcount128(set[1]), n = 0;
 	int passed = legal == 0;
@@ -1642,13 +1644,23 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 			o0 = a0;
 			o1 = a1;
 		}
-		u128 u = img[bs][0] | img[bs][1];
 		if (!(have >> bs & 1)) {
-			red[bs] = red_bits(img[bs][0], u);
+			for (int c = 0; bs && c < 2; c++) {
+				uint64_t i0 = 0, i1 = 0;
+				for (int i = 0; i < np[c]; i++) {
+					const uint64_t *w = sm->pimg + (size_t)at[c][i] * IW;
+					i0 |= w[2 * bs];
+					i1 |= w[2 * bs + 1];
+				}
+				img[bs][c] = (u128)i1 << 64 | i0;
+			}
+			u128 ub = img[bs][0] | img[bs][1];
+			red[bs] = red_bits(img[bs][0], ub);
 			if (keys)
-				shifted[bs] = u << base | flags;
+				shifted[bs] = ub << base | flags;
 			have |= 1u << bs;
 		}
+		u128 u = img[bs][0] | img[bs][1];
 		uint64_t kred = red[bs];
 		int qs = -1;
 		if (q >= 0) {
