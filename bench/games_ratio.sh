@@ -20,13 +20,9 @@ specs=("$@")
 	"glorieta:rh3x4,ring=none,hand=2" "chicken:tri5" "blooms:tri4" "mirador:10x10")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run() { # spec: prints "positions-a-second cpu-seconds"
-	rm -rf "$tmp/db"
-	/usr/bin/time -f "%U %S" -o "$tmp/time" "$bp" solve "$1" --db "$tmp/db" \
-		--threads "$threads" --json >"$tmp/out"
-	printf '%s %s\n' "$(grep -o '"positions_per_second": [0-9]*' "$tmp/out" | grep -o '[0-9]*$')" \
-		"$(awk '{ printf "%.2f", $1 + $2 }' "$tmp/time")"
-}
+# shellcheck source=bench/solve_rate.sh
+. "$(dirname "${BASH_SOURCE[0]}")/solve_rate.sh"
+run() { solve_rate "$bp" "$1" "$threads" "$tmp"; } # spec
 echo "# $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores, --threads $threads"
 for r in $(seq "$rounds"); do
 	read -r tw tc < <(run taifas:4x4)

@@ -13,13 +13,9 @@ threads=${3:-2}
 old=${4:-}
 tmp=$(mktemp -d)
 trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -rf "$tmp"; }' EXIT
-run() { # binary spec: prints "positions-a-second cpu-seconds"
-	rm -rf "$tmp/db"
-	/usr/bin/time -f "%U %S" -o "$tmp/time" "$1" solve "$2" --db "$tmp/db" \
-		--threads "$threads" --json >"$tmp/out"
-	printf '%s %s\n' "$(grep -o '"positions_per_second": [0-9]*' "$tmp/out" | grep -o '[0-9]*$')" \
-		"$(awk '{ printf "%.2f", $1 + $2 }' "$tmp/time")"
-}
+# shellcheck source=bench/solve_rate.sh
+. "$(dirname "${BASH_SOURCE[0]}")/solve_rate.sh"
+run() { solve_rate "$1" "$2" "$threads" "$tmp"; } # binary spec
 echo "# $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores, --threads $threads"
 for r in $(seq "$rounds"); do
 	read -r tw tc < <(run "$bp" taifas:4x4)
