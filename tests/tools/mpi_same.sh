@@ -21,8 +21,14 @@ trap '{ read -r bp_self _ </proc/self/stat; [ "$bp_self" != "$$" ]; } || { rm -r
 # Open MPI's session directories in a directory of this test's own: two jobs starting
 # at once in one /tmp (meson runs tests side by side) can race to make the same one
 # ("A call to mkdir was unable to create the desired directory ... File exists",
-# open-mpi/ompi#8510)
+# open-mpi/ompi#8510); and this test starts its own jobs side by side, so each of those
+# has a directory of its own too (own_tmp)
 export TMPDIR=$tmp
+# own_tmp NAME COMMAND...: COMMAND with TMPDIR a new directory of its own (names kept
+# short: Open MPI's sockets live under it, and a socket's path has at most 107 bytes)
+own_tmp() {
+	mkdir -p "$tmp/$1" && TMPDIR=$tmp/$1 "${@:2}"
+}
 # a one-rank run without mpirun (a singleton) says whether the build has MPI
 "$bin" solve taifas:2x2 --db "$tmp/probe" --mpi >/dev/null 2>"$tmp/probe.err" </dev/null
 if grep -q "built without MPI" "$tmp/probe.err"; then
@@ -51,7 +57,7 @@ solve_game() {
 	"$bin" solve "$2" --db "$tmp/one$1" --solver tiers --index dense --threads 1 \
 		>/dev/null 2>&1
 	for np in 1 2 4; do
-		mpirun --oversubscribe -np $np "$bin" solve "$2" --db "$tmp/mpi$1-$np" --mpi \
+		own_tmp "s$1-$np" mpirun --oversubscribe -np $np "$bin" solve "$2" --db "$tmp/mpi$1-$np" --mpi \
 			--solver "$3" --threads 1 --json >"$tmp/out$1-$np" 2>&1 ||
 			echo "$?" >"$tmp/rc$1-$np"
 	done
@@ -65,7 +71,7 @@ done
 pieces=("taifas:3x3 walk 0" "taifas:3x3 tiers 0" "chicken:tri4 walk 2")
 for p in "${!pieces[@]}"; do
 	read -r game solver _ <<<"${pieces[$p]}"
-	BOARDPROOF_MPI_PIECE_BYTES=256 mpirun --oversubscribe -x BOARDPROOF_MPI_PIECE_BYTES \
+	BOARDPROOF_MPI_PIECE_BYTES=256 own_tmp "p$p" mpirun --oversubscribe -x BOARDPROOF_MPI_PIECE_BYTES \
 		-np 3 "$bin" solve "$game" --db "$tmp/piece-$p" --mpi --solver "$solver" \
 		--threads 1 >"$tmp/piece-$p.out" 2>&1 || echo "$?" >"$tmp/piece-$p.rc" &
 done
