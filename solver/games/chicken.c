@@ -861,8 +861,27 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 		 * order (black, orange, neutral) */
 		int canonical = 1;
 		const unsigned fixing = bt ? bt[black] : 0;
-		if (fixing & BP_CELLSETS_SMALLER)
+		if (fixing & BP_CELLSETS_SMALLER) {
+			/* a run of such indices within the block of one occupied and
+			 * neutral set, one index an orange pattern (forced=decline): stepped
+			 * over here as cwalk_step would, up to the last one before a black
+			 * set the table does not rule out (most of the walk over a tier
+			 * that is not jumping to its marked positions) */
+			if (c->decl_states == 1 && !(what & BP_WALK_ONLY_MARKED))
+				while (idx + 1 < hi && s.ro + 1 < s.co) {
+					const uint64_t np = gosper(s.opat);
+					uint64_t o2 = orange;
+					for (uint64_t r = np ^ s.opat; r; r &= r - 1)
+						o2 ^= fcell[__builtin_ctzll(r)];
+					if (!(bt[friendly & ~o2] & BP_CELLSETS_SMALLER))
+						break;
+					s.opat = last_opat = np;
+					s.ro++;
+					orange = o2;
+					idx++;
+				}
 			continue;
+		}
 		for (unsigned f = fixing & BP_CELLSETS_FIXING; f && canonical; f &= f - 1) {
 			const int sy = __builtin_ctz(f);
 			uint64_t so = bp_perm64_apply(c->perm, sy, orange);
