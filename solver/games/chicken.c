@@ -767,6 +767,8 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 	 * made for the current occupied and neutral sets */
 	uint64_t single[64];
 	int fbelow[64], kready = 0;
+	/* flow[j]: the j lowest friendly cells */
+	uint64_t flow[65] = { 0 };
 	uint64_t ocell[64], fcell[64], last_occ = ~0ull, last_npat = ~0ull, last_neutral = 0;
 	/* per symmetry, the images of occ and of the neutrals, and their parts of an
 	 * image's index, made when those sets change */
@@ -821,8 +823,10 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			for (uint64_t r = s.npat; r; r &= r - 1)
 				last_neutral |= ocell[__builtin_ctzll(r)];
 			int j = 0;
-			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1)
-				fcell[j++] = r & -r;
+			for (uint64_t r = occ & ~last_neutral; r; r &= r - 1, j++) {
+				fcell[j] = r & -r;
+				flow[j + 1] = flow[j] | fcell[j];
+			}
 			last_npat = s.npat;
 			orange_ready = 0;
 			kready = 0;
@@ -869,13 +873,16 @@ static int chicken_tier_walk(const struct bp_game *g, uint32_t tier, uint64_t lo
 			 * that is not jumping to its marked positions) */
 			if (c->decl_states == 1 && !(what & BP_WALK_ONLY_MARKED))
 				while (idx + 1 < hi && s.ro + 1 < s.co) {
-					const uint64_t np = gosper(s.opat);
-					uint64_t o2 = orange;
-					for (uint64_t r = np ^ s.opat; r; r &= r - 1)
-						o2 ^= fcell[__builtin_ctzll(r)];
+					/* the orange set's own successor, Gosper's step within
+					 * the friendly cells: the carry runs through the cells
+					 * that are not friendly, and the lowest friendly cells
+					 * make up the count (orange's pattern follows it) */
+					uint64_t o2 = ((orange | ~friendly) + (orange & -orange)) &
+						      friendly;
+					o2 |= flow[s.o - popc(o2)];
 					if (!(bt[friendly & ~o2] & BP_CELLSETS_SMALLER))
 						break;
-					s.opat = last_opat = np;
+					s.opat = last_opat = gosper(s.opat);
 					s.ro++;
 					orange = o2;
 					idx++;
