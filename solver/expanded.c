@@ -344,8 +344,8 @@ static int bit_get(const uint64_t *bits, uint64_t i)
 }
 
 /* Sets bit i; a plain load first spares the locked write where the bit is set already
- * (a raw child is often marked by several parents): chicken:tri5's forward pass spent
- * a fifth of its time in these writes. */
+ * (a raw child is often marked by several parents): a one-thread chicken:tri5 solve
+ * spent 9% of its time in reach_visit's writes, 5.5% since. */
 static void bit_set(uint64_t *bits, uint64_t i)
 {
 	const uint64_t b = 1ull << (i % 64);
