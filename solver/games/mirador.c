@@ -1003,6 +1003,18 @@ static int mirador_unrank(const struct bp_game *g, uint32_t tier, uint64_t index
  * The union sits in the high bits so that sorted keys share their leading bytes (the
  * stored index is front-coded, solver/sparse.c). 10x10 with 2x2 pieces: N = 81 and
  * n <= 25; 11x11: N = 100 and the side-contact rule keeps n far below 26. */
+/* Where a key's places begin (bit 128 - N), and whether n pieces' colour bits and the
+ * two flags fit below them. */
+static int key_base(const struct mirador *m)
+{
+	return 128 - m->nplace;
+}
+
+static int key_room(const struct mirador *m, int n)
+{
+	return 2 + n <= key_base(m);
+}
+
 static void key_set_bit(uint64_t key[2], int bit)
 {
 	key[bit >> 6] |= 1ull << (bit & 63);
@@ -1020,7 +1032,7 @@ static int small_key_unpack(const struct bp_game *g, uint32_t tier, const uint64
 static int mirador_key_pack(const struct bp_game *g, const struct bp_pos *p, uint64_t key[2])
 {
 	const struct mirador *m = M(g);
-	int N = m->nplace, base = 128 - N, n = 0, red[MAX_CELLS], places[MAX_CELLS];
+	int N = m->nplace, base = key_base(m), n = 0, red[MAX_CELLS], places[MAX_CELLS];
 	key[0] = key[1] = 0;
 	if (N > 126)
 		return BP_ERANGE;
@@ -1041,7 +1053,7 @@ static int mirador_key_pack(const struct bp_game *g, const struct bp_pos *p, uin
 				}
 			}
 		}
-	if (2 + n > base)
+	if (!key_room(m, n))
 		return BP_ERANGE;
 	for (int i = 0; i < n; i++) {
 		key_set_bit(key, base + places[i]);
@@ -1059,7 +1071,7 @@ static int mirador_key_unpack(const struct bp_game *g, uint32_t tier, const uint
 			      struct bp_pos *out)
 {
 	const struct mirador *m = M(g);
-	int N = m->nplace, base = 128 - N, n = 0;
+	int N = m->nplace, base = key_base(m), n = 0;
 	if (N > 126)
 		return BP_ERANGE;
 	if (m->sm)
@@ -1492,17 +1504,28 @@ static uint64_t red_bits(u128 r, u128 u)
 	return bits;
 }
 
+/* The low bits of a small grid's key (the layout above mirador_key_pack): the colour
+ * bits (red_bits) from bit 2, to_move in bit 1 and passed in bit 0; key_store puts a
+ * key in its two words. For key_pack and small_children_sets. */
+static u128 key_low(uint64_t red, int to_move, int passed)
+{
+	return (u128)red << 2 | (u128)(to_move << 1 | passed);
+}
+
+static void key_store(u128 v, uint64_t key[2])
+{
+	key[0] = (uint64_t)v;
+	key[1] = (uint64_t)(v >> 64);
+}
+
 /* The key (see mirador_key_pack) of the pieces at places u with colour bits red
  * (red_bits). @return BP_OK; BP_ERANGE. */
 static int key_pack(const struct mirador *m, u128 u, uint64_t red, int to_move, int passed,
 		    uint64_t key[2])
 {
-	int base = 128 - m->nplace;
-	if (2 + popcount128(u) > base)
+	if (!key_room(m, popcount128(u)))
 		return BP_ERANGE;
-	u128 v = u << base | (u128)red << 2 | (u128)(to_move << 1 | passed);
-	key[0] = (uint64_t)v;
-	key[1] = (uint64_t)(v >> 64);
+	key_store(u << key_base(m) | key_low(red, to_move, passed), key);
 	return BP_OK;
 }
 
@@ -1592,10 +1615,10 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 			r++;
 	}
 	uint32_t tier = (uint32_t)(r + b + passes_of_counts(r, b, 1 - mover, passed));
-	const int base = 128 - N;
-	if (keys && 2 + r + b > base)
+	const int base = key_base(m);
+	if (keys && !key_room(m, r + b))
 		return BP_ERANGE;
-	const u128 flags = (u128)((1 - mover) << 1 | passed);
+	const u128 flags = key_low(0, 1 - mover, passed);
 	u128 shifted[SMALL_MAX_SYM]; /* with keys: an image's places as the key has them */
 	/* each image's colour bits, when a child first takes it: a child's are its
 	 * image's with the new piece's bit inserted where its place falls */
@@ -1670,9 +1693,9 @@ static int small_children_sets(const struct mirador *m, const u128 set[2], int m
 			kred = (kred & below) | (kred & ~below) << 1 | (mover ? 0 : below + 1);
 		}
 		if (keys) {
-			u128 v = shifted[bs] | (u128)kred << 2 | (qs < 0 ? 0 : bit128(qs + base));
-			keys[2 * n] = (uint64_t)v;
-			keys[2 * n + 1] = (uint64_t)(v >> 64);
+			key_store(shifted[bs] | key_low(kred, 0, 0) |
+					  (qs < 0 ? 0 : bit128(qs + base)),
+				  keys + 2 * n);
 			ktier[n++] = tier;
 		} else {
 			struct small_child *k = &out[n++];
@@ -1781,11 +1804,11 @@ static int small_key_check(const struct mirador *m, uint32_t tier, const uint64_
 			   u128 corner[2])
 {
 	const struct small *sm = m->sm;
-	int base = 128 - m->nplace;
+	int base = key_base(m);
 	u128 k = (u128)key[1] << 64 | key[0], u = k >> base, bad = 0;
 	u128 st[2] = { 0, 0 }, cn[2] = { 0, 0 }, sq[2] = { 0, 0 };
 	int np = popcount128(u);
-	if (2 + np > base || (k & (bit128(base) - 1)) >> (2 + np) != 0)
+	if (!key_room(m, np) || (k & (bit128(base) - 1)) >> (2 + np) != 0)
 		return BP_ENOTFOUND;
 	/* the colour bits: at most 63 (np <= N and 2 + np <= 128 - N) */
 	uint64_t blue = ~(uint64_t)(k >> 2);
@@ -3177,7 +3200,7 @@ static int mirador_create(struct bp_game *g, struct bp_err *err)
 		rc = small_create(g, m);
 	/* a key's bits below its places hold two flags and a colour bit a piece: the
 	 * highest of them is free where even pieces covering the whole grid leave it so */
-	int base = 128 - m->nplace, most = m->gr.w * m->gr.h / (m->gr.p * m->gr.p);
+	int base = key_base(m), most = m->gr.w * m->gr.h / (m->gr.p * m->gr.p);
 	if (m->sm && 2 + most < base - 1)
 		g->key_spare_bit = base - 1;
 	if (!rc && g->nsym <= BP_GAME_SYM_HASH_MAX)
